@@ -1,0 +1,43 @@
+#pragma once
+/// \file
+/// A partitioning strategy: Graph -> Plan. One implementation per file
+/// (single, horizontal, pipeline, vertical, tensor), all behind this interface,
+/// and all sharing PlanBuilder for the data movement between devices.
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "partitioners/cost_function.hpp"
+#include "partitioners/plan.hpp"
+
+namespace splitscope {
+
+struct PartitionOptions {
+  int devices = 1;
+  int microbatches = 1;  ///< pipeline only; the others take 1
+  /// Prices ops when balancing; null means the default roofline.
+  std::shared_ptr<const CostFunction> cost;
+};
+
+class Partitioner {
+ public:
+  virtual ~Partitioner() = default;
+  /// "single", "horizontal", "pipeline", "vertical", "tensor"
+  virtual std::string_view name() const = 0;
+  /// One sentence: what it does.
+  virtual std::string_view summary() const = 0;
+  /// Most devices this strategy can put to use on `graph`.
+  virtual int max_devices(const Graph& graph) const = 0;
+  /// Builds the plan; throws InputError (exit 2) for impossible options,
+  /// naming the maximum where there is one.
+  virtual Plan partition(std::shared_ptr<const Graph> graph, const PartitionOptions& options) const = 0;
+};
+
+/// The strategy of that name; InputError listing the names otherwise.
+std::unique_ptr<Partitioner> make_partitioner(std::string_view name);
+/// All strategy names, in the order `compare` shows them.
+std::vector<std::string> strategy_names();
+
+}  // namespace splitscope

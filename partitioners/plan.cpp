@@ -1,0 +1,134 @@
+#include "partitioners/plan.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "util/check.hpp"
+
+namespace splitscope {
+
+std::string_view to_string(OpRole role) {
+  switch (role) {
+    case OpRole::kCompute: return "compute";
+    case OpRole::kEpilogue: return "epilogue";
+    case OpRole::kTransfer: return "transfer";
+    case OpRole::kCollective: return "collective";
+  }
+  return "?";
+}
+
+std::string_view to_string(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::kAllGather: return "all-gather";
+    case CollectiveKind::kAllReduce: return "all-reduce";
+    case CollectiveKind::kConcat: return "concat";
+  }
+  return "?";
+}
+
+std::vector<int> op_devices(const PlanOp& op) {
+  switch (op.role) {
+    case OpRole::kCompute:
+    case OpRole::kEpilogue:
+      return {op.device};
+    case OpRole::kTransfer:
+      return {op.src_device, op.device};
+    case OpRole::kCollective: {
+      std::vector<int> devices = op.participants;
+      if (op.collective == CollectiveKind::kConcat &&
+          std::find(devices.begin(), devices.end(), op.device) == devices.end()) {
+        devices.push_back(op.device);
+      }
+      return devices;
+    }
+  }
+  return {};
+}
+
+std::string op_label(const Plan& plan, const PlanOp& op) {
+  const std::string& node = plan.graph->node(op.node).name;
+  const std::string mb = plan.microbatches > 1 ? fmt::format(" mb{}", op.microbatch) : "";
+  switch (op.role) {
+    case OpRole::kCompute: {
+      const OpNode& graph_node = plan.graph->node(op.node);
+      const bool split = op.slice.out.size() != graph_node.output_shapes.at(0).at(0);
+      std::string label = node + mb;
+      if (split) label += " " + op.slice.out.to_string();
+      if (op.slice.is_partial(graph_node)) label += " partial " + op.slice.reduce.to_string();
+      return label;
+    }
+    case OpRole::kEpilogue:
+      return node + mb + " activation";
+    case OpRole::kTransfer:
+      return fmt::format("{}{} {}->{}", node, mb, op.src_device, op.device);
+    case OpRole::kCollective:
+      return fmt::format("{} {}{}", to_string(op.collective), node, mb);
+  }
+  return node;
+}
+
+Shape value_shape(const Plan& plan, const Value& value) {
+  Shape shape = plan.graph->node(value.node).output_shapes.at(static_cast<size_t>(value.output));
+  shape.at(0) = value.channels.size();
+  return shape;
+}
+
+std::vector<std::vector<int>> op_predecessors(const Plan& plan) {
+  std::vector<std::vector<int>> predecessors(plan.ops.size());
+  for (const PlanOp& op : plan.ops) {
+    auto& list = predecessors[static_cast<size_t>(op.id)];
+    for (int input : op.inputs) {
+      if (input < 0) continue;
+      const int producer = plan.value(input).producer;
+      if (producer >= 0) list.push_back(producer);
+    }
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+  }
+  return predecessors;
+}
+
+std::vector<std::vector<int>> op_successors(const Plan& plan) {
+  std::vector<std::vector<int>> successors(plan.ops.size());
+  const auto predecessors = op_predecessors(plan);
+  for (size_t op = 0; op < predecessors.size(); ++op) {
+    for (int predecessor : predecessors[op]) {
+      successors[static_cast<size_t>(predecessor)].push_back(static_cast<int>(op));
+    }
+  }
+  return successors;  // already sorted: ops are visited in increasing order
+}
+
+PlanTotals plan_totals(const Plan& plan) {
+  PlanTotals totals;
+  totals.device_ops.assign(static_cast<size_t>(plan.devices), 0);
+  totals.device_flops.assign(static_cast<size_t>(plan.devices), 0);
+  for (const PlanOp& op : plan.ops) {
+    switch (op.role) {
+      case OpRole::kCompute:
+      case OpRole::kEpilogue:
+        SPLITSCOPE_CHECK(op.device >= 0 && op.device < plan.devices, "op on an unknown device");
+        totals.device_ops[static_cast<size_t>(op.device)] += 1;
+        totals.device_flops[static_cast<size_t>(op.device)] += op.flops;
+        break;
+      case OpRole::kTransfer:
+        totals.transfer_count += 1;
+        totals.transfer_bytes += op.bytes_moved;
+        break;
+      case OpRole::kCollective:
+        totals.collective_count += 1;
+        totals.collective_bytes += op.bytes_moved;
+        break;
+    }
+  }
+  return totals;
+}
+
+std::optional<double> ideal_bubble(const Plan& plan) {
+  if (plan.strategy != "pipeline") return std::nullopt;
+  const double n = plan.devices;
+  const double m = plan.microbatches;
+  return (n - 1) / (m + n - 1);
+}
+
+}  // namespace splitscope

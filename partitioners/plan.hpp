@@ -1,0 +1,150 @@
+#pragma once
+/// \file
+/// The Plan: what runs where. It is the one contract between the partitioners
+/// and everything that runs a plan (the cpu and cuda executors, the simulator).
+///
+/// A Plan is a list of ops in dependency order. Each op reads and writes
+/// Values: slices of graph tensors resident on one device. Compute ops run a
+/// slice of a graph op on one device; every byte that crosses devices does so
+/// through an explicit Transfer or Collective op. Pipelining adds micro-batch
+/// copies of the graph, each over its own rows of the batch.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/graph.hpp"
+#include "ir/range.hpp"
+#include "ir/slice.hpp"
+
+namespace splitscope {
+
+/// A tensor slice resident on one device: rows `batch` (micro-batch
+/// `microbatch`) and channels `channels` (along axis 0) of output `output` of
+/// graph node `node`. Stored contiguously as [rows][channels][inner...].
+struct Value {
+  int id = -1;
+  int device = 0;
+  NodeId node = 0;
+  int output = 0;
+  int microbatch = 0;
+  Range batch;
+  Range channels;
+  bool partial = false;  ///< a partial sum of a row-split product, awaiting an all-reduce
+  bool pre_activation = false;  ///< an all-reduced sum whose activation is still to be applied
+  int producer = -1;     ///< the op writing it; -1 for a network input, provided before the run
+  int64_t bytes = 0;     ///< float32 bytes of the slice
+};
+
+enum class OpRole {
+  kCompute,     ///< a slice of a graph op on one device
+  kEpilogue,    ///< the activation of an all-reduced sum (tensor parallelism), on one device
+  kTransfer,    ///< one value copied from `src_device` to `device`
+  kCollective,  ///< a collective over `participants`
+};
+
+enum class CollectiveKind {
+  kAllGather,  ///< channel slices on each participant -> the whole tensor on each
+  kAllReduce,  ///< partial sums on each participant -> the sum on each
+  kConcat,     ///< channel slices on the participants -> the whole tensor on one root (`device`)
+};
+
+std::string_view to_string(OpRole role);
+std::string_view to_string(CollectiveKind kind);
+
+struct PlanOp {
+  int id = -1;
+  OpRole role = OpRole::kCompute;
+  NodeId node = 0;     ///< the graph node computed, or whose tensor is moved
+  int microbatch = 0;
+  /// Compute/epilogue: where it runs. Transfer: the destination. Concat: the
+  /// root. All-gather/all-reduce: -1.
+  int device = 0;
+  int src_device = -1;            ///< transfer: the source
+  CollectiveKind collective = CollectiveKind::kAllGather;
+  std::vector<int> participants;  ///< collective: devices holding the inputs, in ring order
+  Slice slice;                    ///< compute/epilogue: the slice of `node` computed
+
+  /// Value ids read. Compute: one per input slot of the node (-1 for a slot
+  /// with no producer, e.g. h at t = 0). Epilogue: [sum]. Transfer: [source].
+  /// Collective: one per participant, in `participants` order.
+  std::vector<int> inputs;
+  /// Value ids written. Compute: one per output of the node. Epilogue,
+  /// transfer, concat: one. All-gather/all-reduce: one per participant.
+  std::vector<int> outputs;
+
+  int64_t flops = 0;
+  int64_t bytes_read = 0;     ///< compute: inputs + parameters read
+  int64_t bytes_written = 0;  ///< compute: outputs written
+  int64_t param_count = 0;    ///< compute: parameters of this slice
+  /// Bytes crossing devices. Transfer: the value. All-gather: what each
+  /// participant lacks, summed. Concat: what the root lacks. All-reduce: the
+  /// ring algorithm's 2·(N-1)/N·B per participant, summed.
+  int64_t bytes_moved = 0;
+  /// Collective: bytes of the whole tensor (nccl-tests' "size").
+  int64_t payload_bytes = 0;
+};
+
+/// Memory one device needs to run its part of the plan (bytes).
+struct DeviceMemory {
+  int64_t params = 0;            ///< weight slices it holds
+  int64_t activations_peak = 0;  ///< values live at the same time, at the worst point
+  int64_t transfer_buffers = 0;  ///< of that peak, values received from other devices
+  int64_t peak = 0;              ///< params + activations_peak
+};
+
+struct Plan {
+  std::string strategy;
+  int devices = 1;
+  int microbatches = 1;
+  std::shared_ptr<const Graph> graph;
+
+  std::vector<Value> values;
+  std::vector<PlanOp> ops;  ///< every op's inputs are written by earlier ops (or are inputs)
+  std::vector<int> inputs;  ///< network-input values, provided before the run
+  std::vector<int> outputs; ///< values that together tile the network output
+  /// Per device, its compute and epilogue ops in issue order (for pipelines,
+  /// the fill-drain order of the micro-batches).
+  std::vector<std::vector<int>> schedule;
+  std::vector<DeviceMemory> memory;
+  /// Why some ops were not split (e.g. "softmax runs whole on device 0").
+  std::vector<std::string> notes;
+
+  const Value& value(int id) const { return values.at(static_cast<size_t>(id)); }
+  const PlanOp& op(int id) const { return ops.at(static_cast<size_t>(id)); }
+};
+
+/// Devices an op touches: compute/epilogue its device, transfer source and
+/// destination, collective its participants (and the concat root).
+std::vector<int> op_devices(const PlanOp& op);
+
+/// A short human name: "fc1 mb2 [0, 2048)", "transfer fc1 0->1", "all-gather fc1".
+std::string op_label(const Plan& plan, const PlanOp& op);
+
+/// Per-sample shape of a value's slice (axis 0 replaced by its channel count).
+Shape value_shape(const Plan& plan, const Value& value);
+
+/// For each op, the ops producing its inputs (sorted, without repeats).
+std::vector<std::vector<int>> op_predecessors(const Plan& plan);
+/// For each op, the ops reading its outputs (sorted, without repeats).
+std::vector<std::vector<int>> op_successors(const Plan& plan);
+
+/// Plan totals, as `plan --json` reports them.
+struct PlanTotals {
+  int64_t transfer_count = 0;
+  int64_t transfer_bytes = 0;
+  int64_t collective_count = 0;
+  int64_t collective_bytes = 0;  ///< bytes_moved summed
+  std::vector<int64_t> device_ops;    ///< compute + epilogue ops per device
+  std::vector<int64_t> device_flops;
+};
+PlanTotals plan_totals(const Plan& plan);
+
+/// (N-1)/(M+N-1) for a pipeline of N stages and M micro-batches; nullopt for
+/// the other strategies.
+std::optional<double> ideal_bubble(const Plan& plan);
+
+}  // namespace splitscope

@@ -1,0 +1,71 @@
+// splitscope: partition a network over devices, run or simulate it, and
+// report compute against transfer time.
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+#include "cli/command.hpp"
+#include "git_revision.h"
+#include "splitscope_config.h"
+#include "util/errors.hpp"
+
+namespace {
+
+int run_main(int argc, char** argv) {
+  using namespace splitscope;
+  CLI::App app{"splitscope: model-parallelism simulator and profiler.\n"
+               "Partitions a network over devices, runs it (cpu threads, CUDA streams) or\n"
+               "simulates it on a described machine, and reports compute against transfer time."};
+  app.set_version_flag("--version", std::string("splitscope ") + SPLITSCOPE_VERSION + " (" +
+                                        SPLITSCOPE_GIT_REVISION + ", " + SPLITSCOPE_BUILD_TYPE +
+                                        (SPLITSCOPE_HAVE_CUDA ? ", cuda" : ", no cuda") + ")");
+  app.require_subcommand(1);
+  app.fallthrough();
+
+  std::vector<cli::Command> commands{
+      cli::add_inspect_command(app), cli::add_plan_command(app),      cli::add_run_command(app),
+      cli::add_compare_command(app), cli::add_calibrate_command(app), cli::add_demo_command(app),
+  };
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "error: command line: {}\nRun 'splitscope --help' (or 'splitscope COMMAND --help').\n",
+               e.what());
+    return kExitBadInput;
+  }
+
+  for (auto& command : commands) {
+    if (command.app->parsed()) return command.action();
+  }
+  fmt::print(stderr, "error: command line: no command given; run 'splitscope --help'\n");
+  return kExitBadInput;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace splitscope;
+  try {
+    return run_main(argc, argv);
+  } catch (const InputError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kExitBadInput;
+  } catch (const UnavailableError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kExitUnavailable;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kExitFailure;
+  }
+}

@@ -1,0 +1,21 @@
+#include "cli/network_loading.hpp"
+
+#include "ir/lower.hpp"
+#include "ir/model_parser.hpp"
+#include "ir/zoo.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope::cli {
+
+std::shared_ptr<const Graph> load_network(const std::string& name_or_path,
+                                          std::optional<int64_t> batch) {
+  const std::string path = resolve_zoo_file(ZooShelf::kNetworks, name_or_path);
+  Model model = load_model_file(path);
+  if (batch) {
+    if (*batch <= 0) throw InputError("--batch", "", "must be positive, got " + std::to_string(*batch));
+    model.batch = *batch;
+  }
+  return std::make_shared<const Graph>(lower(model));
+}
+
+}  // namespace splitscope::cli

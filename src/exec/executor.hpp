@@ -1,0 +1,73 @@
+#pragma once
+/// \file
+/// The Executor: runs a Plan and returns what happened (a Timeline per timed
+/// repeat) and what it computed. The cpu and cuda backends measure; the
+/// simulator predicts through the same interface, so `run` and `compare` treat
+/// all three alike.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "partitioners/plan.hpp"
+#include "timeline/timeline.hpp"
+
+namespace splitscope {
+
+struct RunOptions {
+  int warmup = 1;    ///< untimed runs first (caches, allocators, clocks)
+  int repeats = 3;   ///< timed runs; reports give median, min and max
+  uint64_t seed = 0; ///< fixes weights and inputs (params.hpp)
+  std::optional<double> timeout_ms;  ///< a run longer than this fails, naming the op that was running
+  int inter_op_threads = 0;  ///< cpu: workers running ops concurrently; 0 = one per device
+  int intra_op_threads = 0;  ///< cpu: threads inside one op's kernel; 0 = cores / devices
+  bool want_output = true;   ///< gather the network output into RunResult::output
+  /// Called before each run (warm-up runs have index < 0); for progress output.
+  std::function<void(int index, int repeats)> on_repeat;
+};
+
+/// A float32 tensor in host memory, [batch, ...per-sample shape].
+struct HostTensor {
+  std::vector<int64_t> shape;
+  std::vector<float> data;
+};
+
+/// What a run was run on, for reports.
+struct RunInfo {
+  std::string backend;       ///< "cpu", "cuda", "sim"
+  bool measured = true;      ///< false for the simulator
+  std::string device_mode;   ///< "cpu threads", "physical", "virtual (green contexts, 33 SMs each)", "simulated"
+  std::string machine_name;
+  std::string device_name;
+  std::string driver;
+  /// Memory each device may use (bytes), for the "fits" check; empty if unknown.
+  std::vector<int64_t> device_memory_bytes;
+  /// Backend facts worth reporting: ("p2p", "yes"), ("link", "host"), ("dtype", "fp32"), ...
+  std::vector<std::pair<std::string, std::string>> facts;
+};
+
+struct RunResult {
+  HostTensor output;               ///< empty when not wanted, or for the simulator
+  std::vector<Timeline> timelines; ///< one per timed repeat
+  RunInfo info;
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  /// "cpu", "cuda", "sim"
+  virtual std::string_view name() const = 0;
+  /// Whether this backend can run the op; a plan with an unsupported op is refused.
+  virtual bool supports(const PlanOp& op) const {
+    (void)op;
+    return true;
+  }
+  /// Runs the plan `options.warmup` times untimed, then `options.repeats` times timed.
+  virtual RunResult run(const Plan& plan, const RunOptions& options) = 0;
+};
+
+}  // namespace splitscope

@@ -1,0 +1,1 @@
+// The executors land with their issues.

@@ -1,0 +1,89 @@
+#include "ir/graph.hpp"
+
+#include <boost/graph/topological_sort.hpp>
+#include <iterator>
+#include <set>
+#include <stdexcept>
+
+#include "util/check.hpp"
+
+namespace splitscope {
+
+Graph::Graph(Model model) : model_(std::move(model)) {}
+
+NodeId Graph::add_node(OpNode node) { return boost::add_vertex(std::move(node), impl_); }
+
+void Graph::add_edge(TensorRef from, NodeId to, int slot) {
+  SPLITSCOPE_CHECK(from.node < num_nodes() && to < num_nodes(), "edge between unknown nodes");
+  SPLITSCOPE_CHECK(from.output < static_cast<int>(node(from.node).output_shapes.size()),
+                   "edge from an output the node does not have");
+  SPLITSCOPE_CHECK(slot < static_cast<int>(node(to).input_shapes.size()),
+                   "edge into a slot the node does not have");
+  boost::add_edge(from.node, to, Edge{from.output, slot}, impl_);
+}
+
+std::vector<std::optional<TensorRef>> Graph::inputs(NodeId id) const {
+  std::vector<std::optional<TensorRef>> slots(node(id).input_shapes.size());
+  for (auto [it, end] = boost::in_edges(id, impl_); it != end; ++it) {
+    const Edge& edge = impl_[*it];
+    slots.at(static_cast<size_t>(edge.slot)) = TensorRef{boost::source(*it, impl_), edge.output};
+  }
+  return slots;
+}
+
+std::vector<std::pair<NodeId, int>> Graph::consumers(TensorRef tensor) const {
+  std::vector<std::pair<NodeId, int>> result;
+  for (auto [it, end] = boost::out_edges(tensor.node, impl_); it != end; ++it) {
+    const Edge& edge = impl_[*it];
+    if (edge.output == tensor.output) result.emplace_back(boost::target(*it, impl_), edge.slot);
+  }
+  return result;
+}
+
+std::vector<NodeId> Graph::topological_order() const {
+  std::vector<NodeId> reversed;
+  try {
+    boost::topological_sort(impl_, std::back_inserter(reversed));
+  } catch (const boost::not_a_dag&) {
+    throw std::logic_error("the graph of " + model_.name + " has a cycle");
+  }
+  return {reversed.rbegin(), reversed.rend()};
+}
+
+bool Graph::is_acyclic() const {
+  try {
+    topological_order();
+    return true;
+  } catch (const std::logic_error&) {
+    return false;
+  }
+}
+
+const Layer& Graph::layer_of(NodeId id) const {
+  const int layer = node(id).layer;
+  SPLITSCOPE_CHECK(layer >= 0 && layer < static_cast<int>(model_.layers.size()),
+                   "node " + node(id).name + " belongs to no layer");
+  return model_.layers[static_cast<size_t>(layer)];
+}
+
+int64_t Graph::total_flops() const {
+  int64_t total = 0;
+  for (NodeId id = 0; id < num_nodes(); ++id) total += node(id).flops;
+  return total;
+}
+
+int64_t Graph::total_params() const {
+  std::set<int> seen;
+  int64_t total = 0;
+  for (NodeId id = 0; id < num_nodes(); ++id) {
+    const OpNode& op = node(id);
+    if (op.param_key >= 0 && seen.insert(op.param_key).second) total += op.param_count;
+  }
+  return total;
+}
+
+int64_t tensor_bytes(const Shape& shape, int64_t batch) {
+  return element_count(shape) * batch * static_cast<int64_t>(sizeof(float));
+}
+
+}  // namespace splitscope

@@ -1,0 +1,82 @@
+#pragma once
+/// \file
+/// The Graph: a DAG (Boost.Graph) of op instances lowered from a Model. A
+/// recurrent layer is unrolled into one cell op per (stacked layer, step),
+/// with edges (l-1, t) -> (l, t) and (l, t-1) -> (l, t).
+
+#include <boost/graph/adjacency_list.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/model.hpp"
+#include "ir/op.hpp"
+
+namespace splitscope {
+
+using NodeId = std::size_t;
+
+/// One output tensor of one node.
+struct TensorRef {
+  NodeId node = 0;
+  int output = 0;
+  bool operator==(const TensorRef&) const = default;
+};
+
+/// What an edge carries: which output of its source feeds which input slot of its target.
+struct Edge {
+  int output = 0;
+  int slot = 0;
+};
+
+class Graph {
+ public:
+  using Impl = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, OpNode, Edge>;
+
+  explicit Graph(Model model);
+
+  NodeId add_node(OpNode node);
+  void add_edge(TensorRef from, NodeId to, int slot);
+
+  size_t num_nodes() const { return boost::num_vertices(impl_); }
+  size_t num_edges() const { return boost::num_edges(impl_); }
+  const OpNode& node(NodeId id) const { return impl_[id]; }
+  OpNode& mutable_node(NodeId id) { return impl_[id]; }
+
+  /// The tensor feeding each input slot of `id`; nullopt for a slot with no
+  /// producer (the zero initial state of a cell at t = 0).
+  std::vector<std::optional<TensorRef>> inputs(NodeId id) const;
+  /// Every (consumer, slot) reading `tensor`.
+  std::vector<std::pair<NodeId, int>> consumers(TensorRef tensor) const;
+
+  /// Nodes in dependency order; throws std::logic_error if the graph has a cycle.
+  std::vector<NodeId> topological_order() const;
+  bool is_acyclic() const;
+
+  /// The network's output tensor.
+  TensorRef output() const { return output_; }
+  void set_output(TensorRef output) { output_ = output; }
+
+  const Model& model() const { return model_; }
+  int64_t batch() const { return model_.batch; }
+  const std::string& name() const { return model_.name; }
+  /// The layer a node was lowered from (the network input belongs to none).
+  const Layer& layer_of(NodeId id) const;
+
+  /// Sums over all nodes; parameters count each weight set once.
+  int64_t total_flops() const;
+  int64_t total_params() const;
+
+  const Impl& impl() const { return impl_; }
+
+ private:
+  Model model_;
+  Impl impl_;
+  TensorRef output_;
+};
+
+/// Bytes of one float32 tensor of `shape` over `batch` samples.
+int64_t tensor_bytes(const Shape& shape, int64_t batch);
+
+}  // namespace splitscope

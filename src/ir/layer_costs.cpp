@@ -1,0 +1,73 @@
+#include "ir/layer_costs.hpp"
+
+#include "util/check.hpp"
+
+namespace splitscope {
+
+int64_t dense_flops(int64_t in, int64_t out, int64_t batch) { return 2 * in * out * batch; }
+
+int64_t conv2d_flops(int64_t filters, int64_t out_h, int64_t out_w, int64_t in_per_group,
+                     int64_t kernel_h, int64_t kernel_w, int64_t batch) {
+  return 2 * filters * out_h * out_w * in_per_group * kernel_h * kernel_w * batch;
+}
+
+int64_t gate_count(LayerKind kind) {
+  SPLITSCOPE_CHECK(is_recurrent(kind), "gate_count of a non-recurrent layer");
+  return kind == LayerKind::kLstm ? 4 : 3;
+}
+
+int64_t recurrent_cell_flops(LayerKind kind, int64_t input, int64_t hidden, int64_t batch) {
+  return 2 * gate_count(kind) * hidden * (input + hidden) * batch;
+}
+
+int64_t layer_params(const Layer& layer) {
+  switch (layer.kind) {
+    case LayerKind::kDense: {
+      const int64_t in = layer.input_shape.at(0);
+      return in * layer.units + (layer.bias ? layer.units : 0);
+    }
+    case LayerKind::kConv2d: {
+      const int64_t in_per_group = layer.input_shape.at(0) / layer.groups;
+      return layer.filters * in_per_group * layer.kernel.h * layer.kernel.w +
+             (layer.bias ? layer.filters : 0);
+    }
+    case LayerKind::kLstm:
+    case LayerKind::kGru: {
+      const int64_t gates = gate_count(layer.kind);
+      const int64_t hidden = layer.hidden;
+      int64_t total = 0;
+      for (int64_t l = 0; l < layer.stacked; ++l) {
+        const int64_t input = l == 0 ? layer.input_shape.at(1) : hidden;
+        total += gates * hidden * (input + hidden) + (layer.bias ? gates * hidden : 0);
+      }
+      return total;
+    }
+    default:
+      return 0;
+  }
+}
+
+int64_t layer_flops(const Layer& layer, int64_t batch) {
+  switch (layer.kind) {
+    case LayerKind::kDense:
+      return dense_flops(layer.input_shape.at(0), layer.units, batch);
+    case LayerKind::kConv2d:
+      return conv2d_flops(layer.filters, layer.output_shape.at(1), layer.output_shape.at(2),
+                          layer.input_shape.at(0) / layer.groups, layer.kernel.h, layer.kernel.w,
+                          batch);
+    case LayerKind::kLstm:
+    case LayerKind::kGru: {
+      const int64_t steps = layer.input_shape.at(0);
+      int64_t total = 0;
+      for (int64_t l = 0; l < layer.stacked; ++l) {
+        const int64_t input = l == 0 ? layer.input_shape.at(1) : layer.hidden;
+        total += steps * recurrent_cell_flops(layer.kind, input, layer.hidden, batch);
+      }
+      return total;
+    }
+    default:
+      return 0;
+  }
+}
+
+}  // namespace splitscope

@@ -1,0 +1,26 @@
+#pragma once
+/// \file
+/// A parsed, validated network: what a network file says, with every shape
+/// inferred. Lowering turns it into a Graph (graph.hpp).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/layer.hpp"
+#include "ir/shape.hpp"
+
+namespace splitscope {
+
+struct Model {
+  std::string name;
+  std::string source;  ///< the file it came from, for messages
+  int64_t batch = 1;   ///< samples in one run
+  Shape input;         ///< one sample
+  std::vector<Layer> layers;
+
+  /// Per-sample shape of the network's output.
+  const Shape& output_shape() const { return layers.empty() ? input : layers.back().output_shape; }
+};
+
+}  // namespace splitscope

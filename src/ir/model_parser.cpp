@@ -1,0 +1,388 @@
+#include "ir/model_parser.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "ir/layer_costs.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope {
+namespace {
+
+using nlohmann::json;
+
+// No per-sample tensor may hold more elements than this, so that byte counts
+// over a whole batch stay far from int64 overflow.
+constexpr int64_t kMaxElements = int64_t{1} << 40;
+
+std::string type_name(const json& value) {
+  switch (value.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::boolean: return "a boolean";
+    case json::value_t::number_float: return "a fractional number";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned: return "an integer";
+    case json::value_t::string: return "a string";
+    case json::value_t::array: return "an array";
+    case json::value_t::object: return "an object";
+    default: return "something else";
+  }
+}
+
+std::string join(const std::set<std::string>& names) {
+  std::string text;
+  for (const auto& name : names) {
+    if (!text.empty()) text += ", ";
+    text += name;
+  }
+  return text;
+}
+
+/// Reads the fields of one JSON object, knowing its path, which fields it may
+/// have, and reporting every problem as an InputError at that path.
+class ObjectReader {
+ public:
+  ObjectReader(const json& object, std::string path, const std::string& source)
+      : object_(object), path_(std::move(path)), source_(source) {}
+
+  [[noreturn]] void fail(const std::string& field, const std::string& problem) const {
+    throw InputError(source_, field.empty() ? path_ : field_path(field), problem);
+  }
+
+  std::string field_path(const std::string& field) const {
+    return path_.empty() ? field : path_ + "." + field;
+  }
+
+  void allow_only(const std::set<std::string>& allowed, const std::string& what) const {
+    for (const auto& [key, value] : object_.items()) {
+      if (!allowed.count(key)) {
+        fail(key, "unknown field for " + what + "; allowed fields are " + join(allowed));
+      }
+    }
+  }
+
+  bool has(const std::string& field) const { return object_.contains(field); }
+  const json& raw(const std::string& field) const { return object_.at(field); }
+
+  const json& required(const std::string& field, const std::string& what) const {
+    if (!has(field)) fail(field, "missing required field (" + what + ")");
+    return object_.at(field);
+  }
+
+  int64_t positive_int(const json& value, const std::string& field) const {
+    if (!value.is_number_integer()) fail(field, "must be an integer, got " + type_name(value));
+    const int64_t number = value.get<int64_t>();
+    if (number <= 0) fail(field, "must be positive, got " + std::to_string(number));
+    if (number > kMaxElements) fail(field, "is too large (" + std::to_string(number) + ")");
+    return number;
+  }
+
+  int64_t required_positive(const std::string& field, const std::string& what) const {
+    return positive_int(required(field, what), field);
+  }
+
+  int64_t optional_positive(const std::string& field, int64_t fallback) const {
+    return has(field) ? positive_int(raw(field), field) : fallback;
+  }
+
+  /// An int or [h, w]; each part >= minimum.
+  Extent2 extent(const std::string& field, Extent2 fallback, int64_t minimum) const {
+    if (!has(field)) return fallback;
+    const json& value = raw(field);
+    auto read_part = [&](const json& part) {
+      if (!part.is_number_integer()) {
+        fail(field, "must be an integer or [height, width] of integers, got " + type_name(part));
+      }
+      const int64_t number = part.get<int64_t>();
+      if (number < minimum) {
+        fail(field, "must be " + std::string(minimum == 0 ? "zero or positive" : "positive") +
+                        ", got " + std::to_string(number));
+      }
+      if (number > kMaxElements) fail(field, "is too large (" + std::to_string(number) + ")");
+      return number;
+    };
+    if (value.is_array()) {
+      if (value.size() != 2) fail(field, "must be an integer or [height, width]");
+      return {read_part(value[0]), read_part(value[1])};
+    }
+    const int64_t both = read_part(value);
+    return {both, both};
+  }
+
+  bool optional_bool(const std::string& field, bool fallback) const {
+    if (!has(field)) return fallback;
+    if (!raw(field).is_boolean()) fail(field, "must be true or false, got " + type_name(raw(field)));
+    return raw(field).get<bool>();
+  }
+
+  std::string optional_string(const std::string& field, const std::string& fallback) const {
+    if (!has(field)) return fallback;
+    if (!raw(field).is_string()) fail(field, "must be a string, got " + type_name(raw(field)));
+    return raw(field).get<std::string>();
+  }
+
+  Activation activation() const {
+    const std::string name = optional_string("activation", "none");
+    const auto activation = activation_from_string(name);
+    if (!activation) fail("activation", "unknown activation '" + name + "'; use none, relu, tanh or sigmoid");
+    return *activation;
+  }
+
+ private:
+  const json& object_;
+  std::string path_;
+  const std::string& source_;
+};
+
+const std::map<LayerKind, std::set<std::string>>& allowed_fields() {
+  static const std::map<LayerKind, std::set<std::string>> fields = [] {
+    const std::set<std::string> common{"type", "name", "comment"};
+    auto with = [&](std::set<std::string> extra) {
+      extra.insert(common.begin(), common.end());
+      return extra;
+    };
+    return std::map<LayerKind, std::set<std::string>>{
+        {LayerKind::kDense, with({"units", "activation", "bias"})},
+        {LayerKind::kConv2d,
+         with({"filters", "kernel", "stride", "padding", "groups", "activation", "bias"})},
+        {LayerKind::kMaxPool, with({"kernel", "stride"})},
+        {LayerKind::kAvgPool, with({"kernel", "stride"})},
+        {LayerKind::kFlatten, common},
+        {LayerKind::kSoftmax, common},
+        {LayerKind::kRelu, common},
+        {LayerKind::kTanh, common},
+        {LayerKind::kSigmoid, common},
+        {LayerKind::kLstm, with({"hidden", "layers", "return_sequences", "bias"})},
+        {LayerKind::kGru, with({"hidden", "layers", "return_sequences", "bias"})},
+    };
+  }();
+  return fields;
+}
+
+std::string kind_list() {
+  std::string text;
+  for (const auto& [kind, fields] : allowed_fields()) {
+    if (!text.empty()) text += ", ";
+    text += std::string(to_string(kind));
+  }
+  return text;
+}
+
+/// Shape of the image after a window of `kernel` with `stride` and `padding`.
+int64_t window_output(int64_t size, int64_t kernel, int64_t stride, int64_t padding) {
+  return (size + 2 * padding - kernel) / stride + 1;
+}
+
+void check_kernel_fits(const ObjectReader& reader, const Layer& layer, const Shape& in,
+                        Extent2 padding) {
+  if (layer.kernel.h > in[1] + 2 * padding.h || layer.kernel.w > in[2] + 2 * padding.w) {
+    reader.fail("kernel", "kernel " + std::to_string(layer.kernel.h) + "x" +
+                              std::to_string(layer.kernel.w) + " is larger than the " +
+                              (padding.h || padding.w ? "padded " : "") + "input " +
+                              std::to_string(in[1] + 2 * padding.h) + "x" +
+                              std::to_string(in[2] + 2 * padding.w));
+  }
+}
+
+void require_image(const ObjectReader& reader, const Layer& layer, const Shape& in) {
+  if (in.size() != 3) {
+    reader.fail("", std::string(to_string(layer.kind)) +
+                        " needs an image input [channels, height, width], but gets " +
+                        to_string(in));
+  }
+}
+
+/// Reads one layer's fields and infers its output shape from `in`.
+Layer parse_layer(const ObjectReader& reader, LayerKind kind, const Shape& in) {
+  Layer layer;
+  layer.kind = kind;
+  layer.input_shape = in;
+  reader.allow_only(allowed_fields().at(kind), std::string(to_string(kind)));
+  switch (kind) {
+    case LayerKind::kDense: {
+      layer.units = reader.required_positive("units", "the number of output neurons");
+      layer.activation = reader.activation();
+      layer.bias = reader.optional_bool("bias", true);
+      if (in.size() == 3) {
+        reader.fail("", "dense needs a flat input [features], but gets the image " + to_string(in) +
+                            "; add {\"type\": \"flatten\"} before it");
+      }
+      if (in.size() == 2) {
+        reader.fail("", "dense needs a flat input [features], but gets the sequence " +
+                            to_string(in) +
+                            "; give the recurrent layer \"return_sequences\": false, or add "
+                            "{\"type\": \"flatten\"} before it");
+      }
+      layer.output_shape = {layer.units};
+      break;
+    }
+    case LayerKind::kConv2d: {
+      layer.filters = reader.required_positive("filters", "the number of output channels");
+      reader.required("kernel", "the filter size, an int or [h, w]");
+      layer.kernel = reader.extent("kernel", {0, 0}, 1);
+      layer.stride = reader.extent("stride", {1, 1}, 1);
+      layer.padding = reader.extent("padding", {0, 0}, 0);
+      layer.groups = reader.optional_positive("groups", 1);
+      layer.activation = reader.activation();
+      layer.bias = reader.optional_bool("bias", true);
+      require_image(reader, layer, in);
+      if (in[0] % layer.groups != 0) {
+        reader.fail("groups", "the input's " + std::to_string(in[0]) +
+                                  " channels are not divisible by groups = " +
+                                  std::to_string(layer.groups));
+      }
+      if (layer.filters % layer.groups != 0) {
+        reader.fail("groups", "filters = " + std::to_string(layer.filters) +
+                                  " is not divisible by groups = " + std::to_string(layer.groups));
+      }
+      check_kernel_fits(reader, layer, in, layer.padding);
+      layer.output_shape = {layer.filters,
+                            window_output(in[1], layer.kernel.h, layer.stride.h, layer.padding.h),
+                            window_output(in[2], layer.kernel.w, layer.stride.w, layer.padding.w)};
+      break;
+    }
+    case LayerKind::kMaxPool:
+    case LayerKind::kAvgPool: {
+      reader.required("kernel", "the window size, an int or [h, w]");
+      layer.kernel = reader.extent("kernel", {0, 0}, 1);
+      layer.stride = reader.extent("stride", layer.kernel, 1);
+      require_image(reader, layer, in);
+      check_kernel_fits(reader, layer, in, {0, 0});
+      layer.output_shape = {in[0], window_output(in[1], layer.kernel.h, layer.stride.h, 0),
+                            window_output(in[2], layer.kernel.w, layer.stride.w, 0)};
+      break;
+    }
+    case LayerKind::kFlatten:
+      layer.output_shape = {element_count(in)};
+      break;
+    case LayerKind::kSoftmax:
+      if (in.size() != 1) {
+        reader.fail("", "softmax needs a flat input [features], but gets " + to_string(in) +
+                            "; add {\"type\": \"flatten\"} before it");
+      }
+      layer.output_shape = in;
+      break;
+    case LayerKind::kRelu:
+    case LayerKind::kTanh:
+    case LayerKind::kSigmoid:
+      layer.output_shape = in;
+      break;
+    case LayerKind::kLstm:
+    case LayerKind::kGru: {
+      layer.hidden = reader.required_positive("hidden", "the number of hidden units");
+      layer.stacked = reader.optional_positive("layers", 1);
+      layer.return_sequences = reader.optional_bool("return_sequences", true);
+      layer.bias = reader.optional_bool("bias", true);
+      if (in.size() != 2) {
+        reader.fail("", std::string(to_string(kind)) +
+                            " needs a sequence input [steps, features], but gets " + to_string(in) +
+                            "; put it first (with \"input\": [steps, features]) or after a "
+                            "recurrent layer with \"return_sequences\": true");
+      }
+      layer.output_shape =
+          layer.return_sequences ? Shape{in[0], layer.hidden} : Shape{layer.hidden};
+      break;
+    }
+  }
+  for (int64_t size : layer.output_shape) {
+    if (size <= 0) reader.fail("", "the output shape " + to_string(layer.output_shape) + " is empty");
+  }
+  if (element_count(layer.output_shape) > kMaxElements) {
+    reader.fail("", "the output " + to_string(layer.output_shape) + " is too large");
+  }
+  return layer;
+}
+
+Shape parse_input(const ObjectReader& top) {
+  const json& value = top.required("input", "the shape of one sample");
+  if (!value.is_array() || value.empty() || value.size() > 3) {
+    top.fail("input", "must be [features], [channels, height, width] or [steps, features]");
+  }
+  Shape shape;
+  for (size_t i = 0; i < value.size(); ++i) {
+    shape.push_back(top.positive_int(value[i], "input[" + std::to_string(i) + "]"));
+  }
+  if (element_count(shape) > kMaxElements) top.fail("input", "is too large");
+  return shape;
+}
+
+Model parse_document(const json& doc, const std::string& source) {
+  if (!doc.is_object()) {
+    throw InputError(source, "", "a network file is a JSON object, got " + type_name(doc));
+  }
+  ObjectReader top(doc, "", source);
+  top.allow_only({"name", "batch", "input", "layers", "description", "comment"}, "a network");
+  Model model;
+  model.source = source;
+  model.name = top.optional_string("name", std::filesystem::path(source).stem().string());
+  if (model.name.empty()) top.fail("name", "must not be empty");
+  model.batch = top.required_positive("batch", "samples in one run");
+  model.input = parse_input(top);
+  if (element_count(model.input) * model.batch > kMaxElements) {
+    top.fail("batch", "batch × input is too large");
+  }
+
+  const json& layers = top.required("layers", "the list of layers");
+  if (!layers.is_array()) top.fail("layers", "must be an array of layers, got " + type_name(layers));
+  if (layers.empty()) top.fail("layers", "the list is empty; a network needs at least one layer");
+
+  Shape shape = model.input;
+  std::map<std::string, size_t> names;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const std::string path = "layers[" + std::to_string(i) + "]";
+    const json& entry = layers[i];
+    if (!entry.is_object()) {
+      throw InputError(source, path, "a layer is a JSON object, got " + type_name(entry));
+    }
+    ObjectReader reader(entry, path, source);
+    const json& type = reader.required("type", "one of " + kind_list());
+    if (!type.is_string()) reader.fail("type", "must be a string, got " + type_name(type));
+    const auto kind = layer_kind_from_string(type.get<std::string>());
+    if (!kind) {
+      reader.fail("type", "unknown layer type '" + type.get<std::string>() + "'; known types are " +
+                              kind_list());
+    }
+    Layer layer = parse_layer(reader, *kind, shape);
+    layer.name = reader.optional_string("name", std::string(to_string(*kind)) + std::to_string(i));
+    if (layer.name.empty()) reader.fail("name", "must not be empty");
+    if (auto [it, inserted] = names.emplace(layer.name, i); !inserted) {
+      reader.fail("name", "'" + layer.name + "' is already the name of layers[" +
+                              std::to_string(it->second) + "]");
+    }
+    shape = layer.output_shape;
+    model.layers.push_back(std::move(layer));
+  }
+  if (element_count(shape) * model.batch > kMaxElements) {
+    top.fail("batch", "batch × output is too large");
+  }
+  return model;
+}
+
+}  // namespace
+
+Model parse_model_text(std::string_view text, const std::string& source) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& error) {
+    std::string what = error.what();
+    // nlohmann prefixes "[json.exception.parse_error.101] "; the rest is the useful part.
+    if (auto bracket = what.find("] "); bracket != std::string::npos) what = what.substr(bracket + 2);
+    throw InputError(source, "", "not valid JSON: " + what);
+  }
+  return parse_document(doc, source);
+}
+
+Model load_model_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "cannot open the file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_model_text(text.str(), path);
+}
+
+}  // namespace splitscope

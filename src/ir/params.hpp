@@ -1,0 +1,46 @@
+#pragma once
+/// \file
+/// The weight layout every backend agrees on, and the deterministic values in
+/// it. Weights are a pure function of (seed, weight set, tensor, element), so a
+/// shard on any device materialises exactly its slice of the same function,
+/// and every strategy and backend computes the same network.
+///
+/// Layouts (row-major):
+///   dense   W [in, units]                 b [units]
+///   conv2d  W [filters, in/groups, kh, kw] b [filters]
+///   lstm    Wx [in, 4H]  Wh [H, 4H]  b [4H]   gate-major columns g·H + u, gates i, f, g, o
+///   gru     Wx [in, 3H]  Wh [H, 3H]  b [3H]   gates r, z, n; n = tanh(x·Wx_n + b_n + r ⊙ (h·Wh_n))
+/// (the GRU form with the reset gate applied after the recurrent product, as in
+/// cuDNN and PyTorch, with the single input bias of FORMATS.md's parameter count).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/graph.hpp"
+
+namespace splitscope {
+
+struct ParamTensor {
+  std::string name;  ///< "W", "b", "Wx", "Wh"
+  Shape shape;
+  float scale = 0;   ///< values are uniform in [-scale, scale)
+};
+
+/// The weight tensors of a weighted node (empty for the others), in index order.
+std::vector<ParamTensor> param_tensors(const Graph& graph, NodeId node);
+
+/// Index of each tensor within param_tensors().
+inline constexpr int kWeight = 0;     ///< dense, conv2d
+inline constexpr int kBias = 1;       ///< dense, conv2d
+inline constexpr int kInputWeight = 0;      ///< cells: Wx
+inline constexpr int kRecurrentWeight = 1;  ///< cells: Wh
+inline constexpr int kCellBias = 2;         ///< cells: b
+
+/// Element `element` of tensor `tensor` of weight set `param_key`.
+float param_value(uint64_t seed, int param_key, int tensor, int64_t element, float scale);
+
+/// Element `element` of the network input, laid out [batch, ...input shape]; uniform in [-1, 1).
+float input_value(uint64_t seed, int64_t element);
+
+}  // namespace splitscope

@@ -1,0 +1,78 @@
+#include "report/text_table.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "util/check.hpp"
+
+namespace splitscope {
+
+TextTable::TextTable(std::vector<std::string> headers, std::vector<Align> aligns)
+    : headers_(std::move(headers)), aligns_(std::move(aligns)) {
+  SPLITSCOPE_CHECK(headers_.size() == aligns_.size(), "one alignment per column");
+}
+
+void TextTable::add_row(std::vector<std::string> cells) {
+  SPLITSCOPE_CHECK(cells.size() == headers_.size(), "row width differs from the header");
+  rows_.push_back(std::move(cells));
+}
+
+void TextTable::add_rule() { rows_.emplace_back(); }
+
+std::string TextTable::render() const {
+  std::vector<size_t> widths(headers_.size());
+  for (size_t c = 0; c < headers_.size(); ++c) widths[c] = headers_[c].size();
+  for (const auto& row : rows_) {
+    for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string text;
+    for (size_t c = 0; c < cells.size(); ++c) {
+      if (c > 0) text += "  ";
+      const size_t pad = widths[c] - cells[c].size();
+      const bool last = c + 1 == cells.size();
+      if (aligns_[c] == Align::kRight) {
+        text += std::string(pad, ' ') + cells[c];
+      } else {
+        text += cells[c];
+        if (!last) text += std::string(pad, ' ');
+      }
+    }
+    return text + "\n";
+  };
+  size_t total = 0;
+  for (size_t w : widths) total += w;
+  total += 2 * (widths.empty() ? 0 : widths.size() - 1);
+  const std::string rule = std::string(total, '-') + "\n";
+  std::string text = line(headers_) + rule;
+  for (const auto& row : rows_) text += row.empty() ? rule : line(row);
+  return text;
+}
+
+std::string si_count(double value) {
+  static constexpr std::array<const char*, 6> kPrefixes{"", "k", "M", "G", "T", "P"};
+  size_t index = 0;
+  double scaled = value;
+  while (std::fabs(scaled) >= 1000.0 && index + 1 < kPrefixes.size()) {
+    scaled /= 1000.0;
+    ++index;
+  }
+  if (index == 0) return fmt::format("{:.0f}", scaled);
+  return fmt::format("{:.2f} {}", scaled, kPrefixes[index]);
+}
+
+std::string binary_bytes(double bytes) {
+  static constexpr std::array<const char*, 6> kPrefixes{"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  size_t index = 0;
+  double scaled = bytes;
+  while (std::fabs(scaled) >= 1024.0 && index + 1 < kPrefixes.size()) {
+    scaled /= 1024.0;
+    ++index;
+  }
+  if (index == 0) return fmt::format("{:.0f} B", scaled);
+  return fmt::format("{:.2f} {}", scaled, kPrefixes[index]);
+}
+
+}  // namespace splitscope

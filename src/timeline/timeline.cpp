@@ -1,0 +1,38 @@
+#include "timeline/timeline.hpp"
+
+#include <algorithm>
+
+namespace splitscope {
+
+std::string_view to_string(Lane lane) {
+  switch (lane) {
+    case Lane::kCompute: return "compute";
+    case Lane::kCopyIn: return "copy-in";
+    case Lane::kCopyOut: return "copy-out";
+    case Lane::kHost: return "host";
+  }
+  return "?";
+}
+
+std::string_view to_string(SpanKind kind) {
+  switch (kind) {
+    case SpanKind::kCompute: return "compute";
+    case SpanKind::kTransfer: return "transfer";
+    case SpanKind::kCollective: return "collective";
+  }
+  return "?";
+}
+
+double Timeline::makespan_us() const {
+  double end = 0;
+  for (const Span& span : spans) end = std::max(end, span.end_us);
+  return end;
+}
+
+int Timeline::device_count() const {
+  int count = 0;
+  for (const Span& span : spans) count = std::max(count, span.device + 1);
+  return count;
+}
+
+}  // namespace splitscope

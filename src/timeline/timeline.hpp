@@ -1,0 +1,50 @@
+#pragma once
+/// \file
+/// The Timeline: what happened when. It is the one contract between everything
+/// that runs a Plan (the cpu and cuda executors, the simulator) and everything
+/// that reports on a run. A measured run and a simulated run produce this same
+/// type, so the two can be compared span by span.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace splitscope {
+
+/// Where on a device a span ran. Copies have their own lanes so that overlap
+/// of transfer with compute is visible.
+enum class Lane { kCompute, kCopyIn, kCopyOut, kHost };
+
+/// What a span did.
+enum class SpanKind { kCompute, kTransfer, kCollective };
+
+std::string_view to_string(Lane lane);
+std::string_view to_string(SpanKind kind);
+
+/// One interval of work on one lane of one device.
+struct Span {
+  int device = 0;
+  Lane lane = Lane::kCompute;
+  SpanKind kind = SpanKind::kCompute;
+  int op = -1;             ///< the Plan op it executed; -1 for work outside the plan
+  std::string label;       ///< empty for plan ops (their name comes from the plan)
+  double start_us = 0;     ///< since the start of the run
+  double end_us = 0;
+  int64_t flops = 0;
+  int64_t bytes = 0;       ///< bytes moved across devices (transfers, collectives)
+
+  double duration_us() const { return end_us - start_us; }
+};
+
+/// Every span of one run (one repeat).
+struct Timeline {
+  std::vector<Span> spans;
+
+  /// Latest end over all spans (runs start at 0); 0 for an empty timeline.
+  double makespan_us() const;
+  /// One more than the highest device index seen.
+  int device_count() const;
+};
+
+}  // namespace splitscope

@@ -1,0 +1,50 @@
+#include "cli_test_support.hpp"
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace splitscope::testing {
+
+CommandResult run_splitscope(const std::string& args) {
+  const char* bin = std::getenv("SPLITSCOPE_BIN");
+  if (bin == nullptr) throw std::runtime_error("SPLITSCOPE_BIN is not set; run the tests with meson test");
+  const std::string err_path = fresh_temp_dir("stderr") + "/err.txt";
+  const std::string command = std::string(bin) + " " + args + " 2>" + err_path;
+  CommandResult result;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) throw std::runtime_error("popen failed for " + command);
+  std::array<char, 4096> buffer{};
+  size_t n = 0;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.err = read_text_file(err_path);
+  return result;
+}
+
+std::string fresh_temp_dir(const std::string& name) {
+  namespace fs = std::filesystem;
+  static int counter = 0;
+  const fs::path dir = fs::temp_directory_path() /
+                       ("splitscope-test-" + std::to_string(::getpid()) + "-" + name + "-" +
+                        std::to_string(counter++));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace splitscope::testing
