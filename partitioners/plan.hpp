@@ -8,6 +8,34 @@
 /// slice of a graph op on one device; every byte that crosses devices does so
 /// through an explicit Transfer or Collective op. Pipelining adds micro-batch
 /// copies of the graph, each over its own rows of the batch.
+///
+/// What an executor does with each op (the semantics every backend shares):
+/// - Values are float32, stored [rows][channels][inner...] (rows = batch.size(),
+///   channels = channels.size(), inner = the node output's shape past axis 0).
+/// - Network inputs (Plan::inputs, producer -1) hold the input from
+///   params.hpp's input_value(): the whole input [B, ...], or for a step input
+///   node (OpNode::step = t) of a sequence [T, F] the rows x[b, t, :] (element
+///   b·T·F + t·F + f). They are filled before the run and not timed.
+/// - Compute: computes `slice` of `node`. Every input value has the op's batch
+///   rows; its channel range contains needed_input_channels(), which the
+///   kernel reads at offset (needed.begin - value.channels.begin). Weights are
+///   the slice of params.hpp's tensors. A dense slice with a partial reduce
+///   range writes the partial sum X[:, reduce]·W[reduce, out], adding the bias
+///   only if reduce.begin == 0, and applies no activation (an epilogue does,
+///   after the all-reduce). Cells with no h/c input (t = 0) start from zeros.
+/// - Epilogue: applies the node's activation to its input (an all-reduced sum).
+/// - Transfer: copies the value to `device`; the copy has the same ranges.
+/// - All-gather: every participant gets the union of the input slices,
+///   assembled in channel order. Concat: the same, on the root only.
+///   All-reduce: every participant gets the element-wise sum of the inputs.
+/// - A device runs its compute and epilogue ops in `schedule` order (the
+///   order they appear in `ops`); transfers and collectives run on copy lanes
+///   as soon as their inputs exist.
+/// - Timeline spans: one per compute/epilogue op on its device's compute
+///   lane; one per transfer on the destination's copy-in lane; one per output
+///   device of a collective, on that device's copy-in lane.
+/// - Plan::outputs tile the network output [B, ...]; the executor assembles
+///   them after the run (untimed).
 
 #include <cstdint>
 #include <memory>
@@ -126,6 +154,13 @@ std::string op_label(const Plan& plan, const PlanOp& op);
 
 /// Per-sample shape of a value's slice (axis 0 replaced by its channel count).
 Shape value_shape(const Plan& plan, const Value& value);
+
+/// The channels (axis 0 of the input tensor) that a compute op reads from
+/// input slot `slot`: the reduce range of a dense slice; the channels of the
+/// groups a conv slice's filters belong to; the matching channels of a
+/// channel-local op (for flatten, out / inner); its own hidden units of a
+/// cell's c; everything otherwise.
+Range needed_input_channels(const Graph& graph, NodeId node, const Slice& slice, int slot);
 
 /// For each op, the ops producing its inputs (sorted, without repeats).
 std::vector<std::vector<int>> op_predecessors(const Plan& plan);
