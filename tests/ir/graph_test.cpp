@@ -123,7 +123,9 @@ TEST(Graph, WavefrontOrderRunsAnUnrolledStackDiagonally) {
   std::vector<bool> done(graph.num_nodes(), false);
   for (NodeId id : graph.wavefront_order()) {
     for (const auto& input : graph.inputs(id)) {
-      if (input) EXPECT_TRUE(done[input->node]);
+      if (input) {
+        EXPECT_TRUE(done[input->node]);
+      }
     }
     done[id] = true;
     const OpNode& node = graph.node(id);
