@@ -2,6 +2,7 @@
 
 #include <cudnn.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -115,6 +116,11 @@ std::string library_versions() {
                      version_text(runtime), major, minor, patch, cudnn / 10000, cudnn % 10000 / 100, cudnn % 100);
 }
 
+std::string host_name() {
+  char name[256] = {0};
+  return gethostname(name, sizeof(name) - 1) == 0 ? std::string(name) : std::string("unknown host");
+}
+
 std::string dtype_fact(Dtype dtype) {
   switch (dtype) {
     case Dtype::kFp32: return "fp32 (float32 storage and math; cuBLAS default math, cuDNN FMA-only kernels)";
@@ -197,7 +203,7 @@ RunResult CudaExecutor::run(const Plan& plan, const RunOptions& options) {
   info.backend = "cuda";
   info.measured = true;
   info.device_mode = devices.mode();
-  info.machine_name = properties.name;
+  info.machine_name = host_name();
   info.device_name = properties.name;
   info.driver = version_text(driver);
   for (int d = 0; d < plan.devices; ++d) {

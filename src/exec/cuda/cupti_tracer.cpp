@@ -16,11 +16,15 @@ constexpr size_t kBufferBytes = size_t{8} << 20;
 constexpr size_t kRecordAlignment = 8;  // ACTIVITY_RECORD_ALIGNMENT
 constexpr CUpti_ExternalCorrelationKind kCorrelationKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
 
-constexpr CUpti_ActivityKind kKinds[] = {
-    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,  CUPTI_ACTIVITY_KIND_MEMCPY2,
-    CUPTI_ACTIVITY_KIND_MEMSET,            CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
+/// Without these the spans cannot be built: CUPTI is not used at all.
+constexpr CUpti_ActivityKind kRequiredKinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_RUNTIME,
+    CUPTI_ACTIVITY_KIND_DRIVER,  // API records: external-correlation records are emitted for them
     CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
 };
+/// Peer-to-peer copies and memsets. Where these cannot be enabled, a span
+/// made only of them finds no record, and its repeat is timed with events.
+constexpr CUpti_ActivityKind kOptionalKinds[] = {CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET};
 
 /// Where CUPTI's completion callback leaves what it parsed (see the header:
 /// CUPTI's C callbacks take no user pointer).
@@ -102,7 +106,8 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
 }
 
 void disable_all() {
-  for (CUpti_ActivityKind kind : kKinds) cuptiActivityDisable(kind);
+  for (CUpti_ActivityKind kind : kRequiredKinds) cuptiActivityDisable(kind);
+  for (CUpti_ActivityKind kind : kOptionalKinds) cuptiActivityDisable(kind);
 }
 
 std::string describe(CUptiResult status) {
@@ -127,7 +132,7 @@ std::unique_ptr<CuptiTracer> CuptiTracer::start(std::string* why_not) {
     *why_not = "cuptiActivityRegisterCallbacks: " + describe(status);
     return nullptr;
   }
-  for (CUpti_ActivityKind kind : kKinds) {
+  for (CUpti_ActivityKind kind : kRequiredKinds) {
     status = cuptiActivityEnable(kind);
     if (status != CUPTI_SUCCESS) {
       disable_all();
@@ -135,6 +140,7 @@ std::unique_ptr<CuptiTracer> CuptiTracer::start(std::string* why_not) {
       return nullptr;
     }
   }
+  for (CUpti_ActivityKind kind : kOptionalKinds) cuptiActivityEnable(kind);
   {
     std::lock_guard lock(target.mutex);
     target.active = true;

@@ -181,6 +181,16 @@ DeviceSet DeviceSet::virtual_devices(int gpu, int partitions, int count, const D
   DeviceSet set;
   set.virtual_ = true;
   const int total = multiprocessors(gpu);
+  set.facts_.emplace_back("memory", "one GPU's memory and memory bandwidth, shared by all virtual devices");
+  set.facts_.emplace_back("p2p", "not applicable (one GPU)");
+  if (partitions == 1) {
+    // One partition is the whole GPU: no green context needed (and none
+    // would be as large, partitions being aligned down).
+    set.devices_.push_back(plain_device(gpu, total));
+    set.mode_ = fmt::format("virtual (one device: all {} SMs of GPU {})", total, gpu);
+    set.facts_.emplace_back("sms_per_device", std::to_string(total));
+    return set;
+  }
   std::string fallback = driver.green_contexts_unavailable();
   if (fallback.empty()) {
     try {
@@ -192,8 +202,6 @@ DeviceSet DeviceSet::virtual_devices(int gpu, int partitions, int count, const D
       fallback = error.what();
     }
   }
-  set.facts_.emplace_back("memory", "one GPU's memory and memory bandwidth, shared by all virtual devices");
-  set.facts_.emplace_back("p2p", "not applicable (one GPU)");
   if (fallback.empty()) {
     const int sms = set.devices_.front().sm_count;
     set.mode_ = fmt::format("virtual (green contexts, {} SMs each)", sms);
