@@ -90,6 +90,17 @@ TEST(Calibration, SingleOpPlanComputesTheOp) {
   EXPECT_LT(relative_error(run.output, reference_output(*graph, 6)), 1e-6);
 }
 
+TEST(Calibration, ConvRatesComeFromTheConvolutionsOpTimes) {
+  const std::vector<OpTime> times{
+      {"dense:b8:k64:n64", "mlp-small/fc1", 65536, 0, 1e-5, 1e-5, 1e-5},
+      {"conv2d:b4:c3:h16:w16:f8:k3x3:s1x1:p1x1:g1", "cnn-small/conv1", 442368, 0, 2e-5, 2e-5, 2e-5},
+  };
+  const auto rates = conv_rates(times);
+  ASSERT_EQ(rates.size(), 1u);
+  EXPECT_EQ(rates[0].signature, times[1].signature);
+  EXPECT_DOUBLE_EQ(rates[0].flops_per_second, 442368 / 2e-5);  // 2·8·16·16·3·3·3·4 FLOPs in 20 µs
+}
+
 TEST(Calibration, JsonNamesEveryFieldWithItsUnit) {
   CalibrationResult result;
   result.date = "2026-01-01T00:00:00Z";
@@ -105,6 +116,7 @@ TEST(Calibration, JsonNamesEveryFieldWithItsUnit) {
   result.launch = {1000, 2e-6, 1.5e-6};
   result.op_times.push_back({"dense:b64:k8192:n4096", "mlp/fc1", 4294967296, 135266304, 1e-4, 9e-5, 2e-4});
   result.notes.push_back("peer copies not measured: this machine has one GPU");
+  result.conv.push_back({"conv2d:b4:c3:h16:w16:f8:k3x3:s1x1:p1x1:g1", 2e-5, 2.21184e10});
   const auto json = nlohmann::json::parse(calibration_to_json(result));
   EXPECT_EQ(json["schema"], "splitscope.calibration/1");
   EXPECT_EQ(json["device"]["sm_count"], 132);
@@ -116,6 +128,7 @@ TEST(Calibration, JsonNamesEveryFieldWithItsUnit) {
   EXPECT_EQ(json["op_times"][0]["signature"], "dense:b64:k8192:n4096");
   EXPECT_DOUBLE_EQ(json["op_times"][0]["seconds"].get<double>(), 1e-4);
   EXPECT_EQ(json["notes"].size(), 1u);
+  EXPECT_DOUBLE_EQ(json["conv"][0]["flops_per_second"].get<double>(), 2.21184e10);
 }
 
 }  // namespace

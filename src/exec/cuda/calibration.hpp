@@ -71,6 +71,13 @@ struct OpTime {
   double max_seconds = 0;
 };
 
+/// The rate of one timed convolution shape (from its op time).
+struct ConvRate {
+  std::string signature;  ///< op_signature() of the conv2d slice
+  double seconds = 0;
+  double flops_per_second = 0;
+};
+
 struct CalibrationResult {
   std::string schema = "splitscope.calibration/1";
   std::string date;         ///< ISO 8601, UTC
@@ -90,6 +97,7 @@ struct CalibrationResult {
   std::vector<CopySeries> copies;
   LaunchOverhead launch;
   std::vector<OpTime> op_times;
+  std::vector<ConvRate> conv;      ///< conv_rates(op_times)
   std::vector<std::string> notes;  ///< what could not be measured, and why
 };
 
@@ -141,6 +149,10 @@ LinearFit fit_line(const std::vector<double>& x, const std::vector<double>& y);
 /// Fits latency and bandwidth through a series' points; a non-positive slope
 /// (bandwidth beyond measurement) leaves the bandwidth at the largest point's rate.
 void fit_copy_series(CopySeries& series);
+
+/// The convolutions among `op_times`, as FLOP rates (cuDNN's, with the
+/// algorithm it picked for the dtype).
+std::vector<ConvRate> conv_rates(const std::vector<OpTime>& op_times);
 
 /// Median of `values` (the mean of the middle two for an even count; 0 if empty).
 double median(std::vector<double> values);

@@ -303,6 +303,7 @@ CalibrationResult calibrate_device(const CalibrationOptions& options) {
   measure_all_copies(options, stream.get(), result);
   measure_launches(options, stream.get(), result);
   measure_ops(options, result);
+  result.conv = conv_rates(result.op_times);
   return result;
 }
 

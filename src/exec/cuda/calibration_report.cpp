@@ -181,6 +181,15 @@ void fit_copy_series(CopySeries& series) {
   }
 }
 
+std::vector<ConvRate> conv_rates(const std::vector<OpTime>& op_times) {
+  std::vector<ConvRate> rates;
+  for (const OpTime& op : op_times) {
+    if (op.signature.rfind("conv2d:", 0) != 0 || op.seconds <= 0) continue;
+    rates.push_back(ConvRate{op.signature, op.seconds, static_cast<double>(op.flops) / op.seconds});
+  }
+  return rates;
+}
+
 double median(std::vector<double> values) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
@@ -209,6 +218,10 @@ std::string calibration_to_json(const CalibrationResult& result) {
                       {"bandwidth_bytes_per_second", series.bandwidth_bytes_per_second},
                       {"points", points}});
   }
+  json conv = json::array();
+  for (const ConvRate& rate : result.conv) {
+    conv.push_back({{"signature", rate.signature}, {"seconds", rate.seconds}, {"flops_per_second", rate.flops_per_second}});
+  }
   json ops = json::array();
   for (const OpTime& op : result.op_times) {
     ops.push_back({{"signature", op.signature},
@@ -234,6 +247,7 @@ std::string calibration_to_json(const CalibrationResult& result) {
       {"dtype", result.dtype},
       {"repeats", result.repeats},
       {"gemm", gemm},
+      {"conv", conv},
       {"copies", copies},
       {"launch",
        {{"kernels", result.launch.kernels},
