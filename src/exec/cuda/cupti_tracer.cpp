@@ -30,6 +30,7 @@ constexpr CUpti_ActivityKind kOptionalKinds[] = {CUPTI_ACTIVITY_KIND_MEMCPY2, CU
 /// CUPTI's C callbacks take no user pointer).
 struct Sink {
   std::mutex mutex;
+  bool registered = false;  ///< the buffer callbacks are registered once per process
   bool active = false;
   std::vector<ActivityRecord> activity;
   std::vector<ExternalCorrelation> correlations;
@@ -127,10 +128,15 @@ std::unique_ptr<CuptiTracer> CuptiTracer::start(std::string* why_not) {
       return nullptr;
     }
   }
-  CUptiResult status = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
-  if (status != CUPTI_SUCCESS) {
-    *why_not = "cuptiActivityRegisterCallbacks: " + describe(status);
-    return nullptr;
+  CUptiResult status = CUPTI_SUCCESS;
+  if (!target.registered) {
+    status = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+    if (status != CUPTI_SUCCESS) {
+      *why_not = "cuptiActivityRegisterCallbacks: " + describe(status);
+      return nullptr;
+    }
+    std::lock_guard lock(target.mutex);
+    target.registered = true;
   }
   for (CUpti_ActivityKind kind : kRequiredKinds) {
     status = cuptiActivityEnable(kind);

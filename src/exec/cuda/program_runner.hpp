@@ -85,7 +85,8 @@ class ProgramRunner {
   int current_ordinal_ = -1;
 
   std::vector<DeviceBuffer> device_buffers_;  ///< per buffer; empty for host staging
-  std::vector<PinnedBuffer> host_buffers_;    ///< per buffer; empty for device buffers
+  PinnedBuffer host_arena_;                   ///< every staging buffer, in one pinned allocation
+  std::vector<int64_t> host_offsets_;         ///< per buffer: its place in the arena (staging only)
   std::vector<std::unique_ptr<DeviceContext>> contexts_;  ///< per logical device
   std::vector<std::unique_ptr<ConvPlan>> conv_plans_;     ///< per step (null unless a convolution)
   std::vector<std::unique_ptr<PoolPlan>> pool_plans_;     ///< per step (null unless pooling)
