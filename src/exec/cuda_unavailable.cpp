@@ -24,7 +24,10 @@ namespace gpu {
 
 CalibrationResult calibrate_device(const CalibrationOptions&) { refuse("calibrate a GPU"); }
 
-FusedRnnResult run_fused_rnn(const FusedRnnRequest&) { refuse("run the fused cuDNN RNN"); }
+FusedRnnResult run_fused_rnn(const FusedRnnRequest& request) {
+  check_fused_rnn_request(request);  // bad input is bad input (exit 2), GPU or not
+  refuse("run the fused cuDNN RNN");
+}
 
 }  // namespace gpu
 }  // namespace splitscope

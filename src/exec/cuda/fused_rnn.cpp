@@ -20,59 +20,6 @@
 namespace splitscope::gpu {
 namespace {
 
-/// The recurrent layer's shape, checked.
-struct StackShape {
-  bool lstm = true;
-  int gates = 4;
-  int64_t batch = 0, steps = 0, input = 0, hidden = 0, layers = 0;
-  bool bias = true;
-};
-
-StackShape stack_shape(const FusedRnnRequest& request) {
-  if (!request.graph) throw InputError("fused rnn", "graph", "no network given");
-  const Model& model = request.graph->model();
-  if (request.layer < 0 || request.layer >= static_cast<int>(model.layers.size())) {
-    throw InputError(model.source, "layers", fmt::format("there is no layer {}", request.layer));
-  }
-  const Layer& layer = model.layers[static_cast<size_t>(request.layer)];
-  if (!is_recurrent(layer.kind)) {
-    throw InputError(model.source, fmt::format("layers[{}]", request.layer),
-                     fmt::format("'{}' is a {} layer; the fused baseline runs an lstm or gru layer", layer.name,
-                                 to_string(layer.kind)));
-  }
-  StackShape shape;
-  shape.lstm = layer.kind == LayerKind::kLstm;
-  shape.gates = static_cast<int>(gate_count(layer.kind));
-  shape.batch = request.graph->batch();
-  shape.steps = layer.input_shape.at(0);
-  shape.input = layer.input_shape.at(1);
-  shape.hidden = layer.hidden;
-  shape.layers = layer.stacked;
-  shape.bias = layer.bias;
-  return shape;
-}
-
-/// The layer's input [B, T, I]: given, or the network input of params.hpp.
-std::vector<float> stack_input(const FusedRnnRequest& request, const StackShape& shape) {
-  const int64_t count = shape.batch * shape.steps * shape.input;
-  if (!request.input.data.empty()) {
-    const std::vector<int64_t> expected{shape.batch, shape.steps, shape.input};
-    if (request.input.shape != expected || static_cast<int64_t>(request.input.data.size()) != count) {
-      throw InputError("fused rnn", "input", fmt::format("expected a [{}, {}, {}] tensor", shape.batch, shape.steps,
-                                                         shape.input));
-    }
-    return request.input.data;
-  }
-  if (request.layer != 0) {
-    throw InputError("fused rnn", "input",
-                     "the layer is not the network's first, so its input must be given (it is another layer's output)");
-  }
-  // Element b·T·I + t·I + f, the same numbering as the plan's step inputs.
-  std::vector<float> input(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) input[static_cast<size_t>(i)] = input_value(request.seed, i);
-  return input;
-}
-
 int to_int(int64_t value) {
   SPLITSCOPE_CHECK(value >= 0 && value <= (int64_t{1} << 31) - 1, "a size beyond cuDNN's int");
   return static_cast<int>(value);
@@ -100,15 +47,12 @@ void upload_weight(const TensorDescriptor& descriptor, void* address, const std:
 }  // namespace
 
 FusedRnnResult run_fused_rnn(const FusedRnnRequest& request) {
-  const StackShape shape = stack_shape(request);
-  const std::vector<float> input = stack_input(request, shape);
+  const FusedRnnShape shape = check_fused_rnn_request(request);
   if (gpu_count() == 0) {
     throw UnavailableError("no CUDA GPU found here; the fused cuDNN baseline needs one (use --backend cpu or sim)");
   }
+  const std::vector<float> input = fused_rnn_input(request, shape);
   const Dtype dtype = parse_dtype(request.dtype);
-  if (dtype == Dtype::kBf16) {
-    throw InputError("--dtype", "", "the fused cuDNN RNN runs float32 tensors in fp32 or tf32 math, not bf16");
-  }
 
   FusedRnnResult result;
   DriverApi driver;

@@ -47,8 +47,24 @@ struct FusedRnnResult {
   std::string math;              ///< what cuDNN was asked to use
 };
 
-/// Runs the fused stack. InputError if `layer` is not recurrent or the input
-/// has the wrong shape; UnavailableError without a GPU.
+/// The recurrent layer's shape, as the fused call sees it.
+struct FusedRnnShape {
+  bool lstm = true;
+  int gates = 4;
+  int64_t batch = 0, steps = 0, input = 0, hidden = 0, layers = 0;
+  bool bias = true;
+};
+
+/// Checks the request (a recurrent layer; an input [B, T, I], or none for the
+/// first layer; an fp32 or tf32 dtype) and returns the layer's shape.
+/// InputError naming what is wrong. Plain C++: checked before any GPU is sought.
+FusedRnnShape check_fused_rnn_request(const FusedRnnRequest& request);
+
+/// The layer's input [B, T, I]: the request's, or the network input from its seed.
+std::vector<float> fused_rnn_input(const FusedRnnRequest& request, const FusedRnnShape& shape);
+
+/// Runs the fused stack. InputError as check_fused_rnn_request() says;
+/// UnavailableError without a GPU.
 FusedRnnResult run_fused_rnn(const FusedRnnRequest& request);
 
 }  // namespace splitscope::gpu
