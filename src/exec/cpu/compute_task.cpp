@@ -141,25 +141,14 @@ TaskFunction activation_task(Activation activation, const OpBinding& b) {
 }
 
 TaskFunction softmax_task(const PlanOp& op, const OpBinding& b) {
+  // Network files give softmax a flat input (the parser says so otherwise): one vector per sample.
   const Shape& shape = b.node().output_shapes.at(0);
-  const int64_t length = shape.back();
+  SPLITSCOPE_CHECK(shape.size() == 1, b.label() + ": softmax over a non-flat tensor " + to_string(shape));
   const Rows in = b.required_input(0);
   const ChannelBlock out = b.output(0);
-  const int64_t rows = b.rows();
-  if (shape.size() == 1) {
-    // One vector per sample; a slice writes its columns of it.
-    SoftmaxArgs args{rows, length, in.data, in.stride, op.slice.out, out.data, out.row_floats()};
-    return [args](TaskContext&) { softmax(args); };
-  }
-  // Vectors along the last axis; a slice along axis 0 holds whole vectors.
-  const int64_t inner = inner_count(shape);
-  const int64_t first = op.slice.out.begin * inner;
-  return [=](TaskContext&) {
-    for (int64_t r = 0; r < rows; ++r) {
-      softmax({out.row_floats() / length, length, in.data + r * in.stride + first, length, {0, length},
-               out.data + r * out.row_floats(), length});
-    }
-  };
+  // A slice writes its columns of the softmax, reading the whole row.
+  const SoftmaxArgs args{b.rows(), shape[0], in.data, in.stride, op.slice.out, out.data, out.row_floats()};
+  return [args](TaskContext&) { softmax(args); };
 }
 
 TaskFunction cell_task(const PlanOp& op, const OpBinding& b, std::shared_ptr<const WeightSlice> weights,

@@ -1,7 +1,7 @@
 #pragma once
 /// \file
-/// Softmax over the last axis: over the features of a [F] sample, over each
-/// step's features of a [T, F] sample (and over the width of a [C, H, W] one).
+/// Softmax over each row of a matrix (a network's softmax layer takes a flat
+/// [features] input: one row per sample).
 
 #include <cstdint>
 
@@ -10,8 +10,8 @@
 namespace splitscope {
 
 struct SoftmaxArgs {
-  int64_t rows = 0;    ///< independent vectors
-  int64_t length = 0;  ///< elements in each vector (the last axis)
+  int64_t rows = 0;    ///< vectors (samples)
+  int64_t length = 0;  ///< elements in each vector
   const float* input = nullptr;  ///< row r at input + r·input_stride
   int64_t input_stride = 0;
   Range columns;  ///< the elements of each vector written (a slice of [0, length))
