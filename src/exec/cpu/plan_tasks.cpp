@@ -45,7 +45,9 @@ TaskFunction collective_task(const Plan& plan, const PlanOp& op, size_t index, V
 
 int64_t collective_received_bytes(const Plan& plan, const PlanOp& op, size_t index) {
   if (op.collective == CollectiveKind::kAllReduce) {
-    return op.bytes_moved / static_cast<int64_t>(std::max<size_t>(op.outputs.size(), 1));
+    // An even share; the first (bytes_moved mod n) outputs take one byte more, so the shares add up.
+    const int64_t n = static_cast<int64_t>(std::max<size_t>(op.outputs.size(), 1));
+    return op.bytes_moved / n + (static_cast<int64_t>(index) < op.bytes_moved % n ? 1 : 0);
   }
   const int device = output_device(plan, op, index);
   int64_t bytes = 0;

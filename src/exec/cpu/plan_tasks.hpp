@@ -44,8 +44,8 @@ PlanTasks build_plan_tasks(const Plan& plan, ValueBuffers& buffers, WeightStore&
 
 /// Bytes that output `index` of collective `op` receives from other devices:
 /// for a gather, the input slices held elsewhere; for an all-reduce, its share
-/// of the ring's traffic (op.bytes_moved / participants), so that the spans of
-/// a collective add up to its bytes_moved.
+/// of the ring's traffic (op.bytes_moved / participants, the remainder spread
+/// over the first outputs), so that the spans of a collective add up to its bytes_moved.
 int64_t collective_received_bytes(const Plan& plan, const PlanOp& op, size_t index);
 
 }  // namespace splitscope
