@@ -20,6 +20,7 @@ std::string join(const std::vector<std::string>& items, const std::string& separ
 
 struct Scheduler::Worker {
   std::deque<int> queue;  ///< ready task ids, run in the order they became ready
+  std::vector<Worker*> to_wake;  ///< workers given tasks by the last one this worker ran
   std::condition_variable ready;
   std::unique_ptr<ParallelFor> parallel;
   std::string name;  ///< "compute worker 0", "device 1 copy-in"
@@ -70,11 +71,11 @@ int Scheduler::worker_of(const Task& task) const {
          static_cast<int>(lane - config_.copy_lanes.begin());
 }
 
-void Scheduler::enqueue(int task) {
-  Worker& worker = *workers_[static_cast<size_t>(worker_of(graph_->task(task)))];
-  worker.queue.push_back(task);
+Scheduler::Worker* Scheduler::enqueue(int task, const Worker* self) {
+  Worker* worker = workers_[static_cast<size_t>(worker_of(graph_->task(task)))].get();
+  worker->queue.push_back(task);
   ++queued_;
-  worker.ready.notify_one();
+  return worker == self ? nullptr : worker;
 }
 
 std::vector<TaskTiming> Scheduler::run(const TaskGraph& graph,
@@ -102,7 +103,9 @@ std::vector<TaskTiming> Scheduler::run(const TaskGraph& graph,
   failure_.clear();
   run_start_ = Clock::now();
   for (int id = 0; id < graph.size(); ++id) {
-    if (graph.dependency_count(id) == 0) enqueue(id);
+    if (graph.dependency_count(id) == 0) {
+      if (Worker* worker = enqueue(id, nullptr)) worker->ready.notify_one();
+    }
   }
   if (graph.size() > 0 && queued_ == 0) {
     aborted_ = true;
@@ -194,8 +197,11 @@ void Scheduler::worker_loop(Worker& worker) {
       if (in_flight_ == 0) run_done_.notify_all();
       continue;
     }
+    worker.to_wake.clear();
     for (int successor : graph_->successors(id)) {
-      if (--unfinished_inputs_[static_cast<size_t>(successor)] == 0) enqueue(successor);
+      if (--unfinished_inputs_[static_cast<size_t>(successor)] == 0) {
+        if (Worker* other = enqueue(successor, &worker)) worker.to_wake.push_back(other);
+      }
     }
     ++finished_;
     if (finished_ == graph_->size()) {
@@ -205,6 +211,11 @@ void Scheduler::worker_loop(Worker& worker) {
       failure_ = fmt::format("{} of {} tasks can never start: they wait on each other (a dependency cycle)",
                              graph_->size() - finished_, graph_->size());
       run_done_.notify_all();
+    }
+    if (!worker.to_wake.empty()) {
+      lock.unlock();
+      for (Worker* other : worker.to_wake) other->ready.notify_one();
+      lock.lock();
     }
   }
 }

@@ -67,8 +67,11 @@ class Scheduler {
 
   int worker_of(const Task& task) const;
   void worker_loop(Worker& worker);
-  /// Under mutex_: pushes a ready task onto its worker's queue.
-  void enqueue(int task);
+  /// Under mutex_: pushes a ready task onto its worker's queue; returns that
+  /// worker if it must be woken (it is not `self`), for the caller to notify
+  /// once it has released the lock (a thread woken under the lock would only
+  /// block again on it).
+  Worker* enqueue(int task, const Worker* self);
   /// Under mutex_: what was running, for the failure message.
   std::string describe_running() const;
   /// Under mutex_: stops handing out work and waits for running tasks to end.
