@@ -117,10 +117,10 @@ void BM_DirectSgemmChain(benchmark::State& state) {
 }
 
 // Interleaved per width, so that load on a shared machine hits both alike.
-BENCHMARK(BM_DirectSgemmChain)->Arg(2048)->Repetitions(5)->ReportAggregatesOnly(true)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_ExecutorSingle)->Arg(2048)->Repetitions(5)->ReportAggregatesOnly(true)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_DirectSgemmChain)->Arg(8192)->Repetitions(5)->ReportAggregatesOnly(true)->Unit(benchmark::kMillisecond)->MinTime(2.0);
-BENCHMARK(BM_ExecutorSingle)->Arg(8192)->Repetitions(5)->ReportAggregatesOnly(true)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK(BM_DirectSgemmChain)->Arg(2048)->Repetitions(5)->ReportAggregatesOnly(true)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ExecutorSingle)->Arg(2048)->Repetitions(5)->ReportAggregatesOnly(true)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DirectSgemmChain)->Arg(8192)->Repetitions(5)->ReportAggregatesOnly(true)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK(BM_ExecutorSingle)->Arg(8192)->Repetitions(5)->ReportAggregatesOnly(true)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(2.0);
 
 }  // namespace
 }  // namespace splitscope
