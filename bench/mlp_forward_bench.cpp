@@ -14,6 +14,7 @@
 #include <memory>
 #include <thread>
 
+#include "exec/cpu/intra_op_pool.hpp"
 #include "exec/cpu/kernels/gemm.hpp"
 #include "exec/cpu/plan_tasks.hpp"
 #include "exec/cpu/scheduler.hpp"
@@ -40,6 +41,7 @@ std::shared_ptr<const Graph> mlp_graph(int64_t width) {
 
 /// The executor's timed part: weights, buffers and tasks made once, then Scheduler::run per iteration.
 struct PreparedRun {
+  IntraOpPool setup_threads{static_cast<int>(std::thread::hardware_concurrency())};
   Plan plan;
   ValueBuffers buffers;
   WeightStore weights;
@@ -49,7 +51,7 @@ struct PreparedRun {
   PreparedRun(std::shared_ptr<const Graph> graph, const ThreadConfig& threads)
       : plan(make_partitioner("single")->partition(std::move(graph), {1, 1, nullptr})),
         buffers(plan),
-        weights(*plan.graph, 1),
+        weights(*plan.graph, 1, setup_threads),
         tasks(build_plan_tasks(plan, buffers, weights)),
         scheduler({1, threads.inter_op, threads.intra_op, {Lane::kCopyIn}}) {
     fill_network_inputs(plan, 1, buffers);

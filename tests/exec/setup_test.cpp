@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "exec/cpu/host_info.hpp"
+#include "exec/cpu/intra_op_pool.hpp"
 #include "exec/cpu/thread_config.hpp"
 #include "exec/cpu/value_buffers.hpp"
 #include "exec/cpu/weight_slices.hpp"
@@ -60,10 +61,11 @@ TEST(WeightSlices, AreTheirElementsOfTheWholeTensors) {
       {"type": "dense", "units": 6}]})");
   // Nodes: 0, 1 step inputs; 2, 3 cells; 4 dense.
   const NodeId cell = 3, dense = 4;
+  IntraOpPool pool(3);
   const auto cell_params = param_tensors(*graph, cell);
   const int cell_key = graph->node(cell).param_key;
   // Units [1, 3) of 4: column g·2 + u of the slice is column g·4 + 1 + u of the whole.
-  const WeightSlice w = materialise_weights(*graph, cell, {{0, 2}, {1, 3}, {0, 5}}, 9);
+  const WeightSlice w = materialise_weights(*graph, cell, {{0, 2}, {1, 3}, {0, 5}}, 9, pool);
   ASSERT_EQ(w.tensors[kInputWeight].size(), 5u * 4 * 2);
   for (int64_t row = 0; row < 5; ++row) {
     for (int64_t g = 0; g < 4; ++g) {
@@ -78,8 +80,8 @@ TEST(WeightSlices, AreTheirElementsOfTheWholeTensors) {
   // A dense slice: rows = the reduce range, columns = the out range; the bias only where the reduction starts.
   const auto dense_params = param_tensors(*graph, dense);
   const int dense_key = graph->node(dense).param_key;
-  const WeightSlice first = materialise_weights(*graph, dense, {{0, 2}, {2, 5}, {0, 3}}, 9);
-  const WeightSlice second = materialise_weights(*graph, dense, {{0, 2}, {2, 5}, {3, 4}}, 9);
+  const WeightSlice first = materialise_weights(*graph, dense, {{0, 2}, {2, 5}, {0, 3}}, 9, pool);
+  const WeightSlice second = materialise_weights(*graph, dense, {{0, 2}, {2, 5}, {3, 4}}, 9, pool);
   ASSERT_EQ(first.tensors[kWeight].size(), 3u * 3);
   EXPECT_EQ(first.tensors[kWeight][1 * 3 + 2], param_value(9, dense_key, kWeight, 1 * 6 + 4, dense_params[kWeight].scale));
   EXPECT_EQ(second.tensors[kWeight][0 * 3 + 0], param_value(9, dense_key, kWeight, 3 * 6 + 2, dense_params[kWeight].scale));
@@ -91,7 +93,8 @@ TEST(WeightSlices, AreTheirElementsOfTheWholeTensors) {
 TEST(WeightStore, SharesASliceAmongTheStepsOfALayer) {
   const auto graph = testing_support::graph_from_json(R"({"batch": 2, "input": [3, 5], "layers": [
       {"type": "gru", "hidden": 4, "return_sequences": false}]})");
-  WeightStore store(*graph, 1);
+  SerialFor serial;
+  WeightStore store(*graph, 1, serial);
   const Slice slice{{0, 2}, {0, 2}, {0, 5}};
   const auto t0 = store.get(0, 3, slice);  // nodes 3, 4, 5 are the cells of steps 0, 1, 2
   const auto t2 = store.get(0, 5, slice);

@@ -6,6 +6,7 @@
 
 #include "exec/cpu/compute_task.hpp"
 #include "exec/cpu/host_info.hpp"
+#include "exec/cpu/intra_op_pool.hpp"
 #include "exec/cpu/kernels/gemm.hpp"
 #include "exec/cpu/plan_tasks.hpp"
 #include "exec/cpu/scheduler.hpp"
@@ -77,7 +78,7 @@ RunInfo cpu_run_info(const Plan& plan, const RunOptions& options, const ThreadCo
 
 bool CpuExecutor::supports(const PlanOp& op) const {
   (void)op;
-  // Data movement is always possible; compute ops are checked against their node in run().
+  // Every role is; a compute op's kind needs its graph, so run() checks that.
   return true;
 }
 
@@ -93,8 +94,10 @@ RunResult CpuExecutor::run(const Plan& plan, const RunOptions& options) {
   use_single_threaded_blas();
   const ThreadConfig threads = resolve_threads(options, plan.devices, read_host_info().hardware_threads);
 
+  // Setup (untimed) uses the whole machine to generate the weights.
+  IntraOpPool setup_threads(threads.hardware_threads);
   ValueBuffers buffers(plan);
-  WeightStore weights(*plan.graph, options.seed);
+  WeightStore weights(*plan.graph, options.seed, setup_threads);
   PlanTasks tasks = build_plan_tasks(plan, buffers, weights);
   SchedulerConfig config;
   config.devices = plan.devices;

@@ -28,7 +28,9 @@ class CpuExecutor final : public Executor {
   CpuExecutor() = default;
 
   std::string_view name() const override { return "cpu"; }
-  /// Every role, and every op kind but the network input (never a Plan op).
+  /// True: every role runs here. (A compute op of a kind with no CPU kernel,
+  /// which only the network input is and no partitioner emits, is refused by
+  /// run() with an InputError, since the kind is known only from the graph.)
   bool supports(const PlanOp& op) const override;
   /// Throws InputError for impossible options (negative counts, no repeats,
   /// a deadline that is not positive) and RunError when a run fails or passes

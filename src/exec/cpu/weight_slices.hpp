@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "exec/cpu/kernels/parallel_for.hpp"
 #include "ir/graph.hpp"
 #include "ir/slice.hpp"
 
@@ -36,13 +37,17 @@ struct WeightSlice {
   int64_t bytes() const;
 };
 
-/// The slice `slice` of node `node`'s weights, for `seed`.
-WeightSlice materialise_weights(const Graph& graph, NodeId node, const Slice& slice, uint64_t seed);
+/// The slice `slice` of node `node`'s weights, for `seed`, generated across
+/// `parallel` (the mlp network alone has half a billion weights).
+WeightSlice materialise_weights(const Graph& graph, NodeId node, const Slice& slice, uint64_t seed,
+                                ParallelFor& parallel);
 
 /// Materialised slices, one per (device, weight set, out range, reduce range).
 class WeightStore {
  public:
-  WeightStore(const Graph& graph, uint64_t seed) : graph_(graph), seed_(seed) {}
+  /// `parallel` generates the weights; it must outlive every get().
+  WeightStore(const Graph& graph, uint64_t seed, ParallelFor& parallel)
+      : graph_(graph), seed_(seed), parallel_(parallel) {}
 
   /// The weights of `slice` of `node` on `device`, made on first request.
   std::shared_ptr<const WeightSlice> get(int device, NodeId node, const Slice& slice);
@@ -53,6 +58,7 @@ class WeightStore {
   using Key = std::tuple<int, int, int64_t, int64_t, int64_t, int64_t>;
   const Graph& graph_;
   uint64_t seed_;
+  ParallelFor& parallel_;
   std::map<Key, std::shared_ptr<const WeightSlice>> slices_;
 };
 
