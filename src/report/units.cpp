@@ -1,0 +1,19 @@
+#include "report/units.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace splitscope {
+
+std::string format_ms(double ms) {
+  if (std::fabs(ms) < 1.0) return fmt::format("{:.1f} us", ms * 1000.0);
+  if (std::fabs(ms) < 1000.0) return fmt::format("{:.3f} ms", ms);
+  return fmt::format("{:.3f} s", ms / 1000.0);
+}
+
+std::string format_share(double share) { return fmt::format("{:.0f}%", share * 100.0); }
+
+std::string format_speedup(double speedup) { return fmt::format("{:.2f}x", speedup); }
+
+}  // namespace splitscope
