@@ -22,7 +22,8 @@ table.compare th, table.compare td { padding: 4px 8px; border-bottom: 1px solid 
 table.compare th { background: #f3f3f3; }
 table.compare td.strategy, table.compare td.reason, table.compare th.left { text-align: left; }
 table.compare td.reason { white-space: normal; max-width: 520px; }
-td.wins { color: #1a7f37; font-weight: 600; } td.loses { color: #b42318; font-weight: 600; } td.even { color: #555; font-weight: 600; }
+table.compare td.wins, table.compare td.loses, table.compare td.even { text-align: left; font-weight: 600; }
+td.wins { color: #1a7f37; } td.loses { color: #b42318; } td.even { color: #555; }
 figure { margin: 8px 0 16px; } figcaption { font-size: 13px; color: #444; margin-bottom: 4px; }
 svg { display: block; max-width: 100%; height: auto; }
 svg text { font: 11px system-ui, sans-serif; fill: #333; }

@@ -151,10 +151,11 @@ Judgement judge(const RunSummary& run, const RunSummary* baseline) {
   judgement.losses = losses;
   if (verdict == Verdict::kWins) {
     judgement.decider = Decider::kSpread;
-    judgement.reason =
-        fmt::format("the work spreads over {} devices (the busiest holds {} of the FLOPs) and transfers are "
-                    "only {} of the critical path",
-                    run.devices, percent(run.busiest_flop_share()), percent(run.critical_path.transfer_share()));
+    const double transfer_share = run.critical_path.transfer_share();
+    judgement.reason = fmt::format(
+        "the work spreads over {} devices (the busiest holds {} of the FLOPs){} {} of the critical path",
+        run.devices, percent(run.busiest_flop_share()),
+        transfer_share < kMinorShare ? " and transfers are only" : "; transfers still take", percent(transfer_share));
     return judgement;
   }
   auto [decider, phrase] = largest_loss(run, *baseline, losses);

@@ -28,7 +28,7 @@
 ///    `even` prefixes "spreading the work over N devices only breaks even: ".
 ///    A `wins` names how the work spread: "the work spreads over N devices
 ///    (the busiest holds 26% of the FLOPs) and transfers are only 3% of the
-///    critical path".
+///    critical path" (at 25% or more: "; transfers still take 46% of ...").
 
 #include <optional>
 #include <string>
@@ -45,6 +45,8 @@ inline constexpr double kWinSpeedup = 1.05;   ///< at or above: wins
 inline constexpr double kLoseSpeedup = 0.95;  ///< at or below: loses
 /// A device is overloaded when its share is at least this many times 1/N.
 inline constexpr double kImbalanceFactor = 1.25;
+/// Below this share of the critical path, a win calls transfers minor ("only").
+inline constexpr double kMinorShare = 0.25;
 
 /// wins / loses / even for a speedup.
 Verdict verdict_for(double speedup);

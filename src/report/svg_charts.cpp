@@ -16,7 +16,7 @@ namespace splitscope {
 namespace {
 
 constexpr double kLabelWidth = 120;  // lane names on the left
-constexpr double kRightMargin = 20;
+constexpr double kRightMargin = 40;  // room for the last tick's label
 constexpr double kAxisHeight = 22;
 constexpr double kLaneHeight = 14;
 constexpr double kLaneGap = 3;
@@ -129,7 +129,7 @@ std::string svg_timeline(const RunReport& run, double width) {
         if (!marks.empty()) {
           Mark& last = marks.back();
           const bool last_tiny = (last.end_us - last.start_us) < us_per_px;
-          if (tiny && last_tiny && last.kind == span.kind && !on_path && !last.critical &&
+          if (tiny && last_tiny && last.kind == span.kind && on_path == last.critical &&
               span.start_us - last.end_us < 0.5 * us_per_px) {
             last.end_us = std::max(last.end_us, span.end_us);
             last.count += 1;
@@ -151,6 +151,7 @@ std::string svg_timeline(const RunReport& run, double width) {
         } else {
           title = fmt::format("{} {} spans from {} to {}", mark.count, to_string(mark.kind),
                               format_ms(mark.start_us / 1000.0), format_ms(mark.end_us / 1000.0));
+          if (mark.critical) title += ", on the critical path";
         }
         const double x = x_of(mark.start_us);
         const double w = std::max(0.5, (mark.end_us - mark.start_us) / us_per_px);

@@ -12,7 +12,11 @@ std::string format_ms(double ms) {
   return fmt::format("{:.3f} s", ms / 1000.0);
 }
 
-std::string format_share(double share) { return fmt::format("{:.0f}%", share * 100.0); }
+std::string format_share(double share) {
+  // A share that rounds to 0 but is not 0 says so: "0%" would read as "none".
+  if (share > 0 && share < 0.005) return "<1%";
+  return fmt::format("{:.0f}%", share * 100.0);
+}
 
 std::string format_speedup(double speedup) { return fmt::format("{:.2f}x", speedup); }
 

@@ -9,7 +9,7 @@ namespace splitscope {
 
 /// 0.0123 -> "12.3 us", 12.3456 -> "12.346 ms", 12345 -> "12.345 s".
 std::string format_ms(double ms);
-/// 0.643 -> "64%".
+/// 0.643 -> "64%"; 0.003 -> "<1%" (not "0%", which reads as none).
 std::string format_share(double share);
 /// 1.5 -> "1.50x".
 std::string format_speedup(double speedup);

@@ -39,8 +39,10 @@ TEST(Html, TableTimelinesAndBarsOnOneSelfContainedPage) {
 }
 
 TEST(Html, TinySpansAreMergedIntoOneMark) {
-  // 1000 spans of 0.1 us back to back on one lane, then one long span: the
-  // short ones are far under a pixel, so they merge.
+  // 1000 spans of 0.1 us back to back on one lane, then one long span to
+  // 10 ms: at 940 px for 10 ms (10.64 us a pixel) the short ones merge into
+  // marks about a pixel wide: a mark takes spans while it is under a pixel,
+  // so 107 spans (10.7 us) each, 9 of them, then the last 37.
   testing::HandPlan hand("single", 1);
   const int op = hand.compute(0, 1, {hand.input(0)}, 1);
   Timeline timeline;
@@ -48,8 +50,11 @@ TEST(Html, TinySpansAreMergedIntoOneMark) {
   timeline.spans.push_back(testing::compute_span(0, op, 100, 10000));
   const RunReport run = make_run_report(hand.build(), testing::run_result({timeline}), nullptr);
   const std::string svg = svg_timeline(run);
-  EXPECT_LT(count_of(svg, "<rect class=\"compute"), 10u);
-  EXPECT_NE(svg.find("1000 compute spans from 0.0 us to 100.0 us"), std::string::npos);
+  EXPECT_EQ(count_of(svg, "<rect class=\"compute"), 9u + 1u + 1u);
+  EXPECT_NE(svg.find("<title>107 compute spans from 0.0 us to 10.7 us, on the critical path</title>"),
+            std::string::npos);
+  EXPECT_NE(svg.find("<title>37 compute spans from 96.3 us to 100.0 us, on the critical path</title>"),
+            std::string::npos);
 }
 
 TEST(Html, EscapesText) {

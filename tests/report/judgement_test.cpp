@@ -157,6 +157,18 @@ TEST(Judgement, AWinNamesHowTheWorkSpread) {
   EXPECT_EQ(j.reason,
             "the work spreads over 2 devices (the busiest holds 50% of the FLOPs) and transfers are only 5% of the "
             "critical path");
+
+  // The same split on a link 30 times slower: all-gather [200, 500), makespan
+  // 500, speedup 0.8. Without a baseline this fast it still "wins" against a
+  // 1000 us baseline (2x), but transfers are then 300 / 500 = 60% of the path.
+  Timeline slow_link = timeline;
+  for (size_t i = 2; i < 4; ++i) slow_link.spans[i].end_us = 500;
+  const RunSummary slow_baseline = baseline_of(1000);
+  const Judgement still = judge(summarize(hand.plan(), run_result({slow_link})), &slow_baseline);
+  EXPECT_EQ(still.verdict, Verdict::kWins);
+  EXPECT_EQ(still.reason,
+            "the work spreads over 2 devices (the busiest holds 50% of the FLOPs); transfers still take 60% of the "
+            "critical path");
 }
 
 TEST(Judgement, MemoryDecidesBeforeTime) {

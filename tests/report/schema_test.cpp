@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "report/report_json.hpp"
 #include "report/reporter.hpp"
 #include "report_test_support.hpp"
@@ -71,16 +73,23 @@ TEST_F(SchemaTest, AMissingOrMistypedFieldIsRejected) {
   Json bad_compare = compare_json(comparison);
   bad_compare["runs"][0]["makespan_ms"]["repeats"] = 0;
 
-  for (const auto& [name, json] : std::vector<std::pair<std::string, Json>>{{"missing", missing},
-                                                                            {"mistyped", mistyped},
-                                                                            {"bad_verdict", bad_verdict},
-                                                                            {"bad_device", bad_device},
-                                                                            {"inconsistent", inconsistent},
-                                                                            {"bad_compare", bad_compare}}) {
-    std::string output;
-    const int status = validate({write(name + ".json", json)}, &output);
-    if (skipped_) GTEST_SKIP() << output;
-    EXPECT_EQ(status, 1) << name << ": " << output;
+  // Each broken copy, and where the validator must say it is broken.
+  const std::vector<std::tuple<std::string, Json, std::string>> cases{
+      {"missing", missing, "$: 'critical_path' is a required property"},
+      {"mistyped", mistyped, "$.speedup: "},
+      {"bad_verdict", bad_verdict, "$.verdict: 'draw' is not one of"},
+      {"bad_device", bad_device, "$.per_device[0]: 'memory_peak_bytes' is a required property"},
+      {"inconsistent", inconsistent, "$.makespan_ms: "},
+      {"bad_compare", bad_compare, "$.runs[0].makespan_ms: "}};
+  std::vector<std::string> files;
+  for (const auto& [name, json, complaint] : cases) files.push_back(write(name + ".json", json));
+  std::string output;
+  const int status = validate(files, &output);
+  if (skipped_) GTEST_SKIP() << output;
+  EXPECT_EQ(status, 1) << output;
+  for (const auto& [name, json, complaint] : cases) {
+    EXPECT_NE(output.find(name + ".json: " + complaint), std::string::npos) << name << ": " << output;
+    EXPECT_EQ(output.find(name + ".json: valid"), std::string::npos) << name << ": " << output;
   }
 }
 

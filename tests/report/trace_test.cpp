@@ -25,8 +25,9 @@ TEST(ChromeTrace, OneRunParsesAndEverySpanLiesInsideTheMakespan) {
   std::set<std::pair<int, int>> named_threads;
   std::vector<Json> spans;
   for (const Json& event : trace["traceEvents"]) {
-    if (event["ph"] == "M" && event["name"] == "process_name") process_names[event["pid"]] = event["args"]["name"];
-    if (event["ph"] == "M" && event["name"] == "thread_name") named_threads.insert({event["pid"], event["tid"]});
+    const int pid = event["pid"].get<int>();
+    if (event["ph"] == "M" && event["name"] == "process_name") process_names[pid] = event["args"]["name"];
+    if (event["ph"] == "M" && event["name"] == "thread_name") named_threads.insert({pid, event["tid"].get<int>()});
     if (event["ph"] == "X") spans.push_back(event);
   }
   EXPECT_EQ(process_names, (std::map<int, std::string>{{0, "device 0"}, {1, "device 1"}}));
@@ -40,7 +41,7 @@ TEST(ChromeTrace, OneRunParsesAndEverySpanLiesInsideTheMakespan) {
     EXPECT_GE(ts, 0.0);
     EXPECT_GE(dur, 0.0);
     EXPECT_LE(ts + dur, 450.0) << span.dump();
-    EXPECT_TRUE(named_threads.contains({span["pid"], span["tid"]})) << span.dump();
+    EXPECT_TRUE(named_threads.contains({span["pid"].get<int>(), span["tid"].get<int>()})) << span.dump();
   }
   // Names are the plan's op labels; the transfer says where it went.
   EXPECT_EQ(spans[0]["name"], "fc1");
