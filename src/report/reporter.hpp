@@ -8,6 +8,7 @@
 /// a failure never leaves a partial report.
 ///
 /// Typical use (compare):
+///   auto reporters = make_reporters(ReportKind::kCompare, std::cout, outputs);  // checks the paths now
 ///   ComparisonBuilder builder(make_report_context(args));
 ///   for (...) builder.add(plan, executor.run(*plan, options));
 ///   const Comparison comparison = std::move(builder).build();
@@ -88,5 +89,23 @@ class HtmlReporter : public Reporter {
  private:
   std::string path_;
 };
+
+/// The files a command was asked to write (empty: not asked).
+struct ReportOutputs {
+  std::string report;  ///< --report FILE.json
+  std::string trace;   ///< --trace FILE.json
+  std::string html;    ///< --html FILE.html
+};
+
+enum class ReportKind {
+  kRun,      ///< `run`: run_text on the stream, a run report, a trace, a page
+  kCompare,  ///< `compare`: compare_text on the stream, a compare report, a trace, a page
+};
+
+/// The reporters for a command: its text on `out`, then one per file asked
+/// for. Checks every file's folder up front, so that a long run never fails
+/// at the end over a typo: InputError naming the option and the folder.
+std::vector<std::unique_ptr<Reporter>> make_reporters(ReportKind kind, std::ostream& out,
+                                                      const ReportOutputs& outputs);
 
 }  // namespace splitscope
