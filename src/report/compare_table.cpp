@@ -149,8 +149,7 @@ std::string run_text(const RunReport& run) {
     for (const MovementSummary& m : s.movement) {
       movement.add_row({m.kind, std::to_string(m.count), binary_bytes(double(m.bytes_moved)),
                         timed ? format_ms(m.time_ms) : "-",
-                        timed ? fmt::format("{:.2f} GB/s", m.algbw_gbps) : "-",
-                        timed ? fmt::format("{:.2f} GB/s", m.busbw_gbps) : "-"});
+                        timed ? format_gbps(m.algbw_gbps) : "-", timed ? format_gbps(m.busbw_gbps) : "-"});
     }
     text += movement.render();
   } else {

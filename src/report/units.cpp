@@ -20,4 +20,9 @@ std::string format_share(double share) {
 
 std::string format_speedup(double speedup) { return fmt::format("{:.2f}x", speedup); }
 
+std::string format_gbps(double gbps) {
+  if (gbps >= 1.0 || gbps == 0.0) return fmt::format("{:.2f} GB/s", gbps);
+  return fmt::format("{:.3g} GB/s", gbps);
+}
+
 }  // namespace splitscope

@@ -13,5 +13,7 @@ std::string format_ms(double ms);
 std::string format_share(double share);
 /// 1.5 -> "1.50x".
 std::string format_speedup(double speedup);
+/// 23.456 -> "23.46 GB/s"; 0.02048 -> "0.0205 GB/s" (three significant digits below 1).
+std::string format_gbps(double gbps);
 
 }  // namespace splitscope

@@ -34,6 +34,8 @@ TEST(Units, TimesSharesAndSpeedups) {
   EXPECT_EQ(format_share(0.003), "<1%");
   EXPECT_EQ(format_share(0), "0%");
   EXPECT_EQ(format_speedup(1.5), "1.50x");
+  EXPECT_EQ(format_gbps(23.456), "23.46 GB/s");
+  EXPECT_EQ(format_gbps(0.02048), "0.0205 GB/s");
 }
 
 }  // namespace
