@@ -1,5 +1,6 @@
 #include "report_test_support.hpp"
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -197,9 +198,28 @@ Comparison sample_comparison() {
   return std::move(builder).build();
 }
 
+namespace {
+
+std::filesystem::path temp_root() {
+  return std::filesystem::temp_directory_path() / ("splitscope-report-test-" + std::to_string(::getpid()));
+}
+
+/// Removes this process's test folders when the tests end (kept when one failed, to look at).
+class TempCleanup : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    if (::testing::UnitTest::GetInstance()->Passed()) std::filesystem::remove_all(temp_root());
+  }
+};
+
+// gtest's way to register an environment with gtest_main: an initializer.
+[[maybe_unused]] const ::testing::Environment* const kTempCleanup =
+    ::testing::AddGlobalTestEnvironment(new TempCleanup);
+
+}  // namespace
+
 std::string fresh_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("splitscope-report-test-" + std::to_string(::getpid()) + "-" + name);
+  const auto dir = temp_root() / name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();
