@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <map>
 
+#include "exec/cpu/cpu_executor.hpp"
 #include "exec/cuda/device_set.hpp"
+#include "exec/output_compare.hpp"
 #include "exec/cuda_backend.hpp"
 #include "partitioners/partitioner.hpp"
 #include "reference_network.hpp"
@@ -86,6 +88,12 @@ TEST_P(GpuExecutor, ComputesTheReferenceInPlanOrderWithRightTransferBytes) {
   const RunResult result = run_on_gpu(plan, cuda, kSeed);
 
   EXPECT_LT(relative_error(result.output, reference_output(*graph, kSeed)), check_tolerance(Dtype::kFp32));
+  RunOptions cpu_options;
+  cpu_options.warmup = 0;
+  cpu_options.repeats = 1;
+  cpu_options.seed = kSeed;
+  const OutputComparison against_cpu = compare_outputs(result.output, CpuExecutor().run(plan, cpu_options).output);
+  EXPECT_TRUE(against_cpu.within(check_tolerance(Dtype::kFp32))) << "against the cpu backend: " << against_cpu.describe();
   EXPECT_EQ(result.info.backend, "cuda");
   EXPECT_NE(result.info.device_mode.find("virtual"), std::string::npos);
   ASSERT_EQ(result.timelines.size(), 2u);

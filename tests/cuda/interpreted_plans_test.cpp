@@ -1,12 +1,15 @@
 // Every small zoo network x every strategy x N in {1, 2, 3, 4} (pipeline also
 // with 2 and 3 micro-batches) x both link modes: the compiled device program,
 // interpreted on the host under three stream schedules, computes the same
-// output as the naive whole-network reference. This is the CUDA backend's
+// output as the naive whole-network reference, and as the cpu backend running
+// the same plan. This is the CUDA backend's
 // index arithmetic and stream ordering, checked without a GPU.
 
 #include <gtest/gtest.h>
 
+#include "exec/cpu/cpu_executor.hpp"
 #include "exec/cuda/plan_compiler.hpp"
+#include "exec/output_compare.hpp"
 #include "partitioners/partitioner.hpp"
 #include "program_interpreter.hpp"
 #include "reference_network.hpp"
@@ -79,12 +82,19 @@ TEST_P(InterpretedPlan, MatchesTheReferenceUnderEverySchedule) {
   }
   constexpr uint64_t kSeed = 11;
   const HostTensor reference = reference_output(*graph, kSeed);
+  RunOptions cpu_options;
+  cpu_options.warmup = 0;
+  cpu_options.repeats = 1;
+  cpu_options.seed = kSeed;
+  const HostTensor cpu = CpuExecutor().run(plan, cpu_options).output;
   const gpu::DeviceProgram program = gpu::compile_plan(plan, gpu::CompileOptions{c.link});
   for (uint32_t schedule : {0u, 1u, 2u}) {
     const Interpretation run = interpret(plan, program, kSeed, schedule);
     ASSERT_EQ(run.output.shape, reference.shape);
     // float32 against a double-accumulating reference; tanh/exp differ by ulps.
     EXPECT_LT(relative_error(run.output, reference), 2e-5) << "schedule " << schedule;
+    const OutputComparison against_cpu = compare_outputs(run.output, cpu);
+    EXPECT_TRUE(against_cpu.within(2e-5)) << "against the cpu backend: " << against_cpu.describe();
   }
 }
 
