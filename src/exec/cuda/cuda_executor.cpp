@@ -51,7 +51,6 @@ TimedRuns time_eager(ProgramRunner& runner, const RunOptions& options, bool repo
   EventTimer timer(runner.step_ordinals(), runner.ordinals());
   TimedRuns timed;
   timed.method = tracer ? "CUPTI activity records" : "CUDA events (CUPTI unavailable: " + why_not + ")";
-  int retimed = 0;
   for (int r = 0; r < options.repeats; ++r) {
     if (report_progress && options.on_repeat) options.on_repeat(r, options.repeats);
     if (tracer) {
@@ -63,14 +62,17 @@ TimedRuns time_eager(ProgramRunner& runner, const RunOptions& options, bool repo
         timed.timelines.push_back(std::move(mapped.timeline));
         continue;
       }
-      ++retimed;  // CUPTI lost some records: time this repeat again with events
+      // CUPTI lost records (or cannot see some kind of copy here): time this
+      // repeat and the rest with events, and say so.
+      const SpanSpec& missing = runner.program().spans[static_cast<size_t>(mapped.spans_without_records.front())];
+      timed.method = fmt::format(
+          "CUDA events from repeat {} on (CUPTI gave no record for {} span(s), the first of op {}{})", r + 1,
+          mapped.spans_without_records.size(), missing.op,
+          tracer->dropped() > 0 ? fmt::format("; {} records dropped", tracer->dropped()) : "");
+      if (r > 0) timed.method += "; earlier repeats from CUPTI activity records";
+      tracer.reset();
     }
     timed.timelines.push_back(run_with_events(runner, timer, options, r));
-  }
-  if (retimed > 0) {
-    timed.method += fmt::format(" ({} of {} repeats timed with CUDA events instead: CUPTI records were missing{})",
-                                retimed, options.repeats,
-                                tracer && tracer->dropped() > 0 ? fmt::format(", {} dropped", tracer->dropped()) : "");
   }
   return timed;
 }
