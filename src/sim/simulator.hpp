@@ -1,0 +1,56 @@
+#pragma once
+/// \file
+/// The simulator as an Executor: predicts a Plan's Timeline on a Machine
+/// instead of measuring it, so that `run` and `compare` treat it like the cpu
+/// and cuda backends. A simulation is deterministic, so run() gives one
+/// timeline whatever the repeats, and no output tensor.
+
+#include <string_view>
+#include <vector>
+
+#include "exec/executor.hpp"
+#include "sim/machine.hpp"
+#include "sim/memory_fit.hpp"
+#include "sim/op_cost_model.hpp"
+#include "sim/topology.hpp"
+
+namespace splitscope {
+
+class Simulator : public Executor {
+ public:
+  /// Checks `machine` by the machine-file rules (InputError otherwise).
+  explicit Simulator(Machine machine);
+
+  std::string_view name() const override { return "sim"; }
+  /// One predicted timeline (RunResult::timelines has one entry), RunInfo
+  /// with backend "sim", measured false, device_mode "simulated", the
+  /// machine's name, device name and per-device memory, and facts (topology,
+  /// matrix math, calibrated ops, fits). A plan that does not fit in memory is
+  /// still simulated; the report says it does not fit (memory_fit()).
+  /// InputError when the plan has more devices than the machine.
+  RunResult run(const Plan& plan, const RunOptions& options) override;
+
+  /// The predicted timeline alone.
+  Timeline simulate(const Plan& plan) const;
+  /// Seconds of every op on its compute lane (0 for transfers and collectives).
+  std::vector<double> price(const Plan& plan) const;
+  /// Whether each device's peak memory fits.
+  MemoryFit memory_fit(const Plan& plan) const { return check_memory_fit(plan, machine_); }
+
+  const Machine& machine() const { return machine_; }
+  const Topology& topology() const { return topology_; }
+  const OpCostModel& costs() const { return costs_; }
+
+ private:
+  void check_devices(const Plan& plan) const;
+  RunInfo info(const Plan& plan) const;
+
+  Machine machine_;
+  Topology topology_;
+  OpCostModel costs_;
+};
+
+/// A predicted timeline of `plan` on `machine` (builds a Simulator).
+Timeline simulate(const Plan& plan, const Machine& machine);
+
+}  // namespace splitscope
