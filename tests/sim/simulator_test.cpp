@@ -1,0 +1,162 @@
+// The Simulator as an Executor: what it reports, what it refuses, memory
+// fit, determinism.
+
+#include <gtest/gtest.h>
+
+#include "hand_plan.hpp"
+#include "sim/machine_file.hpp"
+#include "sim/simulator.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope {
+namespace {
+
+using testing::HandPlan;
+using testing::host_staged_topology;
+using testing::switch_topology;
+using testing::test_machine;
+
+const char* const kNet = R"({"batch": 4, "input": [16], "layers": [
+    {"type": "dense", "units": 16, "name": "fc1"},
+    {"type": "dense", "units": 16, "name": "fc2"}]})";
+
+HandPlan two_device_plan() {
+  HandPlan hand(kNet, 2);
+  const int x = hand.input(hand.node("input"), 0, 256);
+  const int h = hand.compute(hand.node("fc1"), 0, {x}, 1'000'000, 256);
+  hand.compute(hand.node("fc2"), 1, {hand.transfer(h, 1)}, 1'000'000, 256);
+  return hand;
+}
+
+TEST(Simulator, ReportsOneTimelineAndWhatItRanOn) {
+  const HandPlan hand = two_device_plan();
+  Simulator simulator(load_machine("h100-nvlink-8"));
+  RunOptions options;
+  options.repeats = 5;
+  int calls = 0;
+  options.on_repeat = [&](int index, int repeats) {
+    EXPECT_EQ(index, 0);
+    EXPECT_EQ(repeats, 1);
+    ++calls;
+  };
+  const RunResult result = simulator.run(hand.plan(), options);
+  EXPECT_EQ(simulator.name(), "sim");
+  EXPECT_EQ(calls, 1);
+  ASSERT_EQ(result.timelines.size(), 1u);  // deterministic: repeats would be identical
+  EXPECT_EQ(result.timelines[0].spans.size(), 3u);
+  EXPECT_TRUE(result.output.data.empty());
+  EXPECT_EQ(result.info.backend, "sim");
+  EXPECT_FALSE(result.info.measured);
+  EXPECT_EQ(result.info.device_mode, "simulated");
+  EXPECT_EQ(result.info.machine_name, "h100-nvlink-8");
+  EXPECT_EQ(result.info.device_name, "NVIDIA H100 SXM5 80GB");
+  EXPECT_EQ(result.info.device_memory_bytes, (std::vector<int64_t>{80LL << 30, 80LL << 30}));
+  bool fits_fact = false;
+  for (const auto& [key, value] : result.info.facts) fits_fact = fits_fact || (key == "fits" && value == "yes");
+  EXPECT_TRUE(fits_fact);
+}
+
+TEST(Simulator, RefusesAPlanWithMoreDevicesThanTheMachine) {
+  HandPlan hand(kNet, 16);
+  hand.compute(hand.node("fc1"), 0, {hand.input(hand.node("input"), 0, 256)}, 1000, 256);
+  Simulator simulator(load_machine("h100-nvlink-8"));
+  try {
+    simulator.run(hand.plan(), {});
+    FAIL();
+  } catch (const InputError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("16 devices"), std::string::npos) << message;
+    EXPECT_NE(message.find("'h100-nvlink-8' has 8"), std::string::npos) << message;
+  }
+}
+
+TEST(Simulator, RefusesAnInvalidMachine) {
+  Machine machine = test_machine(2, switch_topology(10, 0));
+  machine.device.memory_bandwidth_gbps = 0;
+  EXPECT_THROW(Simulator{machine}, InputError);
+}
+
+TEST(Simulator, SaysWhichDeviceDoesNotFitAndByHowMuch) {
+  HandPlan hand = two_device_plan();
+  hand.set_memory_peak(0, 10LL << 30);
+  hand.set_memory_peak(1, 100LL << 30);  // on an 80 GiB device
+  Simulator simulator(test_machine(2, switch_topology(10, 0)));
+  const MemoryFit fit = simulator.memory_fit(hand.plan());
+  EXPECT_FALSE(fit.fits());
+  ASSERT_EQ(fit.overflows.size(), 1u);
+  EXPECT_EQ(fit.overflows[0].device, 1);
+  EXPECT_EQ(fit.overflows[0].needed_bytes, 100LL << 30);
+  EXPECT_EQ(fit.overflows[0].available_bytes, 80LL << 30);
+  EXPECT_EQ(fit.reason(), "device 1 needs 100.00 GiB but has 80.00 GiB");
+  const RunResult result = simulator.run(hand.plan(), {});
+  bool said = false;
+  for (const auto& [key, value] : result.info.facts) {
+    said = said || (key == "fits" && value == "no: device 1 needs 100.00 GiB but has 80.00 GiB");
+  }
+  EXPECT_TRUE(said);
+  // The check against any executor's device memory (RunInfo::device_memory_bytes):
+  EXPECT_TRUE(check_memory_fit(hand.plan(), std::vector<int64_t>{200LL << 30, 200LL << 30}).fits());
+  EXPECT_TRUE(check_memory_fit(hand.plan(), std::vector<int64_t>{}).fits());  // unknown: not checked
+}
+
+TEST(Simulator, TheSameInputsGiveTheSameTimelineBitForBit) {
+  // Contention everywhere: 6 devices behind 2 buses, transfers crossing and an
+  // all-reduce and an all-gather overlapping them.
+  HandPlan hand(kNet, 6);
+  std::vector<int> partial;
+  for (int d = 0; d < 6; ++d) {
+    const int x = hand.input(hand.node("input"), d, 1000 + 37 * d);
+    partial.push_back(hand.compute(hand.node("fc1"), d, {x}, 1'000'000 * (d + 1), 777'777));
+    hand.transfer(partial.back(), (d + 3) % 6);
+  }
+  hand.collective(CollectiveKind::kAllReduce, partial);
+  hand.collective(CollectiveKind::kAllGather, partial);
+  const Machine machine = test_machine(6, host_staged_topology(3, 12.3, 7.7), 0.37, 1.3);
+  const Timeline first = simulate(hand.plan(), machine);
+  const Timeline second = simulate(hand.plan(), machine);
+  ASSERT_EQ(first.spans.size(), second.spans.size());
+  for (size_t i = 0; i < first.spans.size(); ++i) {
+    const Span& a = first.spans[i];
+    const Span& b = second.spans[i];
+    EXPECT_TRUE(a.device == b.device && a.lane == b.lane && a.kind == b.kind && a.op == b.op &&
+                a.start_us == b.start_us && a.end_us == b.end_us && a.flops == b.flops &&
+                a.bytes == b.bytes)
+        << "span " << i;
+  }
+  // Spans come out in op order, and every op has its spans.
+  EXPECT_EQ(first.spans.size(), 6u * 2 + 6 + 6);
+  for (size_t i = 1; i < first.spans.size(); ++i) EXPECT_LE(first.spans[i - 1].op, first.spans[i].op);
+}
+
+TEST(Simulator, AZeroByteTransferPaysOnlyTheLatency) {
+  HandPlan hand(kNet, 2);
+  hand.transfer(hand.input(hand.node("input"), 0, 0), 1);
+  const Timeline timeline = simulate(hand.plan(), test_machine(2, switch_topology(10, 7)));
+  EXPECT_NEAR(timeline.spans.at(0).end_us, 7.0, 1e-9);
+}
+
+TEST(Simulator, AComputeOpMissingFromTheScheduleIsAPlanBug) {
+  HandPlan hand = two_device_plan();
+  Plan plan = hand.plan();
+  plan.schedule[1].clear();
+  EXPECT_THROW(simulate(plan, test_machine(2, switch_topology(10, 0))), std::logic_error);
+}
+
+TEST(Simulator, AScheduleOrderAgainstTheDataFlowStallsAndSaysSo) {
+  // Device 0 is told to run fc2 (which needs fc1's output) before fc1.
+  HandPlan hand(kNet, 1);
+  const int x = hand.input(hand.node("input"), 0, 256);
+  const int h = hand.compute(hand.node("fc1"), 0, {x}, 1000, 256);
+  hand.compute(hand.node("fc2"), 0, {h}, 1000, 256);
+  Plan plan = hand.plan();
+  std::swap(plan.schedule[0][0], plan.schedule[0][1]);
+  try {
+    simulate(plan, test_machine(1, switch_topology(10, 0)));
+    FAIL();
+  } catch (const std::logic_error& error) {
+    EXPECT_NE(std::string(error.what()).find("the simulation stalled"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace splitscope
