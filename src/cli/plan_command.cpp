@@ -1,14 +1,180 @@
-// Placeholder until its issue lands: the subcommand exists, says so, and fails.
+// `splitscope plan MODEL --strategy S --devices N [--microbatches M] [--json]`:
+// what runs where, what crosses devices, and the memory each device needs.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
-#include "util/errors.hpp"
+#include "cli/network_loading.hpp"
+#include "partitioners/plan_check.hpp"
+#include "partitioners/partitioner.hpp"
+#include "report/text_table.hpp"
 
 namespace splitscope::cli {
+namespace {
+
+struct PlanOptions {
+  std::string model;
+  std::string strategy = "horizontal";
+  int devices = 2;
+  int microbatches = 1;
+  bool json = false;
+};
+
+/// The layer (and stacked layer) an op belongs to, for grouping long op lists.
+std::string group_name(const Graph& graph, NodeId id) {
+  const OpNode& node = graph.node(id);
+  if (node.layer < 0) return "input";
+  const Layer& layer = graph.layer_of(id);
+  if (is_recurrent(layer.kind) && node.kind != OpKind::kStack && node.kind != OpKind::kStepSlice) {
+    return layer.name + "/l" + std::to_string(node.sublayer);
+  }
+  return node.name;
+}
+
+/// "fc1, fc2, lstm/l0 x128": the groups of ops a device runs, in order of
+/// first appearance, with how many ops of each (steps, micro-batches).
+std::string op_summary(const Plan& plan, int device) {
+  std::vector<std::pair<std::string, int>> groups;
+  for (int id : plan.schedule[static_cast<size_t>(device)]) {
+    const PlanOp& op = plan.op(id);
+    std::string name = group_name(*plan.graph, op.node);
+    if (op.role == OpRole::kEpilogue) name += " activation";
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& group) { return group.first == name; });
+    if (it == groups.end()) {
+      groups.emplace_back(name, 1);
+    } else {
+      it->second += 1;
+    }
+  }
+  std::string text;
+  for (const auto& [name, count] : groups) {
+    if (!text.empty()) text += ", ";
+    text += count > 1 ? fmt::format("{} x{}", name, count) : name;
+  }
+  return text;
+}
+
+nlohmann::json plan_json(const Plan& plan) {
+  const PlanTotals totals = plan_totals(plan);
+  nlohmann::json devices = nlohmann::json::array();
+  for (int d = 0; d < plan.devices; ++d) {
+    const DeviceMemory& memory = plan.memory[static_cast<size_t>(d)];
+    devices.push_back({{"id", d},
+                       {"ops", totals.device_ops[static_cast<size_t>(d)]},
+                       {"flops", totals.device_flops[static_cast<size_t>(d)]},
+                       {"memory_peak_bytes", memory.peak},
+                       {"params_bytes", memory.params},
+                       {"activations_peak_bytes", memory.activations_peak},
+                       {"transfer_buffers_bytes", memory.transfer_buffers}});
+  }
+  std::map<std::string, int64_t> kinds;
+  for (const PlanOp& op : plan.ops) {
+    if (op.role == OpRole::kCollective) kinds[std::string(to_string(op.collective))] += 1;
+  }
+  const auto bubble = ideal_bubble(plan);
+  return {{"network", plan.graph->name()},
+          {"strategy", plan.strategy},
+          {"devices", plan.devices},
+          {"microbatches", plan.microbatches},
+          {"per_device", devices},
+          {"transfers", {{"count", totals.transfer_count}, {"bytes", totals.transfer_bytes}}},
+          {"collectives", {{"count", totals.collective_count}, {"bytes", totals.collective_bytes}, {"kinds", kinds}}},
+          {"bytes_crossing_devices", totals.transfer_bytes + totals.collective_bytes},
+          {"ideal_bubble", bubble ? nlohmann::json(*bubble) : nlohmann::json(nullptr)},
+          {"notes", plan.notes}};
+}
+
+/// Data movement grouped by (kind, tensor group, route): count and bytes.
+std::string movement_table(const Plan& plan) {
+  struct Row {
+    int64_t count = 0;
+    int64_t bytes = 0;
+  };
+  std::map<std::tuple<std::string, std::string, std::string>, Row> rows;
+  for (const PlanOp& op : plan.ops) {
+    if (op.role != OpRole::kTransfer && op.role != OpRole::kCollective) continue;
+    const std::string kind = op.role == OpRole::kTransfer ? "transfer" : std::string(to_string(op.collective));
+    std::string route;
+    if (op.role == OpRole::kTransfer) {
+      route = fmt::format("{} -> {}", op.src_device, op.device);
+    } else {
+      for (int device : op.participants) route += (route.empty() ? "" : ",") + std::to_string(device);
+      if (op.collective == CollectiveKind::kConcat) route += fmt::format(" -> {}", op.device);
+    }
+    Row& row = rows[{group_name(*plan.graph, op.node), kind, route}];
+    row.count += 1;
+    row.bytes += op.bytes_moved;
+  }
+  using Align = TextTable::Align;
+  TextTable table({"tensor", "moved by", "devices", "count", "bytes"},
+                  {Align::kLeft, Align::kLeft, Align::kLeft, Align::kRight, Align::kRight});
+  for (const auto& [key, row] : rows) {
+    const auto& [tensor, kind, route] = key;
+    table.add_row({tensor, kind, route, std::to_string(row.count), binary_bytes(double(row.bytes))});
+  }
+  return rows.empty() ? "nothing crosses devices\n" : table.render();
+}
+
+std::string plan_text(const Plan& plan) {
+  const PlanTotals totals = plan_totals(plan);
+  using Align = TextTable::Align;
+  TextTable devices({"device", "ops", "FLOPs", "weights", "activations", "received", "peak memory"},
+                    {Align::kRight, Align::kRight, Align::kRight, Align::kRight, Align::kRight, Align::kRight,
+                     Align::kRight});
+  for (int d = 0; d < plan.devices; ++d) {
+    const DeviceMemory& memory = plan.memory[static_cast<size_t>(d)];
+    devices.add_row({std::to_string(d), std::to_string(totals.device_ops[static_cast<size_t>(d)]),
+                     si_count(double(totals.device_flops[static_cast<size_t>(d)])), binary_bytes(double(memory.params)),
+                     binary_bytes(double(memory.activations_peak)), binary_bytes(double(memory.transfer_buffers)),
+                     binary_bytes(double(memory.peak))});
+  }
+  std::string text = fmt::format("{} on {} device(s), strategy {}", plan.graph->name(), plan.devices, plan.strategy);
+  if (plan.microbatches > 1) text += fmt::format(", {} micro-batches", plan.microbatches);
+  text += "\n\n" + devices.render() + "\n";
+  for (int d = 0; d < plan.devices; ++d) text += fmt::format("device {} runs: {}\n", d, op_summary(plan, d));
+  text += "\n" + movement_table(plan);
+  text += fmt::format("\ncrossing devices: {} in {} transfer(s) and {} collective(s)\n",
+                      binary_bytes(double(totals.transfer_bytes + totals.collective_bytes)), totals.transfer_count,
+                      totals.collective_count);
+  if (const auto bubble = ideal_bubble(plan)) {
+    text += fmt::format("ideal pipeline bubble: (N-1)/(M+N-1) = {:.1f}%\n", *bubble * 100);
+  }
+  for (const auto& note : plan.notes) text += "note: " + note + "\n";
+  return text;
+}
+
+}  // namespace
 
 Command add_plan_command(CLI::App& app) {
-  CLI::App* sub = app.add_subcommand("plan", "Partition a network and show what runs where (not built yet)");
-  sub->allow_extras();
-  return {sub, [] () -> int { throw RunError("'plan' is not implemented in this build yet"); }};
+  auto options = std::make_shared<PlanOptions>();
+  CLI::App* sub = app.add_subcommand("plan", "Partition a network and show what runs where");
+  sub->add_option("MODEL", options->model, "network file, or a name from models/networks")->required();
+  sub->add_option("--strategy,-s", options->strategy, "single | horizontal | pipeline | vertical | tensor")
+      ->capture_default_str();
+  sub->add_option("--devices,-n", options->devices, "number of devices")->capture_default_str();
+  sub->add_option("--microbatches,-m", options->microbatches, "micro-batches (pipeline only)")
+      ->capture_default_str();
+  sub->add_flag("--json", options->json, "print JSON (FORMATS.md) instead of tables");
+  return {sub, [options] {
+            const auto graph = load_network(options->model);
+            PartitionOptions partition;
+            partition.devices = options->devices;
+            partition.microbatches = options->microbatches;
+            const Plan plan = make_partitioner(options->strategy)->partition(graph, partition);
+            check(plan);
+            if (options->json) {
+              std::cout << plan_json(plan).dump(2) << "\n";
+            } else {
+              std::cout << plan_text(plan);
+            }
+            return 0;
+          }};
 }
 
 }  // namespace splitscope::cli

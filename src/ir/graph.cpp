@@ -1,5 +1,6 @@
 #include "ir/graph.hpp"
 
+#include <algorithm>
 #include <boost/graph/topological_sort.hpp>
 #include <iterator>
 #include <set>
@@ -48,6 +49,22 @@ std::vector<NodeId> Graph::topological_order() const {
     throw std::logic_error("the graph of " + model_.name + " has a cycle");
   }
   return {reversed.rbegin(), reversed.rend()};
+}
+
+std::vector<NodeId> Graph::wavefront_order() const {
+  const std::vector<NodeId> order = topological_order();
+  std::vector<int64_t> depth(num_nodes(), 0);
+  for (NodeId id : order) {
+    for (auto [it, end] = boost::out_edges(id, impl_); it != end; ++it) {
+      const NodeId next = boost::target(*it, impl_);
+      depth[next] = std::max(depth[next], depth[id] + 1);
+    }
+  }
+  std::vector<NodeId> by_depth(order.begin(), order.end());
+  std::stable_sort(by_depth.begin(), by_depth.end(), [&](NodeId a, NodeId b) {
+    return depth[a] != depth[b] ? depth[a] < depth[b] : a < b;
+  });
+  return by_depth;
 }
 
 bool Graph::is_acyclic() const {

@@ -52,6 +52,10 @@ class Graph {
 
   /// Nodes in dependency order; throws std::logic_error if the graph has a cycle.
   std::vector<NodeId> topological_order() const;
+  /// Nodes by depth (the longest path from an input), ties by id: a
+  /// dependency order in which an unrolled RNN runs diagonal by diagonal,
+  /// cell (l, t) at depth l + t, the order its wavefront can progress in.
+  std::vector<NodeId> wavefront_order() const;
   bool is_acyclic() const;
 
   /// The network's output tensor.

@@ -110,3 +110,31 @@ TEST(Graph, CellsOfOneStackedLayerShareTheirWeights) {
 
 }  // namespace
 }  // namespace splitscope
+
+namespace splitscope {
+namespace {
+
+TEST(Graph, WavefrontOrderRunsAnUnrolledStackDiagonally) {
+  const Graph graph = lower(parse_model_text(R"({"batch": 1, "input": [4, 2], "layers": [
+      {"type": "lstm", "hidden": 2, "layers": 3}]})", "w.json"));
+  // Depth of cell (l, t) is l + t + 1 (the step input is depth 0): the order
+  // visits cells by l + t, never a cell before the cells it waits for.
+  int64_t last_diagonal = -1;
+  std::vector<bool> done(graph.num_nodes(), false);
+  for (NodeId id : graph.wavefront_order()) {
+    for (const auto& input : graph.inputs(id)) {
+      if (input) {
+        EXPECT_TRUE(done[input->node]);
+      }
+    }
+    done[id] = true;
+    const OpNode& node = graph.node(id);
+    if (node.kind != OpKind::kLstmCell) continue;
+    EXPECT_GE(node.sublayer + node.step, last_diagonal);
+    last_diagonal = node.sublayer + node.step;
+  }
+  EXPECT_EQ(last_diagonal, 2 + 3);
+}
+
+}  // namespace
+}  // namespace splitscope

@@ -1,0 +1,99 @@
+#include "partitioners/channel_split.hpp"
+
+#include <limits>
+
+#include "util/check.hpp"
+
+namespace splitscope {
+
+std::vector<Range> weighted_output_split(const Graph& graph, NodeId id, int devices) {
+  const OpNode& node = graph.node(id);
+  const int64_t outputs = node.output_shapes.at(0).at(0);
+  if (node.kind == OpKind::kConv2d) {
+    const Layer& conv = graph.layer_of(id);
+    // Along whole groups where possible: a grouped layer then needs only the
+    // input channels its own device already holds (the AlexNet split).
+    if (conv.groups >= devices) return split_aligned(outputs, devices, conv.filters / conv.groups);
+  }
+  return split_evenly(outputs, devices);
+}
+
+std::pair<int, std::string> vertical_device_limit(const Graph& graph) {
+  int limit = std::numeric_limits<int>::max();
+  std::string limiter;
+  for (NodeId id = 0; id < graph.num_nodes(); ++id) {
+    const OpNode& node = graph.node(id);
+    if (!is_weighted(node.kind)) continue;
+    const int64_t outputs = node.output_shapes.at(0).at(0);
+    if (outputs < limit) {
+      limit = static_cast<int>(std::min<int64_t>(outputs, std::numeric_limits<int>::max()));
+      limiter = graph.layer_of(id).name;
+    }
+  }
+  return {limit, limiter};
+}
+
+ChannelSplitter::ChannelSplitter(const Graph& graph, int devices, PlanBuilder& builder)
+    : graph_(graph), devices_(devices), builder_(builder), cuts_(graph.num_nodes()) {}
+
+void ChannelSplitter::place_vertical(NodeId id) {
+  const OpNode& node = graph_.node(id);
+  if (is_weighted(node.kind)) {
+    Cut cut;
+    const auto ranges = weighted_output_split(graph_, id, devices_);
+    for (size_t d = 0; d < ranges.size(); ++d) cut.emplace_back(ranges[d], static_cast<int>(d));
+    place_cut(id, cut);
+  } else if (is_channel_local(node.kind)) {
+    place_cut(id, following_cut(id));
+  } else {
+    place_whole(id, 0);
+  }
+}
+
+Cut ChannelSplitter::following_cut(NodeId id) const {
+  const auto inputs = graph_.inputs(id);
+  SPLITSCOPE_CHECK(!inputs.empty() && inputs[0].has_value(), "a channel-local op without an input");
+  const NodeId source = inputs[0]->node;
+  const int64_t outputs = graph_.node(id).output_shapes.at(0).at(0);
+  if (graph_.node(source).kind == OpKind::kInput) return {{{0, outputs}, 0}};
+  // A flatten maps input channel c to features [c·inner, (c+1)·inner).
+  const int64_t scale = graph_.node(id).kind == OpKind::kFlatten
+                            ? inner_count(graph_.node(id).input_shapes.at(0))
+                            : 1;
+  Cut cut;
+  for (const auto& [range, device] : cuts_.at(source)) {
+    cut.emplace_back(Range{range.begin * scale, range.end * scale}, device);
+  }
+  return cut;
+}
+
+void ChannelSplitter::place_cut(NodeId id, const Cut& cut) {
+  const OpNode& node = graph_.node(id);
+  for (const auto& [range, device] : cut) {
+    Slice slice = full_slice(node, {0, graph_.batch()});
+    slice.out = range;
+    builder_.place(id, 0, slice, device);
+  }
+  cuts_[id] = cut;
+}
+
+void ChannelSplitter::place_whole(NodeId id, int device) {
+  const OpNode& node = graph_.node(id);
+  builder_.place(id, 0, full_slice(node, {0, graph_.batch()}), device);
+  cuts_[id] = {{{0, node.output_shapes.at(0).at(0)}, device}};
+}
+
+void ChannelSplitter::place_row_split(NodeId id, const Cut& reduce) {
+  const OpNode& node = graph_.node(id);
+  SPLITSCOPE_CHECK(node.kind == OpKind::kDense, "only dense ops are row-split");
+  for (const auto& [range, device] : reduce) {
+    Slice slice = full_slice(node, {0, graph_.batch()});
+    slice.reduce = range;
+    builder_.place(id, 0, slice, device);
+  }
+  // Every device ends up with the whole (all-reduced) output; consumers that
+  // run whole read it on device 0.
+  cuts_[id] = {{{0, node.output_shapes.at(0).at(0)}, 0}};
+}
+
+}  // namespace splitscope

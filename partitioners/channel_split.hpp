@@ -1,0 +1,52 @@
+#pragma once
+/// \file
+/// The vertical (intra-layer) split of one op at a time: weighted ops are cut
+/// along their outputs (dense units, conv filters — along whole groups when
+/// there are at least as many groups as devices — and cell hidden units),
+/// channel-local ops follow their input's cut so no data moves, and ops that
+/// need their whole input (softmax, stacking steps) run whole on device 0.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "partitioners/plan_builder.hpp"
+
+namespace splitscope {
+
+/// Where the slices of one op's output live: (output channels, device) pairs.
+using Cut = std::vector<std::pair<Range, int>>;
+
+/// The output ranges of a weighted op split over `devices`.
+std::vector<Range> weighted_output_split(const Graph& graph, NodeId node, int devices);
+
+/// Most devices a vertical split can use on `graph`, and the layer that limits it.
+std::pair<int, std::string> vertical_device_limit(const Graph& graph);
+
+class ChannelSplitter {
+ public:
+  ChannelSplitter(const Graph& graph, int devices, PlanBuilder& builder);
+
+  /// Places `node` the vertical way (see the file comment).
+  void place_vertical(NodeId node);
+  /// Places `node` cut into `cut` (full reduction range in every slice).
+  void place_cut(NodeId node, const Cut& cut);
+  /// Places `node` whole on one device.
+  void place_whole(NodeId node, int device);
+  /// Places a dense `node` row-split: slice i sums over input channels
+  /// `reduce[i].first` on device `reduce[i].second`, writing a partial sum.
+  void place_row_split(NodeId node, const Cut& reduce);
+
+  /// The cut of a placed node's output (one entry when it runs whole).
+  const Cut& cut_of(NodeId node) const { return cuts_.at(node); }
+  /// The cut a channel-local `node` inherits from its input.
+  Cut following_cut(NodeId node) const;
+
+ private:
+  const Graph& graph_;
+  int devices_;
+  PlanBuilder& builder_;
+  std::vector<Cut> cuts_;
+};
+
+}  // namespace splitscope

@@ -1,0 +1,48 @@
+#include "partitioners/partitioner.hpp"
+
+#include "partitioners/strategies.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope {
+
+std::vector<std::string> strategy_names() {
+  return {"single", "horizontal", "pipeline", "vertical", "tensor"};
+}
+
+std::unique_ptr<Partitioner> make_partitioner(std::string_view name) {
+  if (name == "single") return make_single_partitioner();
+  if (name == "horizontal") return make_horizontal_partitioner();
+  if (name == "pipeline") return make_pipeline_partitioner();
+  if (name == "vertical") return make_vertical_partitioner();
+  if (name == "tensor") return make_tensor_partitioner();
+  std::string known;
+  for (const auto& strategy : strategy_names()) known += (known.empty() ? "" : ", ") + strategy;
+  throw InputError("--strategy", "", "unknown strategy '" + std::string(name) + "'; use one of " + known);
+}
+
+const CostFunction& cost_function(const PartitionOptions& options) {
+  static const RooflineCost kDefault;  // immutable, so sharing it is not global state
+  return options.cost ? *options.cost : kDefault;
+}
+
+void require_devices(const PartitionOptions& options, int most, const std::string& strategy,
+                     const std::string& why) {
+  if (options.devices < 1) {
+    throw InputError("--devices", "", "must be at least 1, got " + std::to_string(options.devices));
+  }
+  if (options.devices > most) {
+    throw InputError("--devices", "",
+                     strategy + " can use at most " + std::to_string(most) + " devices here (" + why +
+                         "); got " + std::to_string(options.devices));
+  }
+}
+
+void require_one_microbatch(const PartitionOptions& options, const std::string& strategy) {
+  if (options.microbatches != 1) {
+    throw InputError("--microbatches", "",
+                     "only the pipeline strategy uses micro-batches, not " + strategy +
+                         "; drop --microbatches or use --strategy pipeline");
+  }
+}
+
+}  // namespace splitscope

@@ -1,0 +1,369 @@
+#include "partitioners/plan_builder.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "partitioners/plan_memory.hpp"
+#include "util/check.hpp"
+
+namespace splitscope {
+namespace {
+
+constexpr int64_t kFloat = sizeof(float);
+
+bool contains(const std::vector<int>& list, int item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+}  // namespace
+
+PlanBuilder::PlanBuilder(std::shared_ptr<const Graph> graph, std::string strategy, int devices,
+                         int microbatches) {
+  SPLITSCOPE_CHECK(graph != nullptr && devices > 0 && microbatches > 0, "bad plan parameters");
+  plan_.strategy = std::move(strategy);
+  plan_.devices = devices;
+  plan_.microbatches = microbatches;
+  plan_.graph = std::move(graph);
+}
+
+void PlanBuilder::place(NodeId node, int microbatch, const Slice& slice, int device) {
+  SPLITSCOPE_CHECK(device >= 0 && device < plan_.devices, "placement on an unknown device");
+  SPLITSCOPE_CHECK(plan_.graph->node(node).kind != OpKind::kInput, "inputs are provided, not placed");
+  placements_.push_back({node, microbatch, slice, device});
+}
+
+void PlanBuilder::note(std::string text) { plan_.notes.push_back(std::move(text)); }
+
+PlanBuilder::TensorKey PlanBuilder::key(NodeId node, int output, int microbatch) const {
+  return (static_cast<int64_t>(node) * 2 + output) * plan_.microbatches + microbatch;
+}
+
+Plan PlanBuilder::build() {
+  look_ahead();
+  for (const Placement& placement : placements_) wire(placement);
+  set_outputs();
+  plan_.schedule.assign(static_cast<size_t>(plan_.devices), {});
+  for (const PlanOp& op : plan_.ops) {
+    if (op.role == OpRole::kCompute || op.role == OpRole::kEpilogue) {
+      plan_.schedule[static_cast<size_t>(op.device)].push_back(op.id);
+    }
+  }
+  plan_.memory = compute_memory(plan_);
+  return std::move(plan_);
+}
+
+// Pass 1: which tensors will several devices need whole? Those are worth an
+// all-gather; a tensor only one device needs whole is concatenated there.
+void PlanBuilder::look_ahead() {
+  const Graph& graph = *plan_.graph;
+  std::map<std::pair<NodeId, int>, std::vector<const Placement*>> slices_of;
+  for (const Placement& placement : placements_) {
+    slices_of[{placement.node, placement.microbatch}].push_back(&placement);
+  }
+  for (const Placement& placement : placements_) {
+    const auto inputs = graph.inputs(placement.node);
+    for (size_t slot = 0; slot < inputs.size(); ++slot) {
+      if (!inputs[slot] || graph.node(inputs[slot]->node).kind == OpKind::kInput) continue;
+      const TensorRef source = *inputs[slot];
+      const Range need =
+          needed_input_channels(graph, placement.node, placement.slice, static_cast<int>(slot));
+      const Range whole{0, graph.node(source.node).output_shapes.at(static_cast<size_t>(source.output)).at(0)};
+      if (need != whole) continue;
+      bool one_slice_covers = false;
+      for (const Placement* producer : slices_of[{source.node, placement.microbatch}]) {
+        const OpNode& producer_node = graph.node(producer->node);
+        if (producer->slice.is_partial(producer_node)) {
+          one_slice_covers = true;  // partial sums are all-reduced, never gathered
+          break;
+        }
+        if (producer->slice.out.contains(need)) one_slice_covers = true;
+      }
+      if (one_slice_covers) continue;
+      auto& devices = whole_demand_[key(source.node, source.output, placement.microbatch)];
+      if (!contains(devices, placement.device)) devices.push_back(placement.device);
+    }
+  }
+}
+
+// Pass 2, for one slice: its inputs on its device, then the slice itself.
+void PlanBuilder::wire(const Placement& placement) {
+  const Graph& graph = *plan_.graph;
+  const OpNode& node = graph.node(placement.node);
+  PlanOp op;
+  op.role = OpRole::kCompute;
+  op.node = placement.node;
+  op.microbatch = placement.microbatch;
+  op.device = placement.device;
+  op.slice = placement.slice;
+  const auto inputs = graph.inputs(placement.node);
+  for (size_t slot = 0; slot < inputs.size(); ++slot) {
+    if (!inputs[slot]) {
+      op.inputs.push_back(-1);
+      continue;
+    }
+    const Range need = needed_input_channels(graph, placement.node, placement.slice, static_cast<int>(slot));
+    op.inputs.push_back(obtain(inputs[slot]->node, inputs[slot]->output, placement.microbatch,
+                               placement.slice.batch, need, placement.device));
+  }
+  const SliceCost cost = slice_cost(graph, placement.node, placement.slice);
+  op.flops = cost.flops;
+  op.bytes_read = cost.bytes_read;
+  op.bytes_written = cost.bytes_written;
+  op.param_count = cost.param_count;
+  op.id = static_cast<int>(plan_.ops.size());
+  const bool partial = placement.slice.is_partial(node);
+  for (size_t output = 0; output < node.output_shapes.size(); ++output) {
+    const int value = add_value(placement.device, placement.node, static_cast<int>(output),
+                                placement.microbatch, placement.slice.batch, placement.slice.out,
+                                partial, false, op.id);
+    op.outputs.push_back(value);
+    primary_of_[key(placement.node, static_cast<int>(output), placement.microbatch)].push_back(value);
+  }
+  add_op(std::move(op));
+}
+
+int PlanBuilder::find_local(TensorKey tensor, Range batch, Range channels, int device) const {
+  const auto it = values_of_.find(tensor);
+  if (it == values_of_.end()) return -1;
+  for (int id : it->second) {
+    const Value& value = plan_.value(id);
+    if (value.device == device && !value.partial && !value.pre_activation && value.batch == batch &&
+        value.channels.contains(channels)) {
+      return id;
+    }
+  }
+  return -1;
+}
+
+// The value of (node, output, micro-batch) over `batch` x `channels` on
+// `device`, making whatever moves data to get it there.
+int PlanBuilder::obtain(NodeId node, int output, int microbatch, Range batch, Range channels,
+                        int device) {
+  const Graph& graph = *plan_.graph;
+  const TensorKey tensor = key(node, output, microbatch);
+  if (const int local = find_local(tensor, batch, channels, device); local >= 0) return local;
+
+  const Range whole{0, graph.node(node).output_shapes.at(static_cast<size_t>(output)).at(0)};
+  if (graph.node(node).kind == OpKind::kInput) {
+    // Network inputs are data each device loads itself, not traffic.
+    const int value = add_value(device, node, output, microbatch, batch, whole, false, false, -1);
+    plan_.inputs.push_back(value);
+    return value;
+  }
+
+  std::vector<int> partials;
+  std::vector<int> reduced;
+  bool summed = false;
+  for (int id : values_of_[tensor]) {
+    const Value& value = plan_.value(id);
+    if (value.batch != batch) continue;
+    if (value.partial) partials.push_back(id);
+    if (value.pre_activation) reduced.push_back(id);
+    if (!value.partial) summed = true;
+  }
+  if (!partials.empty() && !summed) {
+    all_reduce(partials);
+    return obtain(node, output, microbatch, batch, channels, device);
+  }
+  for (int id : reduced) {
+    if (plan_.value(id).device == device) return epilogue(id);
+  }
+  if (!reduced.empty()) {
+    const int holder = plan_.value(reduced.front()).device;
+    return transfer(obtain(node, output, microbatch, batch, channels, holder), device);
+  }
+
+  // One value elsewhere has it all: copy it over (slices written by compute first).
+  for (int id : values_of_[tensor]) {
+    const Value& value = plan_.value(id);
+    if (!value.partial && !value.pre_activation && value.batch == batch && value.channels.contains(channels)) {
+      return transfer(id, device);
+    }
+  }
+
+  // Several slices hold it: all-gather when several devices need it whole,
+  // else concatenate just the slices needed on this device.
+  std::vector<int> slices;
+  for (int id : primary_of_[tensor]) {
+    const Value& value = plan_.value(id);
+    if (value.batch == batch && value.channels.begin < channels.end && channels.begin < value.channels.end) {
+      slices.push_back(id);
+    }
+  }
+  std::sort(slices.begin(), slices.end(), [&](int a, int b) {
+    return plan_.value(a).channels.begin < plan_.value(b).channels.begin;
+  });
+  SPLITSCOPE_CHECK(!slices.empty(), "no slices of " + graph.node(node).name + " to assemble");
+  const auto demand = whole_demand_.find(tensor);
+  const bool to_all = channels == whole && demand != whole_demand_.end() && demand->second.size() >= 2;
+  if (to_all) {
+    const int gathered = gather(slices, device, true);
+    if (gathered >= 0) return gathered;
+    return obtain(node, output, microbatch, batch, channels, device);  // now a transfer
+  }
+  return gather(slices, device, false);
+}
+
+int PlanBuilder::add_value(int device, NodeId node, int output, int microbatch, Range batch,
+                           Range channels, bool partial, bool pre_activation, int producer) {
+  Value value;
+  value.id = static_cast<int>(plan_.values.size());
+  value.device = device;
+  value.node = node;
+  value.output = output;
+  value.microbatch = microbatch;
+  value.batch = batch;
+  value.channels = channels;
+  value.partial = partial;
+  value.pre_activation = pre_activation;
+  value.producer = producer;
+  const Shape& shape = plan_.graph->node(node).output_shapes.at(static_cast<size_t>(output));
+  value.bytes = batch.size() * channels.size() * inner_count(shape) * kFloat;
+  plan_.values.push_back(value);
+  values_of_[key(node, output, microbatch)].push_back(value.id);
+  return value.id;
+}
+
+int PlanBuilder::add_op(PlanOp op) {
+  op.id = static_cast<int>(plan_.ops.size());
+  plan_.ops.push_back(std::move(op));
+  return plan_.ops.back().id;
+}
+
+int PlanBuilder::transfer(int source, int device) {
+  const Value from = plan_.value(source);
+  SPLITSCOPE_CHECK(from.device != device, "a transfer to the device that has the value");
+  PlanOp op;
+  op.role = OpRole::kTransfer;
+  op.node = from.node;
+  op.microbatch = from.microbatch;
+  op.device = device;
+  op.src_device = from.device;
+  op.inputs = {source};
+  op.id = static_cast<int>(plan_.ops.size());
+  const int copy = add_value(device, from.node, from.output, from.microbatch, from.batch, from.channels,
+                             from.partial, from.pre_activation, op.id);
+  op.outputs = {copy};
+  op.bytes_moved = from.bytes;
+  op.payload_bytes = from.bytes;
+  add_op(std::move(op));
+  return copy;
+}
+
+// Megatron's all-reduce: every holder of a partial sum gets the total; if the
+// layer has an activation, it is applied afterwards (epilogue) where needed.
+void PlanBuilder::all_reduce(const std::vector<int>& partials) {
+  const Value first = plan_.value(partials.front());
+  const Layer& layer = plan_.graph->layer_of(first.node);
+  PlanOp op;
+  op.role = OpRole::kCollective;
+  op.collective = CollectiveKind::kAllReduce;
+  op.node = first.node;
+  op.microbatch = first.microbatch;
+  op.device = -1;
+  op.inputs = partials;
+  op.id = static_cast<int>(plan_.ops.size());
+  for (int id : partials) {
+    const Value& partial = plan_.value(id);
+    SPLITSCOPE_CHECK(partial.channels == first.channels, "all-reduce over different ranges");
+    SPLITSCOPE_CHECK(!contains(op.participants, partial.device), "two partial sums on one device");
+    op.participants.push_back(partial.device);
+  }
+  for (int device : op.participants) {
+    op.outputs.push_back(add_value(device, first.node, first.output, first.microbatch, first.batch,
+                                   first.channels, false, layer.activation != Activation::kNone, op.id));
+  }
+  const int64_t n = static_cast<int64_t>(partials.size());
+  op.payload_bytes = first.bytes;
+  op.bytes_moved = 2 * (n - 1) * first.bytes;  // 2(N-1)/N·B per device, N devices
+  add_op(std::move(op));
+}
+
+int PlanBuilder::epilogue(int value) {
+  const Value sum = plan_.value(value);
+  PlanOp op;
+  op.role = OpRole::kEpilogue;
+  op.node = sum.node;
+  op.microbatch = sum.microbatch;
+  op.device = sum.device;
+  op.slice = Slice{sum.batch, sum.channels, {0, plan_.graph->node(sum.node).input_shapes.at(0).at(0)}};
+  op.inputs = {value};
+  op.bytes_read = sum.bytes;
+  op.bytes_written = sum.bytes;
+  op.id = static_cast<int>(plan_.ops.size());
+  const int result = add_value(sum.device, sum.node, sum.output, sum.microbatch, sum.batch,
+                               sum.channels, false, false, op.id);
+  op.outputs = {result};
+  add_op(std::move(op));
+  return result;
+}
+
+// All-gather (to_all) or concat onto `device` of channel slices sorted by
+// their first channel. Returns the value on `device`, or -1 when `device`
+// took no part in an all-gather.
+int PlanBuilder::gather(const std::vector<int>& slices, int device, bool to_all) {
+  const Value first = plan_.value(slices.front());
+  PlanOp op;
+  op.role = OpRole::kCollective;
+  op.collective = to_all ? CollectiveKind::kAllGather : CollectiveKind::kConcat;
+  op.node = first.node;
+  op.microbatch = first.microbatch;
+  op.device = to_all ? -1 : device;
+  op.inputs = slices;
+  Range channels{first.channels.begin, first.channels.begin};
+  for (int id : slices) {
+    const Value& slice = plan_.value(id);
+    SPLITSCOPE_CHECK(slice.channels.begin == channels.end, "slices to gather are not contiguous");
+    SPLITSCOPE_CHECK(!contains(op.participants, slice.device), "two slices to gather on one device");
+    channels.end = slice.channels.end;
+    op.participants.push_back(slice.device);
+  }
+  op.id = static_cast<int>(plan_.ops.size());
+  const std::vector<int> receivers = to_all ? op.participants : std::vector<int>{device};
+  int on_device = -1;
+  int64_t moved = 0;
+  for (int receiver : receivers) {
+    const int value = add_value(receiver, first.node, first.output, first.microbatch, first.batch,
+                                channels, false, false, op.id);
+    op.outputs.push_back(value);
+    if (receiver == device) on_device = value;
+    moved += plan_.value(value).bytes;
+    for (int id : slices) {
+      if (plan_.value(id).device == receiver) moved -= plan_.value(id).bytes;
+    }
+  }
+  op.payload_bytes = plan_.value(op.outputs.front()).bytes;
+  op.bytes_moved = moved;
+  add_op(std::move(op));
+  return on_device;
+}
+
+void PlanBuilder::set_outputs() {
+  const Graph& graph = *plan_.graph;
+  const TensorRef out = graph.output();
+  const int64_t channels = graph.node(out.node).output_shapes.at(static_cast<size_t>(out.output)).at(0);
+  for (int mb = 0; mb < plan_.microbatches; ++mb) {
+    std::vector<int> slices;
+    for (int id : primary_of_[key(out.node, out.output, mb)]) {
+      if (!plan_.value(id).partial) slices.push_back(id);
+    }
+    std::sort(slices.begin(), slices.end(), [&](int a, int b) {
+      return plan_.value(a).channels.begin < plan_.value(b).channels.begin;
+    });
+    int64_t covered = 0;
+    for (int id : slices) {
+      if (plan_.value(id).channels.begin == covered) covered = plan_.value(id).channels.end;
+    }
+    if (!slices.empty() && covered == channels) {
+      plan_.outputs.insert(plan_.outputs.end(), slices.begin(), slices.end());
+      continue;
+    }
+    // Partial sums (a row-split last layer): reduce them first.
+    const auto& producers = primary_of_[key(out.node, out.output, mb)];
+    SPLITSCOPE_CHECK(!producers.empty(), "the network output was never computed");
+    const Value& any = plan_.value(producers.front());
+    plan_.outputs.push_back(obtain(out.node, out.output, mb, any.batch, {0, channels}, any.device));
+  }
+}
+
+}  // namespace splitscope

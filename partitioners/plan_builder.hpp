@@ -1,0 +1,69 @@
+#pragma once
+/// \file
+/// PlanBuilder: the data movement every strategy shares. A strategy only says
+/// where each slice of each op runs (place()); the builder then, in two passes,
+///   1. looks ahead at every slice's inputs to learn which tensors several
+///      devices will need whole (those get an all-gather, the others a concat
+///      of just the slices needed), and
+///   2. walks the placements in order, giving each slice its inputs on its own
+///      device: a value already there, a transfer, an all-gather, a concat, or
+///      an all-reduce of partial sums followed by the activation (epilogue),
+/// and finally sets the outputs, each device's schedule and its memory.
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "partitioners/plan.hpp"
+
+namespace splitscope {
+
+class PlanBuilder {
+ public:
+  PlanBuilder(std::shared_ptr<const Graph> graph, std::string strategy, int devices,
+              int microbatches);
+
+  /// Runs `slice` of `node` for micro-batch `microbatch` on `device`. Calls must
+  /// be in dependency order, and each device's calls in the order it should
+  /// run them (the order becomes its schedule).
+  void place(NodeId node, int microbatch, const Slice& slice, int device);
+
+  /// A sentence for Plan::notes (e.g. why an op was not split).
+  void note(std::string text);
+
+  /// Wires the data movement and returns the finished plan (not yet checked).
+  Plan build();
+
+ private:
+  struct Placement {
+    NodeId node;
+    int microbatch;
+    Slice slice;
+    int device;
+  };
+  /// One tensor of one micro-batch: (node, output, micro-batch).
+  using TensorKey = int64_t;
+
+  TensorKey key(NodeId node, int output, int microbatch) const;
+  void look_ahead();
+  void wire(const Placement& placement);
+  int obtain(NodeId node, int output, int microbatch, Range batch, Range channels, int device);
+  int find_local(TensorKey tensor, Range batch, Range channels, int device) const;
+  int add_value(int device, NodeId node, int output, int microbatch, Range batch, Range channels,
+                bool partial, bool pre_activation, int producer);
+  int add_op(PlanOp op);
+  int transfer(int value, int device);
+  void all_reduce(const std::vector<int>& partials);
+  int epilogue(int value);
+  int gather(const std::vector<int>& slices, int device, bool to_all);
+  void set_outputs();
+
+  Plan plan_;
+  std::vector<Placement> placements_;
+  std::unordered_map<TensorKey, std::vector<int>> values_of_;       ///< every value of a tensor
+  std::unordered_map<TensorKey, std::vector<int>> primary_of_;      ///< values written by compute slices
+  std::unordered_map<TensorKey, std::vector<int>> whole_demand_;    ///< devices that need it whole
+};
+
+}  // namespace splitscope

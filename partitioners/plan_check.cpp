@@ -1,0 +1,342 @@
+#include "partitioners/plan_check.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+#include <stdexcept>
+
+namespace splitscope {
+namespace {
+
+constexpr int64_t kFloat = sizeof(float);
+
+/// A compute slice as a box in (rows, output channels, reduction) space.
+struct Box {
+  Range rows;
+  Range out;
+  Range reduce;
+  int64_t volume() const { return rows.size() * out.size() * reduce.size(); }
+};
+
+bool overlaps(const Range& a, const Range& b) { return a.begin < b.end && b.begin < a.end; }
+bool overlaps(const Box& a, const Box& b) {
+  return overlaps(a.rows, b.rows) && overlaps(a.out, b.out) && overlaps(a.reduce, b.reduce);
+}
+
+class Checker {
+ public:
+  explicit Checker(const Plan& plan) : plan_(plan), graph_(*plan.graph) {}
+
+  std::vector<std::string> run() {
+    check_values();
+    for (const PlanOp& op : plan_.ops) check_op(op);
+    check_tiling();
+    check_outputs();
+    check_schedule();
+    return std::move(problems_);
+  }
+
+ private:
+  template <typename... Args>
+  void fail(fmt::format_string<Args...> format, Args&&... args) {
+    problems_.push_back(fmt::format(format, std::forward<Args>(args)...));
+  }
+
+  std::string name(const PlanOp& op) const { return fmt::format("op {} ({})", op.id, op_label(plan_, op)); }
+
+  bool valid_value(int id) const { return id >= 0 && id < static_cast<int>(plan_.values.size()); }
+
+  void check_values() {
+    writes_.assign(plan_.values.size(), 0);
+    for (int input : plan_.inputs) {
+      if (!valid_value(input)) {
+        fail("input value {} does not exist", input);
+        continue;
+      }
+      writes_[static_cast<size_t>(input)] += 1;
+      if (plan_.value(input).producer != -1) fail("input value {} has a producer", input);
+    }
+    for (const PlanOp& op : plan_.ops) {
+      if (op.id != static_cast<int>(&op - plan_.ops.data())) fail("op at index {} has id {}", &op - plan_.ops.data(), op.id);
+      for (int output : op.outputs) {
+        if (!valid_value(output)) {
+          fail("{} writes a value that does not exist", name(op));
+          continue;
+        }
+        writes_[static_cast<size_t>(output)] += 1;
+        if (plan_.value(output).producer != op.id) fail("{} writes value {} owned by op {}", name(op), output, plan_.value(output).producer);
+      }
+    }
+    for (const Value& value : plan_.values) {
+      if (writes_[static_cast<size_t>(value.id)] != 1) {
+        fail("value {} ({}) is written {} times", value.id, graph_.node(value.node).name, writes_[static_cast<size_t>(value.id)]);
+      }
+      if (value.device < 0 || value.device >= plan_.devices) fail("value {} is on unknown device {}", value.id, value.device);
+      const Shape& shape = graph_.node(value.node).output_shapes.at(static_cast<size_t>(value.output));
+      if (value.bytes != value.batch.size() * value.channels.size() * inner_count(shape) * kFloat) {
+        fail("value {} counts {} bytes, its slice holds {}", value.id, value.bytes,
+             value.batch.size() * value.channels.size() * inner_count(shape) * kFloat);
+      }
+      if (value.channels.begin < 0 || value.channels.end > shape.at(0) || value.channels.empty()) {
+        fail("value {} has channels {} outside {}", value.id, value.channels.to_string(), to_string(shape));
+      }
+    }
+  }
+
+  /// Inputs exist and are written before `op`.
+  bool inputs_ready(const PlanOp& op) {
+    bool ok = true;
+    for (int input : op.inputs) {
+      if (input < 0) continue;
+      if (!valid_value(input)) {
+        fail("{} reads value {} which does not exist", name(op), input);
+        ok = false;
+      } else if (plan_.value(input).producer >= op.id) {
+        fail("{} reads value {} before op {} writes it", name(op), input, plan_.value(input).producer);
+        ok = false;
+      }
+    }
+    return ok;
+  }
+
+  void check_op(const PlanOp& op) {
+    if (!inputs_ready(op)) return;
+    switch (op.role) {
+      case OpRole::kCompute: check_compute(op); break;
+      case OpRole::kEpilogue: check_epilogue(op); break;
+      case OpRole::kTransfer: check_transfer(op); break;
+      case OpRole::kCollective: check_collective(op); break;
+    }
+  }
+
+  void check_compute(const PlanOp& op) {
+    const OpNode& node = graph_.node(op.node);
+    const auto slots = graph_.inputs(op.node);
+    if (op.inputs.size() != slots.size()) {
+      fail("{} has {} inputs, its node {}", name(op), op.inputs.size(), slots.size());
+      return;
+    }
+    for (size_t slot = 0; slot < slots.size(); ++slot) {
+      const int input = op.inputs[slot];
+      if (!slots[slot]) {
+        if (input >= 0) fail("{} reads a value into unconnected slot {}", name(op), slot);
+        continue;
+      }
+      if (input < 0) {
+        fail("{} leaves connected slot {} empty", name(op), slot);
+        continue;
+      }
+      const Value& value = plan_.value(input);
+      if (value.node != slots[slot]->node || value.output != slots[slot]->output || value.microbatch != op.microbatch) {
+        fail("{} slot {} reads the wrong tensor ({})", name(op), slot, graph_.node(value.node).name);
+      }
+      if (value.device != op.device) {
+        fail("{} on device {} reads value {} on device {}: a cross-device edge without a transfer",
+             name(op), op.device, input, value.device);
+      }
+      if (value.batch != op.slice.batch) fail("{} slot {} reads rows {} for its rows {}", name(op), slot, value.batch.to_string(), op.slice.batch.to_string());
+      const Range need = needed_input_channels(graph_, op.node, op.slice, static_cast<int>(slot));
+      if (!value.channels.contains(need)) {
+        fail("{} slot {} needs channels {} but reads {}", name(op), slot, need.to_string(), value.channels.to_string());
+      }
+      if (value.partial || value.pre_activation) fail("{} reads an unfinished sum (value {})", name(op), input);
+    }
+    if (op.outputs.size() != node.output_shapes.size()) {
+      fail("{} writes {} values, its node has {} outputs", name(op), op.outputs.size(), node.output_shapes.size());
+      return;
+    }
+    for (int output : op.outputs) {
+      const Value& value = plan_.value(output);
+      if (value.device != op.device || value.batch != op.slice.batch || value.channels != op.slice.out ||
+          value.partial != op.slice.is_partial(node) || value.node != op.node) {
+        fail("{} writes value {} that does not match its slice", name(op), output);
+      }
+    }
+    const SliceCost cost = slice_cost(graph_, op.node, op.slice);
+    if (cost.flops != op.flops) fail("{} counts {} FLOPs, its slice has {}", name(op), op.flops, cost.flops);
+    boxes_[{op.node, op.microbatch}].push_back({op.slice.batch, op.slice.out, op.slice.reduce});
+  }
+
+  void check_epilogue(const PlanOp& op) {
+    if (op.inputs.size() != 1 || op.outputs.size() != 1) {
+      fail("{} must read one value and write one", name(op));
+      return;
+    }
+    const Value& in = plan_.value(op.inputs[0]);
+    const Value& out = plan_.value(op.outputs[0]);
+    if (!in.pre_activation) fail("{} activates a value that is not an all-reduced sum", name(op));
+    if (in.device != op.device || out.device != op.device) fail("{} crosses devices", name(op));
+    if (out.pre_activation || out.partial || out.channels != in.channels || out.batch != in.batch) {
+      fail("{} changes its value's ranges", name(op));
+    }
+    if (op.flops != 0) fail("{} counts FLOPs for an activation", name(op));
+  }
+
+  void check_transfer(const PlanOp& op) {
+    if (op.inputs.size() != 1 || op.outputs.size() != 1) {
+      fail("{} must move one value", name(op));
+      return;
+    }
+    const Value& from = plan_.value(op.inputs[0]);
+    const Value& to = plan_.value(op.outputs[0]);
+    if (op.src_device == op.device) fail("{} moves a value to its own device", name(op));
+    if (from.device != op.src_device || to.device != op.device) fail("{} has values on the wrong devices", name(op));
+    if (from.node != to.node || from.output != to.output || from.batch != to.batch || from.channels != to.channels ||
+        from.partial != to.partial || from.pre_activation != to.pre_activation) {
+      fail("{} changes what it moves", name(op));
+    }
+    if (op.bytes_moved != from.bytes) fail("{} moves {} bytes of a {}-byte value", name(op), op.bytes_moved, from.bytes);
+  }
+
+  void check_collective(const PlanOp& op) {
+    if (op.inputs.size() != op.participants.size() || op.inputs.empty()) {
+      fail("{} needs one input per participant", name(op));
+      return;
+    }
+    std::vector<int> seen;
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      const Value& value = plan_.value(op.inputs[i]);
+      if (value.device != op.participants[i]) fail("{} input {} is not on participant {}", name(op), i, op.participants[i]);
+      if (std::find(seen.begin(), seen.end(), value.device) != seen.end()) fail("{} has device {} twice", name(op), value.device);
+      seen.push_back(value.device);
+    }
+    const Value& first = plan_.value(op.inputs.front());
+    int64_t moved = 0;
+    if (op.collective == CollectiveKind::kAllReduce) {
+      for (int input : op.inputs) {
+        const Value& value = plan_.value(input);
+        if (!value.partial || value.channels != first.channels || value.batch != first.batch) {
+          fail("{} reduces values that are not matching partial sums", name(op));
+        }
+      }
+      if (op.outputs.size() != op.participants.size()) fail("{} must give every participant the sum", name(op));
+      moved = 2 * static_cast<int64_t>(op.inputs.size() - 1) * first.bytes;
+      for (size_t i = 0; i < op.outputs.size() && i < op.participants.size(); ++i) {
+        const Value& out = plan_.value(op.outputs[i]);
+        if (out.partial || out.device != op.participants[i] || out.channels != first.channels) {
+          fail("{} output {} is not the sum on participant {}", name(op), i, op.participants[i]);
+        }
+      }
+    } else {
+      Range all{first.channels.begin, first.channels.begin};
+      for (int input : op.inputs) {
+        const Value& value = plan_.value(input);
+        if (value.channels.begin != all.end || value.partial || value.batch != first.batch) {
+          fail("{} gathers slices that are not contiguous and final", name(op));
+        }
+        all.end = value.channels.end;
+      }
+      const bool to_all = op.collective == CollectiveKind::kAllGather;
+      const std::vector<int> receivers = to_all ? op.participants : std::vector<int>{op.device};
+      if (op.outputs.size() != receivers.size()) {
+        fail("{} writes {} values for {} receivers", name(op), op.outputs.size(), receivers.size());
+        return;
+      }
+      for (size_t i = 0; i < receivers.size(); ++i) {
+        const Value& out = plan_.value(op.outputs[i]);
+        if (out.device != receivers[i] || out.channels != all || out.batch != first.batch) {
+          fail("{} output {} is not the assembled tensor on device {}", name(op), i, receivers[i]);
+        }
+        moved += out.bytes;
+        for (int input : op.inputs) {
+          if (plan_.value(input).device == receivers[i]) moved -= plan_.value(input).bytes;
+        }
+      }
+    }
+    if (op.bytes_moved != moved) fail("{} counts {} bytes moved, its slices make {}", name(op), op.bytes_moved, moved);
+  }
+
+  void check_tiling() {
+    int64_t flops = 0;
+    for (const PlanOp& op : plan_.ops) {
+      if (op.role == OpRole::kCompute) flops += op.flops;
+    }
+    if (flops != graph_.total_flops()) fail("compute slices count {} FLOPs, the network {}", flops, graph_.total_flops());
+    std::map<NodeId, std::vector<Box>> per_node;
+    for (auto& [key, boxes] : boxes_) {
+      auto& all = per_node[key.first];
+      all.insert(all.end(), boxes.begin(), boxes.end());
+    }
+    for (NodeId id = 0; id < graph_.num_nodes(); ++id) {
+      const OpNode& node = graph_.node(id);
+      if (node.kind == OpKind::kInput) continue;
+      const auto& boxes = per_node[id];
+      const Slice whole = full_slice(node, {0, graph_.batch()});
+      const Box full{whole.batch, whole.out, whole.reduce};
+      int64_t volume = 0;
+      for (size_t i = 0; i < boxes.size(); ++i) {
+        volume += boxes[i].volume();
+        if (!full.rows.contains(boxes[i].rows) || !full.out.contains(boxes[i].out) || !full.reduce.contains(boxes[i].reduce)) {
+          fail("a slice of {} lies outside the op", node.name);
+        }
+        for (size_t j = 0; j < i && boxes.size() <= 256; ++j) {
+          if (overlaps(boxes[i], boxes[j])) fail("two slices of {} overlap", node.name);
+        }
+      }
+      if (volume != full.volume()) fail("the slices of {} cover {} of its {} elements x reductions", node.name, volume, full.volume());
+    }
+  }
+
+  void check_outputs() {
+    const TensorRef out = graph_.output();
+    const OpNode& node = graph_.node(out.node);
+    const int64_t channels = node.output_shapes.at(static_cast<size_t>(out.output)).at(0);
+    std::vector<Box> boxes;
+    int64_t volume = 0;
+    for (int id : plan_.outputs) {
+      if (!valid_value(id)) {
+        fail("output value {} does not exist", id);
+        continue;
+      }
+      const Value& value = plan_.value(id);
+      if (value.node != out.node || value.output != out.output || value.partial || value.pre_activation) {
+        fail("output value {} is not the finished network output", id);
+      }
+      const Box box{value.batch, value.channels, {0, 1}};
+      for (const Box& other : boxes) {
+        if (overlaps(box, other)) fail("output values overlap");
+      }
+      boxes.push_back(box);
+      volume += box.volume();
+    }
+    if (volume != graph_.batch() * channels) fail("the outputs cover {} of {} rows x channels", volume, graph_.batch() * channels);
+  }
+
+  void check_schedule() {
+    if (plan_.schedule.size() != static_cast<size_t>(plan_.devices)) {
+      fail("the schedule lists {} devices, the plan has {}", plan_.schedule.size(), plan_.devices);
+      return;
+    }
+    for (int device = 0; device < plan_.devices; ++device) {
+      std::vector<int> expected;
+      for (const PlanOp& op : plan_.ops) {
+        if ((op.role == OpRole::kCompute || op.role == OpRole::kEpilogue) && op.device == device) expected.push_back(op.id);
+      }
+      if (plan_.schedule[static_cast<size_t>(device)] != expected) {
+        fail("device {}'s schedule is not its compute ops in plan order", device);
+      }
+    }
+    if (plan_.memory.size() != static_cast<size_t>(plan_.devices)) fail("memory is given for {} devices", plan_.memory.size());
+  }
+
+  const Plan& plan_;
+  const Graph& graph_;
+  std::vector<int> writes_;
+  std::map<std::pair<NodeId, int>, std::vector<Box>> boxes_;
+  std::vector<std::string> problems_;
+};
+
+}  // namespace
+
+std::vector<std::string> plan_problems(const Plan& plan) { return Checker(plan).run(); }
+
+void check(const Plan& plan) {
+  const auto problems = plan_problems(plan);
+  if (problems.empty()) return;
+  std::string message = fmt::format("the {} plan breaks {} invariant(s):", plan.strategy, problems.size());
+  for (size_t i = 0; i < problems.size() && i < 10; ++i) message += "\n  - " + problems[i];
+  if (problems.size() > 10) message += fmt::format("\n  ... and {} more", problems.size() - 10);
+  throw std::logic_error(message);
+}
+
+}  // namespace splitscope

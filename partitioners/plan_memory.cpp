@@ -1,0 +1,84 @@
+#include "partitioners/plan_memory.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+#include <tuple>
+
+namespace splitscope {
+namespace {
+
+constexpr int64_t kFloat = sizeof(float);
+
+/// Weights each device holds: one copy of each distinct slice of each weight
+/// set, however many steps or micro-batches use it.
+void add_params(const Plan& plan, std::vector<DeviceMemory>& memory) {
+  std::vector<std::set<std::tuple<int, Range, Range>>> held(static_cast<size_t>(plan.devices));
+  for (const PlanOp& op : plan.ops) {
+    if (op.role != OpRole::kCompute || op.param_count == 0) continue;
+    const int key = plan.graph->node(op.node).param_key;
+    if (held[static_cast<size_t>(op.device)].insert({key, op.slice.out, op.slice.reduce}).second) {
+      memory[static_cast<size_t>(op.device)].params += op.param_count * kFloat;
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<DeviceMemory> compute_memory(const Plan& plan) {
+  std::vector<DeviceMemory> memory(static_cast<size_t>(plan.devices));
+  add_params(plan, memory);
+
+  constexpr int kForever = std::numeric_limits<int>::max();
+  std::vector<int> last_use(plan.values.size(), -1);
+  for (const PlanOp& op : plan.ops) {
+    for (int input : op.inputs) {
+      if (input >= 0) last_use[static_cast<size_t>(input)] = op.id;
+    }
+  }
+  for (int output : plan.outputs) last_use[static_cast<size_t>(output)] = kForever;
+
+  std::vector<int64_t> live(static_cast<size_t>(plan.devices), 0);
+  std::vector<int64_t> received(static_cast<size_t>(plan.devices), 0);
+  auto note_peaks = [&]() {
+    for (size_t d = 0; d < live.size(); ++d) {
+      memory[d].activations_peak = std::max(memory[d].activations_peak, live[d]);
+      memory[d].transfer_buffers = std::max(memory[d].transfer_buffers, received[d]);
+    }
+  };
+  for (int input : plan.inputs) live[static_cast<size_t>(plan.value(input).device)] += plan.value(input).bytes;
+  note_peaks();
+
+  std::vector<std::vector<int>> freed_after(plan.ops.size());
+  for (const Value& value : plan.values) {
+    const int last = last_use[static_cast<size_t>(value.id)];
+    if (last == kForever) continue;
+    // A value nobody reads is freed right after the op that wrote it.
+    const int end = last >= 0 ? last : value.producer;
+    if (end >= 0) freed_after[static_cast<size_t>(end)].push_back(value.id);
+  }
+  for (const PlanOp& op : plan.ops) {
+    const bool moved_in = op.role == OpRole::kTransfer || op.role == OpRole::kCollective;
+    for (int output : op.outputs) {
+      const Value& value = plan.value(output);
+      live[static_cast<size_t>(value.device)] += value.bytes;
+      if (moved_in) received[static_cast<size_t>(value.device)] += value.bytes;
+    }
+    note_peaks();
+    for (int id : freed_after[static_cast<size_t>(op.id)]) {
+      const Value& value = plan.value(id);
+      live[static_cast<size_t>(value.device)] -= value.bytes;
+      const int producer = value.producer;
+      if (producer >= 0) {
+        const OpRole role = plan.op(producer).role;
+        if (role == OpRole::kTransfer || role == OpRole::kCollective) {
+          received[static_cast<size_t>(value.device)] -= value.bytes;
+        }
+      }
+    }
+  }
+  for (DeviceMemory& device : memory) device.peak = device.params + device.activations_peak;
+  return memory;
+}
+
+}  // namespace splitscope

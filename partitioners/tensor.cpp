@@ -1,0 +1,80 @@
+// `tensor`: Megatron-style tensor parallelism. Consecutive dense layers are
+// paired: the first split by output columns, the second by input rows, so the
+// pair needs no communication inside it and one all-reduce at its end (the
+// second layer's activation is applied after it). Everything else is split
+// as `vertical` does.
+
+#include <set>
+
+#include "partitioners/channel_split.hpp"
+#include "partitioners/strategies.hpp"
+
+namespace splitscope {
+namespace {
+
+/// Dense pairs (first, second) where the first's output reaches the second
+/// only through channel-local ops (activations), each op in one pair at most.
+std::vector<std::pair<NodeId, NodeId>> dense_pairs(const Graph& graph) {
+  std::vector<std::pair<NodeId, NodeId>> pairs;
+  std::set<NodeId> paired;
+  for (NodeId id : graph.topological_order()) {
+    if (graph.node(id).kind != OpKind::kDense || paired.count(id)) continue;
+    NodeId at = id;
+    while (true) {
+      const auto consumers = graph.consumers({at, 0});
+      if (consumers.size() != 1) break;
+      const NodeId next = consumers.front().first;
+      const OpKind kind = graph.node(next).kind;
+      if (kind == OpKind::kDense) {
+        if (!paired.count(next)) {
+          pairs.emplace_back(id, next);
+          paired.insert(id);
+          paired.insert(next);
+        }
+        break;
+      }
+      if (!is_channel_local(kind) || kind == OpKind::kMaxPool || kind == OpKind::kAvgPool) break;
+      at = next;
+    }
+  }
+  return pairs;
+}
+
+class TensorPartitioner : public Partitioner {
+ public:
+  std::string_view name() const override { return "tensor"; }
+  std::string_view summary() const override {
+    return "dense layers paired column-then-row split, one all-reduce per pair (Megatron)";
+  }
+  int max_devices(const Graph& graph) const override { return vertical_device_limit(graph).first; }
+
+  Plan partition(std::shared_ptr<const Graph> graph, const PartitionOptions& options) const override {
+    require_one_microbatch(options, "tensor");
+    const auto [most, limiter] = vertical_device_limit(*graph);
+    require_devices(options, most, "tensor", "layer " + limiter + " has " + std::to_string(most) + " outputs to slice");
+    const auto pairs = dense_pairs(*graph);
+    std::set<NodeId> seconds;
+    for (const auto& pair : pairs) seconds.insert(pair.second);
+
+    PlanBuilder builder(graph, "tensor", options.devices, 1);
+    if (pairs.empty()) builder.note("no consecutive dense layers to pair: this is the vertical split");
+    ChannelSplitter splitter(*graph, options.devices, builder);
+    for (NodeId id : graph->wavefront_order()) {
+      if (graph->node(id).kind == OpKind::kInput) continue;
+      if (seconds.count(id)) {
+        // Row split over the cut its input arrives in: each device sums over
+        // the features it already holds.
+        splitter.place_row_split(id, splitter.following_cut(id));
+      } else {
+        splitter.place_vertical(id);
+      }
+    }
+    return builder.build();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Partitioner> make_tensor_partitioner() { return std::make_unique<TensorPartitioner>(); }
+
+}  // namespace splitscope

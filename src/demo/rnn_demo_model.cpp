@@ -1,0 +1,72 @@
+#include "demo/rnn_demo_model.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "ir/model_parser.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope {
+namespace {
+
+void require_positive(const std::string& option, int64_t value) {
+  if (value <= 0) throw InputError(option, "", "must be positive, got " + std::to_string(value));
+}
+
+}  // namespace
+
+Model rnn_demo_model(const RnnDemoShape& shape) {
+  if (shape.cell != "lstm" && shape.cell != "gru") {
+    throw InputError("--cell", "", "unknown cell '" + shape.cell + "'; use lstm or gru");
+  }
+  require_positive("--layers", shape.layers);
+  require_positive("--hidden", shape.hidden);
+  require_positive("--steps", shape.steps);
+  require_positive("--batch", shape.batch);
+  const std::string name = shape.cell + "-demo-" + std::to_string(shape.layers) + "x" + std::to_string(shape.hidden);
+  const nlohmann::json doc = {
+      {"name", name},
+      {"batch", shape.batch},
+      {"input", {shape.steps, shape.hidden}},
+      {"layers",
+       {{{"type", shape.cell}, {"hidden", shape.hidden}, {"layers", shape.layers},
+         {"return_sequences", false}, {"name", shape.cell}}}}};
+  return parse_model_text(doc.dump(), "demo rnn");
+}
+
+RnnSweep parse_rnn_sweep(const std::string& text) {
+  const auto equals = text.find('=');
+  if (equals == std::string::npos) {
+    throw InputError("--sweep", "", "expected NAME=V1,V2,... (e.g. hidden=256,512,1024), got '" + text + "'");
+  }
+  RnnSweep sweep;
+  sweep.name = text.substr(0, equals);
+  if (sweep.name != "hidden" && sweep.name != "layers" && sweep.name != "steps" && sweep.name != "batch") {
+    throw InputError("--sweep", "", "can sweep hidden, layers, steps or batch, not '" + sweep.name + "'");
+  }
+  size_t position = equals + 1;
+  while (position <= text.size()) {
+    const auto comma = text.find(',', position);
+    const std::string item = text.substr(position, comma == std::string::npos ? std::string::npos : comma - position);
+    try {
+      size_t used = 0;
+      const long long value = std::stoll(item, &used);
+      if (used != item.size() || value <= 0) throw std::invalid_argument(item);
+      sweep.values.push_back(value);
+    } catch (const std::exception&) {
+      throw InputError("--sweep", "", "'" + item + "' is not a positive integer");
+    }
+    if (comma == std::string::npos) break;
+    position = comma + 1;
+  }
+  return sweep;
+}
+
+RnnDemoShape with_swept(RnnDemoShape shape, const std::string& name, int64_t value) {
+  if (name == "hidden") shape.hidden = value;
+  if (name == "layers") shape.layers = value;
+  if (name == "steps") shape.steps = value;
+  if (name == "batch") shape.batch = value;
+  return shape;
+}
+
+}  // namespace splitscope

@@ -1,0 +1,101 @@
+#include "demo/wavefront.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace splitscope {
+namespace {
+
+bool is_cell_span(const Plan& plan, const Span& span) {
+  if (span.kind != SpanKind::kCompute || span.op < 0) return false;
+  return is_cell(plan.graph->node(plan.op(span.op).node).kind);
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t middle = values.size() / 2;
+  return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+}
+
+}  // namespace
+
+Wavefront analyse_wavefront(const Plan& plan, const Timeline& timeline, int max_slices) {
+  Wavefront wave;
+  wave.makespan_us = timeline.makespan_us();
+  std::vector<double> durations;
+  for (const Span& span : timeline.spans) {
+    if (is_cell_span(plan, span)) {
+      durations.push_back(span.duration_us());
+      wave.compute_us += span.duration_us();
+    } else if (span.kind != SpanKind::kCompute) {
+      wave.transfer_us += span.duration_us();
+    }
+  }
+  wave.slice_us = median(durations);
+  if (wave.slice_us <= 0 || wave.makespan_us <= 0) return wave;
+  int slices = static_cast<int>(std::ceil(wave.makespan_us / wave.slice_us - 1e-9));
+  if (slices > max_slices) {
+    const int factor = (slices + max_slices - 1) / max_slices;
+    wave.slice_us *= factor;
+    slices = static_cast<int>(std::ceil(wave.makespan_us / wave.slice_us - 1e-9));
+  }
+  // Busy time of each device in each slice, from its cell spans.
+  std::vector<std::vector<double>> covered(static_cast<size_t>(plan.devices),
+                                           std::vector<double>(static_cast<size_t>(slices), 0.0));
+  for (const Span& span : timeline.spans) {
+    if (!is_cell_span(plan, span)) continue;
+    auto& row = covered.at(static_cast<size_t>(span.device));
+    const int first = std::max(0, static_cast<int>(std::floor(span.start_us / wave.slice_us)));
+    const int last = std::min(slices - 1, static_cast<int>(std::floor(span.end_us / wave.slice_us)));
+    for (int k = first; k <= last; ++k) {
+      const double begin = std::max(span.start_us, k * wave.slice_us);
+      const double end = std::min(span.end_us, (k + 1) * wave.slice_us);
+      if (end > begin) row[static_cast<size_t>(k)] += end - begin;
+    }
+  }
+  wave.busy.assign(static_cast<size_t>(plan.devices), std::vector<bool>(static_cast<size_t>(slices), false));
+  wave.busy_devices.assign(static_cast<size_t>(slices), 0);
+  for (size_t d = 0; d < covered.size(); ++d) {
+    for (int k = 0; k < slices; ++k) {
+      if (covered[d][static_cast<size_t>(k)] > 0.5 * wave.slice_us) {
+        wave.busy[d][static_cast<size_t>(k)] = true;
+        wave.busy_devices[static_cast<size_t>(k)] += 1;
+      }
+    }
+  }
+  wave.peak_busy = *std::max_element(wave.busy_devices.begin(), wave.busy_devices.end());
+  const auto first_peak = std::find(wave.busy_devices.begin(), wave.busy_devices.end(), wave.peak_busy);
+  const auto last_peak = std::find(wave.busy_devices.rbegin(), wave.busy_devices.rend(), wave.peak_busy);
+  wave.fill_slices = static_cast<int>(first_peak - wave.busy_devices.begin());
+  wave.drain_slices = static_cast<int>(last_peak - wave.busy_devices.rbegin());
+  const int steady_begin = wave.fill_slices;
+  const int steady_end = slices - wave.drain_slices;
+  double occupied = 0;
+  for (int k = steady_begin; k < steady_end; ++k) occupied += wave.busy_devices[static_cast<size_t>(k)];
+  wave.steady_occupancy = occupied / (static_cast<double>(steady_end - steady_begin) * plan.devices);
+  return wave;
+}
+
+std::string render_wavefront(const Wavefront& wave) {
+  if (wave.busy.empty() || wave.busy_devices.empty()) return "no recurrent cells ran\n";
+  const size_t slices = wave.busy_devices.size();
+  std::string text = fmt::format("time slice = {:.1f} us (one cell); '#' = a cell running\n\n", wave.slice_us);
+  for (size_t d = 0; d < wave.busy.size(); ++d) {
+    text += fmt::format("device {:>2} |", d);
+    for (size_t k = 0; k < slices; ++k) text += wave.busy[d][k] ? '#' : '.';
+    text += "|\n";
+  }
+  text += "   busy   |";
+  for (int count : wave.busy_devices) text += count < 10 ? static_cast<char>('0' + count) : '+';
+  text += "|\n\n";
+  text += fmt::format(
+      "fill: {} slices until {} devices are busy; drain: {} slices; steady state: {:.0f}% of devices busy\n",
+      wave.fill_slices, wave.peak_busy, wave.drain_slices, wave.steady_occupancy * 100);
+  text += fmt::format("cells computed for {:.1f} us in all, transfers took {:.1f} us; makespan {:.1f} us\n",
+                      wave.compute_us, wave.transfer_us, wave.makespan_us);
+  return text;
+}
+
+}  // namespace splitscope

@@ -1,0 +1,77 @@
+// The wavefront read off a timeline where cell (l, t) runs in slice l + t.
+
+#include <gtest/gtest.h>
+
+#include "demo/rnn_demo_model.hpp"
+#include "demo/wavefront.hpp"
+#include "ir/lower.hpp"
+#include "partitioners/partitioner.hpp"
+
+namespace splitscope {
+namespace {
+
+/// L layers on L devices, T steps, every cell taking `t` µs, free links:
+/// cell (l, t) runs on device l during [(l + t)·t, (l + t + 1)·t).
+Timeline ideal_timeline(const Plan& plan, double t) {
+  Timeline timeline;
+  for (const PlanOp& op : plan.ops) {
+    if (op.role != OpRole::kCompute) continue;
+    const OpNode& node = plan.graph->node(op.node);
+    Span span;
+    span.device = op.device;
+    span.op = op.id;
+    span.start_us = (node.sublayer + node.step) * t;
+    span.end_us = span.start_us + t;
+    timeline.spans.push_back(span);
+  }
+  return timeline;
+}
+
+TEST(Wavefront, FillSteadyDrainOfAThreeLayerStack) {
+  RnnDemoShape shape;
+  shape.layers = 3;
+  shape.steps = 5;
+  shape.hidden = 4;
+  shape.batch = 2;
+  const auto graph = std::make_shared<const Graph>(lower(rnn_demo_model(shape)));
+  PartitionOptions options;
+  options.devices = 3;
+  const Plan plan = make_partitioner("horizontal")->partition(graph, options);
+  const Wavefront wave = analyse_wavefront(plan, ideal_timeline(plan, 10.0));
+  EXPECT_DOUBLE_EQ(wave.slice_us, 10.0);
+  // (T + L - 1) slices = 7: 1, 2 busy during fill, 3 for T - L + 1 = 3 slices, then 2, 1.
+  EXPECT_EQ(wave.busy_devices, (std::vector<int>{1, 2, 3, 3, 3, 2, 1}));
+  EXPECT_EQ(wave.fill_slices, 2);
+  EXPECT_EQ(wave.drain_slices, 2);
+  EXPECT_EQ(wave.peak_busy, 3);
+  EXPECT_DOUBLE_EQ(wave.steady_occupancy, 1.0);
+  EXPECT_DOUBLE_EQ(wave.makespan_us, 70.0);
+  EXPECT_DOUBLE_EQ(wave.compute_us, 15 * 10.0);
+  EXPECT_TRUE(wave.busy[0][0]);
+  EXPECT_FALSE(wave.busy[2][1]);
+  EXPECT_TRUE(wave.busy[2][2]);
+  const std::string picture = render_wavefront(wave);
+  EXPECT_NE(picture.find("device  0 |#####..|"), std::string::npos) << picture;
+  EXPECT_NE(picture.find("device  2 |..#####|"), std::string::npos) << picture;
+  EXPECT_NE(picture.find("   busy   |1233321|"), std::string::npos) << picture;
+}
+
+TEST(Wavefront, WideRunsUseCoarserSlices) {
+  RnnDemoShape shape;
+  shape.layers = 2;
+  shape.steps = 300;
+  shape.hidden = 4;
+  shape.batch = 1;
+  const auto graph = std::make_shared<const Graph>(lower(rnn_demo_model(shape)));
+  PartitionOptions options;
+  options.devices = 2;
+  const Plan plan = make_partitioner("horizontal")->partition(graph, options);
+  const Wavefront wave = analyse_wavefront(plan, ideal_timeline(plan, 1.0), 100);
+  // 301 cell times in at most 100 columns: slices of 4 cell times, 76 columns.
+  EXPECT_DOUBLE_EQ(wave.slice_us, 4.0);
+  EXPECT_EQ(wave.busy_devices.size(), 76u);
+  EXPECT_EQ(wave.peak_busy, 2);
+}
+
+}  // namespace
+}  // namespace splitscope

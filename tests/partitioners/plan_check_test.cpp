@@ -1,0 +1,89 @@
+// The checker catches each kind of broken plan.
+
+#include <gtest/gtest.h>
+
+#include "partitioners/plan_check.hpp"
+#include "plan_test_support.hpp"
+
+namespace splitscope::testing {
+namespace {
+
+Plan sound_plan() { return make_plan(zoo_graph("mlp-small"), "horizontal", 2); }
+
+bool mentions(const std::vector<std::string>& problems, const std::string& words) {
+  for (const auto& problem : problems) {
+    if (problem.find(words) != std::string::npos) return true;
+  }
+  return false;
+}
+
+int first_compute_on(const Plan& plan, int device, bool with_remote_input) {
+  for (const PlanOp& op : plan.ops) {
+    if (op.role != OpRole::kCompute || op.device != device) continue;
+    if (!with_remote_input) return op.id;
+    const int producer = plan.value(op.inputs[0]).producer;
+    if (producer >= 0 && plan.op(producer).role == OpRole::kTransfer) return op.id;
+  }
+  return -1;
+}
+
+TEST(PlanCheck, SoundPlanHasNoProblems) { EXPECT_TRUE(plan_problems(sound_plan()).empty()); }
+
+TEST(PlanCheck, CrossDeviceEdgeWithoutTransfer) {
+  Plan plan = sound_plan();
+  const int op = first_compute_on(plan, 1, true);
+  ASSERT_GE(op, 0);
+  // Read the transfer's source (on device 0) directly, skipping the copy.
+  const int copy = plan.ops[static_cast<size_t>(op)].inputs[0];
+  plan.ops[static_cast<size_t>(op)].inputs[0] = plan.op(plan.value(copy).producer).inputs[0];
+  EXPECT_TRUE(mentions(plan_problems(plan), "a cross-device edge without a transfer"));
+  EXPECT_THROW(check(plan), std::logic_error);
+}
+
+TEST(PlanCheck, MissingSlice) {
+  Plan plan = sound_plan();
+  const int op = first_compute_on(plan, 0, false);
+  plan.ops[static_cast<size_t>(op)].slice.out.end -= 1;
+  const auto problems = plan_problems(plan);
+  EXPECT_TRUE(mentions(problems, "cover")) << problems.front();
+}
+
+TEST(PlanCheck, OverlappingSlices) {
+  Plan plan = make_plan(zoo_graph("mlp-small"), "vertical", 2);
+  for (PlanOp& op : plan.ops) {
+    if (op.role == OpRole::kCompute && plan.graph->node(op.node).name == "fc2" && op.device == 1) {
+      op.slice.out.begin -= 1;  // now overlaps device 0's slice
+      break;
+    }
+  }
+  EXPECT_TRUE(mentions(plan_problems(plan), "two slices of fc2 overlap"));
+}
+
+TEST(PlanCheck, WrongTransferBytes) {
+  Plan plan = sound_plan();
+  for (PlanOp& op : plan.ops) {
+    if (op.role == OpRole::kTransfer) {
+      op.bytes_moved += 4;
+      break;
+    }
+  }
+  EXPECT_TRUE(mentions(plan_problems(plan), "moves"));
+}
+
+TEST(PlanCheck, ReadBeforeWrite) {
+  Plan plan = sound_plan();
+  // Swap the first two ops' ids and places: the second reads what the first writes.
+  std::swap(plan.ops[0], plan.ops[1]);
+  plan.ops[0].id = 0;
+  plan.ops[1].id = 1;
+  EXPECT_FALSE(plan_problems(plan).empty());
+}
+
+TEST(PlanCheck, WrongFlops) {
+  Plan plan = sound_plan();
+  plan.ops[0].flops += 1;
+  EXPECT_TRUE(mentions(plan_problems(plan), "FLOPs"));
+}
+
+}  // namespace
+}  // namespace splitscope::testing
