@@ -19,17 +19,15 @@
 /// concurrent transfers share bandwidth instead of queueing. Spans come out
 /// in op order.
 
-#include <vector>
-
 #include "partitioners/plan.hpp"
+#include "sim/op_cost_model.hpp"
 #include "sim/topology.hpp"
 #include "timeline/timeline.hpp"
 
 namespace splitscope {
 
-/// Simulates `plan` (whose devices are devices 0.. of `topology`), given how
-/// long each compute and epilogue op takes (`op_seconds[op]`; other entries
-/// are ignored).
-Timeline simulate_plan(const Plan& plan, const Topology& topology, const std::vector<double>& op_seconds);
+/// Simulates `plan` (whose devices are devices 0.. of `topology`), pricing
+/// its compute and epilogue ops with `costs`.
+Timeline simulate_plan(const Plan& plan, const Topology& topology, const OpCostModel& costs);
 
 }  // namespace splitscope

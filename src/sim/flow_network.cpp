@@ -44,6 +44,19 @@ FlowNetwork::FlowId FlowNetwork::start(double now, std::span<const int> links, d
   flow.updated_at = now;
   flow.active = true;
   ++active_;
+  if (alone(flow)) {
+    // Nothing else on its links: it gets the slowest of them (a link it
+    // crosses k times gives it 1/k), and no one else's rate changes.
+    double rate = std::numeric_limits<double>::infinity();
+    for (int link : links) {
+      const auto crossings = static_cast<double>(std::count(links.begin(), links.end(), link));
+      rate = std::min(rate, links_[static_cast<size_t>(link)].capacity / crossings);
+    }
+    flow.rate = rate;
+    flow.finish = now + bytes / rate;
+    rescheduled_.assign(1, id);
+    return id;
+  }
   reshare(now, links, id);
   return id;
 }
@@ -60,8 +73,26 @@ void FlowNetwork::finish(double now, FlowId id) {
   flow.active = false;
   --active_;
   free_.push_back(id);
+  bool shared = false;
+  for (int i = 0; i < flow.link_count; ++i) {
+    shared = shared || !links_[static_cast<size_t>(flow.links[static_cast<size_t>(i)])].flows.empty();
+  }
+  if (!shared) {
+    rescheduled_.clear();  // it ran alone: no one else's rate changes
+    return;
+  }
   const std::array<int, kMaxRouteLinks> seeds = flow.links;
   reshare(now, {seeds.data(), static_cast<size_t>(flow.link_count)}, -1);
+}
+
+bool FlowNetwork::alone(const Flow& flow) const {
+  // Its own entries are already on its links: alone means one entry per crossing.
+  for (int i = 0; i < flow.link_count; ++i) {
+    const int link = flow.links[static_cast<size_t>(i)];
+    const auto crossings = static_cast<size_t>(std::count(flow.links.begin(), flow.links.begin() + flow.link_count, link));
+    if (links_[static_cast<size_t>(link)].flows.size() != crossings) return false;
+  }
+  return true;
 }
 
 void FlowNetwork::reshare(double now, std::span<const int> seeds, FlowId started) {

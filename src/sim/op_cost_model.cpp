@@ -50,6 +50,10 @@ const double* OpCostModel::calibrated_seconds(const std::string& signature) cons
 }
 
 double OpCostModel::op_seconds(const Plan& plan, const PlanOp& op, bool* calibrated) const {
+  return op_seconds(plan, op, plan.graph->node(op.node).kind, calibrated);
+}
+
+double OpCostModel::op_seconds(const Plan& plan, const PlanOp& op, OpKind node_kind, bool* calibrated) const {
   if (calibrated != nullptr) *calibrated = false;
   const int64_t bytes = op.bytes_read + op.bytes_written;
   if (op.role == OpRole::kEpilogue) return roofline(op.flops, bytes, epilogue_efficiency_);
@@ -60,7 +64,7 @@ double OpCostModel::op_seconds(const Plan& plan, const PlanOp& op, bool* calibra
       return *measured;
     }
   }
-  return kind_seconds(plan.graph->node(op.node).kind, op.flops, bytes);
+  return kind_seconds(node_kind, op.flops, bytes);
 }
 
 double OpCostModel::slice_seconds(const Graph& graph, NodeId node, const Slice& slice) const {

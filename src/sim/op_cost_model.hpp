@@ -31,6 +31,9 @@ class OpCostModel {
   /// Seconds for a compute or epilogue op of `plan` on one device; sets
   /// `*calibrated` (when given) to whether the time came from the table.
   double op_seconds(const Plan& plan, const PlanOp& op, bool* calibrated = nullptr) const;
+  /// The same, given the kind of the op's graph node (`node_kind`), which
+  /// spares a large simulation a look-up in the graph per op.
+  double op_seconds(const Plan& plan, const PlanOp& op, OpKind node_kind, bool* calibrated = nullptr) const;
   /// Seconds for `slice` of `node` (what a partitioner asks when balancing).
   double slice_seconds(const Graph& graph, NodeId node, const Slice& slice) const;
   /// The roofline formula alone, for an op of efficiency kind `kind`.

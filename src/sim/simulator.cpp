@@ -47,19 +47,9 @@ void Simulator::check_devices(const Plan& plan) const {
   }
 }
 
-std::vector<double> Simulator::price(const Plan& plan) const {
-  std::vector<double> seconds(plan.ops.size(), 0.0);
-  for (const PlanOp& op : plan.ops) {
-    if (op.role == OpRole::kCompute || op.role == OpRole::kEpilogue) {
-      seconds[static_cast<size_t>(op.id)] = costs_.op_seconds(plan, op);
-    }
-  }
-  return seconds;
-}
-
 Timeline Simulator::simulate(const Plan& plan) const {
   check_devices(plan);
-  return simulate_plan(plan, topology_, price(plan));
+  return simulate_plan(plan, topology_, costs_);
 }
 
 RunInfo Simulator::info(const Plan& plan) const {

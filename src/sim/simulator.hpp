@@ -32,8 +32,6 @@ class Simulator : public Executor {
 
   /// The predicted timeline alone.
   Timeline simulate(const Plan& plan) const;
-  /// Seconds of every op on its compute lane (0 for transfers and collectives).
-  std::vector<double> price(const Plan& plan) const;
   /// Whether each device's peak memory fits.
   MemoryFit memory_fit(const Plan& plan) const { return check_memory_fit(plan, machine_); }
 

@@ -16,6 +16,9 @@ TEST(FlowNetwork, ALoneFlowGetsTheSlowestLinkOfItsRoute) {
   EXPECT_DOUBLE_EQ(network.rate(flow), 4);
   EXPECT_DOUBLE_EQ(network.finish_time(flow), 10);  // 40 / 4
   EXPECT_EQ(network.rescheduled(), std::vector<int>{flow});
+  network.finish(10, flow);
+  EXPECT_TRUE(network.rescheduled().empty());
+  EXPECT_EQ(network.active_flows(), 0u);
 }
 
 TEST(FlowNetwork, FlowsHeldBackElsewhereLeaveTheirShareToTheOthers) {
