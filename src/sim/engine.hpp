@@ -17,7 +17,14 @@
 /// send into or out of that device to the moment its output is complete
 /// (bytes = what it received). Copy-in spans of one device may overlap:
 /// concurrent transfers share bandwidth instead of queueing. Spans come out
-/// in op order.
+/// in op order (a collective's in the order of its outputs).
+///
+/// The engine trusts what plan.hpp promises and the plan checker verifies
+/// (Value::producer names the op writing a value; a transfer's bytes_moved
+/// is its value's bytes) and checks what would otherwise hang or crash: an
+/// op outside the plan's devices, a compute op in no schedule or in two, a
+/// schedule order against the data flow. Those are plan bugs: std::logic_error
+/// naming the op.
 
 #include "partitioners/plan.hpp"
 #include "sim/op_cost_model.hpp"

@@ -123,6 +123,17 @@ TEST(Partitioned, EveryZooNetworkUnderEveryStrategySimulates) {
         EXPECT_GE(span.end_us, span.start_us);
       }
       EXPECT_EQ(flops, graph->total_flops());
+      // The bytes the spans moved are what the plan says each transfer and
+      // collective moves (for an all-reduce 2(N-1)/N·B per participant).
+      std::vector<int64_t> moved(plan.ops.size(), 0);
+      for (const Span& span : timeline.spans) {
+        if (span.lane == Lane::kCopyIn) moved[static_cast<size_t>(span.op)] += span.bytes;
+      }
+      for (const PlanOp& op : plan.ops) {
+        if (op.role == OpRole::kTransfer || op.role == OpRole::kCollective) {
+          EXPECT_EQ(moved[static_cast<size_t>(op.id)], op.bytes_moved) << op_label(plan, op);
+        }
+      }
       EXPECT_EQ(compute_spans, static_cast<size_t>(std::count_if(plan.ops.begin(), plan.ops.end(), [](const PlanOp& op) {
                   return op.role == OpRole::kCompute || op.role == OpRole::kEpilogue;
                 })));
