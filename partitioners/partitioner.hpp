@@ -30,6 +30,10 @@ class Partitioner {
   virtual std::string_view summary() const = 0;
   /// Most devices this strategy can put to use on `graph`.
   virtual int max_devices(const Graph& graph) const = 0;
+  /// Whether the strategy is worth running on `graph` over `devices` (what
+  /// `compare` runs by default): it can use that many devices, and it is not
+  /// merely another strategy under a different name.
+  virtual bool applies(const Graph& graph, int devices) const { return devices <= max_devices(graph); }
   /// Builds the plan; throws InputError (exit 2) for impossible options,
   /// naming the maximum where there is one.
   virtual Plan partition(std::shared_ptr<const Graph> graph, const PartitionOptions& options) const = 0;

@@ -11,6 +11,8 @@ class SinglePartitioner : public Partitioner {
   std::string_view name() const override { return "single"; }
   std::string_view summary() const override { return "the whole network on one device (the baseline)"; }
   int max_devices(const Graph&) const override { return 1; }
+  /// The baseline runs whatever the device count of the others.
+  bool applies(const Graph&, int) const override { return true; }
 
   Plan partition(std::shared_ptr<const Graph> graph, const PartitionOptions& options) const override {
     require_devices(options, 1, "single", "it runs everything on one device");

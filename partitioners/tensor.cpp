@@ -47,6 +47,10 @@ class TensorPartitioner : public Partitioner {
     return "dense layers paired column-then-row split, one all-reduce per pair (Megatron)";
   }
   int max_devices(const Graph& graph) const override { return vertical_device_limit(graph).first; }
+  /// Without a dense pair this is the vertical split under another name.
+  bool applies(const Graph& graph, int devices) const override {
+    return devices <= max_devices(graph) && !dense_pairs(graph).empty();
+  }
 
   Plan partition(std::shared_ptr<const Graph> graph, const PartitionOptions& options) const override {
     require_one_microbatch(options, "tensor");

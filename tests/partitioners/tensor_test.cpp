@@ -47,3 +47,18 @@ TEST(Tensor, PartialSlicesCarryTheBiasOnce) {
 
 }  // namespace
 }  // namespace splitscope::testing
+
+namespace splitscope::testing {
+namespace {
+
+TEST(Tensor, AppliesOnlyWhereThereIsAPair) {
+  const auto tensor = make_partitioner("tensor");
+  EXPECT_TRUE(tensor->applies(*zoo_graph("mlp-small"), 2));
+  EXPECT_TRUE(tensor->applies(*zoo_graph("cnn-small"), 2));   // fc4, fc5
+  EXPECT_FALSE(tensor->applies(*zoo_graph("lstm-small"), 2));  // one dense layer only
+  EXPECT_FALSE(tensor->applies(*zoo_graph("mlp-small"), 11));  // the classifier has 10 units
+  EXPECT_TRUE(make_partitioner("single")->applies(*zoo_graph("mlp-small"), 8));
+}
+
+}  // namespace
+}  // namespace splitscope::testing

@@ -1,0 +1,26 @@
+#pragma once
+/// \file
+/// The data movement of transfers and collectives, as strided copies and sums
+/// between channel blocks. A collective is run as one call per output device,
+/// which assembles that device's result from every participant's block.
+
+#include <vector>
+
+#include "exec/cpu/channel_block.hpp"
+
+namespace splitscope {
+
+/// Copies the channels `from` and `to` have in common (every row). Rows and
+/// inner sizes must match. A transfer is this with equal ranges.
+void copy_channels(ConstChannelBlock from, ChannelBlock to);
+
+/// All-gather / concat on one device: places each part at its channels of
+/// `to`. The parts must tile `to`'s channels.
+void gather_channels(const std::vector<ConstChannelBlock>& parts, ChannelBlock to);
+
+/// All-reduce on one device: to = Σ parts, summed in the order given (every
+/// device sums in participant order, so every copy of the result is the same
+/// to the bit). Every part has `to`'s shape.
+void sum_blocks(const std::vector<ConstChannelBlock>& parts, ChannelBlock to);
+
+}  // namespace splitscope

@@ -1,0 +1,295 @@
+#include "exec/cpu/compute_task.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <optional>
+
+#include "exec/cpu/kernels/activation.hpp"
+#include "exec/cpu/kernels/conv2d.hpp"
+#include "exec/cpu/kernels/dense.hpp"
+#include "exec/cpu/kernels/pooling.hpp"
+#include "exec/cpu/kernels/recurrent_cell.hpp"
+#include "exec/cpu/kernels/softmax.hpp"
+#include "ir/params.hpp"
+#include "util/check.hpp"
+
+namespace splitscope {
+namespace {
+
+/// A strided matrix of floats: row r starts at data + r·stride.
+struct Rows {
+  const float* data = nullptr;
+  int64_t stride = 0;
+};
+
+/// Copies a [rows × width] strided matrix.
+void copy_rows(Rows from, float* to, int64_t to_stride, int64_t rows, int64_t width) {
+  for (int64_t r = 0; r < rows; ++r) std::copy_n(from.data + r * from.stride, width, to + r * to_stride);
+}
+
+/// Resolves the buffers of one compute op, checking them against the Plan's rules.
+class OpBinding {
+ public:
+  OpBinding(const Plan& plan, const PlanOp& op, ValueBuffers& buffers)
+      : plan_(plan), op_(op), buffers_(buffers), graph_(*plan.graph), node_(graph_.node(op.node)) {}
+
+  const OpNode& node() const { return node_; }
+  const Layer& layer() const { return graph_.layer_of(op_.node); }
+  int64_t rows() const { return op_.slice.batch.size(); }
+
+  /// Where slot `slot` is read: its needed channels, at their offset in the
+  /// input value. nullopt for a slot with no producer (a cell's state at t = 0).
+  std::optional<Rows> input(int slot) const {
+    SPLITSCOPE_CHECK(slot < static_cast<int>(op_.inputs.size()), fmt::format("{} has no input slot {}", label(), slot));
+    const int id = op_.inputs[static_cast<size_t>(slot)];
+    if (id < 0) return std::nullopt;
+    const Value& value = plan_.value(id);
+    const Range needed = needed_input_channels(graph_, op_.node, op_.slice, slot);
+    SPLITSCOPE_CHECK(value.batch == op_.slice.batch && value.channels.contains(needed),
+                     fmt::format("{}: input slot {} holds rows {} channels {}, but the op needs rows {} channels {}",
+                                 label(), slot, value.batch.to_string(), value.channels.to_string(),
+                                 op_.slice.batch.to_string(), needed.to_string()));
+    const ConstChannelBlock block = std::as_const(buffers_).block(id);
+    return Rows{block.at(0, needed.begin), block.row_floats()};
+  }
+
+  Rows required_input(int slot) const {
+    const std::optional<Rows> rows = input(slot);
+    SPLITSCOPE_CHECK(rows.has_value(), fmt::format("{}: input slot {} has no value", label(), slot));
+    return *rows;
+  }
+
+  /// Output `index`, which holds exactly the slice's rows and output channels.
+  ChannelBlock output(int index) const {
+    SPLITSCOPE_CHECK(index < static_cast<int>(op_.outputs.size()), fmt::format("{} has no output {}", label(), index));
+    const int id = op_.outputs[static_cast<size_t>(index)];
+    const Value& value = plan_.value(id);
+    SPLITSCOPE_CHECK(value.batch == op_.slice.batch && value.channels == op_.slice.out,
+                     fmt::format("{}: output {} holds rows {} channels {}, not the slice's rows {} channels {}",
+                                 label(), index, value.batch.to_string(), value.channels.to_string(),
+                                 op_.slice.batch.to_string(), op_.slice.out.to_string()));
+    return buffers_.block(id);
+  }
+
+  std::string label() const { return op_label(plan_, op_); }
+
+ private:
+  const Plan& plan_;
+  const PlanOp& op_;
+  ValueBuffers& buffers_;
+  const Graph& graph_;
+  const OpNode& node_;
+};
+
+TaskFunction dense_task(const PlanOp& op, const OpBinding& b, std::shared_ptr<const WeightSlice> weights) {
+  DenseArgs args;
+  args.rows = b.rows();
+  args.inputs = op.slice.reduce.size();
+  args.outputs = op.slice.out.size();
+  const Rows x = b.required_input(0);
+  args.x = x.data;
+  args.x_stride = x.stride;
+  args.w = weights->data(kWeight);
+  args.bias = weights->data(kBias);
+  // A partial sum gets its activation after the all-reduce (an epilogue op).
+  args.activation = op.slice.is_partial(b.node()) ? Activation::kNone : b.layer().activation;
+  const ChannelBlock y = b.output(0);
+  args.y = y.data;
+  args.y_stride = y.row_floats();
+  return [args, weights = std::move(weights)](TaskContext& context) { dense(context.parallel, args); };
+}
+
+TaskFunction conv2d_task(const PlanOp& op, const OpBinding& b, std::shared_ptr<const WeightSlice> weights,
+                         float* scratch) {
+  Conv2dArgs args;
+  args.geometry = conv2d_geometry(b.layer());
+  args.filters = op.slice.out;
+  args.rows = b.rows();
+  const Rows in = b.required_input(0);
+  args.input = in.data;
+  args.input_stride = in.stride;
+  args.weights = weights->data(kWeight);
+  args.bias = weights->data(kBias);
+  args.activation = b.layer().activation;
+  const ChannelBlock out = b.output(0);
+  args.output = out.data;
+  args.output_stride = out.row_floats();
+  args.workspace = scratch;
+  return [args, weights = std::move(weights)](TaskContext& context) { conv2d(context.parallel, args); };
+}
+
+TaskFunction pool_task(const PlanOp& op, const OpBinding& b) {
+  PoolArgs args = pool_geometry(b.layer(), op.slice.out.size());
+  args.rows = b.rows();
+  const Rows in = b.required_input(0);
+  args.input = in.data;
+  args.input_stride = in.stride;
+  const ChannelBlock out = b.output(0);
+  args.output = out.data;
+  args.output_stride = out.row_floats();
+  if (b.node().kind == OpKind::kMaxPool) return [args](TaskContext&) { max_pool(args); };
+  return [args](TaskContext&) { avg_pool(args); };
+}
+
+TaskFunction activation_task(Activation activation, const OpBinding& b) {
+  const Rows in = b.required_input(0);
+  const ChannelBlock out = b.output(0);
+  const int64_t rows = b.rows();
+  return [=](TaskContext&) {
+    activation_rows(activation, in.data, in.stride, out.data, out.row_floats(), rows, out.row_floats());
+  };
+}
+
+TaskFunction softmax_task(const PlanOp& op, const OpBinding& b) {
+  // Network files give softmax a flat input (the parser says so otherwise): one vector per sample.
+  const Shape& shape = b.node().output_shapes.at(0);
+  SPLITSCOPE_CHECK(shape.size() == 1, b.label() + ": softmax over a non-flat tensor " + to_string(shape));
+  const Rows in = b.required_input(0);
+  const ChannelBlock out = b.output(0);
+  // A slice writes its columns of the softmax, reading the whole row.
+  const SoftmaxArgs args{b.rows(), shape[0], in.data, in.stride, op.slice.out, out.data, out.row_floats()};
+  return [args](TaskContext&) { softmax(args); };
+}
+
+TaskFunction cell_task(const PlanOp& op, const OpBinding& b, std::shared_ptr<const WeightSlice> weights,
+                       float* scratch) {
+  const bool lstm = b.node().kind == OpKind::kLstmCell;
+  CellArgs args;
+  args.rows = b.rows();
+  args.inputs = b.node().input_shapes.at(kCellInputSlot).at(0);
+  args.hidden = b.layer().hidden;
+  args.unit_begin = op.slice.out.begin;
+  args.units = op.slice.out.size();
+  const Rows x = b.required_input(kCellInputSlot);
+  args.x = x.data;
+  args.x_stride = x.stride;
+  if (const auto h = b.input(kCellHiddenSlot)) {
+    args.h_prev = h->data;
+    args.h_prev_stride = h->stride;
+  }
+  if (lstm) {
+    if (const auto c = b.input(kCellStateSlot)) {
+      args.c_prev = c->data;
+      args.c_prev_stride = c->stride;
+    }
+  }
+  args.wx = weights->data(kInputWeight);
+  args.wh = weights->data(kRecurrentWeight);
+  args.bias = weights->data(kCellBias);
+  const ChannelBlock h_out = b.output(kCellHiddenOutput);
+  args.h_out = h_out.data;
+  args.h_out_stride = h_out.row_floats();
+  if (lstm) {
+    const ChannelBlock c_out = b.output(kCellStateOutput);
+    args.c_out = c_out.data;
+    args.c_out_stride = c_out.row_floats();
+  }
+  args.workspace = scratch;
+  if (lstm) return [args, weights = std::move(weights)](TaskContext& context) { lstm_cell(context.parallel, args); };
+  return [args, weights = std::move(weights)](TaskContext& context) { gru_cell(context.parallel, args); };
+}
+
+/// Stack: output channel t (a step) is the whole hidden vector of input slot t.
+TaskFunction stack_task(const PlanOp& op, const OpBinding& b) {
+  const ChannelBlock out = b.output(0);
+  std::vector<Rows> steps;
+  for (int64_t t = op.slice.out.begin; t < op.slice.out.end; ++t) steps.push_back(b.required_input(static_cast<int>(t)));
+  const int64_t rows = b.rows();
+  const Range range = op.slice.out;
+  return [=](TaskContext&) {
+    for (int64_t t = range.begin; t < range.end; ++t) {
+      copy_rows(steps[static_cast<size_t>(t - range.begin)], out.at(0, t), out.row_floats(), rows, out.inner);
+    }
+  };
+}
+
+/// Step slice t: the features `out` of step t of a [T, F] input.
+TaskFunction step_slice_task(const PlanOp& op, const OpBinding& b) {
+  const Rows in = b.required_input(0);
+  const int64_t features = b.node().output_shapes.at(0).at(0);
+  const Rows from{in.data + b.node().step * features + op.slice.out.begin, in.stride};
+  const ChannelBlock out = b.output(0);
+  const int64_t rows = b.rows();
+  return [=](TaskContext&) { copy_rows(from, out.data, out.row_floats(), rows, out.row_floats()); };
+}
+
+/// Flatten: a reshape; the slice's features are its input channels laid end to end.
+TaskFunction flatten_task(const OpBinding& b) {
+  const Rows in = b.required_input(0);
+  const ChannelBlock out = b.output(0);
+  const int64_t rows = b.rows();
+  return [=](TaskContext&) { copy_rows(in, out.data, out.row_floats(), rows, out.row_floats()); };
+}
+
+TaskFunction epilogue_task(const Plan& plan, const PlanOp& op, ValueBuffers& buffers) {
+  SPLITSCOPE_CHECK(op.inputs.size() == 1 && op.outputs.size() == 1, "an epilogue reads one value and writes one");
+  const Value& sum = plan.value(op.inputs[0]);
+  const Value& result = plan.value(op.outputs[0]);
+  SPLITSCOPE_CHECK(sum.batch == result.batch && sum.channels == result.channels,
+                   "an epilogue's input and output differ in shape");
+  const Activation activation = plan.graph->layer_of(op.node).activation;
+  const ConstChannelBlock in = std::as_const(buffers).block(sum.id);
+  const ChannelBlock out = buffers.block(result.id);
+  return [=](TaskContext&) {
+    activation_rows(activation, in.data, in.row_floats(), out.data, out.row_floats(), out.rows, out.row_floats());
+  };
+}
+
+}  // namespace
+
+bool has_cpu_kernel(OpKind kind) { return kind != OpKind::kInput; }
+
+int64_t compute_scratch_floats(const Plan& plan, const PlanOp& op) {
+  if (op.role != OpRole::kCompute) return 0;
+  const OpNode& node = plan.graph->node(op.node);
+  switch (node.kind) {
+    case OpKind::kConv2d:
+      return conv2d_workspace_floats(conv2d_geometry(plan.graph->layer_of(op.node)));
+    case OpKind::kLstmCell:
+      return lstm_workspace_floats(op.slice.batch.size(), op.slice.out.size());
+    case OpKind::kGruCell:
+      return gru_workspace_floats(op.slice.batch.size(), op.slice.out.size());
+    default:
+      return 0;
+  }
+}
+
+TaskFunction compute_task(const Plan& plan, const PlanOp& op, ValueBuffers& buffers, WeightStore& weights,
+                          float* scratch) {
+  if (op.role == OpRole::kEpilogue) return epilogue_task(plan, op, buffers);
+  SPLITSCOPE_CHECK(op.role == OpRole::kCompute, "compute_task() of a data-movement op");
+  const OpBinding binding(plan, op, buffers);
+  const OpNode& node = binding.node();
+  switch (node.kind) {
+    case OpKind::kDense:
+      return dense_task(op, binding, weights.get(op.device, op.node, op.slice));
+    case OpKind::kConv2d:
+      return conv2d_task(op, binding, weights.get(op.device, op.node, op.slice), scratch);
+    case OpKind::kLstmCell:
+    case OpKind::kGruCell:
+      return cell_task(op, binding, weights.get(op.device, op.node, op.slice), scratch);
+    case OpKind::kMaxPool:
+    case OpKind::kAvgPool:
+      return pool_task(op, binding);
+    case OpKind::kRelu:
+      return activation_task(Activation::kRelu, binding);
+    case OpKind::kTanh:
+      return activation_task(Activation::kTanh, binding);
+    case OpKind::kSigmoid:
+      return activation_task(Activation::kSigmoid, binding);
+    case OpKind::kSoftmax:
+      return softmax_task(op, binding);
+    case OpKind::kFlatten:
+      return flatten_task(binding);
+    case OpKind::kStack:
+      return stack_task(op, binding);
+    case OpKind::kStepSlice:
+      return step_slice_task(op, binding);
+    case OpKind::kInput:
+      break;
+  }
+  SPLITSCOPE_CHECK(false, "no CPU kernel for " + std::string(to_string(node.kind)) + " (" + binding.label() + ")");
+  return {};
+}
+
+}  // namespace splitscope

@@ -1,0 +1,125 @@
+#include "exec/cpu/cpu_executor.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "exec/cpu/compute_task.hpp"
+#include "exec/cpu/host_info.hpp"
+#include "exec/cpu/intra_op_pool.hpp"
+#include "exec/cpu/kernels/gemm.hpp"
+#include "exec/cpu/plan_tasks.hpp"
+#include "exec/cpu/scheduler.hpp"
+#include "exec/cpu/thread_config.hpp"
+#include "exec/cpu/value_buffers.hpp"
+#include "exec/cpu/weight_slices.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope {
+namespace {
+
+void check_options(const Plan& plan, const RunOptions& options) {
+  if (options.repeats < 1) {
+    throw InputError("option", "--repeat", fmt::format("{} timed runs; give at least 1", options.repeats));
+  }
+  if (options.warmup < 0) {
+    throw InputError("option", "--warmup", fmt::format("{} warm-up runs; give 0 or more", options.warmup));
+  }
+  if (options.timeout_ms && !(*options.timeout_ms > 0 && std::isfinite(*options.timeout_ms))) {
+    throw InputError("option", "--timeout-ms",
+                     fmt::format("{} is not a positive number of milliseconds", *options.timeout_ms));
+  }
+  if (plan.graph == nullptr || plan.devices < 1) {
+    throw InputError("plan", "", "the plan has no graph or no devices");
+  }
+}
+
+Timeline to_timeline(const PlanTasks& tasks, const std::vector<TaskTiming>& timings) {
+  Timeline timeline;
+  timeline.spans.reserve(tasks.spans.size());
+  for (size_t id = 0; id < tasks.spans.size(); ++id) {
+    const TaskSpan& meta = tasks.spans[id];
+    Span span;
+    span.device = meta.device;
+    span.lane = meta.lane;
+    span.kind = meta.kind;
+    span.op = meta.op;
+    span.start_us = timings[id].start_us;
+    span.end_us = timings[id].end_us;
+    span.flops = meta.flops;
+    span.bytes = meta.bytes;
+    timeline.spans.push_back(span);
+  }
+  return timeline;
+}
+
+RunInfo cpu_run_info(const Plan& plan, const RunOptions& options, const ThreadConfig& threads) {
+  const HostInfo host = read_host_info();
+  RunInfo info;
+  info.backend = "cpu";
+  info.measured = true;
+  info.device_mode = "cpu threads";
+  info.machine_name = host.host_name;
+  info.device_name = host.cpu_model;
+  // The devices are threads of one process: each may use all of the machine's memory, which they share.
+  if (host.memory_bytes > 0) info.device_memory_bytes.assign(static_cast<size_t>(plan.devices), host.memory_bytes);
+  info.facts = {
+      {"inter-op threads", describe_inter_op(threads, options)},
+      {"intra-op threads", std::to_string(threads.intra_op)},
+      {"copy threads", fmt::format("{} (one per device)", plan.devices)},
+      {"hardware threads", std::to_string(threads.hardware_threads)},
+      {"blas", blas_description()},
+      {"dtype", "fp32"},
+  };
+  return info;
+}
+
+}  // namespace
+
+bool CpuExecutor::supports(const PlanOp& op) const {
+  (void)op;
+  // Every role is; a compute op's kind needs its graph, so run() checks that.
+  return true;
+}
+
+RunResult CpuExecutor::run(const Plan& plan, const RunOptions& options) {
+  check_options(plan, options);
+  for (const PlanOp& op : plan.ops) {
+    if (op.role == OpRole::kCompute && !has_cpu_kernel(plan.graph->node(op.node).kind)) {
+      throw InputError("plan", op_label(plan, op),
+                       fmt::format("the cpu backend has no kernel for {} ops",
+                                   to_string(plan.graph->node(op.node).kind)));
+    }
+  }
+  use_single_threaded_blas();
+  const ThreadConfig threads = resolve_threads(options, plan.devices, read_host_info().hardware_threads);
+
+  // Setup (untimed) uses the whole machine to generate the weights.
+  IntraOpPool setup_threads(threads.hardware_threads);
+  ValueBuffers buffers(plan);
+  WeightStore weights(*plan.graph, options.seed, setup_threads);
+  PlanTasks tasks = build_plan_tasks(plan, buffers, weights);
+  SchedulerConfig config;
+  config.devices = plan.devices;
+  config.compute_workers = threads.inter_op;
+  config.intra_op_threads = threads.intra_op;
+  Scheduler scheduler(config);
+
+  std::optional<std::chrono::microseconds> deadline;
+  if (options.timeout_ms) {
+    deadline = std::chrono::microseconds(static_cast<int64_t>(std::ceil(*options.timeout_ms * 1000.0)));
+  }
+  // No op writes an input value, so the inputs filled once serve every run.
+  fill_network_inputs(plan, options.seed, buffers);
+  RunResult result;
+  for (int index = -options.warmup; index < options.repeats; ++index) {
+    if (options.on_repeat) options.on_repeat(index, options.repeats);
+    std::vector<TaskTiming> timings = scheduler.run(tasks.graph, deadline);
+    if (index >= 0) result.timelines.push_back(to_timeline(tasks, timings));
+  }
+  if (options.want_output) result.output = assemble_output(plan, buffers);
+  result.info = cpu_run_info(plan, options, threads);
+  return result;
+}
+
+}  // namespace splitscope

@@ -1,0 +1,41 @@
+#pragma once
+/// \file
+/// The CPU backend: runs a Plan for real on this machine's cores, each device
+/// a worker thread with its own queue, the math in float32 through OpenBLAS.
+///
+/// What it reads from RunOptions:
+/// - `seed`: weights and inputs (params.hpp), the same for every strategy;
+/// - `warmup`, `repeats`: untimed runs, then timed ones (one Timeline each);
+/// - `inter_op_threads`, `intra_op_threads`: see thread_config.hpp;
+/// - `timeout_ms`: the deadline of each run (warm-up runs included); a run
+///   past it throws RunError naming the op(s) running, and returns nothing.
+///
+/// Each run: network inputs are filled before it and the output assembled
+/// after it, both untimed; weights and buffers are made once, before the
+/// first run. Spans are steady-clock microseconds since the run's start.
+///
+/// Usage: `CpuExecutor().run(plan, options)`; compare outputs of two runs with
+/// compare_outputs() (exec/output_compare.hpp).
+
+#include <string_view>
+
+#include "exec/executor.hpp"
+
+namespace splitscope {
+
+class CpuExecutor final : public Executor {
+ public:
+  CpuExecutor() = default;
+
+  std::string_view name() const override { return "cpu"; }
+  /// True: every role runs here. (A compute op of a kind with no CPU kernel,
+  /// which only the network input is and no partitioner emits, is refused by
+  /// run() with an InputError, since the kind is known only from the graph.)
+  bool supports(const PlanOp& op) const override;
+  /// Throws InputError for impossible options (negative counts, no repeats,
+  /// a deadline that is not positive) and RunError when a run fails or passes
+  /// its deadline.
+  RunResult run(const Plan& plan, const RunOptions& options) override;
+};
+
+}  // namespace splitscope

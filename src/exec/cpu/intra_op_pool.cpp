@@ -1,0 +1,88 @@
+#include "exec/cpu/intra_op_pool.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "util/check.hpp"
+
+namespace splitscope {
+
+IntraOpPool::IntraOpPool(int threads) {
+  SPLITSCOPE_CHECK(threads >= 1, "an intra-op pool needs at least one thread");
+  helpers_.reserve(static_cast<size_t>(threads - 1));
+  for (int i = 1; i < threads; ++i) helpers_.emplace_back([this] { helper_loop(); });
+}
+
+IntraOpPool::~IntraOpPool() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  work_ready_.notify_all();
+  for (std::thread& helper : helpers_) helper.join();
+}
+
+void IntraOpPool::run(int64_t count, int64_t grain, const ChunkFunction& chunk) {
+  if (count <= 0) return;
+  grain = std::max<int64_t>(grain, 1);
+  const int64_t chunks = std::min<int64_t>(threads(), (count + grain - 1) / grain);
+  if (chunks <= 1) {
+    chunk(0, count);
+    return;
+  }
+  Job job{&chunk, count, chunks};
+  {
+    std::lock_guard lock(mutex_);
+    job_ = job;
+    unfinished_ = chunks;
+    error_ = nullptr;
+    next_chunk_.store(0, std::memory_order_relaxed);
+    ++generation_;
+  }
+  work_ready_.notify_all();
+  drain(job);
+  std::unique_lock lock(mutex_);
+  work_done_.wait(lock, [this] { return unfinished_ == 0 && busy_helpers_ == 0; });
+  job_ = Job{};
+  if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+}
+
+void IntraOpPool::drain(const Job& job) {
+  for (;;) {
+    const int64_t index = next_chunk_.fetch_add(1, std::memory_order_relaxed);
+    if (index >= job.chunks) return;
+    // Chunk sizes differ by at most one element.
+    const int64_t begin = job.count * index / job.chunks;
+    const int64_t end = job.count * (index + 1) / job.chunks;
+    std::exception_ptr failure;
+    try {
+      (*job.chunk)(begin, end);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    std::lock_guard lock(mutex_);
+    if (failure && !error_) error_ = failure;
+    if (--unfinished_ == 0) work_done_.notify_one();
+  }
+}
+
+void IntraOpPool::helper_loop() {
+  uint64_t seen = 0;
+  for (;;) {
+    Job job;
+    {
+      std::unique_lock lock(mutex_);
+      // A job that finished while this helper slept is skipped, not joined.
+      work_ready_.wait(lock, [&] { return stopping_ || (generation_ != seen && unfinished_ > 0); });
+      if (stopping_) return;
+      seen = generation_;
+      job = job_;
+      ++busy_helpers_;
+    }
+    drain(job);
+    std::lock_guard lock(mutex_);
+    if (--busy_helpers_ == 0 && unfinished_ == 0) work_done_.notify_one();
+  }
+}
+
+}  // namespace splitscope

@@ -1,0 +1,55 @@
+#include "exec/cpu/kernels/pooling.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace splitscope {
+namespace {
+
+template <typename Reduce>
+void pool(const PoolArgs& a, float initial, Reduce reduce, float scale) {
+  const int64_t out_h = a.out_h();
+  const int64_t out_w = a.out_w();
+  for (int64_t n = 0; n < a.rows; ++n) {
+    for (int64_t c = 0; c < a.channels; ++c) {
+      const float* in = a.input + n * a.input_stride + c * a.in_h * a.in_w;
+      float* out = a.output + n * a.output_stride + c * out_h * out_w;
+      for (int64_t y = 0; y < out_h; ++y) {
+        for (int64_t x = 0; x < out_w; ++x) {
+          float acc = initial;
+          for (int64_t i = 0; i < a.kernel_h; ++i) {
+            const float* row = in + (y * a.stride_h + i) * a.in_w + x * a.stride_w;
+            for (int64_t j = 0; j < a.kernel_w; ++j) acc = reduce(acc, row[j]);
+          }
+          out[y * out_w + x] = acc * scale;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+PoolArgs pool_geometry(const Layer& layer, int64_t channels) {
+  PoolArgs args;
+  args.channels = channels;
+  args.in_h = layer.input_shape.at(1);
+  args.in_w = layer.input_shape.at(2);
+  args.kernel_h = layer.kernel.h;
+  args.kernel_w = layer.kernel.w;
+  args.stride_h = layer.stride.h;
+  args.stride_w = layer.stride.w;
+  return args;
+}
+
+void max_pool(const PoolArgs& args) {
+  pool(args, -std::numeric_limits<float>::infinity(), [](float a, float b) { return std::max(a, b); },
+       1.0f);
+}
+
+void avg_pool(const PoolArgs& args) {
+  const float scale = 1.0f / static_cast<float>(args.kernel_h * args.kernel_w);
+  pool(args, 0.0f, [](float a, float b) { return a + b; }, scale);
+}
+
+}  // namespace splitscope

@@ -1,0 +1,223 @@
+#include "exec/cpu/scheduler.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <fmt/format.h>
+
+#include "util/check.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope {
+namespace {
+
+std::string join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string text;
+  for (size_t i = 0; i < items.size(); ++i) text += (i > 0 ? separator : "") + items[i];
+  return text;
+}
+
+}  // namespace
+
+struct Scheduler::Worker {
+  std::deque<int> queue;  ///< ready task ids, run in the order they became ready
+  std::vector<Worker*> to_wake;  ///< workers given tasks by the last one this worker ran
+  std::condition_variable ready;
+  std::unique_ptr<ParallelFor> parallel;
+  std::string name;  ///< "compute worker 0", "device 1 copy-in"
+  int current = -1;  ///< the task running now, or -1
+  Clock::time_point current_start;
+  std::thread thread;
+};
+
+Scheduler::Scheduler(const SchedulerConfig& config) : config_(config) {
+  SPLITSCOPE_CHECK(config_.devices >= 1, "a scheduler needs a device");
+  SPLITSCOPE_CHECK(config_.compute_workers >= 1, "a scheduler needs a compute worker");
+  SPLITSCOPE_CHECK(config_.intra_op_threads >= 1, "an op needs at least one thread");
+  for (int i = 0; i < config_.compute_workers; ++i) {
+    auto worker = std::make_unique<Worker>();
+    worker->parallel = std::make_unique<IntraOpPool>(config_.intra_op_threads);
+    worker->name = fmt::format("compute worker {}", i);
+    workers_.push_back(std::move(worker));
+  }
+  for (int device = 0; device < config_.devices; ++device) {
+    for (Lane lane : config_.copy_lanes) {
+      SPLITSCOPE_CHECK(lane != Lane::kCompute, "the compute lane has its own workers");
+      auto worker = std::make_unique<Worker>();
+      worker->parallel = std::make_unique<SerialFor>();
+      worker->name = fmt::format("device {} {}", device, to_string(lane));
+      workers_.push_back(std::move(worker));
+    }
+  }
+  for (auto& worker : workers_) {
+    Worker* raw = worker.get();
+    raw->thread = std::thread([this, raw] { worker_loop(*raw); });
+  }
+}
+
+Scheduler::~Scheduler() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  for (auto& worker : workers_) worker->ready.notify_all();
+  for (auto& worker : workers_) worker->thread.join();
+}
+
+int Scheduler::worker_of(const Task& task) const {
+  if (task.lane == Lane::kCompute) return task.device % config_.compute_workers;
+  const auto lane = std::find(config_.copy_lanes.begin(), config_.copy_lanes.end(), task.lane);
+  const int lanes = static_cast<int>(config_.copy_lanes.size());
+  return config_.compute_workers + task.device * lanes +
+         static_cast<int>(lane - config_.copy_lanes.begin());
+}
+
+Scheduler::Worker* Scheduler::enqueue(int task, const Worker* self) {
+  Worker* worker = workers_[static_cast<size_t>(worker_of(graph_->task(task)))].get();
+  worker->queue.push_back(task);
+  ++queued_;
+  return worker == self ? nullptr : worker;
+}
+
+std::vector<TaskTiming> Scheduler::run(const TaskGraph& graph,
+                                       std::optional<std::chrono::microseconds> deadline) {
+  for (int id = 0; id < graph.size(); ++id) {
+    const Task& task = graph.task(id);
+    SPLITSCOPE_CHECK(task.device < config_.devices,
+                     fmt::format("task {} is on device {} of {}", task.label, task.device, config_.devices));
+    SPLITSCOPE_CHECK(task.lane == Lane::kCompute ||
+                         std::find(config_.copy_lanes.begin(), config_.copy_lanes.end(), task.lane) !=
+                             config_.copy_lanes.end(),
+                     fmt::format("task {} is on the {} lane, which has no worker", task.label,
+                                 to_string(task.lane)));
+  }
+  std::unique_lock lock(mutex_);
+  SPLITSCOPE_CHECK(graph_ == nullptr, "Scheduler::run is not reentrant");
+  graph_ = &graph;
+  unfinished_inputs_.resize(static_cast<size_t>(graph.size()));
+  for (int id = 0; id < graph.size(); ++id) unfinished_inputs_[static_cast<size_t>(id)] = graph.dependency_count(id);
+  timings_.assign(static_cast<size_t>(graph.size()), TaskTiming{});
+  finished_ = 0;
+  in_flight_ = 0;
+  queued_ = 0;
+  aborted_ = false;
+  failure_.clear();
+  run_start_ = Clock::now();
+  for (int id = 0; id < graph.size(); ++id) {
+    if (graph.dependency_count(id) == 0) {
+      if (Worker* worker = enqueue(id, nullptr)) worker->ready.notify_one();
+    }
+  }
+  if (graph.size() > 0 && queued_ == 0) {
+    aborted_ = true;
+    failure_ = "no task can start: every task waits on another (a dependency cycle)";
+  }
+  const auto done = [&] { return finished_ == graph.size() || aborted_; };
+  if (deadline) {
+    if (!run_done_.wait_until(lock, run_start_ + *deadline, done)) {
+      aborted_ = true;
+      failure_ = fmt::format("the run exceeded its deadline of {:g} ms (--timeout-ms) while {}",
+                             static_cast<double>(deadline->count()) / 1000.0, describe_running());
+    }
+  } else {
+    run_done_.wait(lock, done);
+  }
+  if (aborted_) {
+    abort_run(lock, failure_);
+  }
+  graph_ = nullptr;
+  return std::move(timings_);
+}
+
+void Scheduler::abort_run(std::unique_lock<std::mutex>& lock, std::string reason) {
+  aborted_ = true;
+  for (auto& worker : workers_) worker->queue.clear();
+  queued_ = 0;
+  run_done_.wait(lock, [this] { return in_flight_ == 0; });
+  graph_ = nullptr;
+  throw RunError(std::move(reason));
+}
+
+std::string Scheduler::describe_running() const {
+  const auto now = Clock::now();
+  std::vector<std::string> running;
+  for (const auto& worker : workers_) {
+    if (worker->current < 0) continue;
+    const Task& task = graph_->task(worker->current);
+    const double ms = std::chrono::duration<double, std::milli>(now - worker->current_start).count();
+    running.push_back(fmt::format("{} (device {}, {} lane, for {:.1f} ms)", task.label, task.device,
+                                  to_string(task.lane), ms));
+  }
+  if (!running.empty()) return "running " + join(running, "; ");
+  std::vector<std::string> waiting;
+  for (const auto& worker : workers_) {
+    for (int id : worker->queue) waiting.push_back(graph_->task(id).label);
+  }
+  return "no task was running; ready to start: " +
+         (waiting.empty() ? std::string("none") : join(waiting, "; "));
+}
+
+void Scheduler::worker_loop(Worker& worker) {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    worker.ready.wait(lock, [&] { return stopping_ || !worker.queue.empty(); });
+    if (stopping_) return;
+    const int id = worker.queue.front();
+    worker.queue.pop_front();
+    --queued_;
+    ++in_flight_;
+    const Task& task = graph_->task(id);
+    const Clock::time_point run_start = run_start_;
+    worker.current = id;
+    worker.current_start = Clock::now();
+    const Clock::time_point start = worker.current_start;
+    lock.unlock();
+
+    std::string error;
+    try {
+      TaskContext context{*worker.parallel};
+      task.work(context);
+    } catch (const std::exception& e) {
+      error = e.what();
+    } catch (...) {
+      error = "an unknown exception";
+    }
+    const Clock::time_point end = Clock::now();
+
+    lock.lock();
+    worker.current = -1;
+    --in_flight_;
+    using Micros = std::chrono::duration<double, std::micro>;
+    timings_[static_cast<size_t>(id)] = {Micros(start - run_start).count(), Micros(end - run_start).count()};
+    if (!error.empty() && !aborted_) {
+      aborted_ = true;
+      failure_ = fmt::format("{} (device {}, {} lane) failed: {}", task.label, task.device,
+                             to_string(task.lane), error);
+    }
+    if (aborted_) {
+      if (in_flight_ == 0) run_done_.notify_all();
+      continue;
+    }
+    worker.to_wake.clear();
+    for (int successor : graph_->successors(id)) {
+      if (--unfinished_inputs_[static_cast<size_t>(successor)] == 0) {
+        if (Worker* other = enqueue(successor, &worker)) worker.to_wake.push_back(other);
+      }
+    }
+    ++finished_;
+    if (finished_ == graph_->size()) {
+      run_done_.notify_all();
+    } else if (in_flight_ == 0 && queued_ == 0) {
+      aborted_ = true;
+      failure_ = fmt::format("{} of {} tasks can never start: they wait on each other (a dependency cycle)",
+                             graph_->size() - finished_, graph_->size());
+      run_done_.notify_all();
+    }
+    if (!worker.to_wake.empty()) {
+      lock.unlock();
+      for (Worker* other : worker.to_wake) other->ready.notify_one();
+      lock.lock();
+    }
+  }
+}
+
+}  // namespace splitscope

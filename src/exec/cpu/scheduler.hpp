@@ -1,0 +1,99 @@
+#pragma once
+/// \file
+/// The dependency-counter runtime. Every task carries a counter of unfinished
+/// predecessors; a task whose counter reaches zero is pushed onto the queue of
+/// the worker serving its (device, lane); a worker runs its queue in order and,
+/// after each task, decrements the counters of the task's successors.
+///
+/// Workers, made once and reused for every run:
+/// - compute lanes: `compute_workers` threads; device d's compute tasks go to
+///   worker d mod compute_workers (the inter-op parallelism: how many ops run at
+///   the same time). Each owns an intra-op pool of `intra_op_threads` threads
+///   (itself included) that its tasks spread their kernels over.
+/// - every other lane: one thread per (device, lane) used, running tasks one at
+///   a time (a copy engine), so that transfers overlap compute.
+///
+/// A run ends when every task has finished, when a task throws, or at the
+/// deadline. On failure, workers finish the task they are running, take no new
+/// one, and run() throws RunError naming the tasks that were running.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "exec/cpu/intra_op_pool.hpp"
+#include "exec/cpu/task_graph.hpp"
+
+namespace splitscope {
+
+struct SchedulerConfig {
+  int devices = 1;
+  int compute_workers = 1;   ///< threads running compute tasks; at most `devices` are useful
+  int intra_op_threads = 1;  ///< threads per compute task's kernel, the worker included
+  std::vector<Lane> copy_lanes{Lane::kCopyIn};  ///< the non-compute lanes tasks may use
+};
+
+/// When a task ran, in microseconds since the start of the run (steady clock).
+struct TaskTiming {
+  double start_us = 0;
+  double end_us = 0;
+};
+
+class Scheduler {
+ public:
+  explicit Scheduler(const SchedulerConfig& config);
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  /// Runs every task of `graph` once; returns when each task ran, by task id.
+  /// Throws RunError if a task throws (naming it), if the run lasts longer than
+  /// `deadline` (naming the tasks running then), or if tasks can never become
+  /// ready (a cycle). Not reentrant: one run at a time.
+  std::vector<TaskTiming> run(const TaskGraph& graph,
+                              std::optional<std::chrono::microseconds> deadline = std::nullopt);
+
+  const SchedulerConfig& config() const { return config_; }
+
+ private:
+  struct Worker;
+  using Clock = std::chrono::steady_clock;
+
+  int worker_of(const Task& task) const;
+  void worker_loop(Worker& worker);
+  /// Under mutex_: pushes a ready task onto its worker's queue; returns that
+  /// worker if it must be woken (it is not `self`), for the caller to notify
+  /// once it has released the lock (a thread woken under the lock would only
+  /// block again on it).
+  Worker* enqueue(int task, const Worker* self);
+  /// Under mutex_: what was running, for the failure message.
+  std::string describe_running() const;
+  /// Under mutex_: stops handing out work and waits for running tasks to end.
+  void abort_run(std::unique_lock<std::mutex>& lock, std::string reason);
+
+  SchedulerConfig config_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+
+  // Everything below is under mutex_ (one lock for all queues: a handful of
+  // workers, and a few hundred nanoseconds held per task).
+  mutable std::mutex mutex_;
+  std::condition_variable run_done_;
+  bool stopping_ = false;
+  const TaskGraph* graph_ = nullptr;  ///< the graph being run; null between runs
+  Clock::time_point run_start_;
+  std::vector<int> unfinished_inputs_;  ///< per task: predecessors not yet finished
+  std::vector<TaskTiming> timings_;
+  int finished_ = 0;
+  int in_flight_ = 0;  ///< tasks popped from a queue and not yet finished
+  int queued_ = 0;     ///< tasks in some queue
+  bool aborted_ = false;
+  std::string failure_;  ///< why the run failed; empty while it has not
+};
+
+}  // namespace splitscope

@@ -1,0 +1,87 @@
+#include "exec/cpu/value_buffers.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "exec/cpu/collectives.hpp"
+#include "ir/params.hpp"
+#include "util/check.hpp"
+
+namespace splitscope {
+
+ValueBuffers::ValueBuffers(const Plan& plan) {
+  storage_.reserve(plan.values.size());
+  blocks_.reserve(plan.values.size());
+  for (const Value& value : plan.values) {
+    SPLITSCOPE_CHECK(value.id == static_cast<int>(blocks_.size()), "plan values out of order");
+    const Shape& shape = plan.graph->node(value.node).output_shapes.at(static_cast<size_t>(value.output));
+    ChannelBlock block{nullptr, value.batch.size(), value.channels, inner_count(shape)};
+    storage_.emplace_back(static_cast<size_t>(block.floats()), 0.0f);
+    block.data = storage_.back().data();
+    blocks_.push_back(block);
+    bytes_ += block.floats() * static_cast<int64_t>(sizeof(float));
+  }
+}
+
+void fill_network_inputs(const Plan& plan, uint64_t seed, ValueBuffers& buffers) {
+  const Shape& sample = plan.graph->model().input;
+  const int64_t sample_floats = element_count(sample);
+  for (int id : plan.inputs) {
+    const Value& value = plan.value(id);
+    const OpNode& node = plan.graph->node(value.node);
+    SPLITSCOPE_CHECK(node.kind == OpKind::kInput && value.producer < 0,
+                     "network input value " + std::to_string(id) + " is not an input");
+    const ChannelBlock block = buffers.block(id);
+    // A step input t of a [T, F] sequence holds x[b, t, :]: channel f sits at t·F + f.
+    const int64_t channel_offset = node.step >= 0 ? node.step * sample.at(1) : 0;
+    for (int64_t row = 0; row < block.rows; ++row) {
+      const int64_t b = value.batch.begin + row;
+      for (int64_t c = block.channels.begin; c < block.channels.end; ++c) {
+        float* out = block.at(row, c);
+        const int64_t first = b * sample_floats + channel_offset + c * block.inner;
+        for (int64_t i = 0; i < block.inner; ++i) out[i] = input_value(seed, first + i);
+      }
+    }
+  }
+}
+
+HostTensor network_input(const Graph& graph, uint64_t seed) {
+  HostTensor input;
+  input.shape.push_back(graph.batch());
+  for (int64_t extent : graph.model().input) input.shape.push_back(extent);
+  input.data.resize(static_cast<size_t>(graph.batch() * element_count(graph.model().input)));
+  for (size_t i = 0; i < input.data.size(); ++i) input.data[i] = input_value(seed, static_cast<int64_t>(i));
+  return input;
+}
+
+HostTensor assemble_output(const Plan& plan, const ValueBuffers& buffers) {
+  const TensorRef tensor = plan.graph->output();
+  const Shape& sample = plan.graph->node(tensor.node).output_shapes.at(static_cast<size_t>(tensor.output));
+  HostTensor output;
+  output.shape.push_back(plan.graph->batch());
+  output.shape.insert(output.shape.end(), sample.begin(), sample.end());
+  output.data.assign(static_cast<size_t>(plan.graph->batch() * element_count(sample)), 0.0f);
+  const ChannelBlock whole{nullptr, 1, {0, sample.at(0)}, inner_count(sample)};
+  int64_t covered = 0;
+  for (int id : plan.outputs) {
+    const Value& value = plan.value(id);
+    SPLITSCOPE_CHECK(value.node == tensor.node && value.output == tensor.output && !value.partial &&
+                         !value.pre_activation,
+                     fmt::format("plan output value {} is not the network output", id));
+    SPLITSCOPE_CHECK(value.batch.begin >= 0 && value.batch.end <= plan.graph->batch(),
+                     "plan output rows " + value.batch.to_string() + " outside the batch");
+    const ConstChannelBlock block = buffers.block(id);
+    for (int64_t row = 0; row < block.rows; ++row) {
+      const ConstChannelBlock from{block.at(row, block.channels.begin), 1, block.channels, block.inner};
+      ChannelBlock to = whole;
+      to.data = output.data.data() + (value.batch.begin + row) * whole.row_floats();
+      copy_channels(from, to);
+    }
+    covered += block.floats();
+  }
+  SPLITSCOPE_CHECK(covered == static_cast<int64_t>(output.data.size()),
+                   fmt::format("plan outputs cover {} of the {} output elements", covered, output.data.size()));
+  return output;
+}
+
+}  // namespace splitscope

@@ -1,0 +1,101 @@
+#include "exec/cpu/weight_slices.hpp"
+
+#include "ir/params.hpp"
+#include "util/check.hpp"
+
+namespace splitscope {
+namespace {
+
+/// Rows of weights generated per chunk of the parallel loop.
+constexpr int64_t kRowsPerChunk = 16;
+
+/// out[r][c] = tensor element (row0 + r)·columns + column(c), for a row-major tensor.
+template <typename Column>
+std::vector<float> gather(ParallelFor& parallel, uint64_t seed, int key, int index, const ParamTensor& tensor,
+                          Range rows, int64_t columns, int64_t width, Column column) {
+  std::vector<float> out(static_cast<size_t>(rows.size() * width));
+  parallel.run(rows.size(), kRowsPerChunk, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      for (int64_t c = 0; c < width; ++c) {
+        out[static_cast<size_t>(r * width + c)] =
+            param_value(seed, key, index, (rows.begin + r) * columns + column(c), tensor.scale);
+      }
+    }
+  });
+  return out;
+}
+
+}  // namespace
+
+int64_t WeightSlice::bytes() const {
+  int64_t total = 0;
+  for (const auto& tensor : tensors) total += static_cast<int64_t>(tensor.size() * sizeof(float));
+  return total;
+}
+
+WeightSlice materialise_weights(const Graph& graph, NodeId id, const Slice& slice, uint64_t seed,
+                                ParallelFor& parallel) {
+  const OpNode& node = graph.node(id);
+  const std::vector<ParamTensor> params = param_tensors(graph, id);
+  WeightSlice weights;
+  if (params.empty()) return weights;
+  const int key = node.param_key;
+  const Range out = slice.out;
+  weights.tensors.resize(params.size());
+  if (node.kind == OpKind::kDense) {
+    const int64_t units = params[kWeight].shape.at(1);
+    weights.tensors[kWeight] = gather(parallel, seed, key, kWeight, params[kWeight], slice.reduce, units, out.size(),
+                                      [&](int64_t c) { return out.begin + c; });
+    // A row-split product adds the bias once, in the slice that starts the reduction.
+    if (params.size() > kBias && slice.reduce.begin == 0) {
+      weights.tensors[kBias] = gather(parallel, seed, key, kBias, params[kBias], {0, 1}, 0, out.size(),
+                                      [&](int64_t c) { return out.begin + c; });
+    }
+    return weights;
+  }
+  if (node.kind == OpKind::kConv2d) {
+    const Shape& shape = params[kWeight].shape;
+    const int64_t per_filter = shape.at(1) * shape.at(2) * shape.at(3);
+    weights.tensors[kWeight] = gather(parallel, seed, key, kWeight, params[kWeight], out, per_filter, per_filter,
+                                      [](int64_t c) { return c; });
+    if (params.size() > kBias) {
+      weights.tensors[kBias] = gather(parallel, seed, key, kBias, params[kBias], {0, 1}, 0, out.size(),
+                                      [&](int64_t c) { return out.begin + c; });
+    }
+    return weights;
+  }
+  SPLITSCOPE_CHECK(is_cell(node.kind), "weights of an unexpected op kind " + std::string(to_string(node.kind)));
+  // Gate-major columns of the slice: column g·U + u is column g·H + out.begin + u of the whole tensor.
+  const int64_t hidden = graph.layer_of(id).hidden;
+  const int64_t gates = params[kInputWeight].shape.at(1) / hidden;
+  const int64_t units = out.size();
+  const auto column = [&](int64_t c) { return (c / units) * hidden + out.begin + c % units; };
+  const int64_t width = gates * units;
+  const int64_t all_columns = gates * hidden;
+  weights.tensors[kInputWeight] = gather(parallel, seed, key, kInputWeight, params[kInputWeight],
+                                         {0, params[kInputWeight].shape.at(0)}, all_columns, width, column);
+  weights.tensors[kRecurrentWeight] = gather(parallel, seed, key, kRecurrentWeight, params[kRecurrentWeight],
+                                             {0, hidden}, all_columns, width, column);
+  if (params.size() > kCellBias) {
+    weights.tensors[kCellBias] = gather(parallel, seed, key, kCellBias, params[kCellBias], {0, 1}, 0, width, column);
+  }
+  return weights;
+}
+
+std::shared_ptr<const WeightSlice> WeightStore::get(int device, NodeId node, const Slice& slice) {
+  const OpNode& op = graph_.node(node);
+  const Key key{device, op.param_key, slice.out.begin, slice.out.end, slice.reduce.begin, slice.reduce.end};
+  auto found = slices_.find(key);
+  if (found != slices_.end()) return found->second;
+  auto weights = std::make_shared<const WeightSlice>(materialise_weights(graph_, node, slice, seed_, parallel_));
+  slices_.emplace(key, weights);
+  return weights;
+}
+
+int64_t WeightStore::bytes() const {
+  int64_t total = 0;
+  for (const auto& [key, slice] : slices_) total += slice->bytes();
+  return total;
+}
+
+}  // namespace splitscope

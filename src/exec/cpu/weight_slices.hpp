@@ -1,0 +1,65 @@
+#pragma once
+/// \file
+/// The weights a compute op reads: its slice of params.hpp's tensors,
+/// materialised once per run setup (never per repeat), and shared by every op
+/// of one device that reads the same slice (the steps of a recurrent layer,
+/// the micro-batches of a pipeline stage).
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <tuple>
+#include <vector>
+
+#include "exec/cpu/kernels/parallel_for.hpp"
+#include "ir/graph.hpp"
+#include "ir/slice.hpp"
+
+namespace splitscope {
+
+/// One op's weights, each tensor laid out for the kernels:
+/// - dense: W[reduce][out] (rows of the reduce range, columns of the out range);
+///   the bias over `out`, only when the slice starts the reduction;
+/// - conv2d: W[out filters][Cin/groups][kh][kw]; the bias over `out`;
+/// - cells: Wx [I × gates·U], Wh [H × gates·U], b [gates·U], gate-major over the
+///   slice's U hidden units (see recurrent_cell.hpp).
+/// Indices are params.hpp's (kWeight, kBias; kInputWeight, kRecurrentWeight, kCellBias).
+struct WeightSlice {
+  std::vector<std::vector<float>> tensors;
+
+  /// The tensor's data, or null when the layer (or this slice) has none.
+  const float* data(int index) const {
+    if (index >= static_cast<int>(tensors.size()) || tensors[static_cast<size_t>(index)].empty()) {
+      return nullptr;
+    }
+    return tensors[static_cast<size_t>(index)].data();
+  }
+  int64_t bytes() const;
+};
+
+/// The slice `slice` of node `node`'s weights, for `seed`, generated across
+/// `parallel` (the mlp network alone has half a billion weights).
+WeightSlice materialise_weights(const Graph& graph, NodeId node, const Slice& slice, uint64_t seed,
+                                ParallelFor& parallel);
+
+/// Materialised slices, one per (device, weight set, out range, reduce range).
+class WeightStore {
+ public:
+  /// `parallel` generates the weights; it must outlive every get().
+  WeightStore(const Graph& graph, uint64_t seed, ParallelFor& parallel)
+      : graph_(graph), seed_(seed), parallel_(parallel) {}
+
+  /// The weights of `slice` of `node` on `device`, made on first request.
+  std::shared_ptr<const WeightSlice> get(int device, NodeId node, const Slice& slice);
+  /// Bytes of every slice held.
+  int64_t bytes() const;
+
+ private:
+  using Key = std::tuple<int, int, int64_t, int64_t, int64_t, int64_t>;
+  const Graph& graph_;
+  uint64_t seed_;
+  ParallelFor& parallel_;
+  std::map<Key, std::shared_ptr<const WeightSlice>> slices_;
+};
+
+}  // namespace splitscope

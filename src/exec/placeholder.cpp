@@ -1,1 +1,0 @@
-// The executors land with their issues.

@@ -1,0 +1,186 @@
+#include "report/compare_table.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "report/text_table.hpp"
+#include "report/units.hpp"
+
+namespace splitscope {
+namespace {
+
+using Align = TextTable::Align;
+
+std::string makespan_cell(const RunSummary& s) {
+  if (!s.fits()) return "does not fit";
+  if (!s.timed()) return "-";
+  if (s.makespan->repeats < 2) return format_ms(s.makespan->median_ms);
+  return fmt::format("{} +-{:.0f}%", format_ms(s.makespan->median_ms), s.makespan->spread() * 100.0);
+}
+
+std::string speedup_cell(const Judgement& j) { return j.speedup ? format_speedup(*j.speedup) : "-"; }
+
+std::string verdict_cell(const Judgement& j) { return j.verdict ? std::string(to_string(*j.verdict)) : "-"; }
+
+std::string group_title(const RunGroup& group) {
+  if (!group.measured) return fmt::format("predicted on {} (simulated)", group.machine);
+  return group.machine.empty() ? fmt::format("measured on {}", group.backend)
+                               : fmt::format("measured on {} ({})", group.backend, group.machine);
+}
+
+std::string prediction_cell(const RunGroup& group, const std::string& strategy) {
+  for (const RunReport& run : group.runs) {
+    if (run.summary.strategy != strategy) continue;
+    if (!run.summary.fits()) return "does not fit";
+    if (!run.summary.timed()) return "-";
+    std::string cell = format_ms(run.summary.makespan->median_ms);
+    if (run.judgement.speedup) cell += fmt::format(", {}", format_speedup(*run.judgement.speedup));
+    if (run.judgement.verdict) cell += fmt::format(" {}", to_string(*run.judgement.verdict));
+    return cell;
+  }
+  return "-";
+}
+
+std::string group_table(const Comparison& comparison, size_t index) {
+  const RunGroup& group = comparison.groups[index];
+  std::vector<std::string> headers{"strategy", "devices", "makespan",  "speedup",       "compute", "transfer",
+                                   "idle",     "moved",   "peak mem/device"};
+  std::vector<Align> aligns{Align::kLeft,  Align::kRight, Align::kRight, Align::kRight, Align::kRight,
+                            Align::kRight, Align::kRight, Align::kRight, Align::kRight};
+  std::vector<const RunGroup*> beside;
+  if (index == 0) {
+    for (size_t g = 1; g < comparison.groups.size(); ++g) {
+      beside.push_back(&comparison.groups[g]);
+      headers.push_back(comparison.groups[g].measured
+                            ? fmt::format("{} {}", comparison.groups[g].backend, comparison.groups[g].machine)
+                            : fmt::format("predicted {}", comparison.groups[g].machine));
+      aligns.push_back(Align::kRight);
+    }
+  }
+  headers.insert(headers.end(), {"verdict", "reason"});
+  aligns.insert(aligns.end(), {Align::kLeft, Align::kLeft});
+
+  TextTable table(headers, aligns);
+  for (const RunReport& run : group.runs) {
+    const RunSummary& s = run.summary;
+    const bool timed = s.timed();
+    std::vector<std::string> row{s.strategy,
+                                 std::to_string(s.devices),
+                                 makespan_cell(s),
+                                 speedup_cell(run.judgement),
+                                 timed ? format_share(s.shares.compute) : "-",
+                                 timed ? format_share(s.shares.transfer) : "-",
+                                 timed ? format_share(s.shares.idle) : "-",
+                                 binary_bytes(double(s.transfers.bytes)),
+                                 binary_bytes(double(s.max_memory_peak_bytes()))};
+    for (const RunGroup* other : beside) row.push_back(prediction_cell(*other, s.strategy));
+    row.push_back(verdict_cell(run.judgement));
+    row.push_back(run.judgement.reason);
+    table.add_row(std::move(row));
+  }
+
+  int repeats = 0;
+  for (const RunReport& run : group.runs) {
+    if (run.summary.timed()) repeats = std::max(repeats, run.summary.makespan->repeats);
+  }
+  const std::string model = group.runs.empty() ? std::string() : group.runs.front().summary.model;
+  const int64_t batch = group.runs.empty() ? 0 : group.runs.front().summary.batch;
+  std::string text = fmt::format("{}, batch {}: {}, {} timed repeat{} each, best first\n\n", model, batch,
+                                 group_title(group), repeats, repeats == 1 ? "" : "s");
+  text += table.render();
+  text += group.best ? fmt::format("best: {}\n", *group.best) : std::string("best: none (no strategy fits)\n");
+  return text;
+}
+
+}  // namespace
+
+std::string compare_text(const Comparison& comparison) {
+  std::string text;
+  for (size_t g = 0; g < comparison.groups.size(); ++g) {
+    if (g > 0) text += "\n";
+    text += group_table(comparison, g);
+  }
+  text +=
+      "\nmakespan: median over the repeats, +- the larger distance to the min or max. compute / transfer / idle:\n"
+      "shares of device time (devices x makespan); transfer counts only time a device moves data without\n"
+      "computing. moved: bytes crossing devices. speedup: the single-device median over this median;\n"
+      "wins at >= 1.05x, loses at <= 0.95x.\n";
+  return text;
+}
+
+std::string run_text(const RunReport& run) {
+  const RunSummary& s = run.summary;
+  const Judgement& j = run.judgement;
+  std::string text = fmt::format("{}, batch {}: {} over {} device{}{}, {} ({})\n", s.model, s.batch, s.strategy,
+                                 s.devices, s.devices == 1 ? "" : "s",
+                                 s.microbatches > 1 ? fmt::format(", {} micro-batches", s.microbatches) : "",
+                                 s.info.backend, s.info.device_mode);
+  if (!s.info.machine_name.empty()) {
+    text += fmt::format("machine: {}{}\n", s.info.machine_name,
+                        s.info.device_name.empty() ? "" : fmt::format(" ({})", s.info.device_name));
+  }
+  if (!s.fits()) {
+    text += fmt::format("does not fit: {}\n", s.memory.problem);
+  } else if (s.timed()) {
+    const MakespanStats& m = *s.makespan;
+    text += fmt::format("makespan: {} median of {} repeat{} (min {}, max {}, p95 {})\n", format_ms(m.median_ms),
+                        m.repeats, m.repeats == 1 ? "" : "s", format_ms(m.min_ms), format_ms(m.max_ms),
+                        format_ms(m.p95_ms));
+  }
+  text += "\n";
+
+  TextTable devices({"device", "compute", "transfer", "overlap", "idle", "FLOPs", "ops", "peak memory"},
+                    {Align::kRight, Align::kRight, Align::kRight, Align::kRight, Align::kRight, Align::kRight,
+                     Align::kRight, Align::kRight});
+  const bool timed = s.timed();
+  for (const DeviceSummary& d : s.per_device) {
+    devices.add_row({std::to_string(d.id), timed ? format_ms(d.compute_ms) : "-",
+                     timed ? format_ms(d.transfer_ms) : "-", timed ? format_ms(d.overlap_ms) : "-",
+                     timed ? format_ms(d.idle_ms) : "-", si_count(double(d.flops)), std::to_string(d.ops),
+                     binary_bytes(double(d.memory_peak_bytes))});
+  }
+  text += devices.render();
+
+  if (!s.movement.empty()) {
+    text += "\n";
+    TextTable movement({"data movement", "count", "bytes", "time", "algbw", "busbw"},
+                       {Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight, Align::kRight});
+    for (const MovementSummary& m : s.movement) {
+      movement.add_row({m.kind, std::to_string(m.count), binary_bytes(double(m.bytes_moved)),
+                        timed ? format_ms(m.time_ms) : "-",
+                        timed ? format_gbps(m.algbw_gbps) : "-", timed ? format_gbps(m.busbw_gbps) : "-"});
+    }
+    text += movement.render();
+  } else {
+    text += "\nno data crosses devices\n";
+  }
+
+  if (timed) {
+    const CriticalPath& path = s.critical_path;
+    text += fmt::format("\ncritical path: {} = compute {} + transfer {} ({} of it) + waiting {}\n",
+                        format_ms(path.length_ms()), format_ms(path.compute_ms), format_ms(path.transfer_ms),
+                        format_share(path.transfer_share()), format_ms(path.gap_ms));
+    text += fmt::format("device time: compute {}, transfer {}, idle {}\n", format_share(s.shares.compute),
+                        format_share(s.shares.transfer), format_share(s.shares.idle));
+    if (s.bubble_ideal && s.bubble_measured) {
+      text += fmt::format("pipeline bubble: {} measured, {} ideal ((N-1)/(M+N-1))\n",
+                          format_share(*s.bubble_measured), format_share(*s.bubble_ideal));
+    }
+  }
+  for (const std::string& note : s.plan_notes) text += fmt::format("note: {}\n", note);
+
+  text += "\n";
+  if (j.verdict) {
+    text += fmt::format("verdict: {}", to_string(*j.verdict));
+    if (j.speedup && j.baseline_makespan_ms) {
+      text += fmt::format(" ({} against single's {})", format_speedup(*j.speedup), format_ms(*j.baseline_makespan_ms));
+    }
+    text += fmt::format(": {}\n", j.reason);
+  } else {
+    text += fmt::format("verdict: none: {}\n", j.reason);
+  }
+  return text;
+}
+
+}  // namespace splitscope

@@ -1,0 +1,168 @@
+#include "report/report_json.hpp"
+
+#include <optional>
+
+namespace splitscope {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+template <typename T>
+Json or_null(const std::optional<T>& value) {
+  return value ? Json(*value) : Json(nullptr);
+}
+
+Json makespan_json(const RunSummary& summary) {
+  if (!summary.makespan) return nullptr;
+  const MakespanStats& m = *summary.makespan;
+  return {{"median", m.median_ms},       {"min", m.min_ms},   {"max", m.max_ms},
+          {"repeats", m.repeats},        {"p95", m.p95_ms},   {"mean", m.mean_ms},
+          {"spread", m.spread()},        {"representative_repeat", m.representative}};
+}
+
+Json per_device_json(const RunSummary& summary) {
+  Json devices = Json::array();
+  const bool timed = summary.timed();
+  auto time = [&](double ms) { return timed ? Json(ms) : Json(nullptr); };
+  for (const DeviceSummary& d : summary.per_device) {
+    devices.push_back({{"id", d.id},
+                       {"compute_ms", time(d.compute_ms)},
+                       {"transfer_ms", time(d.transfer_ms)},
+                       {"idle_ms", time(d.idle_ms)},
+                       {"flops", d.flops},
+                       {"memory_peak_bytes", d.memory_peak_bytes},
+                       {"overlap_ms", time(d.overlap_ms)},
+                       {"exposed_transfer_ms", time(d.exposed_transfer_ms())},
+                       {"ops", d.ops},
+                       {"param_bytes", d.param_bytes},
+                       {"activations_peak_bytes", d.activations_peak_bytes},
+                       {"memory_available_bytes", or_null(d.memory_available_bytes)}});
+  }
+  return devices;
+}
+
+Json transfers_json(const RunSummary& summary) {
+  const bool timed = summary.timed();
+  Json kinds = Json::array();
+  for (const MovementSummary& m : summary.movement) {
+    kinds.push_back({{"kind", m.kind},
+                     {"count", m.count},
+                     {"bytes", m.bytes_moved},
+                     {"payload_bytes", m.payload_bytes},
+                     {"time_ms", timed ? Json(m.time_ms) : Json(nullptr)},
+                     {"algbw_gbps", timed ? Json(m.algbw_gbps) : Json(nullptr)},
+                     {"busbw_gbps", timed ? Json(m.busbw_gbps) : Json(nullptr)}});
+  }
+  return {{"count", summary.transfers.count},
+          {"bytes", summary.transfers.bytes},
+          {"time_ms", timed ? Json(summary.transfers.time_ms) : Json(nullptr)},
+          {"by_kind", kinds}};
+}
+
+Json critical_path_json(const RunSummary& summary) {
+  if (!summary.timed()) return nullptr;
+  const CriticalPath& path = summary.critical_path;
+  return {{"compute_ms", path.compute_ms},
+          {"transfer_ms", path.transfer_ms},
+          {"gap_ms", path.gap_ms},
+          {"length_ms", path.length_ms()},
+          {"transfer_share", path.transfer_share()},
+          {"spans", path.spans.size()}};
+}
+
+Json machine_json(const RunInfo& info) {
+  Json facts = Json::object();
+  for (const auto& [key, value] : info.facts) facts[key] = value;
+  return {{"name", info.machine_name}, {"device_name", info.device_name}, {"driver", info.driver}, {"facts", facts}};
+}
+
+Json judgement_extras(const Judgement& judgement) {
+  if (!judgement.losses) return nullptr;
+  return {{"compute_inflation", judgement.losses->compute_inflation},
+          {"exposed_transfer", judgement.losses->exposed_transfer},
+          {"idle", judgement.losses->idle}};
+}
+
+Json group_json(const RunGroup& group) {
+  Json runs = Json::array();
+  for (const RunReport& run : group.runs) runs.push_back(run_report_json(run, nullptr));
+  return {{"backend", group.backend},
+          {"machine", group.machine},
+          {"measured", group.measured},
+          {"runs", runs},
+          {"best", or_null(group.best)}};
+}
+
+}  // namespace
+
+Json context_json(const ReportContext& context) {
+  return {{"date", context.date},
+          {"host", context.host},
+          {"executable", context.executable},
+          {"splitscope_version", context.version},
+          {"git_revision", context.git_revision},
+          {"build_type", context.build_type},
+          {"cuda_built", context.cuda_built},
+          {"cpus", context.cpus},
+          {"command_line", context.command_line},
+          {"command", quoted_command_line(context.command_line)}};
+}
+
+Json run_report_json(const RunReport& report, const ReportContext* context) {
+  const RunSummary& s = report.summary;
+  const Judgement& j = report.judgement;
+  Json json = {
+      {"schema", kReportSchema},
+      {"model", {{"name", s.model}, {"params", s.params}, {"flops", s.flops}}},
+      {"strategy", s.strategy},
+      {"devices", s.devices},
+      {"microbatches", s.microbatches},
+      {"batch", s.batch},
+      {"backend", s.info.backend},
+      {"measured", s.info.measured},
+      {"device_mode", s.info.device_mode},
+      {"machine", machine_json(s.info)},
+      {"fits", s.fits()},
+      {"makespan_ms", makespan_json(s)},
+      {"per_device", per_device_json(s)},
+      {"transfers", transfers_json(s)},
+      {"critical_path", critical_path_json(s)},
+      {"baseline_makespan_ms", or_null(j.baseline_makespan_ms)},
+      {"speedup", or_null(j.speedup)},
+      {"verdict", j.verdict ? Json(std::string(to_string(*j.verdict))) : Json(nullptr)},
+      {"reason", j.reason},
+      // Extras beyond FORMATS.md.
+      {"decided_by", std::string(to_string(j.decider))},
+      {"losses", judgement_extras(j)},
+      {"shares", s.timed() ? Json{{"compute", s.shares.compute},
+                                  {"transfer", s.shares.transfer},
+                                  {"idle", s.shares.idle}}
+                           : Json(nullptr)},
+      {"bubble", s.bubble_ideal ? Json{{"measured", or_null(s.bubble_measured)}, {"ideal", *s.bubble_ideal}}
+                                : Json(nullptr)},
+      {"memory", {{"checked", s.memory.checked},
+                  {"problem", s.fits() ? Json(nullptr) : Json(s.memory.problem)},
+                  {"max_peak_bytes", s.max_memory_peak_bytes()}}},
+      {"plan_notes", s.plan_notes},
+  };
+  if (context != nullptr) json["context"] = context_json(*context);
+  return json;
+}
+
+Json compare_json(const Comparison& comparison) {
+  const RunGroup& primary = comparison.primary();
+  Json runs = Json::array();
+  for (const RunReport& run : primary.runs) runs.push_back(run_report_json(run, nullptr));
+  Json predicted = Json::array();
+  for (size_t g = 1; g < comparison.groups.size(); ++g) predicted.push_back(group_json(comparison.groups[g]));
+  return {{"schema", kCompareSchema},
+          {"runs", runs},
+          {"best", or_null(primary.best)},
+          {"backend", primary.backend},
+          {"machine", primary.machine},
+          {"measured", primary.measured},
+          {"predicted", predicted},
+          {"context", context_json(comparison.context)}};
+}
+
+}  // namespace splitscope

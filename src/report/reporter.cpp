@@ -1,0 +1,91 @@
+#include "report/reporter.hpp"
+
+#include <filesystem>
+#include <ostream>
+
+#include "report/chrome_trace.hpp"
+#include "report/compare_table.hpp"
+#include "report/html_report.hpp"
+#include "report/report_json.hpp"
+#include "util/atomic_file.hpp"
+#include "util/check.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope {
+
+void CompareTableReporter::report(const Comparison& comparison) { out_ << compare_text(comparison) << std::flush; }
+
+void RunTextReporter::report(const Comparison& comparison) {
+  const auto& runs = comparison.primary().runs;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (i > 0) out_ << "\n";
+    out_ << run_text(runs[i]);
+  }
+  out_ << std::flush;
+}
+
+void RunJsonReporter::report(const Comparison& comparison) {
+  const auto& runs = comparison.primary().runs;
+  SPLITSCOPE_CHECK(!runs.empty(), "a run report needs a shown run");
+  write_file_atomically(path_, run_report_json(runs.front(), &comparison.context).dump(2) + "\n");
+}
+
+void CompareJsonReporter::report(const Comparison& comparison) {
+  write_file_atomically(path_, compare_json(comparison).dump(2) + "\n");
+}
+
+void ChromeTraceReporter::report(const Comparison& comparison) {
+  std::vector<const RunReport*> timed;
+  for (const RunReport* run : comparison.all_runs()) {
+    if (run->summary.timed()) timed.push_back(run);
+  }
+  write_file_atomically(path_, chrome_trace_json(timed).dump() + "\n");
+}
+
+void HtmlReporter::report(const Comparison& comparison) { write_file_atomically(path_, html_report(comparison)); }
+
+namespace {
+
+void require_folder(const std::string& option, const std::string& path) {
+  const std::filesystem::path target(path);
+  const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : ".";
+  std::error_code error;
+  if (!std::filesystem::is_directory(folder, error)) {
+    throw InputError(option, "", "cannot write " + path + ": the folder " + folder.string() +
+                                     " does not exist; create it first");
+  }
+  if (std::filesystem::is_directory(target, error)) {
+    throw InputError(option, "", path + " is a folder; give a file name");
+  }
+}
+
+}  // namespace
+
+std::vector<std::unique_ptr<Reporter>> make_reporters(ReportKind kind, std::ostream& out,
+                                                      const ReportOutputs& outputs) {
+  std::vector<std::unique_ptr<Reporter>> reporters;
+  if (kind == ReportKind::kRun) {
+    reporters.push_back(std::make_unique<RunTextReporter>(out));
+  } else {
+    reporters.push_back(std::make_unique<CompareTableReporter>(out));
+  }
+  if (!outputs.report.empty()) {
+    require_folder("--report", outputs.report);
+    if (kind == ReportKind::kRun) {
+      reporters.push_back(std::make_unique<RunJsonReporter>(outputs.report));
+    } else {
+      reporters.push_back(std::make_unique<CompareJsonReporter>(outputs.report));
+    }
+  }
+  if (!outputs.trace.empty()) {
+    require_folder("--trace", outputs.trace);
+    reporters.push_back(std::make_unique<ChromeTraceReporter>(outputs.trace));
+  }
+  if (!outputs.html.empty()) {
+    require_folder("--html", outputs.html);
+    reporters.push_back(std::make_unique<HtmlReporter>(outputs.html));
+  }
+  return reporters;
+}
+
+}  // namespace splitscope

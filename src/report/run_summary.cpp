@@ -1,0 +1,184 @@
+#include "report/run_summary.hpp"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <map>
+
+#include "report/bandwidth.hpp"
+#include "report/intervals.hpp"
+#include "util/check.hpp"
+
+namespace splitscope {
+namespace {
+
+/// Index of the largest value and its share of the sum; {0, 0} when the sum is 0.
+template <typename T, typename Get>
+std::pair<int, double> largest_share(const std::vector<DeviceSummary>& devices, Get get) {
+  T total = 0;
+  int best = 0;
+  for (size_t d = 0; d < devices.size(); ++d) {
+    total += get(devices[d]);
+    if (get(devices[d]) > get(devices[static_cast<size_t>(best)])) best = static_cast<int>(d);
+  }
+  if (devices.empty() || total <= 0) return {0, 0.0};
+  return {best, static_cast<double>(get(devices[static_cast<size_t>(best)])) / static_cast<double>(total)};
+}
+
+std::string movement_kind(const PlanOp& op) {
+  return op.role == OpRole::kTransfer ? std::string("transfer") : std::string(to_string(op.collective));
+}
+
+/// Per-device busy intervals by kind, from one repeat.
+void fill_device_times(const Timeline& timeline, std::vector<DeviceSummary>& devices) {
+  const double makespan_us = timeline.makespan_us();
+  std::vector<std::vector<Interval>> compute(devices.size());
+  std::vector<std::vector<Interval>> transfer(devices.size());
+  for (const Span& span : timeline.spans) {
+    SPLITSCOPE_CHECK(span.device >= 0 && static_cast<size_t>(span.device) < devices.size(),
+                     "a timeline span is on a device the plan does not have");
+    auto& list = span.kind == SpanKind::kCompute ? compute : transfer;
+    list[static_cast<size_t>(span.device)].push_back({span.start_us, span.end_us});
+  }
+  for (size_t d = 0; d < devices.size(); ++d) {
+    const IntervalSet computing(std::move(compute[d]));
+    const IntervalSet moving(std::move(transfer[d]));
+    const double busy_us = IntervalSet::unite(computing, moving).length();
+    devices[d].compute_ms = computing.length() / 1000.0;
+    devices[d].transfer_ms = moving.length() / 1000.0;
+    devices[d].overlap_ms = IntervalSet::intersect(computing, moving).length() / 1000.0;
+    devices[d].idle_ms = std::max(0.0, makespan_us - busy_us) / 1000.0;
+  }
+}
+
+/// Count and bytes of every data-movement op by kind (from the plan), and
+/// their times and bandwidths (from `timeline` when there is one).
+void fill_movement(const Plan& plan, const Timeline* timeline, RunSummary& summary) {
+  struct OpTime {
+    double start = std::numeric_limits<double>::max();
+    double end = std::numeric_limits<double>::lowest();
+  };
+  std::map<int, OpTime> times;
+  if (timeline != nullptr) {
+    for (const Span& span : timeline->spans) {
+      if (span.kind == SpanKind::kCompute || span.op < 0) continue;
+      OpTime& time = times[span.op];
+      time.start = std::min(time.start, span.start_us);
+      time.end = std::max(time.end, span.end_us);
+    }
+  }
+  static constexpr std::array<const char*, 4> kKinds{"transfer", "all-gather", "all-reduce", "concat"};
+  std::map<std::string, MovementSummary> by_kind;
+  std::map<std::string, double> bus_bytes;  // payload · bus factor, summed
+  for (const PlanOp& op : plan.ops) {
+    if (op.role != OpRole::kTransfer && op.role != OpRole::kCollective) continue;
+    const std::string kind = movement_kind(op);
+    MovementSummary& entry = by_kind[kind];
+    entry.kind = kind;
+    entry.count += 1;
+    entry.bytes_moved += op.bytes_moved;
+    const int64_t payload = op.role == OpRole::kTransfer ? op.bytes_moved : op.payload_bytes;
+    entry.payload_bytes += payload;
+    const double factor = op.role == OpRole::kTransfer
+                              ? 1.0
+                              : bus_factor(op.collective, static_cast<int>(op.participants.size()));
+    bus_bytes[kind] += static_cast<double>(payload) * factor;
+    if (auto it = times.find(op.id); it != times.end()) entry.time_ms += (it->second.end - it->second.start) / 1000.0;
+  }
+  for (const char* kind : kKinds) {
+    auto it = by_kind.find(kind);
+    if (it == by_kind.end()) continue;
+    MovementSummary& entry = it->second;
+    const double seconds = entry.time_ms / 1000.0;
+    entry.algbw_gbps = gigabytes_per_second(entry.payload_bytes, seconds);
+    entry.busbw_gbps = seconds > 0 ? bus_bytes[kind] / seconds / 1e9 : 0.0;
+    summary.transfers.count += entry.count;
+    summary.transfers.bytes += entry.bytes_moved;
+    summary.transfers.time_ms += entry.time_ms;
+    summary.movement.push_back(entry);
+  }
+}
+
+}  // namespace
+
+int RunSummary::busiest_device() const {
+  return largest_share<int64_t>(per_device, [](const DeviceSummary& d) { return d.flops; }).first;
+}
+double RunSummary::busiest_flop_share() const {
+  return largest_share<int64_t>(per_device, [](const DeviceSummary& d) { return d.flops; }).second;
+}
+int RunSummary::busiest_compute_device() const {
+  return largest_share<double>(per_device, [](const DeviceSummary& d) { return d.compute_ms; }).first;
+}
+double RunSummary::busiest_compute_share() const {
+  return largest_share<double>(per_device, [](const DeviceSummary& d) { return d.compute_ms; }).second;
+}
+
+double RunSummary::total_compute_ms() const {
+  double total = 0;
+  for (const DeviceSummary& device : per_device) total += device.compute_ms;
+  return total;
+}
+
+int64_t RunSummary::max_memory_peak_bytes() const {
+  int64_t peak = 0;
+  for (const DeviceSummary& device : per_device) peak = std::max(peak, device.memory_peak_bytes);
+  return peak;
+}
+
+RunSummary summarize(const Plan& plan, const RunResult& result) {
+  SPLITSCOPE_CHECK(plan.graph != nullptr, "a plan to summarize needs its graph");
+  RunSummary summary;
+  summary.model = plan.graph->name();
+  summary.params = plan.graph->total_params();
+  summary.flops = plan.graph->total_flops();
+  summary.batch = plan.graph->batch();
+  summary.strategy = plan.strategy;
+  summary.devices = plan.devices;
+  summary.microbatches = plan.microbatches;
+  summary.info = result.info;
+  summary.plan_notes = plan.notes;
+  summary.memory = check_memory_fit(plan, result.info.device_memory_bytes);
+  summary.bubble_ideal = ideal_bubble(plan);
+
+  const PlanTotals totals = plan_totals(plan);
+  summary.per_device.resize(static_cast<size_t>(plan.devices));
+  for (size_t d = 0; d < summary.per_device.size(); ++d) {
+    DeviceSummary& device = summary.per_device[d];
+    device.id = static_cast<int>(d);
+    device.ops = totals.device_ops[d];
+    device.flops = totals.device_flops[d];
+    if (d < plan.memory.size()) {
+      device.memory_peak_bytes = plan.memory[d].peak;
+      device.param_bytes = plan.memory[d].params;
+      device.activations_peak_bytes = plan.memory[d].activations_peak;
+    }
+    if (d < result.info.device_memory_bytes.size()) device.memory_available_bytes = result.info.device_memory_bytes[d];
+  }
+
+  const bool run = summary.fits() && !result.timelines.empty();
+  SPLITSCOPE_CHECK(run || !summary.fits(), "a run that fits needs at least one timed repeat");
+  if (!run) {
+    fill_movement(plan, nullptr, summary);
+    return summary;
+  }
+
+  summary.makespan = makespan_stats(result.timelines);
+  const Timeline& timeline = result.timelines[static_cast<size_t>(summary.makespan->representative)];
+  fill_device_times(timeline, summary.per_device);
+  fill_movement(plan, &timeline, summary);
+  summary.critical_path = find_critical_path(plan, timeline);
+
+  const double device_time_ms = timeline.makespan_us() / 1000.0 * plan.devices;
+  if (device_time_ms > 0) {
+    for (const DeviceSummary& device : summary.per_device) {
+      summary.shares.compute += device.compute_ms / device_time_ms;
+      summary.shares.transfer += device.exposed_transfer_ms() / device_time_ms;
+      summary.shares.idle += device.idle_ms / device_time_ms;
+    }
+  }
+  if (summary.bubble_ideal) summary.bubble_measured = summary.shares.idle;
+  return summary;
+}
+
+}  // namespace splitscope

@@ -1,0 +1,276 @@
+#include "naive_reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "ir/layer_costs.hpp"
+#include "ir/lower.hpp"
+#include "ir/model_parser.hpp"
+#include "ir/params.hpp"
+#include "ir/zoo.hpp"
+
+namespace splitscope::testing_support {
+namespace {
+
+using Tensor = std::vector<double>;  // [batch][...sample shape]
+
+double act(Activation activation, double x) {
+  switch (activation) {
+    case Activation::kNone: return x;
+    case Activation::kRelu: return x > 0 ? x : 0;
+    case Activation::kTanh: return std::tanh(x);
+    case Activation::kSigmoid: return 1 / (1 + std::exp(-x));
+  }
+  return x;
+}
+
+double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
+
+/// Every element of weight tensor `index` of `node`.
+Tensor weights(const Graph& graph, NodeId node, int index, uint64_t seed) {
+  const auto params = param_tensors(graph, node);
+  if (index >= static_cast<int>(params.size())) return {};
+  const ParamTensor& tensor = params[static_cast<size_t>(index)];
+  Tensor out(static_cast<size_t>(element_count(tensor.shape)));
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i] = param_value(seed, graph.node(node).param_key, index, static_cast<int64_t>(i), tensor.scale);
+  }
+  return out;
+}
+
+class Evaluator {
+ public:
+  Evaluator(const Graph& graph, uint64_t seed) : graph_(graph), seed_(seed), batch_(graph.batch()) {}
+
+  Tensor output() {
+    for (NodeId id : graph_.topological_order()) evaluate(id);
+    return values_.at({graph_.output().node, graph_.output().output});
+  }
+
+ private:
+  const Tensor* input(NodeId id, int slot) const {
+    const auto ref = graph_.inputs(id).at(static_cast<size_t>(slot));
+    if (!ref) return nullptr;
+    return &values_.at({ref->node, ref->output});
+  }
+
+  void evaluate(NodeId id) {
+    const OpNode& node = graph_.node(id);
+    const int64_t out_size = element_count(node.output_shapes.at(0));
+    Tensor out(static_cast<size_t>(batch_ * out_size));
+    switch (node.kind) {
+      case OpKind::kInput: {
+        const Shape& sample = graph_.model().input;
+        const int64_t per_sample = element_count(sample);
+        const int64_t offset = node.step >= 0 ? node.step * sample.at(1) : 0;
+        for (int64_t b = 0; b < batch_; ++b) {
+          for (int64_t i = 0; i < out_size; ++i) {
+            out[static_cast<size_t>(b * out_size + i)] = input_value(seed_, b * per_sample + offset + i);
+          }
+        }
+        break;
+      }
+      case OpKind::kDense: {
+        const Layer& layer = graph_.layer_of(id);
+        const Tensor& x = *input(id, 0);
+        const Tensor w = weights(graph_, id, kWeight, seed_);
+        const Tensor bias = weights(graph_, id, kBias, seed_);
+        const int64_t in = node.input_shapes[0][0], units = layer.units;
+        for (int64_t b = 0; b < batch_; ++b) {
+          for (int64_t j = 0; j < units; ++j) {
+            double sum = bias.empty() ? 0 : bias[static_cast<size_t>(j)];
+            for (int64_t i = 0; i < in; ++i) sum += x[static_cast<size_t>(b * in + i)] * w[static_cast<size_t>(i * units + j)];
+            out[static_cast<size_t>(b * units + j)] = act(layer.activation, sum);
+          }
+        }
+        break;
+      }
+      case OpKind::kConv2d: {
+        const Layer& l = graph_.layer_of(id);
+        const NaiveConv conv{l.input_shape[0], l.input_shape[1], l.input_shape[2], l.filters, l.groups, l.kernel.h,
+                             l.kernel.w, l.stride.h, l.stride.w, l.padding.h, l.padding.w};
+        out = naive_conv(conv, batch_, *input(id, 0), weights(graph_, id, kWeight, seed_), weights(graph_, id, kBias, seed_));
+        for (double& v : out) v = act(l.activation, v);
+        break;
+      }
+      case OpKind::kMaxPool:
+      case OpKind::kAvgPool: {
+        const Layer& l = graph_.layer_of(id);
+        const Tensor& x = *input(id, 0);
+        const int64_t c_count = l.input_shape[0], h = l.input_shape[1], w = l.input_shape[2];
+        const int64_t oh = l.output_shape[1], ow = l.output_shape[2];
+        for (int64_t b = 0; b < batch_; ++b) {
+          for (int64_t c = 0; c < c_count; ++c) {
+            for (int64_t y = 0; y < oh; ++y) {
+              for (int64_t xx = 0; xx < ow; ++xx) {
+                double best = -1e300, sum = 0;
+                for (int64_t i = 0; i < l.kernel.h; ++i) {
+                  for (int64_t j = 0; j < l.kernel.w; ++j) {
+                    const double v = x[static_cast<size_t>(((b * c_count + c) * h + y * l.stride.h + i) * w + xx * l.stride.w + j)];
+                    best = std::max(best, v);
+                    sum += v;
+                  }
+                }
+                out[static_cast<size_t>(((b * c_count + c) * oh + y) * ow + xx)] =
+                    node.kind == OpKind::kMaxPool ? best : sum / static_cast<double>(l.kernel.h * l.kernel.w);
+              }
+            }
+          }
+        }
+        break;
+      }
+      case OpKind::kFlatten:
+        out = *input(id, 0);
+        break;
+      case OpKind::kRelu:
+      case OpKind::kTanh:
+      case OpKind::kSigmoid: {
+        const Activation a = node.kind == OpKind::kRelu ? Activation::kRelu
+                             : node.kind == OpKind::kTanh ? Activation::kTanh : Activation::kSigmoid;
+        out = *input(id, 0);
+        for (double& v : out) v = act(a, v);
+        break;
+      }
+      case OpKind::kSoftmax: {
+        // Over the last axis.
+        const Tensor& x = *input(id, 0);
+        const int64_t length = node.output_shapes[0].back();
+        for (size_t start = 0; start < x.size(); start += static_cast<size_t>(length)) {
+          double largest = -1e300, sum = 0;
+          for (int64_t j = 0; j < length; ++j) largest = std::max(largest, x[start + static_cast<size_t>(j)]);
+          for (int64_t j = 0; j < length; ++j) sum += std::exp(x[start + static_cast<size_t>(j)] - largest);
+          for (int64_t j = 0; j < length; ++j) out[start + static_cast<size_t>(j)] = std::exp(x[start + static_cast<size_t>(j)] - largest) / sum;
+        }
+        break;
+      }
+      case OpKind::kLstmCell:
+      case OpKind::kGruCell:
+        cell(id, out);
+        return;
+      case OpKind::kStack: {
+        const int64_t steps = node.output_shapes[0][0], hidden = node.output_shapes[0][1];
+        for (int64_t t = 0; t < steps; ++t) {
+          const Tensor& h = *input(id, static_cast<int>(t));
+          for (int64_t b = 0; b < batch_; ++b) {
+            for (int64_t u = 0; u < hidden; ++u) out[static_cast<size_t>((b * steps + t) * hidden + u)] = h[static_cast<size_t>(b * hidden + u)];
+          }
+        }
+        break;
+      }
+      case OpKind::kStepSlice: {
+        const Tensor& x = *input(id, 0);
+        const int64_t steps = node.input_shapes[0][0], features = node.input_shapes[0][1];
+        for (int64_t b = 0; b < batch_; ++b) {
+          for (int64_t f = 0; f < features; ++f) out[static_cast<size_t>(b * features + f)] = x[static_cast<size_t>((b * steps + node.step) * features + f)];
+        }
+        break;
+      }
+    }
+    values_[{id, 0}] = std::move(out);
+  }
+
+  /// params.hpp's gate equations, one unit at a time.
+  void cell(NodeId id, Tensor& h_out) {
+    const OpNode& node = graph_.node(id);
+    const Layer& layer = graph_.layer_of(id);
+    const bool lstm = node.kind == OpKind::kLstmCell;
+    const int64_t gates = lstm ? 4 : 3, hidden = layer.hidden, in = node.input_shapes[0][0];
+    const Tensor wx = weights(graph_, id, kInputWeight, seed_);
+    const Tensor wh = weights(graph_, id, kRecurrentWeight, seed_);
+    const Tensor bias = weights(graph_, id, kCellBias, seed_);
+    const Tensor& x = *input(id, kCellInputSlot);
+    const Tensor* h = input(id, kCellHiddenSlot);
+    const Tensor* c = lstm ? input(id, kCellStateSlot) : nullptr;
+    Tensor c_out(static_cast<size_t>(batch_ * hidden));
+    for (int64_t b = 0; b < batch_; ++b) {
+      const auto gate = [&](int64_t g, int64_t u, bool with_h) {
+        const int64_t column = g * hidden + u;
+        double s = bias.empty() ? 0 : bias[static_cast<size_t>(column)];
+        for (int64_t k = 0; k < in; ++k) s += x[static_cast<size_t>(b * in + k)] * wx[static_cast<size_t>(k * gates * hidden + column)];
+        if (with_h && h != nullptr) {
+          for (int64_t k = 0; k < hidden; ++k) s += (*h)[static_cast<size_t>(b * hidden + k)] * wh[static_cast<size_t>(k * gates * hidden + column)];
+        }
+        return s;
+      };
+      const auto recurrent = [&](int64_t g, int64_t u) {
+        double s = 0;
+        if (h == nullptr) return s;
+        for (int64_t k = 0; k < hidden; ++k) s += (*h)[static_cast<size_t>(b * hidden + k)] * wh[static_cast<size_t>(k * gates * hidden + g * hidden + u)];
+        return s;
+      };
+      for (int64_t u = 0; u < hidden; ++u) {
+        const size_t at = static_cast<size_t>(b * hidden + u);
+        const double h_prev = h != nullptr ? (*h)[at] : 0;
+        if (lstm) {
+          const double i = sigmoid(gate(0, u, true)), f = sigmoid(gate(1, u, true));
+          const double g = std::tanh(gate(2, u, true)), o = sigmoid(gate(3, u, true));
+          const double c_next = f * (c != nullptr ? (*c)[at] : 0) + i * g;
+          c_out[at] = c_next;
+          h_out[at] = o * std::tanh(c_next);
+        } else {
+          const double r = sigmoid(gate(0, u, true)), z = sigmoid(gate(1, u, true));
+          const double n = std::tanh(gate(2, u, false) + r * recurrent(2, u));
+          h_out[at] = (1 - z) * n + z * h_prev;
+        }
+      }
+    }
+    values_[{id, kCellHiddenOutput}] = std::move(h_out);
+    if (lstm) values_[{id, kCellStateOutput}] = std::move(c_out);
+  }
+
+  const Graph& graph_;
+  uint64_t seed_;
+  int64_t batch_;
+  std::map<std::pair<NodeId, int>, Tensor> values_;
+};
+
+}  // namespace
+
+std::vector<double> naive_conv(const NaiveConv& g, int64_t rows, const std::vector<double>& in,
+                               const std::vector<double>& w, const std::vector<double>& b) {
+  const int64_t oh = g.out_h(), ow = g.out_w(), cg = g.in_channels / g.groups, fg = g.filters / g.groups;
+  std::vector<double> out(static_cast<size_t>(rows * g.filters * oh * ow));
+  for (int64_t n = 0; n < rows; ++n) {
+    for (int64_t f = 0; f < g.filters; ++f) {
+      const int64_t group = f / fg;
+      for (int64_t y = 0; y < oh; ++y) {
+        for (int64_t x = 0; x < ow; ++x) {
+          double sum = b.empty() ? 0.0 : b[static_cast<size_t>(f)];
+          for (int64_t c = 0; c < cg; ++c) {
+            for (int64_t i = 0; i < g.kernel_h; ++i) {
+              for (int64_t j = 0; j < g.kernel_w; ++j) {
+                const int64_t iy = y * g.stride_h - g.pad_h + i, ix = x * g.stride_w - g.pad_w + j;
+                if (iy < 0 || iy >= g.in_h || ix < 0 || ix >= g.in_w) continue;
+                sum += w[static_cast<size_t>(((f * cg + c) * g.kernel_h + i) * g.kernel_w + j)] *
+                       in[static_cast<size_t>(((n * g.in_channels + group * cg + c) * g.in_h + iy) * g.in_w + ix)];
+              }
+            }
+          }
+          out[static_cast<size_t>(((n * g.filters + f) * oh + y) * ow + x)] = sum;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+HostTensor naive_forward(const Graph& graph, uint64_t seed) {
+  const std::vector<double> out = Evaluator(graph, seed).output();
+  HostTensor tensor;
+  tensor.shape.push_back(graph.batch());
+  const Shape& sample = graph.node(graph.output().node).output_shapes.at(static_cast<size_t>(graph.output().output));
+  tensor.shape.insert(tensor.shape.end(), sample.begin(), sample.end());
+  tensor.data.assign(out.begin(), out.end());
+  return tensor;
+}
+
+std::shared_ptr<const Graph> graph_from_json(const std::string& json) {
+  return std::make_shared<const Graph>(lower(parse_model_text(json, "test.json")));
+}
+
+std::shared_ptr<const Graph> zoo_graph(const std::string& name) {
+  return std::make_shared<const Graph>(lower(load_model_file(resolve_zoo_file(ZooShelf::kNetworks, name))));
+}
+
+}  // namespace splitscope::testing_support

@@ -1,0 +1,82 @@
+// Chrome trace-event JSON: it parses, every span lies inside [0, makespan],
+// one process per device and one thread per lane, named by metadata.
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "report/chrome_trace.hpp"
+#include "report_test_support.hpp"
+
+namespace splitscope {
+namespace {
+
+using Json = nlohmann::json;
+
+TEST(ChromeTrace, OneRunParsesAndEverySpanLiesInsideTheMakespan) {
+  const Comparison comparison = testing::sample_comparison();
+  const RunReport& run = comparison.primary().runs[1];  // horizontal, makespan 450 us
+  ASSERT_EQ(run.summary.strategy, "horizontal");
+  const Json trace = Json::parse(chrome_trace_json(run).dump());
+  ASSERT_TRUE(trace.contains("traceEvents"));
+
+  std::map<int, std::string> process_names;
+  std::set<std::pair<int, int>> named_threads;
+  std::vector<Json> spans;
+  for (const Json& event : trace["traceEvents"]) {
+    const int pid = event["pid"].get<int>();
+    if (event["ph"] == "M" && event["name"] == "process_name") process_names[pid] = event["args"]["name"];
+    if (event["ph"] == "M" && event["name"] == "thread_name") named_threads.insert({pid, event["tid"].get<int>()});
+    if (event["ph"] == "X") spans.push_back(event);
+  }
+  EXPECT_EQ(process_names, (std::map<int, std::string>{{0, "device 0"}, {1, "device 1"}}));
+  // Compute lanes of both devices, and device 1's copy-in lane (tid 1), where the transfer landed.
+  EXPECT_EQ(named_threads, (std::set<std::pair<int, int>>{{0, 0}, {1, 0}, {1, 1}}));
+
+  ASSERT_EQ(spans.size(), 4u);
+  for (const Json& span : spans) {
+    const double ts = span["ts"];
+    const double dur = span["dur"];
+    EXPECT_GE(ts, 0.0);
+    EXPECT_GE(dur, 0.0);
+    EXPECT_LE(ts + dur, 450.0) << span.dump();
+    EXPECT_TRUE(named_threads.contains({span["pid"].get<int>(), span["tid"].get<int>()})) << span.dump();
+  }
+  // Names are the plan's op labels; the transfer says where it went.
+  EXPECT_EQ(spans[0]["name"], "fc1");
+  EXPECT_EQ(spans[2]["name"], "fc2 0->1");
+  EXPECT_EQ(spans[2]["cat"], "transfer");
+  EXPECT_EQ(spans[2]["pid"], 1);
+  EXPECT_EQ(spans[2]["tid"], 1);
+  EXPECT_EQ(spans[2]["args"]["from_device"], 0);
+  EXPECT_EQ(spans[2]["args"]["bytes"], 1024);
+  EXPECT_DOUBLE_EQ(spans[1]["dur"].get<double>(), 200.0);
+  EXPECT_EQ(spans[1]["args"]["critical_path"], true);
+}
+
+TEST(ChromeTrace, SeveralRunsGetTheirOwnProcesses) {
+  const Comparison comparison = testing::sample_comparison();
+  std::vector<const RunReport*> timed;
+  for (const RunReport* run : comparison.all_runs()) {
+    if (run->summary.timed()) timed.push_back(run);
+  }
+  ASSERT_EQ(timed.size(), 4u);  // the pipeline did not fit
+  const Json trace = Json::parse(chrome_trace_json(timed).dump());
+  std::set<std::string> names;
+  for (const Json& event : trace["traceEvents"]) {
+    if (event["ph"] == "M" && event["name"] == "process_name") names.insert(event["args"]["name"]);
+  }
+  // Run 1 (horizontal on cpu) has processes 1000 and 1001.
+  EXPECT_TRUE(names.contains("horizontal (cpu): device 1"));
+  EXPECT_TRUE(names.contains("horizontal (sim): device 0"));
+  for (const Json& event : trace["traceEvents"]) {
+    if (event["ph"] != "X") continue;
+    const int run = event["pid"].get<int>() / kTracePidStride;
+    const double makespan = timed[static_cast<size_t>(run)]->timeline.makespan_us();
+    EXPECT_LE(event["ts"].get<double>() + event["dur"].get<double>(), makespan + 1e-9);
+  }
+}
+
+}  // namespace
+}  // namespace splitscope
