@@ -75,8 +75,6 @@ RunInfo Simulator::info(const Plan& plan) const {
     }
     info.facts.emplace_back("calibrated ops", fmt::format("{} of {}", calibrated, priced));
   }
-  const MemoryFit fit = memory_fit(plan);
-  info.facts.emplace_back("fits", fit.fits() ? "yes" : "no: " + fit.reason());
   return info;
 }
 

@@ -10,7 +10,6 @@
 
 #include "exec/executor.hpp"
 #include "sim/machine.hpp"
-#include "sim/memory_fit.hpp"
 #include "sim/op_cost_model.hpp"
 #include "sim/topology.hpp"
 
@@ -24,16 +23,15 @@ class Simulator : public Executor {
   std::string_view name() const override { return "sim"; }
   /// One predicted timeline (RunResult::timelines has one entry), RunInfo
   /// with backend "sim", measured false, device_mode "simulated", the
-  /// machine's name, device name and per-device memory, and facts (topology,
-  /// matrix math, calibrated ops, fits). A plan that does not fit in memory is
-  /// still simulated; the report says it does not fit (memory_fit()).
+  /// machine's name, device name and per-device memory (which the report
+  /// checks the plan's peak memory against: report/memory_fit.hpp), and facts
+  /// (topology, matrix math, calibrated ops). A plan too large for the
+  /// devices' memory is still simulated; the report says it does not fit.
   /// InputError when the plan has more devices than the machine.
   RunResult run(const Plan& plan, const RunOptions& options) override;
 
   /// The predicted timeline alone.
   Timeline simulate(const Plan& plan) const;
-  /// Whether each device's peak memory fits.
-  MemoryFit memory_fit(const Plan& plan) const { return check_memory_fit(plan, machine_); }
 
   const Machine& machine() const { return machine_; }
   const Topology& topology() const { return topology_; }
