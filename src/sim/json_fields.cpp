@@ -79,6 +79,13 @@ std::string JsonFields::optional_string(std::string_view field, const std::strin
   return value.get<std::string>();
 }
 
+bool JsonFields::optional_bool(std::string_view field, bool fallback) const {
+  if (!has(field)) return fallback;
+  const json& value = object_.at(std::string(field));
+  if (!value.is_boolean()) fail(field, "must be true or false, got " + json_type_name(value));
+  return value.get<bool>();
+}
+
 int64_t JsonFields::integer(std::string_view field, std::string_view what, int64_t minimum,
                             int64_t maximum) const {
   const json& value = member(field, what);

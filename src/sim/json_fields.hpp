@@ -43,6 +43,7 @@ class JsonFields {
   JsonFields object(std::string_view field, std::string_view what) const;
   std::string string(std::string_view field, std::string_view what) const;
   std::string optional_string(std::string_view field, const std::string& fallback) const;
+  bool optional_bool(std::string_view field, bool fallback) const;
   /// An integer in [minimum, maximum].
   int64_t integer(std::string_view field, std::string_view what, int64_t minimum, int64_t maximum) const;
   int64_t optional_integer(std::string_view field, int64_t fallback, int64_t minimum,

@@ -35,4 +35,14 @@ double DeviceSpec::efficiency_of(std::string_view kind) const {
   return 1.0;
 }
 
+Machine machine_for_plan(const Machine& machine, int plan_devices) {
+  if (!machine.pooled || plan_devices <= 0 || plan_devices >= machine.devices) return machine;
+  const int shares = machine.devices / plan_devices;
+  Machine scaled = machine;
+  for (auto& [precision, peak] : scaled.device.peak_tflops) peak *= shares;
+  scaled.device.memory_bandwidth_gbps *= shares;
+  scaled.device.memory_gib *= shares;
+  return scaled;
+}
+
 }  // namespace splitscope

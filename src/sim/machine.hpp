@@ -98,11 +98,21 @@ struct Machine {
   std::string name;
   std::string comment;  ///< the sources of every number, and which ones are assumptions
   int devices = 1;
+  /// The devices are shares of one pool (a CPU's cores, each device one
+  /// share): a plan on fewer devices than the machine has hands each device
+  /// devices / plan devices shares (whole ones), as the cpu backend gives each
+  /// device cores / devices intra-op threads. Peak FLOP/s, memory bandwidth
+  /// and memory scale with the shares; links and calibrated times do not.
+  bool pooled = false;
   DeviceSpec device;    ///< every device is one of these
   TopologySpec topology;
   CalibrationTable calibration;
   std::string source;   ///< the file it was read from, for messages (not written out)
 };
+
+/// The machine as a plan on `plan_devices` devices sees it: `machine` itself,
+/// unless it is pooled and the plan leaves devices unused (see Machine::pooled).
+Machine machine_for_plan(const Machine& machine, int plan_devices);
 
 /// Bytes in a GiB.
 inline constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;

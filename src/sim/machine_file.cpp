@@ -145,7 +145,7 @@ Machine parse_document(const json& doc, const std::string& source) {
     throw InputError(source, "", "a machine file is a JSON object, got " + json_type_name(doc));
   }
   const JsonFields top(doc, "", source);
-  top.allow_only({"schema", "name", "comment", "devices", "device", "topology", "calibration"},
+  top.allow_only({"schema", "name", "comment", "devices", "pooled", "device", "topology", "calibration"},
                  "a machine");
   if (top.has("schema")) {
     const std::string schema = top.string("schema", "");
@@ -160,6 +160,7 @@ Machine parse_document(const json& doc, const std::string& source) {
   machine.comment = top.optional_string("comment", "");
   machine.devices =
       static_cast<int>(top.integer("devices", "how many devices", 1, kMaxMachineDevices));
+  machine.pooled = top.optional_bool("pooled", false);
   machine.device = parse_device(top.object("device", "what every device is"));
   machine.topology = parse_topology(top.object("topology", "how the devices are joined"), machine.devices);
   if (top.has("calibration")) {
@@ -207,6 +208,7 @@ std::string machine_to_json(const Machine& machine) {
   doc["name"] = machine.name;
   if (!machine.comment.empty()) doc["comment"] = machine.comment;
   doc["devices"] = machine.devices;
+  if (machine.pooled) doc["pooled"] = true;
 
   const DeviceSpec& spec = machine.device;
   ordered device;

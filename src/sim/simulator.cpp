@@ -49,6 +49,10 @@ void Simulator::check_devices(const Plan& plan) const {
 
 Timeline Simulator::simulate(const Plan& plan) const {
   check_devices(plan);
+  if (machine_.pooled && plan.devices < machine_.devices) {
+    const OpCostModel pooled_costs(machine_for_plan(machine_, plan.devices));
+    return simulate_plan(plan, topology_, pooled_costs);
+  }
   return simulate_plan(plan, topology_, costs_);
 }
 
@@ -59,10 +63,15 @@ RunInfo Simulator::info(const Plan& plan) const {
   info.device_mode = "simulated";
   info.machine_name = machine_.name;
   info.device_name = machine_.device.name;
-  info.device_memory_bytes.assign(static_cast<size_t>(plan.devices), machine_.device.memory_bytes());
+  const Machine seen = machine_for_plan(machine_, plan.devices);
+  info.device_memory_bytes.assign(static_cast<size_t>(plan.devices), seen.device.memory_bytes());
   info.facts.emplace_back("topology", topology_fact(machine_));
-  info.facts.emplace_back("matrix math", fmt::format("{} at {} TFLOP/s", machine_.device.matrix_math,
-                                                     machine_.device.matrix_flops_per_second() / 1e12));
+  info.facts.emplace_back("matrix math", fmt::format("{} at {} TFLOP/s per device", seen.device.matrix_math,
+                                                     seen.device.matrix_flops_per_second() / 1e12));
+  if (machine_.pooled) {
+    info.facts.emplace_back("pooled", fmt::format("{} of {} shares per device", machine_.devices / plan.devices,
+                                                  machine_.devices));
+  }
   if (costs_.has_calibration()) {
     int64_t calibrated = 0;
     int64_t priced = 0;

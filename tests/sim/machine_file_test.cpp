@@ -72,7 +72,9 @@ TEST(MachineFile, AMachineBuiltInCodeRoundTripsExactly) {
   machine.device.memory_gib = 79.645263671875;  // 81559 MiB
   machine.device.launch_overhead_us = 3.1415926535897931;
   machine.calibration.op_times_us["lstm_cell:b64:i1024:h1024:u1024:t1"] = 123.456789012345;
+  machine.pooled = true;
   const Machine again = parse_machine_text(machine_to_json(machine), "calibrated.json");
+  EXPECT_TRUE(again.pooled);
   EXPECT_EQ(again.device.memory_bytes(), machine.device.memory_bytes());
   EXPECT_EQ(again.device.launch_overhead_us, machine.device.launch_overhead_us);
   EXPECT_EQ(again.topology.link, machine.topology.link);
@@ -113,6 +115,7 @@ TEST(MachineFileErrors, OneForEachKindOfMistake) {
   expect_error([](json& d) { d["name"] = ""; }, "name", "must not be empty");
   expect_error([](json& d) { d["devices"] = 2.5; }, "devices", "must be an integer");
   expect_error([](json& d) { d["devices"] = 0; }, "devices", "must be from 1 to");
+  expect_error([](json& d) { d["pooled"] = "yes"; }, "pooled", "must be true or false, got a string");
   expect_error([](json& d) { d["schema"] = "splitscope.machine/9"; }, "schema", "expected splitscope.machine/1");
   expect_error([](json& d) { d["device"] = "h100"; }, "device", "must be an object");
   expect_error([](json& d) { d["device"]["peak_tflops"].erase("fp32"); }, "device.peak_tflops",

@@ -59,6 +59,28 @@ TEST(Simulator, ReportsOneTimelineAndWhatItRanOn) {
   EXPECT_TRUE(topology_fact);
 }
 
+TEST(Simulator, APooledMachineGivesAPlanOnFewerDevicesTheIdleShares) {
+  // 4 devices of 1 TFLOP/s pooled (a CPU of 4 cores): a plan on 1 device gets
+  // all 4 shares, on 2 devices 2 each, on 3 devices 1 each (whole shares, as
+  // the cpu backend's cores / devices threads).
+  Machine machine = test_machine(4, switch_topology(10, 0));
+  machine.pooled = true;
+  Simulator simulator(machine);
+  for (const auto& [devices, shares] : std::vector<std::pair<int, int>>{{1, 4}, {2, 2}, {3, 1}, {4, 1}}) {
+    HandPlan hand(kNet, devices);
+    hand.compute(hand.node("fc1"), 0, {hand.input(hand.node("input"), 0, 256)}, 1'000'000'000, 256);
+    const RunResult result = simulator.run(hand.plan(), {});
+    // 1e9 FLOPs at shares TFLOP/s
+    EXPECT_NEAR(result.timelines[0].makespan_us(), 1000.0 / shares, 1e-9) << devices << " devices";
+    EXPECT_EQ(result.info.device_memory_bytes.front(), shares * (80LL << 30));
+  }
+  // Not pooled: the same 1 ms on any number of devices.
+  machine.pooled = false;
+  HandPlan one(kNet, 1);
+  one.compute(one.node("fc1"), 0, {one.input(one.node("input"), 0, 256)}, 1'000'000'000, 256);
+  EXPECT_NEAR(simulate(one.plan(), machine).makespan_us(), 1000.0, 1e-9);
+}
+
 TEST(Simulator, RefusesAPlanWithMoreDevicesThanTheMachine) {
   HandPlan hand(kNet, 16);
   hand.compute(hand.node("fc1"), 0, {hand.input(hand.node("input"), 0, 256)}, 1000, 256);
