@@ -157,8 +157,10 @@ class Engine {
   /// One pass over the ops: checks, packed state, spans, durations, reader lists.
   void read_ops(size_t ops, size_t values) {
     state_.resize(ops);
-    timeline_.spans.reserve(ops);
-    readers_.reserve(2 * ops);  // capacity never touched costs nothing
+    // Capacity never touched costs nothing: room for the collectives' extra
+    // spans, so that a million spans are never copied.
+    timeline_.spans.reserve(ops + ops / 2);
+    readers_.reserve(2 * ops);
     const auto on_device = [&](int device) { return device >= 0 && device < plan_.devices; };
     for (size_t id = 0; id < ops; ++id) {
       const PlanOp& op = plan_.ops[id];
@@ -175,8 +177,8 @@ class Engine {
           state.device = static_cast<uint16_t>(op.device);
           ++compute_ops_;
           // end_us holds the duration (seconds) until the op starts.
-          timeline_.spans.push_back(Span{op.device, Lane::kCompute, SpanKind::kCompute, op.id, {}, 0,
-                                         costs_.op_seconds(plan_, op, node_kinds_.at(op.node)), op.flops, 0});
+          add_span(op.device, Lane::kCompute, SpanKind::kCompute, op.id,
+                   costs_.op_seconds(plan_, op, node_kinds_.at(op.node)), op.flops, 0);
           break;
         case OpRole::kTransfer:
           SPLITSCOPE_CHECK(on_device(op.device) && on_device(op.src_device) && op.inputs.size() == 1 &&
@@ -185,8 +187,7 @@ class Engine {
           state.device = static_cast<uint16_t>(op.device);
           state.source = static_cast<uint16_t>(op.src_device);
           // bytes_moved of a transfer is its value's bytes (plan.hpp).
-          timeline_.spans.push_back(Span{op.device, Lane::kCopyIn, SpanKind::kTransfer, op.id, {}, 0, 0, 0,
-                                         op.bytes_moved});
+          add_span(op.device, Lane::kCopyIn, SpanKind::kTransfer, op.id, 0, 0, op.bytes_moved);
           break;
         case OpRole::kCollective:
           for (int device : op_devices(op)) {
@@ -196,8 +197,7 @@ class Engine {
           state.collective = static_cast<int>(collectives_.size());
           collectives_.push_back(start_collective(op));
           for (const CollectiveDelivery& delivery : collectives_.back().schedule.deliveries) {
-            timeline_.spans.push_back(Span{delivery.device, Lane::kCopyIn, SpanKind::kCollective, op.id, {}, 0, 0,
-                                           0, delivery.bytes_received});
+            add_span(delivery.device, Lane::kCopyIn, SpanKind::kCollective, op.id, 0, 0, delivery.bytes_received);
           }
           break;
       }
@@ -212,6 +212,18 @@ class Engine {
         head = static_cast<int>(readers_.size()) - 1;
       }
     }
+  }
+
+  /// Appends a span, built in place (a million of them is much of the work).
+  void add_span(int device, Lane lane, SpanKind kind, int op, double end_us, int64_t flops, int64_t bytes) {
+    Span& span = timeline_.spans.emplace_back();
+    span.device = device;
+    span.lane = lane;
+    span.kind = kind;
+    span.op = op;
+    span.end_us = end_us;
+    span.flops = flops;
+    span.bytes = bytes;
   }
 
   CollectiveRun start_collective(const PlanOp& op) const {
