@@ -1,0 +1,77 @@
+// The simulator's rate (issue 5): simulated plan ops per second on one core,
+// on a plan of over a million ops, the lstm net (8 stacked layers of 1024)
+// unrolled over 8448 steps and pipelined over 8 devices with 8 micro-batches:
+// 8 · 8448 · 8 cells + 7 · 8448 · 8 transfers + the head = 1,013,776 ops.
+// Target: >= 5 M ops/s.
+//
+//   build/bench/bench_sim --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+//
+// BM_Simulate times a whole prediction (reading and pricing every op, the
+// discrete-event run, the Timeline) on h100-nvlink-8; BM_SimulateBehindOneBus
+// the same plan with all 8 devices behind one host bus, so that concurrent
+// transfers share links and flow starts and ends re-share bandwidth.
+// ops/s is per CPU second (Google Benchmark's default), so that other load on
+// a shared machine shows in real time, not in the figure.
+
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <string>
+
+#include "ir/lower.hpp"
+#include "ir/model_parser.hpp"
+#include "partitioners/partitioner.hpp"
+#include "sim/machine_file.hpp"
+#include "sim/simulator.hpp"
+
+namespace splitscope {
+namespace {
+
+constexpr int kSteps = 8448;
+constexpr int kDevices = 8;
+constexpr int kMicrobatches = 8;
+
+Plan lstm_pipeline() {
+  const std::string network = R"({"name": "lstm-long", "batch": 64, "input": [)" +
+                              std::to_string(kSteps) + R"(, 1024], "layers": [
+      {"type": "lstm", "hidden": 1024, "layers": 8, "return_sequences": false, "name": "lstm"},
+      {"type": "dense", "units": 1000, "name": "classifier"},
+      {"type": "softmax", "name": "probs"}]})";
+  auto graph = std::make_shared<const Graph>(lower(parse_model_text(network, "lstm-long.json")));
+  PartitionOptions options;
+  options.devices = kDevices;
+  options.microbatches = kMicrobatches;
+  return make_partitioner("pipeline")->partition(graph, options);
+}
+
+void run(benchmark::State& state, const Machine& machine) {
+  const Plan plan = lstm_pipeline();
+  const Simulator simulator(machine);
+  double makespan_ms = 0;
+  for (auto _ : state) {
+    const Timeline timeline = simulator.simulate(plan);
+    makespan_ms = timeline.makespan_us() / 1e3;
+    benchmark::DoNotOptimize(timeline.spans.data());
+  }
+  state.counters["plan_ops"] = static_cast<double>(plan.ops.size());
+  state.counters["ops/s"] = benchmark::Counter(static_cast<double>(plan.ops.size()),
+                                               benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["makespan_ms"] = makespan_ms;
+}
+
+void BM_Simulate(benchmark::State& state) { run(state, load_machine("h100-nvlink-8")); }
+BENCHMARK(BM_Simulate)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+void BM_SimulateBehindOneBus(benchmark::State& state) {
+  Machine machine = load_machine("h100-nvlink-8");
+  machine.topology.kind = TopologyKind::kHostStaged;
+  machine.topology.devices_per_bus = kDevices;
+  machine.topology.bus = {12, 10};
+  run(state, machine);
+}
+BENCHMARK(BM_SimulateBehindOneBus)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+}  // namespace
+}  // namespace splitscope
+
+BENCHMARK_MAIN();

@@ -1,0 +1,506 @@
+#include "sim/engine.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "sim/collectives.hpp"
+#include "sim/event_queue.hpp"
+#include "sim/flow_network.hpp"
+#include "util/check.hpp"
+
+namespace splitscope {
+namespace {
+
+constexpr double kNever = std::numeric_limits<double>::infinity();
+constexpr double kMicro = 1e6;
+
+enum class EventKind : uint8_t {
+  kComputeDone,  ///< subject: op
+  kSendArrives,  ///< subject: send; its latency has passed, its bytes start to flow
+  kSendDone,     ///< subject: send; its last byte has arrived
+};
+
+struct Payload {
+  EventKind kind = EventKind::kComputeDone;
+  int subject = -1;
+};
+
+/// A transfer, or one send of a collective, in flight.
+struct Send {
+  int op = -1;
+  int part = -1;  ///< the collective's send index; -1 for a transfer
+  Route route;
+  double bytes = 0;
+  FlowNetwork::FlowId flow = -1;
+  EventHandle done;
+};
+
+/// A collective's progress.
+struct CollectiveRun {
+  int op = -1;
+  CollectiveSchedule schedule;
+  std::vector<int> send_waits;
+  std::vector<int> delivery_waits;
+  std::vector<double> delivery_start;  ///< seconds; the first send into or out of that device
+  size_t delivered = 0;
+};
+
+/// What the engine keeps of each op besides its spans, in 16 bytes. A
+/// million-op plan does not fit in the caches, and every fresh page costs a
+/// fault, so the engine reads each PlanOp once, writes its spans at once
+/// (they then hold the times: a compute span's end_us holds the op's
+/// duration in seconds until it starts), and runs on these.
+struct OpState {
+  int span = -1;           ///< its (first) span
+  int collective = -1;     ///< collective: its run
+  uint16_t pending = 0;    ///< compute, transfer: inputs still to come
+  uint16_t device = 0;     ///< compute: where it runs; transfer: the destination
+  uint16_t source = 0;     ///< transfer: the source device
+  uint8_t role_code = 0;   ///< the OpRole
+  uint8_t flags = 0;       ///< kScheduled, kStarted, kDone
+
+  OpRole role() const { return static_cast<OpRole>(role_code); }
+};
+static_assert(sizeof(OpState) == 16);
+
+constexpr uint8_t kScheduled = 1;
+constexpr uint8_t kStarted = 2;
+constexpr uint8_t kDone = 4;
+
+/// One reader of a value, in a list per value. (A collective finds which of
+/// its inputs it was in its own input list: collectives are few.)
+struct Reader {
+  int op = -1;
+  int next = -1;
+};
+
+/// Per value: its readers, and the next output of the op writing it.
+struct ValueLinks {
+  int first_reader = -1;  ///< index into readers_; -1 for none; kNetworkInput
+  int next_output = -1;   ///< the next value its producer writes; -1 for none
+};
+
+/// `first_reader` of a value no op writes.
+constexpr int kNetworkInput = -2;
+
+class Engine {
+ public:
+  Engine(const Plan& plan, const Topology& topology, const OpCostModel& costs)
+      : plan_(plan), topology_(topology), costs_(costs), flows_(link_capacities(topology)) {}
+
+  Timeline run() {
+    prepare();
+    start();
+    while (!queue_.empty()) {
+      const auto event = queue_.remove_next();
+      now_ = event.time;
+      switch (event.payload.kind) {
+        case EventKind::kComputeDone: compute_done(event.payload.subject); break;
+        case EventKind::kSendArrives: send_arrives(event.payload.subject); break;
+        case EventKind::kSendDone: send_done(event.payload.subject); break;
+      }
+    }
+    check_finished();
+    return std::move(timeline_);
+  }
+
+ private:
+  static std::vector<double> link_capacities(const Topology& topology) {
+    std::vector<double> capacities;
+    capacities.reserve(topology.links().size());
+    for (const Link& link : topology.links()) capacities.push_back(link.bytes_per_second);
+    return capacities;
+  }
+
+  Span& span_of(int op, int delivery = 0) {
+    return timeline_.spans[static_cast<size_t>(state_[static_cast<size_t>(op)].span + delivery)];
+  }
+
+  // --- setting up ---------------------------------------------------------
+
+  void prepare() {
+    SPLITSCOPE_CHECK(plan_.graph != nullptr, "a plan needs its graph");
+    SPLITSCOPE_CHECK(plan_.devices <= topology_.devices(), "the plan has more devices than the machine");
+    SPLITSCOPE_CHECK(plan_.devices <= UINT16_MAX, "too many devices");
+    const size_t ops = plan_.ops.size();
+    const size_t values = plan_.values.size();
+    next_in_schedule_.assign(static_cast<size_t>(plan_.devices), 0);
+    busy_.assign(static_cast<size_t>(plan_.devices), false);
+    node_kinds_.resize(plan_.graph->num_nodes());
+    for (NodeId node = 0; node < node_kinds_.size(); ++node) node_kinds_[node] = plan_.graph->node(node).kind;
+    read_values(ops, values);
+    read_ops(ops, values);
+    check_schedule(ops);
+  }
+
+  /// Each op's outputs, from Value::producer in one sequential pass (the
+  /// ops' own output lists are scattered over the heap); scanning backwards
+  /// leaves each op's list in value order. Values no op writes are marked.
+  void read_values(size_t ops, size_t values) {
+    links_.resize(values);
+    first_output_.assign(ops, -1);
+    for (size_t v = values; v-- > 0;) {
+      const int producer = plan_.values[v].producer;
+      SPLITSCOPE_CHECK(producer < static_cast<int>(ops), fmt::format("value {} has an unknown producer", v));
+      if (producer < 0) {
+        links_[v] = ValueLinks{kNetworkInput, -1};
+        continue;
+      }
+      links_[v] = ValueLinks{-1, first_output_[static_cast<size_t>(producer)]};
+      first_output_[static_cast<size_t>(producer)] = static_cast<int>(v);
+    }
+  }
+
+  /// One pass over the ops: checks, packed state, spans, durations, reader lists.
+  void read_ops(size_t ops, size_t values) {
+    state_.resize(ops);
+    // Capacity never touched costs nothing: room for the collectives' extra
+    // spans, so that a million spans are never copied.
+    timeline_.spans.reserve(ops + ops / 2);
+    readers_.reserve(2 * ops);
+    const auto on_device = [&](int device) { return device >= 0 && device < plan_.devices; };
+    for (size_t id = 0; id < ops; ++id) {
+      const PlanOp& op = plan_.ops[id];
+      SPLITSCOPE_CHECK(op.id == static_cast<int>(id), fmt::format("op {} has id {}", id, op.id));
+      OpState& state = state_[id];
+      state = OpState{};
+      state.role_code = static_cast<uint8_t>(op.role);
+      state.span = static_cast<int>(timeline_.spans.size());
+      switch (op.role) {
+        case OpRole::kCompute:
+        case OpRole::kEpilogue:
+          SPLITSCOPE_CHECK(on_device(op.device), fmt::format("op {} is on device {}, outside the plan's {}",
+                                                             id, op.device, plan_.devices));
+          state.device = static_cast<uint16_t>(op.device);
+          ++compute_ops_;
+          // end_us holds the duration (seconds) until the op starts.
+          add_span(op.device, Lane::kCompute, SpanKind::kCompute, op.id,
+                   costs_.op_seconds(plan_, op, node_kinds_.at(op.node)), op.flops, 0);
+          break;
+        case OpRole::kTransfer:
+          SPLITSCOPE_CHECK(on_device(op.device) && on_device(op.src_device) && op.inputs.size() == 1 &&
+                               op.inputs[0] >= 0 && op.outputs.size() == 1,
+                           fmt::format("transfer op {} must move one value between two of the plan's devices", id));
+          state.device = static_cast<uint16_t>(op.device);
+          state.source = static_cast<uint16_t>(op.src_device);
+          // bytes_moved of a transfer is its value's bytes (plan.hpp).
+          add_span(op.device, Lane::kCopyIn, SpanKind::kTransfer, op.id, 0, 0, op.bytes_moved);
+          break;
+        case OpRole::kCollective:
+          for (int device : op_devices(op)) {
+            SPLITSCOPE_CHECK(on_device(device), fmt::format("collective op {} touches device {}, outside the "
+                                                            "plan's {}", id, device, plan_.devices));
+          }
+          state.collective = static_cast<int>(collectives_.size());
+          collectives_.push_back(start_collective(op));
+          for (const CollectiveDelivery& delivery : collectives_.back().schedule.deliveries) {
+            add_span(delivery.device, Lane::kCopyIn, SpanKind::kCollective, op.id, 0, 0, delivery.bytes_received);
+          }
+          break;
+      }
+      for (size_t slot = 0; slot < op.inputs.size(); ++slot) {
+        const int value = op.inputs[slot];
+        SPLITSCOPE_CHECK(value < static_cast<int>(values), fmt::format("op {} reads an unknown value", id));
+        if (value < 0 || links_[static_cast<size_t>(value)].first_reader == kNetworkInput) continue;
+        SPLITSCOPE_CHECK(state.pending < UINT16_MAX, "too many inputs");
+        state.pending += 1;
+        int& head = links_[static_cast<size_t>(value)].first_reader;
+        readers_.push_back(Reader{static_cast<int>(id), head});
+        head = static_cast<int>(readers_.size()) - 1;
+      }
+    }
+  }
+
+  /// Appends a span, built in place (a million of them is much of the work).
+  void add_span(int device, Lane lane, SpanKind kind, int op, double end_us, int64_t flops, int64_t bytes) {
+    Span& span = timeline_.spans.emplace_back();
+    span.device = device;
+    span.lane = lane;
+    span.kind = kind;
+    span.op = op;
+    span.end_us = end_us;
+    span.flops = flops;
+    span.bytes = bytes;
+  }
+
+  CollectiveRun start_collective(const PlanOp& op) const {
+    // value_ready() finds a collective's slot by value: its inputs must differ.
+    std::vector<int> inputs = op.inputs;
+    std::sort(inputs.begin(), inputs.end());
+    SPLITSCOPE_CHECK(std::adjacent_find(inputs.begin(), inputs.end()) == inputs.end(),
+                     fmt::format("collective op {} reads one value twice", op.id));
+    CollectiveRun run;
+    run.op = op.id;
+    run.schedule = decompose_collective(plan_, op);
+    run.send_waits.reserve(run.schedule.sends.size());
+    for (const CollectiveSend& send : run.schedule.sends) run.send_waits.push_back(send.waits_for);
+    for (const CollectiveDelivery& delivery : run.schedule.deliveries) {
+      run.delivery_waits.push_back(delivery.waits_for);
+    }
+    run.delivery_start.assign(run.schedule.deliveries.size(), kNever);
+    return run;
+  }
+
+  /// Every compute op is in its device's schedule exactly once.
+  void check_schedule(size_t ops) {
+    SPLITSCOPE_CHECK(plan_.schedule.size() <= static_cast<size_t>(plan_.devices), "a schedule per device");
+    size_t scheduled = 0;
+    for (size_t d = 0; d < plan_.schedule.size(); ++d) {
+      for (int id : plan_.schedule[d]) {
+        SPLITSCOPE_CHECK(id >= 0 && static_cast<size_t>(id) < ops, "schedule of an unknown op");
+        OpState& state = state_[static_cast<size_t>(id)];
+        SPLITSCOPE_CHECK(state.role() == OpRole::kCompute || state.role() == OpRole::kEpilogue,
+                         fmt::format("schedule[{}] lists op {}, which is no compute op", d, id));
+        SPLITSCOPE_CHECK(state.device == d, fmt::format("schedule[{}] lists op {} of device {}", d, id, state.device));
+        SPLITSCOPE_CHECK(!(state.flags & kScheduled), fmt::format("op {} is scheduled twice", id));
+        state.flags |= kScheduled;
+        ++scheduled;
+      }
+    }
+    if (scheduled == compute_ops_) return;
+    for (const PlanOp& op : plan_.ops) {
+      SPLITSCOPE_CHECK((state_[static_cast<size_t>(op.id)].flags & kScheduled) || op.role == OpRole::kTransfer ||
+                           op.role == OpRole::kCollective,
+                       fmt::format("compute op {} ({}) is in no schedule", op.id, op_label(plan_, op)));
+    }
+  }
+
+  /// Time 0: whatever reads only network inputs starts.
+  void start() {
+    for (size_t id = 0; id < state_.size(); ++id) {
+      if (state_[id].role() == OpRole::kTransfer && state_[id].pending == 0) start_transfer(static_cast<int>(id));
+    }
+    for (const CollectiveRun& run : collectives_) {
+      const PlanOp& op = plan_.ops[static_cast<size_t>(run.op)];
+      for (size_t slot = 0; slot < op.inputs.size(); ++slot) {
+        const int value = op.inputs[slot];
+        if (value >= 0 && links_[static_cast<size_t>(value)].first_reader == kNetworkInput) {
+          collective_input_ready(op.id, static_cast<int>(slot));
+        }
+      }
+    }
+    for (int device = 0; device < plan_.devices; ++device) try_start_compute(device);
+  }
+
+  // --- the lanes ----------------------------------------------------------
+
+  void value_ready(int value) {
+    for (int at = links_[static_cast<size_t>(value)].first_reader; at >= 0;) {
+      const Reader reader = readers_[static_cast<size_t>(at)];
+      at = reader.next;
+      OpState& state = state_[static_cast<size_t>(reader.op)];
+      switch (state.role()) {
+        case OpRole::kCompute:
+        case OpRole::kEpilogue:
+          if (--state.pending == 0) try_start_compute(state.device);
+          break;
+        case OpRole::kTransfer:
+          if (--state.pending == 0) start_transfer(reader.op);
+          break;
+        case OpRole::kCollective: {
+          const std::vector<int>& inputs = plan_.ops[static_cast<size_t>(reader.op)].inputs;
+          for (size_t slot = 0; slot < inputs.size(); ++slot) {
+            if (inputs[slot] == value) collective_input_ready(reader.op, static_cast<int>(slot));
+          }
+          break;
+        }
+      }
+    }
+  }
+
+  void try_start_compute(int device) {
+    const auto d = static_cast<size_t>(device);
+    if (busy_[d] || d >= plan_.schedule.size() || next_in_schedule_[d] >= plan_.schedule[d].size()) return;
+    const int id = plan_.schedule[d][next_in_schedule_[d]];
+    OpState& state = state_[static_cast<size_t>(id)];
+    if (state.pending > 0) return;
+    busy_[d] = true;
+    next_in_schedule_[d] += 1;
+    state.flags |= kStarted;
+    Span& span = span_of(id);
+    const double finish = now_ + span.end_us;  // end_us held the duration
+    span.start_us = now_ * kMicro;
+    span.end_us = finish * kMicro;
+    queue_.insert(finish, {EventKind::kComputeDone, id});
+  }
+
+  void compute_done(int id) {
+    OpState& state = state_[static_cast<size_t>(id)];
+    state.flags |= kDone;
+    ++finished_;
+    busy_[state.device] = false;
+    for (int value = first_output_[static_cast<size_t>(id)]; value >= 0;
+         value = links_[static_cast<size_t>(value)].next_output) {
+      value_ready(value);
+    }
+    try_start_compute(state.device);
+  }
+
+  void start_transfer(int id) {
+    const OpState& state = state_[static_cast<size_t>(id)];
+    Span& span = span_of(id);
+    span.start_us = now_ * kMicro;
+    launch_send(id, -1, state.source, state.device, static_cast<double>(span.bytes));
+  }
+
+  // --- sends --------------------------------------------------------------
+
+  void launch_send(int op, int part, int from, int to, double bytes) {
+    int id;
+    if (free_sends_.empty()) {
+      id = static_cast<int>(sends_.size());
+      sends_.emplace_back();
+    } else {
+      id = free_sends_.back();
+      free_sends_.pop_back();
+    }
+    Send& send = sends_[static_cast<size_t>(id)];
+    send = Send{};
+    send.op = op;
+    send.part = part;
+    send.bytes = bytes;
+    if (from != to) send.route = topology_.route(from, to);
+    queue_.insert(now_ + send.route.latency_seconds, {EventKind::kSendArrives, id});
+  }
+
+  void send_arrives(int id) {
+    Send& send = sends_[static_cast<size_t>(id)];
+    if (send.bytes <= 0 || send.route.link_count == 0) {
+      send_complete(id);
+      return;
+    }
+    send.flow = flows_.start(now_, send.route.links(), send.bytes);
+    if (flow_owner_.size() <= static_cast<size_t>(send.flow)) {
+      flow_owner_.resize(static_cast<size_t>(send.flow) + 1, -1);
+    }
+    flow_owner_[static_cast<size_t>(send.flow)] = id;
+    reschedule_flows();
+  }
+
+  void send_done(int id) {
+    flows_.finish(now_, sends_[static_cast<size_t>(id)].flow);
+    reschedule_flows();
+    send_complete(id);
+  }
+
+  /// Moves the completion events of the flows whose bandwidth just changed.
+  void reschedule_flows() {
+    for (FlowNetwork::FlowId flow : flows_.rescheduled()) {
+      const int owner = flow_owner_[static_cast<size_t>(flow)];
+      Send& send = sends_[static_cast<size_t>(owner)];
+      if (queue_.contains(send.done)) queue_.remove(send.done);
+      send.done = queue_.insert(std::max(now_, flows_.finish_time(flow)), {EventKind::kSendDone, owner});
+    }
+  }
+
+  void send_complete(int id) {
+    const int op = sends_[static_cast<size_t>(id)].op;
+    const int part = sends_[static_cast<size_t>(id)].part;
+    free_sends_.push_back(id);
+    if (part >= 0) {
+      collective_send_done(op, part);
+      return;
+    }
+    state_[static_cast<size_t>(op)].flags |= kDone;
+    span_of(op).end_us = now_ * kMicro;
+    ++finished_;
+    SPLITSCOPE_CHECK(first_output_[static_cast<size_t>(op)] >= 0, "a transfer writes its copy");
+    value_ready(first_output_[static_cast<size_t>(op)]);
+  }
+
+  // --- collectives --------------------------------------------------------
+
+  // collectives_ is filled before the run starts, so references into it stay valid.
+  CollectiveRun& run_of(int op) {
+    return collectives_[static_cast<size_t>(state_[static_cast<size_t>(op)].collective)];
+  }
+
+  void collective_input_ready(int op, int slot) {
+    CollectiveRun& run = run_of(op);
+    for (int send : run.schedule.sends_needing_input[static_cast<size_t>(slot)]) {
+      if (--run.send_waits[static_cast<size_t>(send)] == 0) start_collective_send(op, send);
+    }
+    for (int delivery : run.schedule.deliveries_needing_input[static_cast<size_t>(slot)]) {
+      if (--run.delivery_waits[static_cast<size_t>(delivery)] == 0) deliver(op, delivery);
+    }
+  }
+
+  void start_collective_send(int op, int index) {
+    CollectiveRun& run = run_of(op);
+    const CollectiveSend& send = run.schedule.sends[static_cast<size_t>(index)];
+    for (int delivery : {send.delivers_to, send.touches_from}) {
+      if (delivery < 0) continue;
+      double& first = run.delivery_start[static_cast<size_t>(delivery)];
+      first = std::min(first, now_);
+    }
+    launch_send(op, index, send.from_device, send.to_device, static_cast<double>(send.bytes));
+  }
+
+  void collective_send_done(int op, int index) {
+    CollectiveRun& run = run_of(op);
+    const CollectiveSend& send = run.schedule.sends[static_cast<size_t>(index)];
+    for (int next : send.then) {
+      if (--run.send_waits[static_cast<size_t>(next)] == 0) start_collective_send(op, next);
+    }
+    if (--run.delivery_waits[static_cast<size_t>(send.delivers_to)] == 0) deliver(op, send.delivers_to);
+  }
+
+  void deliver(int op, int index) {
+    CollectiveRun& run = run_of(op);
+    const auto i = static_cast<size_t>(index);
+    Span& span = span_of(op, index);
+    span.start_us = std::min(run.delivery_start[i], now_) * kMicro;
+    span.end_us = now_ * kMicro;
+    if (++run.delivered == run.schedule.deliveries.size()) {
+      state_[static_cast<size_t>(op)].flags |= kDone;
+      ++finished_;
+    }
+    value_ready(run.schedule.deliveries[i].value);
+  }
+
+  // --- the end ------------------------------------------------------------
+
+  void check_finished() const {
+    if (finished_ == plan_.ops.size()) return;
+    for (const PlanOp& op : plan_.ops) {
+      SPLITSCOPE_CHECK(state_[static_cast<size_t>(op.id)].flags & kDone,
+                       fmt::format("the simulation stalled: op {} ({}) never ran; its inputs never exist or "
+                                   "its device's schedule waits on a later op",
+                                   op.id, op_label(plan_, op)));
+    }
+  }
+
+  const Plan& plan_;
+  const Topology& topology_;
+  const OpCostModel& costs_;
+  FlowNetwork flows_;
+  EventQueue<Payload> queue_;
+  double now_ = 0;
+  size_t finished_ = 0;
+  size_t compute_ops_ = 0;
+  Timeline timeline_;  ///< the spans, written as the ops run
+
+  std::vector<OpState> state_;
+  std::vector<OpKind> node_kinds_;  ///< by graph node: its kind, for pricing
+  std::vector<CollectiveRun> collectives_;
+  std::vector<ValueLinks> links_;  ///< by value
+  std::vector<Reader> readers_;
+  std::vector<int> first_output_;  ///< by op: its first output value, -1 for none
+  std::vector<size_t> next_in_schedule_;
+  std::vector<bool> busy_;
+
+  std::vector<Send> sends_;
+  std::vector<int> free_sends_;
+  std::vector<int> flow_owner_;
+};
+
+}  // namespace
+
+Timeline simulate_plan(const Plan& plan, const Topology& topology, const OpCostModel& costs) {
+  return Engine(plan, topology, costs).run();
+}
+
+}  // namespace splitscope

@@ -1,0 +1,40 @@
+#pragma once
+/// \file
+/// The discrete-event engine: plays a Plan on a topology and returns the
+/// predicted Timeline, with the semantics of partitioners/plan.hpp:
+/// - compute and epilogue ops occupy their device's compute lane one at a
+///   time, in `plan.schedule[device]` order, each as soon as the one before
+///   it has finished and its inputs exist;
+/// - a transfer starts when its input exists, pays its route's latency, then
+///   drains its bytes over the links of its route, sharing their bandwidth
+///   with whatever else crosses them (flow_network.hpp);
+/// - a collective runs as the point-to-point sends of collectives.hpp, each
+///   as soon as its data exists;
+/// - network inputs exist at time 0.
+/// Spans: one per compute/epilogue op on its device's compute lane; one per
+/// transfer on the destination's copy-in lane (bytes = the value's bytes);
+/// one per output device of a collective on its copy-in lane, from the first
+/// send into or out of that device to the moment its output is complete
+/// (bytes = what it received). Copy-in spans of one device may overlap:
+/// concurrent transfers share bandwidth instead of queueing. Spans come out
+/// in op order (a collective's in the order of its outputs).
+///
+/// The engine trusts what plan.hpp promises and the plan checker verifies
+/// (Value::producer names the op writing a value; a transfer's bytes_moved
+/// is its value's bytes) and checks what would otherwise hang or crash: an
+/// op outside the plan's devices, a compute op in no schedule or in two, a
+/// schedule order against the data flow. Those are plan bugs: std::logic_error
+/// naming the op.
+
+#include "partitioners/plan.hpp"
+#include "sim/op_cost_model.hpp"
+#include "sim/topology.hpp"
+#include "timeline/timeline.hpp"
+
+namespace splitscope {
+
+/// Simulates `plan` (whose devices are devices 0.. of `topology`), pricing
+/// its compute and epilogue ops with `costs`.
+Timeline simulate_plan(const Plan& plan, const Topology& topology, const OpCostModel& costs);
+
+}  // namespace splitscope

@@ -1,0 +1,191 @@
+#include "sim/flow_network.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "util/check.hpp"
+
+namespace splitscope {
+namespace {
+
+// A link whose residual capacity is below this fraction of its capacity is full.
+constexpr double kFullFraction = 1e-12;
+
+}  // namespace
+
+FlowNetwork::FlowNetwork(std::vector<double> link_bytes_per_second) {
+  links_.resize(link_bytes_per_second.size());
+  for (size_t i = 0; i < links_.size(); ++i) {
+    SPLITSCOPE_CHECK(link_bytes_per_second[i] > 0, "a link needs a positive bandwidth");
+    links_[i].capacity = link_bytes_per_second[i];
+  }
+}
+
+FlowNetwork::FlowId FlowNetwork::start(double now, std::span<const int> links, double bytes) {
+  SPLITSCOPE_CHECK(!links.empty() && links.size() <= kMaxRouteLinks, "a flow crosses 1 to 4 links");
+  SPLITSCOPE_CHECK(bytes > 0, "a flow carries some bytes");
+  FlowId id;
+  if (free_.empty()) {
+    id = static_cast<FlowId>(flows_.size());
+    flows_.emplace_back();
+  } else {
+    id = free_.back();
+    free_.pop_back();
+  }
+  Flow& flow = flows_[static_cast<size_t>(id)];
+  flow = Flow{};
+  flow.link_count = static_cast<int>(links.size());
+  for (size_t i = 0; i < links.size(); ++i) {
+    SPLITSCOPE_CHECK(links[i] >= 0 && static_cast<size_t>(links[i]) < links_.size(), "unknown link");
+    flow.links[i] = links[i];
+    links_[static_cast<size_t>(links[i])].flows.push_back(id);
+  }
+  flow.remaining = bytes;
+  flow.updated_at = now;
+  flow.active = true;
+  ++active_;
+  if (alone(flow)) {
+    // Nothing else on its links: it gets the slowest of them (a link it
+    // crosses k times gives it 1/k), and no one else's rate changes.
+    double rate = std::numeric_limits<double>::infinity();
+    for (int link : links) {
+      const auto crossings = static_cast<double>(std::count(links.begin(), links.end(), link));
+      rate = std::min(rate, links_[static_cast<size_t>(link)].capacity / crossings);
+    }
+    flow.rate = rate;
+    flow.finish = now + bytes / rate;
+    rescheduled_.assign(1, id);
+    return id;
+  }
+  reshare(now, links, id);
+  return id;
+}
+
+void FlowNetwork::finish(double now, FlowId id) {
+  Flow& flow = flows_.at(static_cast<size_t>(id));
+  SPLITSCOPE_CHECK(flow.active, "finish of a flow that is not running");
+  for (int i = 0; i < flow.link_count; ++i) {
+    auto& on_link = links_[static_cast<size_t>(flow.links[static_cast<size_t>(i)])].flows;
+    const auto it = std::find(on_link.begin(), on_link.end(), id);
+    *it = on_link.back();
+    on_link.pop_back();
+  }
+  flow.active = false;
+  --active_;
+  free_.push_back(id);
+  bool shared = false;
+  for (int i = 0; i < flow.link_count; ++i) {
+    shared = shared || !links_[static_cast<size_t>(flow.links[static_cast<size_t>(i)])].flows.empty();
+  }
+  if (!shared) {
+    rescheduled_.clear();  // it ran alone: no one else's rate changes
+    return;
+  }
+  const std::array<int, kMaxRouteLinks> seeds = flow.links;
+  reshare(now, {seeds.data(), static_cast<size_t>(flow.link_count)}, -1);
+}
+
+bool FlowNetwork::alone(const Flow& flow) const {
+  // Its own entries are already on its links: alone means one entry per crossing.
+  for (int i = 0; i < flow.link_count; ++i) {
+    const int link = flow.links[static_cast<size_t>(i)];
+    const auto crossings = static_cast<size_t>(std::count(flow.links.begin(), flow.links.begin() + flow.link_count, link));
+    if (links_[static_cast<size_t>(link)].flows.size() != crossings) return false;
+  }
+  return true;
+}
+
+void FlowNetwork::reshare(double now, std::span<const int> seeds, FlowId started) {
+  rescheduled_.clear();
+  gather_component(seeds);
+  for (FlowId id : component_flows_) {
+    Flow& flow = flows_[static_cast<size_t>(id)];
+    flow.remaining = std::max(0.0, flow.remaining - flow.rate * (now - flow.updated_at));
+    flow.updated_at = now;
+  }
+  fill_fair_shares();
+  for (FlowId id : component_flows_) {
+    Flow& flow = flows_[static_cast<size_t>(id)];
+    if (id != started && flow.next_rate == flow.rate) continue;
+    flow.rate = flow.next_rate;
+    flow.finish = now + flow.remaining / flow.rate;
+    rescheduled_.push_back(id);
+  }
+}
+
+void FlowNetwork::gather_component(std::span<const int> seeds) {
+  ++epoch_;
+  component_links_.clear();
+  component_flows_.clear();
+  for (int link : seeds) {
+    LinkState& state = links_[static_cast<size_t>(link)];
+    if (state.mark == epoch_) continue;
+    state.mark = epoch_;
+    component_links_.push_back(link);
+  }
+  for (size_t next = 0; next < component_links_.size(); ++next) {
+    const LinkState& state = links_[static_cast<size_t>(component_links_[next])];
+    for (FlowId id : state.flows) {
+      Flow& flow = flows_[static_cast<size_t>(id)];
+      if (flow.mark == epoch_) continue;
+      flow.mark = epoch_;
+      component_flows_.push_back(id);
+      for (int i = 0; i < flow.link_count; ++i) {
+        const int link = flow.links[static_cast<size_t>(i)];
+        LinkState& other = links_[static_cast<size_t>(link)];
+        if (other.mark == epoch_) continue;
+        other.mark = epoch_;
+        component_links_.push_back(link);
+      }
+    }
+  }
+}
+
+void FlowNetwork::fill_fair_shares() {
+  for (int link : component_links_) {
+    LinkState& state = links_[static_cast<size_t>(link)];
+    state.residual = state.capacity;
+    state.unfrozen = static_cast<int>(state.flows.size());
+  }
+  for (FlowId id : component_flows_) flows_[static_cast<size_t>(id)].frozen = false;
+  size_t unfrozen_flows = component_flows_.size();
+  double level = 0;
+  while (unfrozen_flows > 0) {
+    // Grow every unfrozen flow by the most the fullest link allows.
+    double step = std::numeric_limits<double>::infinity();
+    int bottleneck = -1;
+    for (int link : component_links_) {
+      const LinkState& state = links_[static_cast<size_t>(link)];
+      if (state.unfrozen == 0) continue;
+      const double share = state.residual / state.unfrozen;
+      if (share < step) {
+        step = share;
+        bottleneck = link;
+      }
+    }
+    SPLITSCOPE_CHECK(bottleneck >= 0, "unfrozen flows on no link");
+    level += step;
+    for (int link : component_links_) {
+      LinkState& state = links_[static_cast<size_t>(link)];
+      if (state.unfrozen > 0) state.residual -= step * state.unfrozen;
+    }
+    links_[static_cast<size_t>(bottleneck)].residual = 0;
+    // Freeze the flows on every link that is now full.
+    for (int link : component_links_) {
+      LinkState& state = links_[static_cast<size_t>(link)];
+      if (state.unfrozen == 0 || state.residual > kFullFraction * state.capacity) continue;
+      for (FlowId id : state.flows) {
+        Flow& flow = flows_[static_cast<size_t>(id)];
+        if (flow.frozen) continue;
+        flow.frozen = true;
+        flow.next_rate = level;
+        --unfrozen_flows;
+        for (int i = 0; i < flow.link_count; ++i) {
+          links_[static_cast<size_t>(flow.links[static_cast<size_t>(i)])].unfrozen -= 1;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace splitscope

@@ -1,0 +1,48 @@
+#include "sim/machine.hpp"
+
+#include <cmath>
+
+#include "util/check.hpp"
+
+namespace splitscope {
+
+std::string_view to_string(TopologyKind kind) {
+  switch (kind) {
+    case TopologyKind::kSwitch: return "switch";
+    case TopologyKind::kHostStaged: return "host-staged";
+    case TopologyKind::kMultiNode: return "multi-node";
+  }
+  return "?";
+}
+
+double DeviceSpec::matrix_flops_per_second() const {
+  const auto peak = peak_tflops.find(matrix_math);
+  SPLITSCOPE_CHECK(peak != peak_tflops.end(), "no peak for matrix_math '" + matrix_math + "'");
+  return peak->second * 1e12;
+}
+
+double DeviceSpec::memory_bytes_per_second() const { return memory_bandwidth_gbps * 1e9; }
+
+int64_t DeviceSpec::memory_bytes() const { return std::llround(memory_gib * kBytesPerGib); }
+
+double DeviceSpec::launch_overhead_seconds() const { return launch_overhead_us * 1e-6; }
+
+double DeviceSpec::efficiency_of(std::string_view kind) const {
+  if (const auto it = efficiency.find(std::string(kind)); it != efficiency.end()) return it->second;
+  if (const auto it = efficiency.find(std::string(kDefaultEfficiency)); it != efficiency.end()) {
+    return it->second;
+  }
+  return 1.0;
+}
+
+Machine machine_for_plan(const Machine& machine, int plan_devices) {
+  if (!machine.pooled || plan_devices <= 0 || plan_devices >= machine.devices) return machine;
+  const int shares = machine.devices / plan_devices;
+  Machine scaled = machine;
+  for (auto& [precision, peak] : scaled.device.peak_tflops) peak *= shares;
+  scaled.device.memory_bandwidth_gbps *= shares;
+  scaled.device.memory_gib *= shares;
+  return scaled;
+}
+
+}  // namespace splitscope

@@ -1,0 +1,120 @@
+#pragma once
+/// \file
+/// A machine the simulator predicts a Plan on: identical devices (peak
+/// FLOP/s, memory bandwidth and size, launch overhead, per-kind efficiency)
+/// joined by one of three topologies, plus an optional table of measured op
+/// times. The fields hold exactly what a machine file says, in the file's
+/// units (docs/machine-format.md), so a Machine written by machine_to_json()
+/// and parsed again is the same Machine; the *_per_second() helpers convert.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace splitscope {
+
+/// The precision of the matrix products that every machine file must give a peak for.
+inline constexpr std::string_view kFp32 = "fp32";
+
+/// The efficiency key that covers every op kind not listed separately.
+inline constexpr std::string_view kDefaultEfficiency = "default";
+/// The efficiency key of the activation applied after an all-reduce (OpRole::kEpilogue).
+inline constexpr std::string_view kEpilogueEfficiency = "epilogue";
+
+struct DeviceSpec {
+  std::string name;  ///< "NVIDIA H100 SXM5 80GB"
+  /// Peak dense FLOP/s of the matrix products, in TFLOP/s, by precision:
+  /// "fp32" (required: the CUDA cores), and the matrix units ("tf32", "bf16", ...).
+  std::map<std::string, double> peak_tflops;
+  /// Which entry of `peak_tflops` prices the matrix products. Plans move
+  /// float32 tensors, so bytes are priced as float32 whatever is chosen ("tf32"
+  /// is float32 storage with tensor-core products: exactly that).
+  std::string matrix_math{kFp32};
+  double memory_bandwidth_gbps = 0;  ///< GB/s (1e9 bytes per second)
+  double memory_gib = 0;             ///< GiB (2^30 bytes) of device memory
+  double launch_overhead_us = 0;     ///< added to every op that does any work
+  /// Fraction of the roofline an op kind reaches, in (0, 1], keyed by op kind
+  /// ("dense", "conv2d", "lstm_cell", ..., "epilogue") or "default". Kinds not
+  /// listed take "default", which itself defaults to 1.
+  std::map<std::string, double> efficiency;
+
+  double matrix_flops_per_second() const;
+  double memory_bytes_per_second() const;
+  int64_t memory_bytes() const;
+  double launch_overhead_seconds() const;
+  /// The efficiency of `kind` (an op kind name or "epilogue").
+  double efficiency_of(std::string_view kind) const;
+};
+
+/// One class of link: its bandwidth in each direction and the latency a
+/// transfer over it pays once.
+struct LinkSpec {
+  double bandwidth_gbps = 0;  ///< GB/s per direction
+  double latency_us = 0;      ///< from a transfer's start to its first byte arriving
+
+  double bytes_per_second() const { return bandwidth_gbps * 1e9; }
+  double latency_seconds() const { return latency_us * 1e-6; }
+  bool operator==(const LinkSpec&) const = default;
+};
+
+enum class TopologyKind {
+  /// All-to-all switch (NVSwitch): each device has a port (`link`) into a
+  /// non-blocking switch; a transfer a -> b crosses a's port up and b's port down.
+  kSwitch,
+  /// No peer-to-peer: a transfer is staged through host memory over shared
+  /// buses (PCIe through a switch uplink, or a CPU's memory bus). Every
+  /// `devices_per_bus` devices share one `bus`; a -> b crosses a's bus up and
+  /// b's bus down, so concurrent transfers behind one bus split its bandwidth.
+  kHostStaged,
+  /// Several nodes, each an all-to-all switch (`link`), joined by a
+  /// non-blocking network through NICs: every `devices_per_node /
+  /// nics_per_node` devices of a node share one NIC (`nic`). Crossing nodes,
+  /// a -> b crosses a's NIC out and b's NIC in.
+  kMultiNode,
+};
+
+/// "switch", "host-staged", "multi-node"
+std::string_view to_string(TopologyKind kind);
+
+struct TopologySpec {
+  TopologyKind kind = TopologyKind::kSwitch;
+  LinkSpec link;             ///< switch, multi-node: each device's port into its switch
+  LinkSpec bus;              ///< host-staged: one shared bus
+  int devices_per_bus = 1;   ///< host-staged
+  int devices_per_node = 1;  ///< multi-node
+  int nics_per_node = 1;     ///< multi-node: 1 = one NIC shared by the node; devices_per_node = one per device
+  LinkSpec nic;              ///< multi-node
+};
+
+/// Measured op times that override the roofline, keyed by op_signature()
+/// (src/ir/op_signature.hpp). The `calibrate` command fills it.
+struct CalibrationTable {
+  std::string comment;  ///< where and how the times were measured
+  std::map<std::string, double> op_times_us;
+};
+
+struct Machine {
+  std::string name;
+  std::string comment;  ///< the sources of every number, and which ones are assumptions
+  int devices = 1;
+  /// The devices are shares of one pool (a CPU's cores, each device one
+  /// share): a plan on fewer devices than the machine has hands each device
+  /// devices / plan devices shares (whole ones), as the cpu backend gives each
+  /// device cores / devices intra-op threads. Peak FLOP/s, memory bandwidth
+  /// and memory scale with the shares; links and calibrated times do not.
+  bool pooled = false;
+  DeviceSpec device;    ///< every device is one of these
+  TopologySpec topology;
+  CalibrationTable calibration;
+  std::string source;   ///< the file it was read from, for messages (not written out)
+};
+
+/// The machine as a plan on `plan_devices` devices sees it: `machine` itself,
+/// unless it is pooled and the plan leaves devices unused (see Machine::pooled).
+Machine machine_for_plan(const Machine& machine, int plan_devices);
+
+/// Bytes in a GiB.
+inline constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
+
+}  // namespace splitscope

@@ -1,0 +1,24 @@
+#pragma once
+/// \file
+/// The simulator's op cost model behind the partitioners' CostFunction, so
+/// that a split balances the times predicted (or measured, through the
+/// calibration table) for the machine it will run on.
+
+#include "partitioners/cost_function.hpp"
+#include "sim/machine.hpp"
+#include "sim/op_cost_model.hpp"
+
+namespace splitscope {
+
+class MachineCostFunction : public CostFunction {
+ public:
+  explicit MachineCostFunction(const Machine& machine) : model_(machine) {}
+  double seconds(const Graph& graph, NodeId node, const Slice& slice) const override {
+    return model_.slice_seconds(graph, node, slice);
+  }
+
+ private:
+  OpCostModel model_;
+};
+
+}  // namespace splitscope

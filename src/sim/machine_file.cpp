@@ -1,0 +1,264 @@
+#include "sim/machine_file.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "ir/op.hpp"
+#include "ir/zoo.hpp"
+#include "sim/json_fields.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope {
+namespace {
+
+using nlohmann::json;
+
+/// The op kinds a device may give its own efficiency (every kind a plan
+/// computes), plus the epilogue and the default.
+constexpr std::array kEfficiencyKinds{
+    OpKind::kDense,   OpKind::kConv2d,   OpKind::kMaxPool, OpKind::kAvgPool, OpKind::kFlatten,
+    OpKind::kSoftmax, OpKind::kRelu,     OpKind::kTanh,    OpKind::kSigmoid, OpKind::kLstmCell,
+    OpKind::kGruCell, OpKind::kStack,    OpKind::kStepSlice};
+
+bool is_efficiency_key(std::string_view key) {
+  if (key == kDefaultEfficiency || key == kEpilogueEfficiency) return true;
+  for (OpKind kind : kEfficiencyKinds) {
+    if (to_string(kind) == key) return true;
+  }
+  return false;
+}
+
+std::string efficiency_keys() {
+  std::string keys = fmt::format("{}, {}", kDefaultEfficiency, kEpilogueEfficiency);
+  for (OpKind kind : kEfficiencyKinds) keys += fmt::format(", {}", to_string(kind));
+  return keys;
+}
+
+LinkSpec parse_link(const JsonFields& topology, std::string_view field, std::string_view what) {
+  const JsonFields link = topology.object(field, what);
+  link.allow_only({"bandwidth_GBps", "latency_us", "comment"}, "a link");
+  LinkSpec spec;
+  spec.bandwidth_gbps =
+      link.number("bandwidth_GBps", "GB/s in each direction", NumberRule::kPositive);
+  spec.latency_us = link.optional_number("latency_us", 0.0, NumberRule::kNonNegative);
+  return spec;
+}
+
+DeviceSpec parse_device(const JsonFields& device) {
+  device.allow_only({"name", "peak_tflops", "matrix_math", "memory_bandwidth_GBps", "memory_GiB",
+                     "launch_overhead_us", "efficiency", "comment"},
+                    "a device");
+  DeviceSpec spec;
+  spec.name = device.string("name", "the device's model name");
+
+  const JsonFields peaks = device.object("peak_tflops", "TFLOP/s by precision, with at least fp32");
+  for (const auto& [precision, value] : peaks.raw().items()) {
+    if (precision.empty()) peaks.fail("", "a precision name must not be empty");
+    spec.peak_tflops[precision] = peaks.checked_number(value, precision, NumberRule::kPositive);
+  }
+  if (!spec.peak_tflops.count(std::string(kFp32))) {
+    peaks.fail("", "needs an \"fp32\" entry: the peak of float32 matrix products in TFLOP/s");
+  }
+  spec.matrix_math = device.optional_string("matrix_math", std::string(kFp32));
+  if (!spec.peak_tflops.count(spec.matrix_math)) {
+    std::string known;
+    for (const auto& [precision, peak] : spec.peak_tflops) {
+      known += (known.empty() ? "" : ", ") + precision;
+    }
+    device.fail("matrix_math", fmt::format("'{}' has no entry in peak_tflops; use one of {}",
+                                           spec.matrix_math, known));
+  }
+  spec.memory_bandwidth_gbps =
+      device.number("memory_bandwidth_GBps", "GB/s of device memory", NumberRule::kPositive);
+  spec.memory_gib = device.number("memory_GiB", "device memory in GiB", NumberRule::kPositive);
+  spec.launch_overhead_us = device.optional_number("launch_overhead_us", 0.0, NumberRule::kNonNegative);
+
+  if (device.has("efficiency")) {
+    const JsonFields efficiency = device.object("efficiency", "fraction of the roofline by op kind");
+    for (const auto& [kind, value] : efficiency.raw().items()) {
+      if (!is_efficiency_key(kind)) {
+        efficiency.fail(kind, "unknown op kind; known kinds are " + efficiency_keys());
+      }
+      spec.efficiency[kind] = efficiency.checked_number(value, kind, NumberRule::kFraction);
+    }
+  }
+  return spec;
+}
+
+int divisor(const JsonFields& topology, std::string_view field, std::string_view what, int whole,
+            std::string_view whole_name) {
+  const int part = static_cast<int>(topology.integer(field, what, 1, kMaxMachineDevices));
+  if (whole % part != 0) {
+    topology.fail(field, fmt::format("{} = {} does not divide {} = {}", field, part, whole_name, whole));
+  }
+  return part;
+}
+
+TopologySpec parse_topology(const JsonFields& topology, int devices) {
+  TopologySpec spec;
+  const std::string kind = topology.string("kind", "switch, host-staged or multi-node");
+  if (kind == to_string(TopologyKind::kSwitch)) {
+    spec.kind = TopologyKind::kSwitch;
+    topology.allow_only({"kind", "link", "comment"}, "a switch topology");
+    spec.link = parse_link(topology, "link", "each device's port into the switch");
+  } else if (kind == to_string(TopologyKind::kHostStaged)) {
+    spec.kind = TopologyKind::kHostStaged;
+    topology.allow_only({"kind", "bus", "devices_per_bus", "comment"}, "a host-staged topology");
+    spec.bus = parse_link(topology, "bus", "the bus a group of devices shares to the host");
+    spec.devices_per_bus = topology.has("devices_per_bus")
+                               ? divisor(topology, "devices_per_bus", "", devices, "devices")
+                               : devices;
+  } else if (kind == to_string(TopologyKind::kMultiNode)) {
+    spec.kind = TopologyKind::kMultiNode;
+    topology.allow_only({"kind", "link", "nic", "devices_per_node", "nics_per_node", "comment"},
+                        "a multi-node topology");
+    spec.link = parse_link(topology, "link", "each device's port into its node's switch");
+    spec.nic = parse_link(topology, "nic", "a NIC into the network between nodes");
+    spec.devices_per_node =
+        divisor(topology, "devices_per_node", "devices in one node", devices, "devices");
+    spec.nics_per_node = divisor(topology, "nics_per_node", "NICs in one node (1 = shared by the node)",
+                                 spec.devices_per_node, "devices_per_node");
+  } else {
+    topology.fail("kind", fmt::format("unknown topology '{}'; use switch, host-staged or multi-node", kind));
+  }
+  return spec;
+}
+
+CalibrationTable parse_calibration(const JsonFields& calibration) {
+  calibration.allow_only({"comment", "op_times_us"}, "a calibration table");
+  CalibrationTable table;
+  table.comment = calibration.optional_string("comment", "");
+  const JsonFields times = calibration.object("op_times_us", "measured µs by op signature");
+  for (const auto& [signature, value] : times.raw().items()) {
+    if (signature.empty()) times.fail("", "an op signature must not be empty");
+    table.op_times_us[signature] = times.checked_number(value, signature, NumberRule::kPositive);
+  }
+  return table;
+}
+
+Machine parse_document(const json& doc, const std::string& source) {
+  if (!doc.is_object()) {
+    throw InputError(source, "", "a machine file is a JSON object, got " + json_type_name(doc));
+  }
+  const JsonFields top(doc, "", source);
+  top.allow_only({"schema", "name", "comment", "devices", "pooled", "device", "topology", "calibration"},
+                 "a machine");
+  if (top.has("schema")) {
+    const std::string schema = top.string("schema", "");
+    if (schema != kMachineSchema) {
+      top.fail("schema", fmt::format("'{}' is not a machine file this build reads; expected {}",
+                                     schema, kMachineSchema));
+    }
+  }
+  Machine machine;
+  machine.source = source;
+  machine.name = top.string("name", "the machine's name");
+  machine.comment = top.optional_string("comment", "");
+  machine.devices =
+      static_cast<int>(top.integer("devices", "how many devices", 1, kMaxMachineDevices));
+  machine.pooled = top.optional_bool("pooled", false);
+  machine.device = parse_device(top.object("device", "what every device is"));
+  machine.topology = parse_topology(top.object("topology", "how the devices are joined"), machine.devices);
+  if (top.has("calibration")) {
+    machine.calibration = parse_calibration(top.object("calibration", "measured op times"));
+  }
+  return machine;
+}
+
+template <class Json>
+Json link_json(const LinkSpec& link) {
+  Json out;
+  out["bandwidth_GBps"] = link.bandwidth_gbps;
+  out["latency_us"] = link.latency_us;
+  return out;
+}
+
+}  // namespace
+
+Machine parse_machine_text(std::string_view text, const std::string& source) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& error) {
+    std::string what = error.what();
+    // nlohmann prefixes "[json.exception.parse_error.101] "; the rest is the useful part.
+    if (auto bracket = what.find("] "); bracket != std::string::npos) what = what.substr(bracket + 2);
+    throw InputError(source, "", "not valid JSON: " + what);
+  }
+  return parse_document(doc, source);
+}
+
+Machine load_machine(const std::string& name_or_path) {
+  const std::string path = resolve_zoo_file(ZooShelf::kMachines, name_or_path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "cannot open the file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_machine_text(text.str(), path);
+}
+
+std::string machine_to_json(const Machine& machine) {
+  using ordered = nlohmann::ordered_json;
+  ordered doc;
+  doc["schema"] = kMachineSchema;
+  doc["name"] = machine.name;
+  if (!machine.comment.empty()) doc["comment"] = machine.comment;
+  doc["devices"] = machine.devices;
+  if (machine.pooled) doc["pooled"] = true;
+
+  const DeviceSpec& spec = machine.device;
+  ordered device;
+  device["name"] = spec.name;
+  device["peak_tflops"] = ordered::object();
+  for (const auto& [precision, peak] : spec.peak_tflops) device["peak_tflops"][precision] = peak;
+  device["matrix_math"] = spec.matrix_math;
+  device["memory_bandwidth_GBps"] = spec.memory_bandwidth_gbps;
+  device["memory_GiB"] = spec.memory_gib;
+  device["launch_overhead_us"] = spec.launch_overhead_us;
+  if (!spec.efficiency.empty()) {
+    device["efficiency"] = ordered::object();
+    for (const auto& [kind, value] : spec.efficiency) device["efficiency"][kind] = value;
+  }
+  doc["device"] = device;
+
+  const TopologySpec& topo = machine.topology;
+  ordered topology;
+  topology["kind"] = to_string(topo.kind);
+  switch (topo.kind) {
+    case TopologyKind::kSwitch:
+      topology["link"] = link_json<ordered>(topo.link);
+      break;
+    case TopologyKind::kHostStaged:
+      topology["devices_per_bus"] = topo.devices_per_bus;
+      topology["bus"] = link_json<ordered>(topo.bus);
+      break;
+    case TopologyKind::kMultiNode:
+      topology["devices_per_node"] = topo.devices_per_node;
+      topology["nics_per_node"] = topo.nics_per_node;
+      topology["link"] = link_json<ordered>(topo.link);
+      topology["nic"] = link_json<ordered>(topo.nic);
+      break;
+  }
+  doc["topology"] = topology;
+
+  const CalibrationTable& table = machine.calibration;
+  if (!table.comment.empty() || !table.op_times_us.empty()) {
+    ordered calibration;
+    if (!table.comment.empty()) calibration["comment"] = table.comment;
+    calibration["op_times_us"] = ordered::object();
+    for (const auto& [signature, us] : table.op_times_us) calibration["op_times_us"][signature] = us;
+    doc["calibration"] = calibration;
+  }
+  return doc.dump(2) + "\n";
+}
+
+void check_machine(const Machine& machine) {
+  parse_machine_text(machine_to_json(machine),
+                     machine.source.empty() ? "machine " + machine.name : machine.source);
+}
+
+}  // namespace splitscope

@@ -1,0 +1,101 @@
+#include "sim/simulator.hpp"
+
+#include <fmt/format.h>
+
+#include "sim/engine.hpp"
+#include "sim/machine_file.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope {
+namespace {
+
+Machine checked(Machine machine) {
+  check_machine(machine);
+  return machine;
+}
+
+std::string topology_fact(const Machine& machine) {
+  const TopologySpec& topology = machine.topology;
+  switch (topology.kind) {
+    case TopologyKind::kSwitch:
+      return fmt::format("switch: {} devices, {} GB/s per port and direction, {} µs", machine.devices,
+                         topology.link.bandwidth_gbps, topology.link.latency_us);
+    case TopologyKind::kHostStaged:
+      return fmt::format("host-staged: {} devices, {} per bus of {} GB/s per direction, {} µs",
+                         machine.devices, topology.devices_per_bus, topology.bus.bandwidth_gbps,
+                         topology.bus.latency_us);
+    case TopologyKind::kMultiNode:
+      return fmt::format("multi-node: {} nodes of {} devices ({} GB/s ports), {} NIC{} per node of {} GB/s",
+                         machine.devices / topology.devices_per_node, topology.devices_per_node,
+                         topology.link.bandwidth_gbps, topology.nics_per_node,
+                         topology.nics_per_node == 1 ? "" : "s", topology.nic.bandwidth_gbps);
+  }
+  return "";
+}
+
+}  // namespace
+
+Simulator::Simulator(Machine machine)
+    : machine_(checked(std::move(machine))), topology_(machine_), costs_(machine_) {}
+
+void Simulator::check_devices(const Plan& plan) const {
+  if (plan.devices > machine_.devices) {
+    throw InputError("--devices", "",
+                     fmt::format("the plan uses {} devices, but machine '{}' has {}; use --devices {} "
+                                 "or fewer, or a machine with more devices",
+                                 plan.devices, machine_.name, machine_.devices, machine_.devices));
+  }
+}
+
+Timeline Simulator::simulate(const Plan& plan) const {
+  check_devices(plan);
+  if (machine_.pooled && plan.devices < machine_.devices) {
+    const OpCostModel pooled_costs(machine_for_plan(machine_, plan.devices));
+    return simulate_plan(plan, topology_, pooled_costs);
+  }
+  return simulate_plan(plan, topology_, costs_);
+}
+
+RunInfo Simulator::info(const Plan& plan) const {
+  RunInfo info;
+  info.backend = "sim";
+  info.measured = false;
+  info.device_mode = "simulated";
+  info.machine_name = machine_.name;
+  info.device_name = machine_.device.name;
+  const Machine seen = machine_for_plan(machine_, plan.devices);
+  info.device_memory_bytes.assign(static_cast<size_t>(plan.devices), seen.device.memory_bytes());
+  info.facts.emplace_back("topology", topology_fact(machine_));
+  info.facts.emplace_back("matrix math", fmt::format("{} at {} TFLOP/s per device", seen.device.matrix_math,
+                                                     seen.device.matrix_flops_per_second() / 1e12));
+  if (machine_.pooled) {
+    info.facts.emplace_back("pooled", fmt::format("{} of {} shares per device", machine_.devices / plan.devices,
+                                                  machine_.devices));
+  }
+  if (costs_.has_calibration()) {
+    int64_t calibrated = 0;
+    int64_t priced = 0;
+    for (const PlanOp& op : plan.ops) {
+      if (op.role != OpRole::kCompute) continue;
+      bool from_table = false;
+      costs_.op_seconds(plan, op, &from_table);
+      calibrated += from_table ? 1 : 0;
+      priced += 1;
+    }
+    info.facts.emplace_back("calibrated ops", fmt::format("{} of {}", calibrated, priced));
+  }
+  return info;
+}
+
+RunResult Simulator::run(const Plan& plan, const RunOptions& options) {
+  check_devices(plan);
+  if (options.on_repeat) options.on_repeat(0, 1);
+  RunResult result;
+  result.timelines.push_back(simulate(plan));
+  result.info = info(plan);
+  return result;
+}
+
+Timeline simulate(const Plan& plan, const Machine& machine) { return Simulator(machine).simulate(plan); }
+
+}  // namespace splitscope

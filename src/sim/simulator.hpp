@@ -1,0 +1,52 @@
+#pragma once
+/// \file
+/// The simulator as an Executor: predicts a Plan's Timeline on a Machine
+/// instead of measuring it, so that `run` and `compare` treat it like the cpu
+/// and cuda backends. A simulation is deterministic, so run() gives one
+/// timeline whatever the repeats, and no output tensor.
+
+#include <string_view>
+#include <vector>
+
+#include "exec/executor.hpp"
+#include "sim/machine.hpp"
+#include "sim/op_cost_model.hpp"
+#include "sim/topology.hpp"
+
+namespace splitscope {
+
+class Simulator : public Executor {
+ public:
+  /// Checks `machine` by the machine-file rules (InputError otherwise).
+  explicit Simulator(Machine machine);
+
+  std::string_view name() const override { return "sim"; }
+  /// One predicted timeline (RunResult::timelines has one entry), RunInfo
+  /// with backend "sim", measured false, device_mode "simulated", the
+  /// machine's name, device name and per-device memory (which the report
+  /// checks the plan's peak memory against: report/memory_fit.hpp), and facts
+  /// (topology, matrix math, calibrated ops). A plan too large for the
+  /// devices' memory is still simulated; the report says it does not fit.
+  /// InputError when the plan has more devices than the machine.
+  RunResult run(const Plan& plan, const RunOptions& options) override;
+
+  /// The predicted timeline alone.
+  Timeline simulate(const Plan& plan) const;
+
+  const Machine& machine() const { return machine_; }
+  const Topology& topology() const { return topology_; }
+  const OpCostModel& costs() const { return costs_; }
+
+ private:
+  void check_devices(const Plan& plan) const;
+  RunInfo info(const Plan& plan) const;
+
+  Machine machine_;
+  Topology topology_;
+  OpCostModel costs_;
+};
+
+/// A predicted timeline of `plan` on `machine` (builds a Simulator).
+Timeline simulate(const Plan& plan, const Machine& machine);
+
+}  // namespace splitscope

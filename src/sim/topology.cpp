@@ -1,0 +1,81 @@
+#include "sim/topology.hpp"
+
+#include <fmt/format.h>
+
+#include "util/check.hpp"
+
+namespace splitscope {
+namespace {
+
+// Every physical connection is two links, up (out of the device side) and
+// down (into it), with ids 2k and 2k + 1.
+int up(int connection) { return 2 * connection; }
+int down(int connection) { return 2 * connection + 1; }
+
+Route make_route(std::initializer_list<int> links, const LinkSpec& spec) {
+  Route route;
+  for (int link : links) route.link_ids[static_cast<size_t>(route.link_count++)] = link;
+  route.latency_seconds = spec.latency_seconds();
+  return route;
+}
+
+}  // namespace
+
+Topology::Topology(const Machine& machine) : spec_(machine.topology), devices_(machine.devices) {
+  switch (spec_.kind) {
+    case TopologyKind::kSwitch:
+      for (int d = 0; d < devices_; ++d) add_link_pair(fmt::format("port {}", d), spec_.link);
+      break;
+    case TopologyKind::kHostStaged:
+      SPLITSCOPE_CHECK(spec_.devices_per_bus > 0 && devices_ % spec_.devices_per_bus == 0,
+                       "devices_per_bus must divide the devices");
+      for (int bus = 0; bus < devices_ / spec_.devices_per_bus; ++bus) {
+        add_link_pair(fmt::format("bus {}", bus), spec_.bus);
+      }
+      break;
+    case TopologyKind::kMultiNode: {
+      SPLITSCOPE_CHECK(spec_.devices_per_node > 0 && devices_ % spec_.devices_per_node == 0 &&
+                           spec_.nics_per_node > 0 &&
+                           spec_.devices_per_node % spec_.nics_per_node == 0,
+                       "inconsistent multi-node sizes");
+      for (int d = 0; d < devices_; ++d) add_link_pair(fmt::format("port {}", d), spec_.link);
+      nic_base_ = static_cast<int>(links_.size()) / 2;
+      for (int node = 0; node < devices_ / spec_.devices_per_node; ++node) {
+        for (int nic = 0; nic < spec_.nics_per_node; ++nic) {
+          add_link_pair(fmt::format("node {} nic {}", node, nic), spec_.nic);
+        }
+      }
+      break;
+    }
+  }
+}
+
+void Topology::add_link_pair(const std::string& name, const LinkSpec& spec) {
+  links_.push_back(Link{name + " up", spec.bytes_per_second()});
+  links_.push_back(Link{name + " down", spec.bytes_per_second()});
+}
+
+Route Topology::route(int from, int to) const {
+  SPLITSCOPE_CHECK(from >= 0 && from < devices_ && to >= 0 && to < devices_ && from != to,
+                   fmt::format("no route from device {} to device {}", from, to));
+  switch (spec_.kind) {
+    case TopologyKind::kSwitch:
+      return make_route({up(from), down(to)}, spec_.link);
+    case TopologyKind::kHostStaged: {
+      const int per_bus = spec_.devices_per_bus;
+      return make_route({up(from / per_bus), down(to / per_bus)}, spec_.bus);
+    }
+    case TopologyKind::kMultiNode: {
+      const int per_node = spec_.devices_per_node;
+      if (from / per_node == to / per_node) return make_route({up(from), down(to)}, spec_.link);
+      const int per_nic = per_node / spec_.nics_per_node;
+      auto nic_of = [&](int device) {
+        return nic_base_ + (device / per_node) * spec_.nics_per_node + (device % per_node) / per_nic;
+      };
+      return make_route({up(nic_of(from)), down(nic_of(to))}, spec_.nic);
+    }
+  }
+  return {};
+}
+
+}  // namespace splitscope

@@ -1,0 +1,61 @@
+#pragma once
+/// \file
+/// The links of a machine and the route of every transfer: which links (each
+/// one direction of a physical connection, with its own bandwidth) a copy
+/// from device a to device b crosses, and the latency it pays.
+///
+/// - switch: a -> b crosses a's port up and b's port down.
+/// - host-staged (no peer-to-peer): a -> b goes up a's bus to host memory and
+///   down b's bus from it; devices behind one bus share its bandwidth, in each
+///   direction, even when a and b sit behind the same bus.
+/// - multi-node: inside a node, as a switch; across nodes, a's NIC out and
+///   b's NIC in (the network itself is assumed non-blocking).
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sim/machine.hpp"
+
+namespace splitscope {
+
+/// Most links one route crosses.
+inline constexpr int kMaxRouteLinks = 4;
+
+struct Link {
+  std::string name;              ///< "port 3 up", "bus 0 down", "node 1 nic 0 in"
+  double bytes_per_second = 0;
+};
+
+struct Route {
+  std::array<int, kMaxRouteLinks> link_ids{};
+  int link_count = 0;
+  double latency_seconds = 0;
+
+  std::span<const int> links() const { return {link_ids.data(), static_cast<size_t>(link_count)}; }
+};
+
+class Topology {
+ public:
+  /// The links and routes of `machine`'s topology over its devices.
+  explicit Topology(const Machine& machine);
+
+  int devices() const { return devices_; }
+  const std::vector<Link>& links() const { return links_; }
+  /// The route of a copy from `from` to `to` (different devices); computed
+  /// on demand, as machines may have more devices than a table of all pairs
+  /// should hold.
+  Route route(int from, int to) const;
+
+ private:
+  void add_link_pair(const std::string& name, const LinkSpec& spec);
+
+  TopologySpec spec_;
+  int devices_ = 0;
+  int nic_base_ = 0;  ///< multi-node: id of the first NIC link
+  std::vector<Link> links_;
+};
+
+}  // namespace splitscope

@@ -1,0 +1,75 @@
+// Bandwidth sharing: max-min fair rates, recomputed as flows come and go.
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "sim/flow_network.hpp"
+
+namespace splitscope {
+namespace {
+
+TEST(FlowNetwork, ALoneFlowGetsTheSlowestLinkOfItsRoute) {
+  FlowNetwork network({10, 4});
+  const std::vector<int> route{0, 1};
+  const auto flow = network.start(0, route, 40);
+  EXPECT_DOUBLE_EQ(network.rate(flow), 4);
+  EXPECT_DOUBLE_EQ(network.finish_time(flow), 10);  // 40 / 4
+  EXPECT_EQ(network.rescheduled(), std::vector<int>{flow});
+  network.finish(10, flow);
+  EXPECT_TRUE(network.rescheduled().empty());
+  EXPECT_EQ(network.active_flows(), 0u);
+}
+
+TEST(FlowNetwork, FlowsHeldBackElsewhereLeaveTheirShareToTheOthers) {
+  // Link A (10) carries x and y; x also crosses link B (4). Max-min: x is
+  // held to 4 by B, y takes the rest of A, 6 (an equal split would give 5).
+  FlowNetwork network({10, 4});
+  const auto x = network.start(0, std::vector<int>{0, 1}, 100);
+  const auto y = network.start(0, std::vector<int>{0}, 100);
+  EXPECT_DOUBLE_EQ(network.rate(x), 4);
+  EXPECT_DOUBLE_EQ(network.rate(y), 6);
+}
+
+TEST(FlowNetwork, RatesChangeWhenFlowsStartAndFinish) {
+  // y: 60 bytes alone on A (10/s) from t = 0, would finish at 6.
+  FlowNetwork network({10, 4});
+  const auto y = network.start(0, std::vector<int>{0}, 60);
+  EXPECT_DOUBLE_EQ(network.finish_time(y), 6);
+  // At t = 2 (y has 40 left) x starts on A and B with 8 bytes: x gets 4, y 6.
+  const auto x = network.start(2, std::vector<int>{0, 1}, 8);
+  EXPECT_DOUBLE_EQ(network.finish_time(x), 4);            // 2 + 8 / 4
+  EXPECT_DOUBLE_EQ(network.finish_time(y), 2 + 40.0 / 6);  // both rescheduled
+  EXPECT_EQ(network.rescheduled().size(), 2u);
+  // At t = 4 x is done; y has 40 - 2·6 = 28 left, alone again at 10: 6.8.
+  network.finish(4, x);
+  EXPECT_DOUBLE_EQ(network.finish_time(y), 6.8);
+  EXPECT_EQ(network.rescheduled(), std::vector<int>{y});
+  EXPECT_EQ(network.active_flows(), 1u);
+}
+
+TEST(FlowNetwork, UnrelatedFlowsAreNotRescheduled) {
+  FlowNetwork network({10, 10, 10});
+  const auto a = network.start(0, std::vector<int>{0}, 10);
+  network.start(0, std::vector<int>{1}, 10);
+  EXPECT_EQ(network.rescheduled().size(), 1u);  // only the new one
+  EXPECT_DOUBLE_EQ(network.finish_time(a), 1);
+}
+
+TEST(FlowNetwork, AFlowCrossingALinkTwiceUsesItTwice) {
+  // One bus, up and down as one shared (half-duplex) link: a flow listing it
+  // twice moves at half its bandwidth.
+  FlowNetwork network({10});
+  const auto flow = network.start(0, std::vector<int>{0, 0}, 10);
+  EXPECT_DOUBLE_EQ(network.rate(flow), 5);
+}
+
+TEST(FlowNetwork, EqualFlowsSplitEvenly) {
+  FlowNetwork network({12});
+  std::vector<int> flows;
+  for (int i = 0; i < 3; ++i) flows.push_back(network.start(0, std::vector<int>{0}, 12));
+  for (int flow : flows) EXPECT_DOUBLE_EQ(network.rate(flow), 4);
+}
+
+}  // namespace
+}  // namespace splitscope

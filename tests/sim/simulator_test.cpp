@@ -1,0 +1,184 @@
+// The Simulator as an Executor: what it reports, what it refuses, memory
+// fit, determinism.
+
+#include <gtest/gtest.h>
+
+#include "hand_plan.hpp"
+#include "report/memory_fit.hpp"
+#include "sim/machine_file.hpp"
+#include "sim/simulator.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope {
+namespace {
+
+using testing::HandPlan;
+using testing::host_staged_topology;
+using testing::switch_topology;
+using testing::test_machine;
+
+const char* const kNet = R"({"batch": 4, "input": [16], "layers": [
+    {"type": "dense", "units": 16, "name": "fc1"},
+    {"type": "dense", "units": 16, "name": "fc2"}]})";
+
+HandPlan two_device_plan() {
+  HandPlan hand(kNet, 2);
+  const int x = hand.input(hand.node("input"), 0, 256);
+  const int h = hand.compute(hand.node("fc1"), 0, {x}, 1'000'000, 256);
+  hand.compute(hand.node("fc2"), 1, {hand.transfer(h, 1)}, 1'000'000, 256);
+  return hand;
+}
+
+TEST(Simulator, ReportsOneTimelineAndWhatItRanOn) {
+  const HandPlan hand = two_device_plan();
+  Simulator simulator(load_machine("h100-nvlink-8"));
+  RunOptions options;
+  options.repeats = 5;
+  int calls = 0;
+  options.on_repeat = [&](int index, int repeats) {
+    EXPECT_EQ(index, 0);
+    EXPECT_EQ(repeats, 1);
+    ++calls;
+  };
+  const RunResult result = simulator.run(hand.plan(), options);
+  EXPECT_EQ(simulator.name(), "sim");
+  EXPECT_EQ(calls, 1);
+  ASSERT_EQ(result.timelines.size(), 1u);  // deterministic: repeats would be identical
+  EXPECT_EQ(result.timelines[0].spans.size(), 3u);
+  EXPECT_TRUE(result.output.data.empty());
+  EXPECT_EQ(result.info.backend, "sim");
+  EXPECT_FALSE(result.info.measured);
+  EXPECT_EQ(result.info.device_mode, "simulated");
+  EXPECT_EQ(result.info.machine_name, "h100-nvlink-8");
+  EXPECT_EQ(result.info.device_name, "NVIDIA H100 SXM5 80GB");
+  EXPECT_EQ(result.info.device_memory_bytes, (std::vector<int64_t>{80LL << 30, 80LL << 30}));
+  bool topology_fact = false;
+  for (const auto& [key, value] : result.info.facts) {
+    topology_fact = topology_fact || (key == "topology" && value.rfind("switch: 8 devices", 0) == 0);
+  }
+  EXPECT_TRUE(topology_fact);
+}
+
+TEST(Simulator, APooledMachineGivesAPlanOnFewerDevicesTheIdleShares) {
+  // 4 devices of 1 TFLOP/s pooled (a CPU of 4 cores): a plan on 1 device gets
+  // all 4 shares, on 2 devices 2 each, on 3 devices 1 each (whole shares, as
+  // the cpu backend's cores / devices threads).
+  Machine machine = test_machine(4, switch_topology(10, 0));
+  machine.pooled = true;
+  Simulator simulator(machine);
+  for (const auto& [devices, shares] : std::vector<std::pair<int, int>>{{1, 4}, {2, 2}, {3, 1}, {4, 1}}) {
+    HandPlan hand(kNet, devices);
+    hand.compute(hand.node("fc1"), 0, {hand.input(hand.node("input"), 0, 256)}, 1'000'000'000, 256);
+    const RunResult result = simulator.run(hand.plan(), {});
+    // 1e9 FLOPs at shares TFLOP/s
+    EXPECT_NEAR(result.timelines[0].makespan_us(), 1000.0 / shares, 1e-9) << devices << " devices";
+    EXPECT_EQ(result.info.device_memory_bytes.front(), shares * (80LL << 30));
+  }
+  // Not pooled: the same 1 ms on any number of devices.
+  machine.pooled = false;
+  HandPlan one(kNet, 1);
+  one.compute(one.node("fc1"), 0, {one.input(one.node("input"), 0, 256)}, 1'000'000'000, 256);
+  EXPECT_NEAR(simulate(one.plan(), machine).makespan_us(), 1000.0, 1e-9);
+}
+
+TEST(Simulator, RefusesAPlanWithMoreDevicesThanTheMachine) {
+  HandPlan hand(kNet, 16);
+  hand.compute(hand.node("fc1"), 0, {hand.input(hand.node("input"), 0, 256)}, 1000, 256);
+  Simulator simulator(load_machine("h100-nvlink-8"));
+  try {
+    simulator.run(hand.plan(), {});
+    FAIL();
+  } catch (const InputError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("16 devices"), std::string::npos) << message;
+    EXPECT_NE(message.find("'h100-nvlink-8' has 8"), std::string::npos) << message;
+  }
+}
+
+TEST(Simulator, RefusesAnInvalidMachine) {
+  Machine machine = test_machine(2, switch_topology(10, 0));
+  machine.device.memory_bandwidth_gbps = 0;
+  EXPECT_THROW(Simulator{machine}, InputError);
+}
+
+TEST(Simulator, GivesTheReportTheMemoryToSayWhichDeviceDoesNotFit) {
+  HandPlan hand = two_device_plan();
+  hand.set_memory_peak(0, 10LL << 30);
+  hand.set_memory_peak(1, 100LL << 30);  // on an 80 GiB device
+  Simulator simulator(test_machine(2, switch_topology(10, 0)));
+  const RunResult result = simulator.run(hand.plan(), {});
+  EXPECT_EQ(result.info.device_memory_bytes, (std::vector<int64_t>{80LL << 30, 80LL << 30}));
+  // The report's check (report/memory_fit.hpp) on what the simulator gives:
+  const MemoryFit fit = check_memory_fit(hand.plan(), result.info.device_memory_bytes);
+  EXPECT_TRUE(fit.checked);
+  EXPECT_FALSE(fit.fits);
+  EXPECT_EQ(fit.device, 1);
+  EXPECT_EQ(fit.needed_bytes, 100LL << 30);
+  EXPECT_EQ(fit.available_bytes, 80LL << 30);
+  EXPECT_NE(fit.problem.find("device 1 needs"), std::string::npos) << fit.problem;
+  // 10 GiB fits.
+  hand.set_memory_peak(1, 10LL << 30);
+  EXPECT_TRUE(check_memory_fit(hand.plan(), simulator.run(hand.plan(), {}).info.device_memory_bytes).fits);
+}
+
+TEST(Simulator, TheSameInputsGiveTheSameTimelineBitForBit) {
+  // Contention everywhere: 6 devices behind 2 buses, transfers crossing and an
+  // all-reduce and an all-gather overlapping them.
+  HandPlan hand(kNet, 6);
+  std::vector<int> partial;
+  for (int d = 0; d < 6; ++d) {
+    const int x = hand.input(hand.node("input"), d, 1000 + 37 * d);
+    partial.push_back(hand.compute(hand.node("fc1"), d, {x}, 1'000'000 * (d + 1), 777'777));
+    hand.transfer(partial.back(), (d + 3) % 6);
+  }
+  hand.collective(CollectiveKind::kAllReduce, partial);
+  hand.collective(CollectiveKind::kAllGather, partial);
+  const Machine machine = test_machine(6, host_staged_topology(3, 12.3, 7.7), 0.37, 1.3);
+  const Timeline first = simulate(hand.plan(), machine);
+  const Timeline second = simulate(hand.plan(), machine);
+  ASSERT_EQ(first.spans.size(), second.spans.size());
+  for (size_t i = 0; i < first.spans.size(); ++i) {
+    const Span& a = first.spans[i];
+    const Span& b = second.spans[i];
+    EXPECT_TRUE(a.device == b.device && a.lane == b.lane && a.kind == b.kind && a.op == b.op &&
+                a.start_us == b.start_us && a.end_us == b.end_us && a.flops == b.flops &&
+                a.bytes == b.bytes)
+        << "span " << i;
+  }
+  // Spans come out in op order, and every op has its spans.
+  EXPECT_EQ(first.spans.size(), 6u * 2 + 6 + 6);
+  for (size_t i = 1; i < first.spans.size(); ++i) EXPECT_LE(first.spans[i - 1].op, first.spans[i].op);
+}
+
+TEST(Simulator, AZeroByteTransferPaysOnlyTheLatency) {
+  HandPlan hand(kNet, 2);
+  hand.transfer(hand.input(hand.node("input"), 0, 0), 1);
+  const Timeline timeline = simulate(hand.plan(), test_machine(2, switch_topology(10, 7)));
+  EXPECT_NEAR(timeline.spans.at(0).end_us, 7.0, 1e-9);
+}
+
+TEST(Simulator, AComputeOpMissingFromTheScheduleIsAPlanBug) {
+  HandPlan hand = two_device_plan();
+  Plan plan = hand.plan();
+  plan.schedule[1].clear();
+  EXPECT_THROW(simulate(plan, test_machine(2, switch_topology(10, 0))), std::logic_error);
+}
+
+TEST(Simulator, AScheduleOrderAgainstTheDataFlowStallsAndSaysSo) {
+  // Device 0 is told to run fc2 (which needs fc1's output) before fc1.
+  HandPlan hand(kNet, 1);
+  const int x = hand.input(hand.node("input"), 0, 256);
+  const int h = hand.compute(hand.node("fc1"), 0, {x}, 1000, 256);
+  hand.compute(hand.node("fc2"), 0, {h}, 1000, 256);
+  Plan plan = hand.plan();
+  std::swap(plan.schedule[0][0], plan.schedule[0][1]);
+  try {
+    simulate(plan, test_machine(1, switch_topology(10, 0)));
+    FAIL();
+  } catch (const std::logic_error& error) {
+    EXPECT_NE(std::string(error.what()).find("the simulation stalled"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace splitscope
