@@ -34,8 +34,13 @@ void lstm_cell(ParallelFor& parallel, const CellArgs& a) {
     gemm(parallel, a.rows, width, a.hidden, {a.h_prev, a.h_prev_stride}, {a.wh, width}, 1.0f, gates,
          width);
   }
+  lstm_cell_pointwise(a, gates, width);
+}
+
+void lstm_cell_pointwise(const CellArgs& a, const float* gates, int64_t gates_stride) {
+  const int64_t u_count = a.units;
   for (int64_t r = 0; r < a.rows; ++r) {
-    const float* pre = gates + r * width;
+    const float* pre = gates + r * gates_stride;
     const float* c_prev = a.c_prev != nullptr ? a.c_prev + r * a.c_prev_stride : nullptr;
     float* h = a.h_out + r * a.h_out_stride;
     float* c = a.c_out + r * a.c_out_stride;
@@ -63,9 +68,15 @@ void gru_cell(ParallelFor& parallel, const CellArgs& a) {
   } else {
     std::fill_n(from_h, a.rows * width, 0.0f);
   }
+  gru_cell_pointwise(a, from_x, width, from_h, width);
+}
+
+void gru_cell_pointwise(const CellArgs& a, const float* from_x, int64_t x_stride, const float* from_h,
+                        int64_t h_stride) {
+  const int64_t u_count = a.units;
   for (int64_t r = 0; r < a.rows; ++r) {
-    const float* px = from_x + r * width;
-    const float* ph = from_h + r * width;
+    const float* px = from_x + r * x_stride;
+    const float* ph = from_h + r * h_stride;
     const float* h_prev = a.h_prev != nullptr ? a.h_prev + r * a.h_prev_stride + a.unit_begin : nullptr;
     float* h = a.h_out + r * a.h_out_stride;
     for (int64_t u = 0; u < u_count; ++u) {

@@ -52,6 +52,19 @@ void lstm_cell(ParallelFor& parallel, const CellArgs& args);
 /// n = tanh(x·Wx_n + b_n + r⊙(h·Wh_n)), h' = (1 - z)⊙n + z⊙h (own units of h).
 void gru_cell(ParallelFor& parallel, const CellArgs& args);
 
+/// The element-wise half of lstm_cell(), for callers that form the gate
+/// pre-activations themselves (the RNN demo's fused loop computes x·Wx for
+/// every step in one product): h', c' of `args` (rows, units, c_prev, h_out,
+/// c_out; the weights and x are not read) from `gates` [rows × 4U], row
+/// stride `gates_stride`, holding x·Wx + h·Wh + b. c_out may be c_prev.
+void lstm_cell_pointwise(const CellArgs& args, const float* gates, int64_t gates_stride);
+
+/// The element-wise half of gru_cell(): h' of `args` (rows, units,
+/// unit_begin, h_prev, h_out) from `from_x` = x·Wx + b and `from_h` = h·Wh
+/// (zeros at t = 0), both [rows × 3U] with the given row strides.
+void gru_cell_pointwise(const CellArgs& args, const float* from_x, int64_t x_stride, const float* from_h,
+                        int64_t h_stride);
+
 /// Gathers the columns of a [rows × gates·H] gate-major matrix that belong to
 /// units [u0, u0 + U): out[r, g·U + u] = in[r, g·H + u0 + u].
 void slice_gate_columns(const float* in, int64_t rows, int64_t gates, int64_t hidden,

@@ -1,0 +1,222 @@
+#include "exec/cpu/fused_rnn_loop.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "exec/cpu/host_info.hpp"
+#include "exec/cpu/intra_op_pool.hpp"
+#include "exec/cpu/kernels/gemm.hpp"
+#include "exec/cpu/kernels/recurrent_cell.hpp"
+#include "exec/cpu/thread_config.hpp"
+#include "exec/cpu/value_buffers.hpp"
+#include "exec/cpu/weight_slices.hpp"
+#include "ir/layer_costs.hpp"
+#include "ir/params.hpp"
+#include "util/check.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope {
+namespace {
+
+/// Elements of gate math per chunk of rows handed to the pool: enough to
+/// outweigh the hand-off.
+constexpr int64_t kPointwiseGrainElements = 16384;
+
+void check_request(const Graph& graph, int layer, const RunOptions& options) {
+  const Model& model = graph.model();
+  if (layer < 0 || layer >= static_cast<int>(model.layers.size())) {
+    throw InputError(model.source, "layers", fmt::format("there is no layer {}", layer));
+  }
+  const Layer& chosen = model.layers[static_cast<size_t>(layer)];
+  if (!is_recurrent(chosen.kind)) {
+    throw InputError(model.source, fmt::format("layers[{}]", layer),
+                     fmt::format("'{}' is a {} layer; the fused loop runs an lstm or gru layer", chosen.name,
+                                 to_string(chosen.kind)));
+  }
+  if (layer != 0) {
+    throw InputError(model.source, fmt::format("layers[{}]", layer),
+                     "the fused loop runs the network's first layer (its input is the network input)");
+  }
+  if (options.repeats < 1) throw InputError("option", "--repeat", "give at least 1 timed run");
+  if (options.warmup < 0) throw InputError("option", "--warmup", "give 0 or more warm-up runs");
+}
+
+/// The cell of stacked layer `sublayer` at step 0: every step reads its weights.
+NodeId first_cell(const Graph& graph, int layer, int64_t sublayer) {
+  for (NodeId id = 0; id < graph.num_nodes(); ++id) {
+    const OpNode& node = graph.node(id);
+    if (is_cell(node.kind) && node.layer == layer && node.sublayer == sublayer && node.step == 0) return id;
+  }
+  SPLITSCOPE_CHECK(false, fmt::format("no cell for stacked layer {} of layer {}", sublayer, layer));
+  return 0;
+}
+
+/// One stacked recurrent layer, its weights and buffers made once; run()
+/// is one timed forward pass.
+class FusedStack {
+ public:
+  FusedStack(const Graph& graph, int layer, uint64_t seed, IntraOpPool& pool)
+      : layer_(graph.model().layers.at(static_cast<size_t>(layer))),
+        lstm_(layer_.kind == LayerKind::kLstm),
+        gates_(gate_count(layer_.kind)),
+        batch_(graph.batch()),
+        steps_(layer_.input_shape.at(0)),
+        hidden_(layer_.hidden),
+        pool_(pool),
+        input_(network_input(graph, seed).data) {
+    for (int64_t l = 0; l < layer_.stacked; ++l) {
+      const NodeId cell = first_cell(graph, layer, l);
+      weights_.push_back(
+          materialise_weights(graph, cell, full_slice(graph.node(cell), {0, batch_}), seed, pool_));
+      inputs_.push_back(graph.node(cell).input_shapes.at(kCellInputSlot).at(0));
+    }
+    const int64_t rows = batch_ * steps_;
+    for (auto& sequence : sequences_) sequence.assign(static_cast<size_t>(rows * hidden_), 0.0f);
+    pre_.assign(static_cast<size_t>(rows * gates_ * hidden_), 0.0f);
+    state_.assign(static_cast<size_t>(batch_ * hidden_), 0.0f);
+    from_h_.assign(static_cast<size_t>(batch_ * gates_ * hidden_), 0.0f);
+  }
+
+  /// The whole stack over the whole sequence. Sequences are [B·T × features]
+  /// with row b·T + t, the layout of the network input, so that one product
+  /// covers every step, and step t's rows are every T-th row.
+  void run() {
+    const float* x = input_.data();
+    for (size_t l = 0; l < weights_.size(); ++l) {
+      float* out = sequences_[l % 2].data();
+      input_projection(l, x);
+      for (int64_t t = 0; t < steps_; ++t) step(l, t, out);
+      x = out;
+    }
+  }
+
+  HostTensor output() const {
+    const std::vector<float>& top = sequences_[(weights_.size() - 1) % 2];
+    HostTensor tensor;
+    if (layer_.return_sequences) {
+      tensor.shape = {batch_, steps_, hidden_};
+      tensor.data = top;
+      return tensor;
+    }
+    tensor.shape = {batch_, hidden_};
+    tensor.data.resize(static_cast<size_t>(batch_ * hidden_));
+    for (int64_t b = 0; b < batch_; ++b) {
+      std::copy_n(top.data() + (b * steps_ + steps_ - 1) * hidden_, hidden_,
+                  tensor.data.data() + b * hidden_);
+    }
+    return tensor;
+  }
+
+ private:
+  int64_t width() const { return gates_ * hidden_; }
+
+  /// pre = X·Wx + b over all T·B rows at once.
+  void input_projection(size_t l, const float* x) {
+    const int64_t rows = batch_ * steps_;
+    const float* bias = weights_[l].data(kCellBias);
+    float beta = 0.0f;
+    if (bias != nullptr) {
+      pool_.run(rows, std::max<int64_t>(1, kPointwiseGrainElements / width()), [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) std::copy_n(bias, width(), pre_.data() + r * width());
+      });
+      beta = 1.0f;
+    }
+    gemm(pool_, rows, width(), inputs_[l], {x, inputs_[l]}, {weights_[l].data(kInputWeight), width()}, beta,
+         pre_.data(), width());
+  }
+
+  /// Step t of stacked layer l: the recurrent product, then the gate math.
+  void step(size_t l, int64_t t, float* out) {
+    const int64_t pre_stride = steps_ * width();
+    const int64_t seq_stride = steps_ * hidden_;
+    float* pre_t = pre_.data() + t * width();
+    CellArgs args;
+    args.rows = batch_;
+    args.hidden = hidden_;
+    args.units = hidden_;
+    args.h_prev = t > 0 ? out + (t - 1) * hidden_ : nullptr;
+    args.h_prev_stride = seq_stride;
+    args.h_out = out + t * hidden_;
+    args.h_out_stride = seq_stride;
+    const float* wh = weights_[l].data(kRecurrentWeight);
+    if (lstm_) {
+      if (args.h_prev != nullptr) {
+        gemm(pool_, batch_, width(), hidden_, {args.h_prev, seq_stride}, {wh, width()}, 1.0f, pre_t, pre_stride);
+      }
+      args.c_prev = t > 0 ? state_.data() : nullptr;  // updated in place: each unit reads its c before writing it
+      args.c_prev_stride = hidden_;
+      args.c_out = state_.data();
+      args.c_out_stride = hidden_;
+      by_rows(args, [&](const CellArgs& rows, int64_t first) {
+        lstm_cell_pointwise(rows, pre_t + first * pre_stride, pre_stride);
+      });
+      return;
+    }
+    if (args.h_prev != nullptr) {
+      gemm(pool_, batch_, width(), hidden_, {args.h_prev, seq_stride}, {wh, width()}, 0.0f, from_h_.data(), width());
+    } else {
+      std::fill(from_h_.begin(), from_h_.end(), 0.0f);
+    }
+    by_rows(args, [&](const CellArgs& rows, int64_t first) {
+      gru_cell_pointwise(rows, pre_t + first * pre_stride, pre_stride, from_h_.data() + first * width(), width());
+    });
+  }
+
+  /// Spreads the gate math over the pool by rows: `math(args of rows
+  /// [first, first + n), first)`.
+  template <typename Math>
+  void by_rows(const CellArgs& args, Math math) {
+    pool_.run(args.rows, std::max<int64_t>(1, kPointwiseGrainElements / width()), [&](int64_t begin, int64_t end) {
+      CellArgs rows = args;
+      rows.rows = end - begin;
+      if (rows.h_prev != nullptr) rows.h_prev += begin * args.h_prev_stride;
+      if (rows.c_prev != nullptr) rows.c_prev += begin * args.c_prev_stride;
+      rows.h_out += begin * args.h_out_stride;
+      if (rows.c_out != nullptr) rows.c_out += begin * args.c_out_stride;
+      math(rows, begin);
+    });
+  }
+
+  const Layer& layer_;
+  bool lstm_;
+  int64_t gates_;
+  int64_t batch_;
+  int64_t steps_;
+  int64_t hidden_;
+  IntraOpPool& pool_;
+  std::vector<float> input_;
+  std::vector<WeightSlice> weights_;
+  std::vector<int64_t> inputs_;  ///< input features of each stacked layer
+  std::vector<float> sequences_[2];  ///< layer outputs, alternating: layer l writes l % 2, reads the other
+  std::vector<float> pre_;           ///< gate pre-activations of every step
+  std::vector<float> state_;         ///< LSTM c
+  std::vector<float> from_h_;        ///< GRU h·Wh of the current step
+};
+
+}  // namespace
+
+FusedRnnLoopResult run_fused_rnn_loop(const Graph& graph, int layer, const RunOptions& options) {
+  check_request(graph, layer, options);
+  use_single_threaded_blas();
+  RunOptions one_device = options;
+  one_device.inter_op_threads = 0;
+  const ThreadConfig threads = resolve_threads(one_device, 1, read_host_info().hardware_threads);
+  IntraOpPool pool(threads.intra_op);
+  FusedStack stack(graph, layer, options.seed, pool);
+
+  FusedRnnLoopResult result;
+  result.threads = threads.intra_op;
+  for (int index = -options.warmup; index < options.repeats; ++index) {
+    if (options.on_repeat) options.on_repeat(index, options.repeats);
+    const auto start = std::chrono::steady_clock::now();
+    stack.run();
+    const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
+    if (index >= 0) result.times_ms.push_back(took.count());
+  }
+  result.output = stack.output();
+  return result;
+}
+
+}  // namespace splitscope
