@@ -1,14 +1,252 @@
-// Placeholder until its issue lands: the subcommand exists, says so, and fails.
+// `splitscope demo rnn [--cell lstm|gru] [--layers L] [--hidden H] [--steps T]
+// [--batch B] [--devices N] [--microbatches M] [--sweep NAME=V1,...]
+// [--report F.json] [--html F.html] [--trace F.json]` plus the shared
+// execution options: the pipelined-RNN demo (issue 8). The layer split's
+// time-step wavefront, drawn from its timeline, then every way of running the
+// stack against one device running it fused.
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
 
 #include "cli/command.hpp"
+#include "cli/execution_options.hpp"
+#include "demo/demo_report.hpp"
+#include "demo/rnn_demo.hpp"
+#include "demo/rnn_sweep.hpp"
+#include "report/chrome_trace.hpp"
+#include "report/progress.hpp"
+#include "report/reporter.hpp"
+#include "sim/machine_cost_function.hpp"
+#include "sim/machine_file.hpp"
+#include "util/atomic_file.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope::cli {
+namespace {
+
+/// The machine `--backend sim` predicts on when none is named.
+constexpr const char* kDefaultMachine = "h100-nvlink-8";
+
+/// Defaults that make the lesson visible and finish in seconds: small on
+/// the cpu (a 2-core machine runs the four ways in about a second), larger
+/// where a GPU or the simulator does the work.
+RnnDemoShape default_shape(const std::string& backend) {
+  RnnDemoShape shape;
+  shape.layers = 4;
+  if (backend == "cpu") {
+    shape.hidden = 256;
+    shape.steps = 32;
+    shape.batch = 16;
+  } else {
+    shape.hidden = 1024;
+    shape.steps = 64;
+    shape.batch = 64;
+  }
+  return shape;
+}
+
+struct DemoOptions {
+  std::string cell = "lstm";
+  std::optional<int64_t> layers;
+  std::optional<int64_t> hidden;
+  std::optional<int64_t> steps;
+  std::optional<int> devices;
+  std::optional<int> microbatches;
+  std::string sweep;
+  ExecutionOptions execution;  ///< --batch is the shared option
+  ReportOutputs outputs;
+};
+
+RnnDemoSettings settings_from(const DemoOptions& options, const std::string& backend) {
+  RnnDemoSettings settings;
+  settings.shape = default_shape(backend);
+  settings.shape.cell = options.cell;
+  if (options.layers) settings.shape.layers = *options.layers;
+  if (options.hidden) settings.shape.hidden = *options.hidden;
+  if (options.steps) settings.shape.steps = *options.steps;
+  if (options.execution.batch) settings.shape.batch = *options.execution.batch;
+  if (options.devices) {
+    if (*options.devices < 1) throw InputError("--devices", "", fmt::format("must be at least 1, got {}", *options.devices));
+    settings.devices = *options.devices;
+  }
+  if (options.microbatches) {
+    if (*options.microbatches < 1) {
+      throw InputError("--microbatches", "", fmt::format("must be at least 1, got {}", *options.microbatches));
+    }
+    settings.microbatches = *options.microbatches;
+  }
+  return settings;
+}
+
+DemoBackend demo_backend(const ExecutionOptions& execution, const std::string& name) {
+  DemoBackend backend;
+  backend.name = name;
+  backend.executor = [execution, name](int devices) { return make_executor(execution, name, devices); };
+  if (name == "cpu") {
+    backend.fused = [](int) { return make_cpu_fused_baseline(); };
+  } else if (name == "cuda") {
+    const std::string dtype = execution.dtype;
+    const bool carve = execution.virtual_devices;
+    // Under --virtual the fused stack runs on one partition of the size each split device gets.
+    backend.fused = [dtype, carve](int devices) { return make_cuda_fused_baseline(dtype, carve ? devices : 1); };
+  } else {
+    const Machine machine = load_machine(execution.machine);
+    backend.fused = [machine](int) { return make_sim_fused_baseline(machine); };
+    backend.cost = std::make_shared<MachineCostFunction>(machine);
+  }
+  return backend;
+}
+
+/// InputError now rather than after a long run: the folder of every file asked for must exist.
+void check_output_path(const std::string& option, const std::string& path) {
+  if (path.empty()) return;
+  const std::filesystem::path target(path);
+  const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : ".";
+  std::error_code error;
+  if (!std::filesystem::is_directory(folder, error)) {
+    throw InputError(option, "", fmt::format("cannot write {}: the folder {} does not exist; create it first", path,
+                                             folder.string()));
+  }
+  if (std::filesystem::is_directory(target, error)) {
+    throw InputError(option, "", path + " is a folder; give a file name");
+  }
+}
+
+std::string run_header(const RnnDemoShape& shape, const RunInfo& info, int repeats) {
+  std::string text = fmt::format("splitscope demo rnn: {}\n", shape_text(shape));
+  text += fmt::format("{} on {} ({})", info.measured ? "measured" : "predicted", info.backend, info.device_mode);
+  if (!info.machine_name.empty()) text += fmt::format(", machine {}", info.machine_name);
+  if (!info.device_name.empty()) text += fmt::format(" ({})", info.device_name);
+  text += info.measured ? fmt::format(", {} timed repeat{} each\n", repeats, repeats == 1 ? "" : "s") : "\n";
+  return text;
+}
+
+RunInfo first_info(const RnnDemoResult& result) {
+  if (result.comparison.groups.empty() || result.comparison.primary().runs.empty()) return {};
+  return result.comparison.primary().runs.front().summary.info;
+}
+
+/// On the cpu backend, devices are threads: more devices than hardware
+/// threads cannot all compute at once, which the picture should not hide.
+std::string sharing_note(const RunInfo& info, int devices) {
+  if (info.backend != "cpu") return "";
+  for (const auto& [fact, value] : info.facts) {
+    if (fact != "hardware threads") continue;
+    const int threads = std::atoi(value.c_str());
+    if (threads > 0 && devices > threads) {
+      return fmt::format("note: the {} devices are threads sharing {} hardware threads, so at most {} cells compute "
+                         "at once here; --devices {} or --backend sim shows the wavefront without that limit\n",
+                         devices, threads, threads, threads);
+    }
+  }
+  return "";
+}
+
+void print_demo(const RnnDemoResult& result, int repeats, std::ostream& out) {
+  const RnnDemoSettings& s = result.settings;
+  const bool colour = isatty(STDOUT_FILENO) == 1;
+  out << run_header(s.shape, first_info(result), repeats) << sharing_note(first_info(result), s.devices) << "\n";
+  out << fmt::format("The wavefront of the layer split over {} device{} (horizontal{}):\n", s.devices,
+                     s.devices == 1 ? "" : "s",
+                     s.devices == s.shape.layers ? ", one layer per device"
+                                                 : fmt::format(", {} layers over {} devices", s.shape.layers, s.devices));
+  out << render_wavefront(result.wavefront, colour) << "\n";
+  out << fmt::format("Against the fused single device: {} ({}).\n", result.fused.implementation,
+                     result.fused.method);
+  if (s.microbatches > 1) {
+    out << fmt::format("The micro-batched split cuts the batch of {} into {} micro-batches (pipeline).\n",
+                       s.shape.batch, s.microbatches);
+  }
+  out << "\n" << verdict_table_text(result.rows) << "\n";
+  out << fmt::format("verdict: {}\n", result.conclusion);
+  out << "\nmakespan: median over the repeats, +- the larger distance to the min or max. vs fused: the fused\n"
+         "single device's median over this median; wins at >= 1.05x, loses at <= 0.95x. compute: compute time\n"
+         "summed over devices; transfer: each transfer's time, summed; idle: share of device time.\n"
+      << std::flush;
+}
+
+int demo_rnn(const DemoOptions& options, const std::vector<std::string>& command_line) {
+  ExecutionOptions execution = options.execution;
+  const std::string backend_name =
+      !execution.backend.empty() ? execution.backend : (gpu_available() ? "cuda" : "cpu");
+  if (backend_name == "sim" && execution.machine.empty()) execution.machine = kDefaultMachine;
+  check_output_path("--report", options.outputs.report);
+  check_output_path("--html", options.outputs.html);
+  check_output_path("--trace", options.outputs.trace);
+
+  const RnnDemoSettings settings = settings_from(options, backend_name);
+  const RunOptions run = run_options(execution);
+  Progress progress = stderr_progress(execution.quiet);
+  const ReportContext context = make_report_context(command_line);
+
+  if (!options.sweep.empty()) {
+    if (!options.outputs.trace.empty()) {
+      throw InputError("--trace", "", "a sweep runs many shapes; trace one shape by leaving out --sweep");
+    }
+    const RnnSweep sweep = parse_rnn_sweep(options.sweep);
+    const SweepResult result = run_rnn_sweep(settings, sweep, demo_backend(execution, backend_name), run, progress);
+    std::cout << run_header(settings.shape, result.info, run.repeats);
+    std::cout << fmt::format("sweep over {}; against the fused single device: {} ({}).\n\n", sweep.name,
+                             result.fused_implementation, result.fused_method);
+    std::cout << sweep_table_text(result) << std::flush;
+    if (!options.outputs.report.empty()) {
+      write_file_atomically(options.outputs.report, sweep_json(result, context).dump(2) + "\n");
+    }
+    if (!options.outputs.html.empty()) write_file_atomically(options.outputs.html, sweep_html(result, context));
+    return 0;
+  }
+
+  resolve_settings(settings);  // a bad --devices or shape fails before any backend is sought
+  const RnnDemoResult result = run_rnn_demo(settings, demo_backend(execution, backend_name), run, context, progress);
+  print_demo(result, run.repeats, std::cout);
+  if (!options.outputs.report.empty()) {
+    write_file_atomically(options.outputs.report, demo_json(result, context).dump(2) + "\n");
+  }
+  if (!options.outputs.html.empty()) write_file_atomically(options.outputs.html, demo_html(result, context));
+  if (!options.outputs.trace.empty()) {
+    std::vector<const RunReport*> timed;
+    for (const RunReport* report : result.comparison.all_runs()) {
+      if (report->summary.timed()) timed.push_back(report);
+    }
+    write_file_atomically(options.outputs.trace, chrome_trace_json(timed).dump() + "\n");
+  }
+  return 0;
+}
+
+}  // namespace
 
 Command add_demo_command(CLI::App& app) {
-  CLI::App* sub = app.add_subcommand("demo", "Demos (rnn: the pipelined-RNN wavefront) (not built yet)");
-  sub->allow_extras();
-  return {sub, [](const std::vector<std::string>&) -> int { throw RunError("'demo' is not implemented in this build yet"); }};
+  auto options = std::make_shared<DemoOptions>();
+  CLI::App* demo = app.add_subcommand("demo", "Demos of the classic lessons (rnn: the pipelined-RNN wavefront)");
+  demo->require_subcommand(1);
+  CLI::App* rnn = demo->add_subcommand(
+      "rnn",
+      "A stacked LSTM or GRU split by layer: the time-step wavefront, and every way of running the stack against "
+      "one device running it fused");
+  rnn->add_option("--cell", options->cell, "lstm | gru")->capture_default_str()->check(CLI::IsMember({"lstm", "gru"}));
+  rnn->add_option("--layers", options->layers, "stacked layers L (default 4)");
+  rnn->add_option("--hidden", options->hidden, "hidden units H, also the input features (default: cpu 256, else 1024)");
+  rnn->add_option("--steps", options->steps, "time steps T (default: cpu 32, else 64)");
+  rnn->add_option("--devices,-n", options->devices, "devices N of the layer split (default L, at most L)");
+  rnn->add_option("--microbatches,-m", options->microbatches,
+                  "micro-batches M of the micro-batched split (default min(batch, N); 1: leave that row out)");
+  rnn->add_option("--sweep", options->sweep,
+                  "NAME=V1,V2,...: the crossover over hidden, layers, steps or batch (e.g. hidden=256,512,1024)");
+  add_execution_options(*rnn, options->execution, "cuda if a GPU is present, else cpu; sim defaults to --machine " +
+                                                       std::string(kDefaultMachine));
+  rnn->get_option("--batch")->description("samples B (default: cpu 16, else 64)");
+  rnn->add_option("--report", options->outputs.report, "write the JSON report (schema splitscope.demo-rnn/1)");
+  rnn->add_option("--html", options->outputs.html, "write a self-contained HTML page (with --sweep: its charts)");
+  rnn->add_option("--trace", options->outputs.trace, "write a Chrome/Perfetto trace of the plan runs");
+  return {demo, [options, rnn](const std::vector<std::string>& command_line) -> int {
+            if (!rnn->parsed()) throw InputError("demo", "", "name a demo: splitscope demo rnn");
+            return demo_rnn(*options, command_line);
+          }};
 }
 
 }  // namespace splitscope::cli

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "report/units.hpp"
+
 namespace splitscope {
 namespace {
 
@@ -11,6 +13,16 @@ bool is_cell_span(const Plan& plan, const Span& span) {
   if (span.kind != SpanKind::kCompute || span.op < 0) return false;
   return is_cell(plan.graph->node(plan.op(span.op).node).kind);
 }
+
+// ANSI escapes, for a terminal only.
+constexpr const char* kGreen = "\x1b[32m";
+constexpr const char* kYellow = "\x1b[33m";
+constexpr const char* kDim = "\x1b[2m";
+constexpr const char* kReset = "\x1b[0m";
+
+/// Less of a slice than this is no mark at all: a sliver, such as a cell
+/// that a transfer's latency pushed a hair past the slice's end.
+constexpr double kPartialShare = 0.1;
 
 double median(std::vector<double> values) {
   if (values.empty()) return 0;
@@ -39,6 +51,7 @@ Wavefront analyse_wavefront(const Plan& plan, const Timeline& timeline, int max_
   if (slices > max_slices) {
     const int factor = (slices + max_slices - 1) / max_slices;
     wave.slice_us *= factor;
+    wave.cells_per_slice = factor;
     slices = static_cast<int>(std::ceil(wave.makespan_us / wave.slice_us - 1e-9));
   }
   // Busy time of each device in each slice, from its cell spans.
@@ -56,12 +69,16 @@ Wavefront analyse_wavefront(const Plan& plan, const Timeline& timeline, int max_
     }
   }
   wave.busy.assign(static_cast<size_t>(plan.devices), std::vector<bool>(static_cast<size_t>(slices), false));
+  wave.partial = wave.busy;
   wave.busy_devices.assign(static_cast<size_t>(slices), 0);
   for (size_t d = 0; d < covered.size(); ++d) {
     for (int k = 0; k < slices; ++k) {
-      if (covered[d][static_cast<size_t>(k)] > 0.5 * wave.slice_us) {
+      const double time = covered[d][static_cast<size_t>(k)];
+      if (time > 0.5 * wave.slice_us) {
         wave.busy[d][static_cast<size_t>(k)] = true;
         wave.busy_devices[static_cast<size_t>(k)] += 1;
+      } else if (time > kPartialShare * wave.slice_us) {
+        wave.partial[d][static_cast<size_t>(k)] = true;
       }
     }
   }
@@ -78,23 +95,49 @@ Wavefront analyse_wavefront(const Plan& plan, const Timeline& timeline, int max_
   return wave;
 }
 
-std::string render_wavefront(const Wavefront& wave) {
+std::string busy_counts_text(const std::vector<int>& busy_devices) {
+  std::string text;
+  for (size_t k = 0; k < busy_devices.size();) {
+    size_t run = 1;
+    while (k + run < busy_devices.size() && busy_devices[k + run] == busy_devices[k]) ++run;
+    if (!text.empty()) text += ", ";
+    text += run == 1 ? fmt::format("{}", busy_devices[k]) : fmt::format("{} (x{})", busy_devices[k], run);
+    k += run;
+  }
+  return text;
+}
+
+std::string render_wavefront(const Wavefront& wave, bool colour) {
   if (wave.busy.empty() || wave.busy_devices.empty()) return "no recurrent cells ran\n";
   const size_t slices = wave.busy_devices.size();
-  std::string text = fmt::format("time slice = {:.1f} us (one cell); '#' = a cell running\n\n", wave.slice_us);
+  const std::string busy_mark = colour ? std::string(kGreen) + "#" + kReset : "#";
+  const std::string partial_mark = colour ? std::string(kYellow) + "-" + kReset : "-";
+  const std::string idle_mark = colour ? std::string(kDim) + "." + kReset : ".";
+  const std::string width =
+      wave.cells_per_slice == 1 ? std::string("one cell") : fmt::format("{} cell times", wave.cells_per_slice);
+  std::string text = fmt::format("time slice = {} ({}); '#' = a cell running for most of the slice, '-' = for "
+                                 "part of it\n\n",
+                                 format_ms(wave.slice_us / 1e3), width);
   for (size_t d = 0; d < wave.busy.size(); ++d) {
     text += fmt::format("device {:>2} |", d);
-    for (size_t k = 0; k < slices; ++k) text += wave.busy[d][k] ? '#' : '.';
+    for (size_t k = 0; k < slices; ++k) {
+      text += wave.busy[d][k] ? busy_mark : wave.partial[d][k] ? partial_mark : idle_mark;
+    }
     text += "|\n";
   }
   text += "   busy   |";
   for (int count : wave.busy_devices) text += count < 10 ? static_cast<char>('0' + count) : '+';
   text += "|\n\n";
+  text += fmt::format("devices busy in each slice: {}\n", busy_counts_text(wave.busy_devices));
   text += fmt::format(
-      "fill: {} slices until {} devices are busy; drain: {} slices; steady state: {:.0f}% of devices busy\n",
-      wave.fill_slices, wave.peak_busy, wave.drain_slices, wave.steady_occupancy * 100);
-  text += fmt::format("cells computed for {:.1f} us in all, transfers took {:.1f} us; makespan {:.1f} us\n",
-                      wave.compute_us, wave.transfer_us, wave.makespan_us);
+      "fill: {} slice{} until {} device{} busy; drain: {} slice{}; steady state: {:.0f}% of devices busy\n",
+      wave.fill_slices, wave.fill_slices == 1 ? "" : "s", wave.peak_busy, wave.peak_busy == 1 ? " is" : "s are",
+      wave.drain_slices, wave.drain_slices == 1 ? "" : "s", wave.steady_occupancy * 100);
+  text += fmt::format("cells computed for {} in all (summed over devices), transfers took {} ({} of the compute "
+                      "time); makespan {}\n",
+                      format_ms(wave.compute_us / 1e3), format_ms(wave.transfer_us / 1e3),
+                      format_share(wave.compute_us > 0 ? wave.transfer_us / wave.compute_us : 0),
+                      format_ms(wave.makespan_us / 1e3));
   return text;
 }
 

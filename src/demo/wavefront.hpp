@@ -13,9 +13,13 @@
 namespace splitscope {
 
 struct Wavefront {
-  double slice_us = 0;  ///< width of one time slice (one cell's median time)
+  double slice_us = 0;  ///< width of one time slice (one cell's median time, or several)
+  int cells_per_slice = 1;  ///< cell times per slice: more than 1 when a run is too wide to draw a column per cell
   /// busy[d][k]: device d ran a cell for more than half of slice k.
   std::vector<std::vector<bool>> busy;
+  /// partial[d][k]: device d ran a cell for a tenth to a half of slice k
+  /// (not busy). A measured run on shared cores shows many of these.
+  std::vector<std::vector<bool>> partial;
   /// How many devices were busy in each slice.
   std::vector<int> busy_devices;
   int fill_slices = 0;   ///< slices before the busiest count is first reached
@@ -33,7 +37,13 @@ struct Wavefront {
 Wavefront analyse_wavefront(const Plan& plan, const Timeline& timeline, int max_slices = 100);
 
 /// The picture: one row per device, one column per slice, '#' where a cell
-/// ran, then the busy-device counts and the phases, in plain text.
-std::string render_wavefront(const Wavefront& wavefront);
+/// ran for most of the slice and '-' where one ran for part of it, then the
+/// busy-device counts ('#' only) and the phases, in plain text; with
+/// `colour` (for a terminal), busy slices green and idle ones dim, through
+/// ANSI escapes, the text otherwise the same.
+std::string render_wavefront(const Wavefront& wavefront, bool colour = false);
+
+/// The busy-device counts, runs of one count folded: "1, 2, 3, 4 (x29), 3, 2, 1".
+std::string busy_counts_text(const std::vector<int>& busy_devices);
 
 }  // namespace splitscope

@@ -73,5 +73,51 @@ TEST(Wavefront, WideRunsUseCoarserSlices) {
   EXPECT_EQ(wave.peak_busy, 2);
 }
 
+
+TEST(Wavefront, PartlyBusySlicesAreMarkedApart) {
+  // Two devices; device 0 runs cells of 10 µs at [0, 10) and [10, 14) (a short
+  // one), device 1 one cell at [2, 12): the median cell is 10 µs.
+  RnnDemoShape shape;
+  shape.layers = 2;
+  shape.steps = 2;
+  shape.hidden = 4;
+  shape.batch = 1;
+  const auto graph = std::make_shared<const Graph>(lower(rnn_demo_model(shape)));
+  PartitionOptions options;
+  options.devices = 2;
+  const Plan plan = make_partitioner("horizontal")->partition(graph, options);
+  Timeline timeline;
+  const double times[][2] = {{0, 10}, {10, 14}, {2, 12}};
+  int next = 0;
+  for (const PlanOp& op : plan.ops) {
+    if (op.role != OpRole::kCompute || next == 3) continue;
+    Span span;
+    span.device = next < 2 ? 0 : 1;
+    span.op = op.id;
+    span.start_us = times[next][0];
+    span.end_us = times[next][1];
+    timeline.spans.push_back(span);
+    ++next;
+  }
+  const Wavefront wave = analyse_wavefront(plan, timeline);
+  EXPECT_DOUBLE_EQ(wave.slice_us, 10.0);
+  // Slice 1 = [10, 20): device 0 covers 4 µs (partial), device 1 covers 2 µs (20%: partial).
+  EXPECT_EQ(wave.busy_devices, (std::vector<int>{2, 0}));
+  EXPECT_TRUE(wave.partial[0][1]);
+  EXPECT_TRUE(wave.partial[1][1]);
+  const std::string picture = render_wavefront(wave);
+  EXPECT_NE(picture.find("device  0 |#-|"), std::string::npos) << picture;
+  EXPECT_NE(picture.find("device  1 |#-|"), std::string::npos) << picture;
+  EXPECT_NE(picture.find("devices busy in each slice: 2, 0"), std::string::npos) << picture;
+  EXPECT_EQ(picture.find('\x1b'), std::string::npos);
+  EXPECT_NE(render_wavefront(wave, true).find("\x1b[32m#\x1b[0m"), std::string::npos);
+}
+
+TEST(Wavefront, BusyCountsFoldRuns) {
+  EXPECT_EQ(busy_counts_text({1, 2, 3, 4, 4, 4, 3, 2, 1}), "1, 2, 3, 4 (x3), 3, 2, 1");
+  EXPECT_EQ(busy_counts_text({0, 0}), "0 (x2)");
+  EXPECT_EQ(busy_counts_text({}), "");
+}
+
 }  // namespace
 }  // namespace splitscope

@@ -1,0 +1,112 @@
+#include "demo/fused_baseline.hpp"
+
+#include <fmt/format.h>
+
+#include "exec/cpu/fused_rnn_loop.hpp"
+#include "exec/cuda/fused_rnn.hpp"
+#include "sim/fused_rnn_prediction.hpp"
+
+namespace splitscope {
+namespace {
+
+std::string stack_label(const Graph& graph) {
+  const Layer& rnn = graph.model().layers.at(0);
+  return fmt::format("fused {} stack ({} layers x {} steps)", to_string(rnn.kind), rnn.stacked,
+                     rnn.input_shape.at(0));
+}
+
+class CpuFusedBaseline final : public FusedBaseline {
+ public:
+  std::string_view name() const override { return "cpu"; }
+  FusedTiming run(const std::shared_ptr<const Graph>& graph, const RunOptions& options) override {
+    const FusedRnnLoopResult loop = run_fused_rnn_loop(*graph, 0, options);
+    FusedTiming timing;
+    timing.timelines = single_span_timelines(loop.times_ms, stack_label(*graph));
+    timing.implementation = "fused cpu loop";
+    timing.method = fmt::format(
+        "measured: per stacked layer one sgemm for the input products of all {} steps, then the recurrent "
+        "products and gate math step by step, on {} intra-op thread{} with no scheduler (wall clock, median of {})",
+        graph->model().layers.at(0).input_shape.at(0), loop.threads, loop.threads == 1 ? "" : "s",
+        loop.times_ms.size());
+    timing.device_mode = fmt::format("cpu threads ({} intra-op)", loop.threads);
+    timing.output = loop.output;
+    return timing;
+  }
+};
+
+class CudaFusedBaseline final : public FusedBaseline {
+ public:
+  CudaFusedBaseline(std::string dtype, int virtual_devices)
+      : dtype_(std::move(dtype)), virtual_devices_(virtual_devices) {}
+  std::string_view name() const override { return "cuda"; }
+  FusedTiming run(const std::shared_ptr<const Graph>& graph, const RunOptions& options) override {
+    gpu::FusedRnnRequest request;
+    request.graph = graph;
+    request.layer = 0;
+    request.seed = options.seed;
+    request.dtype = dtype_;
+    request.virtual_devices = virtual_devices_;
+    request.warmup = options.warmup;
+    request.repeats = options.repeats;
+    const gpu::FusedRnnResult fused = gpu::run_fused_rnn(request);
+    FusedTiming timing;
+    timing.timelines = single_span_timelines(fused.times_ms, stack_label(*graph));
+    timing.implementation = "cuDNN cudnnRNNForward";
+    timing.method = fmt::format(
+        "measured: one cudnnRNNForward call over every stacked layer and step ({} math) on {} ({} SMs), CUDA "
+        "events around the call, median of {}",
+        fused.math, fused.device_name, fused.sm_count, fused.times_ms.size());
+    timing.device_mode = fused.device_mode;
+    timing.output = fused.output;
+    return timing;
+  }
+
+ private:
+  std::string dtype_;
+  int virtual_devices_;
+};
+
+class SimFusedBaseline final : public FusedBaseline {
+ public:
+  explicit SimFusedBaseline(Machine machine) : machine_(std::move(machine)) {}
+  std::string_view name() const override { return "sim"; }
+  FusedTiming run(const std::shared_ptr<const Graph>& graph, const RunOptions& options) override {
+    (void)options;  // a prediction is the same every time
+    const FusedRnnPrediction prediction = predict_fused_rnn(machine_, *graph, 0);
+    FusedTiming timing;
+    timing.timelines = single_span_timelines({prediction.seconds * 1e3}, stack_label(*graph));
+    timing.measured = false;
+    timing.implementation = "cost-model prediction";
+    timing.method = prediction.method;
+    timing.device_mode = "simulated";
+    return timing;
+  }
+
+ private:
+  Machine machine_;
+};
+
+}  // namespace
+
+std::unique_ptr<FusedBaseline> make_cpu_fused_baseline() { return std::make_unique<CpuFusedBaseline>(); }
+
+std::unique_ptr<FusedBaseline> make_cuda_fused_baseline(std::string dtype, int virtual_devices) {
+  return std::make_unique<CudaFusedBaseline>(std::move(dtype), virtual_devices);
+}
+
+std::unique_ptr<FusedBaseline> make_sim_fused_baseline(Machine machine) {
+  return std::make_unique<SimFusedBaseline>(std::move(machine));
+}
+
+std::vector<Timeline> single_span_timelines(const std::vector<double>& times_ms, const std::string& label) {
+  std::vector<Timeline> timelines;
+  for (double ms : times_ms) {
+    Span span;
+    span.label = label;
+    span.end_us = ms * 1000.0;
+    timelines.push_back(Timeline{{span}});
+  }
+  return timelines;
+}
+
+}  // namespace splitscope

@@ -1,0 +1,117 @@
+#include "demo/rnn_demo.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "ir/lower.hpp"
+#include "partitioners/partitioner.hpp"
+#include "partitioners/plan_check.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope {
+namespace {
+
+std::shared_ptr<const Plan> checked_plan(const std::shared_ptr<const Graph>& graph, const std::string& strategy,
+                                         int devices, int microbatches,
+                                         const std::shared_ptr<const CostFunction>& cost) {
+  PartitionOptions options;
+  options.devices = devices;
+  options.microbatches = microbatches;
+  options.cost = cost;
+  auto plan = std::make_shared<const Plan>(make_partitioner(strategy)->partition(graph, options));
+  check(*plan);
+  return plan;
+}
+
+}  // namespace
+
+RnnDemoSettings resolve_settings(RnnDemoSettings settings) {
+  rnn_demo_model(settings.shape);  // InputError naming the option for a bad shape
+  const int64_t layers = settings.shape.layers;
+  if (settings.devices == 0) settings.devices = static_cast<int>(std::min<int64_t>(layers, 1 << 20));
+  if (settings.devices < 1) {
+    throw InputError("--devices", "", fmt::format("must be at least 1, got {}", settings.devices));
+  }
+  if (settings.devices > layers) {
+    throw InputError("--devices", "",
+                     fmt::format("at most {} for a stack of {} layers: the layer split gives every device one layer "
+                                 "at least; use --devices {} or fewer, or more --layers",
+                                 layers, layers, layers));
+  }
+  const int64_t batch = settings.shape.batch;
+  if (settings.microbatches == 0) settings.microbatches = static_cast<int>(std::min<int64_t>(batch, settings.devices));
+  if (settings.microbatches < 1 || settings.microbatches > batch) {
+    throw InputError("--microbatches", "",
+                     fmt::format("must be between 1 and the batch ({}), got {}", batch, settings.microbatches));
+  }
+  return settings;
+}
+
+std::shared_ptr<const Graph> demo_graph(const RnnDemoShape& shape) {
+  return std::make_shared<const Graph>(lower(rnn_demo_model(shape)));
+}
+
+std::shared_ptr<const Plan> split_plan(const std::shared_ptr<const Graph>& graph, int devices, int microbatches,
+                                       const std::shared_ptr<const CostFunction>& cost) {
+  return microbatches > 1 ? checked_plan(graph, "pipeline", devices, microbatches, cost)
+                          : checked_plan(graph, "horizontal", devices, 1, cost);
+}
+
+const RunReport* find_run(const Comparison& comparison, const std::string& strategy) {
+  if (comparison.groups.empty()) return nullptr;
+  for (const RunReport& run : comparison.primary().runs) {
+    if (run.summary.strategy == strategy) return &run;
+  }
+  return nullptr;
+}
+
+RnnDemoResult run_rnn_demo(const RnnDemoSettings& asked, const DemoBackend& backend, const RunOptions& options,
+                           ReportContext context, Progress& progress) {
+  RnnDemoResult result;
+  result.settings = resolve_settings(asked);
+  const RnnDemoSettings& settings = result.settings;
+  result.graph = demo_graph(settings.shape);
+
+  // Plans first: an impossible one fails before anything runs.
+  std::vector<std::shared_ptr<const Plan>> plans{
+      checked_plan(result.graph, "single", 1, 1, backend.cost),
+      split_plan(result.graph, settings.devices, 1, backend.cost)};
+  if (settings.microbatches > 1) {
+    plans.push_back(split_plan(result.graph, settings.devices, settings.microbatches, backend.cost));
+  }
+  auto executor = backend.executor(settings.devices);
+  auto fused = backend.fused(settings.devices);
+
+  RunOptions run = options;
+  run.want_output = false;
+  run.on_repeat = progress.repeat_callback();
+  progress.begin_run(fmt::format("fused stack on one device ({})", backend.name));
+  result.fused = fused->run(result.graph, run);
+  progress.end_run();
+
+  ComparisonBuilder builder(std::move(context));
+  for (const auto& plan : plans) {
+    progress.begin_run(fmt::format("{} over {} device{} ({})", plan->strategy, plan->devices,
+                                   plan->devices == 1 ? "" : "s", backend.name));
+    builder.add(plan, executor->run(*plan, run));
+    progress.end_run();
+  }
+  result.comparison = std::move(builder).build();
+
+  result.rows.push_back(fused_row(result.fused));
+  const std::pair<DemoWay, const char*> ways[] = {
+      {DemoWay::kCells, "single"}, {DemoWay::kSplit, "horizontal"}, {DemoWay::kSplitMicrobatched, "pipeline"}};
+  for (const auto& [way, strategy] : ways) {
+    if (const RunReport* run_report = find_run(result.comparison, strategy)) {
+      result.rows.push_back(plan_row(way, *run_report, result.fused, settings.shape));
+    }
+  }
+  if (const RunReport* split = find_run(result.comparison, "horizontal"); split != nullptr && split->summary.timed()) {
+    result.wavefront = analyse_wavefront(*split->plan, split->timeline);
+  }
+  result.conclusion = demo_conclusion(result.rows);
+  return result;
+}
+
+}  // namespace splitscope

@@ -1,0 +1,83 @@
+#pragma once
+/// \file
+/// `splitscope demo rnn`, minus the command line: runs a stacked LSTM or GRU
+/// four ways on one backend (fused on one device, cell by cell on one device,
+/// layer-split over N devices, layer-split with M micro-batches), reads the
+/// wavefront off the layer split's timeline, and judges every way against
+/// the fused single device. The textbook's claim, made visible: the split's
+/// wavefront keeps every device busy once the pipe fills, and yet one device
+/// running the fused stack is often faster.
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "demo/fused_baseline.hpp"
+#include "demo/rnn_demo_model.hpp"
+#include "demo/verdict_table.hpp"
+#include "demo/wavefront.hpp"
+#include "partitioners/cost_function.hpp"
+#include "report/comparison.hpp"
+#include "report/progress.hpp"
+
+namespace splitscope {
+
+/// How the demo runs things on the chosen backend: factories, since the
+/// executor (CUDA under --virtual carves N partitions) and the fused baseline
+/// (on one partition of that size) depend on the device count.
+struct DemoBackend {
+  std::string name;  ///< cpu | cuda | sim
+  std::function<std::unique_ptr<Executor>(int devices)> executor;
+  std::function<std::unique_ptr<FusedBaseline>(int devices)> fused;
+  /// Prices ops for the partitioners (the machine's cost model on sim); null: the default roofline.
+  std::shared_ptr<const CostFunction> cost;
+};
+
+struct RnnDemoSettings {
+  RnnDemoShape shape;
+  /// N devices for the split; 0: one per layer. At most the layers.
+  int devices = 0;
+  /// M micro-batches for the micro-batched split; 0: min(batch, N); 1: no
+  /// micro-batched row. At most the batch.
+  int microbatches = 0;
+};
+
+/// `settings` with N and M resolved and checked against the shape:
+/// InputError naming --devices ("at most L, one layer per device") or
+/// --microbatches otherwise; the shape is checked by rnn_demo_model().
+RnnDemoSettings resolve_settings(RnnDemoSettings settings);
+
+struct RnnDemoResult {
+  RnnDemoSettings settings;  ///< resolved
+  std::shared_ptr<const Graph> graph;
+  FusedTiming fused;
+  /// The plan runs (single cell by cell, horizontal, pipeline) as the report
+  /// library sees them: judged against the cell-by-cell single run, the way
+  /// `compare` would judge them.
+  Comparison comparison;
+  /// The verdict table, judged against the fused run: fused, cells, split, split + M.
+  std::vector<DemoRow> rows;
+  /// The layer split's wavefront, read off its representative repeat.
+  Wavefront wavefront;
+  std::string conclusion;  ///< demo_conclusion() of the rows
+};
+
+/// The run of `strategy` in the comparison's primary group; null if none.
+const RunReport* find_run(const Comparison& comparison, const std::string& strategy);
+
+/// Runs the demo. `options` gives seed, warm-up and repeats (the simulator
+/// predicts once); `progress` shows which run is under way.
+RnnDemoResult run_rnn_demo(const RnnDemoSettings& settings, const DemoBackend& backend, const RunOptions& options,
+                           ReportContext context, Progress& progress);
+
+/// The lowered demo network of `shape`.
+std::shared_ptr<const Graph> demo_graph(const RnnDemoShape& shape);
+
+/// The plan of the layer split (`horizontal`, M = 1) or, for M > 1, the
+/// micro-batched one (`pipeline`), over N devices.
+std::shared_ptr<const Plan> split_plan(const std::shared_ptr<const Graph>& graph, int devices, int microbatches,
+                                       const std::shared_ptr<const CostFunction>& cost);
+
+}  // namespace splitscope

@@ -1,0 +1,234 @@
+#include "demo/verdict_table.hpp"
+
+#include <fmt/format.h>
+
+#include "report/text_table.hpp"
+#include "report/units.hpp"
+
+namespace splitscope {
+namespace {
+
+double fused_median_ms(const FusedTiming& fused) { return makespan_stats(fused.timelines).median_ms; }
+
+std::string title_of(DemoWay way, int devices, int microbatches) {
+  switch (way) {
+    case DemoWay::kFused: return "single device, fused stack";
+    case DemoWay::kCells: return "single device, cell by cell";
+    case DemoWay::kSplit: return fmt::format("layer split over {} device{}", devices, devices == 1 ? "" : "s");
+    case DemoWay::kSplitMicrobatched: return fmt::format("layer split, {} micro-batches", microbatches);
+  }
+  return "?";
+}
+
+std::string cells_reason(double speedup, const RnnDemoShape& shape) {
+  const int64_t cells = shape.layers * shape.steps;
+  switch (verdict_for(speedup)) {
+    case Verdict::kLoses:
+      return fmt::format(
+          "one op per cell ({} ops) takes {:.2f}x the fused stack's time: each step's input product runs on {} "
+          "rows instead of one product over {}, and every op is dispatched on its own",
+          cells, 1.0 / speedup, shape.batch, shape.batch * shape.steps);
+    case Verdict::kEven:
+      return fmt::format("one op per cell ({} ops) runs as fast as the fused stack here", cells);
+    case Verdict::kWins:
+      return fmt::format("one op per cell ({} ops) beats the fused stack ({:.2f}x as fast)", cells, speedup);
+  }
+  return "";
+}
+
+/// Idle beyond the ideal fill and drain by more than this share of device
+/// time is waiting of another kind (devices sharing cores, slow hand-offs).
+constexpr double kIdleBeyondIdeal = 0.10;
+
+/// Why devices of a layer split idle: the wavefront's fill and drain, or,
+/// when the idle share is far beyond that ideal, waiting on each other.
+std::string idle_phrase(const RunSummary& run, const RnnDemoShape& shape) {
+  const auto ideal = ideal_wavefront_idle(shape, run.devices, run.microbatches);
+  const std::string ideal_text =
+      ideal ? fmt::format("{} for {} layers over {} steps{}", format_share(*ideal), run.devices, shape.steps,
+                          run.microbatches > 1 ? fmt::format(" x {} micro-batches", run.microbatches) : "")
+            : std::string();
+  std::string phrase;
+  if (ideal && run.shares.idle <= *ideal + kIdleBeyondIdeal) {
+    phrase = fmt::format("devices idle {} of the run while the wavefront fills and drains (ideal {})",
+                         format_share(run.shares.idle), ideal_text);
+  } else if (ideal) {
+    phrase = fmt::format("devices idle {} of the run waiting on each other's cells, far beyond the wavefront's "
+                         "ideal fill and drain ({})",
+                         format_share(run.shares.idle), ideal_text);
+  } else {
+    phrase = fmt::format("devices idle {} of the run waiting on each other's cells as the wavefront fills and drains",
+                         format_share(run.shares.idle));
+  }
+  // A slow fill is often a slow link: each layer waits for its input's transfer.
+  if (run.critical_path.transfer_share() >= kMinorShare) {
+    phrase += fmt::format("; transfers are {} of the critical path", format_share(run.critical_path.transfer_share()));
+  }
+  return phrase;
+}
+
+/// The reason of a split row that does not win: judge()'s deciding factor,
+/// in words that fit a layer-split RNN where the generic ones would mislead.
+std::string split_reason(const Judgement& judgement, const RunSummary& run, const RunSummary& fused,
+                         const RnnDemoShape& shape) {
+  std::string phrase;
+  switch (judgement.decider) {
+    case Decider::kComputeInflation:
+      phrase = fmt::format(
+          "the cells compute for {:.2f}x the fused stack's time in all ({} over {} devices against {}): one op "
+          "per cell, each step's input product on its own",
+          run.total_compute_ms() / fused.total_compute_ms(), format_ms(run.total_compute_ms()), run.devices,
+          format_ms(fused.total_compute_ms()));
+      break;
+    case Decider::kWaiting:
+    case Decider::kPipelineBubble: phrase = idle_phrase(run, shape); break;
+    default: return judgement.reason;  // already says "only breaks even" where it does
+  }
+  return judgement.verdict == Verdict::kEven
+             ? fmt::format("spreading the work over {} devices only breaks even: {}", run.devices, phrase)
+             : phrase;
+}
+
+std::string makespan_cell(const std::optional<MakespanStats>& makespan) {
+  if (!makespan) return "does not fit";
+  if (makespan->repeats < 2) return format_ms(makespan->median_ms);
+  return fmt::format("{} +-{:.0f}%", format_ms(makespan->median_ms), makespan->spread() * 100.0);
+}
+
+}  // namespace
+
+std::string_view to_string(DemoWay way) {
+  switch (way) {
+    case DemoWay::kFused: return "single-fused";
+    case DemoWay::kCells: return "single-cells";
+    case DemoWay::kSplit: return "layer-split";
+    case DemoWay::kSplitMicrobatched: return "layer-split-microbatched";
+  }
+  return "?";
+}
+
+RunSummary fused_summary(const FusedTiming& fused, const Graph& graph) {
+  RunSummary summary;
+  summary.model = graph.name();
+  summary.params = graph.total_params();
+  summary.flops = graph.total_flops();
+  summary.batch = graph.batch();
+  summary.strategy = "fused";
+  summary.devices = 1;
+  summary.makespan = makespan_stats(fused.timelines);
+  DeviceSummary device;
+  device.compute_ms = summary.makespan->representative_ms;
+  device.flops = summary.flops;
+  summary.per_device = {device};
+  summary.shares.compute = 1;
+  return summary;
+}
+
+DemoRow fused_row(const FusedTiming& fused) {
+  DemoRow row;
+  row.way = DemoWay::kFused;
+  row.title = title_of(DemoWay::kFused, 1, 1);
+  row.strategy = "fused";
+  row.makespan = makespan_stats(fused.timelines);
+  row.compute_ms = row.makespan->representative_ms;
+  row.decider = "baseline";
+  row.reason = fmt::format("the baseline: {}", fused.implementation);
+  return row;
+}
+
+DemoRow plan_row(DemoWay way, const RunReport& run, const FusedTiming& fused, const RnnDemoShape& shape) {
+  const RunSummary& s = run.summary;
+  DemoRow row;
+  row.way = way;
+  row.strategy = s.strategy;
+  row.devices = s.devices;
+  row.microbatches = s.microbatches;
+  row.title = title_of(way, s.devices, s.microbatches);
+  row.moved_bytes = s.transfers.bytes;
+  if (s.timed()) {
+    row.makespan = *s.makespan;
+    row.compute_ms = s.total_compute_ms();
+    row.transfer_ms = s.transfers.time_ms;
+    row.idle_share = s.shares.idle;
+    row.speedup = fused_median_ms(fused) / s.makespan->median_ms;
+  }
+  if (way == DemoWay::kCells && s.timed()) {
+    row.verdict = verdict_for(row.speedup);
+    row.decider = "per-op";
+    row.reason = cells_reason(row.speedup, shape);
+    return row;
+  }
+  const RunSummary fused_as_run = fused_summary(fused, *run.plan->graph);
+  const Judgement judgement = judge(s, &fused_as_run);
+  row.verdict = judgement.verdict;
+  row.decider = std::string(to_string(judgement.decider));
+  if (!s.timed() || !judgement.verdict) {
+    row.speedup = 0;
+    row.reason = judgement.reason;
+    return row;
+  }
+  if (*judgement.verdict == Verdict::kWins) {
+    row.reason = judgement.reason;
+    return row;
+  }
+  row.reason = split_reason(judgement, s, fused_as_run, shape);
+  return row;
+}
+
+std::optional<double> ideal_wavefront_idle(const RnnDemoShape& shape, int devices, int microbatches) {
+  if (devices != shape.layers) return std::nullopt;
+  const double n = devices;
+  return (n - 1) / (static_cast<double>(microbatches * shape.steps) + n - 1);
+}
+
+std::string verdict_table_text(const std::vector<DemoRow>& rows) {
+  using Align = TextTable::Align;
+  TextTable table({"way", "devices", "makespan", "vs fused", "compute", "transfer", "moved", "idle", "verdict",
+                   "reason"},
+                  {Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight, Align::kRight,
+                   Align::kRight, Align::kRight, Align::kLeft, Align::kLeft});
+  for (const DemoRow& row : rows) {
+    const bool timed = row.makespan.has_value();
+    const bool baseline = row.way == DemoWay::kFused;
+    table.add_row({row.title, std::to_string(row.devices), makespan_cell(row.makespan),
+                   timed ? format_speedup(row.speedup) : "-", timed ? format_ms(row.compute_ms) : "-",
+                   baseline || !timed || row.moved_bytes == 0 ? "-" : format_ms(row.transfer_ms),
+                   baseline ? "-" : binary_bytes(double(row.moved_bytes)),
+                   baseline || !timed ? "-" : format_share(row.idle_share),
+                   row.verdict ? std::string(to_string(*row.verdict)) : "baseline", row.reason});
+  }
+  return table.render();
+}
+
+std::string demo_conclusion(const std::vector<DemoRow>& rows) {
+  const DemoRow* best = nullptr;
+  const DemoRow* cells = nullptr;
+  for (const DemoRow& row : rows) {
+    if (row.way == DemoWay::kCells) cells = &row;
+    if (row.way != DemoWay::kSplit && row.way != DemoWay::kSplitMicrobatched) continue;
+    if (!row.verdict || !row.makespan) continue;
+    if (best == nullptr || row.speedup > best->speedup) best = &row;
+  }
+  if (best == nullptr) return "no split ran, so there is nothing to hold against the fused single device";
+  std::string text;
+  switch (*best->verdict) {
+    case Verdict::kWins:
+      text = fmt::format("the layer split wins: the {} runs {:.2f}x as fast as the fused single device; {}",
+                         best->title, best->speedup, best->reason);
+      break;
+    case Verdict::kEven:
+      text = fmt::format("a draw: the best split (the {}) runs at {:.2f}x the fused single device; {}", best->title,
+                         best->speedup, best->reason);
+      break;
+    case Verdict::kLoses:
+      text = fmt::format("the fused single device wins: the best split (the {}) runs at only {:.2f}x its speed; {}",
+                         best->title, best->speedup, best->reason);
+      break;
+  }
+  if (cells != nullptr && cells->makespan) {
+    text += fmt::format(" (the same cells one by one on one device: {:.2f}x)", cells->speedup);
+  }
+  return text;
+}
+
+}  // namespace splitscope

@@ -1,0 +1,160 @@
+// The demo end to end below the command line: settings, the four ways
+// through the simulator against closed forms, the verdict rows, the report.
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "demo/demo_report.hpp"
+#include "demo/rnn_demo.hpp"
+#include "demo_test_support.hpp"
+#include "sim/machine_cost_function.hpp"
+#include "sim/simulator.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope::testing {
+namespace {
+
+DemoBackend sim_backend(const Machine& machine) {
+  DemoBackend backend;
+  backend.name = "sim";
+  backend.executor = [machine](int) { return std::make_unique<Simulator>(machine); };
+  backend.fused = [machine](int) { return make_sim_fused_baseline(machine); };
+  backend.cost = std::make_shared<MachineCostFunction>(machine);
+  return backend;
+}
+
+TEST(RnnDemoSettings, DefaultsAndLimits) {
+  RnnDemoSettings asked;
+  asked.shape = demo_shape("lstm", 4, 8, 8, 16);
+  const RnnDemoSettings resolved = resolve_settings(asked);
+  EXPECT_EQ(resolved.devices, 4);       // one device per layer
+  EXPECT_EQ(resolved.microbatches, 4);  // min(batch 16, N 4)
+  asked.shape.batch = 2;
+  EXPECT_EQ(resolve_settings(asked).microbatches, 2);  // min(2, 4)
+
+  asked.devices = 5;
+  try {
+    resolve_settings(asked);
+    FAIL() << "5 devices for 4 layers";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.source(), "--devices");
+    EXPECT_NE(error.problem().find("at most 4"), std::string::npos) << error.problem();
+  }
+  asked.devices = 2;
+  asked.microbatches = 3;  // batch 2
+  try {
+    resolve_settings(asked);
+    FAIL() << "3 micro-batches of a batch of 2";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.source(), "--microbatches");
+  }
+  asked.microbatches = 0;
+  asked.shape.hidden = 0;
+  EXPECT_THROW(resolve_settings(asked), InputError);
+}
+
+TEST(RnnDemoVerdict, IdealWavefrontIdle) {
+  const RnnDemoShape shape = demo_shape("lstm", 4, 8, 32, 16);
+  // (N-1)/(M·T + N-1): 3/35 without micro-batches, 3/131 with 4.
+  EXPECT_DOUBLE_EQ(*ideal_wavefront_idle(shape, 4, 1), 3.0 / 35.0);
+  EXPECT_DOUBLE_EQ(*ideal_wavefront_idle(shape, 4, 4), 3.0 / 131.0);
+  EXPECT_FALSE(ideal_wavefront_idle(shape, 2, 1).has_value());  // two layers per device
+}
+
+TEST(RnnDemo, FourWaysThroughTheSimulatorMatchTheClosedForms) {
+  // L = 4 layers on 4 devices, T = 10 steps, B = 4, equal cells of t and
+  // free links: the fused stack and the cell-by-cell run both take L·T·t
+  // (40 t), the layer split (T + L - 1)·t (13 t), and with M = 4
+  // micro-batches of one row (M·T + L - 1)·t/M (43 t / 4).
+  const Machine machine = free_link_machine(4, 1.0);
+  RnnDemoSettings settings;
+  settings.shape = demo_shape("lstm", 4, 16, 10, 4);
+  std::ostringstream quiet;
+  Progress progress(quiet, false);
+  const RnnDemoResult result = run_rnn_demo(settings, sim_backend(machine), RunOptions{}, ReportContext{}, progress);
+  EXPECT_EQ(result.settings.devices, 4);
+  EXPECT_EQ(result.settings.microbatches, 4);
+  EXPECT_FALSE(result.fused.measured);
+
+  const double t_ms = 16.384e-3;  // 2·4·16·32·4 FLOPs at 1 GFLOP/s
+  ASSERT_EQ(result.rows.size(), 4u);
+  const DemoRow& fused = result.rows[0];
+  const DemoRow& cells = result.rows[1];
+  const DemoRow& split = result.rows[2];
+  const DemoRow& microbatched = result.rows[3];
+  EXPECT_EQ(fused.way, DemoWay::kFused);
+  EXPECT_FALSE(fused.verdict.has_value());
+  EXPECT_NEAR(fused.makespan->median_ms, 40 * t_ms, 1e-9);
+  EXPECT_EQ(cells.way, DemoWay::kCells);
+  EXPECT_NEAR(cells.makespan->median_ms, 40 * t_ms, 1e-9);
+  EXPECT_NEAR(cells.speedup, 1.0, 1e-9);
+  EXPECT_EQ(cells.verdict, Verdict::kEven);
+  EXPECT_EQ(split.way, DemoWay::kSplit);
+  EXPECT_EQ(split.devices, 4);
+  EXPECT_NEAR(split.makespan->median_ms, 13 * t_ms, 1e-9);
+  EXPECT_NEAR(split.speedup, 40.0 / 13.0, 1e-6);
+  EXPECT_EQ(split.verdict, Verdict::kWins);
+  EXPECT_EQ(split.decider, "spread");
+  EXPECT_EQ(microbatched.way, DemoWay::kSplitMicrobatched);
+  EXPECT_EQ(microbatched.microbatches, 4);
+  EXPECT_NEAR(microbatched.makespan->median_ms, 43.0 / 4.0 * t_ms, 1e-9);
+  EXPECT_NEAR(microbatched.speedup, 40.0 / 10.75, 1e-6);
+  // The idle share of the split is the ideal fill and drain: 3 of 13 slices per device.
+  EXPECT_NEAR(split.idle_share, 3.0 / 13.0, 1e-6);
+
+  EXPECT_EQ(result.wavefront.busy_devices, (std::vector<int>{1, 2, 3, 4, 4, 4, 4, 4, 4, 4, 3, 2, 1}));
+  EXPECT_NE(result.conclusion.find("the layer split wins: the layer split, 4 micro-batches runs 3.72x as fast"),
+            std::string::npos)
+      << result.conclusion;
+
+  const std::string table = verdict_table_text(result.rows);
+  EXPECT_NE(table.find("single device, fused stack"), std::string::npos) << table;
+  EXPECT_NE(table.find("3.08x"), std::string::npos) << table;
+
+  const auto json = demo_json(result, ReportContext{});
+  EXPECT_EQ(json["schema"], "splitscope.demo-rnn/1");
+  EXPECT_EQ(json["ways"].size(), 4u);
+  EXPECT_EQ(json["ways"][2]["way"], "layer-split");
+  EXPECT_NEAR(json["ways"][2]["speedup_vs_fused"].get<double>(), 40.0 / 13.0, 1e-6);
+  EXPECT_EQ(json["wavefront"]["busy"][0], "##########...");
+  EXPECT_EQ(json["runs"].size(), 3u);
+  EXPECT_TRUE(json["sweep"].is_null());
+  EXPECT_EQ(json["backend"], "sim");
+  const std::string html = demo_html(result, ReportContext{});
+  EXPECT_NE(html.find("<svg class=\"timeline\""), std::string::npos);
+  EXPECT_NE(html.find("##########..."), std::string::npos);
+}
+
+TEST(RnnDemo, SlowLinksMakeTheSplitLose) {
+  // The same stack, but every transfer of h (4 rows x 16 floats = 256 B)
+  // pays 1 ms of latency: device l starts l ms late, so the split takes
+  // about 3 ms + 13 cells against the fused 40 cells (0.49 ms), and its
+  // devices idle while the wavefront fills; the critical path is the three
+  // transfers of h up the stack.
+  Machine machine = free_link_machine(4, 1.0);
+  machine.topology.link.latency_us = 1000;
+  RnnDemoSettings settings;
+  settings.shape = demo_shape("gru", 4, 16, 10, 4);
+  settings.microbatches = 1;
+  std::ostringstream quiet;
+  Progress progress(quiet, false);
+  const RnnDemoResult result = run_rnn_demo(settings, sim_backend(machine), RunOptions{}, ReportContext{}, progress);
+  ASSERT_EQ(result.rows.size(), 3u);  // no micro-batched row with M = 1
+  const DemoRow& split = result.rows[2];
+  EXPECT_EQ(split.verdict, Verdict::kLoses);
+  // 12.288 µs GRU cells: 3·(1000 µs + a cell) + 10 cells = 3159.7 µs against 40 cells = 491.5 µs.
+  EXPECT_NEAR(split.makespan->median_ms, (3 * (1000 + 12.288) + 10 * 12.288) * 1e-3, 1e-6);
+  EXPECT_EQ(split.decider, "waiting");
+  // Idle far beyond the ideal 3/13 = 23%: device 0 idles 3036.9 of 3159.7 µs, devices 1 to 3 about 2030 µs
+  // each, (3036.9 + 2036.9 + 2·2024.6) / (4 · 3159.7) = 72%.
+  EXPECT_NE(split.reason.find("devices idle 72% of the run waiting on each other's cells, far beyond the "
+                              "wavefront's ideal fill and drain (23% for 4 layers over 10 steps)"),
+            std::string::npos)
+      << split.reason;
+  EXPECT_NE(split.reason.find("transfers are 95% of the critical path"), std::string::npos) << split.reason;
+  EXPECT_NE(result.conclusion.find("the fused single device wins"), std::string::npos) << result.conclusion;
+}
+
+}  // namespace
+}  // namespace splitscope::testing
