@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""The PyTorch single-device baseline of scripts/gpu-check.
+
+Builds each network of a splitscope network file (FORMATS.md) in PyTorch on
+one GPU -- dense, conv2d (with groups), max/avg pooling, activations,
+flatten, softmax, and nn.LSTM / nn.GRU stacks with batch_first -- and times
+its forward pass with CUDA events: warm-up runs, then the median of N.
+Prints one JSON object per network (one JSON list for several files), or
+writes it with --out.
+
+fp32 means fp32: TF32 is switched off in cuBLAS and cuDNN, as splitscope's
+--dtype fp32 does; --dtype tf32 switches it on. cudnn.benchmark is on (the
+fastest convolution algorithms PyTorch can find), which is PyTorch at its best.
+
+Usage: torch_baseline.py NETWORK.json [NETWORK.json ...] [--repeat N]
+       [--warmup N] [--dtype fp32|tf32] [--batch B] [--out FILE.json]
+"""
+
+import argparse
+import json
+import math
+import statistics
+import sys
+
+
+def pair(value):
+    return (value, value) if isinstance(value, int) else (value[0], value[1])
+
+
+def activation_module(nn, name):
+    return {"relu": nn.ReLU(), "tanh": nn.Tanh(), "sigmoid": nn.Sigmoid()}.get(name or "none")
+
+
+def build(torch, network):
+    """The network as an nn.Module, following FORMATS.md's shape rules."""
+    nn = torch.nn
+
+    class RecurrentStack(nn.Module):
+        def __init__(self, cell, input_size, hidden, layers, bias, return_sequences):
+            super().__init__()
+            kind = nn.LSTM if cell == "lstm" else nn.GRU
+            self.rnn = kind(input_size, hidden, num_layers=layers, bias=bias, batch_first=True)
+            self.return_sequences = return_sequences
+
+        def forward(self, x):
+            output, _ = self.rnn(x)
+            return output if self.return_sequences else output[:, -1, :]
+
+    modules = []
+    shape = list(network["input"])
+    for index, layer in enumerate(network["layers"]):
+        kind = layer["type"]
+        if kind == "dense":
+            modules.append(nn.Linear(shape[0], layer["units"], bias=layer.get("bias", True)))
+            shape = [layer["units"]]
+            act = activation_module(nn, layer.get("activation"))
+            if act is not None:
+                modules.append(act)
+        elif kind == "conv2d":
+            kh, kw = pair(layer["kernel"])
+            sh, sw = pair(layer.get("stride", 1))
+            ph, pw = pair(layer.get("padding", 0))
+            modules.append(nn.Conv2d(shape[0], layer["filters"], (kh, kw), stride=(sh, sw), padding=(ph, pw),
+                                     groups=layer.get("groups", 1), bias=layer.get("bias", True)))
+            shape = [layer["filters"], (shape[1] + 2 * ph - kh) // sh + 1, (shape[2] + 2 * pw - kw) // sw + 1]
+            act = activation_module(nn, layer.get("activation"))
+            if act is not None:
+                modules.append(act)
+        elif kind in ("maxpool", "avgpool"):
+            kh, kw = pair(layer["kernel"])
+            sh, sw = pair(layer.get("stride", layer["kernel"]))
+            pool = nn.MaxPool2d if kind == "maxpool" else nn.AvgPool2d
+            modules.append(pool((kh, kw), stride=(sh, sw)))
+            shape = [shape[0], (shape[1] - kh) // sh + 1, (shape[2] - kw) // sw + 1]
+        elif kind == "flatten":
+            modules.append(nn.Flatten())
+            shape = [math.prod(shape)]
+        elif kind == "softmax":
+            modules.append(nn.Softmax(dim=-1))
+        elif kind in ("relu", "tanh", "sigmoid"):
+            modules.append(activation_module(nn, kind))
+        elif kind in ("lstm", "gru"):
+            return_sequences = layer.get("return_sequences", True)
+            modules.append(RecurrentStack(kind, shape[1], layer["hidden"], layer.get("layers", 1),
+                                          layer.get("bias", True), return_sequences))
+            shape = [shape[0], layer["hidden"]] if return_sequences else [layer["hidden"]]
+        else:
+            raise SystemExit(f"torch_baseline: layers[{index}]: unknown layer type '{kind}'")
+    return nn.Sequential(*modules)
+
+
+def time_network(torch, path, args):
+    with open(path) as handle:
+        network = json.load(handle)
+    batch = args.batch or network["batch"]
+    device = torch.device("cuda")
+    model = build(torch, network).to(device).eval()
+    x = torch.randn(batch, *network["input"], device=device)
+    start = torch.cuda.Event(enable_timing=True)
+    stop = torch.cuda.Event(enable_timing=True)
+    times = []
+    with torch.inference_mode():
+        for _ in range(args.warmup):
+            model(x)
+        torch.cuda.synchronize()
+        for _ in range(args.repeat):
+            start.record()
+            model(x)
+            stop.record()
+            stop.synchronize()
+            times.append(start.elapsed_time(stop))
+    return {
+        "schema": "splitscope.torch_baseline/1",
+        "network": network.get("name", path),
+        "file": path,
+        "batch": batch,
+        "dtype": args.dtype,
+        "median_ms": statistics.median(times),
+        "min_ms": min(times),
+        "max_ms": max(times),
+        "repeats": args.repeat,
+        "warmup": args.warmup,
+        "device": torch.cuda.get_device_name(0),
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "cudnn": torch.backends.cudnn.version(),
+        "cudnn_benchmark": True,
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("networks", nargs="+", help="splitscope network files")
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--dtype", choices=["fp32", "tf32"], default="fp32")
+    parser.add_argument("--batch", type=int, default=0, help="override the files' batch")
+    parser.add_argument("--out", help="write the JSON here instead of printing it")
+    args = parser.parse_args()
+    if args.repeat < 1:
+        raise SystemExit("torch_baseline: --repeat must be at least 1")
+
+    try:
+        import torch
+    except ImportError:
+        print("torch_baseline: this python3 has no torch; run it in the GPU machine's PyTorch environment",
+              file=sys.stderr)
+        return 3
+    if not torch.cuda.is_available():
+        print("torch_baseline: torch sees no CUDA GPU here", file=sys.stderr)
+        return 3
+    tf32 = args.dtype == "tf32"
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
+    torch.backends.cudnn.benchmark = True
+
+    results = [time_network(torch, path, args) for path in args.networks]
+    text = json.dumps(results[0] if len(results) == 1 else results, indent=2) + "\n"
+    if args.out:
+        with open(args.out, "w") as handle:
+            handle.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,262 @@
+// The host-side half of calibration: which op slices to time, the line fits,
+// and the JSON the calibrate command writes.
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "exec/cuda/calibration.hpp"
+#include "ir/op_signature.hpp"
+
+namespace splitscope::gpu {
+namespace {
+
+void add_sample(std::vector<OpSample>& samples, std::set<std::string>& seen,
+                const std::shared_ptr<const Graph>& graph, NodeId node, const Slice& slice) {
+  std::string signature = op_signature(*graph, node, slice);
+  if (!seen.insert(signature).second) return;
+  samples.push_back(OpSample{graph, node, slice, std::move(signature)});
+}
+
+/// The output-channel parts a split into `parts` gives for this node.
+std::vector<Range> channel_parts(const Graph& graph, NodeId id, int parts) {
+  const OpNode& node = graph.node(id);
+  const int64_t total = node.output_shapes.at(0).at(0);
+  if (parts <= 1 || total < parts) return {{0, total}};
+  if (node.kind == OpKind::kConv2d) {
+    const Layer& conv = graph.layer_of(id);
+    if (conv.groups > 1 && parts <= conv.groups) return split_aligned(total, parts, conv.filters / conv.groups);
+  }
+  if (node.kind == OpKind::kFlatten) {
+    const int64_t inner = inner_count(node.input_shapes.at(0));
+    if (total / inner < parts) return {{0, total}};
+    return split_aligned(total, parts, inner);
+  }
+  return split_evenly(total, parts);
+}
+
+bool splits_along_channels(OpKind kind) { return is_weighted(kind) || is_channel_local(kind); }
+
+}  // namespace
+
+std::vector<OpSample> op_samples_from_plans(const std::vector<Plan>& plans) {
+  std::vector<OpSample> samples;
+  std::set<std::string> seen;
+  for (const Plan& plan : plans) {
+    for (const PlanOp& op : plan.ops) {
+      if (op.role != OpRole::kCompute) continue;
+      add_sample(samples, seen, plan.graph, op.node, op.slice);
+    }
+  }
+  return samples;
+}
+
+std::vector<OpSample> op_samples_from_graph(const std::shared_ptr<const Graph>& graph,
+                                            const std::vector<int>& channel_splits,
+                                            const std::vector<int>& batch_splits) {
+  std::vector<OpSample> samples;
+  std::set<std::string> seen;
+  std::vector<Range> batches{{0, graph->batch()}};
+  for (int parts : batch_splits) {
+    if (parts <= 1 || parts > graph->batch()) continue;
+    for (const Range& part : split_evenly(graph->batch(), parts)) batches.push_back(part);
+  }
+  for (NodeId id = 0; id < graph->num_nodes(); ++id) {
+    const OpNode& node = graph->node(id);
+    if (node.kind == OpKind::kInput) continue;
+    for (const Range& batch : batches) {
+      const Slice whole = full_slice(node, batch);
+      add_sample(samples, seen, graph, id, whole);
+      if (!splits_along_channels(node.kind)) continue;
+      for (int parts : channel_splits) {
+        for (const Range& out : channel_parts(*graph, id, parts)) {
+          Slice slice = whole;
+          slice.out = out;
+          add_sample(samples, seen, graph, id, slice);
+        }
+        if (node.kind == OpKind::kDense && parts > 1 && whole.reduce.size() >= parts) {
+          // The row-split half of tensor parallelism: a partial sum over part of the inputs.
+          for (const Range& reduce : split_evenly(whole.reduce.size(), parts)) {
+            Slice slice = whole;
+            slice.reduce = reduce;
+            add_sample(samples, seen, graph, id, slice);
+          }
+        }
+      }
+    }
+  }
+  return samples;
+}
+
+Plan single_op_plan(const OpSample& sample) {
+  const Graph& graph = *sample.graph;
+  const OpNode& node = graph.node(sample.node);
+  Plan plan;
+  plan.strategy = "calibration";
+  plan.devices = 1;
+  plan.graph = sample.graph;
+  auto add_value = [&](NodeId of, int output, Range channels, int producer) {
+    Value value;
+    value.id = static_cast<int>(plan.values.size());
+    value.device = 0;
+    value.node = of;
+    value.output = output;
+    value.batch = sample.slice.batch;
+    value.channels = channels;
+    value.producer = producer;
+    const Shape& shape = graph.node(of).output_shapes.at(static_cast<size_t>(output));
+    value.bytes = value.batch.size() * channels.size() * inner_count(shape) * static_cast<int64_t>(sizeof(float));
+    plan.values.push_back(value);
+    return value.id;
+  };
+  PlanOp op;
+  op.id = 0;
+  op.role = OpRole::kCompute;
+  op.node = sample.node;
+  op.device = 0;
+  op.slice = sample.slice;
+  const auto sources = graph.inputs(sample.node);
+  for (size_t slot = 0; slot < sources.size(); ++slot) {
+    if (!sources[slot]) {
+      op.inputs.push_back(-1);
+      continue;
+    }
+    const Range needed = needed_input_channels(graph, sample.node, sample.slice, static_cast<int>(slot));
+    const int id = add_value(sources[slot]->node, sources[slot]->output, needed, -1);
+    op.inputs.push_back(id);
+    plan.inputs.push_back(id);
+  }
+  for (size_t output = 0; output < node.output_shapes.size(); ++output) {
+    const int id = add_value(sample.node, static_cast<int>(output), sample.slice.out, 0);
+    op.outputs.push_back(id);
+    plan.outputs.push_back(id);
+  }
+  const SliceCost cost = slice_cost(graph, sample.node, sample.slice);
+  op.flops = cost.flops;
+  op.bytes_read = cost.bytes_read;
+  op.bytes_written = cost.bytes_written;
+  op.param_count = cost.param_count;
+  plan.ops.push_back(op);
+  plan.schedule = {{0}};
+  return plan;
+}
+
+LinearFit fit_line(const std::vector<double>& x, const std::vector<double>& y) {
+  LinearFit fit;
+  const size_t n = std::min(x.size(), y.size());
+  if (n < 2) return fit;
+  double mean_x = 0;
+  double mean_y = 0;
+  for (size_t i = 0; i < n; ++i) {
+    mean_x += x[i];
+    mean_y += y[i];
+  }
+  mean_x /= static_cast<double>(n);
+  mean_y /= static_cast<double>(n);
+  double sxx = 0;
+  double sxy = 0;
+  for (size_t i = 0; i < n; ++i) {
+    sxx += (x[i] - mean_x) * (x[i] - mean_x);
+    sxy += (x[i] - mean_x) * (y[i] - mean_y);
+  }
+  if (sxx == 0) return fit;
+  fit.slope = sxy / sxx;
+  fit.intercept = mean_y - fit.slope * mean_x;
+  return fit;
+}
+
+void fit_copy_series(CopySeries& series) {
+  std::vector<double> bytes;
+  std::vector<double> seconds;
+  for (const CopyPoint& point : series.points) {
+    bytes.push_back(static_cast<double>(point.bytes));
+    seconds.push_back(point.seconds);
+  }
+  const LinearFit fit = fit_line(bytes, seconds);
+  series.latency_seconds = std::max(0.0, fit.intercept);
+  if (fit.slope > 0) {
+    series.bandwidth_bytes_per_second = 1.0 / fit.slope;
+  } else if (!series.points.empty()) {
+    series.bandwidth_bytes_per_second = series.points.back().bytes_per_second;
+  }
+}
+
+std::vector<ConvRate> conv_rates(const std::vector<OpTime>& op_times) {
+  std::vector<ConvRate> rates;
+  for (const OpTime& op : op_times) {
+    if (op.signature.rfind("conv2d:", 0) != 0 || op.seconds <= 0) continue;
+    rates.push_back(ConvRate{op.signature, op.seconds, static_cast<double>(op.flops) / op.seconds});
+  }
+  return rates;
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t mid = values.size() / 2;
+  return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
+
+std::string calibration_to_json(const CalibrationResult& result) {
+  using nlohmann::json;
+  json gemm = json::array();
+  for (const GemmRate& rate : result.gemm) {
+    gemm.push_back({{"m", rate.m}, {"n", rate.n}, {"k", rate.k}, {"math", rate.math}, {"seconds", rate.seconds},
+                    {"flops_per_second", rate.flops_per_second}});
+  }
+  json copies = json::array();
+  for (const CopySeries& series : result.copies) {
+    json points = json::array();
+    for (const CopyPoint& point : series.points) {
+      points.push_back({{"bytes", point.bytes}, {"seconds", point.seconds}, {"bytes_per_second", point.bytes_per_second}});
+    }
+    copies.push_back({{"kind", series.kind},
+                      {"src_device", series.src_device},
+                      {"dst_device", series.dst_device},
+                      {"peer_access", series.peer_access},
+                      {"latency_seconds", series.latency_seconds},
+                      {"bandwidth_bytes_per_second", series.bandwidth_bytes_per_second},
+                      {"points", points}});
+  }
+  json conv = json::array();
+  for (const ConvRate& rate : result.conv) {
+    conv.push_back({{"signature", rate.signature}, {"seconds", rate.seconds}, {"flops_per_second", rate.flops_per_second}});
+  }
+  json ops = json::array();
+  for (const OpTime& op : result.op_times) {
+    ops.push_back({{"signature", op.signature},
+                   {"example", op.example},
+                   {"flops", op.flops},
+                   {"bytes", op.bytes},
+                   {"seconds", op.seconds},
+                   {"min_seconds", op.min_seconds},
+                   {"max_seconds", op.max_seconds}});
+  }
+  const json document{
+      {"schema", result.schema},
+      {"date", result.date},
+      {"host", result.host},
+      {"device",
+       {{"index", result.device},
+        {"name", result.device_name},
+        {"sm_count", result.sm_count},
+        {"memory_bytes", result.memory_bytes},
+        {"compute_capability", result.compute_capability}}},
+      {"software",
+       {{"driver", result.driver}, {"runtime", result.runtime}, {"cublas", result.cublas}, {"cudnn", result.cudnn}}},
+      {"dtype", result.dtype},
+      {"repeats", result.repeats},
+      {"gemm", gemm},
+      {"conv", conv},
+      {"copies", copies},
+      {"launch",
+       {{"kernels", result.launch.kernels},
+        {"host_seconds_per_launch", result.launch.host_seconds_per_launch},
+        {"device_seconds_per_kernel", result.launch.device_seconds_per_kernel}}},
+      {"op_times", ops},
+      {"notes", result.notes},
+  };
+  return document.dump(2) + "\n";
+}
+
+}  // namespace splitscope::gpu

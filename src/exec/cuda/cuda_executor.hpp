@@ -1,0 +1,33 @@
+#pragma once
+/// \file
+/// The CUDA backend's Executor. For each run() it sets up the devices
+/// (device_set.hpp), compiles the plan (plan_compiler.hpp), prepares and fills
+/// every buffer (program_runner.hpp), runs `warmup` untimed issues, then
+/// `repeats` timed ones: spans from CUPTI activity records where CUPTI works,
+/// else from CUDA events, which RunInfo's facts say. With CudaOptions::cuda_graph
+/// the plan is captured once into a CUDA Graph and the timed runs replay it
+/// (spans from event nodes in the graph); the eager makespan is reported
+/// alongside as a fact.
+
+#include <string_view>
+
+#include "exec/cuda/driver_api.hpp"
+#include "exec/cuda_backend.hpp"
+
+namespace splitscope::gpu {
+
+class CudaExecutor : public Executor {
+ public:
+  /// Use make_cuda_executor(), which first checks that a GPU exists.
+  explicit CudaExecutor(const CudaOptions& options);
+
+  std::string_view name() const override { return "cuda"; }
+  bool supports(const PlanOp& op) const override;
+  RunResult run(const Plan& plan, const RunOptions& options) override;
+
+ private:
+  CudaOptions options_;
+  DriverApi driver_;
+};
+
+}  // namespace splitscope::gpu

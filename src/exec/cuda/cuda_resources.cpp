@@ -1,0 +1,66 @@
+#include "exec/cuda/cuda_resources.hpp"
+
+#include "exec/cuda/cuda_check.hpp"
+#include "exec/cuda/driver_api.hpp"
+
+namespace splitscope::gpu {
+
+DeviceGuard::DeviceGuard(int device) {
+  SPLITSCOPE_CUDA_CHECK(cudaGetDevice(&previous_));
+  if (previous_ != device) SPLITSCOPE_CUDA_CHECK(cudaSetDevice(device));
+}
+
+DeviceGuard::~DeviceGuard() {
+  int current = -1;
+  if (cudaGetDevice(&current) == cudaSuccess && current != previous_) cudaSetDevice(previous_);
+}
+
+Stream Stream::create() {
+  Stream stream;
+  SPLITSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream.stream_, cudaStreamNonBlocking));
+  return stream;
+}
+
+Stream Stream::adopt_green(cudaStream_t stream, const DriverApi* driver) {
+  Stream owned;
+  owned.stream_ = stream;
+  owned.driver_ = driver;
+  return owned;
+}
+
+Stream::~Stream() {
+  if (stream_ == nullptr) return;
+  if (driver_ != nullptr && driver_->stream_destroy != nullptr) {
+    driver_->stream_destroy(reinterpret_cast<CUstream>(stream_));
+  } else {
+    cudaStreamDestroy(stream_);
+  }
+}
+
+Event Event::create(bool timing) {
+  Event event;
+  SPLITSCOPE_CUDA_CHECK(cudaEventCreateWithFlags(&event.event_, timing ? cudaEventDefault : cudaEventDisableTiming));
+  return event;
+}
+
+Event::~Event() {
+  if (event_ != nullptr) cudaEventDestroy(event_);
+}
+
+DeviceBuffer::DeviceBuffer(size_t bytes) : bytes_(bytes) {
+  if (bytes > 0) SPLITSCOPE_CUDA_CHECK(cudaMalloc(&data_, bytes));
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (data_ != nullptr) cudaFree(data_);
+}
+
+PinnedBuffer::PinnedBuffer(size_t bytes) : bytes_(bytes) {
+  if (bytes > 0) SPLITSCOPE_CUDA_CHECK(cudaHostAlloc(&data_, bytes, cudaHostAllocPortable));
+}
+
+PinnedBuffer::~PinnedBuffer() {
+  if (data_ != nullptr) cudaFreeHost(data_);
+}
+
+}  // namespace splitscope::gpu

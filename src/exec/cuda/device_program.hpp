@@ -1,0 +1,232 @@
+#pragma once
+/// \file
+/// A DeviceProgram: a Plan compiled into the exact device work the CUDA
+/// backend issues — buffers, and steps (a matrix product, a convolution, a
+/// copy, one of our kernels) each on one stream of one logical device, with
+/// the earlier steps on other streams it must wait for.
+///
+/// The compiler (plan_compiler.hpp) is plain C++: every index, stride, offset
+/// and cross-stream dependency is decided here, where tests can check it on a
+/// machine without a GPU by interpreting the program on the host. The CUDA
+/// runner only maps each step onto one library call or kernel launch.
+///
+/// Conventions: every size, offset and stride counts float32 elements; every
+/// matrix is row-major (the runner translates to cuBLAS's column-major).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ir/layer.hpp"
+#include "ir/range.hpp"
+#include "timeline/timeline.hpp"
+
+namespace splitscope::gpu {
+
+/// The three streams every logical device has.
+enum class StreamLane { kCompute, kCopyIn, kCopyOut };
+
+struct StreamId {
+  int device = 0;
+  StreamLane lane = StreamLane::kCompute;
+  bool operator==(const StreamId&) const = default;
+};
+
+/// Which rows and columns of one weight tensor of params.hpp a buffer holds:
+/// rows `rows` of the tensor viewed as [rows][row_length], and of each row the
+/// columns of `column_blocks`, concatenated in order. This covers every slice
+/// the executors take: a dense block W[reduce, out], conv filters [out][...],
+/// and the gate-major columns g·H + u of a cell slice, packed as [.., G·U].
+struct WeightGather {
+  int param_key = -1;
+  int tensor = 0;
+  float scale = 0;
+  Range rows;
+  int64_t row_length = 0;
+  std::vector<Range> column_blocks;
+
+  int64_t row_width() const;  ///< columns kept per row
+  int64_t elements() const { return rows.size() * row_width(); }
+  bool operator==(const WeightGather&) const = default;
+};
+
+enum class BufferKind {
+  kValue,    ///< one Value of the plan
+  kWeight,   ///< a weight slice, filled once before the runs
+  kScratch,  ///< per-device work space of the cells' gate products
+  kReceive,  ///< an all-reduce input received from another device
+  kStaging,  ///< pinned host memory for `--link host` (device = -1)
+};
+
+struct BufferSpec {
+  BufferKind kind = BufferKind::kValue;
+  int device = 0;  ///< logical device; -1 for pinned host memory
+  int64_t elements = 0;
+  int value = -1;                       ///< kValue: the plan value it holds
+  std::optional<WeightGather> weight;   ///< kWeight: what fills it
+  std::string label;                    ///< for messages
+};
+
+/// A position in a buffer.
+struct Ref {
+  int buffer = -1;
+  int64_t offset = 0;
+  bool valid() const { return buffer >= 0; }
+  bool operator==(const Ref&) const = default;
+};
+
+/// Y[rows, cols] (+)= X[rows, inner] · W[inner, cols].
+struct MatMulStep {
+  int64_t rows = 0, cols = 0, inner = 0;
+  Ref x;
+  int64_t x_stride = 0;
+  Ref w;
+  int64_t w_stride = 0;
+  Ref y;
+  int64_t y_stride = 0;
+  bool accumulate = false;  ///< add to Y instead of overwriting it
+};
+
+/// A (grouped) convolution, NCHW, without bias. Within one sample, channel c
+/// of x starts at c·height·width and of y at c·out_h·out_w; samples are
+/// `x_sample_stride` / `y_sample_stride` apart.
+struct ConvStep {
+  int64_t batch = 0, in_channels = 0, height = 0, width = 0;
+  Ref x;
+  int64_t x_sample_stride = 0;
+  int64_t filters = 0, kernel_h = 0, kernel_w = 0;
+  int64_t stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
+  int64_t groups = 1;
+  Ref filter;  ///< [filters][in_channels / groups][kernel_h][kernel_w]
+  Ref y;
+  int64_t y_sample_stride = 0;
+  int64_t out_h = 0, out_w = 0;
+};
+
+/// Max or average pooling without padding, NCHW, strides as in ConvStep.
+struct PoolStep {
+  bool max = true;
+  int64_t batch = 0, channels = 0, height = 0, width = 0;
+  Ref x;
+  int64_t x_sample_stride = 0;
+  int64_t kernel_h = 0, kernel_w = 0, stride_h = 1, stride_w = 1;
+  Ref y;
+  int64_t y_sample_stride = 0;
+  int64_t out_h = 0, out_w = 0;
+};
+
+/// In place on a contiguous [rows][channels][inner] block:
+/// y = activation(y + bias[channel]); `bias` may be invalid (no bias).
+struct BiasActivationStep {
+  int64_t rows = 0, channels = 0, inner = 0;
+  Ref y;
+  Ref bias;
+  Activation activation = Activation::kNone;
+};
+
+/// y[r][i] = activation(x[r][i]) for i < width.
+struct MapStep {
+  int64_t rows = 0, width = 0;
+  Ref x;
+  int64_t x_stride = 0;
+  Ref y;
+  int64_t y_stride = 0;
+  Activation activation = Activation::kNone;
+};
+
+/// Softmax over x[r][0, width), writing its columns [out_begin, out_begin + out_width) to y[r].
+struct SoftmaxStep {
+  int64_t rows = 0, width = 0;
+  Ref x;
+  int64_t x_stride = 0;
+  int64_t out_begin = 0, out_width = 0;
+  Ref y;
+  int64_t y_stride = 0;
+};
+
+/// The LSTM cell's element-wise math for `units` hidden units, after the gate
+/// products: gates [rows][4·units] (gate-major i, f, g, o), bias [4·units] or
+/// none, c_prev [rows][..] at stride c_prev_stride or none (zeros);
+/// writes h_out and c_out [rows][units].
+struct LstmCellStep {
+  int64_t rows = 0, units = 0;
+  Ref gates;
+  Ref bias;
+  Ref c_prev;
+  int64_t c_prev_stride = 0;
+  Ref h_out;
+  Ref c_out;
+};
+
+/// The GRU cell's element-wise math (params.hpp): input_gates = x·Wx and
+/// hidden_gates = h·Wh (or none at t = 0), both [rows][3·units] gate-major
+/// r, z, n; bias [3·units] or none; h_prev at stride h_prev_stride or none.
+struct GruCellStep {
+  int64_t rows = 0, units = 0;
+  Ref input_gates;
+  Ref hidden_gates;
+  Ref bias;
+  Ref h_prev;
+  int64_t h_prev_stride = 0;
+  Ref h_out;
+};
+
+/// y[i] = Σ_k inputs[k][i], summed in the order given (the same order on
+/// every device, so all-reduce results are bit-identical everywhere).
+struct SumStep {
+  int64_t elements = 0;
+  Ref y;
+  std::vector<Ref> inputs;
+};
+
+/// `height` rows of `width` elements from src (rows `src_pitch` apart) to dst
+/// (rows `dst_pitch` apart). Between devices, or through pinned host memory,
+/// as the buffers' devices say.
+struct CopyStep {
+  Ref src;
+  int64_t src_pitch = 0;
+  Ref dst;
+  int64_t dst_pitch = 0;
+  int64_t width = 0;
+  int64_t height = 1;
+};
+
+using StepAction = std::variant<MatMulStep, ConvStep, PoolStep, BiasActivationStep, MapStep, SoftmaxStep,
+                                LstmCellStep, GruCellStep, SumStep, CopyStep>;
+
+struct Step {
+  StepAction action;
+  StreamId stream;
+  int span = -1;            ///< the span (and so the plan op) it belongs to
+  std::vector<int> waits;   ///< earlier steps on other streams that must finish first
+  std::vector<int> reads;   ///< buffers read
+  std::vector<int> writes;  ///< buffers written
+};
+
+/// One Timeline span to be measured: an op on one device (plan.hpp: one per
+/// compute/epilogue op, one per transfer on the destination, one per output
+/// device of a collective), and the steps whose device time it covers.
+struct SpanSpec {
+  int op = -1;
+  int device = 0;
+  Lane lane = Lane::kCompute;
+  SpanKind kind = SpanKind::kCompute;
+  int64_t flops = 0;
+  int64_t bytes = 0;  ///< bytes that crossed into `device` (transfers and collectives)
+  std::vector<int> steps;
+};
+
+struct DeviceProgram {
+  int devices = 1;
+  std::vector<BufferSpec> buffers;
+  std::vector<Step> steps;  ///< in issue order
+  std::vector<SpanSpec> spans;
+  std::vector<int> value_buffer;  ///< plan value id -> its buffer
+};
+
+/// Bytes the program allocates on each logical device (pinned host memory not counted).
+std::vector<int64_t> device_bytes(const DeviceProgram& program);
+
+}  // namespace splitscope::gpu

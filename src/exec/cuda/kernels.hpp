@@ -1,0 +1,48 @@
+#pragma once
+/// \file
+/// Our own small kernels: what cuBLAS and cuDNN do not do for us. Each
+/// launcher enqueues one kernel on `stream` and returns the launch status
+/// (cudaGetLastError), which the caller checks with SPLITSCOPE_CUDA_CHECK.
+/// Pointers are device pointers; strides and sizes count float elements.
+/// `activation` is static_cast<int>(splitscope::Activation): 0 none, 1 relu,
+/// 2 tanh, 3 sigmoid. Full-precision expf/tanhf throughout (no fast math), so
+/// results track the cpu backend's.
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace splitscope::gpu::kernels {
+
+/// Most inputs one sum kernel adds (one per all-reduce participant).
+inline constexpr int kMaxSumInputs = 16;
+
+/// In place on a contiguous [rows][channels][inner] block: y = act(y + bias[channel]); bias may be null.
+cudaError_t bias_activation(cudaStream_t stream, float* y, const float* bias, int64_t rows, int64_t channels,
+                            int64_t inner, int activation);
+
+/// y[r][i] = act(x[r][i]) for i < width.
+cudaError_t map_activation(cudaStream_t stream, const float* x, int64_t x_stride, float* y, int64_t y_stride,
+                           int64_t rows, int64_t width, int activation);
+
+/// Row-wise softmax over x[r][0, width); writes columns [out_begin, out_begin + out_width) to y[r].
+cudaError_t softmax(cudaStream_t stream, const float* x, int64_t x_stride, int64_t width, float* y,
+                    int64_t y_stride, int64_t out_begin, int64_t out_width, int64_t rows);
+
+/// LSTM element-wise math. gates [rows][4·units] (i, f, g, o); bias [4·units]
+/// or null; c_prev at c_prev_stride or null (zeros); h, c: [rows][units].
+cudaError_t lstm_cell(cudaStream_t stream, const float* gates, const float* bias, const float* c_prev,
+                      int64_t c_prev_stride, float* h, float* c, int64_t rows, int64_t units);
+
+/// GRU element-wise math (params.hpp). gx, gh [rows][3·units] (r, z, n), gh
+/// may be null (t = 0); bias [3·units] or null; h_prev at h_prev_stride or null.
+cudaError_t gru_cell(cudaStream_t stream, const float* gx, const float* gh, const float* bias, const float* h_prev,
+                     int64_t h_prev_stride, float* h, int64_t rows, int64_t units);
+
+/// y[i] = Σ_k inputs[k][i] in order, for `count` ≤ kMaxSumInputs inputs (`inputs` is a host array of device pointers).
+cudaError_t sum(cudaStream_t stream, float* y, const float* const* inputs, int count, int64_t elements);
+
+/// An empty kernel, to measure launch overhead.
+cudaError_t empty(cudaStream_t stream);
+
+}  // namespace splitscope::gpu::kernels

@@ -1,0 +1,648 @@
+#include "exec/cuda/plan_compiler.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "ir/layer_costs.hpp"
+#include "ir/params.hpp"
+#include "util/check.hpp"
+
+namespace splitscope::gpu {
+
+int64_t WeightGather::row_width() const {
+  int64_t width = 0;
+  for (const Range& block : column_blocks) width += block.size();
+  return width;
+}
+
+std::vector<int64_t> device_bytes(const DeviceProgram& program) {
+  std::vector<int64_t> bytes(static_cast<size_t>(program.devices), 0);
+  for (const BufferSpec& buffer : program.buffers) {
+    if (buffer.device >= 0) bytes.at(static_cast<size_t>(buffer.device)) += buffer.elements * 4;
+  }
+  return bytes;
+}
+
+int64_t value_elements(const Plan& plan, const Value& value) {
+  return value.batch.size() * element_count(value_shape(plan, value));
+}
+
+namespace {
+
+/// A value as the compiler addresses it.
+struct ValueView {
+  int id = -1;
+  int buffer = -1;
+  int device = 0;
+  Range batch;
+  Range channels;
+  int64_t inner = 1;
+  int64_t elements() const { return batch.size() * channels.size() * inner; }
+  int64_t row_stride() const { return channels.size() * inner; }
+  /// Where channel `channel` (absolute, along axis 0) of row 0 starts.
+  Ref at_channel(int64_t channel) const {
+    SPLITSCOPE_CHECK(channel >= channels.begin && channel <= channels.end,
+                     "channel outside value " + std::to_string(id));
+    return Ref{buffer, (channel - channels.begin) * inner};
+  }
+  Ref start() const { return Ref{buffer, 0}; }
+};
+
+/// "[a, b)" — Range::to_string inlined here trips GCC 12's false -Wrestrict at -O3.
+std::string text(Range range) { return fmt::format("[{}, {})", range.begin, range.end); }
+
+using WeightKey = std::tuple<int, int, int, int64_t, int64_t, int64_t, std::vector<std::pair<int64_t, int64_t>>>;
+
+class Compiler {
+ public:
+  Compiler(const Plan& plan, const CompileOptions& options)
+      : plan_(plan), graph_(*plan.graph), options_(options) {}
+
+  DeviceProgram run() {
+    program_.devices = plan_.devices;
+    program_.value_buffer.assign(plan_.values.size(), -1);
+    for (const Value& value : plan_.values) {
+      SPLITSCOPE_CHECK(value.device >= 0 && value.device < plan_.devices,
+                       "value " + std::to_string(value.id) + " on an unknown device");
+      BufferSpec spec;
+      spec.kind = BufferKind::kValue;
+      spec.device = value.device;
+      spec.elements = value_elements(plan_, value);
+      spec.value = value.id;
+      spec.label = fmt::format("value {} ({})", value.id, graph_.node(value.node).name);
+      program_.value_buffer[static_cast<size_t>(value.id)] = add_buffer(std::move(spec));
+    }
+    for (const PlanOp& op : plan_.ops) {
+      switch (op.role) {
+        case OpRole::kCompute: compute(op); break;
+        case OpRole::kEpilogue: epilogue(op); break;
+        case OpRole::kTransfer: transfer(op); break;
+        case OpRole::kCollective: collective(op); break;
+      }
+    }
+    for (const SpanSpec& span : program_.spans) {
+      SPLITSCOPE_CHECK(!span.steps.empty(), "op " + std::to_string(span.op) + " compiled to no device work");
+    }
+    return std::move(program_);
+  }
+
+ private:
+  // --- buffers and steps -------------------------------------------------
+
+  int add_buffer(BufferSpec spec) {
+    program_.buffers.push_back(std::move(spec));
+    last_writer_.push_back(-1);
+    readers_.emplace_back();
+    return static_cast<int>(program_.buffers.size()) - 1;
+  }
+
+  ValueView view(int value_id) const {
+    SPLITSCOPE_CHECK(value_id >= 0 && value_id < static_cast<int>(plan_.values.size()),
+                     "op refers to an unknown value");
+    const Value& value = plan_.value(value_id);
+    ValueView view;
+    view.id = value_id;
+    view.buffer = program_.value_buffer[static_cast<size_t>(value_id)];
+    view.device = value.device;
+    view.batch = value.batch;
+    view.channels = value.channels;
+    view.inner = inner_count(graph_.node(value.node).output_shapes.at(static_cast<size_t>(value.output)));
+    return view;
+  }
+
+  int new_span(const PlanOp& op, int device, Lane lane, SpanKind kind, int64_t flops, int64_t bytes) {
+    program_.spans.push_back(SpanSpec{op.id, device, lane, kind, flops, bytes, {}});
+    return static_cast<int>(program_.spans.size()) - 1;
+  }
+
+  /// Appends a step; derives its waits from the buffers it reads and writes.
+  void add_step(StepAction action, StreamId stream, int span, std::vector<int> reads, std::vector<int> writes) {
+    const int index = static_cast<int>(program_.steps.size());
+    Step step;
+    step.action = std::move(action);
+    step.stream = stream;
+    step.span = span;
+    auto wait_for = [&](int other) {
+      if (other >= 0 && !(program_.steps[static_cast<size_t>(other)].stream == stream)) step.waits.push_back(other);
+    };
+    for (int buffer : reads) wait_for(last_writer_[static_cast<size_t>(buffer)]);
+    for (int buffer : writes) {
+      wait_for(last_writer_[static_cast<size_t>(buffer)]);
+      for (int reader : readers_[static_cast<size_t>(buffer)]) wait_for(reader);
+    }
+    std::sort(step.waits.begin(), step.waits.end());
+    step.waits.erase(std::unique(step.waits.begin(), step.waits.end()), step.waits.end());
+    for (int buffer : reads) readers_[static_cast<size_t>(buffer)].push_back(index);
+    for (int buffer : writes) {
+      last_writer_[static_cast<size_t>(buffer)] = index;
+      readers_[static_cast<size_t>(buffer)].clear();
+    }
+    step.reads = std::move(reads);
+    step.writes = std::move(writes);
+    program_.spans[static_cast<size_t>(span)].steps.push_back(index);
+    program_.steps.push_back(std::move(step));
+  }
+
+  /// The buffer holding `gather` on `device`, shared by every op that needs the same slice.
+  Ref weight(int device, const WeightGather& gather, const std::string& label) {
+    std::vector<std::pair<int64_t, int64_t>> blocks;
+    for (const Range& block : gather.column_blocks) blocks.emplace_back(block.begin, block.end);
+    WeightKey key{device, gather.param_key, gather.tensor, gather.rows.begin, gather.rows.end, gather.row_length,
+                  blocks};
+    auto found = weights_.find(key);
+    if (found != weights_.end()) return Ref{found->second, 0};
+    BufferSpec spec;
+    spec.kind = BufferKind::kWeight;
+    spec.device = device;
+    spec.elements = gather.elements();
+    spec.weight = gather;
+    spec.label = label;
+    const int buffer = add_buffer(std::move(spec));
+    weights_.emplace(std::move(key), buffer);
+    return Ref{buffer, 0};
+  }
+
+  /// The device's gate scratch, grown to at least `elements`.
+  int scratch(int device, int64_t elements) {
+    auto found = scratch_.find(device);
+    if (found == scratch_.end()) {
+      BufferSpec spec;
+      spec.kind = BufferKind::kScratch;
+      spec.device = device;
+      spec.label = fmt::format("gate scratch on device {}", device);
+      found = scratch_.emplace(device, add_buffer(std::move(spec))).first;
+    }
+    BufferSpec& spec = program_.buffers[static_cast<size_t>(found->second)];
+    spec.elements = std::max(spec.elements, elements);
+    return found->second;
+  }
+
+  int staging(int64_t elements, const std::string& label) {
+    BufferSpec spec;
+    spec.kind = BufferKind::kStaging;
+    spec.device = -1;
+    spec.elements = elements;
+    spec.label = label;
+    return add_buffer(std::move(spec));
+  }
+
+  /// Copies rows of `width` elements from `src` on device `from` into `dst` on
+  /// device `to`: directly, or with `--link host` through pinned host memory.
+  void copy_between(const PlanOp& op, int span, int from, int to, Ref src, int64_t src_pitch, Ref dst,
+                    int64_t dst_pitch, int64_t width, int64_t height) {
+    const StreamId copy_in{to, StreamLane::kCopyIn};
+    if (from == to || options_.link == LinkMode::kDevice) {
+      add_step(CopyStep{src, src_pitch, dst, dst_pitch, width, height}, copy_in, span, {src.buffer}, {dst.buffer});
+      return;
+    }
+    const int host = staging(width * height, fmt::format("staging for op {} ({} -> {})", op.id, from, to));
+    add_step(CopyStep{src, src_pitch, Ref{host, 0}, width, width, height}, StreamId{from, StreamLane::kCopyOut}, span,
+             {src.buffer}, {host});
+    add_step(CopyStep{Ref{host, 0}, width, dst, dst_pitch, width, height}, copy_in, span, {host}, {dst.buffer});
+  }
+
+  void check_rows(const ValueView& value, Range batch) const {
+    SPLITSCOPE_CHECK(value.batch == batch, fmt::format("value {} holds rows {}, the op needs {}", value.id,
+                                                       text(value.batch), text(batch)));
+  }
+
+  /// An input of a compute op, checked to hold the op's rows and the channels it reads.
+  ValueView input(const PlanOp& op, int slot) const {
+    const int id = op.inputs.at(static_cast<size_t>(slot));
+    const ValueView value = view(id);
+    check_rows(value, op.slice.batch);
+    const Range needed = needed_input_channels(graph_, op.node, op.slice, slot);
+    SPLITSCOPE_CHECK(value.channels.contains(needed),
+                     fmt::format("value {} holds channels {}, op {} reads {}", id, text(value.channels), op.id,
+                                 text(needed)));
+    return value;
+  }
+
+  ValueView output(const PlanOp& op, int index, Range channels) const {
+    const ValueView value = view(op.outputs.at(static_cast<size_t>(index)));
+    check_rows(value, op.slice.batch);
+    SPLITSCOPE_CHECK(value.channels == channels, fmt::format("op {} writes channels {} into value {} holding {}",
+                                                             op.id, text(channels), value.id,
+                                                             text(value.channels)));
+    return value;
+  }
+
+  bool has_input(const PlanOp& op, int slot) const {
+    return static_cast<size_t>(slot) < op.inputs.size() && op.inputs[static_cast<size_t>(slot)] >= 0;
+  }
+
+  // --- compute ops --------------------------------------------------------
+
+  void compute(const PlanOp& op) {
+    const OpNode& node = graph_.node(op.node);
+    const int span = new_span(op, op.device, Lane::kCompute, SpanKind::kCompute, op.flops, 0);
+    switch (node.kind) {
+      case OpKind::kDense: dense(op, span); break;
+      case OpKind::kConv2d: conv2d(op, span); break;
+      case OpKind::kMaxPool:
+      case OpKind::kAvgPool: pool(op, span); break;
+      case OpKind::kRelu:
+      case OpKind::kTanh:
+      case OpKind::kSigmoid: activation(op, span); break;
+      case OpKind::kFlatten: flatten(op, span); break;
+      case OpKind::kSoftmax: softmax(op, span); break;
+      case OpKind::kLstmCell: lstm_cell(op, span); break;
+      case OpKind::kGruCell: gru_cell(op, span); break;
+      case OpKind::kStack: stack(op, span); break;
+      case OpKind::kStepSlice: step_slice(op, span); break;
+      case OpKind::kInput:
+        SPLITSCOPE_CHECK(false, "a network input is not a compute op (op " + std::to_string(op.id) + ")");
+    }
+  }
+
+  StreamId compute_stream(const PlanOp& op) const { return {op.device, StreamLane::kCompute}; }
+
+  void dense(const PlanOp& op, int span) {
+    const Layer& layer = graph_.layer_of(op.node);
+    const auto tensors = param_tensors(graph_, op.node);
+    const Slice& slice = op.slice;
+    const ValueView x = input(op, 0);
+    const ValueView y = output(op, 0, slice.out);
+    const int64_t rows = slice.batch.size();
+    const int64_t cols = slice.out.size();
+    const int64_t units = layer.units;
+    const Ref w = weight(op.device,
+                         WeightGather{graph_.node(op.node).param_key, kWeight, tensors[kWeight].scale, slice.reduce,
+                                      units, {slice.out}},
+                         layer.name + ".W");
+    add_step(MatMulStep{rows, cols, slice.reduce.size(), x.at_channel(slice.reduce.begin), x.row_stride(), w, cols,
+                        y.start(), cols, false},
+             compute_stream(op), span, {x.buffer, w.buffer}, {y.buffer});
+    const bool partial = slice.is_partial(graph_.node(op.node));
+    Ref bias;
+    if (layer.bias && slice.reduce.begin == 0) {
+      bias = weight(op.device,
+                    WeightGather{graph_.node(op.node).param_key, kBias, tensors[kBias].scale, {0, 1}, units,
+                                 {slice.out}},
+                    layer.name + ".b");
+    }
+    const Activation act = partial ? Activation::kNone : layer.activation;
+    if (bias.valid() || act != Activation::kNone) {
+      std::vector<int> reads{y.buffer};
+      if (bias.valid()) reads.push_back(bias.buffer);
+      add_step(BiasActivationStep{rows, cols, 1, y.start(), bias, act}, compute_stream(op), span, std::move(reads),
+               {y.buffer});
+    }
+  }
+
+  void conv2d(const PlanOp& op, int span) {
+    const Layer& layer = graph_.layer_of(op.node);
+    const OpNode& node = graph_.node(op.node);
+    const auto tensors = param_tensors(graph_, op.node);
+    const Slice& slice = op.slice;
+    const ValueView x = input(op, 0);
+    const ValueView y = output(op, 0, slice.out);
+    const int64_t in_per_group = layer.input_shape[0] / layer.groups;
+    const int64_t filters_per_group = layer.filters / layer.groups;
+    const int64_t per_filter = in_per_group * layer.kernel.h * layer.kernel.w;
+    const int64_t height = layer.input_shape[1];
+    const int64_t width = layer.input_shape[2];
+    const int64_t out_h = node.output_shapes[0][1];
+    const int64_t out_w = node.output_shapes[0][2];
+    const int64_t rows = slice.batch.size();
+    const Ref filter = weight(op.device,
+                              WeightGather{node.param_key, kWeight, tensors[kWeight].scale, slice.out, per_filter,
+                                           {{0, per_filter}}},
+                              layer.name + ".W");
+    ConvStep base;
+    base.batch = rows;
+    base.height = height;
+    base.width = width;
+    base.x_sample_stride = x.row_stride();
+    base.kernel_h = layer.kernel.h;
+    base.kernel_w = layer.kernel.w;
+    base.stride_h = layer.stride.h;
+    base.stride_w = layer.stride.w;
+    base.pad_h = layer.padding.h;
+    base.pad_w = layer.padding.w;
+    base.y_sample_stride = y.row_stride();
+    base.out_h = out_h;
+    base.out_w = out_w;
+    // One grouped call when the slice is made of whole groups; otherwise one
+    // call per group it touches (cuDNN needs equal filters per group).
+    const bool whole_groups = slice.out.begin % filters_per_group == 0 && slice.out.end % filters_per_group == 0;
+    std::vector<Range> pieces;
+    if (whole_groups) {
+      pieces.push_back(slice.out);
+    } else {
+      for (int64_t g = slice.out.begin / filters_per_group; g * filters_per_group < slice.out.end; ++g) {
+        pieces.push_back({std::max(slice.out.begin, g * filters_per_group),
+                          std::min(slice.out.end, (g + 1) * filters_per_group)});
+      }
+    }
+    for (const Range& piece : pieces) {
+      const Range channels = conv_input_channels(layer, piece);
+      ConvStep step = base;
+      step.in_channels = channels.size();
+      step.x = x.at_channel(channels.begin);
+      step.filters = piece.size();
+      step.groups = channels.size() / in_per_group;
+      step.filter = Ref{filter.buffer, (piece.begin - slice.out.begin) * per_filter};
+      step.y = Ref{y.buffer, (piece.begin - slice.out.begin) * out_h * out_w};
+      add_step(step, compute_stream(op), span, {x.buffer, filter.buffer}, {y.buffer});
+    }
+    Ref bias;
+    if (layer.bias) {
+      bias = weight(op.device,
+                    WeightGather{node.param_key, kBias, tensors[kBias].scale, {0, 1}, layer.filters, {slice.out}},
+                    layer.name + ".b");
+    }
+    if (bias.valid() || layer.activation != Activation::kNone) {
+      std::vector<int> reads{y.buffer};
+      if (bias.valid()) reads.push_back(bias.buffer);
+      add_step(BiasActivationStep{rows, slice.out.size(), out_h * out_w, y.start(), bias, layer.activation},
+               compute_stream(op), span, std::move(reads), {y.buffer});
+    }
+  }
+
+  void pool(const PlanOp& op, int span) {
+    const Layer& layer = graph_.layer_of(op.node);
+    const OpNode& node = graph_.node(op.node);
+    const ValueView x = input(op, 0);
+    const ValueView y = output(op, 0, op.slice.out);
+    PoolStep step;
+    step.max = node.kind == OpKind::kMaxPool;
+    step.batch = op.slice.batch.size();
+    step.channels = op.slice.out.size();
+    step.height = node.input_shapes[0][1];
+    step.width = node.input_shapes[0][2];
+    step.x = x.at_channel(op.slice.out.begin);
+    step.x_sample_stride = x.row_stride();
+    step.kernel_h = layer.kernel.h;
+    step.kernel_w = layer.kernel.w;
+    step.stride_h = layer.stride.h;
+    step.stride_w = layer.stride.w;
+    step.y = y.start();
+    step.y_sample_stride = y.row_stride();
+    step.out_h = node.output_shapes[0][1];
+    step.out_w = node.output_shapes[0][2];
+    add_step(step, compute_stream(op), span, {x.buffer}, {y.buffer});
+  }
+
+  static Activation activation_of(OpKind kind) {
+    switch (kind) {
+      case OpKind::kRelu: return Activation::kRelu;
+      case OpKind::kTanh: return Activation::kTanh;
+      case OpKind::kSigmoid: return Activation::kSigmoid;
+      default: return Activation::kNone;
+    }
+  }
+
+  void activation(const PlanOp& op, int span) {
+    const ValueView x = input(op, 0);
+    const ValueView y = output(op, 0, op.slice.out);
+    const int64_t width = op.slice.out.size() * y.inner;
+    add_step(MapStep{op.slice.batch.size(), width, x.at_channel(op.slice.out.begin), x.row_stride(), y.start(), width,
+                     activation_of(graph_.node(op.node).kind)},
+             compute_stream(op), span, {x.buffer}, {y.buffer});
+  }
+
+  void flatten(const PlanOp& op, int span) {
+    const ValueView x = input(op, 0);
+    const ValueView y = output(op, 0, op.slice.out);
+    // Output feature f of the flattened sample is input element f: channel f / inner.
+    const Ref src{x.buffer, op.slice.out.begin - x.channels.begin * x.inner};
+    const int64_t width = op.slice.out.size();
+    add_step(CopyStep{src, x.row_stride(), y.start(), width, width, op.slice.batch.size()}, compute_stream(op), span,
+             {x.buffer}, {y.buffer});
+  }
+
+  void softmax(const PlanOp& op, int span) {
+    const OpNode& node = graph_.node(op.node);
+    const ValueView x = input(op, 0);
+    const ValueView y = output(op, 0, op.slice.out);
+    const int64_t width = element_count(node.input_shapes[0]);
+    add_step(SoftmaxStep{op.slice.batch.size(), width, x.at_channel(0), x.row_stride(), op.slice.out.begin * y.inner,
+                         op.slice.out.size() * y.inner, y.start(), y.row_stride()},
+             compute_stream(op), span, {x.buffer}, {y.buffer});
+  }
+
+  void stack(const PlanOp& op, int span) {
+    const ValueView y = output(op, 0, op.slice.out);
+    const int64_t features = y.inner;
+    for (int64_t t = op.slice.out.begin; t < op.slice.out.end; ++t) {
+      const ValueView x = input(op, static_cast<int>(t));
+      add_step(CopyStep{x.at_channel(0), x.row_stride(), Ref{y.buffer, (t - op.slice.out.begin) * features},
+                        y.row_stride(), features, op.slice.batch.size()},
+               compute_stream(op), span, {x.buffer}, {y.buffer});
+    }
+  }
+
+  void step_slice(const PlanOp& op, int span) {
+    const OpNode& node = graph_.node(op.node);
+    const ValueView x = input(op, 0);
+    const ValueView y = output(op, 0, op.slice.out);
+    SPLITSCOPE_CHECK(node.step >= x.channels.begin && node.step < x.channels.end,
+                     "step slice input lacks its step");
+    const Ref src{x.buffer, (node.step - x.channels.begin) * x.inner + op.slice.out.begin};
+    add_step(CopyStep{src, x.row_stride(), y.start(), y.row_stride(), op.slice.out.size(), op.slice.batch.size()},
+             compute_stream(op), span, {x.buffer}, {y.buffer});
+  }
+
+  /// The cell's three weight slices: columns g·H + u for u in the slice, per gate, packed [.., G·U].
+  struct CellWeights {
+    Ref input;
+    Ref recurrent;
+    Ref bias;
+  };
+
+  CellWeights cell_weights(const PlanOp& op) {
+    const Layer& layer = graph_.layer_of(op.node);
+    const OpNode& node = graph_.node(op.node);
+    const auto tensors = param_tensors(graph_, op.node);
+    const int64_t gates = gate_count(layer.kind);
+    const int64_t hidden = layer.hidden;
+    const int64_t input_size = node.input_shapes[kCellInputSlot][0];
+    std::vector<Range> blocks;
+    for (int64_t g = 0; g < gates; ++g) blocks.push_back({g * hidden + op.slice.out.begin, g * hidden + op.slice.out.end});
+    const std::string name = fmt::format("{}/l{}", layer.name, node.sublayer);
+    CellWeights weights;
+    weights.input = weight(op.device,
+                           WeightGather{node.param_key, kInputWeight, tensors[kInputWeight].scale, {0, input_size},
+                                        gates * hidden, blocks},
+                           name + ".Wx");
+    weights.recurrent = weight(op.device,
+                               WeightGather{node.param_key, kRecurrentWeight, tensors[kRecurrentWeight].scale,
+                                            {0, hidden}, gates * hidden, blocks},
+                               name + ".Wh");
+    if (layer.bias) {
+      weights.bias = weight(op.device,
+                            WeightGather{node.param_key, kCellBias, tensors[kCellBias].scale, {0, 1}, gates * hidden,
+                                         blocks},
+                            name + ".b");
+    }
+    return weights;
+  }
+
+  void lstm_cell(const PlanOp& op, int span) {
+    const int64_t rows = op.slice.batch.size();
+    const int64_t units = op.slice.out.size();
+    const int64_t cols = 4 * units;
+    const CellWeights w = cell_weights(op);
+    const int gates = scratch(op.device, rows * cols);
+    const ValueView x = input(op, kCellInputSlot);
+    const ValueView h_out = output(op, kCellHiddenOutput, op.slice.out);
+    const ValueView c_out = output(op, kCellStateOutput, op.slice.out);
+    const int64_t input_size = graph_.node(op.node).input_shapes[kCellInputSlot][0];
+    add_step(MatMulStep{rows, cols, input_size, x.at_channel(0), x.row_stride(), w.input, cols, Ref{gates, 0}, cols,
+                        false},
+             compute_stream(op), span, {x.buffer, w.input.buffer}, {gates});
+    if (has_input(op, kCellHiddenSlot)) {
+      const ValueView h = input(op, kCellHiddenSlot);
+      add_step(MatMulStep{rows, cols, h.channels.size(), h.at_channel(0), h.row_stride(), w.recurrent, cols,
+                          Ref{gates, 0}, cols, true},
+               compute_stream(op), span, {h.buffer, w.recurrent.buffer, gates}, {gates});
+    }
+    LstmCellStep cell{rows, units, Ref{gates, 0}, w.bias, {}, 0, h_out.start(), c_out.start()};
+    std::vector<int> reads{gates};
+    if (w.bias.valid()) reads.push_back(w.bias.buffer);
+    if (has_input(op, kCellStateSlot)) {
+      const ValueView c = input(op, kCellStateSlot);
+      cell.c_prev = c.at_channel(op.slice.out.begin);
+      cell.c_prev_stride = c.row_stride();
+      reads.push_back(c.buffer);
+    }
+    add_step(cell, compute_stream(op), span, std::move(reads), {h_out.buffer, c_out.buffer});
+  }
+
+  void gru_cell(const PlanOp& op, int span) {
+    const int64_t rows = op.slice.batch.size();
+    const int64_t units = op.slice.out.size();
+    const int64_t cols = 3 * units;
+    const CellWeights w = cell_weights(op);
+    const int gates = scratch(op.device, 2 * rows * cols);
+    const Ref input_gates{gates, 0};
+    const Ref hidden_gates{gates, rows * cols};
+    const ValueView x = input(op, kCellInputSlot);
+    const ValueView h_out = output(op, kCellHiddenOutput, op.slice.out);
+    const int64_t input_size = graph_.node(op.node).input_shapes[kCellInputSlot][0];
+    add_step(MatMulStep{rows, cols, input_size, x.at_channel(0), x.row_stride(), w.input, cols, input_gates, cols,
+                        false},
+             compute_stream(op), span, {x.buffer, w.input.buffer}, {gates});
+    GruCellStep cell{rows, units, input_gates, {}, w.bias, {}, 0, h_out.start()};
+    std::vector<int> reads{gates};
+    if (w.bias.valid()) reads.push_back(w.bias.buffer);
+    if (has_input(op, kCellHiddenSlot)) {
+      const ValueView h = input(op, kCellHiddenSlot);
+      add_step(MatMulStep{rows, cols, h.channels.size(), h.at_channel(0), h.row_stride(), w.recurrent, cols,
+                          hidden_gates, cols, false},
+               compute_stream(op), span, {h.buffer, w.recurrent.buffer}, {gates});
+      cell.hidden_gates = hidden_gates;
+      cell.h_prev = h.at_channel(op.slice.out.begin);
+      cell.h_prev_stride = h.row_stride();
+      reads.push_back(h.buffer);
+    }
+    add_step(cell, compute_stream(op), span, std::move(reads), {h_out.buffer});
+  }
+
+  // --- epilogue, transfers, collectives ------------------------------------
+
+  void epilogue(const PlanOp& op) {
+    const int span = new_span(op, op.device, Lane::kCompute, SpanKind::kCompute, op.flops, 0);
+    const ValueView sum = view(op.inputs.at(0));
+    const ValueView y = view(op.outputs.at(0));
+    SPLITSCOPE_CHECK(sum.batch == y.batch && sum.channels == y.channels, "epilogue changes the value's ranges");
+    const Layer& layer = graph_.layer_of(op.node);
+    add_step(MapStep{y.batch.size(), y.row_stride(), sum.start(), sum.row_stride(), y.start(), y.row_stride(),
+                     layer.activation},
+             compute_stream(op), span, {sum.buffer}, {y.buffer});
+  }
+
+  void transfer(const PlanOp& op) {
+    const ValueView src = view(op.inputs.at(0));
+    const ValueView dst = view(op.outputs.at(0));
+    SPLITSCOPE_CHECK(src.batch == dst.batch && src.channels == dst.channels && src.inner == dst.inner,
+                     "a transfer changes the value's ranges (op " + std::to_string(op.id) + ")");
+    SPLITSCOPE_CHECK(src.device == op.src_device && dst.device == op.device, "transfer devices disagree with values");
+    const int span = new_span(op, op.device, Lane::kCopyIn, SpanKind::kTransfer, 0,
+                              src.device == dst.device ? 0 : src.elements() * 4);
+    copy_between(op, span, src.device, dst.device, src.start(), src.elements(), dst.start(), dst.elements(),
+                 src.elements(), 1);
+  }
+
+  void collective(const PlanOp& op) {
+    SPLITSCOPE_CHECK(op.inputs.size() == op.participants.size(), "collective inputs and participants differ");
+    std::vector<ValueView> inputs;
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      inputs.push_back(view(op.inputs[i]));
+      SPLITSCOPE_CHECK(inputs.back().device == op.participants[i], "collective input not on its participant");
+    }
+    for (int output_id : op.outputs) {
+      const ValueView out = view(output_id);
+      int64_t received = 0;
+      for (const ValueView& in : inputs) {
+        if (in.device != out.device) received += in.elements() * 4;
+      }
+      const int span = new_span(op, out.device, Lane::kCopyIn, SpanKind::kCollective, 0, received);
+      if (op.collective == CollectiveKind::kAllReduce) {
+        all_reduce_into(op, span, inputs, out);
+      } else {
+        gather_into(op, span, inputs, out);
+      }
+    }
+  }
+
+  void gather_into(const PlanOp& op, int span, const std::vector<ValueView>& inputs, const ValueView& out) {
+    for (const ValueView& in : inputs) {
+      check_rows(in, out.batch);
+      SPLITSCOPE_CHECK(out.channels.contains(in.channels) && in.inner == out.inner,
+                       "gathered slice outside the gathered value (op " + std::to_string(op.id) + ")");
+      copy_between(op, span, in.device, out.device, in.start(), in.row_stride(), out.at_channel(in.channels.begin),
+                   out.row_stride(), in.row_stride(), in.batch.size());
+    }
+  }
+
+  void all_reduce_into(const PlanOp& op, int span, const std::vector<ValueView>& inputs, const ValueView& out) {
+    SumStep sum;
+    sum.elements = out.elements();
+    sum.y = out.start();
+    std::vector<int> reads;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const ValueView& in = inputs[i];
+      SPLITSCOPE_CHECK(in.batch == out.batch && in.channels == out.channels && in.inner == out.inner,
+                       "all-reduce inputs differ from its output (op " + std::to_string(op.id) + ")");
+      if (in.device == out.device) {
+        sum.inputs.push_back(in.start());
+        reads.push_back(in.buffer);
+        continue;
+      }
+      BufferSpec spec;
+      spec.kind = BufferKind::kReceive;
+      spec.device = out.device;
+      spec.elements = in.elements();
+      spec.label = fmt::format("all-reduce op {}: from device {} on {}", op.id, in.device, out.device);
+      const int receive = add_buffer(std::move(spec));
+      copy_between(op, span, in.device, out.device, in.start(), in.elements(), Ref{receive, 0}, in.elements(),
+                   in.elements(), 1);
+      sum.inputs.push_back(Ref{receive, 0});
+      reads.push_back(receive);
+    }
+    add_step(std::move(sum), StreamId{out.device, StreamLane::kCopyIn}, span, std::move(reads), {out.buffer});
+  }
+
+  const Plan& plan_;
+  const Graph& graph_;
+  CompileOptions options_;
+  DeviceProgram program_;
+  std::vector<int> last_writer_;            ///< per buffer: the step that last wrote it
+  std::vector<std::vector<int>> readers_;   ///< per buffer: steps that read it since
+  std::map<WeightKey, int> weights_;
+  std::map<int, int> scratch_;
+};
+
+}  // namespace
+
+DeviceProgram compile_plan(const Plan& plan, const CompileOptions& options) {
+  SPLITSCOPE_CHECK(plan.graph != nullptr, "plan without a graph");
+  return Compiler(plan, options).run();
+}
+
+}  // namespace splitscope::gpu

@@ -1,0 +1,33 @@
+#pragma once
+/// \file
+/// Plan -> DeviceProgram, following plan.hpp's semantics op by op:
+/// - compute and epilogue ops run on their device's compute stream, in plan
+///   order (which is each device's schedule order);
+/// - a transfer runs on the destination's copy-in stream: one peer copy, or
+///   with `--link host` two hops through pinned host memory, the first on the
+///   source's copy-out stream;
+/// - a collective becomes, per output device, copies into that device's
+///   buffer on its copy-in stream (all-reduce: copies into receive buffers and
+///   a sum kernel, summing in participant order);
+/// - every read of a buffer written on another stream waits for that write
+///   (and every write waits for earlier reads and writes on other streams),
+///   so the runner orders streams by events alone.
+
+#include "exec/cuda/device_program.hpp"
+#include "exec/cuda_backend.hpp"
+#include "partitioners/plan.hpp"
+
+namespace splitscope::gpu {
+
+struct CompileOptions {
+  LinkMode link = LinkMode::kDevice;
+};
+
+/// Compiles `plan`. Throws std::logic_error (SPLITSCOPE_CHECK) when the plan
+/// breaks its own contract (a value without the rows or channels an op needs).
+DeviceProgram compile_plan(const Plan& plan, const CompileOptions& options);
+
+/// The element count of a value: rows · channels · inner.
+int64_t value_elements(const Plan& plan, const Value& value);
+
+}  // namespace splitscope::gpu

@@ -1,0 +1,190 @@
+#include "exec/cuda/step_launcher.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+#include <vector>
+
+#include "exec/cuda/cuda_check.hpp"
+#include "util/check.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope::gpu {
+namespace {
+
+/// The most workspace one convolution may ask for; faster algorithms that
+/// want more are passed over.
+constexpr size_t kMaxConvWorkspace = size_t{1} << 30;
+
+int as_int(int64_t value, const char* what) {
+  SPLITSCOPE_CHECK(value >= 0 && value <= std::numeric_limits<int>::max(),
+                   fmt::format("{} = {} does not fit cuDNN's int", what, value));
+  return static_cast<int>(value);
+}
+
+void describe_nchw(const TensorDescriptor& tensor, int64_t n, int64_t c, int64_t h, int64_t w, int64_t n_stride) {
+  SPLITSCOPE_CUDNN_CHECK(cudnnSetTensor4dDescriptorEx(tensor.get(), CUDNN_DATA_FLOAT, as_int(n, "batch"),
+                                                      as_int(c, "channels"), as_int(h, "height"), as_int(w, "width"),
+                                                      as_int(n_stride, "sample stride"), as_int(h * w, "channel stride"),
+                                                      as_int(w, "row stride"), 1));
+}
+
+std::string algorithm_name(cudnnConvolutionFwdAlgo_t algorithm) {
+  switch (algorithm) {
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "implicit gemm";
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: return "implicit precomp gemm";
+    case CUDNN_CONVOLUTION_FWD_ALGO_GEMM: return "gemm";
+    case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT: return "direct";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT: return "fft";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING: return "fft tiling";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD: return "winograd";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: return "winograd nonfused";
+    default: return "algorithm " + std::to_string(static_cast<int>(algorithm));
+  }
+}
+
+std::string math_name(cudnnMathType_t math) {
+  switch (math) {
+    case CUDNN_FMA_MATH: return "fma";
+    case CUDNN_DEFAULT_MATH: return "default";
+    case CUDNN_TENSOR_OP_MATH: return "tensor op";
+    case CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION: return "tensor op, conversion";
+  }
+  return "?";
+}
+
+}  // namespace
+
+cublasComputeType_t cublas_compute_type(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::kFp32: return CUBLAS_COMPUTE_32F;
+    case Dtype::kTf32: return CUBLAS_COMPUTE_32F_FAST_TF32;
+    case Dtype::kBf16: return CUBLAS_COMPUTE_32F_FAST_16BF;
+  }
+  return CUBLAS_COMPUTE_32F;
+}
+
+void launch_matmul(cublasHandle_t handle, cublasComputeType_t compute, const MatMulStep& step, const float* x,
+                   const float* w, float* y) {
+  // Row-major Y[M×N] = X[M×K]·W[K×N] is column-major Yᵀ[N×M] = Wᵀ[N×K]·Xᵀ[K×M],
+  // and a row-major matrix with row stride s is its transpose, column-major,
+  // with leading dimension s: so A = W (lda = w_stride), B = X (ldb = x_stride).
+  const float alpha = 1.0f;
+  const float beta = step.accumulate ? 1.0f : 0.0f;
+  SPLITSCOPE_CUBLAS_CHECK(cublasGemmEx_64(handle, CUBLAS_OP_N, CUBLAS_OP_N, step.cols, step.rows, step.inner, &alpha,
+                                          w, CUDA_R_32F, step.w_stride, x, CUDA_R_32F, step.x_stride, &beta, y,
+                                          CUDA_R_32F, step.y_stride, compute, CUBLAS_GEMM_DEFAULT));
+}
+
+ConvPlan::ConvPlan(const ConvStep& step, cudnnHandle_t handle, Dtype dtype) {
+  describe_nchw(x_, step.batch, step.in_channels, step.height, step.width, step.x_sample_stride);
+  SPLITSCOPE_CUDNN_CHECK(cudnnSetFilter4dDescriptor(filter_.get(), CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
+                                                    as_int(step.filters, "filters"),
+                                                    as_int(step.in_channels / step.groups, "channels per group"),
+                                                    as_int(step.kernel_h, "kernel"), as_int(step.kernel_w, "kernel")));
+  SPLITSCOPE_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(
+      convolution_.get(), as_int(step.pad_h, "padding"), as_int(step.pad_w, "padding"), as_int(step.stride_h, "stride"),
+      as_int(step.stride_w, "stride"), 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+  SPLITSCOPE_CUDNN_CHECK(cudnnSetConvolutionGroupCount(convolution_.get(), as_int(step.groups, "groups")));
+  // fp32 means no TF32: cuDNN's default math may use TF32 tensor cores for
+  // float data on Ampere and later, FMA math never does.
+  const cudnnMathType_t wanted = dtype == Dtype::kFp32 ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH;
+  SPLITSCOPE_CUDNN_CHECK(cudnnSetConvolutionMathType(convolution_.get(), wanted));
+  int n = 0;
+  int c = 0;
+  int h = 0;
+  int w = 0;
+  SPLITSCOPE_CUDNN_CHECK(
+      cudnnGetConvolution2dForwardOutputDim(convolution_.get(), x_.get(), filter_.get(), &n, &c, &h, &w));
+  SPLITSCOPE_CHECK(n == step.batch && c == step.filters && h == step.out_h && w == step.out_w,
+                   fmt::format("cuDNN computes a {}x{}x{}x{} output, the plan expects {}x{}x{}x{}", n, c, h, w,
+                               step.batch, step.filters, step.out_h, step.out_w));
+  describe_nchw(y_, step.batch, step.filters, step.out_h, step.out_w, step.y_sample_stride);
+
+  int limit = 0;
+  SPLITSCOPE_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithmMaxCount(handle, &limit));
+  std::vector<cudnnConvolutionFwdAlgoPerf_t> candidates(static_cast<size_t>(limit));
+  int returned = 0;
+  SPLITSCOPE_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(handle, x_.get(), filter_.get(), convolution_.get(),
+                                                                y_.get(), limit, &returned, candidates.data()));
+  // First pass: only the math asked for. Second pass (fp32 only, should the
+  // heuristics offer no FMA kernel): any math, said in the description.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int i = 0; i < returned; ++i) {
+      const cudnnConvolutionFwdAlgoPerf_t& candidate = candidates[static_cast<size_t>(i)];
+      if (candidate.status != CUDNN_STATUS_SUCCESS || candidate.memory > kMaxConvWorkspace) continue;
+      if (pass == 0 && dtype == Dtype::kFp32 && candidate.mathType != CUDNN_FMA_MATH) continue;
+      algorithm_ = candidate.algo;
+      workspace_bytes_ = candidate.memory;
+      // cuDNN needs the algorithm's own math type on the descriptor.
+      SPLITSCOPE_CUDNN_CHECK(cudnnSetConvolutionMathType(convolution_.get(), candidate.mathType));
+      description_ = fmt::format("{} ({}{})", algorithm_name(candidate.algo), math_name(candidate.mathType),
+                                 pass == 1 ? "; no FMA-only kernel was offered" : "");
+      return;
+    }
+  }
+  throw RunError(fmt::format("cuDNN offers no convolution algorithm for a {}x{}x{}x{} input, {} filters {}x{}, groups {} "
+                             "with {} math and at most {} MiB of workspace",
+                             step.batch, step.in_channels, step.height, step.width, step.filters, step.kernel_h,
+                             step.kernel_w, step.groups, math_name(wanted), kMaxConvWorkspace >> 20));
+}
+
+void ConvPlan::launch(cudnnHandle_t handle, const float* x, const float* filter, float* y, void* workspace,
+                      size_t workspace_bytes) const {
+  const float alpha = 1.0f;
+  const float beta = 0.0f;
+  SPLITSCOPE_CUDNN_CHECK(cudnnConvolutionForward(handle, &alpha, x_.get(), x, filter_.get(), filter, convolution_.get(),
+                                                 algorithm_, workspace, workspace_bytes, &beta, y_.get(), y));
+}
+
+PoolPlan::PoolPlan(const PoolStep& step) {
+  SPLITSCOPE_CUDNN_CHECK(cudnnSetPooling2dDescriptor(
+      pooling_.get(), step.max ? CUDNN_POOLING_MAX : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING,
+      CUDNN_PROPAGATE_NAN, as_int(step.kernel_h, "kernel"), as_int(step.kernel_w, "kernel"), 0, 0,
+      as_int(step.stride_h, "stride"), as_int(step.stride_w, "stride")));
+  describe_nchw(x_, step.batch, step.channels, step.height, step.width, step.x_sample_stride);
+  describe_nchw(y_, step.batch, step.channels, step.out_h, step.out_w, step.y_sample_stride);
+}
+
+void PoolPlan::launch(cudnnHandle_t handle, const float* x, float* y) const {
+  const float alpha = 1.0f;
+  const float beta = 0.0f;
+  SPLITSCOPE_CUDNN_CHECK(cudnnPoolingForward(handle, pooling_.get(), &alpha, x_.get(), x, &beta, y_.get(), y));
+}
+
+void launch_copy(const CopyStep& step, const float* src, float* dst, CopyEnds ends, cudaStream_t stream) {
+  constexpr size_t kFloat = sizeof(float);
+  const size_t width = static_cast<size_t>(step.width) * kFloat;
+  const size_t height = static_cast<size_t>(step.height);
+  const size_t src_pitch = static_cast<size_t>(step.src_pitch) * kFloat;
+  const size_t dst_pitch = static_cast<size_t>(step.dst_pitch) * kFloat;
+  if (width == 0 || height == 0) return;
+  const bool contiguous = height == 1 || (src_pitch == width && dst_pitch == width);
+  const bool src_host = ends.src_ordinal < 0;
+  const bool dst_host = ends.dst_ordinal < 0;
+  if (!src_host && !dst_host && ends.src_ordinal != ends.dst_ordinal) {
+    if (contiguous) {
+      SPLITSCOPE_CUDA_CHECK(
+          cudaMemcpyPeerAsync(dst, ends.dst_ordinal, src, ends.src_ordinal, width * height, stream));
+      return;
+    }
+    cudaMemcpy3DPeerParms copy{};
+    copy.srcPtr = make_cudaPitchedPtr(const_cast<float*>(src), src_pitch, width, height);
+    copy.srcDevice = ends.src_ordinal;
+    copy.dstPtr = make_cudaPitchedPtr(dst, dst_pitch, width, height);
+    copy.dstDevice = ends.dst_ordinal;
+    copy.extent = make_cudaExtent(width, height, 1);
+    SPLITSCOPE_CUDA_CHECK(cudaMemcpy3DPeerAsync(&copy, stream));
+    return;
+  }
+  SPLITSCOPE_CHECK(!(src_host && dst_host), "a copy from host memory to host memory");
+  const cudaMemcpyKind kind =
+      src_host ? cudaMemcpyHostToDevice : (dst_host ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice);
+  if (contiguous) {
+    SPLITSCOPE_CUDA_CHECK(cudaMemcpyAsync(dst, src, width * height, kind, stream));
+  } else {
+    SPLITSCOPE_CUDA_CHECK(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, height, kind, stream));
+  }
+}
+
+}  // namespace splitscope::gpu

@@ -1,0 +1,310 @@
+#include "program_interpreter.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <type_traits>
+
+#include "exec/cuda/program_data.hpp"
+#include "ir/params.hpp"
+
+namespace splitscope::testing {
+namespace {
+
+using namespace gpu;
+
+float activate(float x, Activation activation) {
+  switch (activation) {
+    case Activation::kRelu: return x > 0 ? x : 0;
+    case Activation::kTanh: return std::tanh(x);
+    case Activation::kSigmoid: return 1.0f / (1.0f + std::exp(-x));
+    case Activation::kNone: return x;
+  }
+  return x;
+}
+
+float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+
+/// Elements a [rows][width] block spans at `stride`.
+int64_t extent(int64_t rows, int64_t width, int64_t stride) { return rows == 0 ? 0 : (rows - 1) * stride + width; }
+
+class Machine {
+ public:
+  Machine(const Plan& plan, const DeviceProgram& program, uint64_t seed) : plan_(plan), program_(program) {
+    memory_.resize(program.buffers.size());
+    for (size_t b = 0; b < program.buffers.size(); ++b) {
+      const BufferSpec& spec = program.buffers[b];
+      std::vector<float>& data = memory_[b];
+      if (spec.kind == BufferKind::kWeight) {
+        data = materialise(*spec.weight, seed);
+      } else if (spec.kind == BufferKind::kValue && plan.value(spec.value).producer < 0) {
+        const Value& value = plan.value(spec.value);
+        if (plan.graph->node(value.node).kind == OpKind::kInput) {
+          data = network_input(plan, value, seed);
+        } else {
+          data.resize(static_cast<size_t>(spec.elements));
+          for (size_t i = 0; i < data.size(); ++i) data[i] = input_value(seed, static_cast<int64_t>(i));
+        }
+      } else {
+        data.assign(static_cast<size_t>(spec.elements), std::numeric_limits<float>::quiet_NaN());
+      }
+      if (static_cast<int64_t>(data.size()) != spec.elements) throw std::logic_error("buffer filled with the wrong size");
+    }
+  }
+
+  void run(int index) {
+    step_ = index;
+    const Step& step = program_.steps[static_cast<size_t>(index)];
+    device_ = step.stream.device;
+    std::visit([&](const auto& action) { execute(action, step); }, step.action);
+  }
+
+  const std::vector<float>& buffer(int id) const { return memory_.at(static_cast<size_t>(id)); }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw std::logic_error(fmt::format("step {}: {}", step_, what));
+  }
+
+  /// The `count` elements from `ref`, checked to lie inside the buffer (and,
+  /// for non-copy steps, on the step's device).
+  float* at(const Ref& ref, int64_t count, bool own_device = true) {
+    if (ref.buffer < 0 || ref.buffer >= static_cast<int>(memory_.size())) fail("invalid buffer");
+    std::vector<float>& data = memory_[static_cast<size_t>(ref.buffer)];
+    if (ref.offset < 0 || ref.offset + count > static_cast<int64_t>(data.size())) {
+      fail(fmt::format("access [{}, {}) outside buffer {} ({}) of {} elements", ref.offset, ref.offset + count,
+                       ref.buffer, program_.buffers[static_cast<size_t>(ref.buffer)].label, data.size()));
+    }
+    if (own_device && program_.buffers[static_cast<size_t>(ref.buffer)].device != device_) {
+      fail(fmt::format("touches buffer {} ({}) of device {} from device {}", ref.buffer,
+                       program_.buffers[static_cast<size_t>(ref.buffer)].label,
+                       program_.buffers[static_cast<size_t>(ref.buffer)].device, device_));
+    }
+    return data.data() + ref.offset;
+  }
+
+  void execute(const MatMulStep& m, const Step&) {
+    const float* x = at(m.x, extent(m.rows, m.inner, m.x_stride));
+    const float* w = at(m.w, extent(m.inner, m.cols, m.w_stride));
+    float* y = at(m.y, extent(m.rows, m.cols, m.y_stride));
+    for (int64_t r = 0; r < m.rows; ++r) {
+      for (int64_t c = 0; c < m.cols; ++c) {
+        double sum = m.accumulate ? y[r * m.y_stride + c] : 0.0;
+        for (int64_t k = 0; k < m.inner; ++k) sum += double(x[r * m.x_stride + k]) * w[k * m.w_stride + c];
+        y[r * m.y_stride + c] = static_cast<float>(sum);
+      }
+    }
+  }
+
+  void execute(const ConvStep& s, const Step&) {
+    const int64_t plane = s.height * s.width;
+    const float* x = at(s.x, extent(s.batch, s.in_channels * plane, s.x_sample_stride));
+    const int64_t per_group = s.in_channels / s.groups;
+    const int64_t filters_per_group = s.filters / s.groups;
+    if (per_group * s.groups != s.in_channels || filters_per_group * s.groups != s.filters) fail("uneven groups");
+    const float* k = at(s.filter, s.filters * per_group * s.kernel_h * s.kernel_w);
+    float* y = at(s.y, extent(s.batch, s.filters * s.out_h * s.out_w, s.y_sample_stride));
+    for (int64_t n = 0; n < s.batch; ++n) {
+      for (int64_t f = 0; f < s.filters; ++f) {
+        const int64_t group = f / filters_per_group;
+        for (int64_t oy = 0; oy < s.out_h; ++oy) {
+          for (int64_t ox = 0; ox < s.out_w; ++ox) {
+            double sum = 0;
+            for (int64_t c = 0; c < per_group; ++c) {
+              for (int64_t ky = 0; ky < s.kernel_h; ++ky) {
+                for (int64_t kx = 0; kx < s.kernel_w; ++kx) {
+                  const int64_t iy = oy * s.stride_h - s.pad_h + ky;
+                  const int64_t ix = ox * s.stride_w - s.pad_w + kx;
+                  if (iy < 0 || iy >= s.height || ix < 0 || ix >= s.width) continue;
+                  sum += double(x[n * s.x_sample_stride + (group * per_group + c) * plane + iy * s.width + ix]) *
+                         k[((f * per_group + c) * s.kernel_h + ky) * s.kernel_w + kx];
+                }
+              }
+            }
+            y[n * s.y_sample_stride + (f * s.out_h + oy) * s.out_w + ox] = static_cast<float>(sum);
+          }
+        }
+      }
+    }
+  }
+
+  void execute(const PoolStep& s, const Step&) {
+    const int64_t plane = s.height * s.width;
+    const float* x = at(s.x, extent(s.batch, s.channels * plane, s.x_sample_stride));
+    float* y = at(s.y, extent(s.batch, s.channels * s.out_h * s.out_w, s.y_sample_stride));
+    for (int64_t n = 0; n < s.batch; ++n) {
+      for (int64_t c = 0; c < s.channels; ++c) {
+        for (int64_t oy = 0; oy < s.out_h; ++oy) {
+          for (int64_t ox = 0; ox < s.out_w; ++ox) {
+            float best = -INFINITY;
+            double sum = 0;
+            for (int64_t ky = 0; ky < s.kernel_h; ++ky) {
+              for (int64_t kx = 0; kx < s.kernel_w; ++kx) {
+                const float v = x[n * s.x_sample_stride + c * plane + (oy * s.stride_h + ky) * s.width + ox * s.stride_w + kx];
+                best = std::max(best, v);
+                sum += v;
+              }
+            }
+            y[n * s.y_sample_stride + (c * s.out_h + oy) * s.out_w + ox] =
+                s.max ? best : static_cast<float>(sum / double(s.kernel_h * s.kernel_w));
+          }
+        }
+      }
+    }
+  }
+
+  void execute(const BiasActivationStep& s, const Step&) {
+    const int64_t total = s.rows * s.channels * s.inner;
+    float* y = at(s.y, total);
+    const float* bias = s.bias.valid() ? at(s.bias, s.channels) : nullptr;
+    for (int64_t e = 0; e < total; ++e) {
+      y[e] = activate(y[e] + (bias != nullptr ? bias[(e / s.inner) % s.channels] : 0.0f), s.activation);
+    }
+  }
+
+  void execute(const MapStep& s, const Step&) {
+    const float* x = at(s.x, extent(s.rows, s.width, s.x_stride));
+    float* y = at(s.y, extent(s.rows, s.width, s.y_stride));
+    for (int64_t r = 0; r < s.rows; ++r) {
+      for (int64_t i = 0; i < s.width; ++i) y[r * s.y_stride + i] = activate(x[r * s.x_stride + i], s.activation);
+    }
+  }
+
+  void execute(const SoftmaxStep& s, const Step&) {
+    const float* x = at(s.x, extent(s.rows, s.width, s.x_stride));
+    float* y = at(s.y, extent(s.rows, s.out_width, s.y_stride));
+    if (s.out_begin < 0 || s.out_begin + s.out_width > s.width) fail("softmax columns outside its row");
+    for (int64_t r = 0; r < s.rows; ++r) {
+      const float* row = x + r * s.x_stride;
+      const float top = *std::max_element(row, row + s.width);
+      double total = 0;
+      for (int64_t i = 0; i < s.width; ++i) total += std::exp(double(row[i] - top));
+      for (int64_t j = 0; j < s.out_width; ++j) {
+        y[r * s.y_stride + j] = static_cast<float>(std::exp(double(row[s.out_begin + j] - top)) / total);
+      }
+    }
+  }
+
+  void execute(const LstmCellStep& s, const Step&) {
+    const float* gates = at(s.gates, s.rows * 4 * s.units);
+    const float* bias = s.bias.valid() ? at(s.bias, 4 * s.units) : nullptr;
+    const float* c_prev = s.c_prev.valid() ? at(s.c_prev, extent(s.rows, s.units, s.c_prev_stride)) : nullptr;
+    float* h = at(s.h_out, s.rows * s.units);
+    float* c = at(s.c_out, s.rows * s.units);
+    for (int64_t r = 0; r < s.rows; ++r) {
+      for (int64_t u = 0; u < s.units; ++u) {
+        auto pre = [&](int k) { return gates[r * 4 * s.units + k * s.units + u] + (bias ? bias[k * s.units + u] : 0.0f); };
+        const float state = sigmoid(pre(1)) * (c_prev ? c_prev[r * s.c_prev_stride + u] : 0.0f) +
+                            sigmoid(pre(0)) * std::tanh(pre(2));
+        c[r * s.units + u] = state;
+        h[r * s.units + u] = sigmoid(pre(3)) * std::tanh(state);
+      }
+    }
+  }
+
+  void execute(const GruCellStep& s, const Step&) {
+    const float* gx = at(s.input_gates, s.rows * 3 * s.units);
+    const float* gh = s.hidden_gates.valid() ? at(s.hidden_gates, s.rows * 3 * s.units) : nullptr;
+    const float* bias = s.bias.valid() ? at(s.bias, 3 * s.units) : nullptr;
+    const float* h_prev = s.h_prev.valid() ? at(s.h_prev, extent(s.rows, s.units, s.h_prev_stride)) : nullptr;
+    float* h = at(s.h_out, s.rows * s.units);
+    for (int64_t r = 0; r < s.rows; ++r) {
+      for (int64_t u = 0; u < s.units; ++u) {
+        auto x_part = [&](int k) { return gx[r * 3 * s.units + k * s.units + u] + (bias ? bias[k * s.units + u] : 0.0f); };
+        auto h_part = [&](int k) { return gh ? gh[r * 3 * s.units + k * s.units + u] : 0.0f; };
+        const float reset = sigmoid(x_part(0) + h_part(0));
+        const float update = sigmoid(x_part(1) + h_part(1));
+        const float candidate = std::tanh(x_part(2) + reset * h_part(2));
+        const float previous = h_prev ? h_prev[r * s.h_prev_stride + u] : 0.0f;
+        h[r * s.units + u] = (1 - update) * candidate + update * previous;
+      }
+    }
+  }
+
+  void execute(const SumStep& s, const Step&) {
+    float* y = at(s.y, s.elements);
+    std::vector<const float*> inputs;
+    for (const Ref& input : s.inputs) inputs.push_back(at(input, s.elements));
+    for (int64_t e = 0; e < s.elements; ++e) {
+      float total = 0;
+      for (const float* input : inputs) total += input[e];
+      y[e] = total;
+    }
+  }
+
+  void execute(const CopyStep& s, const Step& step) {
+    const int src_device = program_.buffers.at(static_cast<size_t>(s.src.buffer)).device;
+    const int dst_device = program_.buffers.at(static_cast<size_t>(s.dst.buffer)).device;
+    if (src_device < 0 && dst_device < 0) fail("host-to-host copy");
+    const bool issued_by_destination = dst_device == step.stream.device;
+    const bool download_by_source = dst_device < 0 && src_device == step.stream.device;
+    if (!issued_by_destination && !download_by_source) {
+      fail(fmt::format("copy {} -> {} issued on device {}", src_device, dst_device, step.stream.device));
+    }
+    if (src_device < 0 && step.stream.lane != StreamLane::kCopyIn) fail("host-to-device copy off a copy-in stream");
+    if (dst_device < 0 && step.stream.lane != StreamLane::kCopyOut) fail("device-to-host copy off a copy-out stream");
+    const float* src = at(s.src, extent(s.height, s.width, s.src_pitch), false);
+    float* dst = at(s.dst, extent(s.height, s.width, s.dst_pitch), false);
+    for (int64_t r = 0; r < s.height; ++r) {
+      std::copy(src + r * s.src_pitch, src + r * s.src_pitch + s.width, dst + r * s.dst_pitch);
+    }
+  }
+
+  const Plan& plan_;
+  const DeviceProgram& program_;
+  std::vector<std::vector<float>> memory_;
+  int step_ = -1;
+  int device_ = 0;
+};
+
+int stream_index(const StreamId& stream) { return stream.device * 3 + static_cast<int>(stream.lane); }
+
+}  // namespace
+
+Interpretation interpret(const Plan& plan, const DeviceProgram& program, uint64_t seed, uint32_t schedule_seed) {
+  Machine machine(plan, program, seed);
+  const int streams = program.devices * 3;
+  std::vector<std::vector<int>> queues(static_cast<size_t>(streams));
+  for (size_t i = 0; i < program.steps.size(); ++i) {
+    queues[static_cast<size_t>(stream_index(program.steps[i].stream))].push_back(static_cast<int>(i));
+  }
+  std::vector<size_t> head(static_cast<size_t>(streams), 0);
+  std::vector<bool> done(program.steps.size(), false);
+  std::mt19937 random(schedule_seed);
+  Interpretation result;
+  while (result.order.size() < program.steps.size()) {
+    std::vector<int> ready;
+    for (int s = 0; s < streams; ++s) {
+      const auto& queue = queues[static_cast<size_t>(s)];
+      if (head[static_cast<size_t>(s)] >= queue.size()) continue;
+      const int candidate = queue[head[static_cast<size_t>(s)]];
+      const auto& waits = program.steps[static_cast<size_t>(candidate)].waits;
+      if (std::all_of(waits.begin(), waits.end(), [&](int w) { return done[static_cast<size_t>(w)]; })) {
+        ready.push_back(candidate);
+      }
+    }
+    if (ready.empty()) throw std::logic_error("the program deadlocks: no stream can proceed");
+    const int next = schedule_seed == 0
+                         ? *std::min_element(ready.begin(), ready.end())
+                         : ready[std::uniform_int_distribution<size_t>(0, ready.size() - 1)(random)];
+    machine.run(next);
+    done[static_cast<size_t>(next)] = true;
+    ++head[static_cast<size_t>(stream_index(program.steps[static_cast<size_t>(next)].stream))];
+    result.order.push_back(next);
+  }
+  for (size_t id = 0; id < plan.values.size(); ++id) {
+    result.values.push_back(machine.buffer(program.value_buffer[id]));
+  }
+  result.output = make_output_tensor(plan);
+  for (int id : plan.outputs) {
+    place_output_value(plan, plan.value(id), machine.buffer(program.value_buffer[static_cast<size_t>(id)]),
+                       result.output);
+  }
+  return result;
+}
+
+}  // namespace splitscope::testing
