@@ -82,7 +82,7 @@ Command add_calibrate_command(CLI::App& app) {
       ->delimiter(',');
   sub->add_flag("--quick", options->quick,
                 "fewer shapes and sizes, the small networks only: a smoke test, not a calibration");
-  return {sub, [options] {
+  return {sub, [options](const std::vector<std::string>&) {
             parse_dtype(options->dtype);  // bad input first, before any measuring
             gpu::CalibrationOptions calibration;
             calibration.device = options->device;

@@ -5,12 +5,15 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace splitscope::cli {
 
-/// Runs a parsed subcommand; returns the exit code. Errors are thrown
-/// (util/errors.hpp) and turned into messages and exit codes by main.
-using Action = std::function<int()>;
+/// Runs a parsed subcommand, given the whole command line (for report
+/// context); returns the exit code. Errors are thrown (util/errors.hpp) and
+/// turned into messages and exit codes by main.
+using Action = std::function<int(const std::vector<std::string>& command_line)>;
 
 struct Command {
   CLI::App* app = nullptr;

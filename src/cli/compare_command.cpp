@@ -1,14 +1,124 @@
-// Placeholder until its issue lands: the subcommand exists, says so, and fails.
+// `splitscope compare [MODEL] [--strategies a,b,...] [--devices N] [--backend ...]`:
+// every strategy that applies, measured (or simulated), best first, each
+// against the single-device run, with a prediction on a named machine beside it.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
 
 #include "cli/command.hpp"
+#include "cli/execution_options.hpp"
+#include "cli/network_loading.hpp"
+#include "partitioners/plan_check.hpp"
+#include "report/progress.hpp"
+#include "report/reporter.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope::cli {
+namespace {
+
+constexpr const char* kDefaultNetwork = "mlp";
+constexpr const char* kDefaultPredictionMachine = "h100-nvlink-8";
+
+struct CompareOptions {
+  std::string model = kDefaultNetwork;
+  std::vector<std::string> strategies;
+  int devices = 2;
+  std::optional<int> microbatches;
+  std::string predict_on = kDefaultPredictionMachine;
+  ExecutionOptions execution;
+  ReportOutputs outputs;
+};
+
+/// The strategies to run: those asked for, or every one that applies here;
+/// `single` always, since every speedup is against it.
+std::vector<std::string> chosen_strategies(const CompareOptions& options, const Graph& graph) {
+  std::vector<std::string> chosen;
+  if (options.strategies.empty()) {
+    for (const auto& name : strategy_names()) {
+      if (make_partitioner(name)->applies(graph, options.devices)) chosen.push_back(name);
+    }
+    return chosen;
+  }
+  for (const auto& name : options.strategies) make_partitioner(name);  // unknown names fail here
+  chosen = options.strategies;
+  if (std::find(chosen.begin(), chosen.end(), "single") == chosen.end()) chosen.insert(chosen.begin(), "single");
+  return chosen;
+}
+
+/// GPipe's rule of thumb, M >= 4N keeps the bubble under a fifth; never more than the batch.
+int default_microbatches(const Graph& graph, int devices) {
+  return static_cast<int>(std::min<int64_t>(graph.batch(), 4 * static_cast<int64_t>(devices)));
+}
+
+int compare_command(const CompareOptions& options, const std::vector<std::string>& command_line) {
+  if (options.devices < 1) throw InputError("--devices", "", "must be at least 1");
+  const std::string backend =
+      !options.execution.backend.empty() ? options.execution.backend : (gpu_available() ? "cuda" : "cpu");
+  auto reporters = make_reporters(ReportKind::kCompare, std::cout, options.outputs);
+  const auto graph = load_network(options.model, options.execution.batch);
+  const auto strategies = chosen_strategies(options, *graph);
+  const int microbatches = options.microbatches.value_or(default_microbatches(*graph, options.devices));
+
+  std::vector<std::shared_ptr<const Plan>> plans;
+  for (const auto& strategy : strategies) {
+    const int devices = strategy == "single" ? 1 : options.devices;
+    const int m = strategy == "pipeline" ? microbatches : 1;
+    auto plan = std::make_shared<const Plan>(make_partitioner(strategy)->partition(
+        graph, partition_options(options.execution, backend, devices, m)));
+    check(*plan);
+    plans.push_back(std::move(plan));
+  }
+
+  Progress progress = stderr_progress(options.execution.quiet);
+  RunOptions run = run_options(options.execution);
+  run.on_repeat = progress.repeat_callback();
+  run.want_output = false;
+  ComparisonBuilder builder(make_report_context(command_line));
+  auto executor = make_executor(options.execution, backend, options.devices);
+  for (const auto& plan : plans) {
+    progress.begin_run(fmt::format("{} on {}", plan->strategy, backend));
+    builder.add(plan, executor->run(*plan, run));
+    progress.end_run();
+  }
+
+  // The same plans predicted on a named machine, beside the measured numbers.
+  if (backend != "sim" && options.predict_on != "none") {
+    ExecutionOptions simulated = options.execution;
+    simulated.machine = options.predict_on;
+    simulated.virtual_devices = false;
+    simulated.cuda_graph = false;
+    auto simulator = make_executor(simulated, "sim", options.devices);
+    for (const auto& plan : plans) builder.add(plan, simulator->run(*plan, run));
+  }
+
+  const Comparison comparison = std::move(builder).build();
+  for (auto& reporter : reporters) reporter->report(comparison);
+  return 0;
+}
+
+}  // namespace
 
 Command add_compare_command(CLI::App& app) {
-  CLI::App* sub = app.add_subcommand("compare", "Run every strategy and compare them (not built yet)");
-  sub->allow_extras();
-  return {sub, [] () -> int { throw RunError("'compare' is not implemented in this build yet"); }};
+  auto options = std::make_shared<CompareOptions>();
+  CLI::App* sub = app.add_subcommand("compare", "Run every strategy and compare them, best first");
+  sub->add_option("MODEL", options->model, "network file, or a name from models/networks")->capture_default_str();
+  sub->add_option("--strategies", options->strategies, "comma-separated (default: all that apply)")
+      ->delimiter(',');
+  sub->add_option("--devices,-n", options->devices, "devices for the split strategies")->capture_default_str();
+  sub->add_option("--microbatches,-m", options->microbatches, "pipeline micro-batches (default: min(batch, 4N))");
+  sub->add_option("--predict-on", options->predict_on,
+                  "also simulate the plans on this machine (name or file; 'none' to skip)")
+      ->capture_default_str();
+  add_execution_options(*sub, options->execution, "cuda if a GPU is present, else cpu");
+  sub->add_option("--report", options->outputs.report, "write the JSON compare report (FORMATS.md)");
+  sub->add_option("--trace", options->outputs.trace, "write a Chrome/Perfetto trace of every run");
+  sub->add_option("--html", options->outputs.html, "write a self-contained HTML page");
+  return {sub, [options](const std::vector<std::string>& command_line) {
+            return compare_command(*options, command_line);
+          }};
 }
 
 }  // namespace splitscope::cli

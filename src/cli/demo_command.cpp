@@ -8,7 +8,7 @@ namespace splitscope::cli {
 Command add_demo_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("demo", "Demos (rnn: the pipelined-RNN wavefront) (not built yet)");
   sub->allow_extras();
-  return {sub, [] () -> int { throw RunError("'demo' is not implemented in this build yet"); }};
+  return {sub, [](const std::vector<std::string>&) -> int { throw RunError("'demo' is not implemented in this build yet"); }};
 }
 
 }  // namespace splitscope::cli

@@ -68,7 +68,7 @@ Command add_inspect_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("inspect", "Show a network's layers: output shapes, parameters, FLOPs");
   sub->add_option("MODEL", options->model, "network file, or a name from models/networks")->required();
   sub->add_flag("--json", options->json, "print JSON (FORMATS.md) instead of a table");
-  return {sub, [options] {
+  return {sub, [options](const std::vector<std::string>&) {
             const auto graph = load_network(options->model);
             if (options->json) {
               std::cout << inspect_json(*graph).dump(2) << "\n";

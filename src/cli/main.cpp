@@ -45,8 +45,9 @@ int run_main(int argc, char** argv) {
     return kExitBadInput;
   }
 
+  const std::vector<std::string> command_line(argv, argv + argc);
   for (auto& command : commands) {
-    if (command.app->parsed()) return command.action();
+    if (command.app->parsed()) return command.action(command_line);
   }
   fmt::print(stderr, "error: command line: no command given; run 'splitscope --help'\n");
   return kExitBadInput;

@@ -161,7 +161,7 @@ Command add_plan_command(CLI::App& app) {
   sub->add_option("--microbatches,-m", options->microbatches, "micro-batches (pipeline only)")
       ->capture_default_str();
   sub->add_flag("--json", options->json, "print JSON (FORMATS.md) instead of tables");
-  return {sub, [options] {
+  return {sub, [options](const std::vector<std::string>&) {
             const auto graph = load_network(options->model);
             PartitionOptions partition;
             partition.devices = options->devices;

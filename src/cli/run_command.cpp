@@ -1,14 +1,146 @@
-// Placeholder until its issue lands: the subcommand exists, says so, and fails.
+// `splitscope run MODEL --strategy S --devices N --backend cpu|cuda|sim ...`:
+// one strategy, run (or simulated) and reported against the single-device run.
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
 
 #include "cli/command.hpp"
+#include "cli/execution_options.hpp"
+#include "cli/network_loading.hpp"
+#include "exec/cpu/cpu_executor.hpp"
+#include "exec/cuda_backend.hpp"
+#include "exec/output_compare.hpp"
+#include "partitioners/plan_check.hpp"
+#include "report/progress.hpp"
+#include "report/reporter.hpp"
+#include "util/atomic_file.hpp"
 #include "util/errors.hpp"
+#include "util/npy.hpp"
 
 namespace splitscope::cli {
+namespace {
+
+struct RunCommandOptions {
+  std::string model;
+  std::string strategy;
+  int devices = 1;
+  int microbatches = 1;
+  ExecutionOptions execution;
+  bool check = false;
+  std::string save_output;
+  ReportOutputs outputs;
+};
+
+std::shared_ptr<const Plan> make_checked_plan(const std::shared_ptr<const Graph>& graph, const std::string& strategy,
+                                              const PartitionOptions& options) {
+  auto plan = std::make_shared<const Plan>(make_partitioner(strategy)->partition(graph, options));
+  check(*plan);
+  return plan;
+}
+
+/// The output `run --check` holds this run to: `single` on the same backend
+/// for cpu, on the cpu backend for cuda (the reference implementation).
+HostTensor reference_output(const std::string& backend, const std::shared_ptr<const Plan>& single,
+                            const RunResult& single_result, const RunOptions& options) {
+  if (backend == "cpu") return single_result.output;
+  RunOptions once = options;
+  once.warmup = 0;
+  once.repeats = 1;
+  once.want_output = true;
+  once.on_repeat = nullptr;
+  return CpuExecutor().run(*single, once).output;
+}
+
+void check_output_folder(const std::string& path) {
+  const std::filesystem::path file(path);
+  const auto folder = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+  std::error_code ec;
+  if (!std::filesystem::is_directory(folder, ec)) {
+    throw InputError("--save-output", "", "the folder " + folder.string() + " does not exist");
+  }
+}
+
+int run_command(const RunCommandOptions& options, const std::vector<std::string>& command_line) {
+  const std::string backend = options.execution.backend.empty() ? "cpu" : options.execution.backend;
+  const bool computes = backend != "sim";
+  if (!computes && (options.check || !options.save_output.empty())) {
+    throw InputError(options.check ? "--check" : "--save-output", "",
+                     "the simulator predicts times and computes no outputs; use --backend cpu or cuda");
+  }
+  if (!options.save_output.empty()) check_output_folder(options.save_output);
+  auto reporters = make_reporters(ReportKind::kRun, std::cout, options.outputs);
+
+  const auto graph = load_network(options.model, options.execution.batch);
+  auto executor = make_executor(options.execution, backend, options.devices);
+  const auto plan = make_checked_plan(
+      graph, options.strategy, partition_options(options.execution, backend, options.devices, options.microbatches));
+
+  Progress progress = stderr_progress(options.execution.quiet);
+  RunOptions run = run_options(options.execution);
+  run.on_repeat = progress.repeat_callback();
+  run.want_output = options.check || !options.save_output.empty();
+  ComparisonBuilder builder(make_report_context(command_line));
+
+  progress.begin_run(fmt::format("{} on {}", options.strategy, backend));
+  const RunResult result = executor->run(*plan, run);
+  progress.end_run();
+  builder.add(plan, result);
+
+  // The baseline every speedup is against: `single` on the same backend.
+  std::shared_ptr<const Plan> single = plan;
+  RunResult single_result = result;
+  if (options.strategy != "single") {
+    single = make_checked_plan(graph, "single", partition_options(options.execution, backend, 1, 1));
+    progress.begin_run(fmt::format("single on {} (baseline)", backend));
+    single_result = executor->run(*single, run);
+    progress.end_run();
+    builder.add(single, single_result, false);
+  }
+
+  std::optional<OutputComparison> checked;
+  double tolerance = kCheckTolerance;
+  if (options.check) {
+    if (backend == "cuda") tolerance = std::max(tolerance, check_tolerance(parse_dtype(options.execution.dtype)));
+    checked = compare_outputs(result.output, reference_output(backend, single, single_result, run));
+  }
+  if (!options.save_output.empty()) {
+    write_file_atomically(options.save_output, encode_npy(result.output.shape, result.output.data));
+  }
+  const Comparison comparison = std::move(builder).build();
+  for (auto& reporter : reporters) reporter->report(comparison);
+
+  if (checked) {
+    const std::string against = backend == "cpu" ? "single on cpu" : "single on the cpu backend";
+    std::cout << fmt::format("check: {} against {} (tolerance {:.0e})\n", checked->describe(), against, tolerance);
+    if (!checked->within(tolerance)) {
+      throw RunError(fmt::format("--check failed: {} exceeds the tolerance {:.0e}", checked->describe(), tolerance));
+    }
+  }
+  return 0;
+}
+
+}  // namespace
 
 Command add_run_command(CLI::App& app) {
-  CLI::App* sub = app.add_subcommand("run", "Run (or simulate) one strategy and report its timeline (not built yet)");
-  sub->allow_extras();
-  return {sub, [] () -> int { throw RunError("'run' is not implemented in this build yet"); }};
+  auto options = std::make_shared<RunCommandOptions>();
+  CLI::App* sub = app.add_subcommand("run", "Run (or simulate) one strategy and report its timeline");
+  sub->add_option("MODEL", options->model, "network file, or a name from models/networks")->required();
+  sub->add_option("--strategy,-s", options->strategy, "single | horizontal | pipeline | vertical | tensor")
+      ->required();
+  sub->add_option("--devices,-n", options->devices, "number of devices")->required();
+  sub->add_option("--microbatches,-m", options->microbatches, "micro-batches (pipeline only)")
+      ->capture_default_str();
+  add_execution_options(*sub, options->execution, "cpu");
+  sub->add_flag("--check", options->check,
+                "also compare the output with the single-device run's (cpu: relative error <= 1e-4)");
+  sub->add_option("--save-output", options->save_output, "write the network's output as a float32 .npy file");
+  sub->add_option("--report", options->outputs.report, "write the JSON run report (FORMATS.md)");
+  sub->add_option("--trace", options->outputs.trace, "write a Chrome/Perfetto trace of the run");
+  sub->add_option("--html", options->outputs.html, "write a self-contained HTML page of the run");
+  return {sub, [options](const std::vector<std::string>& command_line) { return run_command(*options, command_line); }};
 }
 
 }  // namespace splitscope::cli

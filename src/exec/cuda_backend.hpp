@@ -61,6 +61,9 @@ std::string to_string(LinkMode link);
 /// expected against the cpu backend's float32 output for this dtype.
 double check_tolerance(Dtype dtype);
 
+/// True when this build has the CUDA backend and the machine has a GPU it can use.
+bool cuda_gpu_available();
+
 /// The CUDA executor, or UnavailableError when this build or machine has none.
 std::unique_ptr<Executor> make_cuda_executor(const CudaOptions& options);
 

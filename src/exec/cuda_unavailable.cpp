@@ -18,6 +18,8 @@ namespace {
 
 }  // namespace
 
+bool cuda_gpu_available() { return false; }
+
 std::unique_ptr<Executor> make_cuda_executor(const CudaOptions&) { refuse("run on a GPU"); }
 
 namespace gpu {

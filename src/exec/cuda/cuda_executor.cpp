@@ -223,6 +223,8 @@ RunResult CudaExecutor::run(const Plan& plan, const RunOptions& options) {
 
 }  // namespace gpu
 
+bool cuda_gpu_available() { return gpu::gpu_count() > 0; }
+
 std::unique_ptr<Executor> make_cuda_executor(const CudaOptions& options) {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);

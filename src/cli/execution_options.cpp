@@ -1,0 +1,92 @@
+#include "cli/execution_options.hpp"
+
+#include "exec/cpu/cpu_executor.hpp"
+#include "exec/cuda_backend.hpp"
+#include "sim/machine_cost_function.hpp"
+#include "sim/machine_file.hpp"
+#include "sim/simulator.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope::cli {
+
+void add_execution_options(CLI::App& command, ExecutionOptions& options, const std::string& default_backend) {
+  command.add_option("--backend,-b", options.backend, "cpu | cuda | sim (default: " + default_backend + ")")
+      ->check(CLI::IsMember({"cpu", "cuda", "sim"}));
+  command.add_option("--machine", options.machine,
+                     "sim: a machine file, or a name from models/machines (e.g. h100-nvlink-8)");
+  command.add_flag("--virtual", options.virtual_devices,
+                   "cuda: carve the devices out of one GPU with green contexts (disjoint SM shares)");
+  command.add_option("--link", options.link, "cuda --virtual: device (device-to-device copies) | host "
+                                             "(staged through pinned host memory)")
+      ->capture_default_str();
+  command.add_option("--dtype", options.dtype, "cuda: fp32 | tf32 | bf16 (math of products; storage is fp32)")
+      ->capture_default_str();
+  command.add_flag("--graph", options.cuda_graph, "cuda: capture the plan in a CUDA graph, replay it when timed");
+  command.add_option("--repeat,-r", options.repeats, "timed runs (median, min, max are reported)")
+      ->capture_default_str();
+  command.add_option("--warmup", options.warmup, "untimed runs first")->capture_default_str();
+  command.add_option("--seed", options.seed, "fixes weights and inputs")->capture_default_str();
+  command.add_option("--timeout-ms", options.timeout_ms, "fail a run that takes longer (cpu)");
+  command.add_option("--inter-op-threads", options.inter_op_threads,
+                     "cpu: ops running at once, across devices (0: one worker per device)")
+      ->capture_default_str();
+  command.add_option("--intra-op-threads", options.intra_op_threads,
+                     "cpu: threads inside one op's kernel (0: cores / devices)")
+      ->capture_default_str();
+  command.add_option("--batch", options.batch, "override the network file's batch");
+  command.add_flag("--quiet,-q", options.quiet, "no progress on stderr");
+}
+
+bool gpu_available() { return cuda_gpu_available(); }
+
+std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const std::string& backend, int devices) {
+  if (backend != "sim" && !options.machine.empty()) {
+    throw InputError("--machine", "", "is for --backend sim; " + backend + " runs on the hardware here");
+  }
+  if (backend != "cuda" && (options.virtual_devices || options.cuda_graph)) {
+    throw InputError(options.virtual_devices ? "--virtual" : "--graph", "", "applies to --backend cuda only");
+  }
+  if (backend == "cpu") return std::make_unique<CpuExecutor>();
+  if (backend == "sim") {
+    if (options.machine.empty()) {
+      throw InputError("--machine", "", "--backend sim needs a machine to simulate, e.g. --machine h100-nvlink-8");
+    }
+    return std::make_unique<Simulator>(load_machine(options.machine));
+  }
+  if (backend == "cuda") {
+    CudaOptions cuda;
+    cuda.mode = options.virtual_devices ? DeviceMode::kVirtual : DeviceMode::kPhysical;
+    cuda.link = parse_link_mode(options.link);
+    cuda.dtype = parse_dtype(options.dtype);
+    cuda.cuda_graph = options.cuda_graph;
+    cuda.virtual_devices = devices;
+    return make_cuda_executor(cuda);
+  }
+  throw InputError("--backend", "", "unknown backend '" + backend + "'; use cpu, cuda or sim");
+}
+
+PartitionOptions partition_options(const ExecutionOptions& options, const std::string& backend, int devices,
+                                   int microbatches) {
+  PartitionOptions partition;
+  partition.devices = devices;
+  partition.microbatches = microbatches;
+  if (backend == "sim" && !options.machine.empty()) {
+    partition.cost = std::make_shared<MachineCostFunction>(load_machine(options.machine));
+  }
+  return partition;
+}
+
+RunOptions run_options(const ExecutionOptions& options) {
+  if (options.repeats < 1) throw InputError("--repeat", "", "must be at least 1");
+  if (options.warmup < 0) throw InputError("--warmup", "", "must not be negative");
+  RunOptions run;
+  run.repeats = options.repeats;
+  run.warmup = options.warmup;
+  run.seed = options.seed;
+  run.timeout_ms = options.timeout_ms;
+  run.inter_op_threads = options.inter_op_threads;
+  run.intra_op_threads = options.intra_op_threads;
+  return run;
+}
+
+}  // namespace splitscope::cli

@@ -1,0 +1,56 @@
+#pragma once
+/// \file
+/// The options `run`, `compare` and `demo rnn` share: which backend runs the
+/// plans (cpu threads, CUDA streams, or the simulator on a machine file), how
+/// often, and with what inputs. Each command registers them on its own
+/// subcommand and turns them into an Executor and RunOptions here.
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "exec/executor.hpp"
+#include "partitioners/partitioner.hpp"
+
+namespace splitscope::cli {
+
+struct ExecutionOptions {
+  std::string backend;        ///< cpu | cuda | sim; empty: the command's default
+  std::string machine;        ///< sim: NAME or FILE
+  bool virtual_devices = false;
+  std::string link = "device";
+  std::string dtype = "fp32";
+  bool cuda_graph = false;
+  int repeats = 3;
+  int warmup = 1;
+  uint64_t seed = 0;
+  std::optional<double> timeout_ms;
+  int inter_op_threads = 0;
+  int intra_op_threads = 0;
+  std::optional<int64_t> batch;
+  bool quiet = false;
+};
+
+/// Registers the shared options on `command`. `default_backend` is named in
+/// the help text ("cpu", or "cuda if a GPU is present, else cpu").
+void add_execution_options(CLI::App& command, ExecutionOptions& options, const std::string& default_backend);
+
+/// True when a CUDA GPU can be used here.
+bool gpu_available();
+
+/// The executor for `backend` (cpu, cuda or sim). `devices` is the device
+/// count of the plans it will run (virtual CUDA devices are carved to match).
+/// InputError for an unknown backend or a missing --machine; UnavailableError
+/// (exit 3) where CUDA is not available.
+std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const std::string& backend, int devices);
+
+/// How a partitioner should price ops for `backend`: the machine's cost
+/// model for the simulator, the default roofline otherwise.
+PartitionOptions partition_options(const ExecutionOptions& options, const std::string& backend, int devices,
+                                   int microbatches);
+
+/// RunOptions from the shared options.
+RunOptions run_options(const ExecutionOptions& options);
+
+}  // namespace splitscope::cli
