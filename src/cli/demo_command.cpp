@@ -117,8 +117,8 @@ void check_output_path(const std::string& option, const std::string& path) {
   }
 }
 
-std::string run_header(const RnnDemoShape& shape, const RunInfo& info, int repeats) {
-  std::string text = fmt::format("splitscope demo rnn: {}\n", shape_text(shape));
+std::string run_header(const RnnDemoShape& shape, const RunInfo& info, int repeats, const std::string& swept = "") {
+  std::string text = fmt::format("splitscope demo rnn: {}\n", shape_text(shape, swept));
   text += fmt::format("{} on {} ({})", info.measured ? "measured" : "predicted", info.backend, info.device_mode);
   if (!info.machine_name.empty()) text += fmt::format(", machine {}", info.machine_name);
   if (!info.device_name.empty()) text += fmt::format(" ({})", info.device_name);
@@ -190,7 +190,7 @@ int demo_rnn(const DemoOptions& options, const std::vector<std::string>& command
     }
     const RnnSweep sweep = parse_rnn_sweep(options.sweep);
     const SweepResult result = run_rnn_sweep(settings, sweep, demo_backend(execution, backend_name), run, progress);
-    std::cout << run_header(settings.shape, result.info, run.repeats);
+    std::cout << run_header(settings.shape, result.info, run.repeats, sweep.name);
     std::cout << fmt::format("sweep over {}; against the fused single device: {} ({}).\n\n", sweep.name,
                              result.fused_implementation, result.fused_method);
     std::cout << sweep_table_text(result) << std::flush;

@@ -147,7 +147,7 @@ std::string rows_html(const std::vector<DemoRow>& rows) {
     html += "<tr>" + td(row.title, "left") + td(std::to_string(row.devices)) +
             td(timed ? format_ms(row.makespan->median_ms) : "does not fit") +
             td(timed ? format_speedup(row.speedup) : "-") + td(timed ? format_ms(row.compute_ms) : "-") +
-            td(baseline || !timed ? "-" : format_ms(row.transfer_ms)) +
+            td(baseline || !timed || row.moved_bytes == 0 ? "-" : format_ms(row.transfer_ms)) +
             td(baseline ? "-" : binary_bytes(double(row.moved_bytes))) +
             td(baseline || !timed ? "-" : format_share(row.idle_share)) + td(verdict, row.verdict ? verdict : "left") +
             td(row.reason, "reason") + "</tr>";
@@ -168,9 +168,14 @@ std::vector<std::optional<double>> column(const SweepResult& result, std::option
 
 }  // namespace
 
-std::string shape_text(const RnnDemoShape& shape) {
-  return fmt::format("{}, {} layers x {} hidden, {} steps, batch {}", shape.cell, shape.layers, shape.hidden,
-                     shape.steps, shape.batch);
+std::string shape_text(const RnnDemoShape& shape, const std::string& swept) {
+  // The swept parameter by its letter: "lstm, 4 layers x H hidden, 64 steps, batch 64".
+  auto value = [&](const char* name, const char* letter, int64_t v) {
+    return swept == name ? std::string(letter) : std::to_string(v);
+  };
+  return fmt::format("{}, {} layers x {} hidden, {} steps, batch {}", shape.cell, value("layers", "L", shape.layers),
+                     value("hidden", "H", shape.hidden), value("steps", "T", shape.steps),
+                     value("batch", "B", shape.batch));
 }
 
 Json demo_json(const RnnDemoResult& result, const ReportContext& context) {
@@ -257,7 +262,8 @@ std::string demo_html(const RnnDemoResult& result, const ReportContext& context)
 std::string sweep_html(const SweepResult& result, const ReportContext& context) {
   const std::string& name = result.sweep.name;
   std::string html =
-      page_start(fmt::format("splitscope demo rnn: sweep over {} ({})", name, shape_text(result.base.shape)), context);
+      page_start(fmt::format("splitscope demo rnn: sweep over {} ({})", name, shape_text(result.base.shape, name)),
+                 context);
   html += fmt::format("<p>Run on {}. Baseline: the fused single device, {}: {}.</p>",
                       escape_html(where_text(result.info)), escape_html(result.fused_implementation),
                       escape_html(result.fused_method));

@@ -44,7 +44,8 @@ nlohmann::ordered_json sweep_json(const SweepResult& result, const ReportContext
 std::string demo_html(const RnnDemoResult& result, const ReportContext& context);
 std::string sweep_html(const SweepResult& result, const ReportContext& context);
 
-/// "lstm, 4 layers x 256 hidden, 32 steps, batch 16": the shape in words.
-std::string shape_text(const RnnDemoShape& shape);
+/// "lstm, 4 layers x 256 hidden, 32 steps, batch 16": the shape in words;
+/// the parameter named `swept` ("hidden") is shown by its letter ("4 layers x H hidden").
+std::string shape_text(const RnnDemoShape& shape, const std::string& swept = "");
 
 }  // namespace splitscope

@@ -26,7 +26,11 @@ double tick_step(double range, int target) {
   return 10.0 * power;
 }
 
-std::string number(double value) { return fmt::format("{:.3g}", value); }
+/// 0.5 -> "0.5", 1000 -> "1000" (not "1e+03"), 1234.5 -> "1.23e+03".
+std::string number(double value) {
+  if (value >= 1 && value < 1e7 && value == std::floor(value)) return fmt::format("{:.0f}", value);
+  return fmt::format("{:.3g}", value);
+}
 
 struct YAxis {
   double low = 0;

@@ -59,6 +59,10 @@ TEST(SweepChart, LogAxisSpansWholeDecades) {
   EXPECT_NE(svg.find(">100 ms<"), std::string::npos) << svg;
   // y(0.5) = 28 + 248 · (1 - (log10 0.5 + 1) / 3) = 28 + 248 · 0.76700 = 218.2
   EXPECT_NE(svg.find(R"(cy="218.2")"), std::string::npos) << svg;
+
+  chart.series = {{"t", "fused", {5.0, 500.0}}};
+  const std::string wider = svg_line_chart(chart);
+  EXPECT_NE(wider.find(">1000 ms<"), std::string::npos) << wider;  // not "1e+03 ms"
 }
 
 }  // namespace
