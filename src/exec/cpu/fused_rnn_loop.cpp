@@ -22,7 +22,7 @@ namespace {
 
 /// Elements of gate math per chunk of rows handed to the pool: enough to
 /// outweigh the hand-off.
-constexpr int64_t kPointwiseGrainElements = 16384;
+constexpr int64_t kPointwiseGrainElements = 2048;
 
 void check_request(const Graph& graph, int layer, const RunOptions& options) {
   const Model& model = graph.model();
