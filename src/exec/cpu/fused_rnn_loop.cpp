@@ -20,10 +20,6 @@
 namespace splitscope {
 namespace {
 
-/// Elements of gate math per chunk of rows handed to the pool: enough to
-/// outweigh the hand-off.
-constexpr int64_t kPointwiseGrainElements = 2048;
-
 void check_request(const Graph& graph, int layer, const RunOptions& options) {
   const Model& model = graph.model();
   if (layer < 0 || layer >= static_cast<int>(model.layers.size())) {
@@ -79,17 +75,12 @@ class FusedStack {
     from_h_.assign(static_cast<size_t>(batch_ * gates_ * hidden_), 0.0f);
   }
 
-  /// The whole stack over the whole sequence. Sequences are [B·T × features]
-  /// with row b·T + t, the layout of the network input, so that one product
-  /// covers every step, and step t's rows are every T-th row.
+  /// The whole stack over the whole sequence. Samples are independent, so
+  /// each of the pool's threads runs the whole stack over its own block of
+  /// the batch, on its own (one sgemm thread), with no hand-off between
+  /// threads until the end: the fewest synchronisations a loop can have.
   void run() {
-    const float* x = input_.data();
-    for (size_t l = 0; l < weights_.size(); ++l) {
-      float* out = sequences_[l % 2].data();
-      input_projection(l, x);
-      for (int64_t t = 0; t < steps_; ++t) step(l, t, out);
-      x = out;
-    }
+    pool_.run(batch_, 1, [&](int64_t begin, int64_t end) { run_rows(begin, end - begin); });
   }
 
   HostTensor output() const {
@@ -112,28 +103,43 @@ class FusedStack {
  private:
   int64_t width() const { return gates_ * hidden_; }
 
-  /// pre = X·Wx + b over all T·B rows at once.
-  void input_projection(size_t l, const float* x) {
-    const int64_t rows = batch_ * steps_;
+  /// Samples [first, first + count). Sequences are [B·T × features] with row
+  /// b·T + t, the layout of the network input, so that a block of samples is
+  /// a block of rows, one product covers all its steps, and step t's rows are
+  /// every T-th row of it.
+  void run_rows(int64_t first, int64_t count) {
+    SerialFor serial;
+    const float* x = input_.data() + first * steps_ * inputs_.front();
+    for (size_t l = 0; l < weights_.size(); ++l) {
+      float* out = sequences_[l % 2].data() + first * steps_ * hidden_;
+      float* pre = pre_.data() + first * steps_ * width();
+      input_projection(serial, l, count, x, pre);
+      for (int64_t t = 0; t < steps_; ++t) step(serial, l, t, count, pre, out, first);
+      x = out;
+    }
+  }
+
+  /// pre = X·Wx + b over all T·count rows of the block at once.
+  void input_projection(ParallelFor& serial, size_t l, int64_t count, const float* x, float* pre) const {
+    const int64_t rows = count * steps_;
     const float* bias = weights_[l].data(kCellBias);
     float beta = 0.0f;
     if (bias != nullptr) {
-      pool_.run(rows, std::max<int64_t>(1, kPointwiseGrainElements / width()), [&](int64_t begin, int64_t end) {
-        for (int64_t r = begin; r < end; ++r) std::copy_n(bias, width(), pre_.data() + r * width());
-      });
+      for (int64_t r = 0; r < rows; ++r) std::copy_n(bias, width(), pre + r * width());
       beta = 1.0f;
     }
-    gemm(pool_, rows, width(), inputs_[l], {x, inputs_[l]}, {weights_[l].data(kInputWeight), width()}, beta,
-         pre_.data(), width());
+    gemm(serial, rows, width(), inputs_[l], {x, inputs_[l]}, {weights_[l].data(kInputWeight), width()}, beta, pre,
+         width());
   }
 
-  /// Step t of stacked layer l: the recurrent product, then the gate math.
-  void step(size_t l, int64_t t, float* out) {
+  /// Step t of stacked layer l for the block's `count` samples (the first
+  /// of which is `first`): the recurrent product, then the gate math.
+  void step(ParallelFor& serial, size_t l, int64_t t, int64_t count, float* pre, float* out, int64_t first) {
     const int64_t pre_stride = steps_ * width();
     const int64_t seq_stride = steps_ * hidden_;
-    float* pre_t = pre_.data() + t * width();
+    float* pre_t = pre + t * width();
     CellArgs args;
-    args.rows = batch_;
+    args.rows = count;
     args.hidden = hidden_;
     args.units = hidden_;
     args.h_prev = t > 0 ? out + (t - 1) * hidden_ : nullptr;
@@ -143,40 +149,23 @@ class FusedStack {
     const float* wh = weights_[l].data(kRecurrentWeight);
     if (lstm_) {
       if (args.h_prev != nullptr) {
-        gemm(pool_, batch_, width(), hidden_, {args.h_prev, seq_stride}, {wh, width()}, 1.0f, pre_t, pre_stride);
+        gemm(serial, count, width(), hidden_, {args.h_prev, seq_stride}, {wh, width()}, 1.0f, pre_t, pre_stride);
       }
-      args.c_prev = t > 0 ? state_.data() : nullptr;  // updated in place: each unit reads its c before writing it
+      float* state = state_.data() + first * hidden_;
+      args.c_prev = t > 0 ? state : nullptr;  // updated in place: each unit reads its c before writing it
       args.c_prev_stride = hidden_;
-      args.c_out = state_.data();
+      args.c_out = state;
       args.c_out_stride = hidden_;
-      by_rows(args, [&](const CellArgs& rows, int64_t first) {
-        lstm_cell_pointwise(rows, pre_t + first * pre_stride, pre_stride);
-      });
+      lstm_cell_pointwise(args, pre_t, pre_stride);
       return;
     }
+    float* from_h = from_h_.data() + first * width();
     if (args.h_prev != nullptr) {
-      gemm(pool_, batch_, width(), hidden_, {args.h_prev, seq_stride}, {wh, width()}, 0.0f, from_h_.data(), width());
+      gemm(serial, count, width(), hidden_, {args.h_prev, seq_stride}, {wh, width()}, 0.0f, from_h, width());
     } else {
-      std::fill(from_h_.begin(), from_h_.end(), 0.0f);
+      std::fill_n(from_h, count * width(), 0.0f);
     }
-    by_rows(args, [&](const CellArgs& rows, int64_t first) {
-      gru_cell_pointwise(rows, pre_t + first * pre_stride, pre_stride, from_h_.data() + first * width(), width());
-    });
-  }
-
-  /// Spreads the gate math over the pool by rows: `math(args of rows
-  /// [first, first + n), first)`.
-  template <typename Math>
-  void by_rows(const CellArgs& args, Math math) {
-    pool_.run(args.rows, std::max<int64_t>(1, kPointwiseGrainElements / width()), [&](int64_t begin, int64_t end) {
-      CellArgs rows = args;
-      rows.rows = end - begin;
-      if (rows.h_prev != nullptr) rows.h_prev += begin * args.h_prev_stride;
-      if (rows.c_prev != nullptr) rows.c_prev += begin * args.c_prev_stride;
-      rows.h_out += begin * args.h_out_stride;
-      if (rows.c_out != nullptr) rows.c_out += begin * args.c_out_stride;
-      math(rows, begin);
-    });
+    gru_cell_pointwise(args, pre_t, pre_stride, from_h, width());
   }
 
   const Layer& layer_;

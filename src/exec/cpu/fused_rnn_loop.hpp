@@ -10,9 +10,12 @@
 ///       pre_t += h_{t-1}·Wh     (GRU: kept apart, the reset gate scales it)
 ///       h_t, c_t = gate math    (recurrent_cell.hpp's element-wise halves)
 ///
-/// on one intra-op pool, with no scheduler and no per-op dispatch. Weights
-/// and inputs are params.hpp's, so the output equals the cell-by-cell plan's
-/// up to rounding. Weights and buffers are made before the timed runs.
+/// with no scheduler and no per-op dispatch. Samples are independent, so the
+/// intra-op pool's threads each run this whole loop over their own block of
+/// the batch, one sgemm thread each, and meet only at the end (a batch
+/// smaller than the pool leaves threads idle). Weights and inputs are
+/// params.hpp's, so the output equals the cell-by-cell plan's up to rounding.
+/// Weights and buffers are made before the timed runs.
 
 #include <cstdint>
 #include <memory>
