@@ -25,7 +25,8 @@ class CpuFusedBaseline final : public FusedBaseline {
     timing.implementation = "fused cpu loop";
     timing.method = fmt::format(
         "measured: per stacked layer one sgemm for the input products of all {} steps, then the recurrent "
-        "products and gate math step by step, on {} intra-op thread{} with no scheduler (wall clock, median of {})",
+        "products and gate math step by step, no scheduler; {} thread{} each running the whole stack over its "
+        "block of the batch (wall clock, median of {})",
         graph->model().layers.at(0).input_shape.at(0), loop.threads, loop.threads == 1 ? "" : "s",
         loop.times_ms.size());
     timing.device_mode = fmt::format("cpu threads ({} intra-op)", loop.threads);

@@ -31,6 +31,46 @@ double median(std::vector<double> values) {
   return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
 }
 
+/// Fill: until the last device starts its first cell. Drain: after the
+/// first device to finish ends its last. Steady state: in between. Read off
+/// the spans, not the slices, so that a noisy measured run (a device busy
+/// for less than half a slice) does not move the phases.
+void find_phases(const Plan& plan, const Timeline& timeline, Wavefront& wave) {
+  const double none = -1;
+  std::vector<double> first_start(static_cast<size_t>(plan.devices), none);
+  std::vector<double> last_end(static_cast<size_t>(plan.devices), none);
+  for (const Span& span : timeline.spans) {
+    if (!is_cell_span(plan, span)) continue;
+    double& first = first_start.at(static_cast<size_t>(span.device));
+    double& last = last_end.at(static_cast<size_t>(span.device));
+    first = first == none ? span.start_us : std::min(first, span.start_us);
+    last = std::max(last, span.end_us);
+  }
+  double fill_end = 0;
+  double drain_begin = wave.makespan_us;
+  int working = 0;
+  for (size_t d = 0; d < first_start.size(); ++d) {
+    if (first_start[d] == none) continue;  // a device with no cells takes no part in the wavefront
+    fill_end = std::max(fill_end, first_start[d]);
+    drain_begin = std::min(drain_begin, last_end[d]);
+    ++working;
+  }
+  const int slices = static_cast<int>(wave.busy_devices.size());
+  wave.fill_us = fill_end;
+  wave.drain_us = std::max(0.0, wave.makespan_us - drain_begin);
+  wave.steady_us = std::max(0.0, drain_begin - fill_end);
+  wave.fill_slices = std::min(slices, static_cast<int>(std::floor(fill_end / wave.slice_us + 1e-9)));
+  wave.drain_slices =
+      std::max(0, slices - static_cast<int>(std::ceil(std::max(drain_begin, fill_end) / wave.slice_us - 1e-9)));
+  if (wave.steady_us <= 0 || working == 0) return;
+  double computing = 0;  // a device runs one cell at a time, so its cell spans do not overlap
+  for (const Span& span : timeline.spans) {
+    if (!is_cell_span(plan, span)) continue;
+    computing += std::max(0.0, std::min(span.end_us, drain_begin) - std::max(span.start_us, fill_end));
+  }
+  wave.steady_occupancy = computing / (wave.steady_us * working);
+}
+
 }  // namespace
 
 Wavefront analyse_wavefront(const Plan& plan, const Timeline& timeline, int max_slices) {
@@ -83,15 +123,7 @@ Wavefront analyse_wavefront(const Plan& plan, const Timeline& timeline, int max_
     }
   }
   wave.peak_busy = *std::max_element(wave.busy_devices.begin(), wave.busy_devices.end());
-  const auto first_peak = std::find(wave.busy_devices.begin(), wave.busy_devices.end(), wave.peak_busy);
-  const auto last_peak = std::find(wave.busy_devices.rbegin(), wave.busy_devices.rend(), wave.peak_busy);
-  wave.fill_slices = static_cast<int>(first_peak - wave.busy_devices.begin());
-  wave.drain_slices = static_cast<int>(last_peak - wave.busy_devices.rbegin());
-  const int steady_begin = wave.fill_slices;
-  const int steady_end = slices - wave.drain_slices;
-  double occupied = 0;
-  for (int k = steady_begin; k < steady_end; ++k) occupied += wave.busy_devices[static_cast<size_t>(k)];
-  wave.steady_occupancy = occupied / (static_cast<double>(steady_end - steady_begin) * plan.devices);
+  find_phases(plan, timeline, wave);
   return wave;
 }
 
@@ -129,10 +161,18 @@ std::string render_wavefront(const Wavefront& wave, bool colour) {
   for (int count : wave.busy_devices) text += count < 10 ? static_cast<char>('0' + count) : '+';
   text += "|\n\n";
   text += fmt::format("devices busy in each slice: {}\n", busy_counts_text(wave.busy_devices));
-  text += fmt::format(
-      "fill: {} slice{} until {} device{} busy; drain: {} slice{}; steady state: {:.0f}% of devices busy\n",
-      wave.fill_slices, wave.fill_slices == 1 ? "" : "s", wave.peak_busy, wave.peak_busy == 1 ? " is" : "s are",
-      wave.drain_slices, wave.drain_slices == 1 ? "" : "s", wave.steady_occupancy * 100);
+  text += fmt::format("fill: {} ({} slice{}) until every device has started; drain: {} ({} slice{}) after the "
+                      "first device is done\n",
+                      format_ms(wave.fill_us / 1e3), wave.fill_slices, wave.fill_slices == 1 ? "" : "s",
+                      format_ms(wave.drain_us / 1e3), wave.drain_slices, wave.drain_slices == 1 ? "" : "s");
+  if (wave.steady_us > 0) {
+    text += fmt::format("steady state: {} in between, devices computing {:.0f}% of it; at most {} busy in one slice\n",
+                        format_ms(wave.steady_us / 1e3), wave.steady_occupancy * 100, wave.peak_busy);
+  } else {
+    text += fmt::format("no steady state: the first device is done before the last one starts; at most {} busy in "
+                        "one slice\n",
+                        wave.peak_busy);
+  }
   text += fmt::format("cells computed for {} in all (summed over devices), transfers took {} ({} of the compute "
                       "time); makespan {}\n",
                       format_ms(wave.compute_us / 1e3), format_ms(wave.transfer_us / 1e3),

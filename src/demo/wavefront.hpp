@@ -22,10 +22,20 @@ struct Wavefront {
   std::vector<std::vector<bool>> partial;
   /// How many devices were busy in each slice.
   std::vector<int> busy_devices;
-  int fill_slices = 0;   ///< slices before the busiest count is first reached
-  int drain_slices = 0;  ///< slices after it is last held
-  int peak_busy = 0;     ///< the most devices busy at once
-  /// Mean busy devices / devices over the slices between fill and drain.
+  int peak_busy = 0;  ///< the most devices busy in one slice
+  /// The phases, from the cell spans themselves: the fill lasts until the
+  /// last device starts its first cell, the drain from when the first device
+  /// to finish ends its last cell, the steady state in between (none when
+  /// the first device is done before the last starts). In a run with cells
+  /// of equal time t and free links over L devices: fill (L-1)·t, drain
+  /// (L-1)·t, steady (T-L+1)·t.
+  double fill_us = 0;
+  double drain_us = 0;
+  double steady_us = 0;
+  int fill_slices = 0;   ///< whole slices before the fill ends
+  int drain_slices = 0;  ///< whole slices after the drain begins
+  /// Share of device time in the steady state that devices spend computing
+  /// cells (1 = every device busy throughout); 0 without a steady state.
   double steady_occupancy = 0;
   double compute_us = 0;   ///< sum of cell compute spans
   double transfer_us = 0;  ///< sum of transfer and collective spans

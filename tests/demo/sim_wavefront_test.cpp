@@ -67,7 +67,11 @@ TEST_P(SimulatedWavefront, EqualCellsAndFreeLinksGiveTheClosedForm) {
   EXPECT_EQ(wave.fill_slices, kLayers - 1);
   EXPECT_EQ(wave.drain_slices, kLayers - 1);
   EXPECT_EQ(wave.peak_busy, kLayers);
-  EXPECT_DOUBLE_EQ(wave.steady_occupancy, 1.0);
+  // Fill (L - 1)·t, steady (T - L + 1)·t with every device computing, drain (L - 1)·t.
+  EXPECT_NEAR(wave.fill_us, (kLayers - 1) * t_us, kTolUs);
+  EXPECT_NEAR(wave.steady_us, (kSteps - kLayers + 1) * t_us, kTolUs);
+  EXPECT_NEAR(wave.drain_us, (kLayers - 1) * t_us, kTolUs);
+  EXPECT_NEAR(wave.steady_occupancy, 1.0, 1e-9);
   EXPECT_NEAR(wave.compute_us, kLayers * kSteps * t_us, 1e-6);
 }
 

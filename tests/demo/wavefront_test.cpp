@@ -105,12 +105,39 @@ TEST(Wavefront, PartlyBusySlicesAreMarkedApart) {
   EXPECT_EQ(wave.busy_devices, (std::vector<int>{2, 0}));
   EXPECT_TRUE(wave.partial[0][1]);
   EXPECT_TRUE(wave.partial[1][1]);
+  // Phases from the spans: device 1 starts last, at 2 µs; device 1 is done first, at 12 µs.
+  // In [2, 12) device 0 computes 8 + 2 µs and device 1 10 µs: 20 / (2 · 10) = 100%.
+  EXPECT_DOUBLE_EQ(wave.fill_us, 2.0);
+  EXPECT_DOUBLE_EQ(wave.steady_us, 10.0);
+  EXPECT_DOUBLE_EQ(wave.drain_us, 2.0);
+  EXPECT_DOUBLE_EQ(wave.steady_occupancy, 1.0);
+  EXPECT_EQ(wave.fill_slices, 0);
+  EXPECT_EQ(wave.drain_slices, 0);
   const std::string picture = render_wavefront(wave);
   EXPECT_NE(picture.find("device  0 |#-|"), std::string::npos) << picture;
   EXPECT_NE(picture.find("device  1 |#-|"), std::string::npos) << picture;
   EXPECT_NE(picture.find("devices busy in each slice: 2, 0"), std::string::npos) << picture;
   EXPECT_EQ(picture.find('\x1b'), std::string::npos);
   EXPECT_NE(render_wavefront(wave, true).find("\x1b[32m#\x1b[0m"), std::string::npos);
+}
+
+TEST(Wavefront, NoSteadyStateWhenTheStackIsTallerThanTheSequence) {
+  // 3 layers, 1 step: the cells run one after the other, device 0 is done
+  // (at 10 µs) before device 2 starts (at 20 µs).
+  RnnDemoShape shape;
+  shape.layers = 3;
+  shape.steps = 1;
+  shape.hidden = 4;
+  shape.batch = 1;
+  const auto graph = std::make_shared<const Graph>(lower(rnn_demo_model(shape)));
+  PartitionOptions options;
+  options.devices = 3;
+  const Plan plan = make_partitioner("horizontal")->partition(graph, options);
+  const Wavefront wave = analyse_wavefront(plan, ideal_timeline(plan, 10.0));
+  EXPECT_EQ(wave.busy_devices, (std::vector<int>{1, 1, 1}));
+  EXPECT_DOUBLE_EQ(wave.steady_us, 0.0);
+  EXPECT_DOUBLE_EQ(wave.steady_occupancy, 0.0);
+  EXPECT_NE(render_wavefront(wave).find("no steady state"), std::string::npos) << render_wavefront(wave);
 }
 
 TEST(Wavefront, BusyCountsFoldRuns) {
