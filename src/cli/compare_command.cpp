@@ -48,9 +48,14 @@ std::vector<std::string> chosen_strategies(const CompareOptions& options, const 
   return chosen;
 }
 
-/// GPipe's rule of thumb, M >= 4N keeps the bubble under a fifth; never more than the batch.
+/// GPipe's rule of thumb, M >= 4N, keeps the bubble under a fifth; but
+/// micro-batches of fewer than 8 rows turn matrix products memory-bound
+/// (every micro-batch reads the weights again), so no smaller than that.
 int default_microbatches(const Graph& graph, int devices) {
-  return static_cast<int>(std::min<int64_t>(graph.batch(), 4 * static_cast<int64_t>(devices)));
+  constexpr int64_t kMinRows = 8;
+  const int64_t by_bubble = 4 * static_cast<int64_t>(devices);
+  const int64_t by_rows = std::max<int64_t>(1, graph.batch() / kMinRows);
+  return static_cast<int>(std::min(by_bubble, by_rows));
 }
 
 int compare_command(const CompareOptions& options, const std::vector<std::string>& command_line) {
@@ -108,7 +113,7 @@ Command add_compare_command(CLI::App& app) {
   sub->add_option("--strategies", options->strategies, "comma-separated (default: all that apply)")
       ->delimiter(',');
   sub->add_option("--devices,-n", options->devices, "devices for the split strategies")->capture_default_str();
-  sub->add_option("--microbatches,-m", options->microbatches, "pipeline micro-batches (default: min(batch, 4N))");
+  sub->add_option("--microbatches,-m", options->microbatches, "pipeline micro-batches (default: 4N, but at least 8 rows each)");
   sub->add_option("--predict-on", options->predict_on,
                   "also simulate the plans on this machine (name or file; 'none' to skip)")
       ->capture_default_str();

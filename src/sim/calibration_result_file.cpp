@@ -102,9 +102,9 @@ gpu::CalibrationResult parse_document(const json& doc, const std::string& source
   }
   const JsonFields top(doc, "", source);
   const std::string schema = top.string("schema", "splitscope.calibration/1");
-  if (schema != kCalibrationResultSchema) {
+  if (schema != kCalibrationSchema) {
     top.fail("schema",
-             fmt::format("'{}' is not a calibration this build reads; expected {}{}", schema, kCalibrationResultSchema,
+             fmt::format("'{}' is not a calibration this build reads; expected {}{}", schema, kCalibrationSchema,
                          schema.rfind("splitscope.machine/", 0) == 0
                              ? " (this is a machine file: use it with --backend sim --machine)"
                              : ""));

@@ -18,11 +18,9 @@
 #include <string_view>
 
 #include "exec/cuda/calibration.hpp"
+#include "sim/calibration_file.hpp"  // kCalibrationSchema
 
 namespace splitscope {
-
-/// The schema this build reads (and gpu::calibration_to_json() writes).
-inline constexpr std::string_view kCalibrationResultSchema = "splitscope.calibration/1";
 
 /// Parses a calibration from JSON text; `source` names it in messages.
 gpu::CalibrationResult parse_calibration_result(std::string_view text, const std::string& source);

@@ -60,18 +60,18 @@ struct OpState {
   uint16_t device = 0;     ///< compute: where it runs; transfer: the destination
   uint16_t source = 0;     ///< transfer: the source device
   uint8_t role_code = 0;   ///< the OpRole
-  uint8_t flags = 0;       ///< kScheduled, kStarted, kDone
+  uint8_t flags = 0;       ///< kScheduled, kDone
 
   OpRole role() const { return static_cast<OpRole>(role_code); }
 };
 static_assert(sizeof(OpState) == 16);
 
 constexpr uint8_t kScheduled = 1;
-constexpr uint8_t kStarted = 2;
-constexpr uint8_t kDone = 4;
+constexpr uint8_t kDone = 2;
 
-/// One reader of a value, in a list per value. (A collective finds which of
-/// its inputs it was in its own input list: collectives are few.)
+/// One reader of a value, in a list per value (latest op first; the order
+/// only decides which of simultaneous events is queued first). A collective
+/// finds which of its inputs it was in its own input list: collectives are few.
 struct Reader {
   int op = -1;
   int next = -1;
@@ -319,7 +319,6 @@ class Engine {
     if (state.pending > 0) return;
     busy_[d] = true;
     next_in_schedule_[d] += 1;
-    state.flags |= kStarted;
     Span& span = span_of(id);
     const double finish = now_ + span.end_us;  // end_us held the duration
     span.start_us = now_ * kMicro;

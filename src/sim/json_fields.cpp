@@ -121,6 +121,8 @@ double JsonFields::checked_number(const json& value, std::string_view field, Num
                                 value.dump()));
       }
       break;
+    case NumberRule::kFinite:
+      break;
   }
   return number;
 }

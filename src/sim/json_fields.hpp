@@ -20,6 +20,7 @@ enum class NumberRule {
   kPositive,     ///< > 0
   kNonNegative,  ///< >= 0
   kFraction,     ///< in (0, 1]
+  kFinite,       ///< any finite number
 };
 
 class JsonFields {

@@ -48,3 +48,15 @@ std::string read_text_file(const std::string& path) {
 }
 
 }  // namespace splitscope::testing
+
+namespace splitscope::testing {
+
+int run_script(const std::string& name, const std::string& args) {
+  const char* root = std::getenv("SPLITSCOPE_SOURCE_ROOT");
+  if (root == nullptr) throw std::runtime_error("SPLITSCOPE_SOURCE_ROOT is not set; run the tests with meson test");
+  const std::string command = std::string(root) + "/scripts/" + name + " " + args + " >/dev/null 2>&1";
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace splitscope::testing

@@ -21,3 +21,13 @@ std::string fresh_temp_dir(const std::string& name);
 std::string read_text_file(const std::string& path);
 
 }  // namespace splitscope::testing
+
+namespace splitscope::testing {
+
+/// Runs a script of the source tree (scripts/NAME ARGS) and returns its exit code.
+int run_script(const std::string& name, const std::string& args);
+
+/// Exit code scripts use for "skipped: a tool is missing" (meson's convention).
+inline constexpr int kSkipExitCode = 77;
+
+}  // namespace splitscope::testing
