@@ -91,8 +91,12 @@ void check_options(const CalibrateOptions& options) {
                                  options.out));
   }
   if (options.machine_devices < 1) throw InputError("--machine-devices", "", "must be at least 1");
-  if (!options.from.empty() && std::filesystem::absolute(options.from) == std::filesystem::absolute(options.out)) {
-    throw InputError("--out", "", "is the calibration given to --from; name the machine file differently");
+  const auto same_file = [](const std::string& a, const std::string& b) {
+    return !a.empty() &&
+           std::filesystem::absolute(a).lexically_normal() == std::filesystem::absolute(b).lexically_normal();
+  };
+  if (same_file(options.from, options.out) || same_file(options.calibration_out, options.out)) {
+    throw InputError("--out", "", "names the raw calibration's file too; give the machine file another name");
   }
 }
 

@@ -157,6 +157,10 @@ TEST(CalibrateCommand, TheRawCalibrationGoesWhereAsked) {
   const CommandResult result = run_splitscope("calibrate --from x.json --calibration-out y.json --out z.json");
   EXPECT_EQ(result.exit_code, 2) << result.err;
   EXPECT_NE(result.err.find("excludes"), std::string::npos) << result.err;
+  // ... and never onto the machine file (checked before anything is measured).
+  const CommandResult clash = run_splitscope("calibrate --out /tmp/m.json --calibration-out /tmp/./m.json");
+  EXPECT_EQ(clash.exit_code, 2) << clash.err;
+  EXPECT_NE(clash.err.find("--out: names the raw calibration's file too"), std::string::npos) << clash.err;
 }
 
 TEST(CalibrateCommand, BadCalibrationsAreBadInputAndWriteNothing) {
