@@ -1,7 +1,7 @@
 // `splitscope calibrate [--device K] --out FILE.json`: measures one GPU
 // (matrix-product rates, copy bandwidth and latency, launch overhead, and the
 // time of every op slice the zoo's networks produce when split 1, 2 and 4
-// ways and pipelined in 2, 4, 8 and 16 micro-batches) and writes simulator
+// ways and pipelined in 2, 4 and 8 micro-batches) and writes simulator
 // machine files from it (src/sim/calibrated_machine.hpp): FILE.json for
 // `--virtual --link device`, FILE-link-host.json for `--link host`,
 // FILE-peer.json for physical GPUs where several were measured; and the raw
@@ -50,9 +50,8 @@ std::vector<gpu::OpSample> zoo_samples(const std::vector<std::string>& names) {
   std::vector<std::string> seen;
   for (const std::string& name : names) {
     const auto graph = load_network(name);
-    // The splits the strategies make on 2 and 4 devices, and pipeline
-    // micro-batches up to compare's default on 4 devices (M = 4N = 16).
-    for (gpu::OpSample& sample : gpu::op_samples_from_graph(graph, {2, 4}, {2, 4, 8, 16})) {
+    // The splits the strategies make on 2 and 4 devices, and pipeline micro-batches.
+    for (gpu::OpSample& sample : gpu::op_samples_from_graph(graph, {2, 4}, {2, 4, 8})) {
       if (std::find(seen.begin(), seen.end(), sample.signature) != seen.end()) continue;
       seen.push_back(sample.signature);
       samples.push_back(std::move(sample));

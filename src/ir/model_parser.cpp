@@ -1,14 +1,13 @@
 #include "ir/model_parser.hpp"
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "ir/layer_costs.hpp"
 #include "util/errors.hpp"
+#include "util/json_fields.hpp"
 
 namespace splitscope {
 namespace {
@@ -19,110 +18,42 @@ using nlohmann::json;
 // over a whole batch stay far from int64 overflow.
 constexpr int64_t kMaxElements = int64_t{1} << 40;
 
-std::string type_name(const json& value) {
-  switch (value.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::boolean: return "a boolean";
-    case json::value_t::number_float: return "a fractional number";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned: return "an integer";
-    case json::value_t::string: return "a string";
-    case json::value_t::array: return "an array";
-    case json::value_t::object: return "an object";
-    default: return "something else";
-  }
-}
-
-std::string join(const std::set<std::string>& names) {
-  std::string text;
-  for (const auto& name : names) {
-    if (!text.empty()) text += ", ";
-    text += name;
-  }
-  return text;
-}
-
-/// Reads the fields of one JSON object, knowing its path, which fields it may
-/// have, and reporting every problem as an InputError at that path.
-class ObjectReader {
+/// The shared input-file reader (util/json_fields.hpp) plus what only
+/// network files have: sizes, kernel extents, activations.
+class ObjectReader : public JsonFields {
  public:
-  ObjectReader(const json& object, std::string path, const std::string& source)
-      : object_(object), path_(std::move(path)), source_(source) {}
-
-  [[noreturn]] void fail(const std::string& field, const std::string& problem) const {
-    throw InputError(source_, field.empty() ? path_ : field_path(field), problem);
-  }
-
-  std::string field_path(const std::string& field) const {
-    return path_.empty() ? field : path_ + "." + field;
-  }
+  using JsonFields::JsonFields;
 
   void allow_only(const std::set<std::string>& allowed, const std::string& what) const {
-    for (const auto& [key, value] : object_.items()) {
-      if (!allowed.count(key)) {
-        fail(key, "unknown field for " + what + "; allowed fields are " + join(allowed));
-      }
+    for (const auto& [key, value] : raw().items()) {
+      if (allowed.count(key)) continue;
+      std::string names;
+      for (const auto& name : allowed) names += (names.empty() ? "" : ", ") + name;
+      fail(key, "unknown field for " + what + "; allowed fields are " + names);
     }
   }
 
-  bool has(const std::string& field) const { return object_.contains(field); }
-  const json& raw(const std::string& field) const { return object_.at(field); }
-
-  const json& required(const std::string& field, const std::string& what) const {
-    if (!has(field)) fail(field, "missing required field (" + what + ")");
-    return object_.at(field);
-  }
-
   int64_t positive_int(const json& value, const std::string& field) const {
-    if (!value.is_number_integer()) fail(field, "must be an integer, got " + type_name(value));
-    const int64_t number = value.get<int64_t>();
-    if (number <= 0) fail(field, "must be positive, got " + std::to_string(number));
-    if (number > kMaxElements) fail(field, "is too large (" + std::to_string(number) + ")");
-    return number;
+    return checked_integer(value, field, 1, kMaxElements);
   }
-
   int64_t required_positive(const std::string& field, const std::string& what) const {
-    return positive_int(required(field, what), field);
+    return integer(field, what, 1, kMaxElements);
   }
-
   int64_t optional_positive(const std::string& field, int64_t fallback) const {
-    return has(field) ? positive_int(raw(field), field) : fallback;
+    return optional_integer(field, fallback, 1, kMaxElements);
   }
 
   /// An int or [h, w]; each part >= minimum.
   Extent2 extent(const std::string& field, Extent2 fallback, int64_t minimum) const {
     if (!has(field)) return fallback;
-    const json& value = raw(field);
-    auto read_part = [&](const json& part) {
-      if (!part.is_number_integer()) {
-        fail(field, "must be an integer or [height, width] of integers, got " + type_name(part));
-      }
-      const int64_t number = part.get<int64_t>();
-      if (number < minimum) {
-        fail(field, "must be " + std::string(minimum == 0 ? "zero or positive" : "positive") +
-                        ", got " + std::to_string(number));
-      }
-      if (number > kMaxElements) fail(field, "is too large (" + std::to_string(number) + ")");
-      return number;
-    };
+    const json& value = raw().at(field);
     if (value.is_array()) {
       if (value.size() != 2) fail(field, "must be an integer or [height, width]");
-      return {read_part(value[0]), read_part(value[1])};
+      return {checked_integer(value[0], field, minimum, kMaxElements),
+              checked_integer(value[1], field, minimum, kMaxElements)};
     }
-    const int64_t both = read_part(value);
+    const int64_t both = checked_integer(value, field, minimum, kMaxElements);
     return {both, both};
-  }
-
-  bool optional_bool(const std::string& field, bool fallback) const {
-    if (!has(field)) return fallback;
-    if (!raw(field).is_boolean()) fail(field, "must be true or false, got " + type_name(raw(field)));
-    return raw(field).get<bool>();
-  }
-
-  std::string optional_string(const std::string& field, const std::string& fallback) const {
-    if (!has(field)) return fallback;
-    if (!raw(field).is_string()) fail(field, "must be a string, got " + type_name(raw(field)));
-    return raw(field).get<std::string>();
   }
 
   Activation activation() const {
@@ -131,11 +62,6 @@ class ObjectReader {
     if (!activation) fail("activation", "unknown activation '" + name + "'; use none, relu, tanh or sigmoid");
     return *activation;
   }
-
- private:
-  const json& object_;
-  std::string path_;
-  const std::string& source_;
 };
 
 const std::map<LayerKind, std::set<std::string>>& allowed_fields() {
@@ -302,9 +228,10 @@ Shape parse_input(const ObjectReader& top) {
   if (!value.is_array() || value.empty() || value.size() > 3) {
     top.fail("input", "must be [features], [channels, height, width] or [steps, features]");
   }
+  const ObjectReader elements(value, "input", top.source());
   Shape shape;
   for (size_t i = 0; i < value.size(); ++i) {
-    shape.push_back(top.positive_int(value[i], "input[" + std::to_string(i) + "]"));
+    shape.push_back(elements.positive_int(value[i], "[" + std::to_string(i) + "]"));
   }
   if (element_count(shape) > kMaxElements) top.fail("input", "is too large");
   return shape;
@@ -312,7 +239,7 @@ Shape parse_input(const ObjectReader& top) {
 
 Model parse_document(const json& doc, const std::string& source) {
   if (!doc.is_object()) {
-    throw InputError(source, "", "a network file is a JSON object, got " + type_name(doc));
+    throw InputError(source, "", "a network file is a JSON object, got " + json_type_name(doc));
   }
   ObjectReader top(doc, "", source);
   top.allow_only({"name", "batch", "input", "layers", "description", "comment"}, "a network");
@@ -327,7 +254,7 @@ Model parse_document(const json& doc, const std::string& source) {
   }
 
   const json& layers = top.required("layers", "the list of layers");
-  if (!layers.is_array()) top.fail("layers", "must be an array of layers, got " + type_name(layers));
+  if (!layers.is_array()) top.fail("layers", "must be an array of layers, got " + json_type_name(layers));
   if (layers.empty()) top.fail("layers", "the list is empty; a network needs at least one layer");
 
   Shape shape = model.input;
@@ -336,11 +263,11 @@ Model parse_document(const json& doc, const std::string& source) {
     const std::string path = "layers[" + std::to_string(i) + "]";
     const json& entry = layers[i];
     if (!entry.is_object()) {
-      throw InputError(source, path, "a layer is a JSON object, got " + type_name(entry));
+      throw InputError(source, path, "a layer is a JSON object, got " + json_type_name(entry));
     }
     ObjectReader reader(entry, path, source);
     const json& type = reader.required("type", "one of " + kind_list());
-    if (!type.is_string()) reader.fail("type", "must be a string, got " + type_name(type));
+    if (!type.is_string()) reader.fail("type", "must be a string, got " + json_type_name(type));
     const auto kind = layer_kind_from_string(type.get<std::string>());
     if (!kind) {
       reader.fail("type", "unknown layer type '" + type.get<std::string>() + "'; known types are " +
@@ -365,24 +292,9 @@ Model parse_document(const json& doc, const std::string& source) {
 }  // namespace
 
 Model parse_model_text(std::string_view text, const std::string& source) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& error) {
-    std::string what = error.what();
-    // nlohmann prefixes "[json.exception.parse_error.101] "; the rest is the useful part.
-    if (auto bracket = what.find("] "); bracket != std::string::npos) what = what.substr(bracket + 2);
-    throw InputError(source, "", "not valid JSON: " + what);
-  }
-  return parse_document(doc, source);
+  return parse_document(parse_json_text(text, source), source);
 }
 
-Model load_model_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open the file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_model_text(text.str(), path);
-}
+Model load_model_file(const std::string& path) { return parse_model_text(read_input_file(path), path); }
 
 }  // namespace splitscope

@@ -3,12 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <vector>
 
-#include "sim/json_fields.hpp"
+#include "util/json_fields.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {
@@ -113,23 +111,11 @@ void set_link(LinkSpec& spec, const MeasuredLink& link) {
 }  // namespace
 
 MeasuredDevice parse_calibration_text(std::string_view text, const std::string& source) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& error) {
-    std::string what = error.what();
-    if (auto bracket = what.find("] "); bracket != std::string::npos) what = what.substr(bracket + 2);
-    throw InputError(source, "", "not valid JSON: " + what);
-  }
-  return parse_document(doc, source);
+  return parse_document(parse_json_text(text, source), source);
 }
 
 MeasuredDevice load_calibration_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open the file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_calibration_text(text.str(), path);
+  return parse_calibration_text(read_input_file(path), path);
 }
 
 Machine apply_calibration(Machine machine, const MeasuredDevice& measured) {

@@ -3,13 +3,11 @@
 #include <fmt/format.h>
 
 #include <cstdint>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
-#include "sim/json_fields.hpp"
+#include "util/json_fields.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {
@@ -163,24 +161,11 @@ gpu::CalibrationResult parse_document(const json& doc, const std::string& source
 }  // namespace
 
 gpu::CalibrationResult parse_calibration_result(std::string_view text, const std::string& source) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& error) {
-    std::string what = error.what();
-    // nlohmann prefixes "[json.exception.parse_error.101] "; the rest is the useful part.
-    if (auto bracket = what.find("] "); bracket != std::string::npos) what = what.substr(bracket + 2);
-    throw InputError(source, "", "not valid JSON: " + what);
-  }
-  return parse_document(doc, source);
+  return parse_document(parse_json_text(text, source), source);
 }
 
 gpu::CalibrationResult load_calibration_result(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open the calibration file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_calibration_result(text.str(), path);
+  return parse_calibration_result(read_input_file(path), path);
 }
 
 }  // namespace splitscope

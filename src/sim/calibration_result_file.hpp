@@ -10,7 +10,7 @@
 /// (sim/calibrated_machine.hpp) needs everything: every GEMM rate, every copy
 /// series, each op's FLOPs and bytes. Every problem is an InputError
 /// `<file>: <json path>: <problem>`, e.g. `c.json: copies[2].points[0].bytes:
-/// must be from 1 to ..., got 0`.
+/// must be positive, got 0`.
 ///
 /// parse_calibration_result(calibration_to_json(r)) gives r back, field for field.
 

@@ -3,13 +3,11 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "ir/op.hpp"
 #include "ir/zoo.hpp"
-#include "sim/json_fields.hpp"
+#include "util/json_fields.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {
@@ -180,25 +178,12 @@ Json link_json(const LinkSpec& link) {
 }  // namespace
 
 Machine parse_machine_text(std::string_view text, const std::string& source) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& error) {
-    std::string what = error.what();
-    // nlohmann prefixes "[json.exception.parse_error.101] "; the rest is the useful part.
-    if (auto bracket = what.find("] "); bracket != std::string::npos) what = what.substr(bracket + 2);
-    throw InputError(source, "", "not valid JSON: " + what);
-  }
-  return parse_document(doc, source);
+  return parse_document(parse_json_text(text, source), source);
 }
 
 Machine load_machine(const std::string& name_or_path) {
   const std::string path = resolve_zoo_file(ZooShelf::kMachines, name_or_path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open the file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_machine_text(text.str(), path);
+  return parse_machine_text(read_input_file(path), path);
 }
 
 std::string machine_to_json(const Machine& machine) {

@@ -52,14 +52,14 @@ std::shared_ptr<const Graph> zoo_graph(const std::string& name) {
 
 /// The hand calibration, plus a made-up time for every op slice `calibrate`
 /// would time in the zoo's networks (the same samples it takes, split 2 and 4
-/// ways, in 2, 4, 8 and 16 micro-batches): 1 µs per 10 MFLOP + 10 MB, plus
+/// ways, in 2, 4 and 8 micro-batches): 1 µs per 10 MFLOP + 10 MB, plus
 /// 3 µs, so that every one is distinct from the roofline.
 gpu::CalibrationResult zoo_calibration() {
   gpu::CalibrationResult result = hand_calibration();
   result.op_times.clear();
   std::set<std::string> seen;
   for (const std::string& name : zoo_names(ZooShelf::kNetworks)) {
-    for (const gpu::OpSample& sample : gpu::op_samples_from_graph(zoo_graph(name), {2, 4}, {2, 4, 8, 16})) {
+    for (const gpu::OpSample& sample : gpu::op_samples_from_graph(zoo_graph(name), {2, 4}, {2, 4, 8})) {
       if (!seen.insert(sample.signature).second) continue;  // timed once, as calibrate does
       const SliceCost cost = slice_cost(*sample.graph, sample.node, sample.slice);
       const int64_t bytes = cost.bytes_read + cost.bytes_written;
@@ -106,14 +106,15 @@ TEST(CalibrateCommand, FromARecordedCalibrationWritesMachinesThatSimulateEveryZo
     EXPECT_EQ(machine_to_json(machine), machine_to_json(machine_from_calibration(recorded, options)));
     EXPECT_EQ(machine.calibration.op_times_us.size(), recorded.op_times.size());
 
-    // Every zoo network, every strategy on 2 and 4 devices (pipelined in 4 and in
-    // 16 micro-batches, compare's default 4N): it simulates, and every
-    // compute op is priced by its measured time (all of them were timed).
+    // Every zoo network, every strategy on 2 and 4 devices (pipelined in 4 and
+    // 8 micro-batches; compare's default for the batch-64 networks is 8): it
+    // simulates, and every compute op is priced by its measured time (all of
+    // them were timed).
     const Simulator simulator(machine);
     for (const std::string& name : zoo_names(ZooShelf::kNetworks)) {
       const auto graph = zoo_graph(name);
       for (const std::string& strategy : strategy_names()) {
-        for (int microbatches : strategy == "pipeline" ? std::vector<int>{4, 16} : std::vector<int>{1})
+        for (int microbatches : strategy == "pipeline" ? std::vector<int>{4, 8} : std::vector<int>{1})
           for (int devices : {2, 4}) {
             SCOPED_TRACE(name + " " + strategy + " n" + std::to_string(devices) + " m" + std::to_string(microbatches));
             PartitionOptions partition;
@@ -186,7 +187,8 @@ TEST(CalibrateCommand, BadCalibrationsAreBadInputAndWriteNothing) {
   write_text(folder + "/zero.json", doc.dump());
   result = run_splitscope("calibrate --from " + folder + "/zero.json --out " + folder + "/c.json");
   EXPECT_EQ(result.exit_code, 2) << result.err;
-  EXPECT_NE(result.err.find("zero.json: copies[3].points[0].bytes: must be from 1"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("zero.json: copies[3].points[0].bytes: must be"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("got 0"), std::string::npos) << result.err;
 
   // Measuring options do not go with --from; --out must be a .json file.
   result = run_splitscope("calibrate --from " + folder + "/zero.json --dtype tf32 --out " + folder + "/d.json");

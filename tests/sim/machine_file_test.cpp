@@ -114,7 +114,7 @@ TEST(MachineFileErrors, OneForEachKindOfMistake) {
   expect_error([](json& d) { d.erase("name"); }, "name", "missing required field");
   expect_error([](json& d) { d["name"] = ""; }, "name", "must not be empty");
   expect_error([](json& d) { d["devices"] = 2.5; }, "devices", "must be an integer");
-  expect_error([](json& d) { d["devices"] = 0; }, "devices", "must be from 1 to");
+  expect_error([](json& d) { d["devices"] = 0; }, "devices", "must be positive, got 0");
   expect_error([](json& d) { d["pooled"] = "yes"; }, "pooled", "must be true or false, got a string");
   expect_error([](json& d) { d["schema"] = "splitscope.machine/9"; }, "schema", "expected splitscope.machine/1");
   expect_error([](json& d) { d["device"] = "h100"; }, "device", "must be an object");

@@ -1,7 +1,9 @@
-#include "sim/json_fields.hpp"
+#include "util/json_fields.hpp"
 
 #include <cmath>
 #include <fmt/format.h>
+#include <fstream>
+#include <sstream>
 
 #include "util/errors.hpp"
 
@@ -23,6 +25,25 @@ std::string json_type_name(const json& value) {
   }
 }
 
+json parse_json_text(std::string_view text, const std::string& source) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& error) {
+    std::string what = error.what();
+    // nlohmann prefixes "[json.exception.parse_error.101] "; the rest is the useful part.
+    if (auto bracket = what.find("] "); bracket != std::string::npos) what = what.substr(bracket + 2);
+    throw InputError(source, "", "not valid JSON: " + what);
+  }
+}
+
+std::string read_input_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "cannot open the file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 JsonFields::JsonFields(const json& object, std::string path, std::string source)
     : object_(object), path_(std::move(path)), source_(std::move(source)) {}
 
@@ -31,6 +52,7 @@ void JsonFields::fail(std::string_view field, const std::string& problem) const 
 }
 
 std::string JsonFields::path_of(std::string_view field) const {
+  if (!field.empty() && field.front() == '[') return path_ + std::string(field);  // an array index
   const bool plain = !field.empty() && field.find_first_not_of(
                                            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                            "0123456789_") == std::string_view::npos;
@@ -51,6 +73,10 @@ void JsonFields::allow_only(std::initializer_list<std::string_view> allowed,
 }
 
 bool JsonFields::has(std::string_view field) const { return object_.contains(field); }
+
+const json& JsonFields::required(std::string_view field, std::string_view what) const {
+  return member(field, what);
+}
 
 const json& JsonFields::member(std::string_view field, std::string_view what) const {
   if (!has(field)) fail(field, fmt::format("missing required field ({})", what));
@@ -88,11 +114,19 @@ bool JsonFields::optional_bool(std::string_view field, bool fallback) const {
 
 int64_t JsonFields::integer(std::string_view field, std::string_view what, int64_t minimum,
                             int64_t maximum) const {
-  const json& value = member(field, what);
+  return checked_integer(member(field, what), field, minimum, maximum);
+}
+
+int64_t JsonFields::checked_integer(const json& value, std::string_view field, int64_t minimum,
+                                    int64_t maximum) const {
   if (!value.is_number_integer()) fail(field, "must be an integer, got " + json_type_name(value));
   const int64_t number = value.is_number_unsigned() && value.get<uint64_t>() > INT64_MAX
                              ? INT64_MAX
                              : value.get<int64_t>();
+  // The common bounds read best in words.
+  if (number < minimum && minimum == 1) fail(field, fmt::format("must be positive, got {}", number));
+  if (number < minimum && minimum == 0) fail(field, fmt::format("must be zero or positive, got {}", number));
+  if (number > maximum && minimum <= 1) fail(field, fmt::format("is too large ({}; at most {})", value.dump(), maximum));
   if (number < minimum || number > maximum) {
     fail(field, fmt::format("must be from {} to {}, got {}", minimum, maximum, value.dump()));
   }

@@ -15,6 +15,12 @@ namespace splitscope {
 /// "an integer", "a string", ... for messages.
 std::string json_type_name(const nlohmann::json& value);
 
+/// Parses an input file's text; InputError `<source>: not valid JSON: ...` otherwise.
+nlohmann::json parse_json_text(std::string_view text, const std::string& source);
+
+/// The whole content of an input file; InputError `<path>: cannot open the file` otherwise.
+std::string read_input_file(const std::string& path);
+
 /// Which numbers a field accepts.
 enum class NumberRule {
   kPositive,     ///< > 0
@@ -29,8 +35,8 @@ class JsonFields {
   JsonFields(const nlohmann::json& object, std::string path, std::string source);
 
   [[noreturn]] void fail(std::string_view field, const std::string& problem) const;
-  /// The JSON path of a member: "device.peak_tflops", or `op_times_us["dense:b8"]`
-  /// for a key that is not a plain name.
+  /// The JSON path of a member: "device.peak_tflops", `op_times_us["dense:b8"]`
+  /// for a key that is not a plain name, or "input[2]" for an index "[2]" of an array.
   std::string path_of(std::string_view field) const;
   const std::string& path() const { return path_; }
   const std::string& source() const { return source_; }
@@ -40,6 +46,8 @@ class JsonFields {
   void allow_only(std::initializer_list<std::string_view> allowed, std::string_view what) const;
 
   bool has(std::string_view field) const;
+  /// A member that must be there (InputError "missing required field (what)").
+  const nlohmann::json& required(std::string_view field, std::string_view what) const;
   /// A member that must be an object, as a reader of its own.
   JsonFields object(std::string_view field, std::string_view what) const;
   std::string string(std::string_view field, std::string_view what) const;
@@ -47,6 +55,9 @@ class JsonFields {
   bool optional_bool(std::string_view field, bool fallback) const;
   /// An integer in [minimum, maximum].
   int64_t integer(std::string_view field, std::string_view what, int64_t minimum, int64_t maximum) const;
+  /// Checks an integer already read (e.g. an array element) against [minimum, maximum].
+  int64_t checked_integer(const nlohmann::json& value, std::string_view field, int64_t minimum,
+                          int64_t maximum) const;
   int64_t optional_integer(std::string_view field, int64_t fallback, int64_t minimum,
                            int64_t maximum) const;
   /// A finite number obeying `rule`.
