@@ -5,10 +5,9 @@
 /// its machine files) read back whole, as the gpu::CalibrationResult it was
 /// written from, so that machine files can be derived again from old
 /// measurements on a machine without a GPU (`splitscope calibrate --from
-/// FILE`). sim/calibration_file.hpp reads the same files into the subset the
-/// simulator applies onto a preset; deriving a whole machine
-/// (sim/calibrated_machine.hpp) needs everything: every GEMM rate, every copy
-/// series, each op's FLOPs and bytes. Every problem is an InputError
+/// FILE`); deriving a whole machine (sim/calibrated_machine.hpp) needs
+/// everything: every GEMM rate, every copy series, each op's FLOPs and
+/// bytes. Every problem is an InputError
 /// `<file>: <json path>: <problem>`, e.g. `c.json: copies[2].points[0].bytes:
 /// must be positive, got 0`.
 ///
@@ -18,9 +17,11 @@
 #include <string_view>
 
 #include "exec/cuda/calibration.hpp"
-#include "sim/calibration_file.hpp"  // kCalibrationSchema
 
 namespace splitscope {
+
+/// The value of a calibration file's "schema" field.
+inline constexpr std::string_view kCalibrationSchema = "splitscope.calibration/1";
 
 /// Parses a calibration from JSON text; `source` names it in messages.
 gpu::CalibrationResult parse_calibration_result(std::string_view text, const std::string& source);
