@@ -1,13 +1,19 @@
 // `splitscope calibrate [--device K] --out FILE.json`: measures one GPU
 // (matrix-product rates, copy bandwidth and latency, launch overhead, and the
 // time of every op slice the zoo's networks produce when split 1, 2 and 4
-// ways and pipelined in 2, 4 and 8 micro-batches) and writes the result as
-// JSON (schema splitscope.calibration/1, fields and units in
-// src/exec/cuda/calibration.hpp). Without a GPU: exit 3.
+// ways and pipelined in 2, 4 and 8 micro-batches) and writes simulator
+// machine files from it (src/sim/calibrated_machine.hpp): FILE.json for
+// `--virtual --link device`, FILE-link-host.json for `--link host`,
+// FILE-peer.json for physical GPUs where several were measured; and the raw
+// measurements (schema splitscope.calibration/1, src/exec/cuda/calibration.hpp)
+// beside them, or where --calibration-out says. `--from RAW` derives the
+// machine files again from a recorded calibration, with no GPU. Without a
+// GPU (and no --from): exit 3, nothing written.
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -17,6 +23,9 @@
 #include "exec/cuda_backend.hpp"
 #include "ir/zoo.hpp"
 #include "report/text_table.hpp"
+#include "sim/calibrated_machine.hpp"
+#include "sim/calibration_result_file.hpp"
+#include "sim/machine_file.hpp"
 #include "util/atomic_file.hpp"
 #include "util/errors.hpp"
 
@@ -26,6 +35,9 @@ namespace {
 struct CalibrateOptions {
   int device = 0;
   std::string out;
+  std::string from;
+  std::string calibration_out;
+  int machine_devices = 8;
   std::string dtype = "fp32";
   int repeats = 20;
   bool quick = false;
@@ -48,7 +60,46 @@ std::vector<gpu::OpSample> zoo_samples(const std::vector<std::string>& names) {
   return samples;
 }
 
-void print_summary(const gpu::CalibrationResult& result, const std::string& out) {
+gpu::CalibrationResult measure(const CalibrateOptions& options) {
+  gpu::CalibrationOptions calibration;
+  calibration.device = options.device;
+  calibration.dtype = options.dtype;
+  calibration.repeats = options.repeats;
+  calibration.quick = options.quick;
+  calibration.seed = options.seed;
+  calibration.warmup = options.quick ? 1 : 3;
+  std::vector<std::string> names = options.networks;
+  if (names.empty()) {
+    for (const std::string& name : zoo_names(ZooShelf::kNetworks)) {
+      const bool small = name.size() > 6 && name.ends_with("-small");
+      if (!options.quick || small) names.push_back(name);
+    }
+  }
+  calibration.ops = zoo_samples(names);
+  return gpu::calibrate_device(calibration);
+}
+
+/// The checks that need no measurement, done first, so that a bad option
+/// never costs a calibration run.
+void check_options(const CalibrateOptions& options) {
+  parse_dtype(options.dtype);
+  if (std::filesystem::path(options.out).extension() != ".json") {
+    throw InputError("--out", "",
+                     fmt::format("'{}' must be a .json file (machine files are JSON), e.g. "
+                                 "models/machines/h100.json",
+                                 options.out));
+  }
+  if (options.machine_devices < 1) throw InputError("--machine-devices", "", "must be at least 1");
+  const auto same_file = [](const std::string& a, const std::string& b) {
+    return !a.empty() &&
+           std::filesystem::absolute(a).lexically_normal() == std::filesystem::absolute(b).lexically_normal();
+  };
+  if (same_file(options.from, options.out) || same_file(options.calibration_out, options.out)) {
+    throw InputError("--out", "", "names the raw calibration's file too; give the machine file another name");
+  }
+}
+
+void print_measurements(const gpu::CalibrationResult& result) {
   double best_fp32 = 0;
   for (const gpu::GemmRate& rate : result.gemm) {
     if (rate.math == "fp32") best_fp32 = std::max(best_fp32, rate.flops_per_second);
@@ -63,47 +114,97 @@ void print_summary(const gpu::CalibrationResult& result, const std::string& out)
   }
   std::cout << fmt::format("launch overhead: {:.2f} us host, {:.2f} us device per empty kernel\n",
                            result.launch.host_seconds_per_launch * 1e6, result.launch.device_seconds_per_kernel * 1e6);
-  std::cout << fmt::format("{} op shapes timed; written to {}\n", result.op_times.size(), out);
+  std::cout << fmt::format("{} op shapes timed\n", result.op_times.size());
   for (const std::string& note : result.notes) std::cout << "note: " << note << "\n";
+}
+
+std::string topology_text(const Machine& machine) {
+  const TopologySpec& topology = machine.topology;
+  const LinkSpec& link = topology.kind == TopologyKind::kHostStaged ? topology.bus : topology.link;
+  const std::string shape = topology.kind == TopologyKind::kHostStaged
+                                ? fmt::format("one bus shared by {}", topology.devices_per_bus)
+                                : "a switch";
+  return fmt::format("{} devices, {}, {:.1f} GB/s, {:.1f} us", machine.devices, shape, link.bandwidth_gbps,
+                     link.latency_us);
+}
+
+void print_machine(const CalibratedMachineFile& file, const Machine& machine) {
+  const DeviceSpec& device = machine.device;
+  std::cout << fmt::format("wrote {} ({}): {}; {} {:.1f} TFLOP/s, memory {:.0f} GB/s, launch {:.2f} us, {} op times\n",
+                           file.path, to_string(file.link), topology_text(machine), device.matrix_math,
+                           device.matrix_flops_per_second() / 1e12, device.memory_bandwidth_gbps,
+                           device.launch_overhead_us, machine.calibration.op_times_us.size());
+}
+
+int calibrate_command(const CalibrateOptions& options) {
+  check_options(options);
+  const bool measured = options.from.empty();
+  const gpu::CalibrationResult result = measured ? measure(options) : load_calibration_result(options.from);
+  const std::string raw_path = !measured                         ? options.from
+                               : options.calibration_out.empty() ? default_calibration_path(options.out)
+                                                                 : options.calibration_out;
+
+  // Every machine is built (and checked) before anything is written, so that
+  // a calibration that cannot make one leaves no files behind.
+  const std::vector<CalibratedMachineFile> files = calibrated_machine_files(result, options.out);
+  std::vector<Machine> machines;
+  for (const CalibratedMachineFile& file : files) {
+    CalibratedMachineOptions machine;
+    machine.name = file.name;
+    machine.link = file.link;
+    machine.devices = options.machine_devices;
+    machine.calibration_file = raw_path;
+    machine.source = measured ? "calibration of GPU " + std::to_string(result.device) : options.from;
+    machines.push_back(machine_from_calibration(result, machine));
+  }
+
+  if (measured) {
+    write_file_atomically(raw_path, gpu::calibration_to_json(result));
+    print_measurements(result);
+    std::cout << fmt::format("wrote {} (the raw calibration)\n", raw_path);
+  }
+  for (size_t i = 0; i < files.size(); ++i) write_file_atomically(files[i].path, machine_to_json(machines[i]));
+  for (size_t i = 0; i < files.size(); ++i) print_machine(files[i], machines[i]);
+  if (options.machine_devices > 1) {
+    std::cout << fmt::format(
+        "note: each device is the whole GPU as measured; --virtual with N > 1 gives each 1/N of the SMs, so "
+        "compute-bound ops are predicted up to N times faster than --virtual measures (docs/machine-format.md)\n");
+  }
+  return 0;
 }
 
 }  // namespace
 
 Command add_calibrate_command(CLI::App& app) {
   auto options = std::make_shared<CalibrateOptions>();
-  CLI::App* sub = app.add_subcommand("calibrate", "Measure a GPU and write its calibration (JSON) for the simulator");
-  sub->add_option("--device", options->device, "the GPU to measure")->capture_default_str();
-  sub->add_option("--out", options->out, "where to write the JSON, e.g. models/machines/h100.json")->required();
-  sub->add_option("--dtype", options->dtype, "math of the op times: fp32, tf32, bf16")->capture_default_str();
-  sub->add_option("--repeat", options->repeats, "timed repeats per measurement (medians are kept)")
+  CLI::App* sub = app.add_subcommand("calibrate", "Measure a GPU and write simulator machine files from it");
+  sub->add_option("--out", options->out,
+                  "the machine file for --virtual --link device, e.g. models/machines/h100.json; NAME-link-host.json "
+                  "and (several GPUs) NAME-peer.json are written beside it")
+      ->required();
+  CLI::Option* from =
+      sub->add_option("--from", options->from,
+                      "derive the machine files from this recorded calibration (splitscope.calibration/1) instead of "
+                      "measuring; needs no GPU");
+  sub->add_option("--calibration-out", options->calibration_out,
+                  "where the raw calibration goes (default: beside --out, NAME.calibration.json)")
+      ->excludes(from);
+  sub->add_option("--machine-devices", options->machine_devices,
+                  "devices of the --virtual machines: plans on up to this many can be simulated on them")
       ->capture_default_str();
-  sub->add_option("--seed", options->seed, "weights and inputs of the op timings")->capture_default_str();
-  sub->add_option("--networks", options->networks, "networks whose op shapes to time (default: the whole zoo)")
-      ->delimiter(',');
-  sub->add_flag("--quick", options->quick,
-                "fewer shapes and sizes, the small networks only: a smoke test, not a calibration");
-  return {sub, [options](const std::vector<std::string>&) {
-            parse_dtype(options->dtype);  // bad input first, before any measuring
-            gpu::CalibrationOptions calibration;
-            calibration.device = options->device;
-            calibration.dtype = options->dtype;
-            calibration.repeats = options->repeats;
-            calibration.quick = options->quick;
-            calibration.seed = options->seed;
-            calibration.warmup = options->quick ? 1 : 3;
-            std::vector<std::string> names = options->networks;
-            if (names.empty()) {
-              for (const std::string& name : zoo_names(ZooShelf::kNetworks)) {
-                const bool small = name.size() > 6 && name.ends_with("-small");
-                if (!options->quick || small) names.push_back(name);
-              }
-            }
-            calibration.ops = zoo_samples(names);
-            const gpu::CalibrationResult result = gpu::calibrate_device(calibration);
-            write_file_atomically(options->out, gpu::calibration_to_json(result));
-            print_summary(result, options->out);
-            return 0;
-          }};
+  const std::vector<CLI::Option*> measuring{
+      sub->add_option("--device", options->device, "the GPU to measure")->capture_default_str(),
+      sub->add_option("--dtype", options->dtype, "math of the op times: fp32, tf32, bf16")->capture_default_str(),
+      sub->add_option("--repeat", options->repeats, "timed repeats per measurement (medians are kept)")
+          ->capture_default_str(),
+      sub->add_option("--seed", options->seed, "weights and inputs of the op timings")->capture_default_str(),
+      sub->add_option("--networks", options->networks, "networks whose op shapes to time (default: the whole zoo)")
+          ->delimiter(','),
+      sub->add_flag("--quick", options->quick,
+                    "fewer shapes and sizes, the small networks only: a smoke test, not a calibration"),
+  };
+  for (CLI::Option* option : measuring) option->excludes(from);
+  return {sub, [options](const std::vector<std::string>&) { return calibrate_command(*options); }};
 }
 
 }  // namespace splitscope::cli

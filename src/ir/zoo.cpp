@@ -43,7 +43,9 @@ std::vector<std::string> zoo_names(ZooShelf shelf) {
     if (!fs::is_directory(folder, ec)) continue;
     std::vector<std::string> names;
     for (const auto& entry : fs::directory_iterator(folder, ec)) {
-      if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+      if (entry.path().extension() != ".json") continue;
+      const std::string stem = entry.path().stem().string();
+      if (!stem.ends_with(".calibration")) names.push_back(stem);
     }
     std::sort(names.begin(), names.end());
     return names;

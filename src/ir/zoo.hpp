@@ -17,6 +17,8 @@ enum class ZooShelf { kNetworks, kMachines };
 std::vector<std::string> zoo_roots();
 
 /// Names (file stems) on a shelf, sorted, from the first root that has the shelf.
+/// Raw GPU calibrations (NAME.calibration.json, which `calibrate` may write
+/// beside the machine files it derives) are not machines and are left out.
 std::vector<std::string> zoo_names(ZooShelf shelf);
 
 /// A path if `name_or_path` is an existing file; else the zoo file of that

@@ -55,8 +55,24 @@ std::pair<Decider, std::string> idle_phrase(const RunSummary& run) {
 
 std::string inflation_phrase(const RunSummary& run, const RunSummary& baseline) {
   const double ratio = run.total_compute_ms() / baseline.total_compute_ms();
-  return fmt::format("the split ops take {:.2f}x the single device's compute time ({:.3f} ms against {:.3f} ms)",
-                     ratio, run.total_compute_ms(), baseline.total_compute_ms());
+  return fmt::format("the split ops take {:.2f}x the single device's compute time ({} against {})", ratio,
+                     format_ms(run.total_compute_ms()), format_ms(baseline.total_compute_ms()));
+}
+
+/// A win where the work did not spread: the split's ops themselves ran
+/// faster in total than the single device's (smaller kernels that suit the
+/// hardware better, less contention). Saying "the work spreads" would be false.
+std::optional<std::string> faster_ops_phrase(const RunSummary& run, const RunSummary& baseline) {
+  const double fair = 1.0 / std::max(1, run.devices);
+  const bool spread = run.busiest_flop_share() < kImbalanceFactor * fair;
+  if (spread || baseline.total_compute_ms() <= 0) return std::nullopt;
+  const double ratio = run.total_compute_ms() / baseline.total_compute_ms();
+  if (ratio * kWinSpeedup > 1.0) return std::nullopt;
+  return fmt::format(
+      "its ops compute faster than on the single device ({:.2f}x the compute time: {} against {}), though device "
+      "{} holds {} of the FLOPs",
+      ratio, format_ms(run.total_compute_ms()), format_ms(baseline.total_compute_ms()), run.busiest_device(),
+      percent(run.busiest_flop_share()));
 }
 
 Losses losses_of(const RunSummary& run, const RunSummary& baseline) {
@@ -104,6 +120,7 @@ std::string_view to_string(Decider decider) {
     case Decider::kWaiting: return "waiting";
     case Decider::kComputeInflation: return "compute-inflation";
     case Decider::kSpread: return "spread";
+    case Decider::kFasterOps: return "faster-ops";
   }
   return "?";
 }
@@ -150,6 +167,11 @@ Judgement judge(const RunSummary& run, const RunSummary* baseline) {
   const Losses losses = losses_of(run, *baseline);
   judgement.losses = losses;
   if (verdict == Verdict::kWins) {
+    if (auto faster = faster_ops_phrase(run, *baseline)) {
+      judgement.decider = Decider::kFasterOps;
+      judgement.reason = *faster;
+      return judgement;
+    }
     judgement.decider = Decider::kSpread;
     const double transfer_share = run.critical_path.transfer_share();
     judgement.reason = fmt::format(

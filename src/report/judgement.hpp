@@ -28,7 +28,12 @@
 ///    `even` prefixes "spreading the work over N devices only breaks even: ".
 ///    A `wins` names how the work spread: "the work spreads over N devices
 ///    (the busiest holds 26% of the FLOPs) and transfers are only 3% of the
-///    critical path" (at 25% or more: "; transfers still take 46% of ...").
+///    critical path" (at 25% or more: "; transfers still take 46% of ...") —
+///    unless the work did not spread (a device holds >= 1.25/N of the FLOPs)
+///    and the split's ops simply computed faster in total (at most 1/1.05 of
+///    the single device's compute time): "its ops compute faster than on the
+///    single device (0.62x the compute time: ...), though device 0 holds 93%
+///    of the FLOPs".
 
 #include <optional>
 #include <string>
@@ -63,6 +68,7 @@ enum class Decider {
   kWaiting,           ///< idle is, devices waiting on each other (a layer split)
   kComputeInflation,  ///< sliced ops compute slower in total
   kSpread,            ///< a win: the work spread over the devices
+  kFasterOps,         ///< a win without spreading: the split's ops computed faster in total
 };
 std::string_view to_string(Decider decider);
 

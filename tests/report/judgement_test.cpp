@@ -135,7 +135,7 @@ TEST(Judgement, SlicedOpsThatComputeSlowerInTotal) {
   EXPECT_DOUBLE_EQ(j.losses->compute_inflation, 0.5);
   EXPECT_EQ(j.reason,
             "spreading the work over 2 devices only breaks even: the split ops take 2.00x the single device's "
-            "compute time (0.800 ms against 0.400 ms)");
+            "compute time (800.0 us against 400.0 us)");
 }
 
 TEST(Judgement, AWinNamesHowTheWorkSpread) {
@@ -169,6 +169,26 @@ TEST(Judgement, AWinNamesHowTheWorkSpread) {
   EXPECT_EQ(still.reason,
             "the work spreads over 2 devices (the busiest holds 50% of the FLOPs); transfers still take 60% of the "
             "critical path");
+}
+
+TEST(Judgement, AWinWithoutSpreadingSaysTheOpsRanFaster) {
+  // d0 [0, 200) with 300 of 400 FLOPs, transfer [200, 210), d1 [210, 260):
+  // makespan 260 against a 400 us baseline, speedup 1.54: a win, yet device 0
+  // holds 75% >= 1.25 x 50% of the FLOPs. The split computed 250 us in all
+  // against the single device's 400 us: 0.625x.
+  HandPlan hand("horizontal", 2);
+  const int a = hand.compute(0, 3, {hand.input(0)}, 300);
+  const int move = hand.transfer(hand.output(a), 1, 1024);
+  const int b = hand.compute(1, 1, {hand.output(move)}, 100);
+  const Timeline timeline{{compute_span(0, a, 0, 200), copy_span(1, move, SpanKind::kTransfer, 200, 210),
+                           compute_span(1, b, 210, 260)}};
+  const RunSummary baseline = baseline_of(400);
+  const Judgement j = judge(summarize(hand.plan(), run_result({timeline})), &baseline);
+  EXPECT_EQ(j.verdict, Verdict::kWins);
+  EXPECT_EQ(j.decider, Decider::kFasterOps);
+  EXPECT_EQ(j.reason,
+            "its ops compute faster than on the single device (0.62x the compute time: 250.0 us against 400.0 us), "
+            "though device 0 holds 75% of the FLOPs");
 }
 
 TEST(Judgement, MemoryDecidesBeforeTime) {

@@ -1,0 +1,322 @@
+#include "sim/calibrated_machine.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string_view>
+
+#include "ir/op.hpp"
+#include "sim/machine_file.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope {
+namespace {
+
+constexpr std::string_view kDeviceToDevice = "device_to_device";
+constexpr std::string_view kHostStaged = "host_staged";
+constexpr std::string_view kPeer = "peer";
+
+/// The kinds priced at the matrix peak; every other kind is element-wise.
+constexpr std::array<OpKind, 4> kMatrixKinds{OpKind::kDense, OpKind::kConv2d, OpKind::kLstmCell, OpKind::kGruCell};
+constexpr std::array<OpKind, 3> kActivationKinds{OpKind::kRelu, OpKind::kTanh, OpKind::kSigmoid};
+
+/// Every kind a machine file may give an efficiency (all but the input).
+constexpr std::array<OpKind, 13> kComputeKinds{OpKind::kDense,    OpKind::kConv2d,   OpKind::kMaxPool, OpKind::kAvgPool,
+                                               OpKind::kFlatten,  OpKind::kSoftmax,  OpKind::kRelu,    OpKind::kTanh,
+                                               OpKind::kSigmoid,  OpKind::kLstmCell, OpKind::kGruCell, OpKind::kStack,
+                                               OpKind::kStepSlice};
+
+template <size_t N>
+bool is_one_of(std::string_view kind, const std::array<OpKind, N>& kinds) {
+  return std::any_of(kinds.begin(), kinds.end(), [&](OpKind k) { return to_string(k) == kind; });
+}
+
+/// The op kind a signature starts with ("dense:b64:..." -> "dense").
+std::string_view signature_kind(std::string_view signature) { return signature.substr(0, signature.find(':')); }
+
+[[noreturn]] void missing(const CalibratedMachineOptions& options, const std::string& field, const std::string& what) {
+  throw InputError(options.source.empty() ? "the calibration" : options.source, field, what);
+}
+
+const gpu::CopySeries* find_series(const gpu::CalibrationResult& result, std::string_view kind) {
+  for (const gpu::CopySeries& series : result.copies) {
+    if (series.kind == kind) return &series;
+  }
+  return nullptr;
+}
+
+const gpu::CopySeries& required_series(const gpu::CalibrationResult& result, std::string_view kind,
+                                       const CalibratedMachineOptions& options, const std::string& use) {
+  const gpu::CopySeries* series = find_series(result, kind);
+  if (series == nullptr) {
+    missing(options, "copies",
+            fmt::format("no {} series, which {} comes from; calibrate again with "
+                        "`splitscope calibrate` on the GPU",
+                        kind, use));
+  }
+  if (series->bandwidth_bytes_per_second <= 0) {
+    missing(options, "copies",
+            fmt::format("the {} series has no bandwidth (got {}), which {} comes from", kind,
+                        series->bandwidth_bytes_per_second, use));
+  }
+  return *series;
+}
+
+LinkSpec link_of(const gpu::CopySeries& series) {
+  return LinkSpec{series.bandwidth_bytes_per_second / 1e9, series.latency_seconds * 1e6};
+}
+
+/// The best GEMM rate of each math, in TFLOP/s.
+std::map<std::string, double> peak_tflops(const gpu::CalibrationResult& result) {
+  std::map<std::string, double> peaks;
+  for (const gpu::GemmRate& rate : result.gemm) {
+    if (rate.flops_per_second <= 0 || rate.math.empty()) continue;
+    double& peak = peaks[rate.math];
+    peak = std::max(peak, rate.flops_per_second / 1e12);
+  }
+  return peaks;
+}
+
+/// Sums over the measured ops of some kinds: the roofline's time (at
+/// efficiency 1, without the launch) and the measured time less the launch.
+struct RooflineFit {
+  double roofline_seconds = 0;
+  double measured_seconds = 0;
+  int ops = 0;
+
+  /// The efficiency that makes the model's total equal the measured total;
+  /// 0 when it cannot be told (nothing measured above the launch overhead).
+  double efficiency() const {
+    if (ops == 0 || roofline_seconds <= 0 || measured_seconds <= 0) return 0;
+    return std::min(1.0, roofline_seconds / measured_seconds);
+  }
+};
+
+struct Efficiencies {
+  std::map<std::string, double> by_key;
+  std::string summary;  ///< for the machine's comment
+};
+
+Efficiencies fit_efficiencies(const gpu::CalibrationResult& result, const DeviceSpec& device) {
+  std::map<std::string, RooflineFit> kinds;
+  RooflineFit element_wise;
+  RooflineFit activations;
+  for (const gpu::OpTime& op : result.op_times) {
+    if (op.seconds <= 0 || (op.flops == 0 && op.bytes == 0)) continue;
+    const std::string_view kind = signature_kind(op.signature);
+    if (!is_one_of(kind, kComputeKinds)) continue;
+    const double roofline = std::max(static_cast<double>(op.flops) / device.matrix_flops_per_second(),
+                                     static_cast<double>(op.bytes) / device.memory_bytes_per_second());
+    const double measured = op.seconds - device.launch_overhead_seconds();
+    for (RooflineFit* fit : {&kinds[std::string(kind)], is_one_of(kind, kMatrixKinds) ? nullptr : &element_wise,
+                             is_one_of(kind, kActivationKinds) ? &activations : nullptr}) {
+      if (fit == nullptr) continue;
+      fit->roofline_seconds += roofline;
+      fit->measured_seconds += measured;
+      ++fit->ops;
+    }
+  }
+  Efficiencies out;
+  auto record = [&](const std::string& key, const RooflineFit& fit) {
+    const double efficiency = fit.efficiency();
+    if (efficiency <= 0) {
+      if (fit.ops > 0) {
+        out.summary += fmt::format("; {}: none (its {} ops ran within the launch overhead)", key, fit.ops);
+      }
+      return;
+    }
+    out.by_key[key] = efficiency;
+    out.summary += fmt::format("; {} {:.3g} over {} ops{}", key, efficiency, fit.ops,
+                               fit.roofline_seconds > fit.measured_seconds ? " (held at 1)" : "");
+  };
+  for (const auto& [kind, fit] : kinds) record(kind, fit);
+  record(std::string(kDefaultEfficiency), element_wise);
+  record(std::string(kEpilogueEfficiency), activations);
+  if (!out.summary.empty()) out.summary.erase(0, 2);
+  return out;
+}
+
+DeviceSpec device_from(const gpu::CalibrationResult& result, const CalibratedMachineOptions& options) {
+  DeviceSpec device;
+  device.name = result.device_name;
+  device.peak_tflops = peak_tflops(result);
+  if (!device.peak_tflops.count(std::string(kFp32))) {
+    missing(options, "gemm", "no fp32 GEMM rate, which every machine needs (the fp32 peak)");
+  }
+  device.matrix_math = result.dtype.empty() ? std::string(kFp32) : result.dtype;
+  if (!device.peak_tflops.count(device.matrix_math)) {
+    missing(options, "gemm",
+            fmt::format("no {} GEMM rate, though the op times were measured in {} (calibrate --dtype)",
+                        device.matrix_math, device.matrix_math));
+  }
+  const gpu::CopySeries& copies = required_series(result, kDeviceToDevice, options, "the memory bandwidth");
+  device.memory_bandwidth_gbps = 2.0 * copies.bandwidth_bytes_per_second / 1e9;  // a copy reads and writes
+  if (result.memory_bytes <= 0) missing(options, "device.memory_bytes", "the GPU's memory is not given");
+  device.memory_gib = static_cast<double>(result.memory_bytes) / kBytesPerGib;
+  device.launch_overhead_us = result.launch.device_seconds_per_kernel * 1e6;
+  return device;
+}
+
+TopologySpec shared_bus(int devices, const gpu::CopySeries& series) {
+  TopologySpec topology;
+  topology.kind = TopologyKind::kHostStaged;
+  topology.devices_per_bus = devices;
+  topology.bus = link_of(series);
+  return topology;
+}
+
+/// The peer series from the GPU measured, slowest first.
+std::vector<const gpu::CopySeries*> peer_series(const gpu::CalibrationResult& result) {
+  std::vector<const gpu::CopySeries*> peers;
+  for (const gpu::CopySeries& series : result.copies) {
+    if (series.kind == kPeer && series.dst_device != result.device) peers.push_back(&series);
+  }
+  std::sort(peers.begin(), peers.end(), [](const gpu::CopySeries* a, const gpu::CopySeries* b) {
+    return a->bandwidth_bytes_per_second < b->bandwidth_bytes_per_second;
+  });
+  return peers;
+}
+
+std::string calibration_origin(const gpu::CalibrationResult& result, const CalibratedMachineOptions& options) {
+  std::string origin = fmt::format("Calibrated by `splitscope calibrate` on {} at {}: {} (GPU {}",
+                                   result.host.empty() ? "?" : result.host, result.date.empty() ? "?" : result.date,
+                                   result.device_name, result.device);
+  if (result.sm_count > 0) origin += fmt::format(", {} SMs", result.sm_count);
+  if (!result.compute_capability.empty()) origin += ", compute capability " + result.compute_capability;
+  origin += fmt::format("), driver {}, runtime {}, cuBLAS {}, cuDNN {}; medians of {} repeats", result.driver,
+                        result.runtime, result.cublas, result.cudnn, result.repeats);
+  if (!options.calibration_file.empty()) origin += "; raw measurements in " + options.calibration_file;
+  return origin + ".";
+}
+
+}  // namespace
+
+std::string to_string(CalibratedLink link) {
+  switch (link) {
+    case CalibratedLink::kVirtualDevice:
+      return "link device";
+    case CalibratedLink::kVirtualHost:
+      return "link host";
+    case CalibratedLink::kPeer:
+      return "peer";
+  }
+  return "?";
+}
+
+int calibrated_gpu_count(const gpu::CalibrationResult& result) {
+  std::set<int> others;
+  for (const gpu::CopySeries* series : peer_series(result)) others.insert(series->dst_device);
+  return 1 + static_cast<int>(others.size());
+}
+
+Machine machine_from_calibration(const gpu::CalibrationResult& result, const CalibratedMachineOptions& options) {
+  if (options.name.empty()) throw InputError("--out", "", "a calibrated machine needs a name");
+  if (result.device_name.empty()) missing(options, "device.name", "the GPU's name is not given");
+  Machine machine;
+  machine.name = options.name;
+  machine.device = device_from(result, options);
+  const Efficiencies efficiencies = fit_efficiencies(result, machine.device);
+  machine.device.efficiency = efficiencies.by_key;
+
+  std::string joined;
+  switch (options.link) {
+    case CalibratedLink::kVirtualDevice:
+    case CalibratedLink::kVirtualHost: {
+      if (options.devices < 1) throw InputError("--machine-devices", "", "must be at least 1");
+      const bool host = options.link == CalibratedLink::kVirtualHost;
+      const gpu::CopySeries& series = required_series(result, host ? kHostStaged : kDeviceToDevice, options,
+                                                      host ? "the --link host bus" : "the --link device bus");
+      machine.devices = options.devices;
+      machine.topology = shared_bus(options.devices, series);
+      joined = fmt::format(
+          "Topology: {} devices carved from this one GPU (`--backend cuda --virtual --{}`) share one bus, at the "
+          "{} copy series' fitted rate and latency ({}); host-staged with every device behind one bus is the "
+          "format's shared medium, so k copies at once each get 1/k, as they share the GPU's {}. ",
+          options.devices, to_string(options.link), series.kind,
+          host ? "device -> pinned host -> device, both hops" : "a copy within the GPU",
+          host ? "one PCIe link" : "memory");
+      break;
+    }
+    case CalibratedLink::kPeer: {
+      const auto peers = peer_series(result);
+      if (peers.empty()) {
+        missing(options, "copies", "no peer series (this calibration saw one GPU), so there are no peer links");
+      }
+      const gpu::CopySeries& slowest = *peers.front();
+      if (slowest.bandwidth_bytes_per_second <= 0) {
+        missing(options, "copies", fmt::format("the peer series to GPU {} has no bandwidth", slowest.dst_device));
+      }
+      const bool all_p2p = std::all_of(peers.begin(), peers.end(), [](const auto* s) { return s->peer_access; });
+      machine.devices = calibrated_gpu_count(result);
+      if (all_p2p) {
+        machine.topology.kind = TopologyKind::kSwitch;
+        machine.topology.link = link_of(slowest);
+      } else {
+        machine.topology = shared_bus(machine.devices, slowest);
+      }
+      joined = fmt::format(
+          "Topology: the {} GPUs (`--backend cuda`, physical), {}, at the slowest peer series' fitted rate and "
+          "latency (GPU {} -> {}; peers were measured from GPU {} only and taken as symmetric). ",
+          machine.devices,
+          all_p2p ? "peer-to-peer through a switch"
+                  : "one shared bus: peer access was off, so the driver stages copies",
+          result.device, slowest.dst_device, result.device);
+      break;
+    }
+  }
+
+  for (const gpu::OpTime& op : result.op_times) {
+    if (op.seconds > 0 && !op.signature.empty()) {
+      machine.calibration.op_times_us.emplace(op.signature, op.seconds * 1e6);
+    }
+  }
+  machine.calibration.comment = fmt::format("{} op times measured on {} in {} ({}), medians of {} repeats",
+                                            machine.calibration.op_times_us.size(), result.device_name,
+                                            machine.device.matrix_math, result.date, result.repeats);
+
+  machine.comment =
+      calibration_origin(result, options) + " " + joined +
+      "Device: the whole GPU, as measured: peak_tflops the best GEMM rate of each math; memory bandwidth twice the "
+      "device-to-device copy rate (a copy reads and writes every byte); launch overhead the GPU time per empty kernel; "
+      "efficiency per op kind the fit that makes the roofline's total over the kind's measured ops their measured "
+      "total (" +
+      (efficiencies.summary.empty() ? std::string("no op times") : efficiencies.summary) +
+      "); the op table prices the ops it lists. " +
+      (options.link == CalibratedLink::kPeer
+           ? std::string()
+           : "Limitation: N > 1 virtual devices each get 1/N of the SMs, but these devices are the whole GPU, so "
+             "compute-bound ops are predicted up to N times faster than --virtual measures them.");
+  check_machine(machine);
+  return machine;
+}
+
+std::vector<CalibratedMachineFile> calibrated_machine_files(const gpu::CalibrationResult& result,
+                                                            const std::string& machine_path) {
+  namespace fs = std::filesystem;
+  const fs::path path(machine_path);
+  if (path.extension() != ".json" || path.stem().empty()) {
+    throw InputError("--out", "", fmt::format("'{}' must be a .json file name (machine files are JSON)", machine_path));
+  }
+  const auto beside = [&](const std::string& suffix) {
+    return (path.parent_path() / (path.stem().string() + suffix + ".json")).string();
+  };
+  const std::string stem = path.stem().string();
+  std::vector<CalibratedMachineFile> files{{machine_path, stem, CalibratedLink::kVirtualDevice}};
+  if (find_series(result, kHostStaged) != nullptr) {
+    files.push_back({beside("-link-host"), stem + "-link-host", CalibratedLink::kVirtualHost});
+  }
+  if (!peer_series(result).empty()) files.push_back({beside("-peer"), stem + "-peer", CalibratedLink::kPeer});
+  return files;
+}
+
+std::string default_calibration_path(const std::string& machine_path) {
+  namespace fs = std::filesystem;
+  const fs::path path(machine_path);
+  return (path.parent_path() / (path.stem().string() + ".calibration.json")).string();
+}
+
+}  // namespace splitscope

@@ -1,0 +1,171 @@
+#include "sim/calibration_result_file.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "util/json_fields.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope {
+namespace {
+
+using nlohmann::json;
+
+constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
+
+/// Calls `read` on every element of the array `field` of `object`, each as a
+/// reader of its own with the path `field[i]`.
+void each_element(const JsonFields& object, std::string_view field, std::string_view what,
+                  const std::function<void(const JsonFields&)>& read) {
+  if (!object.has(field)) object.fail(field, fmt::format("missing required field ({})", what));
+  const json& array = object.raw().at(std::string(field));
+  if (!array.is_array()) {
+    object.fail(field, fmt::format("must be an array ({}), got {}", what, json_type_name(array)));
+  }
+  const std::string path = object.path_of(field);
+  for (size_t i = 0; i < array.size(); ++i) {
+    const std::string element_path = fmt::format("{}[{}]", path, i);
+    if (!array[i].is_object()) {
+      throw InputError(object.source(), element_path, "must be an object, got " + json_type_name(array[i]));
+    }
+    read(JsonFields(array[i], element_path, object.source()));
+  }
+}
+
+gpu::GemmRate parse_gemm(const JsonFields& entry) {
+  gpu::GemmRate rate;
+  rate.m = entry.integer("m", "rows of the product", 1, kMaxInt64);
+  rate.n = entry.integer("n", "columns of the product", 1, kMaxInt64);
+  rate.k = entry.integer("k", "the inner dimension", 1, kMaxInt64);
+  rate.math = entry.string("math", "fp32, tf32 or bf16");
+  rate.seconds = entry.number("seconds", "median time of one product", NumberRule::kNonNegative);
+  rate.flops_per_second = entry.number("flops_per_second", "2·m·n·k / seconds", NumberRule::kNonNegative);
+  return rate;
+}
+
+gpu::CopySeries parse_copy_series(const JsonFields& entry) {
+  gpu::CopySeries series;
+  series.kind = entry.string("kind", "device_to_device, host_to_device, device_to_host, host_staged or peer");
+  series.src_device = static_cast<int>(entry.optional_integer("src_device", 0, 0, 65535));
+  series.dst_device = static_cast<int>(entry.optional_integer("dst_device", 0, 0, 65535));
+  series.peer_access = entry.optional_bool("peer_access", false);
+  series.latency_seconds = entry.number("latency_seconds", "the fitted latency", NumberRule::kNonNegative);
+  series.bandwidth_bytes_per_second =
+      entry.number("bandwidth_bytes_per_second", "the fitted bandwidth", NumberRule::kNonNegative);
+  if (entry.has("points")) {
+    each_element(entry, "points", "the copy sizes timed", [&](const JsonFields& point) {
+      gpu::CopyPoint copy;
+      copy.bytes = point.integer("bytes", "bytes copied", 1, kMaxInt64);
+      copy.seconds = point.number("seconds", "median time", NumberRule::kNonNegative);
+      copy.bytes_per_second = point.number("bytes_per_second", "bytes / seconds", NumberRule::kNonNegative);
+      series.points.push_back(copy);
+    });
+  }
+  return series;
+}
+
+gpu::OpTime parse_op_time(const JsonFields& entry) {
+  gpu::OpTime time;
+  time.signature = entry.string("signature", "op_signature() of the slice timed");
+  time.example = entry.optional_string("example", "");
+  time.flops = entry.integer("flops", "FLOPs of the slice", 0, kMaxInt64);
+  time.bytes = entry.integer("bytes", "bytes read + written", 0, kMaxInt64);
+  time.seconds = entry.number("seconds", "median time", NumberRule::kNonNegative);
+  time.min_seconds = entry.optional_number("min_seconds", 0.0, NumberRule::kNonNegative);
+  time.max_seconds = entry.optional_number("max_seconds", 0.0, NumberRule::kNonNegative);
+  return time;
+}
+
+std::vector<std::string> parse_notes(const JsonFields& top) {
+  std::vector<std::string> notes;
+  if (!top.has("notes")) return notes;
+  const json& array = top.raw().at("notes");
+  if (!array.is_array()) top.fail("notes", "must be an array of strings, got " + json_type_name(array));
+  for (size_t i = 0; i < array.size(); ++i) {
+    if (!array[i].is_string()) {
+      throw InputError(top.source(), fmt::format("notes[{}]", i), "must be a string, got " + json_type_name(array[i]));
+    }
+    notes.push_back(array[i].get<std::string>());
+  }
+  return notes;
+}
+
+gpu::CalibrationResult parse_document(const json& doc, const std::string& source) {
+  if (!doc.is_object()) {
+    throw InputError(source, "", "a calibration file is a JSON object, got " + json_type_name(doc));
+  }
+  const JsonFields top(doc, "", source);
+  const std::string schema = top.string("schema", "splitscope.calibration/1");
+  if (schema != kCalibrationSchema) {
+    top.fail("schema",
+             fmt::format("'{}' is not a calibration this build reads; expected {}{}", schema, kCalibrationSchema,
+                         schema.rfind("splitscope.machine/", 0) == 0
+                             ? " (this is a machine file: use it with --backend sim --machine)"
+                             : ""));
+  }
+  gpu::CalibrationResult result;
+  result.schema = schema;
+  result.date = top.optional_string("date", "");
+  result.host = top.optional_string("host", "");
+
+  const JsonFields device = top.object("device", "the GPU measured");
+  result.device = static_cast<int>(device.optional_integer("index", 0, 0, 65535));
+  result.device_name = device.string("name", "the GPU's model name");
+  result.sm_count = static_cast<int>(device.optional_integer("sm_count", 0, 0, 1 << 20));
+  result.memory_bytes = device.integer("memory_bytes", "the GPU's memory in bytes", 1, kMaxInt64);
+  result.compute_capability = device.optional_string("compute_capability", "");
+
+  if (top.has("software")) {
+    const JsonFields software = top.object("software", "driver and library versions");
+    result.driver = software.optional_string("driver", "");
+    result.runtime = software.optional_string("runtime", "");
+    result.cublas = software.optional_string("cublas", "");
+    result.cudnn = software.optional_string("cudnn", "");
+  }
+  result.dtype = top.string("dtype", "the math of the op times: fp32, tf32 or bf16");
+  result.repeats = static_cast<int>(top.optional_integer("repeats", 0, 0, 1 << 30));
+
+  each_element(top, "gemm", "matrix-product rates",
+               [&](const JsonFields& entry) { result.gemm.push_back(parse_gemm(entry)); });
+  if (top.has("conv")) {
+    each_element(top, "conv", "convolution rates", [&](const JsonFields& entry) {
+      gpu::ConvRate rate;
+      rate.signature = entry.string("signature", "op_signature() of the convolution");
+      rate.seconds = entry.number("seconds", "median time", NumberRule::kNonNegative);
+      rate.flops_per_second = entry.number("flops_per_second", "FLOPs / seconds", NumberRule::kNonNegative);
+      result.conv.push_back(rate);
+    });
+  }
+  each_element(top, "copies", "copy series",
+               [&](const JsonFields& entry) { result.copies.push_back(parse_copy_series(entry)); });
+  if (top.has("launch")) {
+    const JsonFields launch = top.object("launch", "kernel launch overhead");
+    result.launch.kernels = static_cast<int>(launch.optional_integer("kernels", 0, 0, 1 << 30));
+    result.launch.host_seconds_per_launch =
+        launch.optional_number("host_seconds_per_launch", 0.0, NumberRule::kNonNegative);
+    result.launch.device_seconds_per_kernel =
+        launch.optional_number("device_seconds_per_kernel", 0.0, NumberRule::kNonNegative);
+  }
+  if (top.has("op_times")) {
+    each_element(top, "op_times", "measured op times",
+                 [&](const JsonFields& entry) { result.op_times.push_back(parse_op_time(entry)); });
+  }
+  result.notes = parse_notes(top);
+  return result;
+}
+
+}  // namespace
+
+gpu::CalibrationResult parse_calibration_result(std::string_view text, const std::string& source) {
+  return parse_document(parse_json_text(text, source), source);
+}
+
+gpu::CalibrationResult load_calibration_result(const std::string& path) {
+  return parse_calibration_result(read_input_file(path), path);
+}
+
+}  // namespace splitscope

@@ -1,0 +1,257 @@
+// `splitscope calibrate` end to end, without a GPU: it refuses (exit 3) and
+// writes nothing; from a recorded calibration (--from) it writes machine
+// files that load, simulate every zoo network's plans with the measured op
+// times, and serve `compare --predict-on`; bad calibrations are bad input.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "../cli/cli_test_support.hpp"
+#include "calibration_fixture.hpp"
+#include "exec/cuda_backend.hpp"
+#include "ir/lower.hpp"
+#include "ir/model_parser.hpp"
+#include "ir/op_signature.hpp"
+#include "ir/zoo.hpp"
+#include "partitioners/partitioner.hpp"
+#include "partitioners/plan_check.hpp"
+#include "sim/calibrated_machine.hpp"
+#include "sim/calibration_result_file.hpp"
+#include "sim/machine_file.hpp"
+#include "sim/simulator.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CommandResult;
+using testing::fresh_temp_dir;
+using testing::hand_calibration;
+using testing::run_splitscope;
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+std::vector<std::string> files_in(const std::string& folder) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(folder)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::shared_ptr<const Graph> zoo_graph(const std::string& name) {
+  return std::make_shared<const Graph>(lower(load_model_file(resolve_zoo_file(ZooShelf::kNetworks, name))));
+}
+
+/// The hand calibration, plus a made-up time for every op slice `calibrate`
+/// would time in the zoo's networks (the same samples it takes, split 2 and 4
+/// ways, in 2, 4 and 8 micro-batches): 1 µs per 10 MFLOP + 10 MB, plus
+/// 3 µs, so that every one is distinct from the roofline.
+gpu::CalibrationResult zoo_calibration() {
+  gpu::CalibrationResult result = hand_calibration();
+  result.op_times.clear();
+  std::set<std::string> seen;
+  for (const std::string& name : zoo_names(ZooShelf::kNetworks)) {
+    for (const gpu::OpSample& sample : gpu::op_samples_from_graph(zoo_graph(name), {2, 4}, {2, 4, 8})) {
+      if (!seen.insert(sample.signature).second) continue;  // timed once, as calibrate does
+      const SliceCost cost = slice_cost(*sample.graph, sample.node, sample.slice);
+      const int64_t bytes = cost.bytes_read + cost.bytes_written;
+      const double seconds = 3e-6 + (static_cast<double>(cost.flops) / 1e7 + static_cast<double>(bytes) / 1e7) * 1e-6;
+      result.op_times.push_back({sample.signature, name, cost.flops, bytes, seconds, seconds, seconds});
+    }
+  }
+  return result;
+}
+
+TEST(CalibrateCommand, WithoutAGpuExitsThreeAndWritesNothing) {
+  if (cuda_gpu_available()) GTEST_SKIP() << "a GPU is present: the refusal is not expected here";
+  const std::string folder = fresh_temp_dir("calibrate_refused");
+  const CommandResult result = run_splitscope("calibrate --quick --out " + folder + "/gpu.json");
+  EXPECT_EQ(result.exit_code, 3) << result.err;
+  EXPECT_NE(result.err.find("--backend sim"), std::string::npos) << result.err;
+  EXPECT_TRUE(files_in(folder).empty());  // no machine, no -link-host machine, no raw calibration
+}
+
+TEST(CalibrateCommand, FromARecordedCalibrationWritesMachinesThatSimulateEveryZooPlan) {
+  const std::string folder = fresh_temp_dir("calibrate_from");
+  const gpu::CalibrationResult recorded = zoo_calibration();
+  const std::string raw = folder + "/gpu.calibration.json";
+  write_text(raw, gpu::calibration_to_json(recorded));
+  const CommandResult result =
+      run_splitscope("calibrate --from " + raw + " --out " + folder + "/gpu.json --machine-devices 4");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(files_in(folder), (std::vector<std::string>{"gpu-link-host.json", "gpu.calibration.json", "gpu.json"}));
+  EXPECT_NE(result.out.find("gpu-link-host.json (link host): 4 devices, one bus shared by 4, 25.0 GB/s, 20.0 us"),
+            std::string::npos)
+      << result.out;
+
+  for (const auto& [file, link] : {std::pair{"gpu.json", CalibratedLink::kVirtualDevice},
+                                   std::pair{"gpu-link-host.json", CalibratedLink::kVirtualHost}}) {
+    SCOPED_TRACE(file);
+    const Machine machine = load_machine(folder + "/" + file);
+    // What the command wrote is what the library makes of the recording.
+    CalibratedMachineOptions options;
+    options.name = fs::path(file).stem().string();
+    options.link = link;
+    options.devices = 4;
+    options.calibration_file = raw;
+    options.source = raw;
+    EXPECT_EQ(machine_to_json(machine), machine_to_json(machine_from_calibration(recorded, options)));
+    EXPECT_EQ(machine.calibration.op_times_us.size(), recorded.op_times.size());
+
+    // Every zoo network, every strategy on 2 and 4 devices (pipelined in 4 and
+    // 8 micro-batches; compare's default for the batch-64 networks is 8): it
+    // simulates, and every compute op is priced by its measured time (all of
+    // them were timed).
+    const Simulator simulator(machine);
+    for (const std::string& name : zoo_names(ZooShelf::kNetworks)) {
+      const auto graph = zoo_graph(name);
+      for (const std::string& strategy : strategy_names()) {
+        for (int microbatches : strategy == "pipeline" ? std::vector<int>{4, 8} : std::vector<int>{1})
+          for (int devices : {2, 4}) {
+            SCOPED_TRACE(name + " " + strategy + " n" + std::to_string(devices) + " m" + std::to_string(microbatches));
+            PartitionOptions partition;
+            partition.devices = std::min(devices, make_partitioner(strategy)->max_devices(*graph));
+            partition.microbatches = static_cast<int>(std::min<int64_t>(microbatches, graph->batch()));
+            const Plan plan = make_partitioner(strategy)->partition(graph, partition);
+            check(plan);
+            const Timeline timeline = simulator.simulate(plan);
+            EXPECT_GT(timeline.makespan_us(), 0.0);
+            for (const Span& span : timeline.spans) {
+              if (span.op < 0) continue;
+              const PlanOp& op = plan.op(span.op);
+              if (op.role != OpRole::kCompute) continue;
+              const double measured = machine.calibration.op_times_us.at(op_signature(*graph, op.node, op.slice));
+              ASSERT_NEAR(span.duration_us(), measured, measured * 1e-9);
+            }
+          }
+      }
+    }
+  }
+}
+
+TEST(CalibrateCommand, CompareShowsThePredictionOnTheCalibratedMachine) {
+  // What gpu-check does after calibrating: a measured compare with the
+  // calibrated machine's prediction beside it (here measured on the cpu).
+  const std::string folder = fresh_temp_dir("calibrate_compare");
+  write_text(folder + "/raw.json", gpu::calibration_to_json(zoo_calibration()));
+  ASSERT_EQ(run_splitscope("calibrate --from " + folder + "/raw.json --out " + folder + "/gpu.json").exit_code, 0);
+  const CommandResult result = run_splitscope(
+      "compare mlp-small --devices 2 --backend cpu --repeat 1 --warmup 0 -q "
+      "--predict-on " +
+      folder + "/gpu.json --report " + folder + "/c.json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto report = nlohmann::json::parse(testing::read_text_file(folder + "/c.json"));
+  ASSERT_EQ(report.at("predicted").size(), 1u) << report.dump(1);
+  EXPECT_EQ(report.at("predicted")[0].at("machine"), "gpu") << report.at("predicted")[0].dump(1);
+}
+
+TEST(CalibrateCommand, TheRawCalibrationGoesWhereAsked) {
+  // --calibration-out is for measuring runs; with --from the recording is already kept.
+  const CommandResult result = run_splitscope("calibrate --from x.json --calibration-out y.json --out z.json");
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("excludes"), std::string::npos) << result.err;
+  // ... and never onto the machine file (checked before anything is measured).
+  const CommandResult clash = run_splitscope("calibrate --out /tmp/m.json --calibration-out /tmp/./m.json");
+  EXPECT_EQ(clash.exit_code, 2) << clash.err;
+  EXPECT_NE(clash.err.find("--out: names the raw calibration's file too"), std::string::npos) << clash.err;
+}
+
+TEST(CalibrateCommand, BadCalibrationsAreBadInputAndWriteNothing) {
+  const std::string folder = fresh_temp_dir("calibrate_bad");
+  // A machine file is not a calibration.
+  write_text(folder + "/machine.json", machine_to_json(load_machine("h100-nvlink-8")));
+  CommandResult result = run_splitscope("calibrate --from " + folder + "/machine.json --out " + folder + "/a.json");
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("schema: 'splitscope.machine/1' is not a calibration"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("--backend sim --machine"), std::string::npos) << result.err;
+
+  // No device-to-device series: no memory bandwidth, so no machine.
+  gpu::CalibrationResult partial = hand_calibration();
+  partial.copies.erase(partial.copies.begin());
+  write_text(folder + "/partial.json", gpu::calibration_to_json(partial));
+  result = run_splitscope("calibrate --from " + folder + "/partial.json --out " + folder + "/b.json");
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("partial.json: copies: no device_to_device series"), std::string::npos) << result.err;
+
+  // A malformed number names its JSON path.
+  auto doc = nlohmann::json::parse(gpu::calibration_to_json(hand_calibration()));
+  doc["copies"][3]["points"][0]["bytes"] = 0;
+  write_text(folder + "/zero.json", doc.dump());
+  result = run_splitscope("calibrate --from " + folder + "/zero.json --out " + folder + "/c.json");
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("zero.json: copies[3].points[0].bytes: must be"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("got 0"), std::string::npos) << result.err;
+
+  // Measuring options do not go with --from; --out must be a .json file.
+  result = run_splitscope("calibrate --from " + folder + "/zero.json --dtype tf32 --out " + folder + "/d.json");
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  result = run_splitscope("calibrate --from " + folder + "/zero.json --out " + folder + "/e.txt");
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("must be a .json file"), std::string::npos) << result.err;
+
+  EXPECT_EQ(files_in(folder), (std::vector<std::string>{"machine.json", "partial.json", "zero.json"}));
+}
+
+// --- recorded calibrations read back ---
+
+TEST(CalibrationResultFile, ReadsBackWhatCalibrateWrites) {
+  gpu::CalibrationResult result = testing::hand_calibration_with_peers();
+  const std::string text = gpu::calibration_to_json(result);
+  const gpu::CalibrationResult again = parse_calibration_result(text, "raw.json");
+  EXPECT_EQ(gpu::calibration_to_json(again), text);
+  EXPECT_EQ(again.device_name, "Test GPU");
+  EXPECT_EQ(again.copies.size(), result.copies.size());
+  EXPECT_EQ(again.copies.back().dst_device, 3);
+  EXPECT_TRUE(again.copies.back().peer_access);
+  EXPECT_EQ(again.op_times.size(), result.op_times.size());
+  EXPECT_EQ(again.launch.device_seconds_per_kernel, 2e-6);
+}
+
+TEST(CalibrationResultFile, NotJsonOrMissingFieldsAreNamed) {
+  try {
+    parse_calibration_result("{\"schema\": ", "broken.json");
+    FAIL();
+  } catch (const InputError& error) {
+    EXPECT_NE(error.problem().find("not valid JSON"), std::string::npos) << error.what();
+  }
+  auto doc = nlohmann::json::parse(gpu::calibration_to_json(hand_calibration()));
+  doc.erase("gemm");
+  try {
+    parse_calibration_result(doc.dump(), "nogemm.json");
+    FAIL();
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.field(), "gemm");
+    EXPECT_NE(error.problem().find("missing required field"), std::string::npos) << error.what();
+  }
+  EXPECT_THROW(load_calibration_result("/nonexistent/raw.json"), InputError);
+}
+
+TEST(CalibrationResultFile, RawCalibrationsBesideMachinesAreNotListedAsMachines) {
+  // `calibrate --out models/machines/x.json` leaves x.calibration.json there.
+  const std::string root = fresh_temp_dir("zoo_with_raw");
+  fs::create_directories(root + "/machines");
+  fs::create_directories(root + "/networks");
+  write_text(root + "/machines/gpu.json", "{}");
+  write_text(root + "/machines/gpu.calibration.json", "{}");
+  const char* previous = std::getenv("SPLITSCOPE_MODELS");
+  const std::string kept = previous != nullptr ? previous : "";
+  setenv("SPLITSCOPE_MODELS", root.c_str(), 1);
+  const std::vector<std::string> names = zoo_names(ZooShelf::kMachines);
+  if (previous != nullptr) {
+    setenv("SPLITSCOPE_MODELS", kept.c_str(), 1);
+  } else {
+    unsetenv("SPLITSCOPE_MODELS");
+  }
+  EXPECT_EQ(names, std::vector<std::string>{"gpu"});
+}
+
+}  // namespace
+}  // namespace splitscope
