@@ -31,6 +31,7 @@ class CpuFusedBaseline final : public FusedBaseline {
         loop.times_ms.size());
     timing.device_mode = fmt::format("cpu threads ({} intra-op)", loop.threads);
     timing.output = loop.output;
+    timing.threads = loop.threads;
     return timing;
   }
 };

@@ -39,6 +39,7 @@ struct FusedTiming {
   std::string method;          ///< one sentence: how the time was obtained
   std::string device_mode;     ///< "physical", "virtual (...)", "cpu threads (2 intra-op threads)", "simulated"
   HostTensor output;           ///< the stack's output, where it was computed
+  int threads = 0;             ///< cpu: the threads the loop ran on (0 elsewhere)
 };
 
 class FusedBaseline {

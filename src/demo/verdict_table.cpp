@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include "report/text_table.hpp"
 #include "report/units.hpp"
 
@@ -67,19 +69,71 @@ std::string idle_phrase(const RunSummary& run, const RnnDemoShape& shape) {
   return phrase;
 }
 
+/// The intra-op threads each device of a cpu run had (RunInfo's facts); 0 if unknown.
+int intra_op_threads(const RunInfo& info) {
+  for (const auto& [fact, value] : info.facts) {
+    if (fact == "intra-op threads") return std::atoi(value.c_str());
+  }
+  return 0;
+}
+
+/// Compute time against the fused run's, in thread time (device time x
+/// threads) where the threads are known: on the cpu a split device gets a
+/// share of the cores and the single device all of them, so device time
+/// alone overstates how much slower the cells ran.
+struct Inflation {
+  double device_ratio = 0;
+  std::optional<double> thread_ratio;
+  int threads = 0;  ///< per split device
+};
+
+Inflation inflation_of(const RunSummary& run, const RunSummary& fused, int fused_threads) {
+  Inflation inflation;
+  inflation.device_ratio = run.total_compute_ms() / fused.total_compute_ms();
+  inflation.threads = intra_op_threads(run.info);
+  if (inflation.threads > 0 && fused_threads > 0) {
+    inflation.thread_ratio = inflation.device_ratio * inflation.threads / static_cast<double>(fused_threads);
+  }
+  return inflation;
+}
+
+std::string inflation_phrase(const RunSummary& run, const RunSummary& fused, int fused_threads,
+                             const Inflation& inflation) {
+  std::string text = fmt::format("the cells compute for {:.2f}x the fused stack's time in all ({} over {} devices",
+                                 inflation.device_ratio, format_ms(run.total_compute_ms()), run.devices);
+  if (inflation.thread_ratio) {
+    text += fmt::format(" of {} thread{} each against {} on {} thread{}, so {:.2f}x its thread time)",
+                        inflation.threads, inflation.threads == 1 ? "" : "s", format_ms(fused.total_compute_ms()),
+                        fused_threads, fused_threads == 1 ? "" : "s", *inflation.thread_ratio);
+  } else {
+    text += fmt::format(" against {})", format_ms(fused.total_compute_ms()));
+  }
+  return text + ": one op per cell, each step's input product on its own";
+}
+
 /// The reason of a split row that does not win: judge()'s deciding factor,
 /// in words that fit a layer-split RNN where the generic ones would mislead.
 std::string split_reason(const Judgement& judgement, const RunSummary& run, const RunSummary& fused,
-                         const RnnDemoShape& shape) {
+                         int fused_threads, const RnnDemoShape& shape) {
   std::string phrase;
   switch (judgement.decider) {
-    case Decider::kComputeInflation:
-      phrase = fmt::format(
-          "the cells compute for {:.2f}x the fused stack's time in all ({} over {} devices against {}): one op "
-          "per cell, each step's input product on its own",
-          run.total_compute_ms() / fused.total_compute_ms(), format_ms(run.total_compute_ms()), run.devices,
-          format_ms(fused.total_compute_ms()));
+    case Decider::kComputeInflation: {
+      const Inflation inflation = inflation_of(run, fused, fused_threads);
+      if (!inflation.thread_ratio || *inflation.thread_ratio >= kWinSpeedup || !judgement.losses) {
+        phrase = inflation_phrase(run, fused, fused_threads, inflation);
+        break;
+      }
+      // Thread for thread the cells are no slower: the smaller shares of the
+      // cores explain the device time, and the other losses decide.
+      phrase = judgement.losses->exposed_transfer > judgement.losses->idle
+                   ? fmt::format("devices only move data {} of the run; transfers are {} of the critical path",
+                                 format_share(run.shares.transfer), format_share(run.critical_path.transfer_share()))
+                   : idle_phrase(run, shape);
+      phrase += fmt::format(" (thread for thread the cells compute as fast as the fused stack: {:.2f}x its thread "
+                            "time)",
+                            *inflation.thread_ratio);
       break;
+    }
     case Decider::kWaiting:
     case Decider::kPipelineBubble: phrase = idle_phrase(run, shape); break;
     default: return judgement.reason;  // already says "only breaks even" where it does
@@ -171,7 +225,7 @@ DemoRow plan_row(DemoWay way, const RunReport& run, const FusedTiming& fused, co
     row.reason = judgement.reason;
     return row;
   }
-  row.reason = split_reason(judgement, s, fused_as_run, shape);
+  row.reason = split_reason(judgement, s, fused_as_run, fused.threads, shape);
   return row;
 }
 

@@ -156,5 +156,41 @@ TEST(RnnDemo, SlowLinksMakeTheSplitLose) {
   EXPECT_NE(result.conclusion.find("the fused single device wins"), std::string::npos) << result.conclusion;
 }
 
+
+TEST(RnnDemo, PooledDevicesAreJudgedThreadForThread) {
+  // A pooled machine of 2 shares (like the cpu backend's cores): the fused
+  // stack gets both, each device of the split one. L = 2, T = 10, cells of t
+  // on one share: fused 20 cells at t/2 = 10 t; split (T + L - 1)·t = 11 t,
+  // 0.91x. By device time the split's cells compute 20 t against 10 t, 2x;
+  // with one thread per device against the fused stack's two, 1.00x.
+  Machine machine = free_link_machine(2, 1.0);
+  machine.pooled = true;
+  RnnDemoSettings settings;
+  settings.shape = demo_shape("lstm", 2, 16, 10, 4);
+  settings.microbatches = 1;
+  std::ostringstream quiet;
+  Progress progress(quiet, false);
+  const RnnDemoResult result = run_rnn_demo(settings, sim_backend(machine), RunOptions{}, ReportContext{}, progress);
+  const DemoRow& split = result.rows[2];
+  EXPECT_NEAR(split.speedup, 10.0 / 11.0, 1e-6);
+  EXPECT_EQ(split.decider, "compute-inflation");
+  EXPECT_NE(split.reason.find("the cells compute for 2.00x the fused stack's time in all"), std::string::npos)
+      << split.reason;
+
+  // The same run as the cpu backend reports it: threads per device known.
+  RunReport as_cpu = *find_run(result.comparison, "horizontal");
+  as_cpu.summary.info.facts.emplace_back("intra-op threads", "1");
+  FusedTiming fused = result.fused;
+  fused.threads = 2;
+  const DemoRow row = plan_row(DemoWay::kSplit, as_cpu, fused, settings.shape);
+  EXPECT_EQ(row.verdict, Verdict::kLoses);
+  // Idle 2 t of 22 t of device time = 9%, the ideal (N-1)/(T+N-1) = 1/11.
+  EXPECT_NE(row.reason.find("devices idle 9% of the run while the wavefront fills and drains (ideal 9% for 2 "
+                            "layers over 10 steps) (thread for thread the cells compute as fast as the fused "
+                            "stack: 1.00x its thread time)"),
+            std::string::npos)
+      << row.reason;
+}
+
 }  // namespace
 }  // namespace splitscope::testing
