@@ -81,6 +81,7 @@ class SimFusedBaseline final : public FusedBaseline {
     timing.implementation = "cost-model prediction";
     timing.method = prediction.method;
     timing.device_mode = "simulated";
+    if (machine_.pooled) timing.threads = machine_.devices;  // one device gets every share (Machine::pooled)
     return timing;
   }
 

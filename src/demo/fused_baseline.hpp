@@ -39,7 +39,9 @@ struct FusedTiming {
   std::string method;          ///< one sentence: how the time was obtained
   std::string device_mode;     ///< "physical", "virtual (...)", "cpu threads (2 intra-op threads)", "simulated"
   HostTensor output;           ///< the stack's output, where it was computed
-  int threads = 0;             ///< cpu: the threads the loop ran on (0 elsewhere)
+  /// What of a pooled machine the fused run had: the cpu loop's threads, a
+  /// pooled simulated machine's shares (all of them); 0 for whole devices.
+  int threads = 0;
 };
 
 class FusedBaseline {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <tuple>
 
 #include "report/text_table.hpp"
 #include "report/units.hpp"
@@ -69,12 +70,16 @@ std::string idle_phrase(const RunSummary& run, const RnnDemoShape& shape) {
   return phrase;
 }
 
-/// The intra-op threads each device of a cpu run had (RunInfo's facts); 0 if unknown.
-int intra_op_threads(const RunInfo& info) {
+/// What each device of a run had of a pooled machine, from RunInfo's facts:
+/// the cpu backend's intra-op threads ("intra-op threads": "1"), or a pooled
+/// simulated machine's shares ("pooled": "1 of 2 shares per device").
+/// {0, ""} when the devices are whole machines (GPUs) or it is unknown.
+std::pair<int, std::string> pool_share(const RunInfo& info) {
   for (const auto& [fact, value] : info.facts) {
-    if (fact == "intra-op threads") return std::atoi(value.c_str());
+    if (fact == "intra-op threads") return {std::atoi(value.c_str()), "thread"};
+    if (fact == "pooled") return {std::atoi(value.c_str()), "share"};
   }
-  return 0;
+  return {0, ""};
 }
 
 /// Compute time against the fused run's, in thread time (device time x
@@ -84,13 +89,14 @@ int intra_op_threads(const RunInfo& info) {
 struct Inflation {
   double device_ratio = 0;
   std::optional<double> thread_ratio;
-  int threads = 0;  ///< per split device
+  int threads = 0;    ///< per split device
+  std::string unit;   ///< "thread" (cpu) or "share" (a pooled simulated machine)
 };
 
 Inflation inflation_of(const RunSummary& run, const RunSummary& fused, int fused_threads) {
   Inflation inflation;
   inflation.device_ratio = run.total_compute_ms() / fused.total_compute_ms();
-  inflation.threads = intra_op_threads(run.info);
+  std::tie(inflation.threads, inflation.unit) = pool_share(run.info);
   if (inflation.threads > 0 && fused_threads > 0) {
     inflation.thread_ratio = inflation.device_ratio * inflation.threads / static_cast<double>(fused_threads);
   }
@@ -102,9 +108,10 @@ std::string inflation_phrase(const RunSummary& run, const RunSummary& fused, int
   std::string text = fmt::format("the cells compute for {:.2f}x the fused stack's time in all ({} over {} devices",
                                  inflation.device_ratio, format_ms(run.total_compute_ms()), run.devices);
   if (inflation.thread_ratio) {
-    text += fmt::format(" of {} thread{} each against {} on {} thread{}, so {:.2f}x its thread time)",
-                        inflation.threads, inflation.threads == 1 ? "" : "s", format_ms(fused.total_compute_ms()),
-                        fused_threads, fused_threads == 1 ? "" : "s", *inflation.thread_ratio);
+    const std::string& unit = inflation.unit;
+    text += fmt::format(" of {} {}{} each against {} on {} {}{}, so {:.2f}x its {} time)", inflation.threads, unit,
+                        inflation.threads == 1 ? "" : "s", format_ms(fused.total_compute_ms()), fused_threads, unit,
+                        fused_threads == 1 ? "" : "s", *inflation.thread_ratio, unit);
   } else {
     text += fmt::format(" against {})", format_ms(fused.total_compute_ms()));
   }
@@ -129,9 +136,8 @@ std::string split_reason(const Judgement& judgement, const RunSummary& run, cons
                    ? fmt::format("devices only move data {} of the run; transfers are {} of the critical path",
                                  format_share(run.shares.transfer), format_share(run.critical_path.transfer_share()))
                    : idle_phrase(run, shape);
-      phrase += fmt::format(" (thread for thread the cells compute as fast as the fused stack: {:.2f}x its thread "
-                            "time)",
-                            *inflation.thread_ratio);
+      phrase += fmt::format(" ({0} for {0} the cells compute as fast as the fused stack: {1:.2f}x its {0} time)",
+                            inflation.unit, *inflation.thread_ratio);
       break;
     }
     case Decider::kWaiting:

@@ -174,12 +174,26 @@ TEST(RnnDemo, PooledDevicesAreJudgedThreadForThread) {
   const DemoRow& split = result.rows[2];
   EXPECT_NEAR(split.speedup, 10.0 / 11.0, 1e-6);
   EXPECT_EQ(split.decider, "compute-inflation");
-  EXPECT_NE(split.reason.find("the cells compute for 2.00x the fused stack's time in all"), std::string::npos)
+  EXPECT_EQ(result.fused.threads, 2);  // both shares
+  EXPECT_NE(split.reason.find("devices idle 9% of the run while the wavefront fills and drains (ideal 9% for 2 "
+                              "layers over 10 steps) (share for share the cells compute as fast as the fused "
+                              "stack: 1.00x its share time)"),
+            std::string::npos)
       << split.reason;
+
+  // Without knowing the shares, device time is all there is: 20 cells of t = 16.384 µs = 327.7 µs against
+  // 10 t = 163.8 µs.
+  RunReport whole = *find_run(result.comparison, "horizontal");
+  whole.summary.info.facts.clear();
+  EXPECT_NE(plan_row(DemoWay::kSplit, whole, result.fused, settings.shape)
+                .reason.find("the cells compute for 2.00x the fused stack's time in all (327.7 us over 2 devices "
+                             "against 163.8 us)"),
+            std::string::npos)
+      << plan_row(DemoWay::kSplit, whole, result.fused, settings.shape).reason;
 
   // The same run as the cpu backend reports it: threads per device known.
   RunReport as_cpu = *find_run(result.comparison, "horizontal");
-  as_cpu.summary.info.facts.emplace_back("intra-op threads", "1");
+  as_cpu.summary.info.facts = {{"intra-op threads", "1"}};
   FusedTiming fused = result.fused;
   fused.threads = 2;
   const DemoRow row = plan_row(DemoWay::kSplit, as_cpu, fused, settings.shape);
