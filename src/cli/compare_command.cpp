@@ -11,6 +11,7 @@
 #include "cli/command.hpp"
 #include "cli/execution_options.hpp"
 #include "cli/network_loading.hpp"
+#include "exec/cuda_backend.hpp"
 #include "partitioners/plan_check.hpp"
 #include "report/progress.hpp"
 #include "report/reporter.hpp"
@@ -60,10 +61,17 @@ int default_microbatches(const Graph& graph, int devices) {
 
 int compare_command(const CompareOptions& options, const std::vector<std::string>& command_line) {
   if (options.devices < 1) throw InputError("--devices", "", "must be at least 1");
-  const std::string backend =
-      !options.execution.backend.empty() ? options.execution.backend : (gpu_available() ? "cuda" : "cpu");
+  ExecutionOptions execution = options.execution;
+  const bool defaulted = execution.backend.empty();
+  const std::string backend = !defaulted ? execution.backend : (cuda_gpu_available() ? "cuda" : "cpu");
+  if (defaulted && backend == "cuda" && !execution.virtual_devices && cuda_gpu_count() < options.devices) {
+    // One GPU for several devices: carve them out of it rather than fail.
+    execution.virtual_devices = true;
+    std::cerr << fmt::format("compare: {} GPU(s) here for {} devices; running them as --virtual devices\n",
+                             cuda_gpu_count(), options.devices);
+  }
   auto reporters = make_reporters(ReportKind::kCompare, std::cout, options.outputs);
-  const auto graph = load_network(options.model, options.execution.batch);
+  const auto graph = load_network(options.model, execution.batch);
   const auto strategies = chosen_strategies(options, *graph);
   const int microbatches = options.microbatches.value_or(default_microbatches(*graph, options.devices));
 
@@ -72,17 +80,17 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
     const int devices = strategy == "single" ? 1 : options.devices;
     const int m = strategy == "pipeline" ? microbatches : 1;
     auto plan = std::make_shared<const Plan>(make_partitioner(strategy)->partition(
-        graph, partition_options(options.execution, backend, devices, m)));
+        graph, partition_options(execution, backend, devices, m)));
     check(*plan);
     plans.push_back(std::move(plan));
   }
 
-  Progress progress = stderr_progress(options.execution.quiet);
-  RunOptions run = run_options(options.execution);
+  Progress progress = stderr_progress(execution.quiet);
+  RunOptions run = run_options(execution);
   run.on_repeat = progress.repeat_callback();
   run.want_output = false;
   ComparisonBuilder builder(make_report_context(command_line));
-  auto executor = make_executor(options.execution, backend, options.devices);
+  auto executor = make_executor(execution, backend, options.devices);
   for (const auto& plan : plans) {
     progress.begin_run(fmt::format("{} on {}", plan->strategy, backend));
     builder.add(plan, executor->run(*plan, run));
@@ -91,7 +99,7 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
 
   // The same plans predicted on a named machine, beside the measured numbers.
   if (backend != "sim" && options.predict_on != "none") {
-    ExecutionOptions simulated = options.execution;
+    ExecutionOptions simulated = execution;
     simulated.machine = options.predict_on;
     simulated.virtual_devices = false;
     simulated.cuda_graph = false;

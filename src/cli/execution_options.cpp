@@ -37,8 +37,6 @@ void add_execution_options(CLI::App& command, ExecutionOptions& options, const s
   command.add_flag("--quiet,-q", options.quiet, "no progress on stderr");
 }
 
-bool gpu_available() { return cuda_gpu_available(); }
-
 std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const std::string& backend, int devices) {
   if (backend != "sim" && !options.machine.empty()) {
     throw InputError("--machine", "", "is for --backend sim; " + backend + " runs on the hardware here");

@@ -36,8 +36,6 @@ struct ExecutionOptions {
 /// the help text ("cpu", or "cuda if a GPU is present, else cpu").
 void add_execution_options(CLI::App& command, ExecutionOptions& options, const std::string& default_backend);
 
-/// True when a CUDA GPU can be used here.
-bool gpu_available();
 
 /// The executor for `backend` (cpu, cuda or sim). `devices` is the device
 /// count of the plans it will run (virtual CUDA devices are carved to match).

@@ -61,8 +61,11 @@ std::string to_string(LinkMode link);
 /// expected against the cpu backend's float32 output for this dtype.
 double check_tolerance(Dtype dtype);
 
+/// How many GPUs this build's CUDA backend can use here (0 without CUDA or a GPU).
+int cuda_gpu_count();
+
 /// True when this build has the CUDA backend and the machine has a GPU it can use.
-bool cuda_gpu_available();
+inline bool cuda_gpu_available() { return cuda_gpu_count() > 0; }
 
 /// The CUDA executor, or UnavailableError when this build or machine has none.
 std::unique_ptr<Executor> make_cuda_executor(const CudaOptions& options);

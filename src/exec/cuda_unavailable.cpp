@@ -18,7 +18,7 @@ namespace {
 
 }  // namespace
 
-bool cuda_gpu_available() { return false; }
+int cuda_gpu_count() { return 0; }
 
 std::unique_ptr<Executor> make_cuda_executor(const CudaOptions&) { refuse("run on a GPU"); }
 

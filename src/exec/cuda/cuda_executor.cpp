@@ -223,7 +223,7 @@ RunResult CudaExecutor::run(const Plan& plan, const RunOptions& options) {
 
 }  // namespace gpu
 
-bool cuda_gpu_available() { return gpu::gpu_count() > 0; }
+int cuda_gpu_count() { return gpu::gpu_count(); }
 
 std::unique_ptr<Executor> make_cuda_executor(const CudaOptions& options) {
   int count = 0;
