@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -18,6 +19,7 @@
 #include "demo/demo_report.hpp"
 #include "demo/rnn_demo.hpp"
 #include "demo/rnn_sweep.hpp"
+#include "exec/cuda_backend.hpp"
 #include "report/chrome_trace.hpp"
 #include "report/progress.hpp"
 #include "report/reporter.hpp"
@@ -81,6 +83,19 @@ RnnDemoSettings settings_from(const DemoOptions& options, const std::string& bac
     settings.microbatches = *options.microbatches;
   }
   return settings;
+}
+
+/// The most devices any run of the demo (or of each point of its sweep) splits over.
+int devices_needed(const RnnDemoSettings& settings, const std::string& sweep_text) {
+  if (sweep_text.empty()) return resolve_settings(settings).devices;
+  const RnnSweep sweep = parse_rnn_sweep(sweep_text);
+  int most = 1;
+  for (int64_t value : sweep.values) {
+    RnnDemoSettings point = settings;
+    point.shape = with_swept(settings.shape, sweep.name, value);
+    most = std::max(most, resolve_settings(point).devices);
+  }
+  return most;
 }
 
 DemoBackend demo_backend(const ExecutionOptions& execution, const std::string& name) {
@@ -172,14 +187,23 @@ void print_demo(const RnnDemoResult& result, int repeats, std::ostream& out) {
 
 int demo_rnn(const DemoOptions& options, const std::vector<std::string>& command_line) {
   ExecutionOptions execution = options.execution;
-  const std::string backend_name =
-      !execution.backend.empty() ? execution.backend : (gpu_available() ? "cuda" : "cpu");
+  const bool defaulted = execution.backend.empty();
+  const std::string backend_name = !defaulted ? execution.backend : (cuda_gpu_available() ? "cuda" : "cpu");
   if (backend_name == "sim" && execution.machine.empty()) execution.machine = kDefaultMachine;
   check_output_path("--report", options.outputs.report);
   check_output_path("--html", options.outputs.html);
   check_output_path("--trace", options.outputs.trace);
 
   const RnnDemoSettings settings = settings_from(options, backend_name);
+  if (defaulted && backend_name == "cuda" && !execution.virtual_devices) {
+    // As `compare` does: one GPU for several devices, carved rather than refused.
+    const int devices = devices_needed(settings, options.sweep);
+    if (cuda_gpu_count() < devices) {
+      execution.virtual_devices = true;
+      std::cerr << fmt::format("demo rnn: {} GPU(s) here for {} devices; running them as --virtual devices\n",
+                               cuda_gpu_count(), devices);
+    }
+  }
   const RunOptions run = run_options(execution);
   Progress progress = stderr_progress(execution.quiet);
   const ReportContext context = make_report_context(command_line);
