@@ -1,11 +1,19 @@
 #include "exec/cpu/intra_op_pool.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <utility>
 
 #include "util/check.hpp"
 
 namespace splitscope {
+namespace {
+
+/// How long an idle helper looks for the next job before it sleeps.
+constexpr std::chrono::microseconds kSpinBeforeSleeping{50};
+
+}  // namespace
 
 IntraOpPool::IntraOpPool(int threads) {
   SPLITSCOPE_CHECK(threads >= 1, "an intra-op pool needs at least one thread");
@@ -38,6 +46,7 @@ void IntraOpPool::run(int64_t count, int64_t grain, const ChunkFunction& chunk) 
     error_ = nullptr;
     next_chunk_.store(0, std::memory_order_relaxed);
     ++generation_;
+    published_generation_.store(generation_, std::memory_order_release);
   }
   work_ready_.notify_all();
   drain(job);
@@ -69,6 +78,13 @@ void IntraOpPool::drain(const Job& job) {
 void IntraOpPool::helper_loop() {
   uint64_t seen = 0;
   for (;;) {
+    // Spin briefly for the next job before sleeping: an op's kernels come
+    // back to back, and waking a parked thread costs more than most chunks.
+    const auto give_up = std::chrono::steady_clock::now() + kSpinBeforeSleeping;
+    while (published_generation_.load(std::memory_order_acquire) == seen &&
+           std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::yield();
+    }
     Job job;
     {
       std::unique_lock lock(mutex_);

@@ -49,6 +49,8 @@ class IntraOpPool final : public ParallelFor {
   std::condition_variable work_done_;
   bool stopping_ = false;
   uint64_t generation_ = 0;  ///< bumped for every job, so helpers see each one once
+  /// generation_, readable without the lock by helpers spinning for the next job.
+  std::atomic<uint64_t> published_generation_{0};
 
   // Under mutex_: the current job and its progress. run() returns only when
   // every chunk is done and no helper is still inside drain(), so a helper

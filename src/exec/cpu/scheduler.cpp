@@ -1,5 +1,7 @@
 #include "exec/cpu/scheduler.hpp"
 
+#include <atomic>
+
 #include <algorithm>
 #include <deque>
 #include <fmt/format.h>
@@ -18,8 +20,12 @@ std::string join(const std::vector<std::string>& items, const std::string& separ
 
 }  // namespace
 
+/// How long an idle worker looks for new work before it sleeps.
+constexpr std::chrono::microseconds kSpinBeforeSleeping{50};
+
 struct Scheduler::Worker {
   std::deque<int> queue;  ///< ready task ids, run in the order they became ready
+  std::atomic<int> queued{0};  ///< queue.size(), readable without the lock while spinning
   std::vector<Worker*> to_wake;  ///< workers given tasks by the last one this worker ran
   std::condition_variable ready;
   std::unique_ptr<ParallelFor> parallel;
@@ -74,6 +80,7 @@ int Scheduler::worker_of(const Task& task) const {
 Scheduler::Worker* Scheduler::enqueue(int task, const Worker* self) {
   Worker* worker = workers_[static_cast<size_t>(worker_of(graph_->task(task)))].get();
   worker->queue.push_back(task);
+  worker->queued.fetch_add(1, std::memory_order_release);
   ++queued_;
   return worker == self ? nullptr : worker;
 }
@@ -130,7 +137,10 @@ std::vector<TaskTiming> Scheduler::run(const TaskGraph& graph,
 
 void Scheduler::abort_run(std::unique_lock<std::mutex>& lock, std::string reason) {
   aborted_ = true;
-  for (auto& worker : workers_) worker->queue.clear();
+  for (auto& worker : workers_) {
+    worker->queue.clear();
+    worker->queued.store(0, std::memory_order_relaxed);
+  }
   queued_ = 0;
   run_done_.wait(lock, [this] { return in_flight_ == 0; });
   graph_ = nullptr;
@@ -159,10 +169,23 @@ std::string Scheduler::describe_running() const {
 void Scheduler::worker_loop(Worker& worker) {
   std::unique_lock lock(mutex_);
   for (;;) {
+    if (worker.queue.empty() && !stopping_) {
+      // Spin briefly before sleeping: waking a thread parked on a condition
+      // variable costs tens of microseconds on an idle machine, far more than
+      // the next task of a chain usually takes to arrive. Yielding keeps the
+      // spin from starving the threads that are doing the work.
+      lock.unlock();
+      const auto give_up = Clock::now() + kSpinBeforeSleeping;
+      while (worker.queued.load(std::memory_order_acquire) == 0 && Clock::now() < give_up) {
+        std::this_thread::yield();
+      }
+      lock.lock();
+    }
     worker.ready.wait(lock, [&] { return stopping_ || !worker.queue.empty(); });
     if (stopping_) return;
     const int id = worker.queue.front();
     worker.queue.pop_front();
+    worker.queued.fetch_sub(1, std::memory_order_relaxed);
     --queued_;
     ++in_flight_;
     const Task& task = graph_->task(id);
