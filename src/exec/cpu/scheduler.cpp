@@ -8,17 +8,9 @@
 
 #include "util/check.hpp"
 #include "util/errors.hpp"
+#include "util/strings.hpp"
 
 namespace splitscope {
-namespace {
-
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-  std::string text;
-  for (size_t i = 0; i < items.size(); ++i) text += (i > 0 ? separator : "") + items[i];
-  return text;
-}
-
-}  // namespace
 
 /// How long an idle worker looks for new work before it sleeps.
 constexpr std::chrono::microseconds kSpinBeforeSleeping{50};

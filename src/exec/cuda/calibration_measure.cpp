@@ -12,6 +12,7 @@
 
 #include "exec/cuda/calibration.hpp"
 #include "exec/cuda/cuda_check.hpp"
+#include "exec/cuda/library_versions.hpp"
 #include "exec/cuda/cuda_resources.hpp"
 #include "exec/cuda/device_set.hpp"
 #include "exec/cuda/event_timer.hpp"
@@ -29,7 +30,6 @@ namespace {
 constexpr size_t kCublasWorkspace = size_t{32} << 20;
 constexpr int kLaunches = 1000;
 
-std::string version_text(int version) { return fmt::format("{}.{}", version / 1000, version % 1000 / 10); }
 
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);
@@ -271,17 +271,7 @@ CalibrationResult calibrate_device(const CalibrationOptions& options) {
   DeviceGuard guard(options.device);
   cudaDeviceProp properties{};
   SPLITSCOPE_CUDA_CHECK(cudaGetDeviceProperties(&properties, options.device));
-  int driver = 0;
-  int runtime = 0;
-  SPLITSCOPE_CUDA_CHECK(cudaDriverGetVersion(&driver));
-  SPLITSCOPE_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
-  int major = 0;
-  int minor = 0;
-  int patch = 0;
-  cublasGetProperty(MAJOR_VERSION, &major);
-  cublasGetProperty(MINOR_VERSION, &minor);
-  cublasGetProperty(PATCH_LEVEL, &patch);
-  const size_t cudnn = cudnnGetVersion();
+  const LibraryVersions versions = library_versions();
 
   CalibrationResult result;
   result.date = utc_now();
@@ -291,10 +281,10 @@ CalibrationResult calibrate_device(const CalibrationOptions& options) {
   result.sm_count = properties.multiProcessorCount;
   result.memory_bytes = static_cast<int64_t>(properties.totalGlobalMem);
   result.compute_capability = fmt::format("{}.{}", properties.major, properties.minor);
-  result.driver = version_text(driver);
-  result.runtime = version_text(runtime);
-  result.cublas = fmt::format("{}.{}.{}", major, minor, patch);
-  result.cudnn = fmt::format("{}.{}.{}", cudnn / 10000, cudnn % 10000 / 100, cudnn % 100);
+  result.driver = versions.driver;
+  result.runtime = versions.runtime;
+  result.cublas = versions.cublas;
+  result.cudnn = versions.cudnn;
   result.dtype = to_string(dtype);
   result.repeats = options.repeats;
 

@@ -15,6 +15,7 @@
 #include "exec/cuda/device_set.hpp"
 #include "exec/cuda/event_timer.hpp"
 #include "exec/cuda/kernels.hpp"
+#include "exec/cuda/library_versions.hpp"
 #include "exec/cuda/plan_compiler.hpp"
 #include "exec/cuda/program_runner.hpp"
 #include "util/check.hpp"
@@ -28,7 +29,6 @@ double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-std::string version_text(int version) { return fmt::format("{}.{}", version / 1000, version % 1000 / 10); }
 
 struct TimedRuns {
   std::vector<Timeline> timelines;
@@ -100,22 +100,6 @@ double median_makespan_ms(const std::vector<Timeline>& timelines) {
   std::vector<double> makespans;
   for (const Timeline& timeline : timelines) makespans.push_back(timeline.makespan_us() / 1000.0);
   return median(makespans);
-}
-
-std::string library_versions() {
-  int driver = 0;
-  int runtime = 0;
-  cudaDriverGetVersion(&driver);
-  cudaRuntimeGetVersion(&runtime);
-  int major = 0;
-  int minor = 0;
-  int patch = 0;
-  cublasGetProperty(MAJOR_VERSION, &major);
-  cublasGetProperty(MINOR_VERSION, &minor);
-  cublasGetProperty(PATCH_LEVEL, &patch);
-  const size_t cudnn = cudnnGetVersion();
-  return fmt::format("driver {}, runtime {}, cuBLAS {}.{}.{}, cuDNN {}.{}.{}", version_text(driver),
-                     version_text(runtime), major, minor, patch, cudnn / 10000, cudnn % 10000 / 100, cudnn % 100);
 }
 
 std::string host_name() {
@@ -199,15 +183,14 @@ RunResult CudaExecutor::run(const Plan& plan, const RunOptions& options) {
 
   cudaDeviceProp properties{};
   SPLITSCOPE_CUDA_CHECK(cudaGetDeviceProperties(&properties, devices.device(0).ordinal));
-  int driver = 0;
-  cudaDriverGetVersion(&driver);
+  const LibraryVersions versions = library_versions();
   RunInfo& info = result.info;
   info.backend = "cuda";
   info.measured = true;
   info.device_mode = devices.mode();
   info.machine_name = host_name();
   info.device_name = properties.name;
-  info.driver = version_text(driver);
+  info.driver = versions.driver;
   for (int d = 0; d < plan.devices; ++d) {
     cudaDeviceProp device{};
     SPLITSCOPE_CUDA_CHECK(cudaGetDeviceProperties(&device, devices.device(d).ordinal));
@@ -217,7 +200,7 @@ RunResult CudaExecutor::run(const Plan& plan, const RunOptions& options) {
   info.facts = std::move(facts);
   for (const auto& fact : devices.facts()) info.facts.push_back(fact);
   for (const auto& fact : runner.facts()) info.facts.push_back(fact);
-  info.facts.emplace_back("cuda", library_versions());
+  info.facts.emplace_back("cuda", versions.describe());
   return result;
 }
 

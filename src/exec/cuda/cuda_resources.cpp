@@ -12,7 +12,8 @@ DeviceGuard::DeviceGuard(int device) {
 
 DeviceGuard::~DeviceGuard() {
   int current = -1;
-  if (cudaGetDevice(&current) == cudaSuccess && current != previous_) cudaSetDevice(previous_);
+  SPLITSCOPE_CUDA_WARN(cudaGetDevice(&current));
+  if (current != previous_) SPLITSCOPE_CUDA_WARN(cudaSetDevice(previous_));
 }
 
 Stream Stream::create() {
@@ -31,9 +32,9 @@ Stream Stream::adopt_green(cudaStream_t stream, const DriverApi* driver) {
 Stream::~Stream() {
   if (stream_ == nullptr) return;
   if (driver_ != nullptr && driver_->stream_destroy != nullptr) {
-    driver_->stream_destroy(reinterpret_cast<CUstream>(stream_));
+    SPLITSCOPE_CU_WARN(*driver_, driver_->stream_destroy(reinterpret_cast<CUstream>(stream_)));
   } else {
-    cudaStreamDestroy(stream_);
+    SPLITSCOPE_CUDA_WARN(cudaStreamDestroy(stream_));
   }
 }
 
@@ -44,7 +45,7 @@ Event Event::create(bool timing) {
 }
 
 Event::~Event() {
-  if (event_ != nullptr) cudaEventDestroy(event_);
+  if (event_ != nullptr) SPLITSCOPE_CUDA_WARN(cudaEventDestroy(event_));
 }
 
 DeviceBuffer::DeviceBuffer(size_t bytes) : bytes_(bytes) {
@@ -52,7 +53,7 @@ DeviceBuffer::DeviceBuffer(size_t bytes) : bytes_(bytes) {
 }
 
 DeviceBuffer::~DeviceBuffer() {
-  if (data_ != nullptr) cudaFree(data_);
+  if (data_ != nullptr) SPLITSCOPE_CUDA_WARN(cudaFree(data_));
 }
 
 PinnedBuffer::PinnedBuffer(size_t bytes) : bytes_(bytes) {
@@ -60,7 +61,7 @@ PinnedBuffer::PinnedBuffer(size_t bytes) : bytes_(bytes) {
 }
 
 PinnedBuffer::~PinnedBuffer() {
-  if (data_ != nullptr) cudaFreeHost(data_);
+  if (data_ != nullptr) SPLITSCOPE_CUDA_WARN(cudaFreeHost(data_));
 }
 
 }  // namespace splitscope::gpu

@@ -96,7 +96,7 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
     }
   }
   size_t dropped = 0;
-  cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped);
+  SPLITSCOPE_CUPTI_WARN(cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped));
   std::free(buffer);
   Sink& target = sink();
   std::lock_guard lock(target.mutex);
@@ -107,13 +107,16 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
 }
 
 void disable_all() {
-  for (CUpti_ActivityKind kind : kRequiredKinds) cuptiActivityDisable(kind);
-  for (CUpti_ActivityKind kind : kOptionalKinds) cuptiActivityDisable(kind);
+  for (CUpti_ActivityKind kind : kRequiredKinds) SPLITSCOPE_CUPTI_WARN(cuptiActivityDisable(kind));
+  // Optional kinds may never have been enabled; disabling them can fail harmlessly.
+  for (CUpti_ActivityKind kind : kOptionalKinds) {
+    if (cuptiActivityDisable(kind) != CUPTI_SUCCESS) continue;
+  }
 }
 
 std::string describe(CUptiResult status) {
   const char* text = nullptr;
-  cuptiGetResultString(status, &text);
+  if (cuptiGetResultString(status, &text) != CUPTI_SUCCESS) text = nullptr;
   return text != nullptr ? text : fmt::format("CUPTI error {}", static_cast<int>(status));
 }
 
@@ -146,7 +149,11 @@ std::unique_ptr<CuptiTracer> CuptiTracer::start(std::string* why_not) {
       return nullptr;
     }
   }
-  for (CUpti_ActivityKind kind : kOptionalKinds) cuptiActivityEnable(kind);
+  // Optional kinds (runtime and driver API records) only add pairings; where
+  // one is unsupported, spans map without it, or fall back to events.
+  for (CUpti_ActivityKind kind : kOptionalKinds) {
+    if (cuptiActivityEnable(kind) != CUPTI_SUCCESS) continue;
+  }
   {
     std::lock_guard lock(target.mutex);
     target.active = true;
@@ -158,7 +165,7 @@ std::unique_ptr<CuptiTracer> CuptiTracer::start(std::string* why_not) {
 }
 
 CuptiTracer::~CuptiTracer() {
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  SPLITSCOPE_CUPTI_WARN(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
   disable_all();
   Sink& target = sink();
   std::lock_guard lock(target.mutex);

@@ -7,6 +7,7 @@
 #include "exec/cuda/cuda_check.hpp"
 #include "exec/cuda/driver_api.hpp"
 #include "util/errors.hpp"
+#include "util/strings.hpp"
 
 namespace splitscope::gpu {
 
@@ -21,7 +22,7 @@ cudaStream_t LogicalDevice::stream(StreamLane lane) const {
 
 GreenContext::~GreenContext() {
   if (context_ != nullptr && driver_ != nullptr && driver_->green_ctx_destroy != nullptr) {
-    driver_->green_ctx_destroy(context_);
+    SPLITSCOPE_CU_WARN(*driver_, driver_->green_ctx_destroy(context_));
   }
 }
 
@@ -35,16 +36,6 @@ int gpu_count() {
 }
 
 namespace {
-
-/// Joins with a separator (fmt::join trips GCC 12's false -Wstringop-overflow at -O3).
-std::string join(const std::vector<std::string>& parts, const std::string& separator) {
-  std::string joined;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0) joined += separator;
-    joined += parts[i];
-  }
-  return joined;
-}
 
 int multiprocessors(int ordinal) {
   int count = 0;

@@ -16,7 +16,7 @@ CublasHandle CublasHandle::create(cudaStream_t stream, void* workspace, size_t w
 }
 
 CublasHandle::~CublasHandle() {
-  if (handle_ != nullptr) cublasDestroy(handle_);
+  if (handle_ != nullptr) SPLITSCOPE_CUBLAS_WARN(cublasDestroy(handle_));
 }
 
 CudnnHandle CudnnHandle::create(cudaStream_t stream) {
@@ -27,7 +27,7 @@ CudnnHandle CudnnHandle::create(cudaStream_t stream) {
 }
 
 CudnnHandle::~CudnnHandle() {
-  if (handle_ != nullptr) cudnnDestroy(handle_);
+  if (handle_ != nullptr) SPLITSCOPE_CUDNN_WARN(cudnnDestroy(handle_));
 }
 
 namespace detail {

@@ -16,19 +16,10 @@
 #include "ir/params.hpp"
 #include "util/check.hpp"
 #include "util/errors.hpp"
+#include "util/strings.hpp"
 
 namespace splitscope::gpu {
 namespace {
-
-/// Joins with a separator (fmt::join trips GCC 12's false -Wstringop-overflow at -O3).
-std::string join(const std::vector<std::string>& parts, const std::string& separator) {
-  std::string joined;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0) joined += separator;
-    joined += parts[i];
-  }
-  return joined;
-}
 
 /// cuBLAS's recommended workspace on Hopper; also ample on Ampere.
 constexpr size_t kCublasWorkspace = size_t{32} << 20;
@@ -78,8 +69,8 @@ ProgramRunner::ProgramRunner(const Plan& plan, DeviceProgram program, const Devi
 }
 
 ProgramRunner::~ProgramRunner() {
-  if (graph_exec_ != nullptr) cudaGraphExecDestroy(graph_exec_);
-  if (graph_ != nullptr) cudaGraphDestroy(graph_);
+  if (graph_exec_ != nullptr) SPLITSCOPE_CUDA_WARN(cudaGraphExecDestroy(graph_exec_));
+  if (graph_ != nullptr) SPLITSCOPE_CUDA_WARN(cudaGraphDestroy(graph_));
 }
 
 void ProgramRunner::prepare_libraries() {
@@ -313,11 +304,11 @@ void ProgramRunner::launch(int index, cudaStream_t stream) {
 
 void ProgramRunner::capture(EventTimer* timer, int run) {
   if (graph_exec_ != nullptr) {
-    cudaGraphExecDestroy(graph_exec_);
+    SPLITSCOPE_CUDA_CHECK(cudaGraphExecDestroy(graph_exec_));
     graph_exec_ = nullptr;
   }
   if (graph_ != nullptr) {
-    cudaGraphDestroy(graph_);
+    SPLITSCOPE_CUDA_CHECK(cudaGraphDestroy(graph_));
     graph_ = nullptr;
   }
   const LogicalDevice& root_device = devices_.device(0);
@@ -359,9 +350,11 @@ void ProgramRunner::capture(EventTimer* timer, int run) {
   } catch (...) {
     if (timer != nullptr) timer->set_capturing(false);
     cudaGraph_t broken = nullptr;
-    cudaSetDevice(root_device.ordinal);
-    cudaStreamEndCapture(root, &broken);
-    if (broken != nullptr) cudaGraphDestroy(broken);
+    // Clean-up after the failure being rethrown: report, do not replace it.
+    SPLITSCOPE_CUDA_WARN(cudaSetDevice(root_device.ordinal));
+    const cudaError_t ended = cudaStreamEndCapture(root, &broken);
+    (void)ended;  // capture was already invalidated by the failure; its status adds nothing
+    if (broken != nullptr) SPLITSCOPE_CUDA_WARN(cudaGraphDestroy(broken));
     cudaGetLastError();
     throw;
   }
