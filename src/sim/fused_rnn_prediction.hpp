@@ -4,21 +4,39 @@
 /// (cuDNN's cudnnRNNForward on a GPU, the fused loop on a CPU), from the
 /// machine's op cost model, for `demo rnn --backend sim`. The simulator runs
 /// Plans, whose recurrent layers are one op per (layer, step); a fused stack
-/// is no plan, so it is priced here the way a fused implementation works:
+/// is no plan, so it is priced here the way a fused implementation works —
+/// cuDNN's standard algorithm as Appleyard et al. describe it ("Optimizing
+/// Performance of Recurrent Neural Networks on GPUs", 2016):
 ///
 ///   per stacked layer l (input features I_l):
 ///     one input product over all T·B rows, priced as a dense op:
 ///       FLOPs 2·G·H·I_l·B·T, bytes 4·(T·B·I_l + I_l·G·H + G·H + T·B·G·H);
-///     T recurrent steps, each priced as a cell op (one launch each):
+///     T recurrent steps, each priced as a cell op:
 ///       FLOPs 2·G·H·H·B,
 ///       bytes 4·(B·H + H·G·H + B·G·H + B·H (+ 2·B·H for LSTM's c in and out))
 ///
-/// with G gates (4 LSTM, 3 GRU), every op by OpCostModel's roofline, launch
-/// overhead included: L·(T + 1) launches in all. What it leaves out, and the
-/// reason real fused stacks are often faster still: persistent kernels that
-/// keep Wh on chip across steps, and fused gate math. Calibrated op times do
-/// not apply (no op of the table is a fused call). A pooled machine gives the
-/// one device every share (Machine::pooled).
+///   and the layers run as a wavefront on one device: cell (l, t) runs beside
+///   (l+1, t-1) on another stream, and layer l's input product is computed in
+///   chunks as layer l-1 produces them (so its work, at dense efficiency, is
+///   all that counts of it). Slice k of the wavefront holds the n_k cells with
+///   l + t = k; they share the device, which they may fill up to what one
+///   large matrix product reaches, and none finishes sooner than a cell alone:
+///
+///   slice_k = launch + max(step_alone, n_k · step_full)
+///   seconds = launch + work(input product 0) + Σ_{l≥1} work(input product l)
+///           + Σ_k slice_k                                  (T + L - 1 slices)
+///
+///   with work() the roofline without launch, step_alone a step at the cell
+///   kind's efficiency and step_full the same FLOPs and bytes at dense
+///   efficiency: small cells that leave the device half empty run side by
+///   side, cells that fill it queue.
+///
+/// with G gates (4 LSTM, 3 GRU) and every work by OpCostModel's roofline.
+/// What it leaves out, and the reason real fused stacks are often faster
+/// still: persistent kernels (CUDNN_RNN_ALGO_PERSIST_*) that keep Wh on chip
+/// across steps and pay one launch per layer. Calibrated op times do not apply (no op of the table is a
+/// fused call). A pooled machine gives the one device every share
+/// (Machine::pooled).
 
 #include <cstdint>
 #include <string>
@@ -30,9 +48,10 @@ namespace splitscope {
 
 struct FusedRnnPrediction {
   double seconds = 0;                  ///< the whole stack
-  double input_products_seconds = 0;   ///< the L input products
-  double recurrent_steps_seconds = 0;  ///< the L·T recurrent steps
-  int64_t launches = 0;                ///< L·(T + 1)
+  double input_products_seconds = 0;   ///< work of the L input products, plus the first one's launch
+  double recurrent_steps_seconds = 0;  ///< the T + L - 1 wavefront slices of the L·T steps, one launch each
+  int64_t launches = 0;                ///< L·(T + 1) kernels issued
+  int64_t exposed_launches = 0;        ///< T + L: those whose latency is on the critical path
   std::string method;                  ///< one sentence: how the time was obtained
 };
 

@@ -22,19 +22,34 @@ TEST(FusedPrediction, ComputeBoundAtOneGflop) {
   EXPECT_NEAR(p.recurrent_steps_seconds * 1e6, 2 * 81.92, 1e-9);
   EXPECT_NEAR(p.seconds * 1e6, 327.68, 1e-9);
   EXPECT_EQ(p.launches, 2 * (10 + 1));
+  EXPECT_EQ(p.exposed_launches, 1 + (10 + 2 - 1));  // the first input product, then one per wavefront slice
   // The same FLOPs as the 20 cells of 2·64·32·4 = 16384 FLOPs each (16.384 µs): 327.68 µs.
   EXPECT_NE(p.method.find("free-links"), std::string::npos) << p.method;
 }
 
-TEST(FusedPrediction, LaunchesAndEfficienciesCount) {
+TEST(FusedPrediction, EfficienciesCountAndOnlyTheWavefrontsLaunchesAreExposed) {
   Machine machine = free_link_machine(1, 1.0);
   machine.device.launch_overhead_us = 5;
-  machine.device.efficiency = {{"dense", 0.5}, {"lstm_cell", 0.25}};
+  machine.device.efficiency = {{"dense", 0.5}, {"lstm_cell", 0.4}};
   const FusedRnnPrediction p = predict_fused_rnn(machine, *lstm_graph(), 0);
-  // Per layer: 81.92 / 0.5 + 5 = 168.84 µs of input product; 10·(8.192 / 0.25 + 5) = 377.68 µs of steps.
-  EXPECT_NEAR(p.input_products_seconds * 1e6, 2 * 168.84, 1e-9);
-  EXPECT_NEAR(p.recurrent_steps_seconds * 1e6, 2 * 377.68, 1e-9);
-  EXPECT_NEAR(p.seconds * 1e6, 1093.04, 1e-9);
+  // Input products: 2 · 81.92 / 0.5 = 327.68 µs of work, plus the first one's launch (5 µs).
+  EXPECT_NEAR(p.input_products_seconds * 1e6, 327.68 + 5, 1e-9);
+  // A step: 8.192 µs of FLOPs, 20.48 µs alone (cell efficiency 0.4), 16.384 µs at dense efficiency 0.5.
+  // The 2-layer, 10-step wavefront has 11 slices: the first and last hold one cell (5 + 20.48 µs),
+  // the 9 between hold two (5 + max(20.48, 2 · 16.384) = 37.768 µs): 50.96 + 339.912 = 390.872 µs.
+  // Cell by cell it would be 20 · (5 + 20.48) = 509.6 µs.
+  EXPECT_NEAR(p.recurrent_steps_seconds * 1e6, 390.872, 1e-9);
+  EXPECT_NEAR(p.seconds * 1e6, 723.552, 1e-9);
+  EXPECT_EQ(p.exposed_launches, 12);
+}
+
+TEST(FusedPrediction, SmallCellsFillTheDeviceSideBySide) {
+  Machine machine = free_link_machine(1, 1.0);
+  machine.device.efficiency = {{"dense", 0.8}, {"lstm_cell", 0.2}};
+  const FusedRnnPrediction p = predict_fused_rnn(machine, *lstm_graph(), 0);
+  // A step alone: 8.192 / 0.2 = 40.96 µs; two side by side at dense efficiency: 2 · 8.192 / 0.8 = 20.48 µs,
+  // so no two-cell slice is slower than one cell alone: 11 slices · 40.96 µs = 450.56 µs, not 20 · 40.96.
+  EXPECT_NEAR(p.recurrent_steps_seconds * 1e6, 11 * 40.96, 1e-9);
 }
 
 TEST(FusedPrediction, MemoryBoundReadsEachInputWeightOnce) {
