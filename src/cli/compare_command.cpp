@@ -43,9 +43,17 @@ std::vector<std::string> chosen_strategies(const CompareOptions& options, const 
     }
     return chosen;
   }
-  for (const auto& name : options.strategies) make_partitioner(name);  // unknown names fail here
-  chosen = options.strategies;
-  if (std::find(chosen.begin(), chosen.end(), "single") == chosen.end()) chosen.insert(chosen.begin(), "single");
+  const std::vector<std::string> known = strategy_names();
+  for (const auto& name : options.strategies) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string listed;
+      for (const auto& strategy : known) listed += (listed.empty() ? "" : ", ") + strategy;
+      throw InputError("--strategies", "", "unknown strategy '" + name + "'; use some of " + listed);
+    }
+    // Each once: the speedups are against `single`, which always runs first.
+    if (name != "single" && std::find(chosen.begin(), chosen.end(), name) == chosen.end()) chosen.push_back(name);
+  }
+  chosen.insert(chosen.begin(), "single");
   return chosen;
 }
 
@@ -99,11 +107,7 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
 
   // The same plans predicted on a named machine, beside the measured numbers.
   if (backend != "sim" && options.predict_on != "none") {
-    ExecutionOptions simulated = execution;
-    simulated.machine = options.predict_on;
-    simulated.virtual_devices = false;
-    simulated.cuda_graph = false;
-    auto simulator = make_executor(simulated, "sim", options.devices);
+    auto simulator = make_executor(execution.for_prediction_on(options.predict_on), "sim", options.devices);
     for (const auto& plan : plans) builder.add(plan, simulator->run(*plan, run));
   }
 

@@ -41,8 +41,21 @@ std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const s
   if (backend != "sim" && !options.machine.empty()) {
     throw InputError("--machine", "", "is for --backend sim; " + backend + " runs on the hardware here");
   }
-  if (backend != "cuda" && (options.virtual_devices || options.cuda_graph)) {
-    throw InputError(options.virtual_devices ? "--virtual" : "--graph", "", "applies to --backend cuda only");
+  if (backend != "cuda") {
+    // Silently ignoring them would label a float32 cpu run as bf16 in the user's mind.
+    const ExecutionOptions defaults;
+    const char* cuda_only = options.virtual_devices            ? "--virtual"
+                            : options.cuda_graph               ? "--graph"
+                            : options.link != defaults.link    ? "--link"
+                            : options.dtype != defaults.dtype  ? "--dtype"
+                                                               : nullptr;
+    if (cuda_only != nullptr) {
+      throw InputError(cuda_only, "",
+                       backend == "sim" ? "applies to --backend cuda only (a simulated machine's math is its machine "
+                                          "file's matrix_math)"
+                                        : "applies to --backend cuda only (the cpu backend computes in float32 with "
+                                          "plain copies)");
+    }
   }
   if (backend == "cpu") return std::make_unique<CpuExecutor>();
   if (backend == "sim") {
@@ -61,6 +74,17 @@ std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const s
     return make_cuda_executor(cuda);
   }
   throw InputError("--backend", "", "unknown backend '" + backend + "'; use cpu, cuda or sim");
+}
+
+ExecutionOptions ExecutionOptions::for_prediction_on(const std::string& machine_name) const {
+  const ExecutionOptions defaults;
+  ExecutionOptions simulated = *this;
+  simulated.machine = machine_name;
+  simulated.virtual_devices = defaults.virtual_devices;
+  simulated.cuda_graph = defaults.cuda_graph;
+  simulated.link = defaults.link;
+  simulated.dtype = defaults.dtype;
+  return simulated;
 }
 
 PartitionOptions partition_options(const ExecutionOptions& options, const std::string& backend, int devices,

@@ -30,6 +30,10 @@ struct ExecutionOptions {
   int intra_op_threads = 0;
   std::optional<int64_t> batch;
   bool quiet = false;
+
+  /// These options for a simulated prediction on `machine`: the cuda-only
+  /// options back at their defaults (a machine file sets its own math).
+  ExecutionOptions for_prediction_on(const std::string& machine) const;
 };
 
 /// Registers the shared options on `command`. `default_backend` is named in
@@ -39,8 +43,9 @@ void add_execution_options(CLI::App& command, ExecutionOptions& options, const s
 
 /// The executor for `backend` (cpu, cuda or sim). `devices` is the device
 /// count of the plans it will run (virtual CUDA devices are carved to match).
-/// InputError for an unknown backend or a missing --machine; UnavailableError
-/// (exit 3) where CUDA is not available.
+/// InputError for an unknown backend, a missing --machine, or a cuda-only
+/// option (--virtual, --graph, --link, --dtype) given another backend;
+/// UnavailableError (exit 3) where CUDA is not available.
 std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const std::string& backend, int devices);
 
 /// How a partitioner should price ops for `backend`: the machine's cost

@@ -5,6 +5,7 @@
 #include <array>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace splitscope {
 namespace {
@@ -15,10 +16,13 @@ constexpr std::array<Lane, 4> kLanes{Lane::kCompute, Lane::kCopyIn, Lane::kCopyO
 
 int lane_tid(Lane lane) { return static_cast<int>(lane); }
 
+const PlanOp* plan_op(const RunReport& run, const Span& span) {
+  if (span.op < 0 || run.plan == nullptr || static_cast<size_t>(span.op) >= run.plan->ops.size()) return nullptr;
+  return &run.plan->op(span.op);
+}
+
 std::string span_name(const RunReport& run, const Span& span) {
-  if (span.op >= 0 && run.plan != nullptr && static_cast<size_t>(span.op) < run.plan->ops.size()) {
-    return op_label(*run.plan, run.plan->op(span.op));
-  }
+  if (const PlanOp* op = plan_op(run, span)) return op_label(*run.plan, *op);
   return span.label.empty() ? std::string(to_string(span.kind)) : span.label;
 }
 
@@ -26,13 +30,40 @@ Json metadata(const char* name, int pid, int tid, Json args) {
   return {{"name", name}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", std::move(args)}};
 }
 
+/// The cpu executor and the simulator record a transfer once, on the
+/// receiver's copy-in lane; the sender's side of the link is busy for the same
+/// interval, so the trace draws it on the sender's copy-out lane as well. The
+/// cuda backend records both ends itself (a transfer with a copy-out span of
+/// its own is left alone).
+std::vector<Span> sender_views(const RunReport& run) {
+  std::set<int> recorded_by_sender;
+  for (const Span& span : run.timeline.spans) {
+    if (span.lane == Lane::kCopyOut && span.op >= 0) recorded_by_sender.insert(span.op);
+  }
+  std::vector<Span> views;
+  for (const Span& span : run.timeline.spans) {
+    const PlanOp* op = plan_op(run, span);
+    if (op == nullptr || span.kind != SpanKind::kTransfer || span.lane != Lane::kCopyIn ||
+        op->role != OpRole::kTransfer || op->src_device == span.device || recorded_by_sender.contains(span.op)) {
+      continue;
+    }
+    Span view = span;
+    view.device = op->src_device;
+    view.lane = Lane::kCopyOut;
+    views.push_back(view);
+  }
+  return views;
+}
+
 void add_run(Json& events, const RunReport& run, int pid_base, const std::string& process_prefix) {
   const RunSummary& summary = run.summary;
   const std::set<int> critical(summary.critical_path.spans.begin(), summary.critical_path.spans.end());
+  const std::vector<Span> views = sender_views(run);
 
   const int devices = std::max(summary.devices, run.timeline.device_count());
   std::set<std::pair<int, Lane>> used_lanes;
   for (const Span& span : run.timeline.spans) used_lanes.insert({span.device, span.lane});
+  for (const Span& view : views) used_lanes.insert({view.device, view.lane});
   for (int d = 0; d < devices; ++d) {
     const int pid = pid_base + d;
     events.push_back(metadata("process_name", pid, 0, {{"name", fmt::format("{}device {}", process_prefix, d)}}));
@@ -45,20 +76,22 @@ void add_run(Json& events, const RunReport& run, int pid_base, const std::string
     }
   }
 
-  for (size_t i = 0; i < run.timeline.spans.size(); ++i) {
-    const Span& span = run.timeline.spans[i];
+  const auto add_span = [&](const Span& span, bool on_critical_path, bool sender_view) {
     Json args = {{"kind", std::string(to_string(span.kind))},
                  {"flops", span.flops},
                  {"bytes", span.bytes},
-                 {"critical_path", critical.contains(static_cast<int>(i))}};
-    if (span.op >= 0 && run.plan != nullptr && static_cast<size_t>(span.op) < run.plan->ops.size()) {
-      const PlanOp& op = run.plan->op(span.op);
+                 {"critical_path", on_critical_path}};
+    if (const PlanOp* op = plan_op(run, span)) {
       args["op"] = span.op;
-      args["role"] = std::string(to_string(op.role));
-      args["microbatch"] = op.microbatch;
-      if (op.role == OpRole::kCollective) args["collective"] = std::string(to_string(op.collective));
-      if (op.role == OpRole::kTransfer) args["from_device"] = op.src_device;
+      args["role"] = std::string(to_string(op->role));
+      args["microbatch"] = op->microbatch;
+      if (op->role == OpRole::kCollective) args["collective"] = std::string(to_string(op->collective));
+      if (op->role == OpRole::kTransfer) {
+        args["from_device"] = op->src_device;
+        args["to_device"] = op->device;
+      }
     }
+    if (sender_view) args["sender_view"] = true;  // the same transfer as on the receiver's copy-in lane
     events.push_back({{"name", span_name(run, span)},
                       {"cat", std::string(to_string(span.kind))},
                       {"ph", "X"},
@@ -67,7 +100,11 @@ void add_run(Json& events, const RunReport& run, int pid_base, const std::string
                       {"pid", pid_base + span.device},
                       {"tid", lane_tid(span.lane)},
                       {"args", std::move(args)}});
+  };
+  for (size_t i = 0; i < run.timeline.spans.size(); ++i) {
+    add_span(run.timeline.spans[i], critical.contains(static_cast<int>(i)), false);
   }
+  for (const Span& view : views) add_span(view, false, true);
 }
 
 }  // namespace

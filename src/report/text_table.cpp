@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <string_view>
 #include <fmt/format.h>
 
 #include "util/check.hpp"
@@ -51,28 +52,31 @@ std::string TextTable::render() const {
   return text;
 }
 
-std::string si_count(double value) {
-  static constexpr std::array<const char*, 6> kPrefixes{"", "k", "M", "G", "T", "P"};
+namespace {
+
+// `value` divided by `base` until it is below it, with the unit of that
+// power; whole numbers while unscaled, two decimals after.
+std::string with_prefix(double value, double base, const std::array<const char*, 6>& units) {
   size_t index = 0;
   double scaled = value;
-  while (std::fabs(scaled) >= 1000.0 && index + 1 < kPrefixes.size()) {
-    scaled /= 1000.0;
+  while (std::fabs(scaled) >= base && index + 1 < units.size()) {
+    scaled /= base;
     ++index;
   }
-  if (index == 0) return fmt::format("{:.0f}", scaled);
-  return fmt::format("{:.2f} {}", scaled, kPrefixes[index]);
+  const std::string_view unit = units[index];
+  return fmt::format("{:.{}f}{}{}", scaled, index == 0 ? 0 : 2, unit.empty() ? "" : " ", unit);
+}
+
+}  // namespace
+
+std::string si_count(double value) {
+  static constexpr std::array<const char*, 6> kPrefixes{"", "k", "M", "G", "T", "P"};
+  return with_prefix(value, 1000.0, kPrefixes);
 }
 
 std::string binary_bytes(double bytes) {
   static constexpr std::array<const char*, 6> kPrefixes{"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  size_t index = 0;
-  double scaled = bytes;
-  while (std::fabs(scaled) >= 1024.0 && index + 1 < kPrefixes.size()) {
-    scaled /= 1024.0;
-    ++index;
-  }
-  if (index == 0) return fmt::format("{:.0f} B", scaled);
-  return fmt::format("{:.2f} {}", scaled, kPrefixes[index]);
+  return with_prefix(bytes, 1024.0, kPrefixes);
 }
 
 }  // namespace splitscope

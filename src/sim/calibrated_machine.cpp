@@ -87,6 +87,7 @@ struct RooflineFit {
   double roofline_seconds = 0;
   double measured_seconds = 0;
   int ops = 0;
+  int launch_bound_ops = 0;  ///< measured within the launch overhead: no efficiency, left out of the sums
 
   /// The efficiency that makes the model's total equal the measured total;
   /// 0 when it cannot be told (nothing measured above the launch overhead).
@@ -112,6 +113,11 @@ Efficiencies fit_efficiencies(const gpu::CalibrationResult& result, const Device
     const double roofline = std::max(static_cast<double>(op.flops) / device.matrix_flops_per_second(),
                                      static_cast<double>(op.bytes) / device.memory_bytes_per_second());
     const double measured = op.seconds - device.launch_overhead_seconds();
+    // Such an op would add a negative time and inflate every pool it joined.
+    if (measured <= 0) {
+      ++kinds[std::string(kind)].launch_bound_ops;
+      continue;
+    }
     for (RooflineFit* fit : {&kinds[std::string(kind)], is_one_of(kind, kMatrixKinds) ? nullptr : &element_wise,
                              is_one_of(kind, kActivationKinds) ? &activations : nullptr}) {
       if (fit == nullptr) continue;
@@ -124,8 +130,9 @@ Efficiencies fit_efficiencies(const gpu::CalibrationResult& result, const Device
   auto record = [&](const std::string& key, const RooflineFit& fit) {
     const double efficiency = fit.efficiency();
     if (efficiency <= 0) {
-      if (fit.ops > 0) {
-        out.summary += fmt::format("; {}: none (its {} ops ran within the launch overhead)", key, fit.ops);
+      if (fit.launch_bound_ops > 0) {
+        out.summary +=
+            fmt::format("; {}: none (its {} ops ran within the launch overhead)", key, fit.launch_bound_ops);
       }
       return;
     }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_test_support.hpp"
+#include "exec/cuda_backend.hpp"
 
 namespace splitscope::testing {
 namespace {
@@ -17,7 +18,7 @@ const nlohmann::json& run_of(const nlohmann::json& compare, const std::string& s
   throw std::runtime_error("no run of " + strategy);
 }
 
-TEST(CompareCommand, CpuCompareWritesValidReportAndPage) {
+TEST(CompareCommand, DefaultBackendCompareWritesValidReportAndPage) {
   const std::string dir = fresh_temp_dir("compare-cpu");
   const CommandResult result = run_splitscope("compare mlp-small --devices 2 --repeat 2 --quiet --report " + dir +
                                               "/c.json --html " + dir + "/c.html --trace " + dir + "/t.json");
@@ -25,15 +26,15 @@ TEST(CompareCommand, CpuCompareWritesValidReportAndPage) {
   EXPECT_NE(result.out.find("best first"), std::string::npos) << result.out;
   const auto compare = nlohmann::json::parse(read_text_file(dir + "/c.json"));
   EXPECT_EQ(compare["schema"], "splitscope.compare/1");
-  // Every strategy that applies to mlp-small on 2 devices was run.
+  // Every strategy that applies to mlp-small on 2 devices was run, on cuda where a GPU is present, else cpu.
+  const std::string expected_backend = cuda_gpu_available() ? "cuda" : "cpu";
   for (const char* strategy : {"single", "horizontal", "pipeline", "vertical", "tensor"}) {
-    EXPECT_EQ(run_of(compare, strategy)["backend"], "cpu") << strategy;
+    EXPECT_EQ(run_of(compare, strategy)["backend"], expected_backend) << strategy;
   }
   EXPECT_TRUE(compare["best"].is_string());
   const int validated = run_script("validate-report", dir + "/c.json");
-  if (validated != kSkipExitCode) {
-    EXPECT_EQ(validated, 0) << "the compare report does not match reports/schema";
-  }
+  if (validated == kSkipExitCode) GTEST_SKIP() << "python3-jsonschema is missing (scripts/setup installs it)";
+  EXPECT_EQ(validated, 0) << "the compare report does not match reports/schema";
   const int rendered = run_script("html-screenshot", dir + "/c.html " + dir + "/c.png");
   if (rendered == kSkipExitCode) GTEST_SKIP() << "chromium is not installed (scripts/setup installs it)";
   EXPECT_EQ(rendered, 0) << "the HTML page rendered blank or not at all";

@@ -146,8 +146,9 @@ TEST(RnnDemo, SlowLinksMakeTheSplitLose) {
   // 12.288 µs GRU cells: 3·(1000 µs + a cell) + 10 cells = 3159.7 µs against 40 cells = 491.5 µs.
   EXPECT_NEAR(split.makespan->median_ms, (3 * (1000 + 12.288) + 10 * 12.288) * 1e-3, 1e-6);
   EXPECT_EQ(split.decider, "waiting");
-  // Idle far beyond the ideal 3/13 = 23%: device 0 idles 3036.9 of 3159.7 µs, devices 1 to 3 about 2030 µs
-  // each, (3036.9 + 2036.9 + 2·2024.6) / (4 · 3159.7) = 72%.
+  // Idle far beyond the ideal 3/13 = 23%: device 0 idles 3159.744 - 10·12.288 = 3036.864 µs; devices 1
+  // to 3 are busy for their 10 cells and their one 1000 µs incoming transfer and idle 2036.864 µs each:
+  // (3036.864 + 3·2036.864) / (4 · 3159.744) = 72.4%.
   EXPECT_NE(split.reason.find("devices idle 72% of the run waiting on each other's cells, far beyond the "
                               "wavefront's ideal fill and drain (23% for 4 layers over 10 steps)"),
             std::string::npos)

@@ -45,7 +45,7 @@ TEST_P(EveryPlan, PassesTheCheckerAndAddsUp) {
   const auto graph = zoo_graph(c.network);
   const Plan plan = make_plan(graph, c.strategy, c.devices, c.microbatches);
   const auto problems = plan_problems(plan);
-  EXPECT_TRUE(problems.empty()) << problems.size() << " problems, first: " << problems.front();
+  EXPECT_TRUE(problems.empty()) << problems.size() << " problems: " << ::testing::PrintToString(problems);
 
   const PlanTotals totals = plan_totals(plan);
   int64_t flops = 0;

@@ -90,9 +90,8 @@ TEST(RealPlans, EveryStrategyKeepsTheReportInvariants) {
   std::string output;
   const int status = testing::run_command(
       "/usr/bin/python3 " + testing::source_root() + "/scripts/validate-report " + dir + "/compare.json", &output);
-  if (status != 77) {
-    EXPECT_EQ(status, 0) << output;
-  }
+  if (status == 77) GTEST_SKIP() << "python3-jsonschema is missing (scripts/setup installs it): " << output;
+  EXPECT_EQ(status, 0) << output;
 }
 
 TEST(RealPlans, PipelineBubbleOfEqualStagesIsTheIdeal) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "report/compare_table.hpp"
+#include "report/text_table.hpp"
 #include "report_test_support.hpp"
 
 namespace splitscope {
@@ -72,6 +73,17 @@ TEST(RunText, ShowsDevicesMovementCriticalPathAndVerdict) {
       << text;
   EXPECT_NE(text.find("verdict: loses (0.89x against single's 400.0 us): device 0 holds 75%"), std::string::npos)
       << text;
+}
+
+TEST(Units, CountsInPowersOfAThousandBytesInPowersOf1024) {
+  EXPECT_EQ(si_count(999), "999");
+  EXPECT_EQ(si_count(1234), "1.23 k");             // 1234 / 1000
+  EXPECT_EQ(si_count(7.5e9), "7.50 G");
+  EXPECT_EQ(si_count(2e18), "2000.00 P");          // no prefix past peta
+  EXPECT_EQ(binary_bytes(512), "512 B");
+  EXPECT_EQ(binary_bytes(1536), "1.50 KiB");       // 1536 / 1024
+  EXPECT_EQ(binary_bytes(3.0 * 1024 * 1024 * 1024), "3.00 GiB");
+  EXPECT_EQ(binary_bytes(-2048), "-2.00 KiB");     // a difference may be negative
 }
 
 }  // namespace

@@ -31,10 +31,11 @@ TEST(ChromeTrace, OneRunParsesAndEverySpanLiesInsideTheMakespan) {
     if (event["ph"] == "X") spans.push_back(event);
   }
   EXPECT_EQ(process_names, (std::map<int, std::string>{{0, "device 0"}, {1, "device 1"}}));
-  // Compute lanes of both devices, and device 1's copy-in lane (tid 1), where the transfer landed.
-  EXPECT_EQ(named_threads, (std::set<std::pair<int, int>>{{0, 0}, {1, 0}, {1, 1}}));
+  // Compute lanes of both devices, device 1's copy-in lane (tid 1), where the transfer landed, and
+  // device 0's copy-out lane (tid 2), where it left.
+  EXPECT_EQ(named_threads, (std::set<std::pair<int, int>>{{0, 0}, {0, 2}, {1, 0}, {1, 1}}));
 
-  ASSERT_EQ(spans.size(), 4u);
+  ASSERT_EQ(spans.size(), 5u);  // the run's 4 spans and the transfer seen from its sender
   for (const Json& span : spans) {
     const double ts = span["ts"];
     const double dur = span["dur"];
@@ -53,6 +54,42 @@ TEST(ChromeTrace, OneRunParsesAndEverySpanLiesInsideTheMakespan) {
   EXPECT_EQ(spans[2]["args"]["bytes"], 1024);
   EXPECT_DOUBLE_EQ(spans[1]["dur"].get<double>(), 200.0);
   EXPECT_EQ(spans[1]["args"]["critical_path"], true);
+  // The sender's view: the same interval and bytes on device 0's copy-out lane, marked as such.
+  EXPECT_EQ(spans[4]["name"], "fc2 0->1");
+  EXPECT_EQ(spans[4]["pid"], 0);
+  EXPECT_EQ(spans[4]["tid"], 2);
+  EXPECT_EQ(spans[4]["ts"], spans[2]["ts"]);
+  EXPECT_EQ(spans[4]["dur"], spans[2]["dur"]);
+  EXPECT_EQ(spans[4]["args"]["bytes"], 1024);
+  EXPECT_EQ(spans[4]["args"]["to_device"], 1);
+  EXPECT_EQ(spans[4]["args"]["sender_view"], true);
+  EXPECT_FALSE(spans[2]["args"].contains("sender_view"));
+}
+
+TEST(ChromeTrace, ATransferTheBackendRecordedAtBothEndsIsNotDrawnTwice) {
+  const Comparison comparison = testing::sample_comparison();
+  RunReport run = comparison.primary().runs[1];
+  // Like the cuda backend: the copy also recorded on the sender's copy-out lane.
+  std::vector<Span> sent;
+  for (const Span& span : run.timeline.spans) {
+    if (span.kind == SpanKind::kTransfer) {
+      Span out = span;
+      out.device = 0;
+      out.lane = Lane::kCopyOut;
+      sent.push_back(out);
+    }
+  }
+  ASSERT_EQ(sent.size(), 1u);
+  run.timeline.spans.push_back(sent[0]);
+  const Json trace = Json::parse(chrome_trace_json(run).dump());
+  int transfers = 0;
+  for (const Json& event : trace["traceEvents"]) {
+    if (event["ph"] == "X" && event["cat"] == "transfer") {
+      ++transfers;
+      EXPECT_FALSE(event["args"].contains("sender_view")) << event.dump();
+    }
+  }
+  EXPECT_EQ(transfers, 2);
 }
 
 TEST(ChromeTrace, SeveralRunsGetTheirOwnProcesses) {

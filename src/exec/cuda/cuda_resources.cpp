@@ -48,20 +48,20 @@ Event::~Event() {
   if (event_ != nullptr) SPLITSCOPE_CUDA_WARN(cudaEventDestroy(event_));
 }
 
-DeviceBuffer::DeviceBuffer(size_t bytes) : bytes_(bytes) {
-  if (bytes > 0) SPLITSCOPE_CUDA_CHECK(cudaMalloc(&data_, bytes));
+void* DeviceMemory::allocate(size_t bytes) {
+  void* data = nullptr;
+  SPLITSCOPE_CUDA_CHECK(cudaMalloc(&data, bytes));
+  return data;
 }
 
-DeviceBuffer::~DeviceBuffer() {
-  if (data_ != nullptr) SPLITSCOPE_CUDA_WARN(cudaFree(data_));
+void DeviceMemory::release(void* data) noexcept { SPLITSCOPE_CUDA_WARN(cudaFree(data)); }
+
+void* PinnedHostMemory::allocate(size_t bytes) {
+  void* data = nullptr;
+  SPLITSCOPE_CUDA_CHECK(cudaHostAlloc(&data, bytes, cudaHostAllocPortable));
+  return data;
 }
 
-PinnedBuffer::PinnedBuffer(size_t bytes) : bytes_(bytes) {
-  if (bytes > 0) SPLITSCOPE_CUDA_CHECK(cudaHostAlloc(&data_, bytes, cudaHostAllocPortable));
-}
-
-PinnedBuffer::~PinnedBuffer() {
-  if (data_ != nullptr) SPLITSCOPE_CUDA_WARN(cudaFreeHost(data_));
-}
+void PinnedHostMemory::release(void* data) noexcept { SPLITSCOPE_CUDA_WARN(cudaFreeHost(data)); }
 
 }  // namespace splitscope::gpu

@@ -3,8 +3,8 @@
 /// Move-only owners of CUDA runtime objects: streams, events, device memory,
 /// pinned host memory, and a guard that makes a device current for a scope.
 /// Each is created on the device current at construction; destructors never
-/// throw (a failure while tearing down is ignored: the run already reported
-/// whatever went wrong).
+/// throw (a failure while tearing down is reported as a warning: the run has
+/// already reported whatever went wrong first).
 
 #include <cuda_runtime.h>
 
@@ -77,21 +77,26 @@ class Event {
   cudaEvent_t event_ = nullptr;
 };
 
-/// Device memory on the current device.
-class DeviceBuffer {
+/// Memory from one CUDA allocator, owned: Memory supplies
+/// `static void* allocate(size_t)` (throws on failure) and
+/// `static void release(void*) noexcept` (warns on failure).
+template <typename Memory>
+class OwnedBuffer {
  public:
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(size_t bytes);
-  ~DeviceBuffer();
-  DeviceBuffer(DeviceBuffer&& other) noexcept
+  OwnedBuffer() = default;
+  explicit OwnedBuffer(size_t bytes) : data_(bytes > 0 ? Memory::allocate(bytes) : nullptr), bytes_(bytes) {}
+  ~OwnedBuffer() {
+    if (data_ != nullptr) Memory::release(data_);
+  }
+  OwnedBuffer(OwnedBuffer&& other) noexcept
       : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
-  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+  OwnedBuffer& operator=(OwnedBuffer&& other) noexcept {
     std::swap(data_, other.data_);
     std::swap(bytes_, other.bytes_);
     return *this;
   }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  OwnedBuffer(const OwnedBuffer&) = delete;
+  OwnedBuffer& operator=(const OwnedBuffer&) = delete;
 
   void* get() const { return data_; }
   float* floats() const { return static_cast<float*>(data_); }
@@ -100,31 +105,21 @@ class DeviceBuffer {
  private:
   void* data_ = nullptr;
   size_t bytes_ = 0;
+};
+
+/// cudaMalloc on the current device.
+struct DeviceMemory {
+  static void* allocate(size_t bytes);
+  static void release(void* data) noexcept;
 };
 
 /// Page-locked host memory, usable by every device (cudaHostAllocPortable).
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  explicit PinnedBuffer(size_t bytes);
-  ~PinnedBuffer();
-  PinnedBuffer(PinnedBuffer&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
-  PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
-    std::swap(data_, other.data_);
-    std::swap(bytes_, other.bytes_);
-    return *this;
-  }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-
-  void* get() const { return data_; }
-  float* floats() const { return static_cast<float*>(data_); }
-  size_t bytes() const { return bytes_; }
-
- private:
-  void* data_ = nullptr;
-  size_t bytes_ = 0;
+struct PinnedHostMemory {
+  static void* allocate(size_t bytes);
+  static void release(void* data) noexcept;
 };
+
+using DeviceBuffer = OwnedBuffer<DeviceMemory>;
+using PinnedBuffer = OwnedBuffer<PinnedHostMemory>;
 
 }  // namespace splitscope::gpu
