@@ -41,7 +41,10 @@ TEST_P(FusedRnn, EqualsTheCellByCellOutput) {
   // On a quarter of the SMs, as the baseline of a 4-way virtual split.
   request.virtual_devices = 4;
   const gpu::FusedRnnResult quarter = gpu::run_fused_rnn(request);
-  EXPECT_EQ(quarter.output.data, fused.output.data);
+  // cuDNN may pick another algorithm for fewer SMs, so the sums may be ordered differently.
+  HostTensor quarter_as_network = quarter.output;
+  quarter_as_network.shape = cells.output.shape;
+  EXPECT_LT(relative_error(quarter_as_network, fused_as_network), 1e-5);
   EXPECT_NE(quarter.device_mode.find("virtual"), std::string::npos);
 }
 
