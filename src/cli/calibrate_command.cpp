@@ -28,6 +28,7 @@
 #include "sim/machine_file.hpp"
 #include "util/atomic_file.hpp"
 #include "util/errors.hpp"
+#include "util/output_files.hpp"
 
 namespace splitscope::cli {
 namespace {
@@ -90,13 +91,6 @@ void check_options(const CalibrateOptions& options) {
                                  options.out));
   }
   if (options.machine_devices < 1) throw InputError("--machine-devices", "", "must be at least 1");
-  const auto same_file = [](const std::string& a, const std::string& b) {
-    return !a.empty() &&
-           std::filesystem::absolute(a).lexically_normal() == std::filesystem::absolute(b).lexically_normal();
-  };
-  if (same_file(options.from, options.out) || same_file(options.calibration_out, options.out)) {
-    throw InputError("--out", "", "names the raw calibration's file too; give the machine file another name");
-  }
 }
 
 void print_measurements(const gpu::CalibrationResult& result) {
@@ -139,6 +133,8 @@ void print_machine(const CalibratedMachineFile& file, const Machine& machine) {
 int calibrate_command(const CalibrateOptions& options) {
   check_options(options);
   const bool measured = options.from.empty();
+  // Before a measurement that takes minutes; every file is checked again once their names are known.
+  check_output_files({{"--out", options.out}, {"--calibration-out", options.calibration_out}}, {options.from});
   const gpu::CalibrationResult result = measured ? measure(options) : load_calibration_result(options.from);
   const std::string raw_path = !measured                         ? options.from
                                : options.calibration_out.empty() ? default_calibration_path(options.out)
@@ -147,6 +143,10 @@ int calibrate_command(const CalibrateOptions& options) {
   // Every machine is built (and checked) before anything is written, so that
   // a calibration that cannot make one leaves no files behind.
   const std::vector<CalibratedMachineFile> files = calibrated_machine_files(result, options.out);
+  std::vector<OutputFile> outputs;
+  if (measured) outputs.push_back({options.calibration_out.empty() ? "--out" : "--calibration-out", raw_path});
+  for (const CalibratedMachineFile& file : files) outputs.push_back({"--out", file.path});
+  check_output_files(outputs, {options.from});
   std::vector<Machine> machines;
   for (const CalibratedMachineFile& file : files) {
     CalibratedMachineOptions machine;

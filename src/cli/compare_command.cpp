@@ -16,6 +16,7 @@
 #include "report/progress.hpp"
 #include "report/reporter.hpp"
 #include "util/errors.hpp"
+#include "util/output_files.hpp"
 
 namespace splitscope::cli {
 namespace {
@@ -78,6 +79,9 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
     std::cerr << fmt::format("compare: {} GPU(s) here for {} devices; running them as --virtual devices\n",
                              cuda_gpu_count(), options.devices);
   }
+  check_output_files({{"--report", options.outputs.report}, {"--trace", options.outputs.trace},
+                      {"--html", options.outputs.html}},
+                     {options.model, execution.machine, options.predict_on});
   auto reporters = make_reporters(ReportKind::kCompare, std::cout, options.outputs);
   const auto graph = load_network(options.model, execution.batch);
   const auto strategies = chosen_strategies(options, *graph);

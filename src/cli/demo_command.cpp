@@ -27,6 +27,7 @@
 #include "sim/machine_file.hpp"
 #include "util/atomic_file.hpp"
 #include "util/errors.hpp"
+#include "util/output_files.hpp"
 
 namespace splitscope::cli {
 namespace {
@@ -117,21 +118,6 @@ DemoBackend demo_backend(const ExecutionOptions& execution, const std::string& n
   return backend;
 }
 
-/// InputError now rather than after a long run: the folder of every file asked for must exist.
-void check_output_path(const std::string& option, const std::string& path) {
-  if (path.empty()) return;
-  const std::filesystem::path target(path);
-  const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : ".";
-  std::error_code error;
-  if (!std::filesystem::is_directory(folder, error)) {
-    throw InputError(option, "", fmt::format("cannot write {}: the folder {} does not exist; create it first", path,
-                                             folder.string()));
-  }
-  if (std::filesystem::is_directory(target, error)) {
-    throw InputError(option, "", path + " is a folder; give a file name");
-  }
-}
-
 std::string run_header(const RnnDemoShape& shape, const RunInfo& info, int repeats, const std::string& swept = "") {
   std::string text = fmt::format("splitscope demo rnn: {}\n", shape_text(shape, swept));
   text += fmt::format("{} on {} ({})", info.measured ? "measured" : "predicted", info.backend, info.device_mode);
@@ -190,9 +176,9 @@ int demo_rnn(const DemoOptions& options, const std::vector<std::string>& command
   const bool defaulted = execution.backend.empty();
   const std::string backend_name = !defaulted ? execution.backend : (cuda_gpu_available() ? "cuda" : "cpu");
   if (backend_name == "sim" && execution.machine.empty()) execution.machine = kDefaultMachine;
-  check_output_path("--report", options.outputs.report);
-  check_output_path("--html", options.outputs.html);
-  check_output_path("--trace", options.outputs.trace);
+  check_output_files({{"--report", options.outputs.report}, {"--html", options.outputs.html},
+                      {"--trace", options.outputs.trace}},
+                     {execution.machine});
 
   const RnnDemoSettings settings = settings_from(options, backend_name);
   if (defaulted && backend_name == "cuda" && !execution.virtual_devices) {

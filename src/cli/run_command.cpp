@@ -19,6 +19,7 @@
 #include "util/atomic_file.hpp"
 #include "util/errors.hpp"
 #include "util/npy.hpp"
+#include "util/output_files.hpp"
 
 namespace splitscope::cli {
 namespace {
@@ -54,15 +55,6 @@ HostTensor reference_output(const std::string& backend, const std::shared_ptr<co
   return CpuExecutor().run(*single, once).output;
 }
 
-void check_output_folder(const std::string& path) {
-  const std::filesystem::path file(path);
-  const auto folder = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
-  std::error_code ec;
-  if (!std::filesystem::is_directory(folder, ec)) {
-    throw InputError("--save-output", "", "the folder " + folder.string() + " does not exist");
-  }
-}
-
 int run_command(const RunCommandOptions& options, const std::vector<std::string>& command_line) {
   const std::string backend = options.execution.backend.empty() ? "cpu" : options.execution.backend;
   const bool computes = backend != "sim";
@@ -70,7 +62,9 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
     throw InputError(options.check ? "--check" : "--save-output", "",
                      "the simulator predicts times and computes no outputs; use --backend cpu or cuda");
   }
-  if (!options.save_output.empty()) check_output_folder(options.save_output);
+  check_output_files({{"--report", options.outputs.report}, {"--trace", options.outputs.trace},
+                      {"--html", options.outputs.html}, {"--save-output", options.save_output}},
+                     {options.model, options.execution.machine});
   auto reporters = make_reporters(ReportKind::kRun, std::cout, options.outputs);
 
   const auto graph = load_network(options.model, options.execution.batch);

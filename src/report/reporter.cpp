@@ -10,6 +10,7 @@
 #include "util/atomic_file.hpp"
 #include "util/check.hpp"
 #include "util/errors.hpp"
+#include "util/output_files.hpp"
 
 namespace splitscope {
 
@@ -44,25 +45,9 @@ void ChromeTraceReporter::report(const Comparison& comparison) {
 
 void HtmlReporter::report(const Comparison& comparison) { write_file_atomically(path_, html_report(comparison)); }
 
-namespace {
-
-void require_folder(const std::string& option, const std::string& path) {
-  const std::filesystem::path target(path);
-  const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : ".";
-  std::error_code error;
-  if (!std::filesystem::is_directory(folder, error)) {
-    throw InputError(option, "", "cannot write " + path + ": the folder " + folder.string() +
-                                     " does not exist; create it first");
-  }
-  if (std::filesystem::is_directory(target, error)) {
-    throw InputError(option, "", path + " is a folder; give a file name");
-  }
-}
-
-}  // namespace
-
 std::vector<std::unique_ptr<Reporter>> make_reporters(ReportKind kind, std::ostream& out,
                                                       const ReportOutputs& outputs) {
+  check_output_files({{"--report", outputs.report}, {"--trace", outputs.trace}, {"--html", outputs.html}});
   std::vector<std::unique_ptr<Reporter>> reporters;
   if (kind == ReportKind::kRun) {
     reporters.push_back(std::make_unique<RunTextReporter>(out));
@@ -70,7 +55,6 @@ std::vector<std::unique_ptr<Reporter>> make_reporters(ReportKind kind, std::ostr
     reporters.push_back(std::make_unique<CompareTableReporter>(out));
   }
   if (!outputs.report.empty()) {
-    require_folder("--report", outputs.report);
     if (kind == ReportKind::kRun) {
       reporters.push_back(std::make_unique<RunJsonReporter>(outputs.report));
     } else {
@@ -78,11 +62,9 @@ std::vector<std::unique_ptr<Reporter>> make_reporters(ReportKind kind, std::ostr
     }
   }
   if (!outputs.trace.empty()) {
-    require_folder("--trace", outputs.trace);
     reporters.push_back(std::make_unique<ChromeTraceReporter>(outputs.trace));
   }
   if (!outputs.html.empty()) {
-    require_folder("--html", outputs.html);
     reporters.push_back(std::make_unique<HtmlReporter>(outputs.html));
   }
   return reporters;

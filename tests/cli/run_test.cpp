@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -131,6 +132,46 @@ TEST(RunCommand, DeadlineIsExitOneNamingTheOpAndWritesNoReport) {
   EXPECT_EQ(result.exit_code, 1) << result.err;
   EXPECT_NE(result.err.find("conv"), std::string::npos) << result.err;
   EXPECT_FALSE(std::filesystem::exists(dir + "/r.json"));
+}
+
+TEST(RunCommand, OutputsNeverOverwriteAnInputOrEachOther) {
+  const std::string dir = fresh_temp_dir("run-clash");
+  const std::string network = dir + "/net.json";
+  const char* root = std::getenv("SPLITSCOPE_SOURCE_ROOT");
+  ASSERT_NE(root, nullptr) << "run the tests with meson test";
+  std::filesystem::copy_file(std::string(root) + "/models/networks/mlp-small.json", network);
+  const std::string original = read_text_file(network);
+  const std::string run = "run " + network + " --strategy horizontal --devices 2 --repeat 1 --quiet";
+  struct Case {
+    std::string outputs;
+    std::string words;
+  };
+  const std::vector<Case> cases{
+      {"--report " + network, "--report: " + network + " is an input of this command"},
+      {"--report " + dir + "/../" + std::filesystem::path(dir).filename().string() + "/net.json", "is an input"},
+      {"--report " + dir + "/x.json --trace " + dir + "/x.json", "--trace: " + dir + "/x.json is also the file of --report"},
+      {"--report " + dir + "/y.json --save-output " + dir + "/y.json", "is also the file of --report"},
+      {"--save-output " + dir, "--save-output: " + dir + " is a folder"},
+  };
+  for (const Case& c : cases) {
+    const CommandResult result = run_splitscope(run + " " + c.outputs);
+    EXPECT_EQ(result.exit_code, 2) << c.outputs << ": " << result.err;
+    EXPECT_NE(result.err.find(c.words), std::string::npos) << c.outputs << ": " << result.err;
+  }
+  EXPECT_EQ(read_text_file(network), original);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/x.json"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/y.json"));
+}
+
+TEST(RunCommand, AReportThroughALinkLandsInTheLinkedFileAndKeepsTheLink) {
+  const std::string dir = fresh_temp_dir("run-link");
+  std::filesystem::create_directory(dir + "/real");
+  std::filesystem::create_symlink("real/r.json", dir + "/link.json");  // dangling until written
+  const CommandResult result =
+      run_splitscope("run mlp-small --strategy single --devices 1 --repeat 1 --quiet --report " + dir + "/link.json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(std::filesystem::is_symlink(dir + "/link.json"));
+  EXPECT_EQ(nlohmann::json::parse(read_text_file(dir + "/real/r.json"))["schema"], "splitscope.report/1");
 }
 
 }  // namespace
