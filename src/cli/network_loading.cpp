@@ -1,6 +1,7 @@
 #include "cli/network_loading.hpp"
 
 #include "ir/lower.hpp"
+#include "ir/model_limits.hpp"
 #include "ir/model_parser.hpp"
 #include "ir/zoo.hpp"
 #include "util/errors.hpp"
@@ -14,6 +15,7 @@ std::shared_ptr<const Graph> load_network(const std::string& name_or_path,
   if (batch) {
     if (*batch <= 0) throw InputError("--batch", "", "must be positive, got " + std::to_string(*batch));
     model.batch = *batch;
+    check_model_limits(model, "--batch");
   }
   return std::make_shared<const Graph>(lower(model));
 }

@@ -1,14 +1,35 @@
 #include "ir/layer_costs.hpp"
 
+#include <initializer_list>
+#include <stdexcept>
+
 #include "util/check.hpp"
 
 namespace splitscope {
+namespace {
 
-int64_t dense_flops(int64_t in, int64_t out, int64_t batch) { return 2 * in * out * batch; }
+// Counts of a huge layer must fail loudly rather than wrap around (model_limits reports them).
+int64_t product(std::initializer_list<int64_t> factors) {
+  int64_t result = 1;
+  for (int64_t factor : factors) {
+    if (__builtin_mul_overflow(result, factor, &result)) throw std::overflow_error("a count exceeds 64 bits");
+  }
+  return result;
+}
+
+int64_t sum(int64_t a, int64_t b) {
+  int64_t result = 0;
+  if (__builtin_add_overflow(a, b, &result)) throw std::overflow_error("a count exceeds 64 bits");
+  return result;
+}
+
+}  // namespace
+
+int64_t dense_flops(int64_t in, int64_t out, int64_t batch) { return product({2, in, out, batch}); }
 
 int64_t conv2d_flops(int64_t filters, int64_t out_h, int64_t out_w, int64_t in_per_group,
                      int64_t kernel_h, int64_t kernel_w, int64_t batch) {
-  return 2 * filters * out_h * out_w * in_per_group * kernel_h * kernel_w * batch;
+  return product({2, filters, out_h, out_w, in_per_group, kernel_h, kernel_w, batch});
 }
 
 int64_t gate_count(LayerKind kind) {
@@ -17,19 +38,19 @@ int64_t gate_count(LayerKind kind) {
 }
 
 int64_t recurrent_cell_flops(LayerKind kind, int64_t input, int64_t hidden, int64_t batch) {
-  return 2 * gate_count(kind) * hidden * (input + hidden) * batch;
+  return product({2, gate_count(kind), hidden, sum(input, hidden), batch});
 }
 
 int64_t layer_params(const Layer& layer) {
   switch (layer.kind) {
     case LayerKind::kDense: {
       const int64_t in = layer.input_shape.at(0);
-      return in * layer.units + (layer.bias ? layer.units : 0);
+      return sum(product({in, layer.units}), layer.bias ? layer.units : 0);
     }
     case LayerKind::kConv2d: {
       const int64_t in_per_group = layer.input_shape.at(0) / layer.groups;
-      return layer.filters * in_per_group * layer.kernel.h * layer.kernel.w +
-             (layer.bias ? layer.filters : 0);
+      return sum(product({layer.filters, in_per_group, layer.kernel.h, layer.kernel.w}),
+                 layer.bias ? layer.filters : 0);
     }
     case LayerKind::kLstm:
     case LayerKind::kGru: {
@@ -38,7 +59,7 @@ int64_t layer_params(const Layer& layer) {
       int64_t total = 0;
       for (int64_t l = 0; l < layer.stacked; ++l) {
         const int64_t input = l == 0 ? layer.input_shape.at(1) : hidden;
-        total += gates * hidden * (input + hidden) + (layer.bias ? gates * hidden : 0);
+        total = sum(total, sum(product({gates, hidden, sum(input, hidden)}), layer.bias ? gates * hidden : 0));
       }
       return total;
     }
@@ -61,7 +82,7 @@ int64_t layer_flops(const Layer& layer, int64_t batch) {
       int64_t total = 0;
       for (int64_t l = 0; l < layer.stacked; ++l) {
         const int64_t input = l == 0 ? layer.input_shape.at(1) : layer.hidden;
-        total += steps * recurrent_cell_flops(layer.kind, input, layer.hidden, batch);
+        total = sum(total, product({steps, recurrent_cell_flops(layer.kind, input, layer.hidden, batch)}));
       }
       return total;
     }

@@ -5,7 +5,8 @@
 ///
 /// FLOPs are 2 per multiply-add of the matrix products, for the whole batch;
 /// bias adds, activations, pooling and the cells' element-wise math are
-/// counted as bytes moved, not FLOPs.
+/// counted as bytes moved, not FLOPs. A count that does not fit 64 bits
+/// throws std::overflow_error (model_limits turns it into an InputError).
 
 #include <cstdint>
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ir/layer_costs.hpp"
+#include "ir/model_limits.hpp"
 #include "util/errors.hpp"
 #include "util/json_fields.hpp"
 
@@ -14,9 +15,8 @@ namespace {
 
 using nlohmann::json;
 
-// No per-sample tensor may hold more elements than this, so that byte counts
-// over a whole batch stay far from int64 overflow.
-constexpr int64_t kMaxElements = int64_t{1} << 40;
+// No per-sample tensor may hold more than kMaxElements (model_limits.hpp), so
+// that byte counts over a whole batch stay far from int64 overflow.
 
 /// The shared input-file reader (util/json_fields.hpp) plus what only
 /// network files have: sizes, kernel extents, activations.
@@ -249,9 +249,6 @@ Model parse_document(const json& doc, const std::string& source) {
   if (model.name.empty()) top.fail("name", "must not be empty");
   model.batch = top.required_positive("batch", "samples in one run");
   model.input = parse_input(top);
-  if (element_count(model.input) * model.batch > kMaxElements) {
-    top.fail("batch", "batch × input is too large");
-  }
 
   const json& layers = top.required("layers", "the list of layers");
   if (!layers.is_array()) top.fail("layers", "must be an array of layers, got " + json_type_name(layers));
@@ -283,9 +280,7 @@ Model parse_document(const json& doc, const std::string& source) {
     shape = layer.output_shape;
     model.layers.push_back(std::move(layer));
   }
-  if (element_count(shape) * model.batch > kMaxElements) {
-    top.fail("batch", "batch × output is too large");
-  }
+  check_model_limits(model);
   return model;
 }
 

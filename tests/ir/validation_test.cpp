@@ -132,5 +132,26 @@ TEST(Validation, MissingFileNamesThePath) {
   }
 }
 
+TEST(Validation, ParametersBeyondWhatCanBeHeld) {
+  // 2^30 inputs × 2^11 units = 2^41 weights > 2^40.
+  expect_error(with_layers("[1073741824]", R"({"type": "dense", "units": 2048})"), "layers[0]",
+               "parameters, more than splitscope holds");
+}
+
+TEST(Validation, FlopsThatOverflowSixtyFourBits) {
+  // Within every element limit: batch 2^22 × input 1024·1 = 2^32, batch × output 2^22 · 2^18 = 2^40,
+  // parameters 4·2^18·(1 + 2^18) + 4·2^18 ≈ 2^38. But a cell is 2·4·2^18·(1 + 2^18)·2^22 > 2^61 FLOPs,
+  // and 1024 steps of it pass 2^63.
+  expect_error(R"({"batch": 4194304, "input": [1024, 1], "layers": [
+                   {"type": "lstm", "hidden": 262144, "return_sequences": false}]})",
+               "layers[0]", "overflows 64 bits");
+}
+
+TEST(Validation, TooManyUnrolledCells) {
+  // 4 stacked layers × 300000 steps = 1.2 M cells > 2^20 ops.
+  expect_error(with_layers("[300000, 2]", R"({"type": "gru", "hidden": 2, "layers": 4})"), "layers[0]",
+               "past 1048576 ops");
+}
+
 }  // namespace
 }  // namespace splitscope
