@@ -4,8 +4,12 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <iostream>
+#include <new>
 #include <vector>
 
 #include "cli/command.hpp"
@@ -55,10 +59,30 @@ int run_main(int argc, char** argv) {
 
 }  // namespace
 
+namespace {
+
+// A table piped into a full disk must not end in exit 0.
+int check_standard_output(int status) {
+  std::cout.flush();
+  const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
+  if (failed && status == 0) {
+    fmt::print(stderr, "error: writing to standard output failed: {}\n", std::strerror(errno));
+    return splitscope::kExitFailure;
+  }
+  return status;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace splitscope;
   try {
-    return run_main(argc, argv);
+    return check_standard_output(run_main(argc, argv));
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr,
+               "error: out of memory: this run needs more memory than the machine has; use a smaller --batch or "
+               "network, or predict it with --backend sim\n");
+    return kExitFailure;
   } catch (const InputError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return kExitBadInput;

@@ -115,6 +115,13 @@ TEST(RunCommand, BadOptionsAreExitTwoAndWriteNothing) {
       {"run mlp-small --strategy vertical --devices 2 --backend sim --machine h100-nvlink-8 --check", "computes no outputs"},
       {"run mlp-small --strategy pipeline --devices 2 --microbatches 9", "between 1 and the batch (8)"},
       {"run mlp-small --strategy vertical --devices 2 --repeat 0", "--repeat"},
+      {"run mlp-small --strategy vertical --devices 2 --dtype bf16", "--dtype: applies to --backend cuda only"},
+      {"run mlp-small --strategy vertical --devices 2 --backend sim --machine h100-nvlink-8 --link host",
+       "--link: applies to --backend cuda only"},
+      {"run mlp-small --strategy vertical --devices 2 --intra-op-threads 100000", "--intra-op-threads"},
+      {"run mlp-small --strategy vertical --devices 2 --batch 9223372036854775807", "--batch: batch"},
+      // 2^21 rows × 8192 features × 4 B is 64 GiB for the input alone: refused before anything is allocated.
+      {"run mlp --strategy single --devices 1 --batch 2097152", "this machine has"},
   };
   for (const Case& c : cases) {
     const CommandResult result = run_splitscope(c.args + " --report " + dir + "/r.json");

@@ -45,6 +45,21 @@ TEST(ThreadConfig, DefaultsFillTheMachineOncePerDevice) {
   EXPECT_THROW(resolve_threads(threads(0, -2), 2, 4), InputError);
 }
 
+TEST(ThreadConfig, RefusesMoreThreadsThanTheMachineCanSensiblyRun) {
+  // At most max(256, 16 · hardware threads) in all: 2 hardware threads allow 256, 32 allow 512.
+  EXPECT_NO_THROW(resolve_threads(threads(0, 128), 2, 2));   // 2 × 128 = 256
+  EXPECT_THROW(resolve_threads(threads(0, 129), 2, 2), InputError);  // 258
+  EXPECT_NO_THROW(resolve_threads(threads(0, 64), 8, 32));   // 8 × 64 = 512
+  EXPECT_THROW(resolve_threads(threads(0, 65), 8, 32), InputError);
+  // Devices alone (one worker each, one thread per op) hit it too, and the message names --devices.
+  try {
+    resolve_threads(threads(0, 0), 300, 2);
+    FAIL() << "300 workers on 2 hardware threads";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.source(), "--devices") << error.what();
+  }
+}
+
 TEST(HostInfo, ReadsTheModelName) {
   EXPECT_EQ(cpu_model_from_cpuinfo("processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) Gold 6338\n"),
             "Intel(R) Xeon(R) Gold 6338");

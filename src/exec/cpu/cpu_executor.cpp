@@ -20,17 +20,32 @@ namespace {
 
 void check_options(const Plan& plan, const RunOptions& options) {
   if (options.repeats < 1) {
-    throw InputError("option", "--repeat", fmt::format("{} timed runs; give at least 1", options.repeats));
+    throw InputError("--repeat", "", fmt::format("{} timed runs; give at least 1", options.repeats));
   }
   if (options.warmup < 0) {
-    throw InputError("option", "--warmup", fmt::format("{} warm-up runs; give 0 or more", options.warmup));
+    throw InputError("--warmup", "", fmt::format("{} warm-up runs; give 0 or more", options.warmup));
   }
   if (options.timeout_ms && !(*options.timeout_ms > 0 && std::isfinite(*options.timeout_ms))) {
-    throw InputError("option", "--timeout-ms",
+    throw InputError("--timeout-ms", "",
                      fmt::format("{} is not a positive number of milliseconds", *options.timeout_ms));
   }
   if (plan.graph == nullptr || plan.devices < 1) {
     throw InputError("plan", "", "the plan has no graph or no devices");
+  }
+}
+
+// Every value gets its own buffer and the weights are held whole (ValueBuffers,
+// WeightStore): a run that cannot fit is refused before it allocates, rather
+// than ending in std::bad_alloc or the kernel's OOM killer.
+void check_fits_in_memory(const Plan& plan, const HostInfo& host) {
+  if (host.memory_bytes <= 0) return;
+  int64_t bytes = plan.graph->total_params() * static_cast<int64_t>(sizeof(float));
+  for (const Value& value : plan.values) bytes += value.bytes;
+  if (bytes > host.memory_bytes) {
+    throw InputError("--backend cpu", "",
+                     fmt::format("the plan's tensors and weights need {:.1f} GiB, this machine has {:.1f} GiB; use a "
+                                 "smaller --batch or network, or predict it with --backend sim",
+                                 static_cast<double>(bytes) / (1 << 30), static_cast<double>(host.memory_bytes) / (1 << 30)));
   }
 }
 
@@ -91,8 +106,10 @@ RunResult CpuExecutor::run(const Plan& plan, const RunOptions& options) {
                                    to_string(plan.graph->node(op.node).kind)));
     }
   }
+  const HostInfo host = read_host_info();
+  check_fits_in_memory(plan, host);
   use_single_threaded_blas();
-  const ThreadConfig threads = resolve_threads(options, plan.devices, read_host_info().hardware_threads);
+  const ThreadConfig threads = resolve_threads(options, plan.devices, host.hardware_threads);
 
   // Setup (untimed) uses the whole machine to generate the weights.
   IntraOpPool setup_threads(threads.hardware_threads);

@@ -35,8 +35,8 @@ void check_request(const Graph& graph, int layer, const RunOptions& options) {
     throw InputError(model.source, fmt::format("layers[{}]", layer),
                      "the fused loop runs the network's first layer (its input is the network input)");
   }
-  if (options.repeats < 1) throw InputError("option", "--repeat", "give at least 1 timed run");
-  if (options.warmup < 0) throw InputError("option", "--warmup", "give 0 or more warm-up runs");
+  if (options.repeats < 1) throw InputError("--repeat", "", "give at least 1 timed run");
+  if (options.warmup < 0) throw InputError("--warmup", "", "give 0 or more warm-up runs");
 }
 
 /// The cell of stacked layer `sublayer` at step 0: every step reads its weights.
