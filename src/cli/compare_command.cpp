@@ -29,7 +29,7 @@ struct CompareOptions {
   std::vector<std::string> strategies;
   int devices = 2;
   std::optional<int> microbatches;
-  std::string predict_on = kDefaultPredictionMachine;
+  std::optional<std::string> predict_on;  ///< unset: kDefaultPredictionMachine beside measured runs
   ExecutionOptions execution;
   ReportOutputs outputs;
 };
@@ -41,6 +41,20 @@ std::vector<std::string> chosen_strategies(const CompareOptions& options, const 
   if (options.strategies.empty()) {
     for (const auto& name : strategy_names()) {
       if (make_partitioner(name)->applies(graph, options.devices)) chosen.push_back(name);
+    }
+    if (chosen.size() == 1 && options.devices > 1) {
+      // Only `single` would run: a comparison of nothing. Say how far the splits go.
+      int most = options.devices - 1;
+      const auto any_split_applies = [&](int devices) {
+        for (const auto& name : strategy_names()) {
+          if (name != "single" && make_partitioner(name)->applies(graph, devices)) return true;
+        }
+        return false;
+      };
+      while (most > 1 && !any_split_applies(most)) --most;
+      throw InputError("--devices", "",
+                       fmt::format("no strategy can split {} over {} devices (at most {}); give fewer",
+                                   graph.model().name, options.devices, most));
     }
     return chosen;
   }
@@ -79,9 +93,19 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
     std::cerr << fmt::format("compare: {} GPU(s) here for {} devices; running them as --virtual devices\n",
                              cuda_gpu_count(), options.devices);
   }
+  if (options.predict_on && *options.predict_on != "none" && backend == "sim") {
+    throw InputError("--predict-on", "",
+                     "adds a prediction beside measured runs; with --backend sim every run is a prediction already "
+                     "(on --machine)");
+  }
+  const std::string predict_on = backend == "sim" ? "none" : options.predict_on.value_or(kDefaultPredictionMachine);
+  if (predict_on.empty()) throw InputError("--predict-on", "", "give a machine name or file, or 'none'");
+  // Made now, so that a wrong machine fails before minutes of measured runs.
+  const std::unique_ptr<Executor> simulator =
+      predict_on == "none" ? nullptr : make_executor(execution.for_prediction_on(predict_on), "sim", options.devices);
   check_output_files({{"--report", options.outputs.report}, {"--trace", options.outputs.trace},
                       {"--html", options.outputs.html}},
-                     {options.model, execution.machine, options.predict_on});
+                     {options.model, execution.machine, predict_on});
   auto reporters = make_reporters(ReportKind::kCompare, std::cout, options.outputs);
   const auto graph = load_network(options.model, execution.batch);
   const auto strategies = chosen_strategies(options, *graph);
@@ -110,8 +134,7 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
   }
 
   // The same plans predicted on a named machine, beside the measured numbers.
-  if (backend != "sim" && options.predict_on != "none") {
-    auto simulator = make_executor(execution.for_prediction_on(options.predict_on), "sim", options.devices);
+  if (simulator != nullptr) {
     for (const auto& plan : plans) builder.add(plan, simulator->run(*plan, run));
   }
 
@@ -131,8 +154,8 @@ Command add_compare_command(CLI::App& app) {
   sub->add_option("--devices,-n", options->devices, "devices for the split strategies")->capture_default_str();
   sub->add_option("--microbatches,-m", options->microbatches, "pipeline micro-batches (default: 4N, but at least 8 rows each)");
   sub->add_option("--predict-on", options->predict_on,
-                  "also simulate the plans on this machine (name or file; 'none' to skip)")
-      ->capture_default_str();
+                  std::string("also simulate the plans on this machine (name or file; 'none' to skip; default ") +
+                      kDefaultPredictionMachine + ")");
   add_execution_options(*sub, options->execution, "cuda if a GPU is present, else cpu");
   sub->add_option("--report", options->outputs.report, "write the JSON compare report (FORMATS.md)");
   sub->add_option("--trace", options->outputs.trace, "write a Chrome/Perfetto trace of every run");

@@ -26,7 +26,7 @@ void add_execution_options(CLI::App& command, ExecutionOptions& options, const s
       ->capture_default_str();
   command.add_option("--warmup", options.warmup, "untimed runs first")->capture_default_str();
   command.add_option("--seed", options.seed, "fixes weights and inputs")->capture_default_str();
-  command.add_option("--timeout-ms", options.timeout_ms, "fail a run that takes longer (cpu)");
+  command.add_option("--timeout-ms", options.timeout_ms, "fail a run that takes longer (cpu, cuda)");
   command.add_option("--inter-op-threads", options.inter_op_threads,
                      "cpu: ops running at once, across devices (0: one worker per device)")
       ->capture_default_str();
@@ -40,6 +40,12 @@ void add_execution_options(CLI::App& command, ExecutionOptions& options, const s
 std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const std::string& backend, int devices) {
   if (backend != "sim" && !options.machine.empty()) {
     throw InputError("--machine", "", "is for --backend sim; " + backend + " runs on the hardware here");
+  }
+  // Spelling mistakes are errors on every backend, not only where the value is used.
+  parse_link_mode(options.link);
+  parse_dtype(options.dtype);
+  if (backend == "sim" && options.timeout_ms) {
+    throw InputError("--timeout-ms", "", "applies to measured runs (cpu, cuda); a simulation has no deadline");
   }
   if (backend != "cuda") {
     // Silently ignoring them would label a float32 cpu run as bf16 in the user's mind.
@@ -84,6 +90,7 @@ ExecutionOptions ExecutionOptions::for_prediction_on(const std::string& machine_
   simulated.cuda_graph = defaults.cuda_graph;
   simulated.link = defaults.link;
   simulated.dtype = defaults.dtype;
+  simulated.timeout_ms = defaults.timeout_ms;  // a deadline for the measured runs, not for the prediction
   return simulated;
 }
 

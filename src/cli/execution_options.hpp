@@ -32,7 +32,8 @@ struct ExecutionOptions {
   bool quiet = false;
 
   /// These options for a simulated prediction on `machine`: the cuda-only
-  /// options back at their defaults (a machine file sets its own math).
+  /// options (a machine file sets its own math) and the deadline back at
+  /// their defaults.
   ExecutionOptions for_prediction_on(const std::string& machine) const;
 };
 

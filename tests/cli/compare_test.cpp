@@ -85,10 +85,37 @@ TEST(CompareCommand, PredictionBesideTheMeasuredRuns) {
   ASSERT_TRUE(compare.contains("predicted")) << compare.dump(2).substr(0, 400);
 }
 
-TEST(CompareCommand, UnknownStrategyIsExitTwo) {
-  const CommandResult result = run_splitscope("compare mlp-small --strategies vertical,diagonal");
-  EXPECT_EQ(result.exit_code, 2);
-  EXPECT_NE(result.err.find("unknown strategy 'diagonal'"), std::string::npos) << result.err;
+TEST(CompareCommand, BadOptionsAreExitTwoNamingTheOption) {
+  const std::string sim = "compare mlp-small --backend sim --machine h100-nvlink-8 --quiet ";
+  struct Case {
+    std::string args;
+    std::string words;
+  };
+  const std::vector<Case> cases{
+      {"compare mlp-small --strategies vertical,diagonal", "--strategies: unknown strategy 'diagonal'"},
+      // mlp-small's widest split is vertical over its 10 output classes.
+      {sim + "--devices 1000", "--devices: no strategy can split mlp-small over 1000 devices (at most 10)"},
+      {sim + "--predict-on a100-nvlink-8", "--predict-on: adds a prediction beside measured runs"},
+      {"compare mlp-small --backend cpu --predict-on no-such-machine", "no-such-machine"},
+      {sim + "--timeout-ms 5", "--timeout-ms: applies to measured runs"},
+  };
+  for (const Case& c : cases) {
+    const CommandResult result = run_splitscope(c.args);
+    EXPECT_EQ(result.exit_code, 2) << c.args << ": " << result.err;
+    EXPECT_NE(result.err.find(c.words), std::string::npos) << c.args << ": " << result.err;
+  }
+}
+
+TEST(CompareCommand, EachStrategyRunsOnceWithSingleFirst) {
+  const std::string dir = fresh_temp_dir("compare-once");
+  const CommandResult result = run_splitscope(
+      "compare mlp-small --backend sim --machine h100-nvlink-8 --quiet --strategies vertical,single,vertical "
+      "--report " + dir + "/c.json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto compare = nlohmann::json::parse(read_text_file(dir + "/c.json"));
+  std::vector<std::string> strategies;
+  for (const auto& run : compare["runs"]) strategies.push_back(run["strategy"]);
+  EXPECT_EQ(strategies, (std::vector<std::string>{"single", "vertical"}));
 }
 
 }  // namespace
