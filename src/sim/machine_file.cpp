@@ -41,8 +41,8 @@ LinkSpec parse_link(const JsonFields& topology, std::string_view field, std::str
   link.allow_only({"bandwidth_GBps", "latency_us", "comment"}, "a link");
   LinkSpec spec;
   spec.bandwidth_gbps =
-      link.number("bandwidth_GBps", "GB/s in each direction", NumberRule::kPositive);
-  spec.latency_us = link.optional_number("latency_us", 0.0, NumberRule::kNonNegative);
+      link.number("bandwidth_GBps", "GB/s in each direction", NumberRule::kQuantity);
+  spec.latency_us = link.optional_number("latency_us", 0.0, NumberRule::kQuantityOrZero);
   return spec;
 }
 
@@ -56,7 +56,7 @@ DeviceSpec parse_device(const JsonFields& device) {
   const JsonFields peaks = device.object("peak_tflops", "TFLOP/s by precision, with at least fp32");
   for (const auto& [precision, value] : peaks.raw().items()) {
     if (precision.empty()) peaks.fail("", "a precision name must not be empty");
-    spec.peak_tflops[precision] = peaks.checked_number(value, precision, NumberRule::kPositive);
+    spec.peak_tflops[precision] = peaks.checked_number(value, precision, NumberRule::kQuantity);
   }
   if (!spec.peak_tflops.count(std::string(kFp32))) {
     peaks.fail("", "needs an \"fp32\" entry: the peak of float32 matrix products in TFLOP/s");
@@ -71,9 +71,11 @@ DeviceSpec parse_device(const JsonFields& device) {
                                            spec.matrix_math, known));
   }
   spec.memory_bandwidth_gbps =
-      device.number("memory_bandwidth_GBps", "GB/s of device memory", NumberRule::kPositive);
-  spec.memory_gib = device.number("memory_GiB", "device memory in GiB", NumberRule::kPositive);
-  spec.launch_overhead_us = device.optional_number("launch_overhead_us", 0.0, NumberRule::kNonNegative);
+      device.number("memory_bandwidth_GBps", "GB/s of device memory", NumberRule::kQuantity);
+  spec.memory_gib = device.number("memory_GiB", "device memory in GiB", NumberRule::kQuantity);
+  // Bytes are counted in 64 bits: 2^30 GiB (an exbibyte) is far past any device and far from overflow.
+  if (spec.memory_gib > 1 << 30) device.fail("memory_GiB", fmt::format("{} GiB is more than 2^30 GiB", spec.memory_gib));
+  spec.launch_overhead_us = device.optional_number("launch_overhead_us", 0.0, NumberRule::kQuantityOrZero);
 
   if (device.has("efficiency")) {
     const JsonFields efficiency = device.object("efficiency", "fraction of the roofline by op kind");
@@ -133,7 +135,7 @@ CalibrationTable parse_calibration(const JsonFields& calibration) {
   const JsonFields times = calibration.object("op_times_us", "measured µs by op signature");
   for (const auto& [signature, value] : times.raw().items()) {
     if (signature.empty()) times.fail("", "an op signature must not be empty");
-    table.op_times_us[signature] = times.checked_number(value, signature, NumberRule::kPositive);
+    table.op_times_us[signature] = times.checked_number(value, signature, NumberRule::kQuantity);
   }
   return table;
 }

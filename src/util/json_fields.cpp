@@ -150,12 +150,23 @@ double JsonFields::checked_number(const json& value, std::string_view field, Num
       if (number < 0) fail(field, fmt::format("must be zero or positive, got {}", value.dump()));
       break;
     case NumberRule::kFraction:
-      if (number <= 0 || number > 1) {
-        fail(field, fmt::format("must be a fraction in (0, 1] (1 = the roofline), got {}",
+      if (number < 1e-6 || number > 1) {
+        fail(field, fmt::format("must be a fraction in (0, 1] (1 = the roofline), at least 1e-6, got {}",
                                 value.dump()));
       }
       break;
     case NumberRule::kFinite:
+      break;
+    case NumberRule::kQuantity:
+    case NumberRule::kQuantityOrZero:
+      if (rule == NumberRule::kQuantityOrZero && number == 0) break;
+      if (rule == NumberRule::kQuantityOrZero && number < 0) {
+        fail(field, fmt::format("must be zero or positive, got {}", value.dump()));
+      }
+      if (number <= 0) fail(field, fmt::format("must be positive, got {}", value.dump()));
+      if (number < 1e-6 || number > 1e12) {
+        fail(field, fmt::format("must be between 1e-6 and 1e12 in this field's units, got {}", value.dump()));
+      }
       break;
   }
   return number;

@@ -25,8 +25,13 @@ std::string read_input_file(const std::string& path);
 enum class NumberRule {
   kPositive,     ///< > 0
   kNonNegative,  ///< >= 0
-  kFraction,     ///< in (0, 1]
+  kFraction,     ///< in (0, 1], at least 1e-6
   kFinite,       ///< any finite number
+  /// A machine quantity in its file's units (GB/s, TFLOP/s, GiB, µs): in
+  /// [1e-6, 1e12] (tests model free links as 1e12 GB/s), so that every time
+  /// derived from it stays a sensible finite number.
+  kQuantity,
+  kQuantityOrZero,  ///< 0, or a kQuantity
 };
 
 class JsonFields {

@@ -144,6 +144,15 @@ TEST(MachineFileErrors, OneForEachKindOfMistake) {
                "topology.bus.bandwidth_GBps", "missing required field");
   expect_error([](json& d) { d["topology"]["bus"]["bandwidth_GBps"] = 0; },
                "topology.bus.bandwidth_GBps", "must be positive, got 0");
+  // Numbers whose times or byte counts would no longer be finite, sensible values.
+  expect_error([](json& d) { d["topology"]["bus"]["latency_us"] = 1.7e308; }, "topology.bus.latency_us",
+               "must be between 1e-6 and 1e12 in this field's units");
+  expect_error([](json& d) { d["device"]["memory_bandwidth_GBps"] = 1e-300; }, "device.memory_bandwidth_GBps",
+               "must be between 1e-6 and 1e12");
+  expect_error([](json& d) { d["device"]["memory_GiB"] = 1e10; }, "device.memory_GiB",
+               "is more than 2^30 GiB");
+  expect_error([](json& d) { d["device"]["efficiency"]["dense"] = 1e-300; }, "device.efficiency.dense",
+               "at least 1e-6");
   expect_error([](json& d) { d["topology"]["bus"]["latency"] = 1; }, "topology.bus.latency",
                "unknown field for a link; allowed fields are bandwidth_GBps, latency_us, comment");
   expect_error(
