@@ -18,6 +18,7 @@
 #include <memory>
 
 #include "cli/command.hpp"
+#include "cli/execution_options.hpp"
 #include "cli/network_loading.hpp"
 #include "exec/cuda/calibration.hpp"
 #include "exec/cuda_backend.hpp"
@@ -90,7 +91,10 @@ void check_options(const CalibrateOptions& options) {
                                  "models/machines/h100.json",
                                  options.out));
   }
-  if (options.machine_devices < 1) throw InputError("--machine-devices", "", "must be at least 1");
+  if (options.machine_devices < 1 || options.machine_devices > kMaxMachineDevices) {
+    throw InputError("--machine-devices", "",
+                     fmt::format("must be from 1 to {}, got {}", kMaxMachineDevices, options.machine_devices));
+  }
 }
 
 void print_measurements(const gpu::CalibrationResult& result) {
@@ -197,7 +201,9 @@ Command add_calibrate_command(CLI::App& app) {
       sub->add_option("--dtype", options->dtype, "math of the op times: fp32, tf32, bf16")->capture_default_str(),
       sub->add_option("--repeat", options->repeats, "timed repeats per measurement (medians are kept)")
           ->capture_default_str(),
-      sub->add_option("--seed", options->seed, "weights and inputs of the op timings")->capture_default_str(),
+      sub->add_option("--seed", options->seed, "weights and inputs of the op timings")
+          ->check(unsigned_integer())
+          ->capture_default_str(),
       sub->add_option("--networks", options->networks, "networks whose op shapes to time (default: the whole zoo)")
           ->delimiter(','),
       sub->add_flag("--quick", options->quick,

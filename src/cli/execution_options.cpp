@@ -25,7 +25,9 @@ void add_execution_options(CLI::App& command, ExecutionOptions& options, const s
   command.add_option("--repeat,-r", options.repeats, "timed runs (median, min, max are reported)")
       ->capture_default_str();
   command.add_option("--warmup", options.warmup, "untimed runs first")->capture_default_str();
-  command.add_option("--seed", options.seed, "fixes weights and inputs")->capture_default_str();
+  command.add_option("--seed", options.seed, "fixes weights and inputs")
+      ->check(unsigned_integer())
+      ->capture_default_str();
   command.add_option("--timeout-ms", options.timeout_ms, "fail a run that takes longer (cpu, cuda)");
   command.add_option("--inter-op-threads", options.inter_op_threads,
                      "cpu: ops running at once, across devices (0: one worker per device)")

@@ -37,6 +37,16 @@ struct ExecutionOptions {
   ExecutionOptions for_prediction_on(const std::string& machine) const;
 };
 
+/// For unsigned options: CLI11 would wrap "-1" around to 2^64 - 1.
+inline CLI::Validator unsigned_integer() {
+  return CLI::Validator(
+      [](const std::string& text) {
+        return !text.empty() && text.front() == '-' ? "must be zero or a positive integer, got " + text
+                                                    : std::string();
+      },
+      "UINT");
+}
+
 /// Registers the shared options on `command`. `default_backend` is named in
 /// the help text ("cpu", or "cuda if a GPU is present, else cpu").
 void add_execution_options(CLI::App& command, ExecutionOptions& options, const std::string& default_backend);

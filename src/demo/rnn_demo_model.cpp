@@ -1,5 +1,7 @@
 #include "demo/rnn_demo_model.hpp"
 
+#include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "ir/model_parser.hpp"
@@ -30,7 +32,15 @@ Model rnn_demo_model(const RnnDemoShape& shape) {
       {"layers",
        {{{"type", shape.cell}, {"hidden", shape.hidden}, {"layers", shape.layers},
          {"return_sequences", false}, {"name", shape.cell}}}}};
-  return parse_model_text(doc.dump(), "demo rnn");
+  try {
+    return parse_model_text(doc.dump(), "demo rnn");
+  } catch (const InputError& error) {
+    // The user gave options, not a file: name them, with the part of the network that broke.
+    throw InputError("--layers/--hidden/--steps/--batch", "",
+                     fmt::format("{} layers × {} hidden over {} steps, batch {}: {}{}{}", shape.layers, shape.hidden,
+                                 shape.steps, shape.batch, error.field(), error.field().empty() ? "" : ": ",
+                                 error.problem()));
+  }
 }
 
 RnnSweep parse_rnn_sweep(const std::string& text) {

@@ -64,6 +64,8 @@ std::string resolve_zoo_file(ZooShelf shelf, const std::string& name_or_path) {
       if (fs::is_regular_file(file, ec)) return file.string();
     }
   }
+  if (fs::is_directory(name_or_path, ec)) throw InputError(name_or_path, "", "is a folder; give a JSON file");
+  if (fs::exists(name_or_path, ec)) return name_or_path;  // a pipe, e.g. <(generate-network)
   std::string known;
   for (const auto& name : zoo_names(shelf)) known += (known.empty() ? "" : ", ") + name;
   const std::string what = shelf == ZooShelf::kNetworks ? "network" : "machine";

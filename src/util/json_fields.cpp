@@ -1,7 +1,11 @@
 #include "util/json_fields.hpp"
 
-#include <cmath>
 #include <fmt/format.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -37,8 +41,10 @@ json parse_json_text(std::string_view text, const std::string& source) {
 }
 
 std::string read_input_file(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) throw InputError(path, "", "is a folder; give a JSON file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open the file");
+  if (!in) throw InputError(path, "", std::string("cannot open the file: ") + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
@@ -119,6 +125,13 @@ int64_t JsonFields::integer(std::string_view field, std::string_view what, int64
 
 int64_t JsonFields::checked_integer(const json& value, std::string_view field, int64_t minimum,
                                     int64_t maximum) const {
+  if (value.is_number_float() && std::isfinite(value.get<double>()) && value.get<double>() == std::floor(value.get<double>())) {
+    // 1e12 is written as a float but means a whole number: say what is wrong with it.
+    if (value.get<double>() > static_cast<double>(maximum) && minimum <= 1) {
+      fail(field, fmt::format("is too large ({}; at most {})", value.dump(), maximum));
+    }
+    fail(field, fmt::format("must be written as an integer (e.g. {:.0f}), got {}", value.get<double>(), value.dump()));
+  }
   if (!value.is_number_integer()) fail(field, "must be an integer, got " + json_type_name(value));
   const int64_t number = value.is_number_unsigned() && value.get<uint64_t>() > INT64_MAX
                              ? INT64_MAX

@@ -106,6 +106,13 @@ TEST(DemoCommand, SweepGivesTheCrossoverInTextJsonAndHtml) {
   EXPECT_NE(html.find("Speedup against the fused single device"), std::string::npos);
 }
 
+TEST(DemoCommand, ATooLargeStackNamesTheOptions) {
+  const CommandResult result = run_splitscope("demo rnn --backend sim --hidden 1099511627776");
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("--layers/--hidden/--steps/--batch: 4 layers × 1099511627776 hidden"), std::string::npos)
+      << result.err;
+}
+
 TEST(DemoCommand, BadOptionsAreExitTwo) {
   const CommandResult too_many = run_splitscope("demo rnn --backend cpu --layers 4 --devices 5");
   EXPECT_EQ(too_many.exit_code, 2) << too_many.err;

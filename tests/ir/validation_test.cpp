@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "ir/model_parser.hpp"
@@ -151,6 +152,25 @@ TEST(Validation, TooManyUnrolledCells) {
   // 4 stacked layers × 300000 steps = 1.2 M cells > 2^20 ops.
   expect_error(with_layers("[300000, 2]", R"({"type": "gru", "hidden": 2, "layers": 4})"), "layers[0]",
                "past 1048576 ops");
+}
+
+TEST(Validation, AFolderIsNotANetworkFile) {
+  const std::string folder = std::filesystem::temp_directory_path().string();
+  try {
+    load_model_file(folder);
+    FAIL();
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.source(), folder);
+    EXPECT_NE(error.problem().find("is a folder"), std::string::npos) << error.what();
+  }
+}
+
+TEST(Validation, AWholeNumberWrittenAsAFloatSaysHowToWriteIt) {
+  expect_error(with_layers("[4]", R"({"type": "dense", "units": 1e3})"), "layers[0].units",
+               "must be written as an integer (e.g. 1000)");
+  expect_error(with_layers("[4]", R"({"type": "dense", "units": 1e300})"), "layers[0].units", "is too large");
+  expect_error(with_layers("[4]", R"({"type": "dense", "units": 2.5})"), "layers[0].units",
+               "must be an integer, got a fractional number");
 }
 
 }  // namespace
