@@ -42,6 +42,27 @@ TEST(ContiguousSplit, MatchesBruteForceOnRandomCosts) {
   }
 }
 
+TEST(ContiguousSplit, MatchesBruteForceWithFreeItemsAndTies) {
+  // Zero costs (flatten, activations) make plateaus where several cuts are equally good.
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    const size_t n = 1 + rng() % 10;
+    std::vector<double> costs(n);
+    for (double& c : costs) c = static_cast<double>(rng() % 3);  // 0, 1 or 2
+    for (size_t parts = 1; parts <= n; ++parts) {
+      const auto starts = balanced_contiguous_split(costs, parts);
+      for (size_t p = 1; p < parts; ++p) ASSERT_LT(starts[p - 1], starts[p]);
+      EXPECT_DOUBLE_EQ(bottleneck(costs, starts), brute_force(costs, parts));
+    }
+  }
+}
+
+TEST(ContiguousSplit, AmongEqualSplitsTheEarliestCuts) {
+  // {2} {0, 0, 2}, {2, 0} {0, 2} and {2, 0, 0} {2} all have bottleneck 2.
+  EXPECT_EQ(balanced_contiguous_split({2, 0, 0, 2}, 2), (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(balanced_contiguous_split({0, 0, 0, 0}, 3), (std::vector<size_t>{0, 1, 2}));
+}
+
 TEST(ContiguousSplit, DominantItemStandsAlone) {
   const std::vector<double> costs{1, 1, 20, 1, 1, 1};
   const auto starts = balanced_contiguous_split(costs, 3);
