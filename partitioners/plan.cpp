@@ -73,6 +73,15 @@ Shape value_shape(const Plan& plan, const Value& value) {
   return shape;
 }
 
+int64_t value_elements(const Graph& graph, const Value& value) {
+  const Shape& shape = graph.node(value.node).output_shapes.at(static_cast<size_t>(value.output));
+  return value.batch.size() * value.channels.size() * inner_count(shape);
+}
+
+int64_t value_bytes(const Graph& graph, const Value& value) {
+  return value_elements(graph, value) * static_cast<int64_t>(sizeof(float));
+}
+
 Range needed_input_channels(const Graph& graph, NodeId id, const Slice& slice, int slot) {
   const OpNode& node = graph.node(id);
   const Shape& input = node.input_shapes.at(static_cast<size_t>(slot));

@@ -154,6 +154,10 @@ std::string op_label(const Plan& plan, const PlanOp& op);
 
 /// Per-sample shape of a value's slice (axis 0 replaced by its channel count).
 Shape value_shape(const Plan& plan, const Value& value);
+/// Elements of a value's slice: batch rows × channels × the node output's inner elements.
+int64_t value_elements(const Graph& graph, const Value& value);
+/// Its float32 bytes (Value::bytes, as every plan must count them).
+int64_t value_bytes(const Graph& graph, const Value& value);
 
 /// The channels (axis 0 of the input tensor) that a compute op reads from
 /// input slot `slot`: the reduce range of a dense slice; the channels of the

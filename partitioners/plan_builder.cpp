@@ -9,7 +9,6 @@
 namespace splitscope {
 namespace {
 
-constexpr int64_t kFloat = sizeof(float);
 
 bool contains(const std::vector<int>& list, int item) {
   return std::find(list.begin(), list.end(), item) != list.end();
@@ -217,8 +216,7 @@ int PlanBuilder::add_value(int device, NodeId node, int output, int microbatch, 
   value.partial = partial;
   value.pre_activation = pre_activation;
   value.producer = producer;
-  const Shape& shape = plan_.graph->node(node).output_shapes.at(static_cast<size_t>(output));
-  value.bytes = batch.size() * channels.size() * inner_count(shape) * kFloat;
+  value.bytes = value_bytes(*plan_.graph, value);
   plan_.values.push_back(value);
   values_of_[key(node, output, microbatch)].push_back(value.id);
   return value.id;

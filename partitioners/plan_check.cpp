@@ -8,8 +8,6 @@
 namespace splitscope {
 namespace {
 
-constexpr int64_t kFloat = sizeof(float);
-
 /// A compute slice as a box in (rows, output channels, reduction) space.
 struct Box {
   Range rows;
@@ -73,9 +71,8 @@ class Checker {
       }
       if (value.device < 0 || value.device >= plan_.devices) fail("value {} is on unknown device {}", value.id, value.device);
       const Shape& shape = graph_.node(value.node).output_shapes.at(static_cast<size_t>(value.output));
-      if (value.bytes != value.batch.size() * value.channels.size() * inner_count(shape) * kFloat) {
-        fail("value {} counts {} bytes, its slice holds {}", value.id, value.bytes,
-             value.batch.size() * value.channels.size() * inner_count(shape) * kFloat);
+      if (const int64_t holds = value_bytes(graph_, value); value.bytes != holds) {
+        fail("value {} counts {} bytes, its slice holds {}", value.id, value.bytes, holds);
       }
       if (value.channels.begin < 0 || value.channels.end > shape.at(0) || value.channels.empty()) {
         fail("value {} has channels {} outside {}", value.id, value.channels.to_string(), to_string(shape));

@@ -31,8 +31,7 @@ int HandPlan::add_value(int device, NodeId node, int output, int microbatch, Ran
   value.batch = batch;
   value.channels = channels;
   value.producer = producer;
-  value.bytes = batch.size() * channels.size() *
-                inner_count(plan_.graph->node(node).output_shapes.at(static_cast<size_t>(output))) * 4;
+  value.bytes = value_bytes(*plan_.graph, value);
   plan_.values.push_back(value);
   return value.id;
 }

@@ -104,8 +104,7 @@ Plan single_op_plan(const OpSample& sample) {
     value.batch = sample.slice.batch;
     value.channels = channels;
     value.producer = producer;
-    const Shape& shape = graph.node(of).output_shapes.at(static_cast<size_t>(output));
-    value.bytes = value.batch.size() * channels.size() * inner_count(shape) * static_cast<int64_t>(sizeof(float));
+    value.bytes = value_bytes(graph, value);
     plan.values.push_back(value);
     return value.id;
   };

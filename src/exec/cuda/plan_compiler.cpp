@@ -26,10 +26,6 @@ std::vector<int64_t> device_bytes(const DeviceProgram& program) {
   return bytes;
 }
 
-int64_t value_elements(const Plan& plan, const Value& value) {
-  return value.batch.size() * element_count(value_shape(plan, value));
-}
-
 namespace {
 
 /// A value as the compiler addresses it.
@@ -70,7 +66,7 @@ class Compiler {
       BufferSpec spec;
       spec.kind = BufferKind::kValue;
       spec.device = value.device;
-      spec.elements = value_elements(plan_, value);
+      spec.elements = value_elements(*plan_.graph, value);
       spec.value = value.id;
       spec.label = fmt::format("value {} ({})", value.id, graph_.node(value.node).name);
       program_.value_buffer[static_cast<size_t>(value.id)] = add_buffer(std::move(spec));

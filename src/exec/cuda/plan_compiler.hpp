@@ -27,7 +27,4 @@ struct CompileOptions {
 /// breaks its own contract (a value without the rows or channels an op needs).
 DeviceProgram compile_plan(const Plan& plan, const CompileOptions& options);
 
-/// The element count of a value: rows · channels · inner.
-int64_t value_elements(const Plan& plan, const Value& value);
-
 }  // namespace splitscope::gpu

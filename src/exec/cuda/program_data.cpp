@@ -50,7 +50,7 @@ std::vector<float> network_input(const Plan& plan, const Value& value, uint64_t 
   const Graph& graph = *plan.graph;
   const OpNode& node = graph.node(value.node);
   SPLITSCOPE_CHECK(node.kind == OpKind::kInput, "value " + std::to_string(value.id) + " is not a network input");
-  std::vector<float> data(static_cast<size_t>(value_elements(plan, value)));
+  std::vector<float> data(static_cast<size_t>(value_elements(*plan.graph, value)));
   const Shape& input = graph.model().input;
   size_t at = 0;
   if (node.step >= 0) {
