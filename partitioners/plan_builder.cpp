@@ -9,7 +9,6 @@
 namespace splitscope {
 namespace {
 
-
 bool contains(const std::vector<int>& list, int item) {
   return std::find(list.begin(), list.end(), item) != list.end();
 }
