@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "exec/cpu/kernels/activation.hpp"
 #include "exec/cuda/program_data.hpp"
 #include "ir/params.hpp"
 
@@ -16,18 +17,6 @@ namespace splitscope::testing {
 namespace {
 
 using namespace gpu;
-
-float activate(float x, Activation activation) {
-  switch (activation) {
-    case Activation::kRelu: return x > 0 ? x : 0;
-    case Activation::kTanh: return std::tanh(x);
-    case Activation::kSigmoid: return 1.0f / (1.0f + std::exp(-x));
-    case Activation::kNone: return x;
-  }
-  return x;
-}
-
-float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
 /// Elements a [rows][width] block spans at `stride`.
 int64_t extent(int64_t rows, int64_t width, int64_t stride) { return rows == 0 ? 0 : (rows - 1) * stride + width; }
@@ -162,7 +151,7 @@ class Machine {
     float* y = at(s.y, total);
     const float* bias = s.bias.valid() ? at(s.bias, s.channels) : nullptr;
     for (int64_t e = 0; e < total; ++e) {
-      y[e] = activate(y[e] + (bias != nullptr ? bias[(e / s.inner) % s.channels] : 0.0f), s.activation);
+      y[e] = activate(s.activation, y[e] + (bias != nullptr ? bias[(e / s.inner) % s.channels] : 0.0f));
     }
   }
 
@@ -170,7 +159,7 @@ class Machine {
     const float* x = at(s.x, extent(s.rows, s.width, s.x_stride));
     float* y = at(s.y, extent(s.rows, s.width, s.y_stride));
     for (int64_t r = 0; r < s.rows; ++r) {
-      for (int64_t i = 0; i < s.width; ++i) y[r * s.y_stride + i] = activate(x[r * s.x_stride + i], s.activation);
+      for (int64_t i = 0; i < s.width; ++i) y[r * s.y_stride + i] = activate(s.activation, x[r * s.x_stride + i]);
     }
   }
 

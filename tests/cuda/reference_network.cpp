@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "exec/cpu/kernels/activation.hpp"
 #include "ir/layer_costs.hpp"
 #include "ir/lower.hpp"
 #include "ir/model_parser.hpp"
@@ -17,18 +18,6 @@ namespace splitscope::testing {
 namespace {
 
 using Tensor = std::vector<float>;  // [batch][per-sample elements]
-
-float activate(float x, Activation activation) {
-  switch (activation) {
-    case Activation::kRelu: return x > 0 ? x : 0;
-    case Activation::kTanh: return std::tanh(x);
-    case Activation::kSigmoid: return 1.0f / (1.0f + std::exp(-x));
-    case Activation::kNone: return x;
-  }
-  return x;
-}
-
-float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
 /// Element `index` of weight tensor `tensor` of a node.
 class Weights {
@@ -97,7 +86,7 @@ class Evaluator {
           for (int64_t u = 0; u < layer.units; ++u) {
             double sum = layer.bias ? weights(kBias, u) : 0.0;
             for (int64_t i = 0; i < in; ++i) sum += double(x[static_cast<size_t>(b * in + i)]) * weights(kWeight, i * layer.units + u);
-            out[static_cast<size_t>(b * layer.units + u)] = activate(static_cast<float>(sum), layer.activation);
+            out[static_cast<size_t>(b * layer.units + u)] = activate(layer.activation, static_cast<float>(sum));
           }
         }
         break;
@@ -127,7 +116,7 @@ class Evaluator {
                   }
                 }
                 out[static_cast<size_t>(((b * l.filters + f) * oh + y) * ow + z)] =
-                    activate(static_cast<float>(sum), l.activation);
+                    activate(l.activation, static_cast<float>(sum));
               }
             }
           }
@@ -168,7 +157,7 @@ class Evaluator {
                                : node.kind == OpKind::kTanh ? Activation::kTanh
                                                             : Activation::kSigmoid;
         const Tensor& x = input(id, 0);
-        for (size_t i = 0; i < out.size(); ++i) out[i] = activate(x[i], act);
+        for (size_t i = 0; i < out.size(); ++i) out[i] = activate(act, x[i]);
         break;
       }
       case OpKind::kFlatten:
