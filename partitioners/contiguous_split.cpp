@@ -1,7 +1,8 @@
 #include "partitioners/contiguous_split.hpp"
 
 #include <algorithm>
-#include <limits>
+#include <bit>
+#include <cstdint>
 
 #include "util/check.hpp"
 
@@ -26,25 +27,35 @@ std::vector<size_t> balanced_contiguous_split(const std::vector<double>& costs, 
     return low;
   };
 
-  // best[i]: smallest bottleneck of the first i items in k parts, one row per k.
-  // The last part of the best split of i items starts at some j: best_k-1[j] grows
-  // with j and sum(j, i) shrinks, so the optimum sits where they cross, found by
-  // binary search: O(parts · n · log n) time, O(n) memory.
-  constexpr double kInfinity = std::numeric_limits<double>::infinity();
-  std::vector<double> previous(n + 1, kInfinity);
-  std::vector<double> current(n + 1, kInfinity);
-  previous[0] = 0.0;
-  for (size_t k = 1; k <= parts; ++k) {
-    std::fill(current.begin(), current.end(), kInfinity);
-    for (size_t i = k; i <= n - (parts - k); ++i) {
-      const size_t cross = first(k - 1, i, [&](size_t j) { return previous[j] >= sum(j, i); });
-      for (size_t j : {cross, cross - 1}) {
-        if (j >= k - 1 && j < i) current[i] = std::min(current[i], std::max(previous[j], sum(j, i)));
-      }
+  // The smallest bottleneck is the smallest B for which the greedy split (each
+  // part as long as B allows) needs at most `parts` parts; with costs >= 0,
+  // splitting further never raises a part, so that is also the best split into
+  // exactly `parts` non-empty parts. Feasibility changes only at the sums
+  // sum(j, i) themselves, and the greedy compares those very sums with B, so
+  // bisecting over the doubles themselves (their bit patterns are ordered
+  // like their values when >= 0) ends exactly on the optimum.
+  // O(64 · parts · log n) time: independent of n·parts, which made 10,000
+  // devices over 200,000 layers take a minute with the dynamic programme.
+  const auto fits = [&](double limit) {
+    size_t start = 0;
+    for (size_t part = 0; part < parts && start < n; ++part) {
+      start = first(start + 1, n + 1, [&](size_t end) { return sum(start, end) > limit; }) - 1;
+      if (start < n && sum(start, start + 1) > limit) return false;  // one item alone is past the limit
     }
-    std::swap(previous, current);
+    return start == n;
+  };
+  const auto bits = [](double value) { return std::bit_cast<uint64_t>(value); };
+  uint64_t low = bits(0.0);
+  uint64_t high = bits(sum(0, n));  // one part takes everything: always feasible
+  while (low < high) {
+    const uint64_t middle = low + (high - low) / 2;
+    if (fits(std::bit_cast<double>(middle))) {
+      high = middle;
+    } else {
+      low = middle + 1;
+    }
   }
-  const double best = previous[n];
+  const double best = std::bit_cast<double>(low);
 
   // The cuts, from the back: each part starts as early as the bottleneck allows,
   // which gives the earliest cuts among the equally good splits.

@@ -10,8 +10,8 @@
 namespace splitscope {
 
 /// First index of each of `parts` parts of `costs`, minimising the largest
-/// part's sum (dynamic programming whose inner minimum is a binary search,
-/// O(parts · n · log n)). Among equally good splits, the one with the
+/// part's sum (bisection on the bottleneck with a greedy test,
+/// O(64 · parts · log n)). Costs must be finite and >= 0. Among equally good splits, the one with the
 /// earliest cuts. Requires 1 <= parts <= costs.size().
 std::vector<size_t> balanced_contiguous_split(const std::vector<double>& costs, size_t parts);
 

@@ -3,6 +3,11 @@
 // each device runs micro-batch 0, then 1, ... so stage s starts micro-batch m
 // as soon as stage s-1 hands it over. Ideal bubble: (N-1)/(M+N-1).
 
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "ir/model_limits.hpp"
 #include "partitioners/plan_builder.hpp"
 #include "partitioners/stage_units.hpp"
 #include "partitioners/strategies.hpp"
@@ -25,6 +30,15 @@ class PipelinePartitioner : public Partitioner {
       throw InputError("--microbatches", "",
                        "must be between 1 and the batch (" + std::to_string(graph->batch()) + "), got " +
                            std::to_string(options.microbatches));
+    }
+    // M copies of every op: held to the network's own op limit (ir/model_limits.hpp) before any is made.
+    const int64_t ops = static_cast<int64_t>(graph->num_nodes());
+    if (ops > kMaxGraphOps / options.microbatches) {
+      throw InputError("--microbatches", "",
+                       fmt::format("{} micro-batches of the {} ops of {} make more than {} ops, more than a run can "
+                                   "schedule; use at most {}",
+                                   options.microbatches, ops, graph->name(), kMaxGraphOps,
+                                   std::max<int64_t>(1, kMaxGraphOps / ops)));
     }
     const auto device_of = assign_stages(*graph, options.devices, cost_function(options), "pipeline");
     const auto rows = split_evenly(graph->batch(), options.microbatches);

@@ -40,11 +40,12 @@ std::vector<DeviceMemory> compute_memory(const Plan& plan) {
 
   std::vector<int64_t> live(static_cast<size_t>(plan.devices), 0);
   std::vector<int64_t> received(static_cast<size_t>(plan.devices), 0);
+  auto note_peak = [&](size_t d) {
+    memory[d].activations_peak = std::max(memory[d].activations_peak, live[d]);
+    memory[d].transfer_buffers = std::max(memory[d].transfer_buffers, received[d]);
+  };
   auto note_peaks = [&]() {
-    for (size_t d = 0; d < live.size(); ++d) {
-      memory[d].activations_peak = std::max(memory[d].activations_peak, live[d]);
-      memory[d].transfer_buffers = std::max(memory[d].transfer_buffers, received[d]);
-    }
+    for (size_t d = 0; d < live.size(); ++d) note_peak(d);
   };
   for (int input : plan.inputs) live[static_cast<size_t>(plan.value(input).device)] += plan.value(input).bytes;
   note_peaks();
@@ -64,7 +65,9 @@ std::vector<DeviceMemory> compute_memory(const Plan& plan) {
       live[static_cast<size_t>(value.device)] += value.bytes;
       if (moved_in) received[static_cast<size_t>(value.device)] += value.bytes;
     }
-    note_peaks();
+    // Only the devices this op wrote to can have a new peak: noting every
+    // device after every op made plans over 10,000 devices take a minute.
+    for (int output : op.outputs) note_peak(static_cast<size_t>(plan.value(output).device));
     for (int id : freed_after[static_cast<size_t>(op.id)]) {
       const Value& value = plan.value(id);
       live[static_cast<size_t>(value.device)] -= value.bytes;
