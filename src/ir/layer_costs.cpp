@@ -54,14 +54,13 @@ int64_t layer_params(const Layer& layer) {
     }
     case LayerKind::kLstm:
     case LayerKind::kGru: {
+      // In closed form: the first layer reads the input, the other stacked-1 the
+      // hidden state below. A loop over `stacked` would run 2^40 times on a bad file.
       const int64_t gates = gate_count(layer.kind);
       const int64_t hidden = layer.hidden;
-      int64_t total = 0;
-      for (int64_t l = 0; l < layer.stacked; ++l) {
-        const int64_t input = l == 0 ? layer.input_shape.at(1) : hidden;
-        total = sum(total, sum(product({gates, hidden, sum(input, hidden)}), layer.bias ? gates * hidden : 0));
-      }
-      return total;
+      const int64_t bias = layer.bias ? product({gates, hidden}) : 0;
+      const auto cell = [&](int64_t input) { return sum(product({gates, hidden, sum(input, hidden)}), bias); };
+      return sum(cell(layer.input_shape.at(1)), product({layer.stacked - 1, cell(hidden)}));
     }
     default:
       return 0;
@@ -78,13 +77,12 @@ int64_t layer_flops(const Layer& layer, int64_t batch) {
                           batch);
     case LayerKind::kLstm:
     case LayerKind::kGru: {
+      // Closed form, as for the parameters: first layer, then stacked-1 alike.
       const int64_t steps = layer.input_shape.at(0);
-      int64_t total = 0;
-      for (int64_t l = 0; l < layer.stacked; ++l) {
-        const int64_t input = l == 0 ? layer.input_shape.at(1) : layer.hidden;
-        total = sum(total, product({steps, recurrent_cell_flops(layer.kind, input, layer.hidden, batch)}));
-      }
-      return total;
+      const int64_t input = layer.input_shape.at(1);
+      const int64_t first = product({steps, recurrent_cell_flops(layer.kind, input, layer.hidden, batch)});
+      const int64_t other = product({steps, recurrent_cell_flops(layer.kind, layer.hidden, layer.hidden, batch)});
+      return sum(first, product({layer.stacked - 1, other}));
     }
     default:
       return 0;

@@ -245,6 +245,9 @@ Model parse_document(const json& doc, const std::string& source) {
   top.allow_only({"name", "batch", "input", "layers", "description", "comment"}, "a network");
   Model model;
   model.source = source;
+  // Free text, but text: as in machine files (a 100k-deep array is no comment).
+  top.optional_string("comment", "");
+  top.optional_string("description", "");
   model.name = top.optional_string("name", std::filesystem::path(source).stem().string());
   if (model.name.empty()) top.fail("name", "must not be empty");
   model.batch = top.required_positive("batch", "samples in one run");
@@ -270,6 +273,7 @@ Model parse_document(const json& doc, const std::string& source) {
       reader.fail("type", "unknown layer type '" + type.get<std::string>() + "'; known types are " +
                               kind_list());
     }
+    reader.optional_string("comment", "");
     Layer layer = parse_layer(reader, *kind, shape);
     layer.name = reader.optional_string("name", std::string(to_string(*kind)) + std::to_string(i));
     if (layer.name.empty()) reader.fail("name", "must not be empty");

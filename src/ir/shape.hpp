@@ -13,7 +13,8 @@ namespace splitscope {
 
 using Shape = std::vector<int64_t>;
 
-/// Number of elements in one sample of this shape (1 for an empty shape).
+/// Number of elements in one sample of this shape (1 for an empty shape),
+/// saturating at INT64_MAX rather than wrapping.
 int64_t element_count(const Shape& shape);
 
 /// Elements per unit of axis 0 (the product of the remaining axes).
