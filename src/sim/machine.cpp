@@ -1,6 +1,7 @@
 #include "sim/machine.hpp"
 
 #include <cmath>
+#include <cstdint>
 
 #include "util/check.hpp"
 
@@ -23,7 +24,11 @@ double DeviceSpec::matrix_flops_per_second() const {
 
 double DeviceSpec::memory_bytes_per_second() const { return memory_bandwidth_gbps * 1e9; }
 
-int64_t DeviceSpec::memory_bytes() const { return std::llround(memory_gib * kBytesPerGib); }
+int64_t DeviceSpec::memory_bytes() const {
+  // Saturate rather than wrap to a negative size (machine files keep it far below; this is the backstop).
+  const double bytes = memory_gib * kBytesPerGib;
+  return bytes >= 0x1p63 ? INT64_MAX : std::llround(bytes);
+}
 
 double DeviceSpec::launch_overhead_seconds() const { return launch_overhead_us * 1e-6; }
 

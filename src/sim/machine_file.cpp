@@ -9,6 +9,7 @@
 #include "ir/zoo.hpp"
 #include "util/json_fields.hpp"
 #include "util/errors.hpp"
+#include "util/json_dump.hpp"
 
 namespace splitscope {
 namespace {
@@ -39,6 +40,7 @@ std::string efficiency_keys() {
 LinkSpec parse_link(const JsonFields& topology, std::string_view field, std::string_view what) {
   const JsonFields link = topology.object(field, what);
   link.allow_only({"bandwidth_GBps", "latency_us", "comment"}, "a link");
+  link.optional_string("comment", "");  // free text, but text
   LinkSpec spec;
   spec.bandwidth_gbps =
       link.number("bandwidth_GBps", "GB/s in each direction", NumberRule::kQuantity);
@@ -50,6 +52,7 @@ DeviceSpec parse_device(const JsonFields& device) {
   device.allow_only({"name", "peak_tflops", "matrix_math", "memory_bandwidth_GBps", "memory_GiB",
                      "launch_overhead_us", "efficiency", "comment"},
                     "a device");
+  device.optional_string("comment", "");  // free text, but text
   DeviceSpec spec;
   spec.name = device.string("name", "the device's model name");
 
@@ -104,10 +107,12 @@ TopologySpec parse_topology(const JsonFields& topology, int devices) {
   if (kind == to_string(TopologyKind::kSwitch)) {
     spec.kind = TopologyKind::kSwitch;
     topology.allow_only({"kind", "link", "comment"}, "a switch topology");
+    topology.optional_string("comment", "");  // free text, but text
     spec.link = parse_link(topology, "link", "each device's port into the switch");
   } else if (kind == to_string(TopologyKind::kHostStaged)) {
     spec.kind = TopologyKind::kHostStaged;
     topology.allow_only({"kind", "bus", "devices_per_bus", "comment"}, "a host-staged topology");
+    topology.optional_string("comment", "");  // free text, but text
     spec.bus = parse_link(topology, "bus", "the bus a group of devices shares to the host");
     spec.devices_per_bus = topology.has("devices_per_bus")
                                ? divisor(topology, "devices_per_bus", "", devices, "devices")
@@ -116,6 +121,7 @@ TopologySpec parse_topology(const JsonFields& topology, int devices) {
     spec.kind = TopologyKind::kMultiNode;
     topology.allow_only({"kind", "link", "nic", "devices_per_node", "nics_per_node", "comment"},
                         "a multi-node topology");
+    topology.optional_string("comment", "");  // free text, but text
     spec.link = parse_link(topology, "link", "each device's port into its node's switch");
     spec.nic = parse_link(topology, "nic", "a NIC into the network between nodes");
     spec.devices_per_node =
@@ -162,6 +168,14 @@ Machine parse_document(const json& doc, const std::string& source) {
       static_cast<int>(top.integer("devices", "how many devices", 1, kMaxMachineDevices));
   machine.pooled = top.optional_bool("pooled", false);
   machine.device = parse_device(top.object("device", "what every device is"));
+  // A pooled machine gives one device of a smaller plan every share
+  // (machine_for_plan): its memory times the devices must still count in 64 bits.
+  if (machine.pooled && machine.device.memory_gib * machine.devices > 1 << 30) {
+    throw InputError(source, "device.memory_GiB",
+                     fmt::format("{} GiB × {} pooled devices is more than 2^30 GiB, which a plan on one device "
+                                 "would get; give less memory per device",
+                                 machine.device.memory_gib, machine.devices));
+  }
   machine.topology = parse_topology(top.object("topology", "how the devices are joined"), machine.devices);
   if (top.has("calibration")) {
     machine.calibration = parse_calibration(top.object("calibration", "measured op times"));
@@ -240,7 +254,7 @@ std::string machine_to_json(const Machine& machine) {
     for (const auto& [signature, us] : table.op_times_us) calibration["op_times_us"][signature] = us;
     doc["calibration"] = calibration;
   }
-  return doc.dump(2) + "\n";
+  return dump_json(doc, 2) + "\n";
 }
 
 void check_machine(const Machine& machine) {
