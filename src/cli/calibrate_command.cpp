@@ -27,7 +27,7 @@
 #include "sim/calibrated_machine.hpp"
 #include "sim/calibration_result_file.hpp"
 #include "sim/machine_file.hpp"
-#include "util/atomic_file.hpp"
+#include "util/output_batch.hpp"
 #include "util/errors.hpp"
 #include "util/output_files.hpp"
 
@@ -85,6 +85,11 @@ gpu::CalibrationResult measure(const CalibrateOptions& options) {
 /// never costs a calibration run.
 void check_options(const CalibrateOptions& options) {
   parse_dtype(options.dtype);
+  // Before the GPU is looked for: a bad number is exit 2 on any machine, not "no GPU" (exit 3).
+  if (options.repeats < 1) throw InputError("--repeat", "", fmt::format("must be at least 1, got {}", options.repeats));
+  if (options.device < 0) {
+    throw InputError("--device", "", fmt::format("must be a GPU index, 0 or more, got {}", options.device));
+  }
   if (std::filesystem::path(options.out).extension() != ".json") {
     throw InputError("--out", "",
                      fmt::format("'{}' must be a .json file (machine files are JSON), e.g. "
@@ -162,12 +167,15 @@ int calibrate_command(const CalibrateOptions& options) {
     machines.push_back(machine_from_calibration(result, machine));
   }
 
+  // All files or none: a machine file without its raw calibration cites a file that is not there.
+  OutputBatch written;
+  if (measured) written.add(outputs.front().option, raw_path, gpu::calibration_to_json(result));
+  for (size_t i = 0; i < files.size(); ++i) written.add("--out", files[i].path, machine_to_json(machines[i]));
+  written.publish();
   if (measured) {
-    write_file_atomically(raw_path, gpu::calibration_to_json(result));
     print_measurements(result);
     std::cout << fmt::format("wrote {} (the raw calibration)\n", raw_path);
   }
-  for (size_t i = 0; i < files.size(); ++i) write_file_atomically(files[i].path, machine_to_json(machines[i]));
   for (size_t i = 0; i < files.size(); ++i) print_machine(files[i], machines[i]);
   if (options.machine_devices > 1) {
     std::cout << fmt::format(

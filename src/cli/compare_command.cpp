@@ -16,6 +16,7 @@
 #include "report/progress.hpp"
 #include "report/reporter.hpp"
 #include "util/errors.hpp"
+#include "util/output_batch.hpp"
 #include "util/output_files.hpp"
 
 namespace splitscope::cli {
@@ -44,14 +45,14 @@ std::vector<std::string> chosen_strategies(const CompareOptions& options, const 
     }
     if (chosen.size() == 1 && options.devices > 1) {
       // Only `single` would run: a comparison of nothing. Say how far the splits go.
-      int most = options.devices - 1;
-      const auto any_split_applies = [&](int devices) {
-        for (const auto& name : strategy_names()) {
-          if (name != "single" && make_partitioner(name)->applies(graph, devices)) return true;
-        }
-        return false;
-      };
-      while (most > 1 && !any_split_applies(most)) --most;
+      // The largest count any split takes, read off each strategy's maximum
+      // (not found by counting down from --devices, which may be 2^31 - 1).
+      int most = 1;
+      for (const auto& name : strategy_names()) {
+        const auto partitioner = make_partitioner(name);
+        if (name == "single" || !partitioner->applies(graph, 2)) continue;
+        most = std::max(most, std::min(partitioner->max_devices(graph), options.devices - 1));
+      }
       throw InputError("--devices", "",
                        fmt::format("no strategy can split {} over {} devices (at most {}); give fewer",
                                    graph.model().name, options.devices, most));
@@ -105,11 +106,20 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
       predict_on == "none" ? nullptr : make_executor(execution.for_prediction_on(predict_on), "sim", options.devices);
   check_output_files({{"--report", options.outputs.report}, {"--trace", options.outputs.trace},
                       {"--html", options.outputs.html}},
-                     {options.model, execution.machine, predict_on});
-  auto reporters = make_reporters(ReportKind::kCompare, std::cout, options.outputs);
+                     {input_file(ZooShelf::kNetworks, options.model),
+                      input_file(ZooShelf::kMachines, execution.machine),
+                      predict_on == "none" ? "" : input_file(ZooShelf::kMachines, predict_on)});
+  OutputBatch files;
+  auto reporters = make_reporters(ReportKind::kCompare, std::cout, options.outputs, files);
   const auto graph = load_network(options.model, execution.batch);
   const auto strategies = chosen_strategies(options, *graph);
   const int microbatches = options.microbatches.value_or(default_microbatches(*graph, options.devices));
+  if (options.microbatches && std::find(strategies.begin(), strategies.end(), "pipeline") == strategies.end()) {
+    // As `plan` and `run` refuse it: the number would be silently ignored.
+    throw InputError("--microbatches", "",
+                     "applies to the pipeline strategy only, which this comparison does not run; drop "
+                     "--microbatches or add pipeline to --strategies");
+  }
 
   std::vector<std::shared_ptr<const Plan>> plans;
   for (const auto& strategy : strategies) {
@@ -140,6 +150,7 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
 
   const Comparison comparison = std::move(builder).build();
   for (auto& reporter : reporters) reporter->report(comparison);
+  files.publish();
   return 0;
 }
 

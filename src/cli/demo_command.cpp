@@ -16,7 +16,9 @@
 
 #include "cli/command.hpp"
 #include "cli/execution_options.hpp"
+#include "cli/network_loading.hpp"
 #include "demo/demo_report.hpp"
+#include "exec/cpu/cpu_executor.hpp"
 #include "demo/rnn_demo.hpp"
 #include "demo/rnn_sweep.hpp"
 #include "exec/cuda_backend.hpp"
@@ -25,7 +27,8 @@
 #include "report/reporter.hpp"
 #include "sim/machine_cost_function.hpp"
 #include "sim/machine_file.hpp"
-#include "util/atomic_file.hpp"
+#include "util/json_dump.hpp"
+#include "util/output_batch.hpp"
 #include "util/errors.hpp"
 #include "util/output_files.hpp"
 
@@ -60,7 +63,7 @@ struct DemoOptions {
   std::optional<int64_t> steps;
   std::optional<int> devices;
   std::optional<int> microbatches;
-  std::string sweep;
+  std::optional<std::string> sweep;  ///< given, even as "": a sweep (an empty one is an error)
   ExecutionOptions execution;  ///< --batch is the shared option
   ReportOutputs outputs;
 };
@@ -87,15 +90,11 @@ RnnDemoSettings settings_from(const DemoOptions& options, const std::string& bac
 }
 
 /// The most devices any run of the demo (or of each point of its sweep) splits over.
-int devices_needed(const RnnDemoSettings& settings, const std::string& sweep_text) {
-  if (sweep_text.empty()) return resolve_settings(settings).devices;
-  const RnnSweep sweep = parse_rnn_sweep(sweep_text);
+int devices_needed(const RnnDemoSettings& settings, const std::optional<std::string>& sweep_text) {
+  if (!sweep_text) return resolve_settings(settings).devices;
+  const RnnSweep sweep = parse_rnn_sweep(*sweep_text);
   int most = 1;
-  for (int64_t value : sweep.values) {
-    RnnDemoSettings point = settings;
-    point.shape = with_swept(settings.shape, sweep.name, value);
-    most = std::max(most, resolve_settings(point).devices);
-  }
+  for (int64_t value : sweep.values) most = std::max(most, resolve_sweep_point(settings, sweep, value).devices);
   return most;
 }
 
@@ -105,6 +104,7 @@ DemoBackend demo_backend(const ExecutionOptions& execution, const std::string& n
   backend.executor = [execution, name](int devices) { return make_executor(execution, name, devices); };
   if (name == "cpu") {
     backend.fused = [](int) { return make_cpu_fused_baseline(); };
+    backend.admit = [](const Plan& plan) { check_fits_in_host_memory(plan); };
   } else if (name == "cuda") {
     const std::string dtype = execution.dtype;
     const bool carve = execution.virtual_devices;
@@ -178,7 +178,7 @@ int demo_rnn(const DemoOptions& options, const std::vector<std::string>& command
   if (backend_name == "sim" && execution.machine.empty()) execution.machine = kDefaultMachine;
   check_output_files({{"--report", options.outputs.report}, {"--html", options.outputs.html},
                       {"--trace", options.outputs.trace}},
-                     {execution.machine});
+                     {input_file(ZooShelf::kMachines, execution.machine)});
 
   const RnnDemoSettings settings = settings_from(options, backend_name);
   if (defaulted && backend_name == "cuda" && !execution.virtual_devices) {
@@ -194,37 +194,37 @@ int demo_rnn(const DemoOptions& options, const std::vector<std::string>& command
   Progress progress = stderr_progress(execution.quiet);
   const ReportContext context = make_report_context(command_line);
 
-  if (!options.sweep.empty()) {
+  if (options.sweep) {
     if (!options.outputs.trace.empty()) {
       throw InputError("--trace", "", "a sweep runs many shapes; trace one shape by leaving out --sweep");
     }
-    const RnnSweep sweep = parse_rnn_sweep(options.sweep);
+    const RnnSweep sweep = parse_rnn_sweep(*options.sweep);
     const SweepResult result = run_rnn_sweep(settings, sweep, demo_backend(execution, backend_name), run, progress);
     std::cout << run_header(settings.shape, result.info, run.repeats, sweep.name);
     std::cout << fmt::format("sweep over {}; against the fused single device: {} ({}).\n\n", sweep.name,
                              result.fused_implementation, result.fused_method);
     std::cout << sweep_table_text(result) << std::flush;
-    if (!options.outputs.report.empty()) {
-      write_file_atomically(options.outputs.report, sweep_json(result, context).dump(2) + "\n");
-    }
-    if (!options.outputs.html.empty()) write_file_atomically(options.outputs.html, sweep_html(result, context));
+    OutputBatch files;
+    files.add("--report", options.outputs.report, dump_json(sweep_json(result, context), 2) + "\n");
+    if (!options.outputs.html.empty()) files.add("--html", options.outputs.html, sweep_html(result, context));
+    files.publish();
     return 0;
   }
 
   resolve_settings(settings);  // a bad --devices or shape fails before any backend is sought
   const RnnDemoResult result = run_rnn_demo(settings, demo_backend(execution, backend_name), run, context, progress);
   print_demo(result, run.repeats, std::cout);
-  if (!options.outputs.report.empty()) {
-    write_file_atomically(options.outputs.report, demo_json(result, context).dump(2) + "\n");
-  }
-  if (!options.outputs.html.empty()) write_file_atomically(options.outputs.html, demo_html(result, context));
+  OutputBatch files;
+  files.add("--report", options.outputs.report, dump_json(demo_json(result, context), 2) + "\n");
+  if (!options.outputs.html.empty()) files.add("--html", options.outputs.html, demo_html(result, context));
   if (!options.outputs.trace.empty()) {
     std::vector<const RunReport*> timed;
     for (const RunReport* report : result.comparison.all_runs()) {
       if (report->summary.timed()) timed.push_back(report);
     }
-    write_file_atomically(options.outputs.trace, chrome_trace_json(timed).dump() + "\n");
+    files.add("--trace", options.outputs.trace, dump_json(chrome_trace_json(timed)) + "\n");
   }
+  files.publish();
   return 0;
 }
 

@@ -1,5 +1,7 @@
 #include "cli/execution_options.hpp"
 
+#include <fmt/format.h>
+
 #include "exec/cpu/cpu_executor.hpp"
 #include "exec/cuda_backend.hpp"
 #include "sim/machine_cost_function.hpp"
@@ -110,6 +112,19 @@ PartitionOptions partition_options(const ExecutionOptions& options, const std::s
 RunOptions run_options(const ExecutionOptions& options) {
   if (options.repeats < 1) throw InputError("--repeat", "", "must be at least 1");
   if (options.warmup < 0) throw InputError("--warmup", "", "must not be negative");
+  // Checked here for every backend, not only where the cpu backend reads them:
+  // a script's mistake should not pass on sim and fail on cpu.
+  if (options.inter_op_threads < 0) {
+    throw InputError("--inter-op-threads", "",
+                     fmt::format("{} is negative; give a count of threads, or 0 for one per device",
+                                 options.inter_op_threads));
+  }
+  if (options.intra_op_threads < 0) {
+    throw InputError("--intra-op-threads", "",
+                     fmt::format("{} is negative; give a count of threads, or 0 for hardware threads / inter-op "
+                                 "threads",
+                                 options.intra_op_threads));
+  }
   RunOptions run;
   run.repeats = options.repeats;
   run.warmup = options.warmup;

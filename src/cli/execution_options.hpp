@@ -6,9 +6,12 @@
 /// subcommand and turns them into an Executor and RunOptions here.
 
 #include <CLI/CLI.hpp>
+#include <charconv>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <system_error>
 
 #include "exec/executor.hpp"
 #include "partitioners/partitioner.hpp"
@@ -37,12 +40,21 @@ struct ExecutionOptions {
   ExecutionOptions for_prediction_on(const std::string& machine) const;
 };
 
-/// For unsigned options: CLI11 would wrap "-1" around to 2^64 - 1.
+/// For unsigned 64-bit options: CLI11 would wrap "-1" around to 2^64 - 1,
+/// and read 2^64 as 2^64 - 1.
 inline CLI::Validator unsigned_integer() {
   return CLI::Validator(
       [](const std::string& text) {
-        return !text.empty() && text.front() == '-' ? "must be zero or a positive integer, got " + text
-                                                    : std::string();
+        if (!text.empty() && text.front() == '-') return "must be zero or a positive integer, got " + text;
+        uint64_t value = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error == std::errc::result_out_of_range) {
+          return "is too large (at most 18446744073709551615), got " + text;
+        }
+        if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
+          return "must be zero or a positive integer, got " + text;
+        }
+        return std::string();
       },
       "UINT");
 }

@@ -10,6 +10,8 @@
 #include "cli/network_loading.hpp"
 #include "ir/layer_costs.hpp"
 #include "report/text_table.hpp"
+#include "util/json_dump.hpp"
+#include "util/strings.hpp"
 
 namespace splitscope::cli {
 namespace {
@@ -56,7 +58,8 @@ std::string inspect_text(const Graph& graph) {
                  si_count(double(graph.total_flops()))});
   return fmt::format("{} ({}), batch {}, input {}\n\n{}\n{} graph ops, {} edges; {} of weights; FLOPs are "
                      "forward, for the whole batch.\n",
-                     model.name, model.source, model.batch, to_string(model.input), table.render(),
+                     printable(model.name), printable(model.source), model.batch, to_string(model.input),
+                     table.render(),
                      graph.num_nodes(), graph.num_edges(),
                      binary_bytes(double(graph.total_params()) * sizeof(float)));
 }
@@ -71,7 +74,7 @@ Command add_inspect_command(CLI::App& app) {
   return {sub, [options](const std::vector<std::string>&) {
             const auto graph = load_network(options->model);
             if (options->json) {
-              std::cout << inspect_json(*graph).dump(2) << "\n";
+              std::cout << dump_json(inspect_json(*graph), 2) << "\n";
             } else {
               std::cout << inspect_text(*graph);
             }

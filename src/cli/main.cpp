@@ -4,12 +4,14 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <iostream>
 #include <new>
+#include <string>
 #include <vector>
 
 #include "cli/command.hpp"
@@ -18,6 +20,19 @@
 #include "util/errors.hpp"
 
 namespace {
+
+/// The command argv names, or "" where it names none. The top level has no
+/// option that takes a value, so the first word that is not an option is the
+/// command: checked before CLI11 parses, which would otherwise answer
+/// `splitscope validate --help` with the top-level help and exit 0.
+std::string named_command(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--") return i + 1 < argc ? argv[i + 1] : "";
+    if (!word.empty() && word.front() != '-') return word;
+  }
+  return "";
+}
 
 int run_main(int argc, char** argv) {
   using namespace splitscope;
@@ -34,6 +49,18 @@ int run_main(int argc, char** argv) {
       cli::add_inspect_command(app), cli::add_plan_command(app),      cli::add_run_command(app),
       cli::add_compare_command(app), cli::add_calibrate_command(app), cli::add_demo_command(app),
   };
+
+  if (const std::string name = named_command(argc, argv); !name.empty()) {
+    const bool known = std::any_of(commands.begin(), commands.end(),
+                                   [&](const cli::Command& command) { return command.app->get_name() == name; });
+    if (!known) {
+      std::string names;
+      for (const auto& command : commands) names += (names.empty() ? "" : ", ") + command.app->get_name();
+      fmt::print(stderr, "error: unknown command '{}'; the commands are {} (run 'splitscope --help')\n", name,
+                 names);
+      return kExitBadInput;
+    }
+  }
 
   try {
     app.parse(argc, argv);

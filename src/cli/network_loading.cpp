@@ -20,4 +20,13 @@ std::shared_ptr<const Graph> load_network(const std::string& name_or_path,
   return std::make_shared<const Graph>(lower(model));
 }
 
+std::string input_file(ZooShelf shelf, const std::string& name_or_path) {
+  if (name_or_path.empty()) return "";
+  try {
+    return resolve_zoo_file(shelf, name_or_path);
+  } catch (const InputError&) {
+    return "";
+  }
+}
+
 }  // namespace splitscope::cli

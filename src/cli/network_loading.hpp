@@ -7,11 +7,18 @@
 #include <string>
 
 #include "ir/graph.hpp"
+#include "ir/zoo.hpp"
 
 namespace splitscope::cli {
 
 /// Resolves, parses, validates and lowers a network; `batch` overrides the file's.
 std::shared_ptr<const Graph> load_network(const std::string& name_or_path,
                                           std::optional<int64_t> batch = std::nullopt);
+
+/// The file a MODEL or MACHINE argument reads (a zoo name resolved to its
+/// file), for check_output_files: `--report models/networks/mlp-small.json`
+/// must be refused when the network was named `mlp-small`. "" when there is
+/// no such file: loading it fails later with the zoo's own message.
+std::string input_file(ZooShelf shelf, const std::string& name_or_path);
 
 }  // namespace splitscope::cli

@@ -1,4 +1,4 @@
-// `splitscope plan MODEL --strategy S --devices N [--microbatches M] [--json]`:
+// `splitscope plan MODEL --strategy S --devices N [--microbatches M] [--batch B] [--json]`:
 // what runs where, what crosses devices, and the memory each device needs.
 
 #include <fmt/format.h>
@@ -8,21 +8,25 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/command.hpp"
 #include "cli/network_loading.hpp"
 #include "partitioners/plan_check.hpp"
 #include "partitioners/partitioner.hpp"
 #include "report/text_table.hpp"
+#include "util/json_dump.hpp"
+#include "util/strings.hpp"
 
 namespace splitscope::cli {
 namespace {
 
 struct PlanOptions {
   std::string model;
-  std::string strategy = "horizontal";
-  int devices = 2;
+  std::string strategy;
+  int devices = 1;
   int microbatches = 1;
+  std::optional<int64_t> batch;
   bool json = false;
 };
 
@@ -134,10 +138,11 @@ std::string plan_text(const Plan& plan) {
                      binary_bytes(double(memory.activations_peak)), binary_bytes(double(memory.transfer_buffers)),
                      binary_bytes(double(memory.peak))});
   }
-  std::string text = fmt::format("{} on {} device(s), strategy {}", plan.graph->name(), plan.devices, plan.strategy);
+  std::string text =
+      fmt::format("{} on {} device(s), strategy {}", printable(plan.graph->name()), plan.devices, plan.strategy);
   if (plan.microbatches > 1) text += fmt::format(", {} micro-batches", plan.microbatches);
   text += "\n\n" + devices.render() + "\n";
-  for (int d = 0; d < plan.devices; ++d) text += fmt::format("device {} runs: {}\n", d, op_summary(plan, d));
+  for (int d = 0; d < plan.devices; ++d) text += fmt::format("device {} runs: {}\n", d, printable(op_summary(plan, d)));
   text += "\n" + movement_table(plan);
   text += fmt::format("\ncrossing devices: {} in {} transfer(s) and {} collective(s)\n",
                       binary_bytes(double(totals.transfer_bytes + totals.collective_bytes)), totals.transfer_count,
@@ -155,21 +160,23 @@ Command add_plan_command(CLI::App& app) {
   auto options = std::make_shared<PlanOptions>();
   CLI::App* sub = app.add_subcommand("plan", "Partition a network and show what runs where");
   sub->add_option("MODEL", options->model, "network file, or a name from models/networks")->required();
+  // Required, as on `run`: the usage line says so, and a plan for a guessed strategy answers no question.
   sub->add_option("--strategy,-s", options->strategy, "single | horizontal | pipeline | vertical | tensor")
-      ->capture_default_str();
-  sub->add_option("--devices,-n", options->devices, "number of devices")->capture_default_str();
+      ->required();
+  sub->add_option("--devices,-n", options->devices, "number of devices")->required();
   sub->add_option("--microbatches,-m", options->microbatches, "micro-batches (pipeline only)")
       ->capture_default_str();
+  sub->add_option("--batch", options->batch, "override the network file's batch (as on run and compare)");
   sub->add_flag("--json", options->json, "print JSON (FORMATS.md) instead of tables");
   return {sub, [options](const std::vector<std::string>&) {
-            const auto graph = load_network(options->model);
+            const auto graph = load_network(options->model, options->batch);
             PartitionOptions partition;
             partition.devices = options->devices;
             partition.microbatches = options->microbatches;
             const Plan plan = make_partitioner(options->strategy)->partition(graph, partition);
             check(plan);
             if (options->json) {
-              std::cout << plan_json(plan).dump(2) << "\n";
+              std::cout << dump_json(plan_json(plan), 2) << "\n";
             } else {
               std::cout << plan_text(plan);
             }

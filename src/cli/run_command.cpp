@@ -16,9 +16,9 @@
 #include "partitioners/plan_check.hpp"
 #include "report/progress.hpp"
 #include "report/reporter.hpp"
-#include "util/atomic_file.hpp"
 #include "util/errors.hpp"
 #include "util/npy.hpp"
+#include "util/output_batch.hpp"
 #include "util/output_files.hpp"
 
 namespace splitscope::cli {
@@ -64,8 +64,10 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
   }
   check_output_files({{"--report", options.outputs.report}, {"--trace", options.outputs.trace},
                       {"--html", options.outputs.html}, {"--save-output", options.save_output}},
-                     {options.model, options.execution.machine});
-  auto reporters = make_reporters(ReportKind::kRun, std::cout, options.outputs);
+                     {input_file(ZooShelf::kNetworks, options.model),
+                      input_file(ZooShelf::kMachines, options.execution.machine)});
+  OutputBatch files;
+  auto reporters = make_reporters(ReportKind::kRun, std::cout, options.outputs, files);
 
   const auto graph = load_network(options.model, options.execution.batch);
   auto executor = make_executor(options.execution, backend, options.devices);
@@ -101,7 +103,7 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
     checked = compare_outputs(result.output, reference_output(backend, single, single_result, run));
   }
   if (!options.save_output.empty()) {
-    write_file_atomically(options.save_output, encode_npy(result.output.shape, result.output.data));
+    files.add("--save-output", options.save_output, encode_npy(result.output.shape, result.output.data));
   }
   const Comparison comparison = std::move(builder).build();
   for (auto& reporter : reporters) reporter->report(comparison);
@@ -110,9 +112,11 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
     const std::string against = backend == "cpu" ? "single on cpu" : "single on the cpu backend";
     std::cout << fmt::format("check: {} against {} (tolerance {:.0e})\n", checked->describe(), against, tolerance);
     if (!checked->within(tolerance)) {
+      // A failed run writes no files (README): the batch is dropped unpublished.
       throw RunError(fmt::format("--check failed: {} exceeds the tolerance {:.0e}", checked->describe(), tolerance));
     }
   }
+  files.publish();
   return 0;
 }
 

@@ -80,6 +80,9 @@ RnnDemoResult run_rnn_demo(const RnnDemoSettings& asked, const DemoBackend& back
   if (settings.microbatches > 1) {
     plans.push_back(split_plan(result.graph, settings.devices, settings.microbatches, backend.cost));
   }
+  if (backend.admit) {
+    for (const auto& plan : plans) backend.admit(*plan);
+  }
   auto executor = backend.executor(settings.devices);
   auto fused = backend.fused(settings.devices);
 

@@ -33,6 +33,10 @@ struct DemoBackend {
   std::function<std::unique_ptr<FusedBaseline>(int devices)> fused;
   /// Prices ops for the partitioners (the machine's cost model on sim); null: the default roofline.
   std::shared_ptr<const CostFunction> cost;
+  /// Refuses a plan this backend cannot hold (InputError), called on every
+  /// plan before anything runs, the fused stack included: the cpu backend's
+  /// memory check, so the demo refuses what `run` refuses. Null: no check.
+  std::function<void(const Plan&)> admit;
 };
 
 struct RnnDemoSettings {

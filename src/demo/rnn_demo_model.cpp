@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <nlohmann/json.hpp>
+#include <system_error>
 
 #include "ir/model_parser.hpp"
 #include "util/errors.hpp"
@@ -57,14 +59,16 @@ RnnSweep parse_rnn_sweep(const std::string& text) {
   while (position <= text.size()) {
     const auto comma = text.find(',', position);
     const std::string item = text.substr(position, comma == std::string::npos ? std::string::npos : comma - position);
-    try {
-      size_t used = 0;
-      const long long value = std::stoll(item, &used);
-      if (used != item.size() || value <= 0) throw std::invalid_argument(item);
-      sweep.values.push_back(value);
-    } catch (const std::exception&) {
-      throw InputError("--sweep", "", "'" + item + "' is not a positive integer");
+    // Digits only: stoll would take " 256" and "+256", which a script that
+    // made them probably did not mean.
+    int64_t value = 0;
+    const bool digits = !item.empty() && item.find_first_not_of("0123456789") == std::string::npos;
+    const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), value);
+    if (!digits || error != std::errc() || end != item.data() + item.size() || value <= 0) {
+      throw InputError("--sweep", "", "'" + item + "' is not a positive integer (digits only, e.g. " + sweep.name +
+                                          "=256,512)");
     }
+    sweep.values.push_back(value);
     if (comma == std::string::npos) break;
     position = comma + 1;
   }

@@ -7,6 +7,7 @@
 #include "report/judgement.hpp"
 #include "report/text_table.hpp"
 #include "report/units.hpp"
+#include "util/errors.hpp"
 
 namespace splitscope {
 namespace {
@@ -69,6 +70,31 @@ std::string crossover_text(const SweepResult& result) {
                      name, wins);
 }
 
+namespace {
+
+/// `error` at one point, said as such: the user gave --sweep, not the shape
+/// options the point sets (an option they did give, like --devices, is named).
+[[noreturn]] void fail_at_point(const RnnSweep& sweep, int64_t value, const InputError& error) {
+  const bool shape_option = error.source().find("--layers") != std::string::npos;
+  throw InputError("--sweep", "",
+                   fmt::format("{}={}: {}{}{}", sweep.name, value, shape_option ? "" : error.source() + ": ",
+                               error.field().empty() ? "" : error.field() + ": ", error.problem()));
+}
+
+}  // namespace
+
+RnnDemoSettings resolve_sweep_point(const RnnDemoSettings& base, const RnnSweep& sweep, int64_t value) {
+  RnnDemoSettings point = base;
+  point.shape = with_swept(base.shape, sweep.name, value);
+  if (sweep.name == "layers" && point.devices > value) point.devices = static_cast<int>(value);
+  if (sweep.name == "batch" && point.microbatches > value) point.microbatches = static_cast<int>(value);
+  try {
+    return resolve_settings(point);
+  } catch (const InputError& error) {
+    fail_at_point(sweep, value, error);
+  }
+}
+
 SweepResult run_rnn_sweep(const RnnDemoSettings& base, const RnnSweep& sweep, const DemoBackend& backend,
                           const RunOptions& options, Progress& progress) {
   SweepResult result;
@@ -76,17 +102,32 @@ SweepResult run_rnn_sweep(const RnnDemoSettings& base, const RnnSweep& sweep, co
   result.base = base;
   // Resolve every point before running any, so that a bad value fails at once.
   std::vector<RnnDemoSettings> settings;
-  for (int64_t value : sweep.values) {
-    RnnDemoSettings point = base;
-    point.shape = with_swept(base.shape, sweep.name, value);
-    settings.push_back(resolve_settings(point));
+  for (int64_t value : sweep.values) settings.push_back(resolve_sweep_point(base, sweep, value));
+  // And admit every point's plans (the cpu backend's memory check) before any
+  // runs: the largest point is the one most likely not to fit.
+  if (backend.admit) {
+    for (size_t i = 0; i < settings.size(); ++i) {
+      const RnnDemoSettings& s = settings[i];
+      try {
+        const auto graph = demo_graph(s.shape);
+        backend.admit(*split_plan(graph, 1, 1, backend.cost));
+        backend.admit(*split_plan(graph, s.devices, s.microbatches, backend.cost));
+      } catch (const InputError& error) {
+        fail_at_point(sweep, sweep.values[i], error);
+      }
+    }
   }
   RunOptions run = options;
   run.want_output = false;
   run.on_repeat = progress.repeat_callback();
-  for (size_t i = 0; i < settings.size(); ++i) {
+  for (size_t i = 0; i < settings.size(); ++i) try {
     const RnnDemoSettings& s = settings[i];
     const auto graph = demo_graph(s.shape);
+    const int split_kinds = s.microbatches > 1 ? 2 : 1;
+    std::vector<std::shared_ptr<const Plan>> plans(static_cast<size_t>(split_kinds));
+    for (int k = 0; k < split_kinds; ++k) {
+      plans[static_cast<size_t>(k)] = split_plan(graph, s.devices, k == 0 ? 1 : s.microbatches, backend.cost);
+    }
     auto executor = backend.executor(s.devices);
     auto fused_runner = backend.fused(s.devices);
     const std::string where = fmt::format("{}={}", sweep.name, sweep.values[i]);
@@ -105,10 +146,8 @@ SweepResult run_rnn_sweep(const RnnDemoSettings& base, const RnnSweep& sweep, co
     point.devices = s.devices;
     point.microbatches = s.microbatches;
     point.fused_ms = makespan_stats(fused.timelines).median_ms;
-    const int split_kinds = s.microbatches > 1 ? 2 : 1;
-    for (int k = 0; k < split_kinds; ++k) {
-      const int m = k == 0 ? 1 : s.microbatches;
-      const auto plan = split_plan(graph, s.devices, m, backend.cost);
+    for (size_t k = 0; k < plans.size(); ++k) {
+      const auto& plan = plans[k];
       progress.begin_run(fmt::format("{}: {} over {} devices", where, plan->strategy, s.devices));
       const RunResult ran = executor->run(*plan, run);
       progress.end_run();
@@ -127,6 +166,8 @@ SweepResult run_rnn_sweep(const RnnDemoSettings& base, const RnnSweep& sweep, co
       }
     }
     result.points.push_back(std::move(point));
+  } catch (const InputError& error) {
+    fail_at_point(sweep, sweep.values[i], error);  // e.g. more devices than the simulated machine has
   }
   if (const auto first = first_win(result.points)) result.crossover = result.points[*first].value;
   return result;

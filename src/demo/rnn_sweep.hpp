@@ -50,10 +50,16 @@ std::optional<size_t> first_win(const std::vector<SweepPoint>& points);
 /// closest it came.
 std::string crossover_text(const SweepResult& result);
 
-/// Runs the sweep. Each point resolves its own N and M from `base`
-/// (resolve_settings: InputError when an explicit --devices exceeds a swept
-/// layer count). The cell-by-cell single run is left out: the sweep is about
-/// the split against the fused stack.
+/// One point of the sweep, resolved (resolve_settings). An explicit --devices
+/// is capped at a swept layer count, and an explicit --microbatches at a
+/// swept batch, so that `--sweep layers=1,2,100 --devices 8` splits over 1,
+/// 2 and 8 devices. A bad point is an InputError naming --sweep and the
+/// value (`--sweep: steps=1000000: ...`), not the shape options it set.
+RnnDemoSettings resolve_sweep_point(const RnnDemoSettings& base, const RnnSweep& sweep, int64_t value);
+
+/// Runs the sweep, every point resolved (resolve_sweep_point) and admitted
+/// (DemoBackend::admit) before any runs. The cell-by-cell single run is left
+/// out: the sweep is about the split against the fused stack.
 SweepResult run_rnn_sweep(const RnnDemoSettings& base, const RnnSweep& sweep, const DemoBackend& backend,
                           const RunOptions& options, Progress& progress);
 

@@ -7,9 +7,9 @@
 #include "report/compare_table.hpp"
 #include "report/html_report.hpp"
 #include "report/report_json.hpp"
-#include "util/atomic_file.hpp"
 #include "util/check.hpp"
 #include "util/errors.hpp"
+#include "util/json_dump.hpp"
 #include "util/output_files.hpp"
 
 namespace splitscope {
@@ -28,11 +28,11 @@ void RunTextReporter::report(const Comparison& comparison) {
 void RunJsonReporter::report(const Comparison& comparison) {
   const auto& runs = comparison.primary().runs;
   SPLITSCOPE_CHECK(!runs.empty(), "a run report needs a shown run");
-  write_file_atomically(path_, run_report_json(runs.front(), &comparison.context).dump(2) + "\n");
+  files_.add("--report", path_, dump_json(run_report_json(runs.front(), &comparison.context), 2) + "\n");
 }
 
 void CompareJsonReporter::report(const Comparison& comparison) {
-  write_file_atomically(path_, compare_json(comparison).dump(2) + "\n");
+  files_.add("--report", path_, dump_json(compare_json(comparison), 2) + "\n");
 }
 
 void ChromeTraceReporter::report(const Comparison& comparison) {
@@ -40,13 +40,13 @@ void ChromeTraceReporter::report(const Comparison& comparison) {
   for (const RunReport* run : comparison.all_runs()) {
     if (run->summary.timed()) timed.push_back(run);
   }
-  write_file_atomically(path_, chrome_trace_json(timed).dump() + "\n");
+  files_.add("--trace", path_, dump_json(chrome_trace_json(timed)) + "\n");
 }
 
-void HtmlReporter::report(const Comparison& comparison) { write_file_atomically(path_, html_report(comparison)); }
+void HtmlReporter::report(const Comparison& comparison) { files_.add("--html", path_, html_report(comparison)); }
 
 std::vector<std::unique_ptr<Reporter>> make_reporters(ReportKind kind, std::ostream& out,
-                                                      const ReportOutputs& outputs) {
+                                                      const ReportOutputs& outputs, OutputBatch& files) {
   check_output_files({{"--report", outputs.report}, {"--trace", outputs.trace}, {"--html", outputs.html}});
   std::vector<std::unique_ptr<Reporter>> reporters;
   if (kind == ReportKind::kRun) {
@@ -56,16 +56,16 @@ std::vector<std::unique_ptr<Reporter>> make_reporters(ReportKind kind, std::ostr
   }
   if (!outputs.report.empty()) {
     if (kind == ReportKind::kRun) {
-      reporters.push_back(std::make_unique<RunJsonReporter>(outputs.report));
+      reporters.push_back(std::make_unique<RunJsonReporter>(outputs.report, files));
     } else {
-      reporters.push_back(std::make_unique<CompareJsonReporter>(outputs.report));
+      reporters.push_back(std::make_unique<CompareJsonReporter>(outputs.report, files));
     }
   }
   if (!outputs.trace.empty()) {
-    reporters.push_back(std::make_unique<ChromeTraceReporter>(outputs.trace));
+    reporters.push_back(std::make_unique<ChromeTraceReporter>(outputs.trace, files));
   }
   if (!outputs.html.empty()) {
-    reporters.push_back(std::make_unique<HtmlReporter>(outputs.html));
+    reporters.push_back(std::make_unique<HtmlReporter>(outputs.html, files));
   }
   return reporters;
 }

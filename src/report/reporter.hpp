@@ -4,15 +4,18 @@
 /// Google Benchmark's BenchmarkReporter. The command builds the list from
 /// its options (a table on stdout; --report, --trace, --html files) and hands
 /// every reporter the same Comparison; no output is a flag threaded through
-/// the code that runs. Files are written atomically (util/atomic_file.hpp):
-/// a failure never leaves a partial report.
+/// the code that runs. File reporters add their file to the command's
+/// OutputBatch (util/output_batch.hpp), which publishes every output file or
+/// none: a failure never leaves a partial report, nor a report without its trace.
 ///
 /// Typical use (compare):
-///   auto reporters = make_reporters(ReportKind::kCompare, std::cout, outputs);  // checks the paths now
+///   OutputBatch files;
+///   auto reporters = make_reporters(ReportKind::kCompare, std::cout, outputs, files);  // checks the paths now
 ///   ComparisonBuilder builder(make_report_context(args));
 ///   for (...) builder.add(plan, executor.run(*plan, options));
 ///   const Comparison comparison = std::move(builder).build();
 ///   for (auto& reporter : reporters) reporter->report(comparison);
+///   files.publish();
 
 #include <iosfwd>
 #include <memory>
@@ -20,6 +23,7 @@
 #include <vector>
 
 #include "report/comparison.hpp"
+#include "util/output_batch.hpp"
 
 namespace splitscope {
 
@@ -53,41 +57,45 @@ class RunTextReporter : public Reporter {
 /// `run --report FILE`: the run report of the primary group's (first) run.
 class RunJsonReporter : public Reporter {
  public:
-  explicit RunJsonReporter(std::string path) : path_(std::move(path)) {}
+  RunJsonReporter(std::string path, OutputBatch& files) : path_(std::move(path)), files_(files) {}
   void report(const Comparison& comparison) override;
 
  private:
   std::string path_;
+  OutputBatch& files_;
 };
 
 /// `compare --report FILE`: the compare report.
 class CompareJsonReporter : public Reporter {
  public:
-  explicit CompareJsonReporter(std::string path) : path_(std::move(path)) {}
+  CompareJsonReporter(std::string path, OutputBatch& files) : path_(std::move(path)), files_(files) {}
   void report(const Comparison& comparison) override;
 
  private:
   std::string path_;
+  OutputBatch& files_;
 };
 
 /// `--trace FILE`: a Chrome trace of every shown, timed run (one run: pid = device).
 class ChromeTraceReporter : public Reporter {
  public:
-  explicit ChromeTraceReporter(std::string path) : path_(std::move(path)) {}
+  ChromeTraceReporter(std::string path, OutputBatch& files) : path_(std::move(path)), files_(files) {}
   void report(const Comparison& comparison) override;
 
  private:
   std::string path_;
+  OutputBatch& files_;
 };
 
 /// `--html FILE`: the self-contained HTML page.
 class HtmlReporter : public Reporter {
  public:
-  explicit HtmlReporter(std::string path) : path_(std::move(path)) {}
+  HtmlReporter(std::string path, OutputBatch& files) : path_(std::move(path)), files_(files) {}
   void report(const Comparison& comparison) override;
 
  private:
   std::string path_;
+  OutputBatch& files_;
 };
 
 /// The files a command was asked to write (empty: not asked).
@@ -105,7 +113,8 @@ enum class ReportKind {
 /// The reporters for a command: its text on `out`, then one per file asked
 /// for. Checks every file's folder up front, so that a long run never fails
 /// at the end over a typo: InputError naming the option and the folder.
+/// The file reporters add to `files`; the caller publishes it.
 std::vector<std::unique_ptr<Reporter>> make_reporters(ReportKind kind, std::ostream& out,
-                                                      const ReportOutputs& outputs);
+                                                      const ReportOutputs& outputs, OutputBatch& files);
 
 }  // namespace splitscope

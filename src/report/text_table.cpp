@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "util/check.hpp"
+#include "util/strings.hpp"
 
 namespace splitscope {
 
@@ -17,6 +18,8 @@ TextTable::TextTable(std::vector<std::string> headers, std::vector<Align> aligns
 
 void TextTable::add_row(std::vector<std::string> cells) {
   SPLITSCOPE_CHECK(cells.size() == headers_.size(), "row width differs from the header");
+  // Cells carry names read from files: a newline or an escape sequence in one must not reach the terminal.
+  for (std::string& cell : cells) cell = printable(cell);
   rows_.push_back(std::move(cells));
 }
 

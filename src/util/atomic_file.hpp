@@ -9,6 +9,39 @@
 
 namespace splitscope {
 
+/// One output file written in two steps, so that several can be published
+/// together (util/output_batch.hpp): the constructor writes the content to a
+/// temporary beside the target, publish() renames it into place. A StagedFile
+/// destroyed unpublished removes its temporary. A device or pipe target
+/// (/dev/null, /dev/stdout, a fifo) cannot be replaced by a rename: its
+/// content is kept and written in place by publish().
+class StagedFile {
+ public:
+  /// Throws InputError naming the path when the folder does not exist or is
+  /// not writable, RunError when the write fails (a full disk).
+  StagedFile(std::string path, std::string_view content);
+  ~StagedFile();
+  StagedFile(StagedFile&& other) noexcept;
+  StagedFile& operator=(StagedFile&&) = delete;
+  StagedFile(const StagedFile&) = delete;
+  StagedFile& operator=(const StagedFile&) = delete;
+
+  const std::string& path() const { return path_; }
+  /// Whether publish() writes the target in place (a device or pipe), the
+  /// only step of publishing that can fail for want of space.
+  bool in_place() const { return in_place_; }
+  /// Moves the finished file into place (or writes a device in place);
+  /// RunError naming the path if that fails.
+  void publish();
+
+ private:
+  std::string path_;       ///< as the user gave it
+  std::string target_;     ///< the file it names, links followed
+  std::string temporary_;  ///< "" once published or when in place
+  std::string content_;    ///< in place only: written by publish()
+  bool in_place_ = false;
+};
+
 /// Writes `content` to `path` atomically. Throws InputError naming the path
 /// when the folder does not exist or is not writable.
 void write_file_atomically(const std::string& path, std::string_view content);

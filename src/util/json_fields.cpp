@@ -2,12 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "util/errors.hpp"
 
@@ -27,27 +22,6 @@ std::string json_type_name(const json& value) {
     case json::value_t::object: return "an object";
     default: return "something else";
   }
-}
-
-json parse_json_text(std::string_view text, const std::string& source) {
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& error) {
-    std::string what = error.what();
-    // nlohmann prefixes "[json.exception.parse_error.101] "; the rest is the useful part.
-    if (auto bracket = what.find("] "); bracket != std::string::npos) what = what.substr(bracket + 2);
-    throw InputError(source, "", "not valid JSON: " + what);
-  }
-}
-
-std::string read_input_file(const std::string& path) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) throw InputError(path, "", "is a folder; give a JSON file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", std::string("cannot open the file: ") + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 JsonFields::JsonFields(const json& object, std::string path, std::string source)

@@ -4,22 +4,19 @@
 /// JSON path, and reports every problem as an InputError
 /// `<file>: <json path>: <problem>` (the style of network files).
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
+#include "util/json_text.hpp"  // parse_json_text, read_input_file: most readers want both
+
 namespace splitscope {
 
 /// "an integer", "a string", ... for messages.
 std::string json_type_name(const nlohmann::json& value);
-
-/// Parses an input file's text; InputError `<source>: not valid JSON: ...` otherwise.
-nlohmann::json parse_json_text(std::string_view text, const std::string& source);
-
-/// The whole content of an input file; InputError `<path>: cannot open the file` otherwise.
-std::string read_input_file(const std::string& path);
 
 /// Which numbers a field accepts.
 enum class NumberRule {

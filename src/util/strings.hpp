@@ -3,6 +3,7 @@
 /// Small string helpers shared across modules.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace splitscope {
@@ -16,6 +17,26 @@ inline std::string join(const std::vector<std::string>& parts, const std::string
     joined += parts[i];
   }
   return joined;
+}
+
+/// `text` safe to print on a terminal: control bytes (a newline, ESC of
+/// `\x1b[2J`, DEL) written as `\xNN`, so a name read from a file cannot break
+/// a table's rows or drive the terminal. Other bytes (UTF-8) pass unchanged.
+inline std::string printable(std::string_view text) {
+  constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 }  // namespace splitscope

@@ -49,7 +49,7 @@ TEST(PlanCommand, ImpossibleOptionsAreExitTwo) {
   const CommandResult too_many = run_splitscope("plan mlp-small --strategy vertical --devices 11");
   EXPECT_EQ(too_many.exit_code, 2);
   EXPECT_NE(too_many.err.find("at most 10 devices"), std::string::npos) << too_many.err;
-  const CommandResult unknown = run_splitscope("plan mlp-small --strategy diagonal");
+  const CommandResult unknown = run_splitscope("plan mlp-small --strategy diagonal --devices 2");
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("unknown strategy 'diagonal'"), std::string::npos) << unknown.err;
   const CommandResult microbatches = run_splitscope("plan mlp-small --strategy vertical --devices 2 --microbatches 2");

@@ -107,7 +107,9 @@ TEST(SweepRun, ThroughTheSimulator) {
       << table;
 }
 
-TEST(SweepRun, ADeviceCountAboveASweptLayerCountIsBadInput) {
+TEST(SweepRun, AnExplicitDeviceCountIsCappedAtASweptLayerCount) {
+  // Refusing layers=2 with --devices 4 sent users round in circles (issue 19):
+  // the advice "--devices 2" then failed on a larger point's machine.
   const Machine machine = free_link_machine(4, 1.0);
   DemoBackend backend;
   backend.name = "sim";
@@ -118,12 +120,22 @@ TEST(SweepRun, ADeviceCountAboveASweptLayerCountIsBadInput) {
   base.devices = 4;
   std::ostringstream quiet;
   Progress progress(quiet, false);
+  const SweepResult result = run_rnn_sweep(base, parse_rnn_sweep("layers=4,2"), backend, RunOptions{}, progress);
+  ASSERT_EQ(result.points.size(), 2u);
+  EXPECT_EQ(result.points[0].devices, 4);
+  EXPECT_EQ(result.points[1].devices, 2);
+}
+
+TEST(SweepRun, ABadPointIsNamedByTheSweep) {
+  RnnDemoSettings base;
+  base.shape = demo_shape("gru", 4, 8, 4, 2);
   try {
-    run_rnn_sweep(base, parse_rnn_sweep("layers=4,2"), backend, RunOptions{}, progress);
-    FAIL() << "layers=2 with --devices 4 ran";
+    resolve_sweep_point(base, parse_rnn_sweep("steps=1000000"), 1000000);
+    FAIL() << "2^20 ops past the limit";
   } catch (const InputError& error) {
-    EXPECT_EQ(error.source(), "--devices");
-    EXPECT_NE(error.problem().find("at most 2"), std::string::npos) << error.problem();
+    EXPECT_EQ(error.source(), "--sweep");
+    EXPECT_EQ(error.problem().rfind("steps=1000000: 4 layers × 8 hidden over 1000000 steps", 0), 0u)
+        << error.problem();
   }
 }
 

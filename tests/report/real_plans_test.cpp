@@ -86,7 +86,9 @@ TEST(RealPlans, EveryStrategyKeepsTheReportInvariants) {
 
   // And their compare report validates against the schema.
   const std::string dir = testing::fresh_dir("real-plans");
-  CompareJsonReporter(dir + "/compare.json").report(comparison);
+  OutputBatch files;
+  CompareJsonReporter(dir + "/compare.json", files).report(comparison);
+  files.publish();
   std::string output;
   const int status = testing::run_command(
       "/usr/bin/python3 " + testing::source_root() + "/scripts/validate-report " + dir + "/compare.json", &output);

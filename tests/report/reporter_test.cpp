@@ -22,11 +22,14 @@ nlohmann::json read_json(const std::string& path) {
 TEST(Reporters, CompareWritesTheTableAndEveryFileAskedFor) {
   const std::string dir = testing::fresh_dir("reporters-compare");
   std::ostringstream out;
-  const auto reporters =
-      make_reporters(ReportKind::kCompare, out, {dir + "/compare.json", dir + "/trace.json", dir + "/page.html"});
+  OutputBatch files;
+  const auto reporters = make_reporters(ReportKind::kCompare, out,
+                                        {dir + "/compare.json", dir + "/trace.json", dir + "/page.html"}, files);
   ASSERT_EQ(reporters.size(), 4u);
   const Comparison comparison = testing::sample_comparison();
   for (const auto& reporter : reporters) reporter->report(comparison);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/compare.json")) << "published only all together";
+  files.publish();
   EXPECT_NE(out.str().find("best: single"), std::string::npos);
   EXPECT_EQ(read_json(dir + "/compare.json")["schema"], "splitscope.compare/1");
   // The trace holds the 4 timed runs (processes k * 1000 + device).
@@ -43,12 +46,14 @@ TEST(Reporters, RunWritesItsOneReport) {
   // `run --strategy horizontal --report run.json`: single runs too, only as the baseline.
   const std::string dir = testing::fresh_dir("reporters-run");
   std::ostringstream out;
-  const auto reporters = make_reporters(ReportKind::kRun, out, {dir + "/run.json", "", ""});
+  OutputBatch files;
+  const auto reporters = make_reporters(ReportKind::kRun, out, {dir + "/run.json", "", ""}, files);
   ComparisonBuilder builder(ReportContext{});
   builder.add(testing::two_stage_plan(), testing::run_result({testing::two_stage_timeline()}));
   builder.add(testing::single_plan(400), testing::single_result(400), /*shown=*/false);
   const Comparison comparison = std::move(builder).build();
   for (const auto& reporter : reporters) reporter->report(comparison);
+  files.publish();
   EXPECT_NE(out.str().find("verdict: loses (0.89x against single's 400.0 us)"), std::string::npos) << out.str();
   EXPECT_EQ(out.str().find("the single-device baseline"), std::string::npos) << "the baseline is not shown";
   const nlohmann::json report = read_json(dir + "/run.json");
@@ -60,8 +65,9 @@ TEST(Reporters, RunWritesItsOneReport) {
 
 TEST(Reporters, AMissingFolderIsBadInputBeforeAnythingRuns) {
   std::ostringstream out;
+  OutputBatch files;
   try {
-    make_reporters(ReportKind::kCompare, out, {"", "", "/no/such/folder/page.html"});
+    make_reporters(ReportKind::kCompare, out, {"", "", "/no/such/folder/page.html"}, files);
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
     EXPECT_EQ(e.source(), "--html");
@@ -70,7 +76,7 @@ TEST(Reporters, AMissingFolderIsBadInputBeforeAnythingRuns) {
         << e.what();
   }
   const std::string dir = testing::fresh_dir("reporters-folder");
-  EXPECT_THROW(make_reporters(ReportKind::kRun, out, {dir, "", ""}), InputError);  // a folder, not a file
+  EXPECT_THROW(make_reporters(ReportKind::kRun, out, {dir, "", ""}, files), InputError);  // a folder, not a file
 }
 
 }  // namespace

@@ -42,8 +42,10 @@ class SchemaTest : public ::testing::Test {
 TEST_F(SchemaTest, ReportsWrittenByTheReportersValidate) {
   const Comparison comparison = testing::sample_comparison();
   // What `compare --report` and `run --report` write, through the reporters.
-  CompareJsonReporter(dir_ + "/compare.json").report(comparison);
-  RunJsonReporter(dir_ + "/run.json").report(comparison);
+  OutputBatch outputs;
+  CompareJsonReporter(dir_ + "/compare.json", outputs).report(comparison);
+  RunJsonReporter(dir_ + "/run.json", outputs).report(comparison);
+  outputs.publish();
   std::vector<std::string> files{dir_ + "/compare.json", dir_ + "/run.json"};
   // Every run on its own: fits, does not fit, baseline, simulated.
   for (const RunReport* run : comparison.all_runs()) {

@@ -139,4 +139,6 @@ RunResult CpuExecutor::run(const Plan& plan, const RunOptions& options) {
   return result;
 }
 
+void check_fits_in_host_memory(const Plan& plan) { check_fits_in_memory(plan, read_host_info()); }
+
 }  // namespace splitscope

@@ -38,4 +38,10 @@ class CpuExecutor final : public Executor {
   RunResult run(const Plan& plan, const RunOptions& options) override;
 };
 
+/// InputError (exit 2, naming --backend cpu) when the plan's tensors and
+/// weights would not fit this machine's memory; run() checks it too. Public
+/// so that code about to allocate for the same network by other means (the
+/// demo's fused loop) refuses it the same way, before allocating.
+void check_fits_in_host_memory(const Plan& plan);
+
 }  // namespace splitscope

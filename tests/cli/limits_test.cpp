@@ -1,0 +1,123 @@
+// End to end: inputs past splitscope's limits are refused at once, before any
+// large loop or allocation (issue 19, finding 1). Each case used to run past
+// a minute or fill the memory.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+
+#include "cli_test_support.hpp"
+
+namespace splitscope::testing {
+namespace {
+
+constexpr const char* kOpLimit =
+    "brings the unrolled network past 1048576 ops, more than a run can schedule; use fewer steps or stacked layers\n";
+
+std::string write_file(const std::string& dir, const std::string& name, const std::string& text) {
+  const std::string path = dir + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(Limits, AHugeStackIsRefusedBeforeItsParametersAreCounted) {
+  const std::string dir = fresh_temp_dir("limits-stack");
+  for (const char* layers : {"1099511627776", "10000000000"}) {
+    const std::string path = write_file(
+        dir, std::string("lstm-") + layers + ".json",
+        std::string(R"({"batch": 2, "input": [3, 4], "layers": [{"type": "lstm", "hidden": 4, "layers": )") + layers +
+            "}]}");
+    const CommandResult result = run_splitscope("inspect " + path);
+    EXPECT_EQ(result.exit_code, 2) << layers;
+    EXPECT_EQ(result.err, "error: " + path + ": layers[0]: " + kOpLimit);
+  }
+}
+
+TEST(Limits, TheDemoRefusesAHugeStackAtOnce) {
+  const CommandResult result = run_splitscope("demo rnn --backend sim --layers 1099511627776 --hidden 1 --steps 1");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.err, std::string("error: --layers/--hidden/--steps/--batch: 1099511627776 layers × 1 hidden over 1 "
+                                    "steps, batch 64: layers[0]: ") +
+                            kOpLimit);
+}
+
+TEST(Limits, CompareNamesTheMostDevicesWithoutCountingDown) {
+  const CommandResult result =
+      run_splitscope("compare mlp-small --backend sim --machine h100-nvlink-8 --devices 2147483647");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.err, "error: --devices: no strategy can split mlp-small over 2147483647 devices (at most 10); "
+                        "give fewer\n");
+}
+
+TEST(Limits, MicrobatchesAreHeldToTheOpLimit) {
+  const CommandResult run = run_splitscope(
+      "run mlp-small --strategy pipeline --devices 2 --microbatches 1000000 --batch 1000000 --backend sim "
+      "--machine h100-nvlink-8");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err, "error: --microbatches: 1000000 micro-batches of the 7 ops of mlp-small make more than 1048576 "
+                     "ops, more than a run can schedule; use at most 149796\n");
+  // A 3-layer net with batch 2^40: `plan` took 11 GB, or advised --backend sim, which plan does not have.
+  const std::string dir = fresh_temp_dir("limits-microbatches");
+  const std::string path = write_file(
+      dir, "b40.json",
+      R"({"batch": 1099511627776, "input": [1], "layers": [{"type": "relu"}, {"type": "relu"}, {"type": "relu"}]})");
+  for (const char* microbatches : {"10000000", "2000000000"}) {
+    const CommandResult plan =
+        run_splitscope("plan " + path + " --strategy pipeline --devices 2 --microbatches " + microbatches);
+    EXPECT_EQ(plan.exit_code, 2) << microbatches;
+    EXPECT_EQ(plan.err, std::string("error: --microbatches: ") + microbatches +
+                            " micro-batches of the 4 ops of b40 make more than 1048576 ops, more than a run can "
+                            "schedule; use at most 262144\n");
+  }
+}
+
+TEST(Limits, InputFilesAreReadUpTo64MiB) {
+  constexpr const char* kTooLarge =
+      "/dev/zero: is larger than 64 MiB, the most splitscope reads from an input file; is it the right file?\n";
+  const std::string dir = fresh_temp_dir("limits-read");
+  for (const std::string& args :
+       {std::string("inspect /dev/zero"), "calibrate --from /dev/zero --out " + dir + "/m.json",
+        std::string("run mlp-small --strategy single --devices 1 --backend sim --machine /dev/zero")}) {
+    const CommandResult result = run_splitscope(args);
+    EXPECT_EQ(result.exit_code, 2) << args;
+    EXPECT_EQ(result.err, std::string("error: ") + kTooLarge) << args;
+  }
+}
+
+TEST(Limits, TheDemoRefusesWhatDoesNotFitInMemoryAsRunDoes) {
+  // 4 × LSTM 131072: 2 TiB of weights, past any machine this runs on.
+  const char* kDoesNotFit = "error: --backend cpu: the plan's tensors and weights need 2048.";
+  const CommandResult demo = run_splitscope("demo rnn --backend cpu --hidden 131072 --steps 2 --batch 1");
+  EXPECT_EQ(demo.exit_code, 2);
+  EXPECT_EQ(demo.err.rfind(kDoesNotFit, 0), 0u) << demo.err;
+  EXPECT_NE(demo.err.find("GiB; use a smaller --batch or network, or predict it with --backend sim\n"),
+            std::string::npos)
+      << demo.err;
+  EXPECT_TRUE(demo.out.empty()) << demo.out;
+  // A sweep admits every point before it runs any.
+  const CommandResult sweep =
+      run_splitscope("demo rnn --backend cpu --steps 2 --batch 1 --sweep hidden=16,131072 --quiet");
+  EXPECT_EQ(sweep.exit_code, 2);
+  EXPECT_EQ(sweep.err.rfind("error: --sweep: hidden=131072: --backend cpu: the plan's tensors and weights need", 0),
+            0u)
+      << sweep.err;
+  EXPECT_TRUE(sweep.out.empty()) << sweep.out;
+}
+
+TEST(Limits, ALayerSplitOverManyDevicesIsQuick) {
+  // 200,000 relu layers over 10,000 devices took 53 s, linear in the devices.
+  const std::string dir = fresh_temp_dir("limits-devices");
+  std::string layers;
+  for (int i = 0; i < 200000; ++i) layers += std::string(i == 0 ? "" : ",") + R"({"type":"relu"})";
+  const std::string path = write_file(dir, "relu.json", R"({"batch": 1, "input": [4], "layers": [)" + layers + "]}");
+  const auto start = std::chrono::steady_clock::now();
+  const CommandResult result = run_splitscope("plan " + path + " --strategy horizontal --devices 100000");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("in 99999 transfer(s)"), std::string::npos);
+  EXPECT_LT(seconds, 30.0) << "about 2 s on a 2-core machine";
+}
+
+}  // namespace
+}  // namespace splitscope::testing
