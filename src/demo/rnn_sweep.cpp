@@ -120,54 +120,56 @@ SweepResult run_rnn_sweep(const RnnDemoSettings& base, const RnnSweep& sweep, co
   RunOptions run = options;
   run.want_output = false;
   run.on_repeat = progress.repeat_callback();
-  for (size_t i = 0; i < settings.size(); ++i) try {
-    const RnnDemoSettings& s = settings[i];
-    const auto graph = demo_graph(s.shape);
-    const int split_kinds = s.microbatches > 1 ? 2 : 1;
-    std::vector<std::shared_ptr<const Plan>> plans(static_cast<size_t>(split_kinds));
-    for (int k = 0; k < split_kinds; ++k) {
-      plans[static_cast<size_t>(k)] = split_plan(graph, s.devices, k == 0 ? 1 : s.microbatches, backend.cost);
-    }
-    auto executor = backend.executor(s.devices);
-    auto fused_runner = backend.fused(s.devices);
-    const std::string where = fmt::format("{}={}", sweep.name, sweep.values[i]);
-
-    progress.begin_run(fmt::format("{}: fused stack on one device", where));
-    const FusedTiming fused = fused_runner->run(graph, run);
-    progress.end_run();
-    if (i == 0) {
-      result.fused_implementation = fused.implementation;
-      result.fused_method = fused.method;
-      result.measured = fused.measured;
-    }
-
-    SweepPoint point;
-    point.value = sweep.values[i];
-    point.devices = s.devices;
-    point.microbatches = s.microbatches;
-    point.fused_ms = makespan_stats(fused.timelines).median_ms;
-    for (size_t k = 0; k < plans.size(); ++k) {
-      const auto& plan = plans[k];
-      progress.begin_run(fmt::format("{}: {} over {} devices", where, plan->strategy, s.devices));
-      const RunResult ran = executor->run(*plan, run);
-      progress.end_run();
-      const RunReport report = make_run_report(plan, ran, nullptr);
-      const std::optional<double> ms = median_ms(report);
-      const std::optional<double> speedup =
-          ms ? std::optional<double>(point.fused_ms / *ms) : std::nullopt;
-      if (i == 0 && k == 0) result.info = ran.info;
-      if (k == 0) {
-        point.split_ms = ms;
-        point.split_speedup = speedup;
-        point.split_reason = plan_row(DemoWay::kSplit, report, fused, s.shape).reason;
-      } else {
-        point.microbatched_ms = ms;
-        point.microbatched_speedup = speedup;
+  for (size_t i = 0; i < settings.size(); ++i) {
+    try {
+      const RnnDemoSettings& s = settings[i];
+      const auto graph = demo_graph(s.shape);
+      const int split_kinds = s.microbatches > 1 ? 2 : 1;
+      std::vector<std::shared_ptr<const Plan>> plans(static_cast<size_t>(split_kinds));
+      for (int k = 0; k < split_kinds; ++k) {
+        plans[static_cast<size_t>(k)] = split_plan(graph, s.devices, k == 0 ? 1 : s.microbatches, backend.cost);
       }
+      auto executor = backend.executor(s.devices);
+      auto fused_runner = backend.fused(s.devices);
+      const std::string where = fmt::format("{}={}", sweep.name, sweep.values[i]);
+
+      progress.begin_run(fmt::format("{}: fused stack on one device", where));
+      const FusedTiming fused = fused_runner->run(graph, run);
+      progress.end_run();
+      if (i == 0) {
+        result.fused_implementation = fused.implementation;
+        result.fused_method = fused.method;
+        result.measured = fused.measured;
+      }
+
+      SweepPoint point;
+      point.value = sweep.values[i];
+      point.devices = s.devices;
+      point.microbatches = s.microbatches;
+      point.fused_ms = makespan_stats(fused.timelines).median_ms;
+      for (size_t k = 0; k < plans.size(); ++k) {
+        const auto& plan = plans[k];
+        progress.begin_run(fmt::format("{}: {} over {} devices", where, plan->strategy, s.devices));
+        const RunResult ran = executor->run(*plan, run);
+        progress.end_run();
+        const RunReport report = make_run_report(plan, ran, nullptr);
+        const std::optional<double> ms = median_ms(report);
+        const std::optional<double> speedup =
+            ms ? std::optional<double>(point.fused_ms / *ms) : std::nullopt;
+        if (i == 0 && k == 0) result.info = ran.info;
+        if (k == 0) {
+          point.split_ms = ms;
+          point.split_speedup = speedup;
+          point.split_reason = plan_row(DemoWay::kSplit, report, fused, s.shape).reason;
+        } else {
+          point.microbatched_ms = ms;
+          point.microbatched_speedup = speedup;
+        }
+      }
+      result.points.push_back(std::move(point));
+    } catch (const InputError& error) {
+      fail_at_point(sweep, sweep.values[i], error);  // e.g. more devices than the simulated machine has
     }
-    result.points.push_back(std::move(point));
-  } catch (const InputError& error) {
-    fail_at_point(sweep, sweep.values[i], error);  // e.g. more devices than the simulated machine has
   }
   if (const auto first = first_win(result.points)) result.crossover = result.points[*first].value;
   return result;
