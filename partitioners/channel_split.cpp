@@ -1,7 +1,9 @@
 #include "partitioners/channel_split.hpp"
 
 #include <limits>
+#include <set>
 
+#include "ir/ops/concat_rules.hpp"
 #include "util/check.hpp"
 
 namespace splitscope {
@@ -10,10 +12,10 @@ std::vector<Range> weighted_output_split(const Graph& graph, NodeId id, int devi
   const OpNode& node = graph.node(id);
   const int64_t outputs = node.output_shapes.at(0).at(0);
   if (node.kind == OpKind::kConv2d) {
-    const Layer& conv = graph.layer_of(id);
+    const int64_t groups = node.attrs.groups;
     // Along whole groups where possible: a grouped layer then needs only the
     // input channels its own device already holds (the AlexNet split).
-    if (conv.groups >= devices) return split_aligned(outputs, devices, conv.filters / conv.groups);
+    if (groups >= devices) return split_aligned(outputs, devices, outputs / groups);
   }
   return split_evenly(outputs, devices);
 }
@@ -27,7 +29,7 @@ std::pair<int, std::string> vertical_device_limit(const Graph& graph) {
     const int64_t outputs = node.output_shapes.at(0).at(0);
     if (outputs < limit) {
       limit = static_cast<int>(std::min<int64_t>(outputs, std::numeric_limits<int>::max()));
-      limiter = graph.layer_of(id).name;
+      limiter = node.layer_name;
     }
   }
   return {limit, limiter};
@@ -45,6 +47,8 @@ void ChannelSplitter::place_vertical(NodeId id) {
     place_cut(id, cut);
   } else if (is_channel_local(node.kind)) {
     place_cut(id, following_cut(id));
+  } else if (node.kind == OpKind::kConcat) {
+    place_cut(id, concatenated_cut(id));
   } else {
     place_whole(id, 0);
   }
@@ -63,6 +67,49 @@ Cut ChannelSplitter::following_cut(NodeId id) const {
   Cut cut;
   for (const auto& [range, device] : cuts_.at(source)) {
     cut.emplace_back(Range{range.begin * scale, range.end * scale}, device);
+  }
+  return cut;
+}
+
+// Each input keeps the devices it was cut over: the concat's channels from
+// input k sit at its offset, on the device that computed them, so the join
+// moves no data. A device's slices of one tensor must be one range (a
+// collective gathers one slice per device), so where that would give a
+// device two pieces the concat is cut evenly instead, and its inputs move.
+Cut ChannelSplitter::concatenated_cut(NodeId id) const {
+  Cut cut = stacked_input_cuts(id);
+  std::set<int> seen;
+  for (const auto& [range, device] : cut) {
+    if (seen.insert(device).second) continue;
+    Cut even;
+    const auto ranges = split_evenly(graph_.node(id).output_shapes.at(0).at(0), devices_);
+    for (size_t d = 0; d < ranges.size(); ++d) even.emplace_back(ranges[d], static_cast<int>(d));
+    return even;
+  }
+  return cut;
+}
+
+Cut ChannelSplitter::stacked_input_cuts(NodeId id) const {
+  const OpNode& node = graph_.node(id);
+  const auto inputs = graph_.inputs(id);
+  Cut cut;
+  for (size_t slot = 0; slot < inputs.size(); ++slot) {
+    const int64_t offset = concat_offset(node, static_cast<int>(slot));
+    const NodeId source = inputs[slot]->node;
+    const Cut& source_cut = cuts_.at(source);
+    if (graph_.node(source).kind == OpKind::kInput || source_cut.empty()) {
+      cut.emplace_back(Range{offset, offset + node.input_shapes[slot].at(0)}, 0);
+      continue;
+    }
+    for (const auto& [range, device] : source_cut) {
+      const Range shifted{offset + range.begin, offset + range.end};
+      // Neighbouring pieces on one device are one slice.
+      if (!cut.empty() && cut.back().second == device && cut.back().first.end == shifted.begin) {
+        cut.back().first.end = shifted.end;
+      } else {
+        cut.emplace_back(shifted, device);
+      }
+    }
   }
   return cut;
 }

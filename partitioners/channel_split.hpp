@@ -41,6 +41,10 @@ class ChannelSplitter {
   const Cut& cut_of(NodeId node) const { return cuts_.at(node); }
   /// The cut a channel-local `node` inherits from its input.
   Cut following_cut(NodeId node) const;
+  /// A concat's cut: each input's cut at that input's offset, where that
+  /// leaves every device one range; else an even cut.
+  Cut concatenated_cut(NodeId node) const;
+  Cut stacked_input_cuts(NodeId node) const;
 
  private:
   const Graph& graph_;

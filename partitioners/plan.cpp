@@ -84,25 +84,7 @@ int64_t value_bytes(const Graph& graph, const Value& value) {
 
 Range needed_input_channels(const Graph& graph, NodeId id, const Slice& slice, int slot) {
   const OpNode& node = graph.node(id);
-  const Shape& input = node.input_shapes.at(static_cast<size_t>(slot));
-  const Range all{0, input.at(0)};
-  switch (node.kind) {
-    case OpKind::kDense:
-      return slice.reduce;
-    case OpKind::kConv2d:
-      return conv_input_channels(graph.layer_of(id), slice.out);
-    case OpKind::kFlatten: {
-      const int64_t inner = inner_count(input);
-      SPLITSCOPE_CHECK(slice.out.begin % inner == 0 && slice.out.end % inner == 0,
-                       "a flatten slice must cover whole input channels");
-      return {slice.out.begin / inner, slice.out.end / inner};
-    }
-    case OpKind::kLstmCell:
-    case OpKind::kGruCell:
-      return slot == kCellStateSlot ? slice.out : all;
-    default:
-      return is_channel_local(node.kind) ? slice.out : all;
-  }
+  return op_def(node.kind).input_channels(node, slice, slot);
 }
 
 std::vector<std::vector<int>> op_predecessors(const Plan& plan) {

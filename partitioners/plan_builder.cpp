@@ -22,6 +22,9 @@ PlanBuilder::PlanBuilder(std::shared_ptr<const Graph> graph, std::string strateg
   plan_.devices = devices;
   plan_.microbatches = microbatches;
   plan_.graph = std::move(graph);
+  for (NodeId id = 0; id < plan_.graph->num_nodes(); ++id) {
+    outputs_per_node_ = std::max(outputs_per_node_, static_cast<int64_t>(plan_.graph->node(id).output_shapes.size()));
+  }
 }
 
 void PlanBuilder::place(NodeId node, int microbatch, const Slice& slice, int device) {
@@ -33,7 +36,7 @@ void PlanBuilder::place(NodeId node, int microbatch, const Slice& slice, int dev
 void PlanBuilder::note(std::string text) { plan_.notes.push_back(std::move(text)); }
 
 PlanBuilder::TensorKey PlanBuilder::key(NodeId node, int output, int microbatch) const {
-  return (static_cast<int64_t>(node) * 2 + output) * plan_.microbatches + microbatch;
+  return (static_cast<int64_t>(node) * outputs_per_node_ + output) * plan_.microbatches + microbatch;
 }
 
 Plan PlanBuilder::build() {
@@ -100,6 +103,10 @@ void PlanBuilder::wire(const Placement& placement) {
       continue;
     }
     const Range need = needed_input_channels(graph, placement.node, placement.slice, static_cast<int>(slot));
+    if (need.size() == 0) {
+      op.inputs.push_back(-1);  // this slice reads nothing of that input (part of a concat)
+      continue;
+    }
     op.inputs.push_back(obtain(inputs[slot]->node, inputs[slot]->output, placement.microbatch,
                                placement.slice.batch, need, placement.device));
   }
@@ -251,7 +258,7 @@ int PlanBuilder::transfer(int source, int device) {
 // layer has an activation, it is applied afterwards (epilogue) where needed.
 void PlanBuilder::all_reduce(const std::vector<int>& partials) {
   const Value first = plan_.value(partials.front());
-  const Layer& layer = plan_.graph->layer_of(first.node);
+  const Activation activation = plan_.graph->node(first.node).attrs.activation;
   PlanOp op;
   op.role = OpRole::kCollective;
   op.collective = CollectiveKind::kAllReduce;
@@ -268,7 +275,7 @@ void PlanBuilder::all_reduce(const std::vector<int>& partials) {
   }
   for (int device : op.participants) {
     op.outputs.push_back(add_value(device, first.node, first.output, first.microbatch, first.batch,
-                                   first.channels, false, layer.activation != Activation::kNone, op.id));
+                                   first.channels, false, activation != Activation::kNone, op.id));
   }
   const int64_t n = static_cast<int64_t>(partials.size());
   op.payload_bytes = first.bytes;

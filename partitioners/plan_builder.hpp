@@ -60,6 +60,7 @@ class PlanBuilder {
   void set_outputs();
 
   Plan plan_;
+  int64_t outputs_per_node_ = 1;  ///< the most outputs any node has, so tensor keys never collide
   std::vector<Placement> placements_;
   std::unordered_map<TensorKey, std::vector<int>> values_of_;       ///< every value of a tensor
   std::unordered_map<TensorKey, std::vector<int>> primary_of_;      ///< values written by compute slices

@@ -12,12 +12,12 @@ std::vector<StageUnit> stage_units(const Graph& graph) {
   for (NodeId id = 0; id < graph.num_nodes(); ++id) {
     const OpNode& node = graph.node(id);
     if (node.kind == OpKind::kInput) continue;
-    const Layer& layer = graph.layer_of(id);
-    const bool recurrent = is_recurrent(layer.kind);
+    const bool recurrent = node.recurrent_layer;
     const std::pair<int, int> key{node.layer, recurrent ? node.sublayer : 0};
     StageUnit& unit = units[key];
     if (unit.name.empty()) {
-      unit.name = recurrent && layer.stacked > 1 ? layer.name + "/l" + std::to_string(node.sublayer) : layer.name;
+      unit.name = recurrent && node.stacked > 1 ? node.layer_name + "/l" + std::to_string(node.sublayer)
+                                                : node.layer_name;
     }
     unit.nodes.push_back(id);
   }

@@ -28,7 +28,7 @@ class VerticalPartitioner : public Partitioner {
     for (NodeId id : graph->wavefront_order()) {
       const OpNode& node = graph->node(id);
       if (node.kind == OpKind::kInput) continue;
-      if (!is_weighted(node.kind) && !is_channel_local(node.kind) && !whole_noted && options.devices > 1) {
+      if (!op_def(node.kind).split.out && !whole_noted && options.devices > 1) {
         builder.note(std::string(to_string(node.kind)) + " needs its whole input, so it runs whole on device 0");
         whole_noted = true;
       }

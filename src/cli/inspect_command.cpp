@@ -27,39 +27,75 @@ nlohmann::json inspect_json(const Graph& graph) {
   for (const Layer& layer : model.layers) {
     layers.push_back({{"name", layer.name},
                       {"type", std::string(to_string(layer.kind))},
+                      {"inputs", layer.inputs},
                       {"output_shape", layer.output_shape},
                       {"params", layer_params(layer)},
                       {"flops", layer_flops(layer, model.batch)}});
   }
+  nlohmann::json inputs = nlohmann::json::object();
+  for (const NetworkInput& input : model.inputs) inputs[input.name] = input.shape;
   return {{"name", model.name},
           {"batch", model.batch},
           {"input", model.input},
+          {"inputs", inputs},
           {"params", graph.total_params()},
           {"flops", graph.total_flops()},
           {"graph", {{"ops", graph.num_nodes()}, {"edges", graph.num_edges()}}},
           {"layers", layers}};
 }
 
+/// True when some layer reads something other than the layer listed before it:
+/// the network is a graph, and the table shows what each layer reads.
+bool is_graph(const Model& model) {
+  for (size_t i = 0; i < model.layers.size(); ++i) {
+    const std::string previous = i == 0 ? model.inputs.front().name : model.layers[i - 1].name;
+    if (model.layers[i].inputs != std::vector<std::string>{previous}) return true;
+  }
+  return model.inputs.size() > 1;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
 std::string inspect_text(const Graph& graph) {
   const Model& model = graph.model();
   using Align = TextTable::Align;
-  TextTable table({"layer", "type", "output shape", "params", "FLOPs"},
-                  {Align::kLeft, Align::kLeft, Align::kLeft, Align::kRight, Align::kRight});
-  table.add_row({"input", "", to_string(model.input), "", ""});
+  const bool graph_columns = is_graph(model);
+  TextTable table = graph_columns
+                        ? TextTable({"layer", "type", "reads", "output shape", "params", "FLOPs"},
+                                    {Align::kLeft, Align::kLeft, Align::kLeft, Align::kLeft, Align::kRight,
+                                     Align::kRight})
+                        : TextTable({"layer", "type", "output shape", "params", "FLOPs"},
+                                    {Align::kLeft, Align::kLeft, Align::kLeft, Align::kRight, Align::kRight});
+  const auto add_row = [&](const std::string& name, const std::string& type, const std::string& reads,
+                           const std::string& shape, const std::string& params, const std::string& flops) {
+    if (graph_columns) {
+      table.add_row({name, type, reads, shape, params, flops});
+    } else {
+      table.add_row({name, type, shape, params, flops});
+    }
+  };
+  for (const NetworkInput& input : model.inputs) add_row(input.name, "", "", to_string(input.shape), "", "");
   for (const Layer& layer : model.layers) {
     std::string type(to_string(layer.kind));
     if (is_recurrent(layer.kind) && layer.stacked > 1) type += fmt::format(" x{}", layer.stacked);
     if (layer.kind == LayerKind::kConv2d && layer.groups > 1) type += fmt::format(" g{}", layer.groups);
-    table.add_row({layer.name, type, to_string(layer.output_shape), si_count(double(layer_params(layer))),
-                   si_count(double(layer_flops(layer, model.batch)))});
+    add_row(layer.name, type, joined(layer.inputs), to_string(layer.output_shape),
+            si_count(double(layer_params(layer))), si_count(double(layer_flops(layer, model.batch))));
   }
   table.add_rule();
-  table.add_row({"total", "", "", si_count(double(graph.total_params())),
-                 si_count(double(graph.total_flops()))});
-  return fmt::format("{} ({}), batch {}, input {}\n\n{}\n{} graph ops, {} edges; {} of weights; FLOPs are "
+  add_row("total", "", "", "", si_count(double(graph.total_params())), si_count(double(graph.total_flops())));
+  std::string inputs;
+  for (const NetworkInput& input : model.inputs) {
+    inputs += (inputs.empty() ? "" : ", ") + (model.inputs.size() > 1 ? input.name + " " : "") + to_string(input.shape);
+  }
+  return fmt::format("{} ({}), batch {}, input{} {}\n\n{}\n{} graph ops, {} edges; {} of weights; FLOPs are "
                      "forward, for the whole batch.\n",
-                     printable(model.name), printable(model.source), model.batch, to_string(model.input),
-                     table.render(),
+                     printable(model.name), printable(model.source), model.batch, model.inputs.size() > 1 ? "s" : "",
+                     printable(inputs), table.render(),
                      graph.num_nodes(), graph.num_edges(),
                      binary_bytes(double(graph.total_params()) * sizeof(float)));
 }

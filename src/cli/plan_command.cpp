@@ -34,10 +34,7 @@ struct PlanOptions {
 std::string group_name(const Graph& graph, NodeId id) {
   const OpNode& node = graph.node(id);
   if (node.layer < 0) return "input";
-  const Layer& layer = graph.layer_of(id);
-  if (is_recurrent(layer.kind) && node.kind != OpKind::kStack && node.kind != OpKind::kStepSlice) {
-    return layer.name + "/l" + std::to_string(node.sublayer);
-  }
+  if (node.recurrent_layer && is_cell(node.kind)) return node.layer_name + "/l" + std::to_string(node.sublayer);
   return node.name;
 }
 

@@ -61,13 +61,20 @@ class Executor {
   virtual ~Executor() = default;
   /// "cpu", "cuda", "sim"
   virtual std::string_view name() const = 0;
-  /// Whether this backend can run the op; a plan with an unsupported op is refused.
-  virtual bool supports(const PlanOp& op) const {
+  /// Why this backend cannot run `op` of `plan` (e.g. it has no kernel for
+  /// the op's kind); empty when it can. Consulted for every op before a run
+  /// (require_supported), so that a plan is refused before it starts.
+  virtual std::string unsupported(const Plan& plan, const PlanOp& op) const {
+    (void)plan;
     (void)op;
-    return true;
+    return {};
   }
   /// Runs the plan `options.warmup` times untimed, then `options.repeats` times timed.
   virtual RunResult run(const Plan& plan, const RunOptions& options) = 0;
 };
+
+/// Refuses (UnavailableError, exit 3) a plan with an op `executor` cannot
+/// run, naming the op and what to use instead.
+void require_supported(const Executor& executor, const Plan& plan);
 
 }  // namespace splitscope

@@ -76,13 +76,6 @@ bool Graph::is_acyclic() const {
   }
 }
 
-const Layer& Graph::layer_of(NodeId id) const {
-  const int layer = node(id).layer;
-  SPLITSCOPE_CHECK(layer >= 0 && layer < static_cast<int>(model_.layers.size()),
-                   "node " + node(id).name + " belongs to no layer");
-  return model_.layers[static_cast<size_t>(layer)];
-}
-
 int64_t Graph::total_flops() const {
   int64_t total = 0;
   for (NodeId id = 0; id < num_nodes(); ++id) total += node(id).flops;

@@ -65,8 +65,6 @@ class Graph {
   const Model& model() const { return model_; }
   int64_t batch() const { return model_.batch; }
   const std::string& name() const { return model_.name; }
-  /// The layer a node was lowered from (the network input belongs to none).
-  const Layer& layer_of(NodeId id) const;
 
   /// Sums over all nodes; parameters count each weight set once.
   int64_t total_flops() const;

@@ -6,7 +6,7 @@
 namespace splitscope {
 namespace {
 
-constexpr std::array<std::pair<LayerKind, std::string_view>, 11> kLayerNames{{
+constexpr std::array<std::pair<LayerKind, std::string_view>, 13> kLayerNames{{
     {LayerKind::kDense, "dense"},
     {LayerKind::kConv2d, "conv2d"},
     {LayerKind::kMaxPool, "maxpool"},
@@ -18,6 +18,8 @@ constexpr std::array<std::pair<LayerKind, std::string_view>, 11> kLayerNames{{
     {LayerKind::kSigmoid, "sigmoid"},
     {LayerKind::kLstm, "lstm"},
     {LayerKind::kGru, "gru"},
+    {LayerKind::kAdd, "add"},
+    {LayerKind::kConcat, "concat"},
 }};
 
 constexpr std::array<std::pair<Activation, std::string_view>, 4> kActivationNames{{

@@ -7,7 +7,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "ir/op_attrs.hpp"
 #include "ir/shape.hpp"
 
 namespace splitscope {
@@ -24,9 +26,9 @@ enum class LayerKind {
   kSigmoid,
   kLstm,
   kGru,
+  kAdd,     ///< element-wise sum of two or more inputs of one shape (a residual join)
+  kConcat,  ///< inputs laid end to end along axis 0 (channels of images, features of vectors)
 };
-
-enum class Activation { kNone, kRelu, kTanh, kSigmoid };
 
 /// The name used in network files: "dense", "conv2d", "lstm", ...
 std::string_view to_string(LayerKind kind);
@@ -36,13 +38,6 @@ std::optional<Activation> activation_from_string(std::string_view name);
 
 /// True for lstm and gru.
 bool is_recurrent(LayerKind kind);
-
-/// Height/width pair for kernel, stride and padding.
-struct Extent2 {
-  int64_t h = 0;
-  int64_t w = 0;
-  bool operator==(const Extent2&) const = default;
-};
 
 /// A layer with every field resolved. Fields that do not apply to its kind
 /// keep their defaults and are ignored.
@@ -66,7 +61,12 @@ struct Layer {
   int64_t stacked = 1;  ///< `layers` in the file: how many cells are stacked
   bool return_sequences = true;
 
-  Shape input_shape;   ///< per sample, as inferred
+  /// What it reads, in slot order: earlier layers' names or the network's
+  /// input names. The file's `inputs`, or the previous layer (the network
+  /// input for the first layer) when it gives none.
+  std::vector<std::string> inputs;
+  std::vector<Shape> input_shapes;  ///< per sample, one per input
+  Shape input_shape;   ///< per sample, of the first input
   Shape output_shape;  ///< per sample, as inferred
 };
 

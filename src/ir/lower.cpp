@@ -1,5 +1,6 @@
 #include "ir/lower.hpp"
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -24,27 +25,44 @@ OpKind op_kind_of(LayerKind kind) {
     case LayerKind::kSigmoid: return OpKind::kSigmoid;
     case LayerKind::kLstm: return OpKind::kLstmCell;
     case LayerKind::kGru: return OpKind::kGruCell;
+    case LayerKind::kAdd: return OpKind::kAdd;
+    case LayerKind::kConcat: return OpKind::kConcat;
   }
   return OpKind::kInput;
 }
 
-/// Walks the layers keeping the current tensor either whole (`whole`) or as
-/// one tensor per time step (`steps`, between recurrent layers), converting
-/// between the two only where a layer needs the other form.
+/// The attributes of the ops a layer lowers to.
+OpAttrs attrs_of(const Layer& layer) {
+  OpAttrs attrs;
+  attrs.activation = layer.activation;
+  attrs.bias = layer.bias;
+  attrs.groups = layer.groups;
+  attrs.kernel = layer.kernel;
+  attrs.stride = layer.stride;
+  attrs.padding = layer.padding;
+  attrs.hidden = layer.hidden;
+  return attrs;
+}
+
+/// One layer's (or network input's) output, kept whole, as one tensor per
+/// time step (between recurrent layers), or both once a reader needed the
+/// other form.
+struct LayerOutput {
+  std::optional<TensorRef> whole;
+  std::vector<TensorRef> steps;
+  int layer = -1;  ///< the producing layer; -1 for a network input
+};
+
+/// Walks the layers in their dependency order, giving each the tensors it
+/// reads in the form it needs: converting a sequence between whole and
+/// per-step only where a reader needs the other form, once per tensor.
 class Lowering {
  public:
   explicit Lowering(const Model& model) : graph_(model), batch_(model.batch) {}
 
   Graph run() {
     const Model& model = graph_.model();
-    const bool sequence_input_to_rnn = model.input.size() == 2 && !model.layers.empty() &&
-                                       is_recurrent(model.layers.front().kind);
-    if (sequence_input_to_rnn) {
-      add_step_inputs(model.input);
-    } else {
-      OpNode input = make_node(OpKind::kInput, "input", -1, {}, {model.input});
-      whole_ = TensorRef{graph_.add_node(std::move(input)), 0};
-    }
+    for (size_t i = 0; i < model.inputs.size(); ++i) add_network_input(static_cast<int>(i), model.inputs[i]);
     for (size_t i = 0; i < model.layers.size(); ++i) {
       const Layer& layer = model.layers[i];
       if (is_recurrent(layer.kind)) {
@@ -53,7 +71,7 @@ class Lowering {
         add_single(static_cast<int>(i), layer);
       }
     }
-    graph_.set_output(whole_tensor(static_cast<int>(model.layers.size()) - 1));
+    graph_.set_output(whole_tensor(model.layers.back().name));
     return std::move(graph_);
   }
 
@@ -64,44 +82,78 @@ class Lowering {
     node.kind = kind;
     node.name = std::move(name);
     node.layer = layer;
+    if (layer >= 0) {
+      const Layer& source = graph_.model().layers.at(static_cast<size_t>(layer));
+      node.layer_name = source.name;
+      node.recurrent_layer = is_recurrent(source.kind);
+      node.stacked = static_cast<int>(source.stacked);
+      node.attrs = attrs_of(source);
+    } else {
+      node.layer_name = "input";
+    }
     node.input_shapes = std::move(inputs);
     node.output_shapes = std::move(outputs);
     for (const Shape& shape : node.output_shapes) node.bytes_written += tensor_bytes(shape, batch_);
     return node;
   }
 
-  void add_step_inputs(const Shape& input) {
-    steps_.clear();
-    for (int64_t t = 0; t < input[0]; ++t) {
-      OpNode node = make_node(OpKind::kInput, "input/t" + std::to_string(t), -1, {}, {{input[1]}});
-      node.step = static_cast<int>(t);
-      steps_.push_back(TensorRef{graph_.add_node(std::move(node)), 0});
+  /// Whether every reader of network input `name` is a recurrent layer: then
+  /// a [T, F] input is provided one step at a time, and no reader needs it whole.
+  bool read_per_step(const std::string& name) const {
+    bool any = false;
+    for (const Layer& layer : graph_.model().layers) {
+      for (const std::string& input : layer.inputs) {
+        if (input != name) continue;
+        if (!is_recurrent(layer.kind)) return false;
+        any = true;
+      }
     }
-    whole_.reset();
+    return any;
   }
 
-  /// The current tensor as one whole tensor, stacking per-step outputs if needed.
-  TensorRef whole_tensor(int producing_layer) {
-    if (whole_) return *whole_;
-    SPLITSCOPE_CHECK(!steps_.empty(), "no current tensor while lowering");
-    const Layer& layer = graph_.model().layers.at(static_cast<size_t>(producing_layer));
-    const Shape step_shape = graph_.node(steps_.front().node).output_shapes.at(0);
-    const int64_t steps = static_cast<int64_t>(steps_.size());
-    std::vector<Shape> inputs(steps_.size(), step_shape);
-    OpNode stack = make_node(OpKind::kStack, layer.name + "/stack", producing_layer, inputs,
-                             {{steps, step_shape[0]}});
+  void add_network_input(int index, const NetworkInput& input) {
+    // The only input keeps the name "input"; named inputs are "input/NAME".
+    const std::string name = graph_.model().inputs.size() == 1 ? "input" : "input/" + input.name;
+    LayerOutput& out = outputs_[input.name];
+    if (input.shape.size() == 2 && read_per_step(input.name)) {
+      for (int64_t t = 0; t < input.shape[0]; ++t) {
+        OpNode node = make_node(OpKind::kInput, name + "/t" + std::to_string(t), -1, {}, {{input.shape[1]}});
+        node.step = static_cast<int>(t);
+        node.attrs.input_index = index;
+        node.attrs.sample = input.shape;
+        out.steps.push_back(TensorRef{graph_.add_node(std::move(node)), 0});
+      }
+      return;
+    }
+    OpNode node = make_node(OpKind::kInput, name, -1, {}, {input.shape});
+    node.attrs.input_index = index;
+    node.attrs.sample = input.shape;
+    out.whole = TensorRef{graph_.add_node(std::move(node)), 0};
+  }
+
+  /// Tensor `name` as one whole tensor, stacking its per-step outputs once if needed.
+  TensorRef whole_tensor(const std::string& name) {
+    LayerOutput& out = outputs_.at(name);
+    if (out.whole) return *out.whole;
+    SPLITSCOPE_CHECK(!out.steps.empty() && out.layer >= 0, "no tensor " + name + " while lowering");
+    const Layer& layer = graph_.model().layers.at(static_cast<size_t>(out.layer));
+    const Shape step_shape = graph_.node(out.steps.front().node).output_shapes.at(0);
+    const int64_t steps = static_cast<int64_t>(out.steps.size());
+    std::vector<Shape> inputs(out.steps.size(), step_shape);
+    OpNode stack = make_node(OpKind::kStack, layer.name + "/stack", out.layer, inputs, {{steps, step_shape[0]}});
     stack.sublayer = static_cast<int>(layer.stacked) - 1;
     stack.bytes_read = tensor_bytes({steps, step_shape[0]}, batch_);
     const NodeId id = graph_.add_node(std::move(stack));
-    for (size_t t = 0; t < steps_.size(); ++t) graph_.add_edge(steps_[t], id, static_cast<int>(t));
-    whole_ = TensorRef{id, 0};
-    return *whole_;
+    for (size_t t = 0; t < out.steps.size(); ++t) graph_.add_edge(out.steps[t], id, static_cast<int>(t));
+    out.whole = TensorRef{id, 0};
+    return *out.whole;
   }
 
-  /// The current tensor as one tensor per step, slicing a whole [T, F] tensor if needed.
-  std::vector<TensorRef> step_tensors(int consuming_layer, const Layer& layer) {
-    if (!steps_.empty()) return steps_;
-    SPLITSCOPE_CHECK(whole_.has_value(), "no current tensor while lowering");
+  /// Tensor `name` as one tensor per step, slicing a whole [T, F] tensor if needed.
+  std::vector<TensorRef> step_tensors(const std::string& name, int consuming_layer, const Layer& layer) {
+    LayerOutput& out = outputs_.at(name);
+    if (!out.steps.empty()) return out.steps;
+    SPLITSCOPE_CHECK(out.whole.has_value(), "no tensor " + name + " while lowering");
     const Shape& sequence = layer.input_shape;
     std::vector<TensorRef> slices;
     for (int64_t t = 0; t < sequence[0]; ++t) {
@@ -110,33 +162,35 @@ class Lowering {
       slice.step = static_cast<int>(t);
       slice.bytes_read = tensor_bytes({sequence[1]}, batch_);
       const NodeId id = graph_.add_node(std::move(slice));
-      graph_.add_edge(*whole_, id, 0);
+      graph_.add_edge(*out.whole, id, 0);
       slices.push_back(TensorRef{id, 0});
     }
     return slices;
   }
 
   void add_single(int index, const Layer& layer) {
-    const TensorRef in = whole_tensor(index - 1);
-    OpNode node = make_node(op_kind_of(layer.kind), layer.name, index, {layer.input_shape},
-                            {layer.output_shape});
+    std::vector<TensorRef> inputs;
+    for (const std::string& name : layer.inputs) inputs.push_back(whole_tensor(name));
+    OpNode node = make_node(op_kind_of(layer.kind), layer.name, index, layer.input_shapes, {layer.output_shape});
     node.flops = layer_flops(layer, batch_);
     node.param_count = layer_params(layer);
     if (node.param_count > 0) node.param_key = next_param_key_++;
-    node.bytes_read = tensor_bytes(layer.input_shape, batch_) + node.param_count * kFloat;
+    for (const Shape& shape : layer.input_shapes) node.bytes_read += tensor_bytes(shape, batch_);
+    node.bytes_read += node.param_count * kFloat;
     if (node.kind == OpKind::kFlatten) {
       // A reshape of a contiguous tensor: no data moves.
       node.bytes_read = 0;
       node.bytes_written = 0;
     }
     const NodeId id = graph_.add_node(std::move(node));
-    graph_.add_edge(in, id, 0);
-    whole_ = TensorRef{id, 0};
-    steps_.clear();
+    for (size_t slot = 0; slot < inputs.size(); ++slot) graph_.add_edge(inputs[slot], id, static_cast<int>(slot));
+    LayerOutput& out = outputs_[layer.name];
+    out.whole = TensorRef{id, 0};
+    out.layer = index;
   }
 
   void add_recurrent(int index, const Layer& layer) {
-    std::vector<TensorRef> below = step_tensors(index, layer);
+    std::vector<TensorRef> below = step_tensors(layer.inputs.at(0), index, layer);
     const bool lstm = layer.kind == LayerKind::kLstm;
     const OpKind kind = op_kind_of(layer.kind);
     const int64_t hidden = layer.hidden;
@@ -176,19 +230,18 @@ class Lowering {
       }
       below = std::move(outputs);
     }
+    LayerOutput& out = outputs_[layer.name];
+    out.layer = index;
     if (layer.return_sequences) {
-      steps_ = std::move(below);
-      whole_.reset();
+      out.steps = std::move(below);
     } else {
-      whole_ = below.back();
-      steps_.clear();
+      out.whole = below.back();
     }
   }
 
   Graph graph_;
   int64_t batch_;
-  std::optional<TensorRef> whole_;
-  std::vector<TensorRef> steps_;
+  std::map<std::string, LayerOutput> outputs_;  ///< by layer or network-input name
   int next_param_key_ = 0;
 };
 

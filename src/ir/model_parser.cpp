@@ -66,7 +66,7 @@ class ObjectReader : public JsonFields {
 
 const std::map<LayerKind, std::set<std::string>>& allowed_fields() {
   static const std::map<LayerKind, std::set<std::string>> fields = [] {
-    const std::set<std::string> common{"type", "name", "comment"};
+    const std::set<std::string> common{"type", "name", "comment", "inputs"};
     auto with = [&](std::set<std::string> extra) {
       extra.insert(common.begin(), common.end());
       return extra;
@@ -84,6 +84,8 @@ const std::map<LayerKind, std::set<std::string>>& allowed_fields() {
         {LayerKind::kSigmoid, common},
         {LayerKind::kLstm, with({"hidden", "layers", "return_sequences", "bias"})},
         {LayerKind::kGru, with({"hidden", "layers", "return_sequences", "bias"})},
+        {LayerKind::kAdd, common},
+        {LayerKind::kConcat, common},
     };
   }();
   return fields;
@@ -122,12 +124,61 @@ void require_image(const ObjectReader& reader, const Layer& layer, const Shape& 
   }
 }
 
-/// Reads one layer's fields and infers its output shape from `in`.
-Layer parse_layer(const ObjectReader& reader, LayerKind kind, const Shape& in) {
+bool is_join(LayerKind kind) { return kind == LayerKind::kAdd || kind == LayerKind::kConcat; }
+
+/// add: two or more inputs of one shape.
+Shape add_output(const ObjectReader& reader, const Layer& layer) {
+  for (size_t i = 1; i < layer.input_shapes.size(); ++i) {
+    if (layer.input_shapes[i] != layer.input_shapes[0]) {
+      reader.fail("inputs", "add needs inputs of one shape, but '" + layer.inputs[0] + "' is " +
+                                to_string(layer.input_shapes[0]) + " and '" + layer.inputs[i] + "' is " +
+                                to_string(layer.input_shapes[i]));
+    }
+  }
+  return layer.input_shapes[0];
+}
+
+/// concat: along axis 0 of flat vectors or of images of one height and width.
+Shape concat_output(const ObjectReader& reader, const Layer& layer) {
+  const Shape& first = layer.input_shapes[0];
+  if (first.size() == 2) {
+    reader.fail("inputs", "concat joins vectors [features] or images [channels, height, width], but '" +
+                              layer.inputs[0] + "' is the sequence " + to_string(first) +
+                              "; give its recurrent layer \"return_sequences\": false");
+  }
+  Shape out = first;
+  for (size_t i = 1; i < layer.input_shapes.size(); ++i) {
+    const Shape& shape = layer.input_shapes[i];
+    const bool same_rank = shape.size() == first.size();
+    const bool same_image = same_rank && (first.size() == 1 || (shape[1] == first[1] && shape[2] == first[2]));
+    if (!same_image) {
+      reader.fail("inputs", "concat joins along channels (or features) only, so its inputs must agree on the "
+                            "other axes, but '" + layer.inputs[0] + "' is " + to_string(first) + " and '" +
+                            layer.inputs[i] + "' is " + to_string(shape));
+    }
+    out[0] += shape[0];
+  }
+  return out;
+}
+
+/// Reads one layer's fields and infers its output shape from its inputs' shapes.
+Layer parse_layer(const ObjectReader& reader, LayerKind kind, const std::vector<std::string>& inputs,
+                  const std::vector<Shape>& input_shapes) {
   Layer layer;
   layer.kind = kind;
-  layer.input_shape = in;
+  layer.inputs = inputs;
+  layer.input_shapes = input_shapes;
+  layer.input_shape = input_shapes.at(0);
+  const Shape& in = layer.input_shape;
   reader.allow_only(allowed_fields().at(kind), std::string(to_string(kind)));
+  if (is_join(kind) && inputs.size() < 2) {
+    reader.fail("inputs", std::string(to_string(kind)) + " joins two or more inputs, but reads only '" +
+                              inputs[0] + "'; name them in \"inputs\"");
+  }
+  if (!is_join(kind) && inputs.size() != 1) {
+    reader.fail("inputs", std::string(to_string(kind)) + " reads one input, but \"inputs\" names " +
+                              std::to_string(inputs.size()) + "; join them first with an add or concat layer");
+  }
   switch (kind) {
     case LayerKind::kDense: {
       layer.units = reader.required_positive("units", "the number of output neurons");
@@ -213,6 +264,12 @@ Layer parse_layer(const ObjectReader& reader, LayerKind kind, const Shape& in) {
           layer.return_sequences ? Shape{in[0], layer.hidden} : Shape{layer.hidden};
       break;
     }
+    case LayerKind::kAdd:
+      layer.output_shape = add_output(reader, layer);
+      break;
+    case LayerKind::kConcat:
+      layer.output_shape = concat_output(reader, layer);
+      break;
   }
   for (int64_t size : layer.output_shape) {
     if (size <= 0) reader.fail("", "the output shape " + to_string(layer.output_shape) + " is empty");
@@ -223,18 +280,130 @@ Layer parse_layer(const ObjectReader& reader, LayerKind kind, const Shape& in) {
   return layer;
 }
 
-Shape parse_input(const ObjectReader& top) {
-  const json& value = top.required("input", "the shape of one sample");
+/// One sample's shape at `field` of `parent` (`input`, or `inputs.NAME`).
+Shape parse_shape(const ObjectReader& parent, const json& value, const std::string& field) {
   if (!value.is_array() || value.empty() || value.size() > 3) {
-    top.fail("input", "must be [features], [channels, height, width] or [steps, features]");
+    parent.fail(field, "must be [features], [channels, height, width] or [steps, features]");
   }
-  const ObjectReader elements(value, "input", top.source());
+  const ObjectReader elements(value, parent.path().empty() ? field : parent.path() + "." + field, parent.source());
   Shape shape;
   for (size_t i = 0; i < value.size(); ++i) {
     shape.push_back(elements.positive_int(value[i], "[" + std::to_string(i) + "]"));
   }
-  if (element_count(shape) > kMaxElements) top.fail("input", "is too large");
+  if (element_count(shape) > kMaxElements) parent.fail(field, "is too large");
   return shape;
+}
+
+/// `"input": [shape]` (one input, named "input") or `"inputs": {"name": [shape], ...}`.
+std::vector<NetworkInput> parse_inputs(const ObjectReader& top) {
+  if (top.has("input") == top.has("inputs")) {
+    top.fail(top.has("input") ? "inputs" : "input",
+             top.has("input") ? "give either \"input\" (one input) or \"inputs\" (named inputs), not both"
+                              : "missing required field (the shape of one sample, or \"inputs\": {\"name\": "
+                                "shape, ...} for a network with several inputs)");
+  }
+  if (top.has("input")) return {{"input", parse_shape(top, top.raw().at("input"), "input")}};
+  const json& named = top.raw().at("inputs");
+  if (!named.is_object() || named.empty()) {
+    top.fail("inputs", "must be an object of named input shapes, e.g. {\"left\": [3, 32, 32], \"right\": [3, 32, 32]}");
+  }
+  const ObjectReader reader(named, "inputs", top.source());
+  std::vector<NetworkInput> inputs;
+  for (const auto& [name, shape] : named.items()) {
+    if (name.empty()) reader.fail(name, "an input needs a name");
+    inputs.push_back({name, parse_shape(reader, shape, name)});
+  }
+  return inputs;
+}
+
+/// A layer as the file gives it, before its shapes are known.
+struct LayerEntry {
+  size_t index = 0;  ///< position in the file
+  ObjectReader reader;
+  LayerKind kind = LayerKind::kDense;
+  std::string name;
+  std::vector<std::string> inputs;
+};
+
+/// `inputs`: a name or a list of names; the previous layer (the network's only
+/// input for the first) when absent.
+std::vector<std::string> parse_layer_inputs(const ObjectReader& reader, const std::vector<LayerEntry>& before,
+                                            const std::vector<NetworkInput>& network_inputs) {
+  if (!reader.has("inputs")) {
+    if (!before.empty()) return {before.back().name};
+    if (network_inputs.size() == 1) return {network_inputs[0].name};
+    std::string names;
+    for (const NetworkInput& input : network_inputs) names += (names.empty() ? "" : ", ") + input.name;
+    reader.fail("inputs", "missing: the network has several inputs (" + names + "), so the first layer must say "
+                          "which it reads, e.g. \"inputs\": [\"" + network_inputs[0].name + "\"]");
+  }
+  const json& value = reader.raw().at("inputs");
+  std::vector<std::string> names;
+  if (value.is_string()) {
+    names.push_back(value.get<std::string>());
+  } else if (value.is_array() && !value.empty()) {
+    for (size_t i = 0; i < value.size(); ++i) {
+      if (!value[i].is_string()) {
+        reader.fail("inputs[" + std::to_string(i) + "]", "must be a layer or input name, got " + json_type_name(value[i]));
+      }
+      names.push_back(value[i].get<std::string>());
+    }
+  } else {
+    reader.fail("inputs", "must be a name or a non-empty list of names of earlier layers or network inputs");
+  }
+  return names;
+}
+
+/// The layers in a dependency order, file order among independent ones
+/// (Kahn's algorithm); a cycle is exit 2 naming the layers on it.
+std::vector<size_t> dependency_order(const std::vector<LayerEntry>& entries,
+                                     const std::map<std::string, size_t>& layer_index) {
+  const size_t n = entries.size();
+  std::vector<std::vector<size_t>> readers(n);
+  std::vector<size_t> waiting(n, 0);
+  for (const LayerEntry& entry : entries) {
+    for (const std::string& input : entry.inputs) {
+      const auto it = layer_index.find(input);
+      if (it == layer_index.end()) continue;  // a network input
+      readers[it->second].push_back(entry.index);
+      ++waiting[entry.index];
+    }
+  }
+  std::set<size_t> ready;
+  for (size_t i = 0; i < n; ++i) {
+    if (waiting[i] == 0) ready.insert(i);
+  }
+  std::vector<size_t> order;
+  while (!ready.empty()) {
+    const size_t next = *ready.begin();
+    ready.erase(ready.begin());
+    order.push_back(next);
+    for (size_t reader : readers[next]) {
+      if (--waiting[reader] == 0) ready.insert(reader);
+    }
+  }
+  if (order.size() == n) return order;
+  // Walk back along unfinished inputs from an unfinished layer until one repeats: that loop is a cycle.
+  size_t at = 0;
+  while (waiting[at] == 0) ++at;
+  std::vector<size_t> path;
+  std::vector<int> seen(n, -1);
+  while (seen[at] < 0) {
+    seen[at] = static_cast<int>(path.size());
+    path.push_back(at);
+    for (const std::string& input : entries[at].inputs) {
+      const auto it = layer_index.find(input);
+      if (it != layer_index.end() && waiting[it->second] > 0) {
+        at = it->second;
+        break;
+      }
+    }
+  }
+  std::string cycle;
+  for (size_t i = static_cast<size_t>(seen[at]); i < path.size(); ++i) cycle += entries[path[i]].name + " reads ";
+  cycle += entries[at].name;
+  entries[at].reader.fail("inputs", "the layers read each other in a cycle (" + cycle +
+                                        "); a network is a graph without cycles");
 }
 
 Model parse_document(const json& doc, const std::string& source) {
@@ -242,7 +411,7 @@ Model parse_document(const json& doc, const std::string& source) {
     throw InputError(source, "", "a network file is a JSON object, got " + json_type_name(doc));
   }
   ObjectReader top(doc, "", source);
-  top.allow_only({"name", "batch", "input", "layers", "description", "comment"}, "a network");
+  top.allow_only({"name", "batch", "input", "inputs", "layers", "description", "comment"}, "a network");
   Model model;
   model.source = source;
   // Free text, but text: as in machine files (a 100k-deep array is no comment).
@@ -251,14 +420,18 @@ Model parse_document(const json& doc, const std::string& source) {
   model.name = top.optional_string("name", std::filesystem::path(source).stem().string());
   if (model.name.empty()) top.fail("name", "must not be empty");
   model.batch = top.required_positive("batch", "samples in one run");
-  model.input = parse_input(top);
+  model.inputs = parse_inputs(top);
+  model.input = model.inputs.front().shape;
 
   const json& layers = top.required("layers", "the list of layers");
   if (!layers.is_array()) top.fail("layers", "must be an array of layers, got " + json_type_name(layers));
   if (layers.empty()) top.fail("layers", "the list is empty; a network needs at least one layer");
 
-  Shape shape = model.input;
-  std::map<std::string, size_t> names;
+  // 1. Each layer's kind, name and inputs, in file order.
+  std::map<std::string, size_t> layer_index;
+  std::map<std::string, Shape> input_shape_of;
+  for (const NetworkInput& input : model.inputs) input_shape_of[input.name] = input.shape;
+  std::vector<LayerEntry> entries;
   for (size_t i = 0; i < layers.size(); ++i) {
     const std::string path = "layers[" + std::to_string(i) + "]";
     const json& entry = layers[i];
@@ -273,15 +446,57 @@ Model parse_document(const json& doc, const std::string& source) {
       reader.fail("type", "unknown layer type '" + type.get<std::string>() + "'; known types are " +
                               kind_list());
     }
-    reader.optional_string("comment", "");
-    Layer layer = parse_layer(reader, *kind, shape);
-    layer.name = reader.optional_string("name", std::string(to_string(*kind)) + std::to_string(i));
-    if (layer.name.empty()) reader.fail("name", "must not be empty");
-    if (auto [it, inserted] = names.emplace(layer.name, i); !inserted) {
-      reader.fail("name", "'" + layer.name + "' is already the name of layers[" +
-                              std::to_string(it->second) + "]");
+    reader.optional_string("comment", "");  // free text, but text
+    std::string name = reader.optional_string("name", std::string(to_string(*kind)) + std::to_string(i));
+    if (name.empty()) reader.fail("name", "must not be empty");
+    if (input_shape_of.count(name)) reader.fail("name", "'" + name + "' is already the name of a network input");
+    if (auto [it, inserted] = layer_index.emplace(name, i); !inserted) {
+      reader.fail("name", "'" + name + "' is already the name of layers[" + std::to_string(it->second) + "]");
     }
-    shape = layer.output_shape;
+    std::vector<std::string> inputs = parse_layer_inputs(reader, entries, model.inputs);
+    entries.push_back(LayerEntry{i, reader, *kind, std::move(name), std::move(inputs)});
+  }
+
+  // 2. Every input names a layer or a network input; every layer and input but the output is read.
+  std::set<std::string> read;
+  for (const LayerEntry& entry : entries) {
+    for (size_t slot = 0; slot < entry.inputs.size(); ++slot) {
+      const std::string& input = entry.inputs[slot];
+      if (!layer_index.count(input) && !input_shape_of.count(input)) {
+        std::string known;
+        for (const NetworkInput& network_input : model.inputs) known += (known.empty() ? "" : ", ") + network_input.name;
+        for (const LayerEntry& other : entries) known += ", " + other.name;
+        entry.reader.fail("inputs", "no layer or network input is named '" + input + "'; the names are " + known);
+      }
+      if (input == entry.name) entry.reader.fail("inputs", "'" + input + "' reads itself; a network has no cycles");
+      read.insert(input);
+    }
+  }
+  const std::vector<size_t> order = dependency_order(entries, layer_index);
+  const LayerEntry& output = entries[order.back()];
+  for (const LayerEntry& entry : entries) {
+    if (!read.count(entry.name) && entry.index != output.index) {
+      entry.reader.fail("", "layer '" + entry.name + "' is not used: no layer reads it, and the network's one "
+                            "output is '" + output.name + "'; name it in a later layer's \"inputs\" or remove it");
+    }
+  }
+  for (const NetworkInput& input : model.inputs) {
+    if (!read.count(input.name)) {
+      const std::string problem = "the network input '" + input.name + "' is not read by any layer";
+      if (!top.has("inputs")) top.fail("input", problem);
+      ObjectReader(top.raw().at("inputs"), "inputs", source).fail(input.name, problem);
+    }
+  }
+
+  // 3. Shapes, in dependency order.
+  std::map<std::string, Shape> shape_of = input_shape_of;
+  for (size_t i : order) {
+    const LayerEntry& entry = entries[i];
+    std::vector<Shape> shapes;
+    for (const std::string& input : entry.inputs) shapes.push_back(shape_of.at(input));
+    Layer layer = parse_layer(entry.reader, entry.kind, entry.inputs, shapes);
+    layer.name = entry.name;
+    shape_of[layer.name] = layer.output_shape;
     model.layers.push_back(std::move(layer));
   }
   check_model_limits(model);

@@ -1,45 +1,16 @@
 #include "ir/op.hpp"
 
+#include "ir/ops/op_def.hpp"
+
 namespace splitscope {
 
 std::string_view to_string(OpKind kind) {
-  switch (kind) {
-    case OpKind::kInput: return "input";
-    case OpKind::kDense: return "dense";
-    case OpKind::kConv2d: return "conv2d";
-    case OpKind::kMaxPool: return "maxpool";
-    case OpKind::kAvgPool: return "avgpool";
-    case OpKind::kFlatten: return "flatten";
-    case OpKind::kSoftmax: return "softmax";
-    case OpKind::kRelu: return "relu";
-    case OpKind::kTanh: return "tanh";
-    case OpKind::kSigmoid: return "sigmoid";
-    case OpKind::kLstmCell: return "lstm_cell";
-    case OpKind::kGruCell: return "gru_cell";
-    case OpKind::kStack: return "stack";
-    case OpKind::kStepSlice: return "step_slice";
-  }
-  return "?";
+  const size_t index = static_cast<size_t>(kind);
+  return index < kOpKindCount ? op_def(kind).name : std::string_view("?");
 }
 
-bool is_weighted(OpKind kind) {
-  return kind == OpKind::kDense || kind == OpKind::kConv2d || is_cell(kind);
-}
-
-bool is_channel_local(OpKind kind) {
-  switch (kind) {
-    case OpKind::kMaxPool:
-    case OpKind::kAvgPool:
-    case OpKind::kFlatten:
-    case OpKind::kRelu:
-    case OpKind::kTanh:
-    case OpKind::kSigmoid:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool is_cell(OpKind kind) { return kind == OpKind::kLstmCell || kind == OpKind::kGruCell; }
+bool is_weighted(OpKind kind) { return op_def(kind).weighted; }
+bool is_channel_local(OpKind kind) { return op_def(kind).channel_local; }
+bool is_cell(OpKind kind) { return op_def(kind).cell; }
 
 }  // namespace splitscope

@@ -2,11 +2,13 @@
 /// \file
 /// One node of the Graph: an op instance with its shapes and costs.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "ir/op_attrs.hpp"
 #include "ir/shape.hpp"
 
 namespace splitscope {
@@ -26,6 +28,8 @@ enum class OpKind {
   kGruCell,    ///< one (stacked layer, time step) of a GRU
   kStack,      ///< gathers the per-step outputs of a recurrent layer into [steps, hidden]
   kStepSlice,  ///< takes step t out of a [steps, features] tensor
+  kAdd,        ///< element-wise sum of its inputs (a residual join)
+  kConcat,     ///< its inputs laid end to end along axis 0
 };
 
 std::string_view to_string(OpKind kind);
@@ -37,11 +41,12 @@ inline constexpr int kCellStateSlot = 2;    ///< c_{t-1} (LSTM only)
 inline constexpr int kCellHiddenOutput = 0; ///< h_t
 inline constexpr int kCellStateOutput = 1;  ///< c_t (LSTM only)
 
-/// True for the ops that carry weights and split along their output channels
-/// (dense units, conv filters, cell hidden units).
+/// The op kinds in enum order (the op table's rows).
+inline constexpr OpKind kLastOpKind = OpKind::kConcat;
+inline constexpr size_t kOpKindCount = static_cast<size_t>(kLastOpKind) + 1;
+
+/// Shorthands for traits of the op's definition (ops/op_def.hpp).
 bool is_weighted(OpKind kind);
-/// True for the element-wise ops (activation, pooling per channel, flatten):
-/// a slice of the output needs only the matching slice of the input.
 bool is_channel_local(OpKind kind);
 bool is_cell(OpKind kind);
 
@@ -49,7 +54,11 @@ bool is_cell(OpKind kind);
 struct OpNode {
   OpKind kind = OpKind::kInput;
   std::string name;
-  int layer = -1;     ///< index into Model::layers; -1 for the network input
+  OpAttrs attrs;      ///< the kind's attributes (dense activation, conv geometry, cell width, ...)
+  int layer = -1;     ///< index of the network layer it was lowered from; -1 for a network input
+  std::string layer_name;  ///< that layer's name ("input" for a network input)
+  bool recurrent_layer = false;  ///< lowered from an lstm/gru layer (cells, their stack and step slices)
+  int stacked = 1;    ///< cells stacked in that layer (1 for other layers)
   int sublayer = 0;   ///< stacked cell index within a recurrent layer
   int step = -1;      ///< time step (cells, step inputs, step slices); -1 otherwise
   std::vector<Shape> input_shapes;   ///< one per input slot

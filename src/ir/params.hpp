@@ -18,16 +18,12 @@
 #include <vector>
 
 #include "ir/graph.hpp"
+#include "ir/ops/op_def.hpp"
 
 namespace splitscope {
 
-struct ParamTensor {
-  std::string name;  ///< "W", "b", "Wx", "Wh"
-  Shape shape;
-  float scale = 0;   ///< values are uniform in [-scale, scale)
-};
-
-/// The weight tensors of a weighted node (empty for the others), in index order.
+/// The weight tensors of a weighted node (empty for the others), in index
+/// order: its op definition's layout.
 std::vector<ParamTensor> param_tensors(const Graph& graph, NodeId node);
 
 /// Index of each tensor within param_tensors().
@@ -40,7 +36,8 @@ inline constexpr int kCellBias = 2;         ///< cells: b
 /// Element `element` of tensor `tensor` of weight set `param_key`.
 float param_value(uint64_t seed, int param_key, int tensor, int64_t element, float scale);
 
-/// Element `element` of the network input, laid out [batch, ...input shape]; uniform in [-1, 1).
-float input_value(uint64_t seed, int64_t element);
+/// Element `element` of network input `input` (Model::inputs), laid out
+/// [batch, ...its shape]; uniform in [-1, 1). Each input draws its own stream.
+float input_value(uint64_t seed, int64_t element, int input = 0);
 
 }  // namespace splitscope

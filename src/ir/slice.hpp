@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "ir/graph.hpp"
+#include "ir/ops/op_def.hpp"
 #include "ir/range.hpp"
 
 namespace splitscope {
@@ -20,27 +21,17 @@ struct Slice {
   Range out;     ///< axis 0 of the output
   Range reduce;  ///< input features summed over (dense only; the full range otherwise)
 
-  /// True when `reduce` does not cover the whole input: the result is a partial sum.
+  /// True when the op splits along its reduction axis and `reduce` does not
+  /// cover all of it: the result is a partial sum.
   bool is_partial(const OpNode& node) const;
 };
 
 /// The whole op over rows `batch`.
 Slice full_slice(const OpNode& node, Range batch);
 
-/// What a slice costs: FLOPs, bytes and parameters read, bytes written.
-struct SliceCost {
-  int64_t flops = 0;
-  int64_t bytes_read = 0;
-  int64_t bytes_written = 0;
-  int64_t param_count = 0;
-};
-
-/// Cost of a slice, by the counting rules of FORMATS.md. Over slices that tile
-/// an op, FLOPs and parameters sum exactly to the op's own.
+/// Cost of a slice, by its op definition's rule (the counting rules of
+/// FORMATS.md). Over slices that tile an op, FLOPs and parameters sum exactly
+/// to the op's own.
 SliceCost slice_cost(const Graph& graph, NodeId node, const Slice& slice);
-
-/// The range of the input's axis 0 that output channels `out` of a conv2d read:
-/// the channels of the groups those filters belong to.
-Range conv_input_channels(const Layer& conv, Range out);
 
 }  // namespace splitscope

@@ -9,7 +9,7 @@
 #include <set>
 #include <string_view>
 
-#include "ir/op.hpp"
+#include "ir/ops/op_def.hpp"
 #include "sim/machine_file.hpp"
 #include "util/errors.hpp"
 
@@ -20,19 +20,12 @@ constexpr std::string_view kDeviceToDevice = "device_to_device";
 constexpr std::string_view kHostStaged = "host_staged";
 constexpr std::string_view kPeer = "peer";
 
-/// The kinds priced at the matrix peak; every other kind is element-wise.
-constexpr std::array<OpKind, 4> kMatrixKinds{OpKind::kDense, OpKind::kConv2d, OpKind::kLstmCell, OpKind::kGruCell};
-constexpr std::array<OpKind, 3> kActivationKinds{OpKind::kRelu, OpKind::kTanh, OpKind::kSigmoid};
-
-/// Every kind a machine file may give an efficiency (all but the input).
-constexpr std::array<OpKind, 13> kComputeKinds{OpKind::kDense,    OpKind::kConv2d,   OpKind::kMaxPool, OpKind::kAvgPool,
-                                               OpKind::kFlatten,  OpKind::kSoftmax,  OpKind::kRelu,    OpKind::kTanh,
-                                               OpKind::kSigmoid,  OpKind::kLstmCell, OpKind::kGruCell, OpKind::kStack,
-                                               OpKind::kStepSlice};
-
-template <size_t N>
-bool is_one_of(std::string_view kind, const std::array<OpKind, N>& kinds) {
-  return std::any_of(kinds.begin(), kinds.end(), [&](OpKind k) { return to_string(k) == kind; });
+/// The computed kind (every op definition but the network input) named `kind`, or null.
+const OpDef* computed_kind(std::string_view kind) {
+  for (const OpDef* def : op_defs()) {
+    if (def->kind != OpKind::kInput && def->name == kind) return def;
+  }
+  return nullptr;
 }
 
 /// The op kind a signature starts with ("dense:b64:..." -> "dense").
@@ -109,7 +102,8 @@ Efficiencies fit_efficiencies(const gpu::CalibrationResult& result, const Device
   for (const gpu::OpTime& op : result.op_times) {
     if (op.seconds <= 0 || (op.flops == 0 && op.bytes == 0)) continue;
     const std::string_view kind = signature_kind(op.signature);
-    if (!is_one_of(kind, kComputeKinds)) continue;
+    const OpDef* def = computed_kind(kind);
+    if (def == nullptr) continue;
     const double roofline = std::max(static_cast<double>(op.flops) / device.matrix_flops_per_second(),
                                      static_cast<double>(op.bytes) / device.memory_bytes_per_second());
     const double measured = op.seconds - device.launch_overhead_seconds();
@@ -118,8 +112,8 @@ Efficiencies fit_efficiencies(const gpu::CalibrationResult& result, const Device
       ++kinds[std::string(kind)].launch_bound_ops;
       continue;
     }
-    for (RooflineFit* fit : {&kinds[std::string(kind)], is_one_of(kind, kMatrixKinds) ? nullptr : &element_wise,
-                             is_one_of(kind, kActivationKinds) ? &activations : nullptr}) {
+    for (RooflineFit* fit : {&kinds[std::string(kind)], def->cost_class == CostClass::kMatrix ? nullptr : &element_wise,
+                             def->activation ? &activations : nullptr}) {
       if (fit == nullptr) continue;
       fit->roofline_seconds += roofline;
       fit->measured_seconds += measured;

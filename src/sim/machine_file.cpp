@@ -5,7 +5,7 @@
 #include <array>
 #include <nlohmann/json.hpp>
 
-#include "ir/op.hpp"
+#include "ir/ops/op_def.hpp"
 #include "ir/zoo.hpp"
 #include "util/json_fields.hpp"
 #include "util/errors.hpp"
@@ -16,24 +16,23 @@ namespace {
 
 using nlohmann::json;
 
-/// The op kinds a device may give its own efficiency (every kind a plan
-/// computes), plus the epilogue and the default.
-constexpr std::array kEfficiencyKinds{
-    OpKind::kDense,   OpKind::kConv2d,   OpKind::kMaxPool, OpKind::kAvgPool, OpKind::kFlatten,
-    OpKind::kSoftmax, OpKind::kRelu,     OpKind::kTanh,    OpKind::kSigmoid, OpKind::kLstmCell,
-    OpKind::kGruCell, OpKind::kStack,    OpKind::kStepSlice};
+/// A device may give its own efficiency to every kind a plan computes (every
+/// op definition but the network input), plus the epilogue and the default.
+bool is_computed(const OpDef& def) { return def.kind != OpKind::kInput; }
 
 bool is_efficiency_key(std::string_view key) {
   if (key == kDefaultEfficiency || key == kEpilogueEfficiency) return true;
-  for (OpKind kind : kEfficiencyKinds) {
-    if (to_string(kind) == key) return true;
+  for (const OpDef* def : op_defs()) {
+    if (is_computed(*def) && def->name == key) return true;
   }
   return false;
 }
 
 std::string efficiency_keys() {
   std::string keys = fmt::format("{}, {}", kDefaultEfficiency, kEpilogueEfficiency);
-  for (OpKind kind : kEfficiencyKinds) keys += fmt::format(", {}", to_string(kind));
+  for (const OpDef* def : op_defs()) {
+    if (is_computed(*def)) keys += fmt::format(", {}", def->name);
+  }
   return keys;
 }
 

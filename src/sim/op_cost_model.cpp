@@ -6,12 +6,6 @@
 #include "util/check.hpp"
 
 namespace splitscope {
-namespace {
-
-// One past the last OpKind, for tables indexed by kind.
-constexpr size_t kOpKinds = static_cast<size_t>(OpKind::kStepSlice) + 1;
-
-}  // namespace
 
 OpCostModel::OpCostModel(const Machine& machine)
     : flops_per_second_(machine.device.matrix_flops_per_second()),
@@ -20,10 +14,8 @@ OpCostModel::OpCostModel(const Machine& machine)
       device_(machine.device),
       epilogue_efficiency_(machine.device.efficiency_of(kEpilogueEfficiency)) {
   SPLITSCOPE_CHECK(flops_per_second_ > 0 && bytes_per_second_ > 0, "a device needs positive peaks");
-  kind_efficiency_.resize(kOpKinds);
-  for (size_t kind = 0; kind < kOpKinds; ++kind) {
-    kind_efficiency_[kind] = machine.device.efficiency_of(to_string(static_cast<OpKind>(kind)));
-  }
+  // One row per op definition, so a kind added to the table is priced too.
+  for (const OpDef* def : op_defs()) kind_efficiency_.push_back(machine.device.efficiency_of(def->name));
   for (const auto& [signature, us] : machine.calibration.op_times_us) {
     calibrated_.emplace(signature, us * 1e-6);
   }

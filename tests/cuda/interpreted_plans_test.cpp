@@ -39,7 +39,8 @@ struct Case {
 
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
-  for (const char* network : {"mlp-small", "cnn-small", "lstm-small", "gru-small", "sequence-mix"}) {
+  for (const char* network : {"mlp-small", "cnn-small", "lstm-small", "gru-small", "sequence-mix", "residual-small",
+                              "towers-small"}) {
     for (const auto& strategy : strategy_names()) {
       for (int devices : {1, 2, 3, 4}) {
         if (strategy == "single" && devices > 1) continue;

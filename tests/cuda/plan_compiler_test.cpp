@@ -142,7 +142,7 @@ TEST(PlanCompiler, PartialProductsAddTheBiasOnceAndLeaveTheActivationToTheEpilog
     if (op.role == OpRole::kEpilogue) {
       ++epilogues;
       const auto& map = std::get<gpu::MapStep>(program.steps[static_cast<size_t>(span.steps.at(0))].action);
-      EXPECT_EQ(map.activation, plan.graph->layer_of(op.node).activation);
+      EXPECT_EQ(map.activation, plan.graph->node(op.node).attrs.activation);
       continue;
     }
     if (op.role != OpRole::kCompute || !op.slice.is_partial(plan.graph->node(op.node))) continue;

@@ -68,18 +68,18 @@ class Evaluator {
     const Weights weights(graph_, id, seed_);
     switch (node.kind) {
       case OpKind::kInput: {
-        const Shape& input = graph_.model().input;
+        const Shape& input = node.attrs.sample;
         for (int64_t b = 0; b < batch_; ++b) {
           for (int64_t e = 0; e < out_size; ++e) {
             const int64_t index = node.step >= 0 ? b * input[0] * input[1] + node.step * input[1] + e
                                                  : b * element_count(input) + e;
-            out[static_cast<size_t>(b * out_size + e)] = input_value(seed_, index);
+            out[static_cast<size_t>(b * out_size + e)] = input_value(seed_, index, node.attrs.input_index);
           }
         }
         break;
       }
       case OpKind::kDense: {
-        const Layer& layer = graph_.layer_of(id);
+        const Layer& layer = graph_.model().layers.at(static_cast<size_t>(graph_.node(id).layer));
         const Tensor& x = input(id, 0);
         const int64_t in = node.input_shapes[0][0];
         for (int64_t b = 0; b < batch_; ++b) {
@@ -92,7 +92,7 @@ class Evaluator {
         break;
       }
       case OpKind::kConv2d: {
-        const Layer& l = graph_.layer_of(id);
+        const Layer& l = graph_.model().layers.at(static_cast<size_t>(graph_.node(id).layer));
         const Tensor& x = input(id, 0);
         const int64_t c_in = l.input_shape[0], h = l.input_shape[1], w = l.input_shape[2];
         const int64_t oh = l.output_shape[1], ow = l.output_shape[2];
@@ -125,7 +125,7 @@ class Evaluator {
       }
       case OpKind::kMaxPool:
       case OpKind::kAvgPool: {
-        const Layer& l = graph_.layer_of(id);
+        const Layer& l = graph_.model().layers.at(static_cast<size_t>(graph_.node(id).layer));
         const Tensor& x = input(id, 0);
         const int64_t c = l.input_shape[0], h = l.input_shape[1], w = l.input_shape[2];
         const int64_t oh = l.output_shape[1], ow = l.output_shape[2];
@@ -192,6 +192,28 @@ class Evaluator {
         }
         break;
       }
+      case OpKind::kAdd:
+        out = input(id, 0);
+        for (size_t slot = 1; slot < node.input_shapes.size(); ++slot) {
+          const Tensor& x = input(id, static_cast<int>(slot));
+          for (size_t i = 0; i < out.size(); ++i) out[i] += x[i];
+        }
+        break;
+      case OpKind::kConcat: {
+        const int64_t per_sample = element_count(node.output_shapes[0]);
+        int64_t at = 0;
+        for (size_t slot = 0; slot < node.input_shapes.size(); ++slot) {
+          const Tensor& x = input(id, static_cast<int>(slot));
+          const int64_t size = element_count(node.input_shapes[slot]);
+          for (int64_t b = 0; b < batch_; ++b) {
+            for (int64_t i = 0; i < size; ++i) {
+              out[static_cast<size_t>(b * per_sample + at + i)] = x[static_cast<size_t>(b * size + i)];
+            }
+          }
+          at += size;
+        }
+        break;
+      }
       case OpKind::kStepSlice: {
         const Tensor& x = input(id, 0);
         const int64_t steps = node.input_shapes[0][0], features = node.input_shapes[0][1];
@@ -208,7 +230,7 @@ class Evaluator {
 
   void cell(NodeId id, const Weights& weights) {
     const OpNode& node = graph_.node(id);
-    const Layer& layer = graph_.layer_of(id);
+    const Layer& layer = graph_.model().layers.at(static_cast<size_t>(graph_.node(id).layer));
     const bool lstm = node.kind == OpKind::kLstmCell;
     const int64_t hidden = layer.hidden, in = node.input_shapes[kCellInputSlot][0];
     const int64_t gates = gate_count(layer.kind), columns = gates * hidden;

@@ -61,18 +61,18 @@ class Evaluator {
     Tensor out(static_cast<size_t>(batch_ * out_size));
     switch (node.kind) {
       case OpKind::kInput: {
-        const Shape& sample = graph_.model().input;
+        const Shape& sample = graph_.model().inputs.at(static_cast<size_t>(node.attrs.input_index)).shape;
         const int64_t per_sample = element_count(sample);
         const int64_t offset = node.step >= 0 ? node.step * sample.at(1) : 0;
         for (int64_t b = 0; b < batch_; ++b) {
           for (int64_t i = 0; i < out_size; ++i) {
-            out[static_cast<size_t>(b * out_size + i)] = input_value(seed_, b * per_sample + offset + i);
+            out[static_cast<size_t>(b * out_size + i)] = input_value(seed_, b * per_sample + offset + i, node.attrs.input_index);
           }
         }
         break;
       }
       case OpKind::kDense: {
-        const Layer& layer = graph_.layer_of(id);
+        const Layer& layer = graph_.model().layers.at(static_cast<size_t>(graph_.node(id).layer));
         const Tensor& x = *input(id, 0);
         const Tensor w = weights(graph_, id, kWeight, seed_);
         const Tensor bias = weights(graph_, id, kBias, seed_);
@@ -87,7 +87,7 @@ class Evaluator {
         break;
       }
       case OpKind::kConv2d: {
-        const Layer& l = graph_.layer_of(id);
+        const Layer& l = graph_.model().layers.at(static_cast<size_t>(graph_.node(id).layer));
         const NaiveConv conv{l.input_shape[0], l.input_shape[1], l.input_shape[2], l.filters, l.groups, l.kernel.h,
                              l.kernel.w, l.stride.h, l.stride.w, l.padding.h, l.padding.w};
         out = naive_conv(conv, batch_, *input(id, 0), weights(graph_, id, kWeight, seed_), weights(graph_, id, kBias, seed_));
@@ -96,7 +96,7 @@ class Evaluator {
       }
       case OpKind::kMaxPool:
       case OpKind::kAvgPool: {
-        const Layer& l = graph_.layer_of(id);
+        const Layer& l = graph_.model().layers.at(static_cast<size_t>(graph_.node(id).layer));
         const Tensor& x = *input(id, 0);
         const int64_t c_count = l.input_shape[0], h = l.input_shape[1], w = l.input_shape[2];
         const int64_t oh = l.output_shape[1], ow = l.output_shape[2];
@@ -158,6 +158,26 @@ class Evaluator {
         }
         break;
       }
+      case OpKind::kAdd:
+        out = *input(id, 0);
+        for (size_t slot = 1; slot < node.input_shapes.size(); ++slot) {
+          const Tensor& x = *input(id, static_cast<int>(slot));
+          for (size_t i = 0; i < out.size(); ++i) out[i] += x[i];
+        }
+        break;
+      case OpKind::kConcat: {
+        // Per sample: each input's elements in turn (axis 0 is the outermost).
+        int64_t at = 0;
+        for (size_t slot = 0; slot < node.input_shapes.size(); ++slot) {
+          const Tensor& x = *input(id, static_cast<int>(slot));
+          const int64_t size = element_count(node.input_shapes[slot]);
+          for (int64_t b = 0; b < batch_; ++b) {
+            for (int64_t i = 0; i < size; ++i) out[static_cast<size_t>(b * out_size + at + i)] = x[static_cast<size_t>(b * size + i)];
+          }
+          at += size;
+        }
+        break;
+      }
       case OpKind::kStepSlice: {
         const Tensor& x = *input(id, 0);
         const int64_t steps = node.input_shapes[0][0], features = node.input_shapes[0][1];
@@ -173,7 +193,7 @@ class Evaluator {
   /// params.hpp's gate equations, one unit at a time.
   void cell(NodeId id, Tensor& h_out) {
     const OpNode& node = graph_.node(id);
-    const Layer& layer = graph_.layer_of(id);
+    const Layer& layer = graph_.model().layers.at(static_cast<size_t>(graph_.node(id).layer));
     const bool lstm = node.kind == OpKind::kLstmCell;
     const int64_t gates = lstm ? 4 : 3, hidden = layer.hidden, in = node.input_shapes[0][0];
     const Tensor wx = weights(graph_, id, kInputWeight, seed_);

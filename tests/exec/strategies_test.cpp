@@ -37,7 +37,7 @@ std::string case_name(const testing::TestParamInfo<StrategyCase>& info) {
 
 std::vector<StrategyCase> all_cases() {
   std::vector<StrategyCase> cases;
-  for (const char* network : {"mlp-small", "cnn-small", "lstm-small", "gru-small"}) {
+  for (const char* network : {"mlp-small", "cnn-small", "lstm-small", "gru-small", "residual-small", "towers-small"}) {
     for (int devices : {2, 3, 4}) {
       for (const char* strategy : {"horizontal", "vertical", "tensor"}) cases.push_back({network, strategy, devices, 1});
       for (int microbatches : {2, 3}) cases.push_back({network, "pipeline", devices, microbatches});
@@ -91,7 +91,7 @@ TEST_P(StrategyTest, OutputEqualsTheSingleDeviceOutput) {
 INSTANTIATE_TEST_SUITE_P(Zoo, StrategyTest, testing::ValuesIn(all_cases()), case_name);
 
 TEST(SingleStrategy, MatchesTheNaiveReference) {
-  for (const char* network : {"mlp-small", "cnn-small", "lstm-small", "gru-small"}) {
+  for (const char* network : {"mlp-small", "cnn-small", "lstm-small", "gru-small", "residual-small", "towers-small"}) {
     SCOPED_TRACE(network);
     const auto graph = testing_support::zoo_graph(network);
     const Plan plan = make_partitioner("single")->partition(graph, {1, 1, nullptr});

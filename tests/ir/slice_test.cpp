@@ -4,6 +4,7 @@
 
 #include "ir/lower.hpp"
 #include "ir/model_parser.hpp"
+#include "ir/ops/conv2d_rules.hpp"
 #include "ir/slice.hpp"
 
 namespace splitscope {
@@ -59,7 +60,7 @@ TEST(Slice, PartialOnlyForAReductionSlice) {
 TEST(Slice, GroupedConvReadsOnlyItsGroupsChannels) {
   const Graph graph = lower_text(R"({"batch": 2, "input": [8, 6, 6], "layers": [
       {"type": "conv2d", "filters": 12, "kernel": 3, "groups": 4}]})");
-  const Layer& conv = graph.layer_of(1);
+  const OpNode& conv = graph.node(1);
   // 3 filters and 2 input channels per group.
   EXPECT_EQ(conv_input_channels(conv, {0, 3}), (Range{0, 2}));
   EXPECT_EQ(conv_input_channels(conv, {3, 9}), (Range{2, 6}));

@@ -12,6 +12,8 @@
 #include "ir/zoo.hpp"
 #include "sim/machine_file.hpp"
 #include "sim/topology.hpp"
+#include "ir/ops/op_def.hpp"
+#include "sim/op_cost_model.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {
@@ -224,6 +226,28 @@ TEST(MachineZoo, AnUnknownNameListsTheMachines) {
     const std::string message = error.what();
     EXPECT_NE(message.find("known machines:"), std::string::npos) << message;
     EXPECT_NE(message.find("h100-nvlink-8"), std::string::npos) << message;
+  }
+}
+
+}  // namespace
+}  // namespace splitscope
+
+namespace splitscope {
+namespace {
+
+// The machine file's efficiency keys come from the op table: every computed
+// kind may be given its own efficiency, and the cost model prices with it.
+TEST(MachineFile, EveryComputedOpKindIsAnEfficiencyKeyOfTheCostModel) {
+  for (const OpDef* def : op_defs()) {
+    if (def->kind == OpKind::kInput) continue;
+    SCOPED_TRACE(std::string(def->name));
+    json doc = json::parse(kValid);
+    doc["device"]["efficiency"][std::string(def->name)] = 0.125;
+    const Machine machine = parse_machine_text(doc.dump(), "m.json");
+    EXPECT_DOUBLE_EQ(machine.device.efficiency_of(def->name), 0.125);
+    // 80 TFLOP/s at 1/8 efficiency: 80e9 FLOPs take 8 ms (+ 5 us launch).
+    const OpCostModel model(machine);
+    EXPECT_NEAR(model.roofline_seconds(def->name, 80'000'000'000, 0), 8e-3 + 5e-6, 1e-12);
   }
 }
 

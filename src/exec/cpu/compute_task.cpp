@@ -1,6 +1,7 @@
 #include "exec/cpu/compute_task.hpp"
 
 #include <algorithm>
+#include <array>
 #include <fmt/format.h>
 #include <optional>
 
@@ -10,6 +11,7 @@
 #include "exec/cpu/kernels/pooling.hpp"
 #include "exec/cpu/kernels/recurrent_cell.hpp"
 #include "exec/cpu/kernels/softmax.hpp"
+#include "ir/ops/concat_rules.hpp"
 #include "ir/params.hpp"
 #include "util/check.hpp"
 
@@ -34,7 +36,6 @@ class OpBinding {
       : plan_(plan), op_(op), buffers_(buffers), graph_(*plan.graph), node_(graph_.node(op.node)) {}
 
   const OpNode& node() const { return node_; }
-  const Layer& layer() const { return graph_.layer_of(op_.node); }
   int64_t rows() const { return op_.slice.batch.size(); }
 
   /// Where slot `slot` is read: its needed channels, at their offset in the
@@ -72,6 +73,7 @@ class OpBinding {
   }
 
   std::string label() const { return op_label(plan_, op_); }
+  const Plan& plan() const { return plan_; }
 
  private:
   const Plan& plan_;
@@ -92,7 +94,7 @@ TaskFunction dense_task(const PlanOp& op, const OpBinding& b, std::shared_ptr<co
   args.w = weights->data(kWeight);
   args.bias = weights->data(kBias);
   // A partial sum gets its activation after the all-reduce (an epilogue op).
-  args.activation = op.slice.is_partial(b.node()) ? Activation::kNone : b.layer().activation;
+  args.activation = op.slice.is_partial(b.node()) ? Activation::kNone : b.node().attrs.activation;
   const ChannelBlock y = b.output(0);
   args.y = y.data;
   args.y_stride = y.row_floats();
@@ -102,7 +104,7 @@ TaskFunction dense_task(const PlanOp& op, const OpBinding& b, std::shared_ptr<co
 TaskFunction conv2d_task(const PlanOp& op, const OpBinding& b, std::shared_ptr<const WeightSlice> weights,
                          float* scratch) {
   Conv2dArgs args;
-  args.geometry = conv2d_geometry(b.layer());
+  args.geometry = conv2d_geometry(b.node());
   args.filters = op.slice.out;
   args.rows = b.rows();
   const Rows in = b.required_input(0);
@@ -110,7 +112,7 @@ TaskFunction conv2d_task(const PlanOp& op, const OpBinding& b, std::shared_ptr<c
   args.input_stride = in.stride;
   args.weights = weights->data(kWeight);
   args.bias = weights->data(kBias);
-  args.activation = b.layer().activation;
+  args.activation = b.node().attrs.activation;
   const ChannelBlock out = b.output(0);
   args.output = out.data;
   args.output_stride = out.row_floats();
@@ -119,7 +121,7 @@ TaskFunction conv2d_task(const PlanOp& op, const OpBinding& b, std::shared_ptr<c
 }
 
 TaskFunction pool_task(const PlanOp& op, const OpBinding& b) {
-  PoolArgs args = pool_geometry(b.layer(), op.slice.out.size());
+  PoolArgs args = pool_geometry(b.node(), op.slice.out.size());
   args.rows = b.rows();
   const Rows in = b.required_input(0);
   args.input = in.data;
@@ -157,7 +159,7 @@ TaskFunction cell_task(const PlanOp& op, const OpBinding& b, std::shared_ptr<con
   CellArgs args;
   args.rows = b.rows();
   args.inputs = b.node().input_shapes.at(kCellInputSlot).at(0);
-  args.hidden = b.layer().hidden;
+  args.hidden = b.node().attrs.hidden;
   args.unit_begin = op.slice.out.begin;
   args.units = op.slice.out.size();
   const Rows x = b.required_input(kCellInputSlot);
@@ -221,13 +223,55 @@ TaskFunction flatten_task(const OpBinding& b) {
   return [=](TaskContext&) { copy_rows(in, out.data, out.row_floats(), rows, out.row_floats()); };
 }
 
+/// add: the element-wise sum of every input's slice channels, in slot order.
+TaskFunction add_task(const OpBinding& b) {
+  std::vector<Rows> xs;
+  for (size_t slot = 0; slot < b.node().input_shapes.size(); ++slot) xs.push_back(b.required_input(static_cast<int>(slot)));
+  const ChannelBlock out = b.output(0);
+  const int64_t rows = b.rows();
+  return [=](TaskContext&) {
+    const int64_t width = out.row_floats();
+    for (int64_t r = 0; r < rows; ++r) {
+      float* y = out.data + r * width;
+      std::copy_n(xs[0].data + r * xs[0].stride, width, y);
+      for (size_t k = 1; k < xs.size(); ++k) {
+        const float* x = xs[k].data + r * xs[k].stride;
+        for (int64_t i = 0; i < width; ++i) y[i] += x[i];
+      }
+    }
+  };
+}
+
+/// concat: each input's part of the slice, copied to its place in the output
+/// (slots the slice does not reach have no value and are skipped).
+TaskFunction concat_task(const PlanOp& op, const Plan& plan, const OpBinding& b) {
+  struct Piece {
+    Rows from;
+    int64_t at;     ///< float offset in an output row
+    int64_t width;  ///< floats per row
+  };
+  std::vector<Piece> pieces;
+  const ChannelBlock out = b.output(0);
+  for (size_t slot = 0; slot < b.node().input_shapes.size(); ++slot) {
+    const std::optional<Rows> from = b.input(static_cast<int>(slot));
+    if (!from) continue;
+    const Range need = needed_input_channels(*plan.graph, op.node, op.slice, static_cast<int>(slot));
+    const int64_t at = concat_offset(b.node(), static_cast<int>(slot)) + need.begin - op.slice.out.begin;
+    pieces.push_back({*from, at * out.inner, need.size() * out.inner});
+  }
+  const int64_t rows = b.rows();
+  return [=](TaskContext&) {
+    for (const Piece& piece : pieces) copy_rows(piece.from, out.data + piece.at, out.row_floats(), rows, piece.width);
+  };
+}
+
 TaskFunction epilogue_task(const Plan& plan, const PlanOp& op, ValueBuffers& buffers) {
   SPLITSCOPE_CHECK(op.inputs.size() == 1 && op.outputs.size() == 1, "an epilogue reads one value and writes one");
   const Value& sum = plan.value(op.inputs[0]);
   const Value& result = plan.value(op.outputs[0]);
   SPLITSCOPE_CHECK(sum.batch == result.batch && sum.channels == result.channels,
                    "an epilogue's input and output differ in shape");
-  const Activation activation = plan.graph->layer_of(op.node).activation;
+  const Activation activation = plan.graph->node(op.node).attrs.activation;
   const ConstChannelBlock in = std::as_const(buffers).block(sum.id);
   const ChannelBlock out = buffers.block(result.id);
   return [=](TaskContext&) {
@@ -235,23 +279,91 @@ TaskFunction epilogue_task(const Plan& plan, const PlanOp& op, ValueBuffers& buf
   };
 }
 
+/// One kernel per op kind: how to bind it, and the scratch it needs.
+struct CpuKernel {
+  TaskFunction (*bind)(const PlanOp& op, const OpBinding& binding, WeightStore& weights, float* scratch) = nullptr;
+  int64_t (*scratch_floats)(const OpNode& node, const Slice& slice) = nullptr;
+};
+
+std::shared_ptr<const WeightSlice> weights_of(const PlanOp& op, WeightStore& weights) {
+  return weights.get(op.device, op.node, op.slice);
+}
+
+TaskFunction bind_dense(const PlanOp& op, const OpBinding& b, WeightStore& w, float*) {
+  return dense_task(op, b, weights_of(op, w));
+}
+TaskFunction bind_conv2d(const PlanOp& op, const OpBinding& b, WeightStore& w, float* scratch) {
+  return conv2d_task(op, b, weights_of(op, w), scratch);
+}
+TaskFunction bind_cell(const PlanOp& op, const OpBinding& b, WeightStore& w, float* scratch) {
+  return cell_task(op, b, weights_of(op, w), scratch);
+}
+TaskFunction bind_pool(const PlanOp& op, const OpBinding& b, WeightStore&, float*) { return pool_task(op, b); }
+TaskFunction bind_relu(const PlanOp&, const OpBinding& b, WeightStore&, float*) {
+  return activation_task(Activation::kRelu, b);
+}
+TaskFunction bind_tanh(const PlanOp&, const OpBinding& b, WeightStore&, float*) {
+  return activation_task(Activation::kTanh, b);
+}
+TaskFunction bind_sigmoid(const PlanOp&, const OpBinding& b, WeightStore&, float*) {
+  return activation_task(Activation::kSigmoid, b);
+}
+TaskFunction bind_softmax(const PlanOp& op, const OpBinding& b, WeightStore&, float*) { return softmax_task(op, b); }
+TaskFunction bind_flatten(const PlanOp&, const OpBinding& b, WeightStore&, float*) { return flatten_task(b); }
+TaskFunction bind_stack(const PlanOp& op, const OpBinding& b, WeightStore&, float*) { return stack_task(op, b); }
+TaskFunction bind_add(const PlanOp&, const OpBinding& b, WeightStore&, float*) { return add_task(b); }
+TaskFunction bind_concat(const PlanOp& op, const OpBinding& b, WeightStore&, float*) {
+  return concat_task(op, b.plan(), b);
+}
+TaskFunction bind_step_slice(const PlanOp& op, const OpBinding& b, WeightStore&, float*) {
+  return step_slice_task(op, b);
+}
+
+int64_t conv2d_scratch(const OpNode& node, const Slice&) { return conv2d_workspace_floats(conv2d_geometry(node)); }
+int64_t lstm_scratch(const OpNode&, const Slice& slice) {
+  return lstm_workspace_floats(slice.batch.size(), slice.out.size());
+}
+int64_t gru_scratch(const OpNode&, const Slice& slice) {
+  return gru_workspace_floats(slice.batch.size(), slice.out.size());
+}
+
+/// The cpu backend's kernels, by OpKind. A kind left empty is one this
+/// backend declares unsupported (the network input is provided, never run).
+std::array<CpuKernel, kOpKindCount> make_kernel_table() {
+  std::array<CpuKernel, kOpKindCount> table{};
+  const auto set = [&](OpKind kind, CpuKernel kernel) { table[static_cast<size_t>(kind)] = kernel; };
+  set(OpKind::kDense, {bind_dense});
+  set(OpKind::kConv2d, {bind_conv2d, conv2d_scratch});
+  set(OpKind::kMaxPool, {bind_pool});
+  set(OpKind::kAvgPool, {bind_pool});
+  set(OpKind::kFlatten, {bind_flatten});
+  set(OpKind::kSoftmax, {bind_softmax});
+  set(OpKind::kRelu, {bind_relu});
+  set(OpKind::kTanh, {bind_tanh});
+  set(OpKind::kSigmoid, {bind_sigmoid});
+  set(OpKind::kLstmCell, {bind_cell, lstm_scratch});
+  set(OpKind::kGruCell, {bind_cell, gru_scratch});
+  set(OpKind::kStack, {bind_stack});
+  set(OpKind::kStepSlice, {bind_step_slice});
+  set(OpKind::kAdd, {bind_add});
+  set(OpKind::kConcat, {bind_concat});
+  return table;
+}
+
+const CpuKernel& kernel_of(OpKind kind) {
+  static const std::array<CpuKernel, kOpKindCount> table = make_kernel_table();
+  return table.at(static_cast<size_t>(kind));
+}
+
 }  // namespace
 
-bool has_cpu_kernel(OpKind kind) { return kind != OpKind::kInput; }
+bool has_cpu_kernel(OpKind kind) { return kernel_of(kind).bind != nullptr; }
 
 int64_t compute_scratch_floats(const Plan& plan, const PlanOp& op) {
   if (op.role != OpRole::kCompute) return 0;
   const OpNode& node = plan.graph->node(op.node);
-  switch (node.kind) {
-    case OpKind::kConv2d:
-      return conv2d_workspace_floats(conv2d_geometry(plan.graph->layer_of(op.node)));
-    case OpKind::kLstmCell:
-      return lstm_workspace_floats(op.slice.batch.size(), op.slice.out.size());
-    case OpKind::kGruCell:
-      return gru_workspace_floats(op.slice.batch.size(), op.slice.out.size());
-    default:
-      return 0;
-  }
+  const CpuKernel& kernel = kernel_of(node.kind);
+  return kernel.scratch_floats != nullptr ? kernel.scratch_floats(node, op.slice) : 0;
 }
 
 TaskFunction compute_task(const Plan& plan, const PlanOp& op, ValueBuffers& buffers, WeightStore& weights,
@@ -259,37 +371,10 @@ TaskFunction compute_task(const Plan& plan, const PlanOp& op, ValueBuffers& buff
   if (op.role == OpRole::kEpilogue) return epilogue_task(plan, op, buffers);
   SPLITSCOPE_CHECK(op.role == OpRole::kCompute, "compute_task() of a data-movement op");
   const OpBinding binding(plan, op, buffers);
-  const OpNode& node = binding.node();
-  switch (node.kind) {
-    case OpKind::kDense:
-      return dense_task(op, binding, weights.get(op.device, op.node, op.slice));
-    case OpKind::kConv2d:
-      return conv2d_task(op, binding, weights.get(op.device, op.node, op.slice), scratch);
-    case OpKind::kLstmCell:
-    case OpKind::kGruCell:
-      return cell_task(op, binding, weights.get(op.device, op.node, op.slice), scratch);
-    case OpKind::kMaxPool:
-    case OpKind::kAvgPool:
-      return pool_task(op, binding);
-    case OpKind::kRelu:
-      return activation_task(Activation::kRelu, binding);
-    case OpKind::kTanh:
-      return activation_task(Activation::kTanh, binding);
-    case OpKind::kSigmoid:
-      return activation_task(Activation::kSigmoid, binding);
-    case OpKind::kSoftmax:
-      return softmax_task(op, binding);
-    case OpKind::kFlatten:
-      return flatten_task(binding);
-    case OpKind::kStack:
-      return stack_task(op, binding);
-    case OpKind::kStepSlice:
-      return step_slice_task(op, binding);
-    case OpKind::kInput:
-      break;
-  }
-  SPLITSCOPE_CHECK(false, "no CPU kernel for " + std::string(to_string(node.kind)) + " (" + binding.label() + ")");
-  return {};
+  const CpuKernel& kernel = kernel_of(binding.node().kind);
+  SPLITSCOPE_CHECK(kernel.bind != nullptr,
+                   "no CPU kernel for " + std::string(to_string(binding.node().kind)) + " (" + binding.label() + ")");
+  return kernel.bind(op, binding, weights, scratch);
 }
 
 }  // namespace splitscope

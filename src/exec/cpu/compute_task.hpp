@@ -14,7 +14,7 @@
 
 namespace splitscope {
 
-/// True for the op kinds compute_task() can run (every kind but kInput).
+/// True for the op kinds this backend has a kernel for (its kernel table).
 bool has_cpu_kernel(OpKind kind);
 
 /// Floats of per-device scratch `op` needs while it runs (im2col columns,

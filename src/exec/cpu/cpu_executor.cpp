@@ -91,21 +91,16 @@ RunInfo cpu_run_info(const Plan& plan, const RunOptions& options, const ThreadCo
 
 }  // namespace
 
-bool CpuExecutor::supports(const PlanOp& op) const {
-  (void)op;
-  // Every role is; a compute op's kind needs its graph, so run() checks that.
-  return true;
+std::string CpuExecutor::unsupported(const Plan& plan, const PlanOp& op) const {
+  if (op.role != OpRole::kCompute) return {};
+  const OpKind kind = plan.graph->node(op.node).kind;
+  if (has_cpu_kernel(kind)) return {};
+  return fmt::format("the cpu backend has no kernel for {} ops", to_string(kind));
 }
 
 RunResult CpuExecutor::run(const Plan& plan, const RunOptions& options) {
+  require_supported(*this, plan);
   check_options(plan, options);
-  for (const PlanOp& op : plan.ops) {
-    if (op.role == OpRole::kCompute && !has_cpu_kernel(plan.graph->node(op.node).kind)) {
-      throw InputError("plan", op_label(plan, op),
-                       fmt::format("the cpu backend has no kernel for {} ops",
-                                   to_string(plan.graph->node(op.node).kind)));
-    }
-  }
   const HostInfo host = read_host_info();
   check_fits_in_memory(plan, host);
   use_single_threaded_blas();

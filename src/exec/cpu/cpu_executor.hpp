@@ -31,7 +31,7 @@ class CpuExecutor final : public Executor {
   /// True: every role runs here. (A compute op of a kind with no CPU kernel,
   /// which only the network input is and no partitioner emits, is refused by
   /// run() with an InputError, since the kind is known only from the graph.)
-  bool supports(const PlanOp& op) const override;
+  std::string unsupported(const Plan& plan, const PlanOp& op) const override;
   /// Throws InputError for impossible options (negative counts, no repeats,
   /// a deadline that is not positive) and RunError when a run fails or passes
   /// its deadline.

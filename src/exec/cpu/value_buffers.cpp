@@ -24,13 +24,14 @@ ValueBuffers::ValueBuffers(const Plan& plan) {
 }
 
 void fill_network_inputs(const Plan& plan, uint64_t seed, ValueBuffers& buffers) {
-  const Shape& sample = plan.graph->model().input;
-  const int64_t sample_floats = element_count(sample);
   for (int id : plan.inputs) {
     const Value& value = plan.value(id);
     const OpNode& node = plan.graph->node(value.node);
     SPLITSCOPE_CHECK(node.kind == OpKind::kInput && value.producer < 0,
                      "network input value " + std::to_string(id) + " is not an input");
+    const Shape& sample = node.attrs.sample;
+    const int64_t sample_floats = element_count(sample);
+    const int input = node.attrs.input_index;
     const ChannelBlock block = buffers.block(id);
     // A step input t of a [T, F] sequence holds x[b, t, :]: channel f sits at t·F + f.
     const int64_t channel_offset = node.step >= 0 ? node.step * sample.at(1) : 0;
@@ -39,7 +40,7 @@ void fill_network_inputs(const Plan& plan, uint64_t seed, ValueBuffers& buffers)
       for (int64_t c = block.channels.begin; c < block.channels.end; ++c) {
         float* out = block.at(row, c);
         const int64_t first = b * sample_floats + channel_offset + c * block.inner;
-        for (int64_t i = 0; i < block.inner; ++i) out[i] = input_value(seed, first + i);
+        for (int64_t i = 0; i < block.inner; ++i) out[i] = input_value(seed, first + i, input);
       }
     }
   }

@@ -66,7 +66,7 @@ WeightSlice materialise_weights(const Graph& graph, NodeId id, const Slice& slic
   }
   SPLITSCOPE_CHECK(is_cell(node.kind), "weights of an unexpected op kind " + std::string(to_string(node.kind)));
   // Gate-major columns of the slice: column g·U + u is column g·H + out.begin + u of the whole tensor.
-  const int64_t hidden = graph.layer_of(id).hidden;
+  const int64_t hidden = node.attrs.hidden;
   const int64_t gates = params[kInputWeight].shape.at(1) / hidden;
   const int64_t units = out.size();
   const auto column = [&](int64_t c) { return (c / units) * hidden + out.begin + c % units; };

@@ -24,8 +24,8 @@ std::vector<Range> channel_parts(const Graph& graph, NodeId id, int parts) {
   const int64_t total = node.output_shapes.at(0).at(0);
   if (parts <= 1 || total < parts) return {{0, total}};
   if (node.kind == OpKind::kConv2d) {
-    const Layer& conv = graph.layer_of(id);
-    if (conv.groups > 1 && parts <= conv.groups) return split_aligned(total, parts, conv.filters / conv.groups);
+    const int64_t groups = node.attrs.groups;
+    if (groups > 1 && parts <= groups) return split_aligned(total, parts, total / groups);
   }
   if (node.kind == OpKind::kFlatten) {
     const int64_t inner = inner_count(node.input_shapes.at(0));
@@ -35,7 +35,7 @@ std::vector<Range> channel_parts(const Graph& graph, NodeId id, int parts) {
   return split_evenly(total, parts);
 }
 
-bool splits_along_channels(OpKind kind) { return is_weighted(kind) || is_channel_local(kind); }
+bool splits_along_channels(OpKind kind) { return op_def(kind).split.out; }
 
 }  // namespace
 

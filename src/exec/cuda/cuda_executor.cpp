@@ -122,19 +122,24 @@ std::string dtype_fact(Dtype dtype) {
 
 CudaExecutor::CudaExecutor(const CudaOptions& options) : options_(options) {}
 
-bool CudaExecutor::supports(const PlanOp& op) const {
-  if (op.role == OpRole::kCollective) return static_cast<int>(op.participants.size()) <= kernels::kMaxSumInputs;
-  return true;
+std::string CudaExecutor::unsupported(const Plan& plan, const PlanOp& op) const {
+  if (op.role == OpRole::kCollective && static_cast<int>(op.participants.size()) > kernels::kMaxSumInputs) {
+    return fmt::format("the cuda backend runs collectives over at most {} devices; this one has {}",
+                       kernels::kMaxSumInputs, op.participants.size());
+  }
+  if (op.role == OpRole::kCompute && plan.graph->node(op.node).kind == OpKind::kAdd &&
+      static_cast<int>(plan.graph->node(op.node).input_shapes.size()) > kernels::kMaxSumInputs) {
+    return fmt::format("the cuda backend adds at most {} inputs in one op", kernels::kMaxSumInputs);
+  }
+  if (op.role == OpRole::kCompute && !gpu::has_cuda_kernel(plan.graph->node(op.node).kind)) {
+    return fmt::format("the cuda backend has no kernel for {} ops", to_string(plan.graph->node(op.node).kind));
+  }
+  return {};
 }
 
 RunResult CudaExecutor::run(const Plan& plan, const RunOptions& options) {
   SPLITSCOPE_CHECK(plan.graph != nullptr, "plan without a graph");
-  for (const PlanOp& op : plan.ops) {
-    if (!supports(op)) {
-      throw InputError("plan", "", fmt::format("the cuda backend runs collectives over at most {} devices; op {} has {}",
-                                               kernels::kMaxSumInputs, op_label(plan, op), op.participants.size()));
-    }
-  }
+  require_supported(*this, plan);
   if (options.repeats < 1) throw InputError("--repeat", "", "must be at least 1");
 
   int partitions = plan.devices;

@@ -22,7 +22,7 @@ class CudaExecutor : public Executor {
   explicit CudaExecutor(const CudaOptions& options);
 
   std::string_view name() const override { return "cuda"; }
-  bool supports(const PlanOp& op) const override;
+  std::string unsupported(const Plan& plan, const PlanOp& op) const override;
   RunResult run(const Plan& plan, const RunOptions& options) override;
 
  private:

@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <tuple>
 
 #include "ir/layer_costs.hpp"
+#include "ir/ops/concat_rules.hpp"
+#include "ir/ops/conv2d_rules.hpp"
 #include "ir/params.hpp"
 #include "util/check.hpp"
 
@@ -232,55 +235,73 @@ class Compiler {
 
   // --- compute ops --------------------------------------------------------
 
+  /// Emits the steps of one compute op of some kind.
+  using Emit = void (Compiler::*)(const PlanOp& op, int span);
+
+ public:
+  /// The cuda backend's kernels, by OpKind. A kind left empty is one this
+  /// backend declares unsupported (the network input is provided, never run).
+  static const std::array<Emit, kOpKindCount>& kernels() {
+    static const std::array<Emit, kOpKindCount> table = [] {
+      std::array<Emit, kOpKindCount> t{};
+      const auto set = [&](OpKind kind, Emit emit) { t[static_cast<size_t>(kind)] = emit; };
+      set(OpKind::kDense, &Compiler::dense);
+      set(OpKind::kConv2d, &Compiler::conv2d);
+      set(OpKind::kMaxPool, &Compiler::pool);
+      set(OpKind::kAvgPool, &Compiler::pool);
+      set(OpKind::kRelu, &Compiler::activation);
+      set(OpKind::kTanh, &Compiler::activation);
+      set(OpKind::kSigmoid, &Compiler::activation);
+      set(OpKind::kFlatten, &Compiler::flatten);
+      set(OpKind::kSoftmax, &Compiler::softmax);
+      set(OpKind::kLstmCell, &Compiler::lstm_cell);
+      set(OpKind::kGruCell, &Compiler::gru_cell);
+      set(OpKind::kStack, &Compiler::stack);
+      set(OpKind::kStepSlice, &Compiler::step_slice);
+      set(OpKind::kAdd, &Compiler::add);
+      set(OpKind::kConcat, &Compiler::concat);
+      return t;
+    }();
+    return table;
+  }
+
+ private:
   void compute(const PlanOp& op) {
     const OpNode& node = graph_.node(op.node);
+    const Emit emit = kernels().at(static_cast<size_t>(node.kind));
+    SPLITSCOPE_CHECK(emit != nullptr, "the cuda backend has no kernel for op " + std::to_string(op.id) + " (" +
+                                          std::string(to_string(node.kind)) + ")");
     const int span = new_span(op, op.device, Lane::kCompute, SpanKind::kCompute, op.flops, 0);
-    switch (node.kind) {
-      case OpKind::kDense: dense(op, span); break;
-      case OpKind::kConv2d: conv2d(op, span); break;
-      case OpKind::kMaxPool:
-      case OpKind::kAvgPool: pool(op, span); break;
-      case OpKind::kRelu:
-      case OpKind::kTanh:
-      case OpKind::kSigmoid: activation(op, span); break;
-      case OpKind::kFlatten: flatten(op, span); break;
-      case OpKind::kSoftmax: softmax(op, span); break;
-      case OpKind::kLstmCell: lstm_cell(op, span); break;
-      case OpKind::kGruCell: gru_cell(op, span); break;
-      case OpKind::kStack: stack(op, span); break;
-      case OpKind::kStepSlice: step_slice(op, span); break;
-      case OpKind::kInput:
-        SPLITSCOPE_CHECK(false, "a network input is not a compute op (op " + std::to_string(op.id) + ")");
-    }
+    (this->*emit)(op, span);
   }
 
   StreamId compute_stream(const PlanOp& op) const { return {op.device, StreamLane::kCompute}; }
 
   void dense(const PlanOp& op, int span) {
-    const Layer& layer = graph_.layer_of(op.node);
+    const OpNode& layer = graph_.node(op.node);
     const auto tensors = param_tensors(graph_, op.node);
     const Slice& slice = op.slice;
     const ValueView x = input(op, 0);
     const ValueView y = output(op, 0, slice.out);
     const int64_t rows = slice.batch.size();
     const int64_t cols = slice.out.size();
-    const int64_t units = layer.units;
+    const int64_t units = layer.output_shapes.at(0).at(0);
     const Ref w = weight(op.device,
                          WeightGather{graph_.node(op.node).param_key, kWeight, tensors[kWeight].scale, slice.reduce,
                                       units, {slice.out}},
-                         layer.name + ".W");
+                         layer.layer_name + ".W");
     add_step(MatMulStep{rows, cols, slice.reduce.size(), x.at_channel(slice.reduce.begin), x.row_stride(), w, cols,
                         y.start(), cols, false},
              compute_stream(op), span, {x.buffer, w.buffer}, {y.buffer});
     const bool partial = slice.is_partial(graph_.node(op.node));
     Ref bias;
-    if (layer.bias && slice.reduce.begin == 0) {
+    if (layer.attrs.bias && slice.reduce.begin == 0) {
       bias = weight(op.device,
                     WeightGather{graph_.node(op.node).param_key, kBias, tensors[kBias].scale, {0, 1}, units,
                                  {slice.out}},
-                    layer.name + ".b");
+                    layer.layer_name + ".b");
     }
-    const Activation act = partial ? Activation::kNone : layer.activation;
+    const Activation act = partial ? Activation::kNone : layer.attrs.activation;
     if (bias.valid() || act != Activation::kNone) {
       std::vector<int> reads{y.buffer};
       if (bias.valid()) reads.push_back(bias.buffer);
@@ -290,35 +311,37 @@ class Compiler {
   }
 
   void conv2d(const PlanOp& op, int span) {
-    const Layer& layer = graph_.layer_of(op.node);
     const OpNode& node = graph_.node(op.node);
+    const OpAttrs& attrs = node.attrs;
+    const Shape& input_shape = node.input_shapes.at(0);
+    const int64_t filters = node.output_shapes.at(0).at(0);
     const auto tensors = param_tensors(graph_, op.node);
     const Slice& slice = op.slice;
     const ValueView x = input(op, 0);
     const ValueView y = output(op, 0, slice.out);
-    const int64_t in_per_group = layer.input_shape[0] / layer.groups;
-    const int64_t filters_per_group = layer.filters / layer.groups;
-    const int64_t per_filter = in_per_group * layer.kernel.h * layer.kernel.w;
-    const int64_t height = layer.input_shape[1];
-    const int64_t width = layer.input_shape[2];
+    const int64_t in_per_group = input_shape[0] / attrs.groups;
+    const int64_t filters_per_group = filters / attrs.groups;
+    const int64_t per_filter = in_per_group * attrs.kernel.h * attrs.kernel.w;
+    const int64_t height = input_shape[1];
+    const int64_t width = input_shape[2];
     const int64_t out_h = node.output_shapes[0][1];
     const int64_t out_w = node.output_shapes[0][2];
     const int64_t rows = slice.batch.size();
     const Ref filter = weight(op.device,
                               WeightGather{node.param_key, kWeight, tensors[kWeight].scale, slice.out, per_filter,
                                            {{0, per_filter}}},
-                              layer.name + ".W");
+                              node.layer_name + ".W");
     ConvStep base;
     base.batch = rows;
     base.height = height;
     base.width = width;
     base.x_sample_stride = x.row_stride();
-    base.kernel_h = layer.kernel.h;
-    base.kernel_w = layer.kernel.w;
-    base.stride_h = layer.stride.h;
-    base.stride_w = layer.stride.w;
-    base.pad_h = layer.padding.h;
-    base.pad_w = layer.padding.w;
+    base.kernel_h = attrs.kernel.h;
+    base.kernel_w = attrs.kernel.w;
+    base.stride_h = attrs.stride.h;
+    base.stride_w = attrs.stride.w;
+    base.pad_h = attrs.padding.h;
+    base.pad_w = attrs.padding.w;
     base.y_sample_stride = y.row_stride();
     base.out_h = out_h;
     base.out_w = out_w;
@@ -335,7 +358,7 @@ class Compiler {
       }
     }
     for (const Range& piece : pieces) {
-      const Range channels = conv_input_channels(layer, piece);
+      const Range channels = conv_input_channels(node, piece);
       ConvStep step = base;
       step.in_channels = channels.size();
       step.x = x.at_channel(channels.begin);
@@ -346,22 +369,22 @@ class Compiler {
       add_step(step, compute_stream(op), span, {x.buffer, filter.buffer}, {y.buffer});
     }
     Ref bias;
-    if (layer.bias) {
+    if (attrs.bias) {
       bias = weight(op.device,
-                    WeightGather{node.param_key, kBias, tensors[kBias].scale, {0, 1}, layer.filters, {slice.out}},
-                    layer.name + ".b");
+                    WeightGather{node.param_key, kBias, tensors[kBias].scale, {0, 1}, filters, {slice.out}},
+                    node.layer_name + ".b");
     }
-    if (bias.valid() || layer.activation != Activation::kNone) {
+    if (bias.valid() || attrs.activation != Activation::kNone) {
       std::vector<int> reads{y.buffer};
       if (bias.valid()) reads.push_back(bias.buffer);
-      add_step(BiasActivationStep{rows, slice.out.size(), out_h * out_w, y.start(), bias, layer.activation},
+      add_step(BiasActivationStep{rows, slice.out.size(), out_h * out_w, y.start(), bias, attrs.activation},
                compute_stream(op), span, std::move(reads), {y.buffer});
     }
   }
 
   void pool(const PlanOp& op, int span) {
-    const Layer& layer = graph_.layer_of(op.node);
     const OpNode& node = graph_.node(op.node);
+    const OpAttrs& attrs = node.attrs;
     const ValueView x = input(op, 0);
     const ValueView y = output(op, 0, op.slice.out);
     PoolStep step;
@@ -372,10 +395,10 @@ class Compiler {
     step.width = node.input_shapes[0][2];
     step.x = x.at_channel(op.slice.out.begin);
     step.x_sample_stride = x.row_stride();
-    step.kernel_h = layer.kernel.h;
-    step.kernel_w = layer.kernel.w;
-    step.stride_h = layer.stride.h;
-    step.stride_w = layer.stride.w;
+    step.kernel_h = attrs.kernel.h;
+    step.kernel_w = attrs.kernel.w;
+    step.stride_h = attrs.stride.h;
+    step.stride_w = attrs.stride.w;
     step.y = y.start();
     step.y_sample_stride = y.row_stride();
     step.out_h = node.output_shapes[0][1];
@@ -443,6 +466,49 @@ class Compiler {
              compute_stream(op), span, {x.buffer}, {y.buffer});
   }
 
+  /// add: the sum of the inputs' slice channels, in slot order. One sum kernel
+  /// when every input holds exactly the slice (the block is contiguous), else
+  /// one per row.
+  void add(const PlanOp& op, int span) {
+    const OpNode& node = graph_.node(op.node);
+    const ValueView y = output(op, 0, op.slice.out);
+    const int64_t rows = op.slice.batch.size();
+    const int64_t width = op.slice.out.size() * y.inner;
+    std::vector<ValueView> xs;
+    bool contiguous = true;
+    for (size_t slot = 0; slot < node.input_shapes.size(); ++slot) {
+      xs.push_back(input(op, static_cast<int>(slot)));
+      contiguous = contiguous && xs.back().channels == op.slice.out;
+    }
+    std::vector<int> reads;
+    for (const ValueView& x : xs) reads.push_back(x.buffer);
+    for (int64_t row = 0; row < (contiguous ? 1 : rows); ++row) {
+      SumStep step;
+      step.elements = contiguous ? rows * width : width;
+      step.y = Ref{y.buffer, row * y.row_stride()};
+      for (const ValueView& x : xs) {
+        const Ref at = x.at_channel(op.slice.out.begin);
+        step.inputs.push_back(Ref{at.buffer, at.offset + row * x.row_stride()});
+      }
+      add_step(step, compute_stream(op), span, reads, {y.buffer});
+    }
+  }
+
+  /// concat: each input's part of the slice, copied to its place in the output.
+  void concat(const PlanOp& op, int span) {
+    const OpNode& node = graph_.node(op.node);
+    const ValueView y = output(op, 0, op.slice.out);
+    for (size_t slot = 0; slot < node.input_shapes.size(); ++slot) {
+      const Range need = needed_input_channels(graph_, op.node, op.slice, static_cast<int>(slot));
+      if (need.size() == 0) continue;
+      const ValueView x = input(op, static_cast<int>(slot));
+      const int64_t at = concat_offset(node, static_cast<int>(slot)) + need.begin - op.slice.out.begin;
+      add_step(CopyStep{x.at_channel(need.begin), x.row_stride(), Ref{y.buffer, at * y.inner}, y.row_stride(),
+                        need.size() * y.inner, op.slice.batch.size()},
+               compute_stream(op), span, {x.buffer}, {y.buffer});
+    }
+  }
+
   /// The cell's three weight slices: columns g·H + u for u in the slice, per gate, packed [.., G·U].
   struct CellWeights {
     Ref input;
@@ -451,15 +517,14 @@ class Compiler {
   };
 
   CellWeights cell_weights(const PlanOp& op) {
-    const Layer& layer = graph_.layer_of(op.node);
     const OpNode& node = graph_.node(op.node);
     const auto tensors = param_tensors(graph_, op.node);
-    const int64_t gates = gate_count(layer.kind);
-    const int64_t hidden = layer.hidden;
+    const int64_t hidden = node.attrs.hidden;
+    const int64_t gates = tensors.at(kInputWeight).shape.at(1) / hidden;
     const int64_t input_size = node.input_shapes[kCellInputSlot][0];
     std::vector<Range> blocks;
     for (int64_t g = 0; g < gates; ++g) blocks.push_back({g * hidden + op.slice.out.begin, g * hidden + op.slice.out.end});
-    const std::string name = fmt::format("{}/l{}", layer.name, node.sublayer);
+    const std::string name = fmt::format("{}/l{}", node.layer_name, node.sublayer);
     CellWeights weights;
     weights.input = weight(op.device,
                            WeightGather{node.param_key, kInputWeight, tensors[kInputWeight].scale, {0, input_size},
@@ -469,7 +534,7 @@ class Compiler {
                                WeightGather{node.param_key, kRecurrentWeight, tensors[kRecurrentWeight].scale,
                                             {0, hidden}, gates * hidden, blocks},
                                name + ".Wh");
-    if (layer.bias) {
+    if (node.attrs.bias) {
       weights.bias = weight(op.device,
                             WeightGather{node.param_key, kCellBias, tensors[kCellBias].scale, {0, 1}, gates * hidden,
                                          blocks},
@@ -546,9 +611,8 @@ class Compiler {
     const ValueView sum = view(op.inputs.at(0));
     const ValueView y = view(op.outputs.at(0));
     SPLITSCOPE_CHECK(sum.batch == y.batch && sum.channels == y.channels, "epilogue changes the value's ranges");
-    const Layer& layer = graph_.layer_of(op.node);
     add_step(MapStep{y.batch.size(), y.row_stride(), sum.start(), sum.row_stride(), y.start(), y.row_stride(),
-                     layer.activation},
+                     graph_.node(op.node).attrs.activation},
              compute_stream(op), span, {sum.buffer}, {y.buffer});
   }
 
@@ -635,6 +699,8 @@ class Compiler {
 };
 
 }  // namespace
+
+bool has_cuda_kernel(OpKind kind) { return Compiler::kernels().at(static_cast<size_t>(kind)) != nullptr; }
 
 DeviceProgram compile_plan(const Plan& plan, const CompileOptions& options) {
   SPLITSCOPE_CHECK(plan.graph != nullptr, "plan without a graph");

@@ -27,4 +27,7 @@ struct CompileOptions {
 /// breaks its own contract (a value without the rows or channels an op needs).
 DeviceProgram compile_plan(const Plan& plan, const CompileOptions& options);
 
+/// True for the op kinds this backend has a kernel for (the compiler's kernel table).
+bool has_cuda_kernel(OpKind kind);
+
 }  // namespace splitscope::gpu

@@ -51,7 +51,8 @@ std::vector<float> network_input(const Plan& plan, const Value& value, uint64_t 
   const OpNode& node = graph.node(value.node);
   SPLITSCOPE_CHECK(node.kind == OpKind::kInput, "value " + std::to_string(value.id) + " is not a network input");
   std::vector<float> data(static_cast<size_t>(value_elements(*plan.graph, value)));
-  const Shape& input = graph.model().input;
+  const Shape& input = node.attrs.sample;
+  const int which = node.attrs.input_index;
   size_t at = 0;
   if (node.step >= 0) {
     // A step input of a sequence [T, F]: rows x[b, t, :], element b·T·F + t·F + f.
@@ -59,7 +60,7 @@ std::vector<float> network_input(const Plan& plan, const Value& value, uint64_t 
     const int64_t features = input.at(1);
     for (int64_t b = value.batch.begin; b < value.batch.end; ++b) {
       for (int64_t f = value.channels.begin; f < value.channels.end; ++f) {
-        data[at++] = input_value(seed, b * steps * features + node.step * features + f);
+        data[at++] = input_value(seed, b * steps * features + node.step * features + f, which);
       }
     }
     return data;
@@ -68,7 +69,7 @@ std::vector<float> network_input(const Plan& plan, const Value& value, uint64_t 
   const int64_t inner = inner_count(input);
   for (int64_t b = value.batch.begin; b < value.batch.end; ++b) {
     for (int64_t e = value.channels.begin * inner; e < value.channels.end * inner; ++e) {
-      data[at++] = input_value(seed, b * sample + e);
+      data[at++] = input_value(seed, b * sample + e, which);
     }
   }
   return data;

@@ -29,7 +29,7 @@ std::vector<float> cudnn_gate_matrix(const Graph& graph, NodeId cell, bool recur
   const ParamTensor& source = tensors.at(static_cast<size_t>(tensor));
   const int64_t in = source.shape.at(0);
   const int64_t columns = source.shape.at(1);  // G·H
-  const int64_t hidden = graph.layer_of(cell).hidden;
+  const int64_t hidden = node.attrs.hidden;
   std::vector<float> matrix(static_cast<size_t>(hidden * in));
   for (int64_t u = 0; u < hidden; ++u) {
     for (int64_t i = 0; i < in; ++i) {
@@ -45,7 +45,7 @@ std::vector<float> cudnn_gate_bias(const Graph& graph, NodeId cell, int gate, ui
   const auto tensors = param_tensors(graph, cell);
   SPLITSCOPE_CHECK(tensors.size() > static_cast<size_t>(kCellBias), "cell without bias: " + node.name);
   const ParamTensor& bias = tensors[kCellBias];
-  const int64_t hidden = graph.layer_of(cell).hidden;
+  const int64_t hidden = node.attrs.hidden;
   std::vector<float> values(static_cast<size_t>(hidden));
   for (int64_t u = 0; u < hidden; ++u) {
     values[static_cast<size_t>(u)] = param_value(seed, node.param_key, kCellBias, gate * hidden + u, bias.scale);

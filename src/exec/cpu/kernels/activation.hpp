@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "ir/layer.hpp"
+#include "ir/op_attrs.hpp"
 
 namespace splitscope {
 

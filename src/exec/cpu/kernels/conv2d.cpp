@@ -7,19 +7,20 @@
 
 namespace splitscope {
 
-Conv2dGeometry conv2d_geometry(const Layer& conv) {
+Conv2dGeometry conv2d_geometry(const OpNode& conv) {
+  const Shape& in = conv.input_shapes.at(0);
   Conv2dGeometry g;
-  g.in_channels = conv.input_shape.at(0);
-  g.in_h = conv.input_shape.at(1);
-  g.in_w = conv.input_shape.at(2);
-  g.filters = conv.filters;
-  g.groups = conv.groups;
-  g.kernel_h = conv.kernel.h;
-  g.kernel_w = conv.kernel.w;
-  g.stride_h = conv.stride.h;
-  g.stride_w = conv.stride.w;
-  g.pad_h = conv.padding.h;
-  g.pad_w = conv.padding.w;
+  g.in_channels = in.at(0);
+  g.in_h = in.at(1);
+  g.in_w = in.at(2);
+  g.filters = conv.output_shapes.at(0).at(0);
+  g.groups = conv.attrs.groups;
+  g.kernel_h = conv.attrs.kernel.h;
+  g.kernel_w = conv.attrs.kernel.w;
+  g.stride_h = conv.attrs.stride.h;
+  g.stride_w = conv.attrs.stride.w;
+  g.pad_h = conv.attrs.padding.h;
+  g.pad_w = conv.attrs.padding.w;
   return g;
 }
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "exec/cpu/kernels/parallel_for.hpp"
-#include "ir/layer.hpp"
+#include "ir/op.hpp"
 #include "ir/range.hpp"
 
 namespace splitscope {
@@ -34,7 +34,7 @@ struct Conv2dGeometry {
 };
 
 /// The geometry of a conv2d layer.
-Conv2dGeometry conv2d_geometry(const Layer& conv);
+Conv2dGeometry conv2d_geometry(const OpNode& conv);
 
 /// Floats of scratch conv2d() needs: one group's im2col matrix for one sample.
 int64_t conv2d_workspace_floats(const Conv2dGeometry& geometry);

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "exec/cpu/kernels/parallel_for.hpp"
-#include "ir/layer.hpp"
+#include "ir/op_attrs.hpp"
 
 namespace splitscope {
 

@@ -30,15 +30,15 @@ void pool(const PoolArgs& a, float initial, Reduce reduce, float scale) {
 
 }  // namespace
 
-PoolArgs pool_geometry(const Layer& layer, int64_t channels) {
+PoolArgs pool_geometry(const OpNode& pool, int64_t channels) {
   PoolArgs args;
   args.channels = channels;
-  args.in_h = layer.input_shape.at(1);
-  args.in_w = layer.input_shape.at(2);
-  args.kernel_h = layer.kernel.h;
-  args.kernel_w = layer.kernel.w;
-  args.stride_h = layer.stride.h;
-  args.stride_w = layer.stride.w;
+  args.in_h = pool.input_shapes.at(0).at(1);
+  args.in_w = pool.input_shapes.at(0).at(2);
+  args.kernel_h = pool.attrs.kernel.h;
+  args.kernel_w = pool.attrs.kernel.w;
+  args.stride_h = pool.attrs.stride.h;
+  args.stride_w = pool.attrs.stride.w;
   return args;
 }
 

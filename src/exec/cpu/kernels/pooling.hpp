@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "ir/layer.hpp"
+#include "ir/op.hpp"
 
 namespace splitscope {
 
@@ -28,7 +28,7 @@ struct PoolArgs {
 };
 
 /// The pooling geometry of a maxpool/avgpool layer, for `channels` channels.
-PoolArgs pool_geometry(const Layer& pool, int64_t channels);
+PoolArgs pool_geometry(const OpNode& pool, int64_t channels);
 
 /// out = the largest element of each kernel window.
 void max_pool(const PoolArgs& args);

@@ -1,0 +1,37 @@
+#pragma once
+/// \file
+/// The attributes an op carries from lowering onwards. Lowering copies them
+/// from the network's layers, so that no stage after it reads the Model back:
+/// partitioners, executors and the simulator see only ops.
+
+#include <cstdint>
+
+#include "ir/shape.hpp"
+
+namespace splitscope {
+
+/// Height/width pair for kernel, stride and padding.
+struct Extent2 {
+  int64_t h = 0;
+  int64_t w = 0;
+  bool operator==(const Extent2&) const = default;
+};
+
+enum class Activation { kNone, kRelu, kTanh, kSigmoid };
+
+/// Every attribute any op kind has; a kind reads the ones its definition
+/// names (ops/*.cpp) and leaves the rest at their defaults.
+struct OpAttrs {
+  Activation activation = Activation::kNone;  ///< dense, conv2d: applied after the bias
+  bool bias = true;                           ///< dense, conv2d, cells
+  int64_t groups = 1;                         ///< conv2d
+  Extent2 kernel{0, 0};                       ///< conv2d, pooling
+  Extent2 stride{1, 1};                       ///< conv2d, pooling
+  Extent2 padding{0, 0};                      ///< conv2d
+  int64_t hidden = 0;                         ///< cells: hidden units of the whole layer
+  int input_index = 0;                        ///< input: which of the network's inputs (Model::inputs)
+  Shape sample;                               ///< input: that input's whole per-sample shape
+  bool operator==(const OpAttrs&) const = default;
+};
+
+}  // namespace splitscope

@@ -1,0 +1,40 @@
+// add: the element-wise sum of two or more inputs of one shape (a residual
+// join). Channel-local: a slice of channels reads the same channels of every
+// input. Bytes only, like every element-wise op: n inputs read, one written.
+#include <fmt/format.h>
+
+#include "ir/ops/op_rules.hpp"
+
+namespace splitscope {
+namespace {
+
+SliceCost cost(const OpNode& node, const Slice& slice) {
+  SliceCost c;
+  c.bytes_written = op_rules::output_bytes(node, slice);
+  c.bytes_read = c.bytes_written * static_cast<int64_t>(node.input_shapes.size());
+  return c;
+}
+
+std::string signature(const OpNode& node, const Slice& slice) {
+  return fmt::format("add:b{}:n{}:i{}", slice.batch.size(), slice.out.size() * inner_count(node.output_shapes.at(0)),
+                     node.input_shapes.size());
+}
+
+}  // namespace
+
+const OpDef& add_def() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.kind = OpKind::kAdd;
+    d.name = "add";
+    d.channel_local = true;
+    d.split.out = true;
+    d.cost = cost;
+    d.input_channels = op_rules::same_channels;
+    d.signature = signature;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace splitscope

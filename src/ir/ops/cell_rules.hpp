@@ -1,0 +1,27 @@
+#pragma once
+/// \file
+/// What the two recurrent cells share (lstm_cell.cpp, gru_cell.cpp): one
+/// (stacked layer, step) of a layer with `gates` gate blocks of H units,
+/// inputs x_t [I], h_{t-1} [H] (and c_{t-1} [H] for LSTM), parameters
+/// Wx [I, gates·H], Wh [H, gates·H], b [gates·H] in gate-major columns.
+
+#include <string>
+#include <vector>
+
+#include "ir/ops/op_def.hpp"
+#include "ir/slice.hpp"
+
+namespace splitscope::cell_rules {
+
+/// FLOPs 2·gates·u·(I+H)·rows for a slice of u hidden units (it still
+/// multiplies the whole h_{t-1}); bytes: x, the weights, h and (LSTM) its own
+/// units of c when t > 0; writes h (and c).
+SliceCost cost(const OpNode& node, const Slice& slice, int64_t gates, bool has_cell_state);
+/// A slice reads all of x and h, and (LSTM) only its own units of c.
+Range input_channels(const OpNode& node, const Slice& slice, int slot);
+/// "lstm_cell:b64:i1024:h1024:u512:t1"
+std::string signature(const OpNode& node, const Slice& slice);
+/// Wx, Wh, b, uniform in ±1/sqrt(H) (as PyTorch and cuDNN examples initialise them).
+std::vector<ParamTensor> params(const OpNode& node, int64_t gates);
+
+}  // namespace splitscope::cell_rules

@@ -1,0 +1,57 @@
+// concat: its inputs laid end to end along axis 0 (channels of images,
+// features of vectors). A slice of output channels reads, from each input,
+// only the part of it that lands inside the slice, which may be nothing: an
+// empty range means the slice does not read that input. A copy: bytes only.
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "ir/ops/concat_rules.hpp"
+#include "ir/ops/op_rules.hpp"
+
+namespace splitscope {
+namespace {
+
+SliceCost cost(const OpNode& node, const Slice& slice) {
+  SliceCost c;
+  c.bytes_written = op_rules::output_bytes(node, slice);
+  c.bytes_read = c.bytes_written;
+  return c;
+}
+
+Range input_channels(const OpNode& node, const Slice& slice, int slot) {
+  const int64_t offset = concat_offset(node, slot);
+  const int64_t size = node.input_shapes.at(static_cast<size_t>(slot)).at(0);
+  const int64_t begin = std::clamp(slice.out.begin - offset, int64_t{0}, size);
+  const int64_t end = std::clamp(slice.out.end - offset, int64_t{0}, size);
+  return begin < end ? Range{begin, end} : Range{0, 0};
+}
+
+std::string signature(const OpNode& node, const Slice& slice) {
+  return fmt::format("concat:b{}:n{}:i{}", slice.batch.size(),
+                     slice.out.size() * inner_count(node.output_shapes.at(0)), node.input_shapes.size());
+}
+
+}  // namespace
+
+/// Where input slot `slot` starts along a concat's output axis 0.
+int64_t concat_offset(const OpNode& node, int slot) {
+  int64_t offset = 0;
+  for (int i = 0; i < slot; ++i) offset += node.input_shapes.at(static_cast<size_t>(i)).at(0);
+  return offset;
+}
+
+const OpDef& concat_def() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.kind = OpKind::kConcat;
+    d.name = "concat";
+    d.split.out = true;
+    d.cost = cost;
+    d.input_channels = input_channels;
+    d.signature = signature;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace splitscope

@@ -1,0 +1,83 @@
+// conv2d: grouped convolution + bias + activation. W [filters, in/groups, kh, kw], b [filters].
+// FLOPs 2·filters·Hout·Wout·(Cin/groups)·kh·kw·rows; a slice of filters reads
+// only the input channels of the groups those filters belong to.
+#include <cmath>
+#include <fmt/format.h>
+
+#include "ir/layer_costs.hpp"
+#include "ir/ops/conv2d_rules.hpp"
+#include "ir/ops/op_rules.hpp"
+
+namespace splitscope {
+namespace {
+
+using op_rules::kFloat;
+
+SliceCost cost(const OpNode& node, const Slice& slice) {
+  const Shape& in = node.input_shapes.at(0);
+  const Shape& out = node.output_shapes.at(0);
+  const OpAttrs& a = node.attrs;
+  const int64_t rows = slice.batch.size();
+  const int64_t filters = slice.out.size();
+  const int64_t in_per_group = in.at(0) / a.groups;
+  SliceCost c;
+  c.flops = conv2d_flops(filters, out.at(1), out.at(2), in_per_group, a.kernel.h, a.kernel.w, rows);
+  c.param_count = filters * in_per_group * a.kernel.h * a.kernel.w + (a.bias ? filters : 0);
+  const Range read = conv_input_channels(node, slice.out);
+  c.bytes_read = rows * read.size() * inner_count(in) * kFloat + c.param_count * kFloat;
+  c.bytes_written = op_rules::output_bytes(node, slice);
+  return c;
+}
+
+Range input_channels(const OpNode& node, const Slice& slice, int) { return conv_input_channels(node, slice.out); }
+
+std::string signature(const OpNode& node, const Slice& slice) {
+  const Shape& in = node.input_shapes.at(0);
+  const OpAttrs& a = node.attrs;
+  const Range read = conv_input_channels(node, slice.out);
+  const int64_t groups = read.size() / (in.at(0) / a.groups);
+  return fmt::format("conv2d:b{}:c{}:h{}:w{}:f{}:k{}x{}:s{}x{}:p{}x{}:g{}", slice.batch.size(), read.size(),
+                     in.at(1), in.at(2), slice.out.size(), a.kernel.h, a.kernel.w, a.stride.h, a.stride.w,
+                     a.padding.h, a.padding.w, groups);
+}
+
+std::vector<ParamTensor> params(const OpNode& node) {
+  const OpAttrs& a = node.attrs;
+  const int64_t filters = node.output_shapes.at(0).at(0);
+  const int64_t in_per_group = node.input_shapes.at(0).at(0) / a.groups;
+  const int64_t fan_in = in_per_group * a.kernel.h * a.kernel.w;
+  const float bias_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(fan_in)));
+  std::vector<ParamTensor> tensors{
+      {"W", {filters, in_per_group, a.kernel.h, a.kernel.w}, op_rules::weight_scale(fan_in, a.activation)}};
+  if (a.bias) tensors.push_back({"b", {filters}, bias_scale});
+  return tensors;
+}
+
+}  // namespace
+
+Range conv_input_channels(const OpNode& conv, Range out) {
+  const int64_t filters_per_group = conv.output_shapes.at(0).at(0) / conv.attrs.groups;
+  const int64_t channels_per_group = conv.input_shapes.at(0).at(0) / conv.attrs.groups;
+  const int64_t first_group = out.begin / filters_per_group;
+  const int64_t last_group = (out.end - 1) / filters_per_group;
+  return {first_group * channels_per_group, (last_group + 1) * channels_per_group};
+}
+
+const OpDef& conv2d_def() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.kind = OpKind::kConv2d;
+    d.name = "conv2d";
+    d.cost_class = CostClass::kMatrix;
+    d.weighted = true;
+    d.split.out = true;
+    d.cost = cost;
+    d.input_channels = input_channels;
+    d.signature = signature;
+    d.params = params;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace splitscope

@@ -1,0 +1,63 @@
+// dense: Y = act(X·W + b). W [in, units], b [units].
+// FLOPs 2·rows·k·n for a slice of n units over k input features; a slice
+// along the input features (a row split) is a partial sum that adds the bias
+// only where the reduction starts.
+#include <cmath>
+#include <fmt/format.h>
+
+#include "ir/layer_costs.hpp"
+#include "ir/ops/op_rules.hpp"
+
+namespace splitscope {
+namespace {
+
+using op_rules::kFloat;
+
+SliceCost cost(const OpNode& node, const Slice& slice) {
+  const int64_t rows = slice.batch.size();
+  const int64_t k = slice.reduce.size();
+  const int64_t n = slice.out.size();
+  SliceCost c;
+  c.flops = dense_flops(k, n, rows);
+  c.param_count = k * n + (node.attrs.bias && slice.reduce.begin == 0 ? n : 0);
+  c.bytes_read = rows * k * kFloat + c.param_count * kFloat;
+  c.bytes_written = op_rules::output_bytes(node, slice);
+  return c;
+}
+
+Range input_channels(const OpNode&, const Slice& slice, int) { return slice.reduce; }
+
+std::string signature(const OpNode&, const Slice& slice) {
+  return fmt::format("dense:b{}:k{}:n{}", slice.batch.size(), slice.reduce.size(), slice.out.size());
+}
+
+std::vector<ParamTensor> params(const OpNode& node) {
+  const int64_t in = node.input_shapes.at(0).at(0);
+  const int64_t units = node.output_shapes.at(0).at(0);
+  const float bias_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(in)));
+  std::vector<ParamTensor> tensors{{"W", {in, units}, op_rules::weight_scale(in, node.attrs.activation)}};
+  if (node.attrs.bias) tensors.push_back({"b", {units}, bias_scale});
+  return tensors;
+}
+
+}  // namespace
+
+const OpDef& dense_def() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.kind = OpKind::kDense;
+    d.name = "dense";
+    d.cost_class = CostClass::kMatrix;
+    d.weighted = true;
+    d.split.out = true;
+    d.split.reduce = true;
+    d.cost = cost;
+    d.input_channels = input_channels;
+    d.signature = signature;
+    d.params = params;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace splitscope

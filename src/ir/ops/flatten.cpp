@@ -1,0 +1,36 @@
+// flatten: a reshape of a contiguous [C, H, W] tensor into [C·H·W]. Moves no
+// data; a slice of features [a, b) reads input channels [a/inner, b/inner).
+#include "ir/ops/op_rules.hpp"
+#include "util/check.hpp"
+
+namespace splitscope {
+namespace {
+
+SliceCost cost(const OpNode&, const Slice&) { return {}; }
+
+Range input_channels(const OpNode& node, const Slice& slice, int) {
+  const int64_t inner = inner_count(node.input_shapes.at(0));
+  SPLITSCOPE_CHECK(slice.out.begin % inner == 0 && slice.out.end % inner == 0,
+                   "a flatten slice must cover whole input channels");
+  return {slice.out.begin / inner, slice.out.end / inner};
+}
+
+}  // namespace
+
+const OpDef& flatten_def() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.kind = OpKind::kFlatten;
+    d.name = "flatten";
+    d.cost_class = CostClass::kFree;
+    d.channel_local = true;
+    d.split.out = true;
+    d.cost = cost;
+    d.input_channels = input_channels;
+    d.signature = op_rules::elements_signature;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace splitscope

@@ -1,0 +1,33 @@
+// gru_cell: one (stacked layer, time step) of a GRU: gates r, z, n, with
+// n = tanh(x·Wx_n + b_n + r ⊙ (h·Wh_n)) (cuDNN's and PyTorch's form); output h_t.
+#include "ir/ops/cell_rules.hpp"
+
+namespace splitscope {
+namespace {
+
+constexpr int64_t kGates = 3;
+
+SliceCost cost(const OpNode& node, const Slice& slice) { return cell_rules::cost(node, slice, kGates, false); }
+std::vector<ParamTensor> params(const OpNode& node) { return cell_rules::params(node, kGates); }
+
+}  // namespace
+
+const OpDef& gru_cell_def() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.kind = OpKind::kGruCell;
+    d.name = "gru_cell";
+    d.cost_class = CostClass::kMatrix;
+    d.weighted = true;
+    d.cell = true;
+    d.split.out = true;
+    d.cost = cost;
+    d.input_channels = cell_rules::input_channels;
+    d.signature = cell_rules::signature;
+    d.params = params;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace splitscope

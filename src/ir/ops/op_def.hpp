@@ -1,0 +1,101 @@
+#pragma once
+/// \file
+/// One definition per op kind: everything the stages after lowering need to
+/// know about what an op is, so that none of them switches on the kind.
+///
+/// A definition holds the kind's traits, how a slice of it costs (FLOPs,
+/// bytes, parameters), which part of each input a slice reads, how it may be
+/// split, the key that prices it in the simulator (its calibration signature
+/// and its efficiency key in machine files), the layout of its parameters, and
+/// a slot for its gradient rule. Each kind is one file in this folder;
+/// op_table.cpp lists them in OpKind order. Backends keep their own kernel per
+/// kind (exec/cpu/kernels, exec/cuda) and say which kinds they support.
+///
+/// Adding a kind: an OpKind value, a file here, a row in op_table.cpp, and a
+/// kernel (or a declared "unsupported") per backend. docs/op-table.md walks
+/// through it.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/op.hpp"
+#include "ir/range.hpp"
+#include "ir/shape.hpp"
+
+namespace splitscope {
+
+struct Slice;
+
+/// What a slice costs: FLOPs, bytes and parameters read, bytes written.
+struct SliceCost {
+  int64_t flops = 0;
+  int64_t bytes_read = 0;
+  int64_t bytes_written = 0;
+  int64_t param_count = 0;
+};
+
+/// One weight tensor of a weighted op, in its row-major layout.
+struct ParamTensor {
+  std::string name;  ///< "W", "b", "Wx", "Wh"
+  Shape shape;
+  float scale = 0;   ///< initial values are uniform in [-scale, scale)
+};
+
+/// How an op's time is best estimated: at the device's matrix peak
+/// (products), by the bytes it streams (element-wise), or not at all (a
+/// reshape that moves nothing).
+enum class CostClass { kMatrix, kElementwise, kFree };
+
+/// The axes a slice may cut, beside the batch (which every op splits).
+struct SplitAxes {
+  /// Axis 0 of the output (dense units, conv filters, cell hidden units,
+  /// channels of a channel-local op). A weighted op takes the matching
+  /// slice of its weights along with it.
+  bool out = false;
+  /// The reduction axis (a dense op's input features): each slice then holds a
+  /// partial sum over its part of that axis, to be all-reduced.
+  bool reduce = false;
+};
+
+struct OpDef {
+  OpKind kind = OpKind::kInput;
+  /// The name in op lists and reports, the first field of its calibration
+  /// signature, and its efficiency key in machine files: "dense", "lstm_cell".
+  std::string_view name;
+  CostClass cost_class = CostClass::kElementwise;
+  /// Carries weights that are sliced with its output channels.
+  bool weighted = false;
+  /// A slice of the output needs only the matching slice of each input
+  /// (element-wise ops, per-channel pooling, flatten).
+  bool channel_local = false;
+  /// A recurrent cell (one stacked layer at one time step).
+  bool cell = false;
+  /// An activation function alone (the rate of a tensor-parallel epilogue).
+  bool activation = false;
+  SplitAxes split;
+
+  /// Cost of `slice`; over slices that tile the op, FLOPs and parameters sum
+  /// exactly to the whole op's (docs/op-table.md gives each kind's rule).
+  SliceCost (*cost)(const OpNode& node, const Slice& slice) = nullptr;
+  /// The channels (axis 0) of input slot `slot` that `slice` reads. An empty
+  /// range means the slice does not read that slot at all.
+  Range (*input_channels)(const OpNode& node, const Slice& slice, int slot) = nullptr;
+  /// A stable key for "this slice's shape": slices with equal signatures do the
+  /// same work, so a time measured for one prices them all.
+  std::string (*signature)(const OpNode& node, const Slice& slice) = nullptr;
+  /// Its weight tensors, in index order (params.hpp); null for unweighted kinds.
+  std::vector<ParamTensor> (*params)(const OpNode& node) = nullptr;
+  /// Room for training: the rule that emits the op's backward ops. Null until
+  /// the backward pass lands; a kind without one cannot be trained.
+  void (*gradient)() = nullptr;
+};
+
+/// The definition of `kind`.
+const OpDef& op_def(OpKind kind);
+/// Every definition, in OpKind order.
+std::span<const OpDef* const> op_defs();
+
+}  // namespace splitscope

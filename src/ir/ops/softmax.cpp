@@ -1,0 +1,30 @@
+// softmax over a flat [F] input. A slice of outputs still reads whole rows
+// (the normaliser needs every element); bytes only.
+#include "ir/ops/op_rules.hpp"
+
+namespace splitscope {
+namespace {
+
+SliceCost cost(const OpNode& node, const Slice& slice) {
+  SliceCost c;
+  c.bytes_written = op_rules::output_bytes(node, slice);
+  c.bytes_read = slice.batch.size() * element_count(node.input_shapes.at(0)) * op_rules::kFloat;
+  return c;
+}
+
+}  // namespace
+
+const OpDef& softmax_def() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.kind = OpKind::kSoftmax;
+    d.name = "softmax";
+    d.cost = cost;
+    d.input_channels = op_rules::all_channels;
+    d.signature = op_rules::elements_signature;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace splitscope

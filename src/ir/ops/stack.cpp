@@ -1,0 +1,30 @@
+// stack: gathers the per-step outputs of a recurrent layer into one [T, H]
+// tensor (output channel t = input slot t). A copy: reads what it writes.
+#include "ir/ops/op_rules.hpp"
+
+namespace splitscope {
+namespace {
+
+SliceCost cost(const OpNode& node, const Slice& slice) {
+  SliceCost c;
+  c.bytes_written = op_rules::output_bytes(node, slice);
+  c.bytes_read = c.bytes_written;
+  return c;
+}
+
+}  // namespace
+
+const OpDef& stack_def() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.kind = OpKind::kStack;
+    d.name = "stack";
+    d.cost = cost;
+    d.input_channels = op_rules::all_channels;
+    d.signature = op_rules::elements_signature;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace splitscope

@@ -1,0 +1,57 @@
+// The op table: every OpKind has exactly one complete definition.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "ir/lower.hpp"
+#include "ir/model_parser.hpp"
+#include "ir/ops/op_def.hpp"
+#include "ir/params.hpp"
+#include "ir/slice.hpp"
+
+namespace splitscope {
+namespace {
+
+TEST(OpTable, EveryKindHasOneCompleteDefinitionInEnumOrder) {
+  ASSERT_EQ(op_defs().size(), kOpKindCount);
+  std::set<std::string> names;
+  for (size_t i = 0; i < kOpKindCount; ++i) {
+    const OpDef& def = op_def(static_cast<OpKind>(i));
+    SCOPED_TRACE(std::string(def.name));
+    EXPECT_EQ(static_cast<size_t>(def.kind), i);
+    EXPECT_FALSE(def.name.empty());
+    EXPECT_TRUE(names.insert(std::string(def.name)).second) << "two kinds named " << def.name;
+    EXPECT_NE(def.cost, nullptr);
+    EXPECT_NE(def.input_channels, nullptr);
+    EXPECT_NE(def.signature, nullptr);
+    // Weights and the weighted trait go together; a weighted kind splits with its output channels.
+    EXPECT_EQ(def.weighted, def.params != nullptr);
+    if (def.weighted || def.channel_local) {
+      EXPECT_TRUE(def.split.out);
+    }
+    EXPECT_EQ(to_string(def.kind), def.name);
+  }
+}
+
+TEST(OpTable, ATableRuleEqualsTheHandCountOfEachKindInAGraph) {
+  // dense 6 -> 4 with bias over batch 3: 2·3·6·4 FLOPs, 6·4 + 4 parameters.
+  const Graph graph = lower(parse_model_text(R"({"batch": 3, "input": [6], "layers": [
+      {"type": "dense", "units": 4, "activation": "relu"}, {"type": "softmax"}]})", "t"));
+  const OpNode& dense = graph.node(1);
+  const SliceCost cost = op_def(dense.kind).cost(dense, full_slice(dense, {0, 3}));
+  EXPECT_EQ(cost.flops, 2 * 3 * 6 * 4);
+  EXPECT_EQ(cost.param_count, 6 * 4 + 4);
+  EXPECT_EQ(cost.bytes_read, (3 * 6 + 28) * 4);
+  EXPECT_EQ(cost.bytes_written, 3 * 4 * 4);
+  EXPECT_EQ(op_def(dense.kind).signature(dense, full_slice(dense, {0, 3})), "dense:b3:k6:n4");
+  // The activation travels with the op, so no stage reads the layer back.
+  EXPECT_EQ(dense.attrs.activation, Activation::kRelu);
+  EXPECT_EQ(param_tensors(graph, 1).size(), 2u);
+  // softmax reads whole rows whatever columns a slice writes.
+  const OpNode& softmax = graph.node(2);
+  EXPECT_EQ(op_def(softmax.kind).input_channels(softmax, Slice{{0, 3}, {1, 2}, {0, 4}}, 0), (Range{0, 4}));
+}
+
+}  // namespace
+}  // namespace splitscope
