@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/run_cli.hpp"
 #include "git_revision.h"
 #include "splitscope_config.h"
 #include "util/errors.hpp"
@@ -74,7 +75,7 @@ int check_standard_output(int status) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int splitscope::cli::run_cli(int argc, char** argv) {
   using namespace splitscope;
   try {
     return check_standard_output(run_main(argc, argv));
