@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/run_cli.hpp"
 #include "git_revision.h"
 #include "splitscope_config.h"
 #include "util/errors.hpp"
@@ -101,14 +102,14 @@ int check_standard_output(int status) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int splitscope::cli::run_cli(int argc, char** argv) {
   using namespace splitscope;
   try {
     return check_standard_output(run_main(argc, argv));
   } catch (const std::bad_alloc&) {
     fmt::print(stderr,
-               "error: out of memory: this run needs more memory than the machine has; use a smaller --batch or "
-               "network, or predict it with --backend sim\n");
+               "error: out of memory: this command needs more memory than the machine has; use a smaller --batch, "
+               "--microbatches or network (run, compare and demo predict large ones with --backend sim)\n");
     return kExitFailure;
   } catch (const InputError& e) {
     fmt::print(stderr, "error: {}\n", e.what());

@@ -13,7 +13,10 @@ namespace {
 
 std::vector<std::string> route_names(const Topology& topology, int from, int to) {
   std::vector<std::string> names;
-  for (int link : topology.route(from, to).links()) names.push_back(topology.links()[static_cast<size_t>(link)].name);
+  // The route is held: links() views its storage, which a temporary in the
+  // range-for would take away before the loop (ASan: stack-use-after-scope).
+  const auto route = topology.route(from, to);
+  for (int link : route.links()) names.push_back(topology.links()[static_cast<size_t>(link)].name);
   return names;
 }
 

@@ -1,0 +1,138 @@
+// The command line: the input is the arguments, one per line (the first is
+// the command), given to run_cli as `splitscope` would get them. What it may
+// reach is bounded so that every input runs in milliseconds and touches
+// nothing outside a scratch folder (fuzz/README.md, "The command line"):
+//   - run, compare and demo always simulate: any --backend/-b is dropped and
+//     `--backend sim` appended (no cpu threads, no GPU);
+//   - calibrate only with --from (measuring a GPU takes minutes);
+//   - no argument may hold '/', so networks and machines come from the zoo or
+//     from the scratch folder, and outputs land in it; it is the working
+//     directory, emptied after every input;
+//   - numbers have at most 3 digits and no hex, octal, binary or exponent
+//     form, and there are at most 24 arguments of at most 64 bytes: the sizes that hang or need
+//     gigabytes are the limits' own tests (issue 19), not this fuzzer's.
+// Inputs outside these bounds are rejected (-1: libFuzzer keeps none of them).
+// Standard output goes to /dev/null; error messages stay on stderr.
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "cli/run_cli.hpp"
+#include "fuzz/fuzz_support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kMaxArguments = 24;
+constexpr size_t kMaxArgumentLength = 64;
+constexpr size_t kMaxDigits = 3;
+
+fs::path scratch_folder;
+
+void remove_scratch_folder() {
+  std::error_code ignored;
+  if (!scratch_folder.empty()) fs::remove_all(scratch_folder, ignored);
+}
+
+/// Once: stdout to /dev/null, and a scratch folder as the working directory.
+void set_up_once() {
+  if (!scratch_folder.empty()) return;
+  const int null_fd = ::open("/dev/null", O_WRONLY);
+  if (null_fd < 0 || ::dup2(null_fd, STDOUT_FILENO) < 0) std::abort();
+  ::close(null_fd);
+  std::string pattern = (fs::temp_directory_path() / "splitscope-fuzz-cli-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) std::abort();
+  scratch_folder = pattern;
+  fs::current_path(scratch_folder);
+  std::atexit(remove_scratch_folder);
+}
+
+void empty_scratch_folder() {
+  std::error_code ignored;
+  for (const auto& entry : fs::directory_iterator(scratch_folder, ignored)) fs::remove_all(entry.path(), ignored);
+}
+
+/// Numbers small enough to keep every command fast (see the top of the file).
+bool small_numbers_only(const std::string& argument) {
+  size_t run = 0;
+  for (size_t i = 0; i < argument.size(); ++i) {
+    const char c = argument[i];
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      if (++run > kMaxDigits) return false;
+      const char next = i + 1 < argument.size() ? argument[i + 1] : '\0';
+      if (c == '0' && run == 1 && std::strchr("xXbBoO", next) != nullptr && next != '\0') return false;
+      if (next == 'e' || next == 'E') return false;
+    } else {
+      run = 0;
+    }
+  }
+  return true;
+}
+
+bool is_backend_option(const std::string& argument) {
+  if (argument == "--backend" || argument.starts_with("--backend=")) return true;
+  // Short options, alone or bundled (-qb, -bcpu): any that holds 'b' (no other short option has it).
+  return argument.size() > 1 && argument[0] == '-' && argument[1] != '-' && argument.find('b') != std::string::npos;
+}
+
+/// The arguments the input stands for, or none when it is out of bounds.
+std::optional<std::vector<std::string>> arguments_from(std::string_view text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    lines.emplace_back(text.substr(start, end - start));
+    if (lines.size() > kMaxArguments) return std::nullopt;
+    start = end + 1;
+  }
+  for (const std::string& line : lines) {
+    if (line.find('\0') != std::string::npos || line.find('/') != std::string::npos) return std::nullopt;
+    if (line.size() > kMaxArgumentLength || line == "--" || !small_numbers_only(line)) return std::nullopt;
+  }
+  const std::string& command = lines.front();
+  if (command == "calibrate" && std::find(lines.begin(), lines.end(), "--from") == lines.end()) return std::nullopt;
+  if (command != "run" && command != "compare" && command != "demo") return lines;
+
+  std::vector<std::string> simulated;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (!is_backend_option(lines[i])) {
+      simulated.push_back(lines[i]);
+    } else if (lines[i] == "--backend" || lines[i] == "-b") {
+      ++i;  // and its value
+    }
+  }
+  simulated.push_back("--backend");
+  simulated.push_back("sim");
+  return simulated;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const auto arguments = arguments_from(splitscope::fuzz::as_text(data, size));
+  if (!arguments) return -1;
+  set_up_once();
+  std::vector<std::string> owned{"splitscope"};
+  owned.insert(owned.end(), arguments->begin(), arguments->end());
+  std::vector<char*> argv;
+  for (std::string& argument : owned) argv.push_back(argument.data());
+  argv.push_back(nullptr);
+  const int status = splitscope::cli::run_cli(static_cast<int>(owned.size()), argv.data());
+  empty_scratch_folder();
+  if (status < 0 || status > 3) {
+    std::fprintf(stderr, "fuzz: exit code %d is none of 0, 1, 2, 3\n", status);
+    std::abort();
+  }
+  return 0;
+}
