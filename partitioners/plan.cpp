@@ -26,6 +26,14 @@ std::string_view to_string(CollectiveKind kind) {
   return "?";
 }
 
+std::string_view to_string(CollectiveAlgorithm algorithm) {
+  switch (algorithm) {
+    case CollectiveAlgorithm::kRing: return "ring";
+    case CollectiveAlgorithm::kDirect: return "direct";
+  }
+  return "?";
+}
+
 std::vector<int> op_devices(const PlanOp& op) {
   switch (op.role) {
     case OpRole::kCompute:
@@ -139,7 +147,7 @@ PlanTotals plan_totals(const Plan& plan) {
 }
 
 std::optional<double> ideal_bubble(const Plan& plan) {
-  if (plan.strategy != "pipeline") return std::nullopt;
+  if (!plan.traits.microbatched) return std::nullopt;
   const double n = plan.devices;
   const double m = plan.microbatches;
   return (n - 1) / (m + n - 1);

@@ -28,12 +28,16 @@
 /// - All-gather: every participant gets the union of the input slices,
 ///   assembled in channel order. Concat: the same, on the root only.
 ///   All-reduce: every participant gets the element-wise sum of the inputs.
-/// - A device runs its compute and epilogue ops in `schedule` order (the
-///   order they appear in `ops`); transfers and collectives run on copy lanes
-///   as soon as their inputs exist.
+///   Each runs as the sends of its `algorithm` (collective_schedule.hpp).
+/// - A device runs its compute and epilogue ops in `schedule` order, which
+///   is authoritative (any order that respects the data flow: a pipeline's
+///   fill-drain, or 1F1B); transfers and collectives run on copy lanes as
+///   soon as their inputs exist. plan_walk.hpp holds these rules for every
+///   backend.
 /// - Timeline spans: one per compute/epilogue op on its device's compute
 ///   lane; one per transfer on the destination's copy-in lane; one per output
-///   device of a collective, on that device's copy-in lane.
+///   device of a collective, on that device's copy-in lane (plan_walk.hpp:
+///   op_spans() gives each span's device, lane, kind, FLOPs and bytes).
 /// - Plan::outputs tile the network output [B, ...]; the executor assembles
 ///   them after the run (untimed).
 
@@ -80,8 +84,17 @@ enum class CollectiveKind {
   kConcat,     ///< channel slices on the participants -> the whole tensor on one root (`device`)
 };
 
+/// How a collective moves its data (collective_schedule.hpp). Every backend
+/// runs the algorithm its plan op names, so measured and predicted
+/// collectives move the same bytes along the same paths.
+enum class CollectiveAlgorithm {
+  kRing,    ///< all-gather and all-reduce: NCCL's ring
+  kDirect,  ///< concat: every participant sends straight to the root
+};
+
 std::string_view to_string(OpRole role);
 std::string_view to_string(CollectiveKind kind);
+std::string_view to_string(CollectiveAlgorithm algorithm);
 
 struct PlanOp {
   int id = -1;
@@ -93,6 +106,7 @@ struct PlanOp {
   int device = 0;
   int src_device = -1;            ///< transfer: the source
   CollectiveKind collective = CollectiveKind::kAllGather;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;  ///< collective: how it runs
   std::vector<int> participants;  ///< collective: devices holding the inputs, in ring order
   Slice slice;                    ///< compute/epilogue: the slice of `node` computed
 
@@ -124,8 +138,16 @@ struct DeviceMemory {
   int64_t peak = 0;              ///< params + activations_peak
 };
 
+/// What callers may need to know of the strategy that made a plan, rather
+/// than testing its name.
+struct StrategyTraits {
+  bool baseline = false;      ///< one device: the reference every other strategy is judged against
+  bool microbatched = false;  ///< takes micro-batches; its plan is a fill-drain pipeline of stages
+};
+
 struct Plan {
   std::string strategy;
+  StrategyTraits traits;
   int devices = 1;
   int microbatches = 1;
   std::shared_ptr<const Graph> graph;
@@ -134,8 +156,9 @@ struct Plan {
   std::vector<PlanOp> ops;  ///< every op's inputs are written by earlier ops (or are inputs)
   std::vector<int> inputs;  ///< network-input values, provided before the run
   std::vector<int> outputs; ///< values that together tile the network output
-  /// Per device, its compute and epilogue ops in issue order (for pipelines,
-  /// the fill-drain order of the micro-batches).
+  /// Per device, its compute and epilogue ops in the order it runs them (for
+  /// pipelines, the fill-drain order of the micro-batches). Every backend
+  /// obeys it; it need not follow `ops`, only the data flow.
   std::vector<std::vector<int>> schedule;
   std::vector<DeviceMemory> memory;
   /// Why some ops were not split (e.g. "softmax runs whole on device 0").
@@ -182,8 +205,8 @@ struct PlanTotals {
 };
 PlanTotals plan_totals(const Plan& plan);
 
-/// (N-1)/(M+N-1) for a pipeline of N stages and M micro-batches; nullopt for
-/// the other strategies.
+/// (N-1)/(M+N-1) for a micro-batched pipeline of N stages and M
+/// micro-batches; nullopt for the other strategies.
 std::optional<double> ideal_bubble(const Plan& plan);
 
 }  // namespace splitscope

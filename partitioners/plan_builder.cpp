@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "partitioners/collective_schedule.hpp"
 #include "partitioners/plan_memory.hpp"
 #include "util/check.hpp"
 
@@ -15,10 +16,11 @@ bool contains(const std::vector<int>& list, int item) {
 
 }  // namespace
 
-PlanBuilder::PlanBuilder(std::shared_ptr<const Graph> graph, std::string strategy, int devices,
-                         int microbatches) {
+PlanBuilder::PlanBuilder(std::shared_ptr<const Graph> graph, std::string strategy, StrategyTraits traits,
+                         int devices, int microbatches) {
   SPLITSCOPE_CHECK(graph != nullptr && devices > 0 && microbatches > 0, "bad plan parameters");
   plan_.strategy = std::move(strategy);
+  plan_.traits = traits;
   plan_.devices = devices;
   plan_.microbatches = microbatches;
   plan_.graph = std::move(graph);
@@ -262,6 +264,7 @@ void PlanBuilder::all_reduce(const std::vector<int>& partials) {
   PlanOp op;
   op.role = OpRole::kCollective;
   op.collective = CollectiveKind::kAllReduce;
+  op.algorithm = default_algorithm(op.collective);
   op.node = first.node;
   op.microbatch = first.microbatch;
   op.device = -1;
@@ -310,6 +313,7 @@ int PlanBuilder::gather(const std::vector<int>& slices, int device, bool to_all)
   PlanOp op;
   op.role = OpRole::kCollective;
   op.collective = to_all ? CollectiveKind::kAllGather : CollectiveKind::kConcat;
+  op.algorithm = default_algorithm(op.collective);
   op.node = first.node;
   op.microbatch = first.microbatch;
   op.device = to_all ? -1 : device;

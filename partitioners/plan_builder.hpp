@@ -21,7 +21,7 @@ namespace splitscope {
 
 class PlanBuilder {
  public:
-  PlanBuilder(std::shared_ptr<const Graph> graph, std::string strategy, int devices,
+  PlanBuilder(std::shared_ptr<const Graph> graph, std::string strategy, StrategyTraits traits, int devices,
               int microbatches);
 
   /// Runs `slice` of `node` for micro-batch `microbatch` on `device`. Calls must

@@ -3,12 +3,15 @@
 #include <map>
 #include <stdexcept>
 
+#include "partitioners/collective_schedule.hpp"
 #include "partitioners/plan_memory.hpp"
 
 namespace splitscope::testing_support {
 
 HandPlan::HandPlan(std::shared_ptr<const Graph> graph, std::string strategy, int devices, int microbatches) {
   plan_.strategy = std::move(strategy);
+  // A hand plan named after a strategy has that strategy's traits.
+  plan_.traits = {.baseline = plan_.strategy == "single", .microbatched = plan_.strategy == "pipeline"};
   plan_.devices = devices;
   plan_.microbatches = microbatches;
   plan_.graph = std::move(graph);
@@ -94,6 +97,7 @@ std::vector<int> HandPlan::gather(const std::vector<int>& values, bool to_all, i
   PlanOp op;
   op.role = OpRole::kCollective;
   op.collective = to_all ? CollectiveKind::kAllGather : CollectiveKind::kConcat;
+  op.algorithm = default_algorithm(op.collective);
   const Value first = plan_.value(values.front());
   op.node = first.node;
   op.microbatch = first.microbatch;
