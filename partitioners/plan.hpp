@@ -19,7 +19,8 @@
 /// - Compute: computes `slice` of `node`. Every input value has the op's batch
 ///   rows; its channel range contains needed_input_channels(), which the
 ///   kernel reads at offset (needed.begin - value.channels.begin). Weights are
-///   the slice of params.hpp's tensors. A dense slice with a partial reduce
+///   the slice of params.hpp's tensors that its parameter value holds
+///   (PlanOp::params; Plan::parameters are resident before the run, untimed). A dense slice with a partial reduce
 ///   range writes the partial sum X[:, reduce]·W[reduce, out], adding the bias
 ///   only if reduce.begin == 0, and applies no activation (an epilogue does,
 ///   after the all-reduce). Cells with no h/c input (t = 0) start from zeros.
@@ -54,17 +55,32 @@
 
 namespace splitscope {
 
-/// A tensor slice resident on one device: rows `batch` (micro-batch
-/// `microbatch`) and channels `channels` (along axis 0) of output `output` of
-/// graph node `node`. Stored contiguously as [rows][channels][inner...].
+/// What a value holds.
+enum class ValueRole : uint8_t {
+  kActivation,  ///< a slice of a graph tensor (or a network input)
+  kParameter,   ///< a slice of a layer's weights, resident before the run
+};
+
+/// A slice resident on one device.
+/// - An activation: rows `batch` (micro-batch `microbatch`) and channels
+///   `channels` (along axis 0) of output `output` of graph node `node`,
+///   stored contiguously as [rows][channels][inner...].
+/// - A parameter: the weights (every tensor of params.hpp) that a slice with
+///   output range `channels` and reduction range `reduce` of node `node`
+///   reads; one per device and weight set (OpNode::param_key) and ranges,
+///   shared by the ops that read the same (a recurrent layer's steps, a
+///   pipeline stage's micro-batches). Listed in Plan::parameters; read
+///   through PlanOp::params; `batch` is empty.
 struct Value {
   int id = -1;
+  ValueRole role = ValueRole::kActivation;
   int device = 0;
   NodeId node = 0;
   int output = 0;
   int microbatch = 0;
   Range batch;
   Range channels;
+  Range reduce;  ///< parameters: the reduction range of the slices reading it
   bool partial = false;  ///< a partial sum of a row-split product, awaiting an all-reduce
   bool pre_activation = false;  ///< an all-reduced sum whose activation is still to be applied
   int producer = -1;     ///< the op writing it; -1 for a network input, provided before the run
@@ -117,6 +133,9 @@ struct PlanOp {
   /// Value ids written. Compute: one per output of the node. Epilogue,
   /// transfer, concat: one. All-gather/all-reduce: one per participant.
   std::vector<int> outputs;
+  /// Compute: the parameter value (ValueRole::kParameter) whose weights it
+  /// reads, on its own device; -1 for an op without weights.
+  int params = -1;
 
   int64_t flops = 0;
   int64_t bytes_read = 0;     ///< compute: inputs + parameters read
@@ -155,6 +174,7 @@ struct Plan {
   std::vector<Value> values;
   std::vector<PlanOp> ops;  ///< every op's inputs are written by earlier ops (or are inputs)
   std::vector<int> inputs;  ///< network-input values, provided before the run
+  std::vector<int> parameters;  ///< parameter values, resident before the run (untimed)
   std::vector<int> outputs; ///< values that together tile the network output
   /// Per device, its compute and epilogue ops in the order it runs them (for
   /// pipelines, the fill-drain order of the micro-batches). Every backend
@@ -177,10 +197,16 @@ std::string op_label(const Plan& plan, const PlanOp& op);
 
 /// Per-sample shape of a value's slice (axis 0 replaced by its channel count).
 Shape value_shape(const Plan& plan, const Value& value);
-/// Elements of a value's slice: batch rows × channels × the node output's inner elements.
+/// Elements of a value's slice: batch rows × channels × the node output's
+/// inner elements; for a parameter, the weights its slices read.
 int64_t value_elements(const Graph& graph, const Value& value);
 /// Its float32 bytes (Value::bytes, as every plan must count them).
 int64_t value_bytes(const Graph& graph, const Value& value);
+
+/// Adds to `plan` the parameter value holding the weights `slice` of `node`
+/// reads on `device`, lists it in Plan::parameters and returns its id. (The
+/// partitioners share one per distinct slice; plans made by hand call this.)
+int add_parameter_value(Plan& plan, int device, NodeId node, const Slice& slice);
 
 /// The channels (axis 0 of the input tensor) that a compute op reads from
 /// input slot `slot`: the reduce range of a dense slice; the channels of the

@@ -117,6 +117,7 @@ void PlanBuilder::wire(const Placement& placement) {
   op.bytes_read = cost.bytes_read;
   op.bytes_written = cost.bytes_written;
   op.param_count = cost.param_count;
+  if (cost.param_count > 0) op.params = parameter(placement.device, placement.node, placement.slice);
   op.id = static_cast<int>(plan_.ops.size());
   const bool partial = placement.slice.is_partial(node);
   for (size_t output = 0; output < node.output_shapes.size(); ++output) {
@@ -228,6 +229,17 @@ int PlanBuilder::add_value(int device, NodeId node, int output, int microbatch, 
   plan_.values.push_back(value);
   values_of_[key(node, output, microbatch)].push_back(value.id);
   return value.id;
+}
+
+// The weights `slice` of `node` reads on `device`, one value per distinct
+// slice of a weight set, shared by every op reading it.
+int PlanBuilder::parameter(int device, NodeId node, const Slice& slice) {
+  const OpNode& op_node = plan_.graph->node(node);
+  const auto key = std::make_tuple(device, op_node.param_key, slice.out, slice.reduce);
+  if (const auto found = parameters_.find(key); found != parameters_.end()) return found->second;
+  const int id = add_parameter_value(plan_, device, node, slice);
+  parameters_.emplace(key, id);
+  return id;
 }
 
 int PlanBuilder::add_op(PlanOp op) {

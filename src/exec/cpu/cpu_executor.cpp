@@ -36,12 +36,13 @@ void check_options(const Plan& plan, const RunOptions& options) {
   }
 }
 
-// Every value gets its own buffer and the weights are held whole (ValueBuffers,
-// WeightStore): a run that cannot fit is refused before it allocates, rather
+// Every value gets its own buffer, and each device the weights of its
+// parameter values (ValueBuffers, WeightStore): a run that cannot fit is
+// refused before it allocates, rather
 // than ending in std::bad_alloc or the kernel's OOM killer.
 void check_fits_in_memory(const Plan& plan, const HostInfo& host) {
   if (host.memory_bytes <= 0) return;
-  int64_t bytes = plan.graph->total_params() * static_cast<int64_t>(sizeof(float));
+  int64_t bytes = 0;  // every value, parameters (the weights each device holds) included
   for (const Value& value : plan.values) bytes += value.bytes;
   if (bytes > host.memory_bytes) {
     throw InputError("--backend cpu", "",

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
-#include <tuple>
+#include <utility>
 
 #include "ir/layer_costs.hpp"
 #include "ir/ops/concat_rules.hpp"
@@ -55,7 +55,8 @@ struct ValueView {
 /// "[a, b)" — Range::to_string inlined here trips GCC 12's false -Wrestrict at -O3.
 std::string text(Range range) { return fmt::format("[{}, {})", range.begin, range.end); }
 
-using WeightKey = std::tuple<int, int, int, int64_t, int64_t, int64_t, std::vector<std::pair<int64_t, int64_t>>>;
+/// A weight buffer: (parameter value, tensor of params.hpp).
+using WeightKey = std::pair<int, int>;
 
 class Compiler {
  public:
@@ -68,6 +69,7 @@ class Compiler {
     for (const Value& value : plan_.values) {
       SPLITSCOPE_CHECK(value.device >= 0 && value.device < plan_.devices,
                        "value " + std::to_string(value.id) + " on an unknown device");
+      if (value.role == ValueRole::kParameter) continue;  // its tensors get weight buffers (weight())
       BufferSpec spec;
       spec.kind = BufferKind::kValue;
       spec.device = value.device;
@@ -151,22 +153,28 @@ class Compiler {
     program_.steps.push_back(std::move(step));
   }
 
-  /// The buffer holding `gather` on `device`, shared by every op that needs the same slice.
-  Ref weight(int device, const WeightGather& gather, const std::string& label) {
-    std::vector<std::pair<int64_t, int64_t>> blocks;
-    for (const Range& block : gather.column_blocks) blocks.emplace_back(block.begin, block.end);
-    WeightKey key{device, gather.param_key, gather.tensor, gather.rows.begin, gather.rows.end, gather.row_length,
-                  blocks};
+  /// The buffer holding tensor `gather.tensor` of the op's parameter value
+  /// (PlanOp::params), laid out as `gather` says; shared by every op reading
+  /// that value (a recurrent layer's steps, a stage's micro-batches).
+  Ref weight(const PlanOp& op, const WeightGather& gather, const std::string& label) {
+    SPLITSCOPE_CHECK(op.params >= 0 && plan_.value(op.params).device == op.device,
+                     "op " + std::to_string(op.id) + " has weights but no parameter value on its device");
+    const WeightKey key{op.params, gather.tensor};
     auto found = weights_.find(key);
-    if (found != weights_.end()) return Ref{found->second, 0};
+    if (found != weights_.end()) {
+      SPLITSCOPE_CHECK(program_.buffers[static_cast<size_t>(found->second)].elements == gather.elements(),
+                       "ops reading one parameter value lay its weights out differently (op " +
+                           std::to_string(op.id) + ")");
+      return Ref{found->second, 0};
+    }
     BufferSpec spec;
     spec.kind = BufferKind::kWeight;
-    spec.device = device;
+    spec.device = op.device;
     spec.elements = gather.elements();
     spec.weight = gather;
     spec.label = label;
     const int buffer = add_buffer(std::move(spec));
-    weights_.emplace(std::move(key), buffer);
+    weights_.emplace(key, buffer);
     return Ref{buffer, 0};
   }
 
@@ -292,7 +300,7 @@ class Compiler {
     const int64_t rows = slice.batch.size();
     const int64_t cols = slice.out.size();
     const int64_t units = layer.output_shapes.at(0).at(0);
-    const Ref w = weight(op.device,
+    const Ref w = weight(op,
                          WeightGather{graph_.node(op.node).param_key, kWeight, tensors[kWeight].scale, slice.reduce,
                                       units, {slice.out}},
                          layer.layer_name + ".W");
@@ -302,7 +310,7 @@ class Compiler {
     const bool partial = slice.is_partial(graph_.node(op.node));
     Ref bias;
     if (layer.attrs.bias && slice.reduce.begin == 0) {
-      bias = weight(op.device,
+      bias = weight(op,
                     WeightGather{graph_.node(op.node).param_key, kBias, tensors[kBias].scale, {0, 1}, units,
                                  {slice.out}},
                     layer.layer_name + ".b");
@@ -333,7 +341,7 @@ class Compiler {
     const int64_t out_h = node.output_shapes[0][1];
     const int64_t out_w = node.output_shapes[0][2];
     const int64_t rows = slice.batch.size();
-    const Ref filter = weight(op.device,
+    const Ref filter = weight(op,
                               WeightGather{node.param_key, kWeight, tensors[kWeight].scale, slice.out, per_filter,
                                            {{0, per_filter}}},
                               node.layer_name + ".W");
@@ -376,7 +384,7 @@ class Compiler {
     }
     Ref bias;
     if (attrs.bias) {
-      bias = weight(op.device,
+      bias = weight(op,
                     WeightGather{node.param_key, kBias, tensors[kBias].scale, {0, 1}, filters, {slice.out}},
                     node.layer_name + ".b");
     }
@@ -532,16 +540,16 @@ class Compiler {
     for (int64_t g = 0; g < gates; ++g) blocks.push_back({g * hidden + op.slice.out.begin, g * hidden + op.slice.out.end});
     const std::string name = fmt::format("{}/l{}", node.layer_name, node.sublayer);
     CellWeights weights;
-    weights.input = weight(op.device,
+    weights.input = weight(op,
                            WeightGather{node.param_key, kInputWeight, tensors[kInputWeight].scale, {0, input_size},
                                         gates * hidden, blocks},
                            name + ".Wx");
-    weights.recurrent = weight(op.device,
+    weights.recurrent = weight(op,
                                WeightGather{node.param_key, kRecurrentWeight, tensors[kRecurrentWeight].scale,
                                             {0, hidden}, gates * hidden, blocks},
                                name + ".Wh");
     if (node.attrs.bias) {
-      weights.bias = weight(op.device,
+      weights.bias = weight(op,
                             WeightGather{node.param_key, kCellBias, tensors[kCellBias].scale, {0, 1}, gates * hidden,
                                          blocks},
                             name + ".b");
