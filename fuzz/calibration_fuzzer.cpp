@@ -3,19 +3,20 @@
 // trip), and every machine file derived from them, each of which must read
 // back as a machine file.
 
-#include "exec/cuda/calibration.hpp"
+#include "calibration/calibration_file.hpp"
 #include "fuzz/fuzz_support.hpp"
 #include "sim/calibrated_machine.hpp"
-#include "sim/calibration_result_file.hpp"
 #include "sim/machine_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace splitscope;
   fuzz::refusals_are_input_errors([&] {
-    const gpu::CalibrationResult result = parse_calibration_result(fuzz::as_text(data, size), "fuzz.json");
-    const std::string written = gpu::calibration_to_json(result);
+    const calibration::CalibrationResult result =
+        calibration::parse_calibration_result(fuzz::as_text(data, size), "fuzz.json");
+    const std::string written = calibration::calibration_to_json(result);
     try {
-      if (gpu::calibration_to_json(parse_calibration_result(written, "written.json")) != written) {
+      if (calibration::calibration_to_json(calibration::parse_calibration_result(written, "written.json")) !=
+          written) {
         fuzz::invariant_failed("a calibration written by calibration_to_json reads back differently");
       }
     } catch (const std::exception& e) {

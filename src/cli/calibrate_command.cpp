@@ -5,7 +5,7 @@
 // machine files from it (src/sim/calibrated_machine.hpp): FILE.json for
 // `--virtual --link device`, FILE-link-host.json for `--link host`,
 // FILE-peer.json for physical GPUs where several were measured; and the raw
-// measurements (schema splitscope.calibration/1, src/exec/cuda/calibration.hpp)
+// measurements (schema splitscope.calibration/1, src/calibration/calibration_result.hpp)
 // beside them, or where --calibration-out says. `--from RAW` derives the
 // machine files again from a recorded calibration, with no GPU. Without a
 // GPU (and no --from): exit 3, nothing written.
@@ -17,6 +17,7 @@
 #include <iostream>
 #include <memory>
 
+#include "calibration/calibration_file.hpp"
 #include "cli/command.hpp"
 #include "cli/execution_options.hpp"
 #include "cli/network_loading.hpp"
@@ -25,7 +26,6 @@
 #include "ir/zoo.hpp"
 #include "report/text_table.hpp"
 #include "sim/calibrated_machine.hpp"
-#include "sim/calibration_result_file.hpp"
 #include "sim/machine_file.hpp"
 #include "util/output_batch.hpp"
 #include "util/errors.hpp"
@@ -62,7 +62,7 @@ std::vector<gpu::OpSample> zoo_samples(const std::vector<std::string>& names) {
   return samples;
 }
 
-gpu::CalibrationResult measure(const CalibrateOptions& options) {
+calibration::CalibrationResult measure(const CalibrateOptions& options) {
   gpu::CalibrationOptions calibration;
   calibration.device = options.device;
   calibration.dtype = options.dtype;
@@ -102,16 +102,16 @@ void check_options(const CalibrateOptions& options) {
   }
 }
 
-void print_measurements(const gpu::CalibrationResult& result) {
+void print_measurements(const calibration::CalibrationResult& result) {
   double best_fp32 = 0;
-  for (const gpu::GemmRate& rate : result.gemm) {
+  for (const calibration::GemmRate& rate : result.gemm) {
     if (rate.math == "fp32") best_fp32 = std::max(best_fp32, rate.flops_per_second);
   }
   std::cout << fmt::format("{} (GPU {}, {} SMs, {}), driver {}, cuBLAS {}, cuDNN {}\n", result.device_name,
                            result.device, result.sm_count, binary_bytes(static_cast<double>(result.memory_bytes)),
                            result.driver, result.cublas, result.cudnn);
   std::cout << fmt::format("fp32 GEMM peak measured: {}FLOP/s\n", si_count(best_fp32));
-  for (const gpu::CopySeries& series : result.copies) {
+  for (const calibration::CopySeries& series : result.copies) {
     std::cout << fmt::format("{:<17} {}/s, latency {:.1f} us\n", series.kind,
                              binary_bytes(series.bandwidth_bytes_per_second), series.latency_seconds * 1e6);
   }
@@ -144,7 +144,7 @@ int calibrate_command(const CalibrateOptions& options) {
   const bool measured = options.from.empty();
   // Before a measurement that takes minutes; every file is checked again once their names are known.
   check_output_files({{"--out", options.out}, {"--calibration-out", options.calibration_out}}, {options.from});
-  const gpu::CalibrationResult result = measured ? measure(options) : load_calibration_result(options.from);
+  const calibration::CalibrationResult result = measured ? measure(options) : calibration::load_calibration_result(options.from);
   const std::string raw_path = !measured                         ? options.from
                                : options.calibration_out.empty() ? default_calibration_path(options.out)
                                                                  : options.calibration_out;
@@ -169,7 +169,7 @@ int calibrate_command(const CalibrateOptions& options) {
 
   // All files or none: a machine file without its raw calibration cites a file that is not there.
   OutputBatch written;
-  if (measured) written.add(outputs.front().option, raw_path, gpu::calibration_to_json(result));
+  if (measured) written.add(outputs.front().option, raw_path, calibration::calibration_to_json(result));
   for (size_t i = 0; i < files.size(); ++i) written.add("--out", files[i].path, machine_to_json(machines[i]));
   written.publish();
   if (measured) {

@@ -35,16 +35,16 @@ std::string_view signature_kind(std::string_view signature) { return signature.s
   throw InputError(options.source.empty() ? "the calibration" : options.source, field, what);
 }
 
-const gpu::CopySeries* find_series(const gpu::CalibrationResult& result, std::string_view kind) {
-  for (const gpu::CopySeries& series : result.copies) {
+const calibration::CopySeries* find_series(const calibration::CalibrationResult& result, std::string_view kind) {
+  for (const calibration::CopySeries& series : result.copies) {
     if (series.kind == kind) return &series;
   }
   return nullptr;
 }
 
-const gpu::CopySeries& required_series(const gpu::CalibrationResult& result, std::string_view kind,
+const calibration::CopySeries& required_series(const calibration::CalibrationResult& result, std::string_view kind,
                                        const CalibratedMachineOptions& options, const std::string& use) {
-  const gpu::CopySeries* series = find_series(result, kind);
+  const calibration::CopySeries* series = find_series(result, kind);
   if (series == nullptr) {
     missing(options, "copies",
             fmt::format("no {} series, which {} comes from; calibrate again with "
@@ -59,14 +59,14 @@ const gpu::CopySeries& required_series(const gpu::CalibrationResult& result, std
   return *series;
 }
 
-LinkSpec link_of(const gpu::CopySeries& series) {
+LinkSpec link_of(const calibration::CopySeries& series) {
   return LinkSpec{series.bandwidth_bytes_per_second / 1e9, series.latency_seconds * 1e6};
 }
 
 /// The best GEMM rate of each math, in TFLOP/s.
-std::map<std::string, double> peak_tflops(const gpu::CalibrationResult& result) {
+std::map<std::string, double> peak_tflops(const calibration::CalibrationResult& result) {
   std::map<std::string, double> peaks;
-  for (const gpu::GemmRate& rate : result.gemm) {
+  for (const calibration::GemmRate& rate : result.gemm) {
     if (rate.flops_per_second <= 0 || rate.math.empty()) continue;
     double& peak = peaks[rate.math];
     peak = std::max(peak, rate.flops_per_second / 1e12);
@@ -95,11 +95,11 @@ struct Efficiencies {
   std::string summary;  ///< for the machine's comment
 };
 
-Efficiencies fit_efficiencies(const gpu::CalibrationResult& result, const DeviceSpec& device) {
+Efficiencies fit_efficiencies(const calibration::CalibrationResult& result, const DeviceSpec& device) {
   std::map<std::string, RooflineFit> kinds;
   RooflineFit element_wise;
   RooflineFit activations;
-  for (const gpu::OpTime& op : result.op_times) {
+  for (const calibration::OpTime& op : result.op_times) {
     if (op.seconds <= 0 || (op.flops == 0 && op.bytes == 0)) continue;
     const std::string_view kind = signature_kind(op.signature);
     const OpDef* def = computed_kind(kind);
@@ -141,7 +141,7 @@ Efficiencies fit_efficiencies(const gpu::CalibrationResult& result, const Device
   return out;
 }
 
-DeviceSpec device_from(const gpu::CalibrationResult& result, const CalibratedMachineOptions& options) {
+DeviceSpec device_from(const calibration::CalibrationResult& result, const CalibratedMachineOptions& options) {
   DeviceSpec device;
   device.name = result.device_name;
   device.peak_tflops = peak_tflops(result);
@@ -154,7 +154,7 @@ DeviceSpec device_from(const gpu::CalibrationResult& result, const CalibratedMac
             fmt::format("no {} GEMM rate, though the op times were measured in {} (calibrate --dtype)",
                         device.matrix_math, device.matrix_math));
   }
-  const gpu::CopySeries& copies = required_series(result, kDeviceToDevice, options, "the memory bandwidth");
+  const calibration::CopySeries& copies = required_series(result, kDeviceToDevice, options, "the memory bandwidth");
   device.memory_bandwidth_gbps = 2.0 * copies.bandwidth_bytes_per_second / 1e9;  // a copy reads and writes
   if (result.memory_bytes <= 0) missing(options, "device.memory_bytes", "the GPU's memory is not given");
   device.memory_gib = static_cast<double>(result.memory_bytes) / kBytesPerGib;
@@ -162,7 +162,7 @@ DeviceSpec device_from(const gpu::CalibrationResult& result, const CalibratedMac
   return device;
 }
 
-TopologySpec shared_bus(int devices, const gpu::CopySeries& series) {
+TopologySpec shared_bus(int devices, const calibration::CopySeries& series) {
   TopologySpec topology;
   topology.kind = TopologyKind::kHostStaged;
   topology.devices_per_bus = devices;
@@ -171,18 +171,18 @@ TopologySpec shared_bus(int devices, const gpu::CopySeries& series) {
 }
 
 /// The peer series from the GPU measured, slowest first.
-std::vector<const gpu::CopySeries*> peer_series(const gpu::CalibrationResult& result) {
-  std::vector<const gpu::CopySeries*> peers;
-  for (const gpu::CopySeries& series : result.copies) {
+std::vector<const calibration::CopySeries*> peer_series(const calibration::CalibrationResult& result) {
+  std::vector<const calibration::CopySeries*> peers;
+  for (const calibration::CopySeries& series : result.copies) {
     if (series.kind == kPeer && series.dst_device != result.device) peers.push_back(&series);
   }
-  std::sort(peers.begin(), peers.end(), [](const gpu::CopySeries* a, const gpu::CopySeries* b) {
+  std::sort(peers.begin(), peers.end(), [](const calibration::CopySeries* a, const calibration::CopySeries* b) {
     return a->bandwidth_bytes_per_second < b->bandwidth_bytes_per_second;
   });
   return peers;
 }
 
-std::string calibration_origin(const gpu::CalibrationResult& result, const CalibratedMachineOptions& options) {
+std::string calibration_origin(const calibration::CalibrationResult& result, const CalibratedMachineOptions& options) {
   std::string origin = fmt::format("Calibrated by `splitscope calibrate` on {} at {}: {} (GPU {}",
                                    result.host.empty() ? "?" : result.host, result.date.empty() ? "?" : result.date,
                                    result.device_name, result.device);
@@ -208,13 +208,13 @@ std::string to_string(CalibratedLink link) {
   return "?";
 }
 
-int calibrated_gpu_count(const gpu::CalibrationResult& result) {
+int calibrated_gpu_count(const calibration::CalibrationResult& result) {
   std::set<int> others;
-  for (const gpu::CopySeries* series : peer_series(result)) others.insert(series->dst_device);
+  for (const calibration::CopySeries* series : peer_series(result)) others.insert(series->dst_device);
   return 1 + static_cast<int>(others.size());
 }
 
-Machine machine_from_calibration(const gpu::CalibrationResult& result, const CalibratedMachineOptions& options) {
+Machine machine_from_calibration(const calibration::CalibrationResult& result, const CalibratedMachineOptions& options) {
   if (options.name.empty()) throw InputError("--out", "", "a calibrated machine needs a name");
   if (result.device_name.empty()) missing(options, "device.name", "the GPU's name is not given");
   Machine machine;
@@ -229,7 +229,7 @@ Machine machine_from_calibration(const gpu::CalibrationResult& result, const Cal
     case CalibratedLink::kVirtualHost: {
       if (options.devices < 1) throw InputError("--machine-devices", "", "must be at least 1");
       const bool host = options.link == CalibratedLink::kVirtualHost;
-      const gpu::CopySeries& series = required_series(result, host ? kHostStaged : kDeviceToDevice, options,
+      const calibration::CopySeries& series = required_series(result, host ? kHostStaged : kDeviceToDevice, options,
                                                       host ? "the --link host bus" : "the --link device bus");
       machine.devices = options.devices;
       machine.topology = shared_bus(options.devices, series);
@@ -247,7 +247,7 @@ Machine machine_from_calibration(const gpu::CalibrationResult& result, const Cal
       if (peers.empty()) {
         missing(options, "copies", "no peer series (this calibration saw one GPU), so there are no peer links");
       }
-      const gpu::CopySeries& slowest = *peers.front();
+      const calibration::CopySeries& slowest = *peers.front();
       if (slowest.bandwidth_bytes_per_second <= 0) {
         missing(options, "copies", fmt::format("the peer series to GPU {} has no bandwidth", slowest.dst_device));
       }
@@ -270,7 +270,7 @@ Machine machine_from_calibration(const gpu::CalibrationResult& result, const Cal
     }
   }
 
-  for (const gpu::OpTime& op : result.op_times) {
+  for (const calibration::OpTime& op : result.op_times) {
     if (op.seconds > 0 && !op.signature.empty()) {
       machine.calibration.op_times_us.emplace(op.signature, op.seconds * 1e6);
     }
@@ -295,7 +295,7 @@ Machine machine_from_calibration(const gpu::CalibrationResult& result, const Cal
   return machine;
 }
 
-std::vector<CalibratedMachineFile> calibrated_machine_files(const gpu::CalibrationResult& result,
+std::vector<CalibratedMachineFile> calibrated_machine_files(const calibration::CalibrationResult& result,
                                                             const std::string& machine_path) {
   namespace fs = std::filesystem;
   const fs::path path(machine_path);

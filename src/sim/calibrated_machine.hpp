@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// A simulator Machine from a GPU calibration (gpu::CalibrationResult), so
+/// A simulator Machine from a GPU calibration (calibration::CalibrationResult), so
 /// that `--backend sim` predicts what `--backend cuda` measured on that GPU.
 /// docs/machine-format.md ("Calibrated machines") says the same for users.
 ///
@@ -47,7 +47,7 @@
 #include <string>
 #include <vector>
 
-#include "exec/cuda/calibration.hpp"
+#include "calibration/calibration_result.hpp"
 #include "sim/machine.hpp"
 
 namespace splitscope {
@@ -76,7 +76,7 @@ struct CalibratedMachineOptions {
 /// (source: options.source) when the calibration lacks what the machine needs:
 /// an fp32 GEMM rate, a GEMM rate in the op times' math, a device-to-device
 /// copy series, the series of the link asked for.
-Machine machine_from_calibration(const gpu::CalibrationResult& result, const CalibratedMachineOptions& options);
+Machine machine_from_calibration(const calibration::CalibrationResult& result, const CalibratedMachineOptions& options);
 
 /// One machine file `calibrate` writes.
 struct CalibratedMachineFile {
@@ -90,7 +90,7 @@ struct CalibratedMachineFile {
 /// it for `--link host` where a host-staged series was measured; and
 /// `<stem>-peer.json` for physical GPUs where peer series were measured.
 /// Each machine is named after its file's stem.
-std::vector<CalibratedMachineFile> calibrated_machine_files(const gpu::CalibrationResult& result,
+std::vector<CalibratedMachineFile> calibrated_machine_files(const calibration::CalibrationResult& result,
                                                             const std::string& machine_path);
 
 /// Where the raw calibration goes by default: `machine_path` with `.json`
@@ -98,6 +98,6 @@ std::vector<CalibratedMachineFile> calibrated_machine_files(const gpu::Calibrati
 std::string default_calibration_path(const std::string& machine_path);
 
 /// The GPUs a calibration covers: the one measured plus every peer it copied to.
-int calibrated_gpu_count(const gpu::CalibrationResult& result);
+int calibrated_gpu_count(const calibration::CalibrationResult& result);
 
 }  // namespace splitscope

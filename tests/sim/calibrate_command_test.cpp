@@ -11,7 +11,9 @@
 #include <set>
 
 #include "../cli/cli_test_support.hpp"
+#include "calibration/calibration_file.hpp"
 #include "calibration_fixture.hpp"
+#include "exec/cuda/calibration.hpp"
 #include "exec/cuda_backend.hpp"
 #include "ir/lower.hpp"
 #include "ir/model_parser.hpp"
@@ -20,7 +22,6 @@
 #include "partitioners/partitioner.hpp"
 #include "partitioners/plan_check.hpp"
 #include "sim/calibrated_machine.hpp"
-#include "sim/calibration_result_file.hpp"
 #include "sim/machine_file.hpp"
 #include "sim/simulator.hpp"
 #include "util/errors.hpp"
@@ -54,8 +55,8 @@ std::shared_ptr<const Graph> zoo_graph(const std::string& name) {
 /// would time in the zoo's networks (the same samples it takes, split 2 and 4
 /// ways, in 2, 4 and 8 micro-batches): 1 µs per 10 MFLOP + 10 MB, plus
 /// 3 µs, so that every one is distinct from the roofline.
-gpu::CalibrationResult zoo_calibration() {
-  gpu::CalibrationResult result = hand_calibration();
+calibration::CalibrationResult zoo_calibration() {
+  calibration::CalibrationResult result = hand_calibration();
   result.op_times.clear();
   std::set<std::string> seen;
   for (const std::string& name : zoo_names(ZooShelf::kNetworks)) {
@@ -81,9 +82,9 @@ TEST(CalibrateCommand, WithoutAGpuExitsThreeAndWritesNothing) {
 
 TEST(CalibrateCommand, FromARecordedCalibrationWritesMachinesThatSimulateEveryZooPlan) {
   const std::string folder = fresh_temp_dir("calibrate_from");
-  const gpu::CalibrationResult recorded = zoo_calibration();
+  const calibration::CalibrationResult recorded = zoo_calibration();
   const std::string raw = folder + "/gpu.calibration.json";
-  write_text(raw, gpu::calibration_to_json(recorded));
+  write_text(raw, calibration::calibration_to_json(recorded));
   const CommandResult result =
       run_splitscope("calibrate --from " + raw + " --out " + folder + "/gpu.json --machine-devices 4");
   ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -141,7 +142,7 @@ TEST(CalibrateCommand, CompareShowsThePredictionOnTheCalibratedMachine) {
   // What gpu-check does after calibrating: a measured compare with the
   // calibrated machine's prediction beside it (here measured on the cpu).
   const std::string folder = fresh_temp_dir("calibrate_compare");
-  write_text(folder + "/raw.json", gpu::calibration_to_json(zoo_calibration()));
+  write_text(folder + "/raw.json", calibration::calibration_to_json(zoo_calibration()));
   ASSERT_EQ(run_splitscope("calibrate --from " + folder + "/raw.json --out " + folder + "/gpu.json").exit_code, 0);
   const CommandResult result = run_splitscope(
       "compare mlp-small --devices 2 --backend cpu --repeat 1 --warmup 0 -q "
@@ -175,15 +176,15 @@ TEST(CalibrateCommand, BadCalibrationsAreBadInputAndWriteNothing) {
   EXPECT_NE(result.err.find("--backend sim --machine"), std::string::npos) << result.err;
 
   // No device-to-device series: no memory bandwidth, so no machine.
-  gpu::CalibrationResult partial = hand_calibration();
+  calibration::CalibrationResult partial = hand_calibration();
   partial.copies.erase(partial.copies.begin());
-  write_text(folder + "/partial.json", gpu::calibration_to_json(partial));
+  write_text(folder + "/partial.json", calibration::calibration_to_json(partial));
   result = run_splitscope("calibrate --from " + folder + "/partial.json --out " + folder + "/b.json");
   EXPECT_EQ(result.exit_code, 2) << result.err;
   EXPECT_NE(result.err.find("partial.json: copies: no device_to_device series"), std::string::npos) << result.err;
 
   // A malformed number names its JSON path.
-  auto doc = nlohmann::json::parse(gpu::calibration_to_json(hand_calibration()));
+  auto doc = nlohmann::json::parse(calibration::calibration_to_json(hand_calibration()));
   doc["copies"][3]["points"][0]["bytes"] = 0;
   write_text(folder + "/zero.json", doc.dump());
   result = run_splitscope("calibrate --from " + folder + "/zero.json --out " + folder + "/c.json");
@@ -204,10 +205,10 @@ TEST(CalibrateCommand, BadCalibrationsAreBadInputAndWriteNothing) {
 // --- recorded calibrations read back ---
 
 TEST(CalibrationResultFile, ReadsBackWhatCalibrateWrites) {
-  gpu::CalibrationResult result = testing::hand_calibration_with_peers();
-  const std::string text = gpu::calibration_to_json(result);
-  const gpu::CalibrationResult again = parse_calibration_result(text, "raw.json");
-  EXPECT_EQ(gpu::calibration_to_json(again), text);
+  calibration::CalibrationResult result = testing::hand_calibration_with_peers();
+  const std::string text = calibration::calibration_to_json(result);
+  const calibration::CalibrationResult again = calibration::parse_calibration_result(text, "raw.json");
+  EXPECT_EQ(calibration::calibration_to_json(again), text);
   EXPECT_EQ(again.device_name, "Test GPU");
   EXPECT_EQ(again.copies.size(), result.copies.size());
   EXPECT_EQ(again.copies.back().dst_device, 3);
@@ -218,21 +219,21 @@ TEST(CalibrationResultFile, ReadsBackWhatCalibrateWrites) {
 
 TEST(CalibrationResultFile, NotJsonOrMissingFieldsAreNamed) {
   try {
-    parse_calibration_result("{\"schema\": ", "broken.json");
+    calibration::parse_calibration_result("{\"schema\": ", "broken.json");
     FAIL();
   } catch (const InputError& error) {
     EXPECT_NE(error.problem().find("not valid JSON"), std::string::npos) << error.what();
   }
-  auto doc = nlohmann::json::parse(gpu::calibration_to_json(hand_calibration()));
+  auto doc = nlohmann::json::parse(calibration::calibration_to_json(hand_calibration()));
   doc.erase("gemm");
   try {
-    parse_calibration_result(doc.dump(), "nogemm.json");
+    calibration::parse_calibration_result(doc.dump(), "nogemm.json");
     FAIL();
   } catch (const InputError& error) {
     EXPECT_EQ(error.field(), "gemm");
     EXPECT_NE(error.problem().find("missing required field"), std::string::npos) << error.what();
   }
-  EXPECT_THROW(load_calibration_result("/nonexistent/raw.json"), InputError);
+  EXPECT_THROW(calibration::load_calibration_result("/nonexistent/raw.json"), InputError);
 }
 
 TEST(CalibrationResultFile, RawCalibrationsBesideMachinesAreNotListedAsMachines) {

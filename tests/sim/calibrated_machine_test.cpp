@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "../cli/cli_test_support.hpp"
+#include "calibration/calibration_file.hpp"
 #include "calibration_fixture.hpp"
 #include "hand_plan.hpp"
 #include "ir/lower.hpp"
@@ -21,7 +22,6 @@
 #include "ir/zoo.hpp"
 #include "partitioners/partitioner.hpp"
 #include "partitioners/plan_check.hpp"
-#include "sim/calibration_result_file.hpp"
 #include "sim/machine_file.hpp"
 #include "sim/simulator.hpp"
 #include "util/errors.hpp"
@@ -84,7 +84,7 @@ TEST(CalibratedMachine, EfficiencyPerKindMakesTheRooflineMatchTheMeasuredTotal) 
 }
 
 TEST(CalibratedMachine, EfficiencyAboveTheRooflineIsHeldAtOneAndLaunchBoundKindsAreLeftOut) {
-  gpu::CalibrationResult result = hand_calibration();
+  calibration::CalibrationResult result = hand_calibration();
   // avgpool: 9e6/3e12 = 3 µs of roofline measured in 2 + 1 µs: 3 > 1, held at 1.
   result.op_times.push_back({"avgpool:b4:c8:h8:w8:k2x2:s2x2", "cnn/pool", 0, 9'000'000, 3e-6, 3e-6, 3e-6});
   // maxpool: measured in 1.5 µs, within the 2 µs launch: no efficiency can be told.
@@ -175,7 +175,7 @@ TEST(CalibratedMachine, PeerSeriesMakeASwitchAtTheSlowestPeer) {
 }
 
 TEST(CalibratedMachine, PeersWithoutPeerAccessShareOneBus) {
-  gpu::CalibrationResult result = hand_calibration_with_peers();
+  calibration::CalibrationResult result = hand_calibration_with_peers();
   result.copies.back().peer_access = false;  // the driver stages GPU 0 -> 3 through the host
   const Machine machine = machine_from_calibration(result, options_for(CalibratedLink::kPeer));
   EXPECT_EQ(machine.topology.kind, TopologyKind::kHostStaged);
@@ -184,7 +184,7 @@ TEST(CalibratedMachine, PeersWithoutPeerAccessShareOneBus) {
 }
 
 TEST(CalibratedMachine, OpTimesInTf32PriceWithTheTf32Peak) {
-  gpu::CalibrationResult result = hand_calibration();
+  calibration::CalibrationResult result = hand_calibration();
   result.dtype = "tf32";
   const Machine machine = machine_from_calibration(result, options_for(CalibratedLink::kVirtualDevice));
   EXPECT_EQ(machine.device.matrix_math, "tf32");
@@ -210,7 +210,7 @@ TEST(CalibratedMachine, RoundTripsThroughTheMachineFile) {
 }
 
 TEST(CalibratedMachine, WhatIsMissingIsNamed) {
-  auto problem = [](const gpu::CalibrationResult& result, CalibratedLink link) {
+  auto problem = [](const calibration::CalibrationResult& result, CalibratedLink link) {
     try {
       machine_from_calibration(result, options_for(link));
     } catch (const InputError& error) {
@@ -219,23 +219,23 @@ TEST(CalibratedMachine, WhatIsMissingIsNamed) {
     }
     return std::string("no error");
   };
-  gpu::CalibrationResult no_fp32 = hand_calibration();
-  std::erase_if(no_fp32.gemm, [](const gpu::GemmRate& rate) { return rate.math == "fp32"; });
+  calibration::CalibrationResult no_fp32 = hand_calibration();
+  std::erase_if(no_fp32.gemm, [](const calibration::GemmRate& rate) { return rate.math == "fp32"; });
   EXPECT_NE(problem(no_fp32, CalibratedLink::kVirtualDevice).find("gemm: no fp32 GEMM rate"), std::string::npos);
 
-  gpu::CalibrationResult bf16_ops = hand_calibration();
+  calibration::CalibrationResult bf16_ops = hand_calibration();
   bf16_ops.dtype = "bf16";
-  std::erase_if(bf16_ops.gemm, [](const gpu::GemmRate& rate) { return rate.math == "bf16"; });
+  std::erase_if(bf16_ops.gemm, [](const calibration::GemmRate& rate) { return rate.math == "bf16"; });
   EXPECT_NE(problem(bf16_ops, CalibratedLink::kVirtualDevice).find("no bf16 GEMM rate"), std::string::npos);
 
-  gpu::CalibrationResult no_copies = hand_calibration();
+  calibration::CalibrationResult no_copies = hand_calibration();
   no_copies.copies.erase(no_copies.copies.begin());  // the device_to_device series
   EXPECT_NE(problem(no_copies, CalibratedLink::kVirtualHost).find("copies: no device_to_device series"),
             std::string::npos);
 
   EXPECT_NE(problem(hand_calibration(), CalibratedLink::kPeer).find("no peer series"), std::string::npos);
 
-  gpu::CalibrationResult no_rate = hand_calibration();
+  calibration::CalibrationResult no_rate = hand_calibration();
   no_rate.copies.back().bandwidth_bytes_per_second = 0;  // host_staged
   EXPECT_NE(problem(no_rate, CalibratedLink::kVirtualHost).find("the host_staged series has no bandwidth"),
             std::string::npos);
@@ -275,7 +275,7 @@ Plan partition(const std::shared_ptr<const Graph>& graph, const std::string& str
 
 TEST(CalibratedMachine, SimulatorUsesMeasuredTimesForTabledOpsAndTheRooflineForTheRest) {
   // mlp-small: batch 8, 64 -> 4 x dense 64 -> dense 10 -> softmax, on one device.
-  gpu::CalibrationResult result = hand_calibration();
+  calibration::CalibrationResult result = hand_calibration();
   result.op_times.push_back({"dense:b8:k64:n64", "mlp-small/fc1", 65536, 0, 7e-6, 7e-6, 7e-6});
   const Machine machine = machine_from_calibration(result, options_for(CalibratedLink::kVirtualDevice));
   const auto graph = zoo_graph("mlp-small");

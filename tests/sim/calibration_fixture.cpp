@@ -2,11 +2,13 @@
 
 #include <tuple>
 
+#include "calibration/calibration_fits.hpp"
+
 namespace splitscope::testing {
 namespace {
 
-gpu::CopySeries series(const char* kind, double bytes_per_second, double latency_seconds, int dst = 0) {
-  gpu::CopySeries copies;
+calibration::CopySeries series(const char* kind, double bytes_per_second, double latency_seconds, int dst = 0) {
+  calibration::CopySeries copies;
   copies.kind = kind;
   copies.dst_device = dst;
   for (int64_t bytes : {int64_t{4096}, int64_t{1} << 20, int64_t{64} << 20}) {
@@ -18,15 +20,15 @@ gpu::CopySeries series(const char* kind, double bytes_per_second, double latency
   return copies;
 }
 
-gpu::GemmRate gemm(int64_t size, const char* math, double flops_per_second) {
+calibration::GemmRate gemm(int64_t size, const char* math, double flops_per_second) {
   const double flops = 2.0 * static_cast<double>(size * size * size);
   return {size, size, size, math, flops / flops_per_second, flops_per_second};
 }
 
 }  // namespace
 
-gpu::CalibrationResult hand_calibration() {
-  gpu::CalibrationResult result;
+calibration::CalibrationResult hand_calibration() {
+  calibration::CalibrationResult result;
   result.date = "2026-01-02T03:04:05Z";
   result.host = "testhost";
   result.device = 0;
@@ -54,17 +56,17 @@ gpu::CalibrationResult hand_calibration() {
       {"flatten:b4:n512", "cnn/flatten", 0, 0, 1e-6, 1e-6, 1e-6},
       {"tanh:b64:n10", "x/tanh", 0, 2560, 0, 0, 0},
   };
-  result.conv = gpu::conv_rates(result.op_times);
+  result.conv = calibration::conv_rates(result.op_times);
   result.notes = {"peer copies not measured: this machine has one GPU"};
   return result;
 }
 
-gpu::CalibrationResult hand_calibration_with_peers() {
-  gpu::CalibrationResult result = hand_calibration();
+calibration::CalibrationResult hand_calibration_with_peers() {
+  calibration::CalibrationResult result = hand_calibration();
   result.notes.clear();
   for (auto [dst, rate, latency] :
        {std::tuple{1, 300e9, 3e-6}, std::tuple{2, 250e9, 4e-6}, std::tuple{3, 280e9, 3.5e-6}}) {
-    gpu::CopySeries peer = series("peer", rate, latency, dst);
+    calibration::CopySeries peer = series("peer", rate, latency, dst);
     peer.peer_access = true;
     result.copies.push_back(peer);
   }

@@ -2,7 +2,7 @@
 // A GPU calibration made by hand, with round numbers, so that the machine
 // derived from it can be checked against arithmetic done in the comments.
 
-#include "exec/cuda/calibration.hpp"
+#include "calibration/calibration_result.hpp"
 
 namespace splitscope::testing {
 
@@ -20,10 +20,10 @@ namespace splitscope::testing {
 ///     flatten:b4:n512        (moves nothing)            0       0       1
 ///     tanh:b64:n10           (timed at 0: not kept)     0       2560    0
 ///   (rooflines at 50 TFLOP/s and 3e12 B/s of memory: twice the copy rate).
-gpu::CalibrationResult hand_calibration();
+calibration::CalibrationResult hand_calibration();
 
 /// hand_calibration() with peer series to GPUs 1, 2 and 3 (peer access on
 /// all: 300e9 B/s after 3 µs, 250e9 after 4 µs, 280e9 after 3.5 µs).
-gpu::CalibrationResult hand_calibration_with_peers();
+calibration::CalibrationResult hand_calibration_with_peers();
 
 }  // namespace splitscope::testing

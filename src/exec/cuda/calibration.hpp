@@ -6,7 +6,8 @@
 /// device and back, host-staged as `--link host` copies, and peer-to-peer to
 /// another GPU where there is one), kernel launch overhead, and the time of
 /// every op slice it is given (keyed by op_signature(), the key the
-/// simulator's calibration table uses). calibration_to_json() writes it.
+/// simulator's calibration table uses), into the calibration contract's
+/// CalibrationResult (src/calibration), whose calibration_to_json() writes it.
 ///
 /// Units: seconds, bytes, FLOPs (2 per multiply-add), bytes/s, FLOP/s.
 /// Times are medians over the repeats, from CUDA events, after warm-up.
@@ -18,88 +19,31 @@
 #include <string>
 #include <vector>
 
+#include "calibration/calibration_fits.hpp"
+#include "calibration/calibration_file.hpp"
+#include "calibration/calibration_result.hpp"
 #include "ir/graph.hpp"
 #include "ir/slice.hpp"
 #include "partitioners/plan.hpp"
 
 namespace splitscope::gpu {
 
-/// One matrix-product shape: C[m, n] = A[m, k] · B[k, n], float32 storage.
-struct GemmRate {
-  int64_t m = 0, n = 0, k = 0;
-  std::string math;         ///< "fp32", "tf32" or "bf16" (the cuBLAS compute type)
-  double seconds = 0;       ///< median time of one product
-  double flops_per_second = 0;  ///< 2·m·n·k / seconds
-};
-
-/// One copy size of a series.
-struct CopyPoint {
-  int64_t bytes = 0;
-  double seconds = 0;           ///< median
-  double bytes_per_second = 0;  ///< bytes / seconds
-};
-
-/// Copies of one kind over sizes, with the line t = latency + bytes / bandwidth
-/// fitted through them (least squares).
-struct CopySeries {
-  /// "device_to_device" (within the GPU), "host_to_device", "device_to_host"
-  /// (pinned host memory), "host_staged" (device -> pinned host -> device, the
-  /// two hops of `--link host`), "peer" (cudaMemcpyPeerAsync to `dst_device`).
-  std::string kind;
-  int src_device = 0;
-  int dst_device = 0;
-  bool peer_access = false;  ///< peer: whether P2P access was enabled (else the driver stages it)
-  std::vector<CopyPoint> points;
-  double latency_seconds = 0;
-  double bandwidth_bytes_per_second = 0;
-};
-
-struct LaunchOverhead {
-  int kernels = 0;                      ///< empty kernels launched back to back
-  double host_seconds_per_launch = 0;   ///< CPU time to issue one launch
-  double device_seconds_per_kernel = 0; ///< GPU time per empty kernel in the stream (event to event / count)
-};
-
-/// The measured time of one op slice shape.
-struct OpTime {
-  std::string signature;  ///< op_signature(): the simulator's key
-  std::string example;    ///< "network/node" it was measured from
-  int64_t flops = 0;
-  int64_t bytes = 0;      ///< bytes read + written (slice_cost)
-  double seconds = 0;     ///< median
-  double min_seconds = 0;
-  double max_seconds = 0;
-};
-
-/// The rate of one timed convolution shape (from its op time).
-struct ConvRate {
-  std::string signature;  ///< op_signature() of the conv2d slice
-  double seconds = 0;
-  double flops_per_second = 0;
-};
-
-struct CalibrationResult {
-  std::string schema = "splitscope.calibration/1";
-  std::string date;         ///< ISO 8601, UTC
-  std::string host;
-  int device = 0;
-  std::string device_name;
-  int sm_count = 0;
-  int64_t memory_bytes = 0;
-  std::string compute_capability;  ///< "9.0"
-  std::string driver;              ///< CUDA driver API version, "13.0"
-  std::string runtime;             ///< CUDA runtime version
-  std::string cublas;
-  std::string cudnn;
-  std::string dtype;               ///< the math the op times used
-  int repeats = 0;
-  std::vector<GemmRate> gemm;
-  std::vector<CopySeries> copies;
-  LaunchOverhead launch;
-  std::vector<OpTime> op_times;
-  std::vector<ConvRate> conv;      ///< conv_rates(op_times)
-  std::vector<std::string> notes;  ///< what could not be measured, and why
-};
+/// The measured-rates types are the calibration contract's
+/// (calibration/calibration_result.hpp), which this calibrator writes and
+/// the simulator reads; these names keep the backend's own code short.
+using calibration::CalibrationResult;
+using calibration::ConvRate;
+using calibration::CopyPoint;
+using calibration::CopySeries;
+using calibration::GemmRate;
+using calibration::LaunchOverhead;
+using calibration::OpTime;
+using calibration::calibration_to_json;
+using calibration::conv_rates;
+using calibration::fit_copy_series;
+using calibration::fit_line;
+using calibration::LinearFit;
+using calibration::median;
 
 /// One op slice to time: `slice` of `node` in `graph`.
 struct OpSample {
@@ -138,26 +82,5 @@ struct CalibrationOptions {
 
 /// Measures device `options.device`. UnavailableError without a GPU.
 CalibrationResult calibrate_device(const CalibrationOptions& options);
-
-/// y = intercept + slope · x by least squares (the two are 0 for fewer than two points).
-struct LinearFit {
-  double intercept = 0;
-  double slope = 0;
-};
-LinearFit fit_line(const std::vector<double>& x, const std::vector<double>& y);
-
-/// Fits latency and bandwidth through a series' points; a non-positive slope
-/// (bandwidth beyond measurement) leaves the bandwidth at the largest point's rate.
-void fit_copy_series(CopySeries& series);
-
-/// The convolutions among `op_times`, as FLOP rates (cuDNN's, with the
-/// algorithm it picked for the dtype).
-std::vector<ConvRate> conv_rates(const std::vector<OpTime>& op_times);
-
-/// Median of `values` (the mean of the middle two for an even count; 0 if empty).
-double median(std::vector<double> values);
-
-/// The result as JSON (schema "splitscope.calibration/1"), two-space indented.
-std::string calibration_to_json(const CalibrationResult& result);
 
 }  // namespace splitscope::gpu

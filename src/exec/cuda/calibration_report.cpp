@@ -1,8 +1,7 @@
-// The host-side half of calibration: which op slices to time, the line fits,
-// and the JSON the calibrate command writes.
+// The host-side half of calibration: which op slices to time. The line fits
+// and the file format are the calibration contract's (src/calibration).
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <set>
 
 #include "exec/cuda/calibration.hpp"
@@ -139,124 +138,6 @@ Plan single_op_plan(const OpSample& sample) {
   plan.ops.push_back(op);
   plan.schedule = {{0}};
   return plan;
-}
-
-LinearFit fit_line(const std::vector<double>& x, const std::vector<double>& y) {
-  LinearFit fit;
-  const size_t n = std::min(x.size(), y.size());
-  if (n < 2) return fit;
-  double mean_x = 0;
-  double mean_y = 0;
-  for (size_t i = 0; i < n; ++i) {
-    mean_x += x[i];
-    mean_y += y[i];
-  }
-  mean_x /= static_cast<double>(n);
-  mean_y /= static_cast<double>(n);
-  double sxx = 0;
-  double sxy = 0;
-  for (size_t i = 0; i < n; ++i) {
-    sxx += (x[i] - mean_x) * (x[i] - mean_x);
-    sxy += (x[i] - mean_x) * (y[i] - mean_y);
-  }
-  if (sxx == 0) return fit;
-  fit.slope = sxy / sxx;
-  fit.intercept = mean_y - fit.slope * mean_x;
-  return fit;
-}
-
-void fit_copy_series(CopySeries& series) {
-  std::vector<double> bytes;
-  std::vector<double> seconds;
-  for (const CopyPoint& point : series.points) {
-    bytes.push_back(static_cast<double>(point.bytes));
-    seconds.push_back(point.seconds);
-  }
-  const LinearFit fit = fit_line(bytes, seconds);
-  series.latency_seconds = std::max(0.0, fit.intercept);
-  if (fit.slope > 0) {
-    series.bandwidth_bytes_per_second = 1.0 / fit.slope;
-  } else if (!series.points.empty()) {
-    series.bandwidth_bytes_per_second = series.points.back().bytes_per_second;
-  }
-}
-
-std::vector<ConvRate> conv_rates(const std::vector<OpTime>& op_times) {
-  std::vector<ConvRate> rates;
-  for (const OpTime& op : op_times) {
-    if (op.signature.rfind("conv2d:", 0) != 0 || op.seconds <= 0) continue;
-    rates.push_back(ConvRate{op.signature, op.seconds, static_cast<double>(op.flops) / op.seconds});
-  }
-  return rates;
-}
-
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const size_t mid = values.size() / 2;
-  return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
-
-std::string calibration_to_json(const CalibrationResult& result) {
-  using nlohmann::json;
-  json gemm = json::array();
-  for (const GemmRate& rate : result.gemm) {
-    gemm.push_back({{"m", rate.m}, {"n", rate.n}, {"k", rate.k}, {"math", rate.math}, {"seconds", rate.seconds},
-                    {"flops_per_second", rate.flops_per_second}});
-  }
-  json copies = json::array();
-  for (const CopySeries& series : result.copies) {
-    json points = json::array();
-    for (const CopyPoint& point : series.points) {
-      points.push_back({{"bytes", point.bytes}, {"seconds", point.seconds}, {"bytes_per_second", point.bytes_per_second}});
-    }
-    copies.push_back({{"kind", series.kind},
-                      {"src_device", series.src_device},
-                      {"dst_device", series.dst_device},
-                      {"peer_access", series.peer_access},
-                      {"latency_seconds", series.latency_seconds},
-                      {"bandwidth_bytes_per_second", series.bandwidth_bytes_per_second},
-                      {"points", points}});
-  }
-  json conv = json::array();
-  for (const ConvRate& rate : result.conv) {
-    conv.push_back({{"signature", rate.signature}, {"seconds", rate.seconds}, {"flops_per_second", rate.flops_per_second}});
-  }
-  json ops = json::array();
-  for (const OpTime& op : result.op_times) {
-    ops.push_back({{"signature", op.signature},
-                   {"example", op.example},
-                   {"flops", op.flops},
-                   {"bytes", op.bytes},
-                   {"seconds", op.seconds},
-                   {"min_seconds", op.min_seconds},
-                   {"max_seconds", op.max_seconds}});
-  }
-  const json document{
-      {"schema", result.schema},
-      {"date", result.date},
-      {"host", result.host},
-      {"device",
-       {{"index", result.device},
-        {"name", result.device_name},
-        {"sm_count", result.sm_count},
-        {"memory_bytes", result.memory_bytes},
-        {"compute_capability", result.compute_capability}}},
-      {"software",
-       {{"driver", result.driver}, {"runtime", result.runtime}, {"cublas", result.cublas}, {"cudnn", result.cudnn}}},
-      {"dtype", result.dtype},
-      {"repeats", result.repeats},
-      {"gemm", gemm},
-      {"conv", conv},
-      {"copies", copies},
-      {"launch",
-       {{"kernels", result.launch.kernels},
-        {"host_seconds_per_launch", result.launch.host_seconds_per_launch},
-        {"device_seconds_per_kernel", result.launch.device_seconds_per_kernel}}},
-      {"op_times", ops},
-      {"notes", result.notes},
-  };
-  return document.dump(2) + "\n";
 }
 
 }  // namespace splitscope::gpu

@@ -1,4 +1,4 @@
-#include "sim/calibration_result_file.hpp"
+#include "calibration/calibration_file.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include "util/json_fields.hpp"
 #include "util/errors.hpp"
 
-namespace splitscope {
+namespace splitscope::calibration {
 namespace {
 
 using nlohmann::json;
@@ -36,8 +36,8 @@ void each_element(const JsonFields& object, std::string_view field, std::string_
   }
 }
 
-gpu::GemmRate parse_gemm(const JsonFields& entry) {
-  gpu::GemmRate rate;
+GemmRate parse_gemm(const JsonFields& entry) {
+  GemmRate rate;
   rate.m = entry.integer("m", "rows of the product", 1, kMaxInt64);
   rate.n = entry.integer("n", "columns of the product", 1, kMaxInt64);
   rate.k = entry.integer("k", "the inner dimension", 1, kMaxInt64);
@@ -47,8 +47,8 @@ gpu::GemmRate parse_gemm(const JsonFields& entry) {
   return rate;
 }
 
-gpu::CopySeries parse_copy_series(const JsonFields& entry) {
-  gpu::CopySeries series;
+CopySeries parse_copy_series(const JsonFields& entry) {
+  CopySeries series;
   series.kind = entry.string("kind", "device_to_device, host_to_device, device_to_host, host_staged or peer");
   series.src_device = static_cast<int>(entry.optional_integer("src_device", 0, 0, 65535));
   series.dst_device = static_cast<int>(entry.optional_integer("dst_device", 0, 0, 65535));
@@ -58,7 +58,7 @@ gpu::CopySeries parse_copy_series(const JsonFields& entry) {
       entry.number("bandwidth_bytes_per_second", "the fitted bandwidth", NumberRule::kNonNegative);
   if (entry.has("points")) {
     each_element(entry, "points", "the copy sizes timed", [&](const JsonFields& point) {
-      gpu::CopyPoint copy;
+      CopyPoint copy;
       copy.bytes = point.integer("bytes", "bytes copied", 1, kMaxInt64);
       copy.seconds = point.number("seconds", "median time", NumberRule::kNonNegative);
       copy.bytes_per_second = point.number("bytes_per_second", "bytes / seconds", NumberRule::kNonNegative);
@@ -68,8 +68,8 @@ gpu::CopySeries parse_copy_series(const JsonFields& entry) {
   return series;
 }
 
-gpu::OpTime parse_op_time(const JsonFields& entry) {
-  gpu::OpTime time;
+OpTime parse_op_time(const JsonFields& entry) {
+  OpTime time;
   time.signature = entry.string("signature", "op_signature() of the slice timed");
   time.example = entry.optional_string("example", "");
   time.flops = entry.integer("flops", "FLOPs of the slice", 0, kMaxInt64);
@@ -94,7 +94,7 @@ std::vector<std::string> parse_notes(const JsonFields& top) {
   return notes;
 }
 
-gpu::CalibrationResult parse_document(const json& doc, const std::string& source) {
+CalibrationResult parse_document(const json& doc, const std::string& source) {
   if (!doc.is_object()) {
     throw InputError(source, "", "a calibration file is a JSON object, got " + json_type_name(doc));
   }
@@ -107,7 +107,7 @@ gpu::CalibrationResult parse_document(const json& doc, const std::string& source
                              ? " (this is a machine file: use it with --backend sim --machine)"
                              : ""));
   }
-  gpu::CalibrationResult result;
+  CalibrationResult result;
   result.schema = schema;
   result.date = top.optional_string("date", "");
   result.host = top.optional_string("host", "");
@@ -133,7 +133,7 @@ gpu::CalibrationResult parse_document(const json& doc, const std::string& source
                [&](const JsonFields& entry) { result.gemm.push_back(parse_gemm(entry)); });
   if (top.has("conv")) {
     each_element(top, "conv", "convolution rates", [&](const JsonFields& entry) {
-      gpu::ConvRate rate;
+      ConvRate rate;
       rate.signature = entry.string("signature", "op_signature() of the convolution");
       rate.seconds = entry.number("seconds", "median time", NumberRule::kNonNegative);
       rate.flops_per_second = entry.number("flops_per_second", "FLOPs / seconds", NumberRule::kNonNegative);
@@ -160,12 +160,74 @@ gpu::CalibrationResult parse_document(const json& doc, const std::string& source
 
 }  // namespace
 
-gpu::CalibrationResult parse_calibration_result(std::string_view text, const std::string& source) {
+std::string calibration_to_json(const CalibrationResult& result) {
+  using nlohmann::json;
+  json gemm = json::array();
+  for (const GemmRate& rate : result.gemm) {
+    gemm.push_back({{"m", rate.m}, {"n", rate.n}, {"k", rate.k}, {"math", rate.math}, {"seconds", rate.seconds},
+                    {"flops_per_second", rate.flops_per_second}});
+  }
+  json copies = json::array();
+  for (const CopySeries& series : result.copies) {
+    json points = json::array();
+    for (const CopyPoint& point : series.points) {
+      points.push_back({{"bytes", point.bytes}, {"seconds", point.seconds}, {"bytes_per_second", point.bytes_per_second}});
+    }
+    copies.push_back({{"kind", series.kind},
+                      {"src_device", series.src_device},
+                      {"dst_device", series.dst_device},
+                      {"peer_access", series.peer_access},
+                      {"latency_seconds", series.latency_seconds},
+                      {"bandwidth_bytes_per_second", series.bandwidth_bytes_per_second},
+                      {"points", points}});
+  }
+  json conv = json::array();
+  for (const ConvRate& rate : result.conv) {
+    conv.push_back({{"signature", rate.signature}, {"seconds", rate.seconds}, {"flops_per_second", rate.flops_per_second}});
+  }
+  json ops = json::array();
+  for (const OpTime& op : result.op_times) {
+    ops.push_back({{"signature", op.signature},
+                   {"example", op.example},
+                   {"flops", op.flops},
+                   {"bytes", op.bytes},
+                   {"seconds", op.seconds},
+                   {"min_seconds", op.min_seconds},
+                   {"max_seconds", op.max_seconds}});
+  }
+  const json document{
+      {"schema", result.schema},
+      {"date", result.date},
+      {"host", result.host},
+      {"device",
+       {{"index", result.device},
+        {"name", result.device_name},
+        {"sm_count", result.sm_count},
+        {"memory_bytes", result.memory_bytes},
+        {"compute_capability", result.compute_capability}}},
+      {"software",
+       {{"driver", result.driver}, {"runtime", result.runtime}, {"cublas", result.cublas}, {"cudnn", result.cudnn}}},
+      {"dtype", result.dtype},
+      {"repeats", result.repeats},
+      {"gemm", gemm},
+      {"conv", conv},
+      {"copies", copies},
+      {"launch",
+       {{"kernels", result.launch.kernels},
+        {"host_seconds_per_launch", result.launch.host_seconds_per_launch},
+        {"device_seconds_per_kernel", result.launch.device_seconds_per_kernel}}},
+      {"op_times", ops},
+      {"notes", result.notes},
+  };
+  return document.dump(2) + "\n";
+}
+
+CalibrationResult parse_calibration_result(std::string_view text, const std::string& source) {
   return parse_document(parse_json_text(text, source), source);
 }
 
-gpu::CalibrationResult load_calibration_result(const std::string& path) {
+CalibrationResult load_calibration_result(const std::string& path) {
   return parse_calibration_result(read_input_file(path), path);
 }
 
-}  // namespace splitscope
+}  // namespace splitscope::calibration

@@ -1,0 +1,101 @@
+#pragma once
+/// \file
+/// The calibration contract: what a calibrator measured on one device, as
+/// plain data. The CUDA backend's calibrator (exec/cuda/calibration.hpp)
+/// writes it; the simulator reads it to derive machine files
+/// (sim/calibrated_machine.hpp); calibration_file.hpp reads and writes it as
+/// JSON (schema "splitscope.calibration/1"). Like the Plan and the Timeline,
+/// it is a contract of its own, so that no stage that reads measurements
+/// depends on the backend that took them.
+///
+/// Units: seconds, bytes, FLOPs (2 per multiply-add), bytes/s, FLOP/s.
+/// Times are medians over the repeats, after warm-up.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace splitscope::calibration {
+
+/// The value of a calibration file's "schema" field.
+inline constexpr std::string_view kCalibrationSchema = "splitscope.calibration/1";
+
+/// One matrix-product shape: C[m, n] = A[m, k] · B[k, n], float32 storage.
+struct GemmRate {
+  int64_t m = 0, n = 0, k = 0;
+  std::string math;             ///< "fp32", "tf32" or "bf16" (the cuBLAS compute type)
+  double seconds = 0;           ///< median time of one product
+  double flops_per_second = 0;  ///< 2·m·n·k / seconds
+};
+
+/// One copy size of a series.
+struct CopyPoint {
+  int64_t bytes = 0;
+  double seconds = 0;           ///< median
+  double bytes_per_second = 0;  ///< bytes / seconds
+};
+
+/// Copies of one kind over sizes, with the line t = latency + bytes / bandwidth
+/// fitted through them (least squares, calibration_fits.hpp).
+struct CopySeries {
+  /// "device_to_device" (within the GPU), "host_to_device", "device_to_host"
+  /// (pinned host memory), "host_staged" (device -> pinned host -> device, the
+  /// two hops of `--link host`), "peer" (cudaMemcpyPeerAsync to `dst_device`).
+  std::string kind;
+  int src_device = 0;
+  int dst_device = 0;
+  bool peer_access = false;  ///< peer: whether P2P access was enabled (else the driver stages it)
+  std::vector<CopyPoint> points;
+  double latency_seconds = 0;
+  double bandwidth_bytes_per_second = 0;
+};
+
+struct LaunchOverhead {
+  int kernels = 0;                       ///< empty kernels launched back to back
+  double host_seconds_per_launch = 0;    ///< CPU time to issue one launch
+  double device_seconds_per_kernel = 0;  ///< GPU time per empty kernel in the stream (event to event / count)
+};
+
+/// The measured time of one op slice shape.
+struct OpTime {
+  std::string signature;  ///< op_signature(): the simulator's key
+  std::string example;    ///< "network/node" it was measured from
+  int64_t flops = 0;
+  int64_t bytes = 0;      ///< bytes read + written (slice_cost)
+  double seconds = 0;     ///< median
+  double min_seconds = 0;
+  double max_seconds = 0;
+};
+
+/// The rate of one timed convolution shape (from its op time).
+struct ConvRate {
+  std::string signature;  ///< op_signature() of the conv2d slice
+  double seconds = 0;
+  double flops_per_second = 0;
+};
+
+struct CalibrationResult {
+  std::string schema{kCalibrationSchema};
+  std::string date;         ///< ISO 8601, UTC
+  std::string host;
+  int device = 0;
+  std::string device_name;
+  int sm_count = 0;
+  int64_t memory_bytes = 0;
+  std::string compute_capability;  ///< "9.0"
+  std::string driver;              ///< CUDA driver API version, "13.0"
+  std::string runtime;             ///< CUDA runtime version
+  std::string cublas;
+  std::string cudnn;
+  std::string dtype;               ///< the math the op times used
+  int repeats = 0;
+  std::vector<GemmRate> gemm;
+  std::vector<CopySeries> copies;
+  LaunchOverhead launch;
+  std::vector<OpTime> op_times;
+  std::vector<ConvRate> conv;      ///< conv_rates(op_times)
+  std::vector<std::string> notes;  ///< what could not be measured, and why
+};
+
+}  // namespace splitscope::calibration
