@@ -13,6 +13,7 @@
 #include "cli/network_loading.hpp"
 #include "exec/cuda_backend.hpp"
 #include "partitioners/plan_check.hpp"
+#include "report/noise_warning.hpp"
 #include "report/progress.hpp"
 #include "report/reporter.hpp"
 #include "util/errors.hpp"
@@ -155,6 +156,7 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
   const Comparison comparison = std::move(builder).build();
   for (auto& reporter : reporters) reporter->report(comparison);
   files.publish();
+  if (const auto warning = noise_warning(comparison)) fmt::print(stderr, "{}\n", *warning);
   return 0;
 }
 

@@ -14,6 +14,7 @@
 #include "exec/cuda_backend.hpp"
 #include "exec/output_compare.hpp"
 #include "partitioners/plan_check.hpp"
+#include "report/noise_warning.hpp"
 #include "report/progress.hpp"
 #include "report/reporter.hpp"
 #include "util/errors.hpp"
@@ -118,6 +119,7 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
     }
   }
   files.publish();
+  if (const auto warning = noise_warning(comparison)) fmt::print(stderr, "{}\n", *warning);
   return 0;
 }
 

@@ -32,6 +32,7 @@ std::string cells_reason(double speedup, const RnnDemoShape& shape) {
           "rows instead of one product over {}, and every op is dispatched on its own",
           cells, 1.0 / speedup, shape.batch, shape.batch * shape.steps);
     case Verdict::kEven:
+    case Verdict::kUncertain:  // verdict_for() never says it; no interval here
       return fmt::format("one op per cell ({} ops) runs as fast as the fused stack here", cells);
     case Verdict::kWins:
       return fmt::format("one op per cell ({} ops) beats the fused stack ({:.2f}x as fast)", cells, speedup);
@@ -282,6 +283,11 @@ std::string demo_conclusion(const std::vector<DemoRow>& rows) {
       break;
     case Verdict::kLoses:
       text = fmt::format("the fused single device wins: the best split (the {}) runs at only {:.2f}x its speed; {}",
+                         best->title, best->speedup, best->reason);
+      break;
+    case Verdict::kUncertain:
+      text = fmt::format("too close to call on this machine: the best split (the {}) runs at {:.2f}x the fused "
+                         "single device; {}",
                          best->title, best->speedup, best->reason);
       break;
   }

@@ -105,7 +105,8 @@ std::string compare_text(const Comparison& comparison) {
       "\nmakespan: median over the repeats, +- the larger distance to the min or max. compute / transfer / idle:\n"
       "shares of device time (devices x makespan); transfer counts only time a device moves data without\n"
       "computing. moved: bytes crossing devices. speedup: the single-device median over this median;\n"
-      "wins at >= 1.05x, loses at <= 0.95x.\n";
+      "wins at >= 1.05x, loses at <= 0.95x; uncertain when its 95% bootstrap interval (measured runs of 3 or\n"
+      "more repeats) holds both sides of a threshold.\n";
   return text;
 }
 

@@ -104,6 +104,7 @@ std::string_view to_string(Verdict verdict) {
     case Verdict::kWins: return "wins";
     case Verdict::kLoses: return "loses";
     case Verdict::kEven: return "even";
+    case Verdict::kUncertain: return "uncertain";
   }
   return "?";
 }
@@ -121,6 +122,7 @@ std::string_view to_string(Decider decider) {
     case Decider::kComputeInflation: return "compute-inflation";
     case Decider::kSpread: return "spread";
     case Decider::kFasterOps: return "faster-ops";
+    case Decider::kUncertain: return "uncertain-interval";
   }
   return "?";
 }
@@ -130,6 +132,41 @@ Verdict verdict_for(double speedup) {
   if (speedup <= kLoseSpeedup) return Verdict::kLoses;
   return Verdict::kEven;
 }
+
+namespace {
+
+/// Rule 5's sentence for a timed run and its verdict.
+void explain(Judgement& judgement, const RunSummary& run, const RunSummary& baseline, Verdict verdict) {
+  const Losses& losses = *judgement.losses;
+  if (verdict == Verdict::kWins) {
+    if (auto faster = faster_ops_phrase(run, baseline)) {
+      judgement.decider = Decider::kFasterOps;
+      judgement.reason = *faster;
+      return;
+    }
+    judgement.decider = Decider::kSpread;
+    const double transfer_share = run.critical_path.transfer_share();
+    judgement.reason = fmt::format(
+        "the work spreads over {} devices (the busiest holds {} of the FLOPs){} {} of the critical path",
+        run.devices, percent(run.busiest_flop_share()),
+        transfer_share < kMinorShare ? " and transfers are only" : "; transfers still take", percent(transfer_share));
+    return;
+  }
+  auto [decider, phrase] = largest_loss(run, baseline, losses);
+  judgement.decider = decider;
+  judgement.reason =
+      verdict == Verdict::kEven
+          ? fmt::format("spreading the work over {} devices only breaks even: {}", run.devices, phrase)
+          : phrase;
+}
+
+/// Whether an interval holds speedups of two verdicts.
+bool straddles_a_threshold(const SpeedupInterval& interval) {
+  return (interval.low < kWinSpeedup && interval.high >= kWinSpeedup) ||
+         (interval.low <= kLoseSpeedup && interval.high > kLoseSpeedup);
+}
+
+}  // namespace
 
 Judgement judge(const RunSummary& run, const RunSummary* baseline) {
   Judgement judgement;
@@ -166,26 +203,19 @@ Judgement judge(const RunSummary& run, const RunSummary* baseline) {
   judgement.verdict = verdict;
   const Losses losses = losses_of(run, *baseline);
   judgement.losses = losses;
-  if (verdict == Verdict::kWins) {
-    if (auto faster = faster_ops_phrase(run, *baseline)) {
-      judgement.decider = Decider::kFasterOps;
-      judgement.reason = *faster;
-      return judgement;
-    }
-    judgement.decider = Decider::kSpread;
-    const double transfer_share = run.critical_path.transfer_share();
+  explain(judgement, run, *baseline, verdict);
+  judgement.speedup_interval = speedup_interval(baseline->makespan->repeat_ms, run.makespan->repeat_ms);
+  if (const auto& interval = judgement.speedup_interval; interval && straddles_a_threshold(*interval)) {
+    judgement.verdict = Verdict::kUncertain;
+    judgement.decider = Decider::kUncertain;
     judgement.reason = fmt::format(
-        "the work spreads over {} devices (the busiest holds {} of the FLOPs){} {} of the critical path",
-        run.devices, percent(run.busiest_flop_share()),
-        transfer_share < kMinorShare ? " and transfers are only" : "; transfers still take", percent(transfer_share));
-    return judgement;
+        "the speedup's 95% interval, {:.2f}x to {:.2f}x over {} and {} repeats, straddles the {} threshold, so "
+        "this machine's noise could turn the verdict (more --repeat or a quieter machine would settle it); {}",
+        interval->low, interval->high, baseline->makespan->repeats, run.makespan->repeats,
+        interval->low < kWinSpeedup && interval->high >= kWinSpeedup ? fmt::format("{:.2f}x win", kWinSpeedup)
+                                                                      : fmt::format("{:.2f}x lose", kLoseSpeedup),
+        judgement.reason);
   }
-  auto [decider, phrase] = largest_loss(run, *baseline, losses);
-  judgement.decider = decider;
-  judgement.reason =
-      verdict == Verdict::kEven
-          ? fmt::format("spreading the work over {} devices only breaks even: {}", run.devices, phrase)
-          : phrase;
   return judgement;
 }
 

@@ -4,7 +4,9 @@
 /// reason that names what decided it, with the number that shows it.
 ///
 /// Verdict: speedup = baseline median / this median; `wins` at ≥ 1.05,
-/// `loses` at ≤ 0.95, `even` between.
+/// `loses` at ≤ 0.95, `even` between; `uncertain` when the speedup's 95%
+/// interval (speedup_interval.hpp; measured runs of 3 or more repeats each)
+/// holds speedups on both sides of one of those thresholds.
 ///
 /// Reason: the rules, in order (the first that applies gives the sentence):
 /// 1. This run does not fit in memory: `loses`, "does not fit: <device, bytes>".
@@ -34,16 +36,20 @@
 ///    the single device's compute time): "its ops compute faster than on the
 ///    single device (0.62x the compute time: ...), though device 0 holds 93%
 ///    of the FLOPs".
+/// 6. A measured run whose interval straddles a threshold: `uncertain`, "the
+///    speedup's 95% interval, 0.91x to 1.12x over 3 and 3 repeats, straddles
+///    the 1.05x win threshold, ...; <rule 5's sentence>".
 
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "report/run_summary.hpp"
+#include "report/speedup_interval.hpp"
 
 namespace splitscope {
 
-enum class Verdict { kWins, kLoses, kEven };
+enum class Verdict { kWins, kLoses, kEven, kUncertain };
 std::string_view to_string(Verdict verdict);
 
 inline constexpr double kWinSpeedup = 1.05;   ///< at or above: wins
@@ -69,6 +75,7 @@ enum class Decider {
   kComputeInflation,  ///< sliced ops compute slower in total
   kSpread,            ///< a win: the work spread over the devices
   kFasterOps,         ///< a win without spreading: the split's ops computed faster in total
+  kUncertain,         ///< the speedup's interval straddles a verdict threshold
 };
 std::string_view to_string(Decider decider);
 
@@ -86,6 +93,8 @@ struct Judgement {
   Decider decider = Decider::kNoBaseline;
   std::string reason;              ///< one sentence, lower case, no final period
   std::optional<Losses> losses;    ///< when both runs were timed
+  /// The speedup's 95% interval, for measured runs of 3 or more repeats each.
+  std::optional<SpeedupInterval> speedup_interval;
 };
 
 /// Judges `run` against `baseline` (the `single` run of the same network,

@@ -40,6 +40,7 @@ MakespanStats makespan_stats(const std::vector<Timeline>& timelines) {
     }
   }
   stats.representative_ms = ms[static_cast<size_t>(stats.representative)];
+  stats.repeat_ms = std::move(ms);
   return stats;
 }
 

@@ -20,6 +20,7 @@ struct MakespanStats {
   /// tie): per-device numbers, traces and pictures come from it.
   int representative = 0;
   double representative_ms = 0;  ///< that repeat's makespan
+  std::vector<double> repeat_ms;  ///< every repeat's makespan, in the order they ran
 
   /// Half the relative width of [min, max] around the median, the larger side:
   /// max(max - median, median - min) / median. 0 for a single repeat.

@@ -133,6 +133,8 @@ Json run_report_json(const RunReport& report, const ReportContext* context) {
       {"reason", j.reason},
       // Extras beyond FORMATS.md.
       {"decided_by", std::string(to_string(j.decider))},
+      {"speedup_interval", j.speedup_interval ? Json{j.speedup_interval->low, j.speedup_interval->high}
+                                              : Json(nullptr)},
       {"losses", judgement_extras(j)},
       {"shares", s.timed() ? Json{{"compute", s.shares.compute},
                                   {"transfer", s.shares.transfer},
