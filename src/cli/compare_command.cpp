@@ -10,6 +10,7 @@
 
 #include "cli/command.hpp"
 #include "cli/execution_options.hpp"
+#include "cli/interleaved_runs.hpp"
 #include "cli/network_loading.hpp"
 #include "exec/cuda_backend.hpp"
 #include "partitioners/plan_check.hpp"
@@ -142,11 +143,8 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
   run.want_output = false;
   ComparisonBuilder builder(make_report_context(command_line));
   auto executor = make_executor(execution, backend, options.devices);
-  for (const auto& plan : plans) {
-    progress.begin_run(fmt::format("{} on {}", plan->strategy, backend));
-    builder.add(plan, executor->run(*plan, run));
-    progress.end_run();
-  }
+  const std::vector<RunResult> results = run_interleaved(*executor, plans, run, progress);
+  for (size_t i = 0; i < plans.size(); ++i) builder.add(plans[i], results[i]);
 
   // The same plans predicted on a named machine, beside the measured numbers.
   if (simulator != nullptr) {

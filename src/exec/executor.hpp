@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +30,20 @@ struct RunOptions {
   std::function<void(int index, int repeats)> on_repeat;
 };
 
+/// A plan set up once (buffers, weights, compiled program) that can be run
+/// again and again, so that the repeats of several plans can be interleaved
+/// (ABAB..., not AAA then BBB: a machine whose load changes during a
+/// comparison then slows every plan alike).
+class PreparedRun {
+ public:
+  virtual ~PreparedRun() = default;
+  /// Runs `warmup` untimed runs, then `repeats` timed ones, appending their
+  /// timelines to `into.timelines` (and setting `into.info`).
+  virtual void run(int warmup, int repeats, RunResult& into) = 0;
+  /// The network output of the last run (RunOptions::want_output).
+  virtual HostTensor output() = 0;
+};
+
 class Executor {
  public:
   virtual ~Executor() = default;
@@ -44,6 +59,14 @@ class Executor {
   }
   /// Runs the plan `options.warmup` times untimed, then `options.repeats` times timed.
   virtual RunResult run(const Plan& plan, const RunOptions& options) = 0;
+  /// Sets the plan up to be run many times (`plan` must outlive the result);
+  /// null where this backend has no setup worth keeping between runs, or
+  /// cannot keep it (callers then call run()).
+  virtual std::unique_ptr<PreparedRun> prepare(const Plan& plan, const RunOptions& options) {
+    (void)plan;
+    (void)options;
+    return nullptr;
+  }
 };
 
 /// Refuses (UnavailableError, exit 3) a plan with an op `executor` cannot

@@ -118,39 +118,71 @@ std::string CpuExecutor::unsupported(const Plan& plan, const PlanOp& op) const {
   return fmt::format("the cpu backend has no kernel for {} ops", to_string(kind));
 }
 
-RunResult CpuExecutor::run(const Plan& plan, const RunOptions& options) {
+/// One plan's buffers, weights, tasks and threads, run as often as asked.
+class CpuPreparedRun final : public PreparedRun {
+ public:
+  CpuPreparedRun(const Plan& plan, const RunOptions& options, const HostInfo& host)
+      : plan_(plan),
+        options_(options),
+        threads_(resolve_threads(options, plan.devices, host.hardware_threads)),
+        // Setup (untimed) uses the whole machine to generate the weights.
+        setup_threads_(threads_.hardware_threads),
+        buffers_(plan),
+        weights_(*plan.graph, options.seed, setup_threads_),
+        tasks_(build_plan_tasks(plan, buffers_, weights_)),
+        scheduler_(scheduler_config(plan, threads_)) {
+    if (options.timeout_ms) {
+      deadline_ = std::chrono::microseconds(static_cast<int64_t>(std::ceil(*options.timeout_ms * 1000.0)));
+    }
+    // No op writes an input value, so the inputs filled once serve every run.
+    fill_network_inputs(plan, options.seed, buffers_);
+  }
+
+  void run(int warmup, int repeats, RunResult& into) override {
+    for (int index = -warmup; index < repeats; ++index) {
+      if (options_.on_repeat) options_.on_repeat(index, repeats);
+      std::vector<TaskTiming> timings = scheduler_.run(tasks_.graph, deadline_);
+      if (index >= 0) into.timelines.push_back(to_timeline(tasks_, timings));
+    }
+    into.info = cpu_run_info(plan_, options_, threads_);
+  }
+
+  HostTensor output() override { return assemble_output(plan_, buffers_); }
+
+ private:
+  static SchedulerConfig scheduler_config(const Plan& plan, const ThreadConfig& threads) {
+    SchedulerConfig config;
+    config.devices = plan.devices;
+    config.compute_workers = threads.inter_op;
+    config.intra_op_threads = threads.intra_op;
+    return config;
+  }
+
+  const Plan& plan_;
+  RunOptions options_;
+  ThreadConfig threads_;
+  IntraOpPool setup_threads_;
+  ValueBuffers buffers_;
+  WeightStore weights_;
+  PlanTasks tasks_;
+  Scheduler scheduler_;
+  std::optional<std::chrono::microseconds> deadline_;
+};
+
+std::unique_ptr<PreparedRun> CpuExecutor::prepare(const Plan& plan, const RunOptions& options) {
   require_supported(*this, plan);
   check_options(plan, options);
   const HostInfo host = read_host_info();
   check_fits_in_memory(plan, host);
   use_single_threaded_blas();
-  const ThreadConfig threads = resolve_threads(options, plan.devices, host.hardware_threads);
+  return std::make_unique<CpuPreparedRun>(plan, options, host);
+}
 
-  // Setup (untimed) uses the whole machine to generate the weights.
-  IntraOpPool setup_threads(threads.hardware_threads);
-  ValueBuffers buffers(plan);
-  WeightStore weights(*plan.graph, options.seed, setup_threads);
-  PlanTasks tasks = build_plan_tasks(plan, buffers, weights);
-  SchedulerConfig config;
-  config.devices = plan.devices;
-  config.compute_workers = threads.inter_op;
-  config.intra_op_threads = threads.intra_op;
-  Scheduler scheduler(config);
-
-  std::optional<std::chrono::microseconds> deadline;
-  if (options.timeout_ms) {
-    deadline = std::chrono::microseconds(static_cast<int64_t>(std::ceil(*options.timeout_ms * 1000.0)));
-  }
-  // No op writes an input value, so the inputs filled once serve every run.
-  fill_network_inputs(plan, options.seed, buffers);
+RunResult CpuExecutor::run(const Plan& plan, const RunOptions& options) {
+  const std::unique_ptr<PreparedRun> prepared = prepare(plan, options);
   RunResult result;
-  for (int index = -options.warmup; index < options.repeats; ++index) {
-    if (options.on_repeat) options.on_repeat(index, options.repeats);
-    std::vector<TaskTiming> timings = scheduler.run(tasks.graph, deadline);
-    if (index >= 0) result.timelines.push_back(to_timeline(tasks, timings));
-  }
-  if (options.want_output) result.output = assemble_output(plan, buffers);
-  result.info = cpu_run_info(plan, options, threads);
+  prepared->run(options.warmup, options.repeats, result);
+  if (options.want_output) result.output = prepared->output();
   return result;
 }
 

@@ -36,6 +36,10 @@ class CpuExecutor final : public Executor {
   /// a deadline that is not positive) and RunError when a run fails or passes
   /// its deadline.
   RunResult run(const Plan& plan, const RunOptions& options) override;
+  /// Buffers, weights, tasks and worker threads made once; each run() of
+  /// the result runs the same tasks again (what run() above does between
+  /// its repeats).
+  std::unique_ptr<PreparedRun> prepare(const Plan& plan, const RunOptions& options) override;
 };
 
 /// InputError (exit 2, naming --backend cpu) when the plan's tensors and

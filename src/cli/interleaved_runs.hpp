@@ -1,0 +1,25 @@
+#pragma once
+/// \file
+/// How `compare` times its plans: the baseline's repeats interleaved with
+/// each split's (ABAB..., not AAA then BBB), so that a machine whose load
+/// changes during the comparison slows the baseline and the split alike and
+/// the speedup stays honest (pyperf and hyperfine interleave for the same
+/// reason). The baseline runs beside every split, so it gets `repeats`
+/// timed runs per split; each split gets `repeats`. Backends that cannot keep
+/// a plan set up between runs (Executor::prepare() gives null) run each plan
+/// whole, one after the other, as before.
+
+#include <memory>
+#include <vector>
+
+#include "exec/executor.hpp"
+#include "partitioners/plan.hpp"
+#include "report/progress.hpp"
+
+namespace splitscope::cli {
+
+/// The results of `plans` (the baseline first) on `executor`, in `plans` order.
+std::vector<RunResult> run_interleaved(Executor& executor, const std::vector<std::shared_ptr<const Plan>>& plans,
+                                       const RunOptions& options, Progress& progress);
+
+}  // namespace splitscope::cli
