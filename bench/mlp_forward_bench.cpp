@@ -95,7 +95,7 @@ void BM_DirectSgemmChain(benchmark::State& state) {
   std::vector<Layer> layers;
   for (const PlanOp& op : plan.ops) {
     if (plan.graph->node(op.node).kind != OpKind::kDense) continue;
-    layers.push_back({op.slice.reduce.size(), op.slice.out.size(), run.weights.get(0, op.node, op.slice)->data(kWeight)});
+    layers.push_back({op.slice.reduce.size(), op.slice.out.size(), run.weights.get(plan.value(op.params))->data(kWeight)});
   }
   const int64_t batch = plan.graph->batch();
   int64_t widest = 0;

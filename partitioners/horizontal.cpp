@@ -22,7 +22,7 @@ class HorizontalPartitioner : public Partitioner {
     require_one_microbatch(options, "horizontal");
     require_devices(options, max_devices(*graph), "horizontal", "one layer per device at least");
     const auto device_of = assign_stages(*graph, options.devices, cost_function(options), "horizontal");
-    PlanBuilder builder(graph, "horizontal", options.devices, 1);
+    PlanBuilder builder(graph, "horizontal", traits(), options.devices, 1);
     for (NodeId id : graph->wavefront_order()) {
       if (graph->node(id).kind == OpKind::kInput) continue;
       builder.place(id, 0, full_slice(graph->node(id), {0, graph->batch()}), device_of[id]);

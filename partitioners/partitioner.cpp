@@ -1,5 +1,7 @@
 #include "partitioners/partitioner.hpp"
 
+#include <stdexcept>
+
 #include "partitioners/strategies.hpp"
 #include "util/errors.hpp"
 
@@ -7,6 +9,13 @@ namespace splitscope {
 
 std::vector<std::string> strategy_names() {
   return {"single", "horizontal", "pipeline", "vertical", "tensor"};
+}
+
+std::string baseline_strategy() {
+  for (const auto& name : strategy_names()) {
+    if (make_partitioner(name)->traits().baseline) return name;
+  }
+  throw std::logic_error("no strategy is the baseline");
 }
 
 std::unique_ptr<Partitioner> make_partitioner(std::string_view name) {

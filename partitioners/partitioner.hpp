@@ -28,6 +28,8 @@ class Partitioner {
   virtual std::string_view name() const = 0;
   /// One sentence: what it does.
   virtual std::string_view summary() const = 0;
+  /// What callers need to know of it (its plans carry the same).
+  virtual StrategyTraits traits() const { return {}; }
   /// Most devices this strategy can put to use on `graph`.
   virtual int max_devices(const Graph& graph) const = 0;
   /// Whether the strategy is worth running on `graph` over `devices` (what
@@ -43,5 +45,7 @@ class Partitioner {
 std::unique_ptr<Partitioner> make_partitioner(std::string_view name);
 /// All strategy names, in the order `compare` shows them.
 std::vector<std::string> strategy_names();
+/// The name of the strategy every other is judged against (traits().baseline).
+std::string baseline_strategy();
 
 }  // namespace splitscope

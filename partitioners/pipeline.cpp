@@ -22,6 +22,7 @@ class PipelinePartitioner : public Partitioner {
   std::string_view summary() const override {
     return "the layer split with micro-batches in fill-drain order (GPipe)";
   }
+  StrategyTraits traits() const override { return {.microbatched = true}; }
   int max_devices(const Graph& graph) const override { return static_cast<int>(stage_units(graph).size()); }
 
   Plan partition(std::shared_ptr<const Graph> graph, const PartitionOptions& options) const override {
@@ -43,7 +44,7 @@ class PipelinePartitioner : public Partitioner {
     const auto device_of = assign_stages(*graph, options.devices, cost_function(options), "pipeline");
     const auto rows = split_evenly(graph->batch(), options.microbatches);
     const auto order = graph->wavefront_order();
-    PlanBuilder builder(graph, "pipeline", options.devices, options.microbatches);
+    PlanBuilder builder(graph, "pipeline", traits(), options.devices, options.microbatches);
     for (int mb = 0; mb < options.microbatches; ++mb) {
       for (NodeId id : order) {
         if (graph->node(id).kind == OpKind::kInput) continue;

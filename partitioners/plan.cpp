@@ -26,6 +26,14 @@ std::string_view to_string(CollectiveKind kind) {
   return "?";
 }
 
+std::string_view to_string(CollectiveAlgorithm algorithm) {
+  switch (algorithm) {
+    case CollectiveAlgorithm::kRing: return "ring";
+    case CollectiveAlgorithm::kDirect: return "direct";
+  }
+  return "?";
+}
+
 std::vector<int> op_devices(const PlanOp& op) {
   switch (op.role) {
     case OpRole::kCompute:
@@ -74,12 +82,29 @@ Shape value_shape(const Plan& plan, const Value& value) {
 }
 
 int64_t value_elements(const Graph& graph, const Value& value) {
+  if (value.role == ValueRole::kParameter) {
+    return slice_cost(graph, value.node, Slice{{0, 1}, value.channels, value.reduce}).param_count;
+  }
   const Shape& shape = graph.node(value.node).output_shapes.at(static_cast<size_t>(value.output));
   return value.batch.size() * value.channels.size() * inner_count(shape);
 }
 
 int64_t value_bytes(const Graph& graph, const Value& value) {
   return value_elements(graph, value) * static_cast<int64_t>(sizeof(float));
+}
+
+int add_parameter_value(Plan& plan, int device, NodeId node, const Slice& slice) {
+  Value value;
+  value.id = static_cast<int>(plan.values.size());
+  value.role = ValueRole::kParameter;
+  value.device = device;
+  value.node = node;
+  value.channels = slice.out;
+  value.reduce = slice.reduce;
+  value.bytes = value_bytes(*plan.graph, value);
+  plan.values.push_back(value);
+  plan.parameters.push_back(value.id);
+  return value.id;
 }
 
 Range needed_input_channels(const Graph& graph, NodeId id, const Slice& slice, int slot) {
@@ -139,7 +164,7 @@ PlanTotals plan_totals(const Plan& plan) {
 }
 
 std::optional<double> ideal_bubble(const Plan& plan) {
-  if (plan.strategy != "pipeline") return std::nullopt;
+  if (!plan.traits.microbatched) return std::nullopt;
   const double n = plan.devices;
   const double m = plan.microbatches;
   return (n - 1) / (m + n - 1);

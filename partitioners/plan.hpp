@@ -19,7 +19,8 @@
 /// - Compute: computes `slice` of `node`. Every input value has the op's batch
 ///   rows; its channel range contains needed_input_channels(), which the
 ///   kernel reads at offset (needed.begin - value.channels.begin). Weights are
-///   the slice of params.hpp's tensors. A dense slice with a partial reduce
+///   the slice of params.hpp's tensors that its parameter value holds
+///   (PlanOp::params; Plan::parameters are resident before the run, untimed). A dense slice with a partial reduce
 ///   range writes the partial sum X[:, reduce]·W[reduce, out], adding the bias
 ///   only if reduce.begin == 0, and applies no activation (an epilogue does,
 ///   after the all-reduce). Cells with no h/c input (t = 0) start from zeros.
@@ -28,12 +29,16 @@
 /// - All-gather: every participant gets the union of the input slices,
 ///   assembled in channel order. Concat: the same, on the root only.
 ///   All-reduce: every participant gets the element-wise sum of the inputs.
-/// - A device runs its compute and epilogue ops in `schedule` order (the
-///   order they appear in `ops`); transfers and collectives run on copy lanes
-///   as soon as their inputs exist.
+///   Each runs as the sends of its `algorithm` (collective_schedule.hpp).
+/// - A device runs its compute and epilogue ops in `schedule` order, which
+///   is authoritative (any order that respects the data flow: a pipeline's
+///   fill-drain, or 1F1B); transfers and collectives run on copy lanes as
+///   soon as their inputs exist. plan_walk.hpp holds these rules for every
+///   backend.
 /// - Timeline spans: one per compute/epilogue op on its device's compute
 ///   lane; one per transfer on the destination's copy-in lane; one per output
-///   device of a collective, on that device's copy-in lane.
+///   device of a collective, on that device's copy-in lane (plan_walk.hpp:
+///   op_spans() gives each span's device, lane, kind, FLOPs and bytes).
 /// - Plan::outputs tile the network output [B, ...]; the executor assembles
 ///   them after the run (untimed).
 
@@ -50,17 +55,32 @@
 
 namespace splitscope {
 
-/// A tensor slice resident on one device: rows `batch` (micro-batch
-/// `microbatch`) and channels `channels` (along axis 0) of output `output` of
-/// graph node `node`. Stored contiguously as [rows][channels][inner...].
+/// What a value holds.
+enum class ValueRole : uint8_t {
+  kActivation,  ///< a slice of a graph tensor (or a network input)
+  kParameter,   ///< a slice of a layer's weights, resident before the run
+};
+
+/// A slice resident on one device.
+/// - An activation: rows `batch` (micro-batch `microbatch`) and channels
+///   `channels` (along axis 0) of output `output` of graph node `node`,
+///   stored contiguously as [rows][channels][inner...].
+/// - A parameter: the weights (every tensor of params.hpp) that a slice with
+///   output range `channels` and reduction range `reduce` of node `node`
+///   reads; one per device and weight set (OpNode::param_key) and ranges,
+///   shared by the ops that read the same (a recurrent layer's steps, a
+///   pipeline stage's micro-batches). Listed in Plan::parameters; read
+///   through PlanOp::params; `batch` is empty.
 struct Value {
   int id = -1;
+  ValueRole role = ValueRole::kActivation;
   int device = 0;
   NodeId node = 0;
   int output = 0;
   int microbatch = 0;
   Range batch;
   Range channels;
+  Range reduce;  ///< parameters: the reduction range of the slices reading it
   bool partial = false;  ///< a partial sum of a row-split product, awaiting an all-reduce
   bool pre_activation = false;  ///< an all-reduced sum whose activation is still to be applied
   int producer = -1;     ///< the op writing it; -1 for a network input, provided before the run
@@ -80,8 +100,17 @@ enum class CollectiveKind {
   kConcat,     ///< channel slices on the participants -> the whole tensor on one root (`device`)
 };
 
+/// How a collective moves its data (collective_schedule.hpp). Every backend
+/// runs the algorithm its plan op names, so measured and predicted
+/// collectives move the same bytes along the same paths.
+enum class CollectiveAlgorithm {
+  kRing,    ///< all-gather and all-reduce: NCCL's ring
+  kDirect,  ///< concat: every participant sends straight to the root
+};
+
 std::string_view to_string(OpRole role);
 std::string_view to_string(CollectiveKind kind);
+std::string_view to_string(CollectiveAlgorithm algorithm);
 
 struct PlanOp {
   int id = -1;
@@ -93,6 +122,7 @@ struct PlanOp {
   int device = 0;
   int src_device = -1;            ///< transfer: the source
   CollectiveKind collective = CollectiveKind::kAllGather;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;  ///< collective: how it runs
   std::vector<int> participants;  ///< collective: devices holding the inputs, in ring order
   Slice slice;                    ///< compute/epilogue: the slice of `node` computed
 
@@ -103,6 +133,9 @@ struct PlanOp {
   /// Value ids written. Compute: one per output of the node. Epilogue,
   /// transfer, concat: one. All-gather/all-reduce: one per participant.
   std::vector<int> outputs;
+  /// Compute: the parameter value (ValueRole::kParameter) whose weights it
+  /// reads, on its own device; -1 for an op without weights.
+  int params = -1;
 
   int64_t flops = 0;
   int64_t bytes_read = 0;     ///< compute: inputs + parameters read
@@ -124,8 +157,16 @@ struct DeviceMemory {
   int64_t peak = 0;              ///< params + activations_peak
 };
 
+/// What callers may need to know of the strategy that made a plan, rather
+/// than testing its name.
+struct StrategyTraits {
+  bool baseline = false;      ///< one device: the reference every other strategy is judged against
+  bool microbatched = false;  ///< takes micro-batches; its plan is a fill-drain pipeline of stages
+};
+
 struct Plan {
   std::string strategy;
+  StrategyTraits traits;
   int devices = 1;
   int microbatches = 1;
   std::shared_ptr<const Graph> graph;
@@ -133,9 +174,11 @@ struct Plan {
   std::vector<Value> values;
   std::vector<PlanOp> ops;  ///< every op's inputs are written by earlier ops (or are inputs)
   std::vector<int> inputs;  ///< network-input values, provided before the run
+  std::vector<int> parameters;  ///< parameter values, resident before the run (untimed)
   std::vector<int> outputs; ///< values that together tile the network output
-  /// Per device, its compute and epilogue ops in issue order (for pipelines,
-  /// the fill-drain order of the micro-batches).
+  /// Per device, its compute and epilogue ops in the order it runs them (for
+  /// pipelines, the fill-drain order of the micro-batches). Every backend
+  /// obeys it; it need not follow `ops`, only the data flow.
   std::vector<std::vector<int>> schedule;
   std::vector<DeviceMemory> memory;
   /// Why some ops were not split (e.g. "softmax runs whole on device 0").
@@ -154,10 +197,16 @@ std::string op_label(const Plan& plan, const PlanOp& op);
 
 /// Per-sample shape of a value's slice (axis 0 replaced by its channel count).
 Shape value_shape(const Plan& plan, const Value& value);
-/// Elements of a value's slice: batch rows × channels × the node output's inner elements.
+/// Elements of a value's slice: batch rows × channels × the node output's
+/// inner elements; for a parameter, the weights its slices read.
 int64_t value_elements(const Graph& graph, const Value& value);
 /// Its float32 bytes (Value::bytes, as every plan must count them).
 int64_t value_bytes(const Graph& graph, const Value& value);
+
+/// Adds to `plan` the parameter value holding the weights `slice` of `node`
+/// reads on `device`, lists it in Plan::parameters and returns its id. (The
+/// partitioners share one per distinct slice; plans made by hand call this.)
+int add_parameter_value(Plan& plan, int device, NodeId node, const Slice& slice);
 
 /// The channels (axis 0 of the input tensor) that a compute op reads from
 /// input slot `slot`: the reduce range of a dense slice; the channels of the
@@ -182,8 +231,8 @@ struct PlanTotals {
 };
 PlanTotals plan_totals(const Plan& plan);
 
-/// (N-1)/(M+N-1) for a pipeline of N stages and M micro-batches; nullopt for
-/// the other strategies.
+/// (N-1)/(M+N-1) for a micro-batched pipeline of N stages and M
+/// micro-batches; nullopt for the other strategies.
 std::optional<double> ideal_bubble(const Plan& plan);
 
 }  // namespace splitscope

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "partitioners/collective_schedule.hpp"
 #include "partitioners/plan_memory.hpp"
 #include "util/check.hpp"
 
@@ -15,10 +16,11 @@ bool contains(const std::vector<int>& list, int item) {
 
 }  // namespace
 
-PlanBuilder::PlanBuilder(std::shared_ptr<const Graph> graph, std::string strategy, int devices,
-                         int microbatches) {
+PlanBuilder::PlanBuilder(std::shared_ptr<const Graph> graph, std::string strategy, StrategyTraits traits,
+                         int devices, int microbatches) {
   SPLITSCOPE_CHECK(graph != nullptr && devices > 0 && microbatches > 0, "bad plan parameters");
   plan_.strategy = std::move(strategy);
+  plan_.traits = traits;
   plan_.devices = devices;
   plan_.microbatches = microbatches;
   plan_.graph = std::move(graph);
@@ -115,6 +117,7 @@ void PlanBuilder::wire(const Placement& placement) {
   op.bytes_read = cost.bytes_read;
   op.bytes_written = cost.bytes_written;
   op.param_count = cost.param_count;
+  if (cost.param_count > 0) op.params = parameter(placement.device, placement.node, placement.slice);
   op.id = static_cast<int>(plan_.ops.size());
   const bool partial = placement.slice.is_partial(node);
   for (size_t output = 0; output < node.output_shapes.size(); ++output) {
@@ -228,6 +231,17 @@ int PlanBuilder::add_value(int device, NodeId node, int output, int microbatch, 
   return value.id;
 }
 
+// The weights `slice` of `node` reads on `device`, one value per distinct
+// slice of a weight set, shared by every op reading it.
+int PlanBuilder::parameter(int device, NodeId node, const Slice& slice) {
+  const OpNode& op_node = plan_.graph->node(node);
+  const auto key = std::make_tuple(device, op_node.param_key, slice.out, slice.reduce);
+  if (const auto found = parameters_.find(key); found != parameters_.end()) return found->second;
+  const int id = add_parameter_value(plan_, device, node, slice);
+  parameters_.emplace(key, id);
+  return id;
+}
+
 int PlanBuilder::add_op(PlanOp op) {
   op.id = static_cast<int>(plan_.ops.size());
   plan_.ops.push_back(std::move(op));
@@ -262,6 +276,7 @@ void PlanBuilder::all_reduce(const std::vector<int>& partials) {
   PlanOp op;
   op.role = OpRole::kCollective;
   op.collective = CollectiveKind::kAllReduce;
+  op.algorithm = default_algorithm(op.collective);
   op.node = first.node;
   op.microbatch = first.microbatch;
   op.device = -1;
@@ -310,6 +325,7 @@ int PlanBuilder::gather(const std::vector<int>& slices, int device, bool to_all)
   PlanOp op;
   op.role = OpRole::kCollective;
   op.collective = to_all ? CollectiveKind::kAllGather : CollectiveKind::kConcat;
+  op.algorithm = default_algorithm(op.collective);
   op.node = first.node;
   op.microbatch = first.microbatch;
   op.device = to_all ? -1 : device;

@@ -12,6 +12,8 @@
 
 #include <memory>
 #include <string>
+#include <map>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -21,7 +23,7 @@ namespace splitscope {
 
 class PlanBuilder {
  public:
-  PlanBuilder(std::shared_ptr<const Graph> graph, std::string strategy, int devices,
+  PlanBuilder(std::shared_ptr<const Graph> graph, std::string strategy, StrategyTraits traits, int devices,
               int microbatches);
 
   /// Runs `slice` of `node` for micro-batch `microbatch` on `device`. Calls must
@@ -53,6 +55,7 @@ class PlanBuilder {
   int add_value(int device, NodeId node, int output, int microbatch, Range batch, Range channels,
                 bool partial, bool pre_activation, int producer);
   int add_op(PlanOp op);
+  int parameter(int device, NodeId node, const Slice& slice);
   int transfer(int value, int device);
   void all_reduce(const std::vector<int>& partials);
   int epilogue(int value);
@@ -65,6 +68,8 @@ class PlanBuilder {
   std::unordered_map<TensorKey, std::vector<int>> values_of_;       ///< every value of a tensor
   std::unordered_map<TensorKey, std::vector<int>> primary_of_;      ///< values written by compute slices
   std::unordered_map<TensorKey, std::vector<int>> whole_demand_;    ///< devices that need it whole
+  /// Parameter values by (device, weight set, out range, reduce range).
+  std::map<std::tuple<int, int, Range, Range>, int> parameters_;
 };
 
 }  // namespace splitscope

@@ -5,6 +5,9 @@
 #include <map>
 #include <stdexcept>
 
+#include "partitioners/collective_schedule.hpp"
+#include "partitioners/plan_walk.hpp"
+
 namespace splitscope {
 namespace {
 
@@ -53,6 +56,18 @@ class Checker {
       }
       writes_[static_cast<size_t>(input)] += 1;
       if (plan_.value(input).producer != -1) fail("input value {} has a producer", input);
+      if (plan_.value(input).role != ValueRole::kActivation) fail("input value {} is not an activation", input);
+    }
+    for (int id : plan_.parameters) {
+      if (!valid_value(id)) {
+        fail("parameter value {} does not exist", id);
+        continue;
+      }
+      writes_[static_cast<size_t>(id)] += 1;
+      const Value& value = plan_.value(id);
+      if (value.producer != -1 || value.role != ValueRole::kParameter) {
+        fail("parameter value {} is not a parameter resident before the run", id);
+      }
     }
     for (const PlanOp& op : plan_.ops) {
       if (op.id != static_cast<int>(&op - plan_.ops.data())) fail("op at index {} has id {}", &op - plan_.ops.data(), op.id);
@@ -80,13 +95,17 @@ class Checker {
     }
   }
 
-  /// Inputs exist and are written before `op`.
+  /// Inputs exist, hold activations, and are written before `op`.
   bool inputs_ready(const PlanOp& op) {
     bool ok = true;
     for (int input : op.inputs) {
       if (input < 0) continue;
       if (!valid_value(input)) {
         fail("{} reads value {} which does not exist", name(op), input);
+        ok = false;
+      } else if (plan_.value(input).role != ValueRole::kActivation) {
+        fail("{} reads parameter value {} as an input (parameters are read through PlanOp::params)", name(op),
+             input);
         ok = false;
       } else if (plan_.value(input).producer >= op.id) {
         fail("{} reads value {} before op {} writes it", name(op), input, plan_.value(input).producer);
@@ -103,6 +122,24 @@ class Checker {
       case OpRole::kEpilogue: check_epilogue(op); break;
       case OpRole::kTransfer: check_transfer(op); break;
       case OpRole::kCollective: check_collective(op); break;
+    }
+  }
+
+  /// A compute op with weights reads the parameter value of its own slice on its own device.
+  void check_params(const PlanOp& op, const SliceCost& cost) {
+    if (cost.param_count == 0) {
+      if (op.params != -1) fail("{} reads parameters its slice does not have", name(op));
+      return;
+    }
+    if (!valid_value(op.params) || plan_.value(op.params).role != ValueRole::kParameter) {
+      fail("{} has weights but reads no parameter value", name(op));
+      return;
+    }
+    const Value& params = plan_.value(op.params);
+    if (params.device != op.device || graph_.node(params.node).param_key != graph_.node(op.node).param_key ||
+        params.channels != op.slice.out || params.reduce != op.slice.reduce) {
+      fail("{} reads parameter value {}, which holds another slice or lives on device {}", name(op), op.params,
+           params.device);
     }
   }
 
@@ -154,6 +191,7 @@ class Checker {
     }
     const SliceCost cost = slice_cost(graph_, op.node, op.slice);
     if (cost.flops != op.flops) fail("{} counts {} FLOPs, its slice has {}", name(op), op.flops, cost.flops);
+    check_params(op, cost);
     boxes_[{op.node, op.microbatch}].push_back({op.slice.batch, op.slice.out, op.slice.reduce});
   }
 
@@ -192,6 +230,9 @@ class Checker {
     if (op.inputs.size() != op.participants.size() || op.inputs.empty()) {
       fail("{} needs one input per participant", name(op));
       return;
+    }
+    if (!algorithm_fits(op.collective, op.algorithm)) {
+      fail("{} cannot run as {}", name(op), to_string(op.algorithm));
     }
     std::vector<int> seen;
     for (size_t i = 0; i < op.inputs.size(); ++i) {
@@ -307,18 +348,12 @@ class Checker {
       fail("the schedule lists {} devices, the plan has {}", plan_.schedule.size(), plan_.devices);
       return;
     }
-    // Every device's list in one pass over the ops (not one pass per device: 10,000 devices).
-    std::vector<std::vector<int>> expected(static_cast<size_t>(plan_.devices));
-    for (const PlanOp& op : plan_.ops) {
-      const bool scheduled = op.role == OpRole::kCompute || op.role == OpRole::kEpilogue;
-      if (scheduled && op.device >= 0 && op.device < plan_.devices) {
-        expected[static_cast<size_t>(op.device)].push_back(op.id);
-      }
-    }
-    for (int device = 0; device < plan_.devices; ++device) {
-      if (plan_.schedule[static_cast<size_t>(device)] != expected[static_cast<size_t>(device)]) {
-        fail("device {}'s schedule is not its compute ops in plan order", device);
-      }
+    // The schedule is authoritative: any order of each device's compute ops
+    // that the data flow allows (plan_walk.hpp's rules, which every runner obeys).
+    try {
+      walk_plan(plan_);
+    } catch (const std::logic_error& e) {
+      fail("{}", e.what());
     }
     if (plan_.memory.size() != static_cast<size_t>(plan_.devices)) fail("memory is given for {} devices", plan_.memory.size());
   }

@@ -2,24 +2,16 @@
 
 #include <algorithm>
 #include <limits>
-#include <set>
-#include <tuple>
 
 namespace splitscope {
 namespace {
 
-constexpr int64_t kFloat = sizeof(float);
-
-/// Weights each device holds: one copy of each distinct slice of each weight
-/// set, however many steps or micro-batches use it.
+/// Weights each device holds: its parameter values (one per distinct slice
+/// of each weight set, however many steps or micro-batches read it).
 void add_params(const Plan& plan, std::vector<DeviceMemory>& memory) {
-  std::vector<std::set<std::tuple<int, Range, Range>>> held(static_cast<size_t>(plan.devices));
-  for (const PlanOp& op : plan.ops) {
-    if (op.role != OpRole::kCompute || op.param_count == 0) continue;
-    const int key = plan.graph->node(op.node).param_key;
-    if (held[static_cast<size_t>(op.device)].insert({key, op.slice.out, op.slice.reduce}).second) {
-      memory[static_cast<size_t>(op.device)].params += op.param_count * kFloat;
-    }
+  for (int id : plan.parameters) {
+    const Value& value = plan.value(id);
+    memory.at(static_cast<size_t>(value.device)).params += value.bytes;
   }
 }
 

@@ -60,7 +60,7 @@ class TensorPartitioner : public Partitioner {
     std::set<NodeId> seconds;
     for (const auto& pair : pairs) seconds.insert(pair.second);
 
-    PlanBuilder builder(graph, "tensor", options.devices, 1);
+    PlanBuilder builder(graph, "tensor", traits(), options.devices, 1);
     if (pairs.empty()) builder.note("no consecutive dense layers to pair: this is the vertical split");
     ChannelSplitter splitter(*graph, options.devices, builder);
     for (NodeId id : graph->wavefront_order()) {

@@ -22,7 +22,7 @@ class VerticalPartitioner : public Partitioner {
     require_one_microbatch(options, "vertical");
     const auto [most, limiter] = vertical_device_limit(*graph);
     require_devices(options, most, "vertical", "layer " + limiter + " has " + std::to_string(most) + " outputs to slice");
-    PlanBuilder builder(graph, "vertical", options.devices, 1);
+    PlanBuilder builder(graph, "vertical", traits(), options.devices, 1);
     ChannelSplitter splitter(*graph, options.devices, builder);
     bool whole_noted = false;
     for (NodeId id : graph->wavefront_order()) {

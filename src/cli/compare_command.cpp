@@ -50,7 +50,7 @@ std::vector<std::string> chosen_strategies(const CompareOptions& options, const 
       int most = 1;
       for (const auto& name : strategy_names()) {
         const auto partitioner = make_partitioner(name);
-        if (name == "single" || !partitioner->applies(graph, 2)) continue;
+        if (partitioner->traits().baseline || !partitioner->applies(graph, 2)) continue;
         most = std::max(most, std::min(partitioner->max_devices(graph), options.devices - 1));
       }
       throw InputError("--devices", "",
@@ -66,10 +66,12 @@ std::vector<std::string> chosen_strategies(const CompareOptions& options, const 
       for (const auto& strategy : known) listed += (listed.empty() ? "" : ", ") + strategy;
       throw InputError("--strategies", "", "unknown strategy '" + name + "'; use some of " + listed);
     }
-    // Each once: the speedups are against `single`, which always runs first.
-    if (name != "single" && std::find(chosen.begin(), chosen.end(), name) == chosen.end()) chosen.push_back(name);
+    // Each once: the speedups are against the baseline (`single`), which always runs first.
+    if (name != baseline_strategy() && std::find(chosen.begin(), chosen.end(), name) == chosen.end()) {
+      chosen.push_back(name);
+    }
   }
-  chosen.insert(chosen.begin(), "single");
+  chosen.insert(chosen.begin(), baseline_strategy());
   return chosen;
 }
 
@@ -114,7 +116,8 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
   const auto graph = load_network(options.model, execution.batch);
   const auto strategies = chosen_strategies(options, *graph);
   const int microbatches = options.microbatches.value_or(default_microbatches(*graph, options.devices));
-  if (options.microbatches && std::find(strategies.begin(), strategies.end(), "pipeline") == strategies.end()) {
+  const auto microbatched = [](const std::string& name) { return make_partitioner(name)->traits().microbatched; };
+  if (options.microbatches && std::none_of(strategies.begin(), strategies.end(), microbatched)) {
     // As `plan` and `run` refuse it: the number would be silently ignored.
     throw InputError("--microbatches", "",
                      "applies to the pipeline strategy only, which this comparison does not run; drop "
@@ -123,8 +126,9 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
 
   std::vector<std::shared_ptr<const Plan>> plans;
   for (const auto& strategy : strategies) {
-    const int devices = strategy == "single" ? 1 : options.devices;
-    const int m = strategy == "pipeline" ? microbatches : 1;
+    const StrategyTraits traits = make_partitioner(strategy)->traits();
+    const int devices = traits.baseline ? 1 : options.devices;
+    const int m = traits.microbatched ? microbatches : 1;
     auto plan = std::make_shared<const Plan>(make_partitioner(strategy)->partition(
         graph, partition_options(execution, backend, devices, m)));
     check(*plan);

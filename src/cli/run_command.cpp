@@ -88,9 +88,10 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
   // The baseline every speedup is against: `single` on the same backend.
   std::shared_ptr<const Plan> single = plan;
   RunResult single_result = result;
-  if (options.strategy != "single") {
-    single = make_checked_plan(graph, "single", partition_options(options.execution, backend, 1, 1));
-    progress.begin_run(fmt::format("single on {} (baseline)", backend));
+  if (!plan->traits.baseline) {
+    const std::string baseline = baseline_strategy();
+    single = make_checked_plan(graph, baseline, partition_options(options.execution, backend, 1, 1));
+    progress.begin_run(fmt::format("{} on {} (baseline)", baseline, backend));
     single_result = executor->run(*single, run);
     progress.end_run();
     builder.add(single, single_result, false);

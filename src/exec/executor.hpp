@@ -10,10 +10,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
-#include <vector>
 
 #include "partitioners/plan.hpp"
+#include "timeline/run_result.hpp"
 #include "timeline/timeline.hpp"
 
 namespace splitscope {
@@ -28,32 +27,6 @@ struct RunOptions {
   bool want_output = true;   ///< gather the network output into RunResult::output
   /// Called before each run (warm-up runs have index < 0); for progress output.
   std::function<void(int index, int repeats)> on_repeat;
-};
-
-/// A float32 tensor in host memory, [batch, ...per-sample shape].
-struct HostTensor {
-  std::vector<int64_t> shape;
-  std::vector<float> data;
-};
-
-/// What a run was run on, for reports.
-struct RunInfo {
-  std::string backend;       ///< "cpu", "cuda", "sim"
-  bool measured = true;      ///< false for the simulator
-  std::string device_mode;   ///< "cpu threads", "physical", "virtual (green contexts, 33 SMs each)", "simulated"
-  std::string machine_name;
-  std::string device_name;
-  std::string driver;
-  /// Memory each device may use (bytes), for the "fits" check; empty if unknown.
-  std::vector<int64_t> device_memory_bytes;
-  /// Backend facts worth reporting: ("p2p", "yes"), ("link", "host"), ("dtype", "fp32"), ...
-  std::vector<std::pair<std::string, std::string>> facts;
-};
-
-struct RunResult {
-  HostTensor output;               ///< empty when not wanted, or for the simulator
-  std::vector<Timeline> timelines; ///< one per timed repeat
-  RunInfo info;
 };
 
 class Executor {

@@ -55,7 +55,7 @@ Comparison ComparisonBuilder::build() && {
     group.machine = pending.front().result.info.machine_name;
     group.measured = pending.front().result.info.measured;
     for (const Pending& run : pending) {
-      if (run.plan->strategy == "single" && !group.baseline) group.baseline = summarize(*run.plan, run.result);
+      if (run.plan->traits.baseline && !group.baseline) group.baseline = summarize(*run.plan, run.result);
     }
     const RunSummary* baseline = group.baseline ? &*group.baseline : nullptr;
     for (Pending& run : pending) {

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "exec/executor.hpp"
 #include "partitioners/plan.hpp"
 #include "report/report_context.hpp"
 #include "report/run_report.hpp"
+#include "timeline/run_result.hpp"
 
 namespace splitscope {
 

@@ -156,7 +156,7 @@ Judgement judge(const RunSummary& run, const RunSummary* baseline) {
   judgement.baseline_makespan_ms = baseline->makespan->median_ms;
   const double speedup = baseline->makespan->median_ms / run.makespan->median_ms;
   judgement.speedup = speedup;
-  if (run.strategy == "single") {
+  if (run.baseline) {
     judgement.verdict = Verdict::kEven;
     judgement.decider = Decider::kIsBaseline;
     judgement.reason = "the single-device baseline";

@@ -12,7 +12,7 @@ RunReport make_run_report(std::shared_ptr<const Plan> plan, const RunResult& res
   if (report.summary.timed()) {
     report.timeline = result.timelines[static_cast<size_t>(report.summary.makespan->representative)];
   }
-  const bool is_baseline = baseline == nullptr && plan->strategy == "single";
+  const bool is_baseline = baseline == nullptr && plan->traits.baseline;
   report.judgement = judge(report.summary, is_baseline ? &report.summary : baseline);
   report.plan = std::move(plan);
   return report;

@@ -6,10 +6,10 @@
 
 #include <memory>
 
-#include "exec/executor.hpp"
 #include "partitioners/plan.hpp"
 #include "report/judgement.hpp"
 #include "report/run_summary.hpp"
+#include "timeline/run_result.hpp"
 #include "timeline/timeline.hpp"
 
 namespace splitscope {

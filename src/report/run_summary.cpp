@@ -1,7 +1,6 @@
 #include "report/run_summary.hpp"
 
 #include <algorithm>
-#include <array>
 #include <limits>
 #include <map>
 
@@ -27,6 +26,12 @@ std::pair<int, double> largest_share(const std::vector<DeviceSummary>& devices, 
 
 std::string movement_kind(const PlanOp& op) {
   return op.role == OpRole::kTransfer ? std::string("transfer") : std::string(to_string(op.collective));
+}
+
+/// The order kinds are listed in: transfers, then the collectives in
+/// CollectiveKind order, so that a new collective appears without a list to update.
+int movement_order(const PlanOp& op) {
+  return op.role == OpRole::kTransfer ? -1 : static_cast<int>(op.collective);
 }
 
 /// Per-device busy intervals by kind, from one repeat.
@@ -67,14 +72,13 @@ void fill_movement(const Plan& plan, const Timeline* timeline, RunSummary& summa
       time.end = std::max(time.end, span.end_us);
     }
   }
-  static constexpr std::array<const char*, 4> kKinds{"transfer", "all-gather", "all-reduce", "concat"};
-  std::map<std::string, MovementSummary> by_kind;
-  std::map<std::string, double> bus_bytes;  // payload · bus factor, summed
+  std::map<int, MovementSummary> by_kind;  // by movement_order()
+  std::map<int, double> bus_bytes;         // payload · bus factor, summed
   for (const PlanOp& op : plan.ops) {
     if (op.role != OpRole::kTransfer && op.role != OpRole::kCollective) continue;
-    const std::string kind = movement_kind(op);
+    const int kind = movement_order(op);
     MovementSummary& entry = by_kind[kind];
-    entry.kind = kind;
+    entry.kind = movement_kind(op);
     entry.count += 1;
     entry.bytes_moved += op.bytes_moved;
     const int64_t payload = op.role == OpRole::kTransfer ? op.bytes_moved : op.payload_bytes;
@@ -85,10 +89,7 @@ void fill_movement(const Plan& plan, const Timeline* timeline, RunSummary& summa
     bus_bytes[kind] += static_cast<double>(payload) * factor;
     if (auto it = times.find(op.id); it != times.end()) entry.time_ms += (it->second.end - it->second.start) / 1000.0;
   }
-  for (const char* kind : kKinds) {
-    auto it = by_kind.find(kind);
-    if (it == by_kind.end()) continue;
-    MovementSummary& entry = it->second;
+  for (auto& [kind, entry] : by_kind) {
     const double seconds = entry.time_ms / 1000.0;
     entry.algbw_gbps = gigabytes_per_second(entry.payload_bytes, seconds);
     entry.busbw_gbps = seconds > 0 ? bus_bytes[kind] / seconds / 1e9 : 0.0;
@@ -134,6 +135,7 @@ RunSummary summarize(const Plan& plan, const RunResult& result) {
   summary.flops = plan.graph->total_flops();
   summary.batch = plan.graph->batch();
   summary.strategy = plan.strategy;
+  summary.baseline = plan.traits.baseline;
   summary.devices = plan.devices;
   summary.microbatches = plan.microbatches;
   summary.info = result.info;

@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "exec/executor.hpp"
 #include "partitioners/plan.hpp"
 #include "report/critical_path.hpp"
 #include "report/makespan_stats.hpp"
 #include "report/memory_fit.hpp"
+#include "timeline/run_result.hpp"
 
 namespace splitscope {
 
@@ -78,6 +78,7 @@ struct RunSummary {
   int64_t flops = 0;  ///< the network's forward FLOPs for the whole batch
   int64_t batch = 0;
   std::string strategy;
+  bool baseline = false;  ///< the strategy is the baseline the others are judged against (StrategyTraits)
   int devices = 1;
   int microbatches = 1;
   RunInfo info;

@@ -6,7 +6,8 @@
 #include <cstdint>
 #include <limits>
 
-#include "sim/collectives.hpp"
+#include "partitioners/collective_schedule.hpp"
+#include "partitioners/plan_walk.hpp"
 #include "sim/event_queue.hpp"
 #include "sim/flow_network.hpp"
 #include "util/check.hpp"
@@ -60,13 +61,12 @@ struct OpState {
   uint16_t device = 0;     ///< compute: where it runs; transfer: the destination
   uint16_t source = 0;     ///< transfer: the source device
   uint8_t role_code = 0;   ///< the OpRole
-  uint8_t flags = 0;       ///< kScheduled, kDone
+  uint8_t flags = 0;       ///< kDone
 
   OpRole role() const { return static_cast<OpRole>(role_code); }
 };
 static_assert(sizeof(OpState) == 16);
 
-constexpr uint8_t kScheduled = 1;
 constexpr uint8_t kDone = 2;
 
 /// One reader of a value, in a list per value (latest op first; the order
@@ -133,7 +133,7 @@ class Engine {
     for (NodeId node = 0; node < node_kinds_.size(); ++node) node_kinds_[node] = plan_.graph->node(node).kind;
     read_values(ops, values);
     read_ops(ops, values);
-    check_schedule(ops);
+    check_schedule();
   }
 
   /// Each op's outputs, from Value::producer in one sequential pass (the
@@ -175,10 +175,8 @@ class Engine {
           SPLITSCOPE_CHECK(on_device(op.device), fmt::format("op {} is on device {}, outside the plan's {}",
                                                              id, op.device, plan_.devices));
           state.device = static_cast<uint16_t>(op.device);
-          ++compute_ops_;
           // end_us holds the duration (seconds) until the op starts.
-          add_span(op.device, Lane::kCompute, SpanKind::kCompute, op.id,
-                   costs_.op_seconds(plan_, op, node_kinds_.at(op.node)), op.flops, 0);
+          add_span(single_span(op), costs_.op_seconds(plan_, op, node_kinds_.at(op.node)));
           break;
         case OpRole::kTransfer:
           SPLITSCOPE_CHECK(on_device(op.device) && on_device(op.src_device) && op.inputs.size() == 1 &&
@@ -186,8 +184,7 @@ class Engine {
                            fmt::format("transfer op {} must move one value between two of the plan's devices", id));
           state.device = static_cast<uint16_t>(op.device);
           state.source = static_cast<uint16_t>(op.src_device);
-          // bytes_moved of a transfer is its value's bytes (plan.hpp).
-          add_span(op.device, Lane::kCopyIn, SpanKind::kTransfer, op.id, 0, 0, op.bytes_moved);
+          add_span(single_span(op), 0);
           break;
         case OpRole::kCollective:
           for (int device : op_devices(op)) {
@@ -197,7 +194,7 @@ class Engine {
           state.collective = static_cast<int>(collectives_.size());
           collectives_.push_back(start_collective(op));
           for (const CollectiveDelivery& delivery : collectives_.back().schedule.deliveries) {
-            add_span(delivery.device, Lane::kCopyIn, SpanKind::kCollective, op.id, 0, 0, delivery.bytes_received);
+            add_span(delivery_span(op, delivery), 0);
           }
           break;
       }
@@ -215,15 +212,15 @@ class Engine {
   }
 
   /// Appends a span, built in place (a million of them is much of the work).
-  void add_span(int device, Lane lane, SpanKind kind, int op, double end_us, int64_t flops, int64_t bytes) {
+  void add_span(const SpanSlot& slot, double end_us) {
     Span& span = timeline_.spans.emplace_back();
-    span.device = device;
-    span.lane = lane;
-    span.kind = kind;
-    span.op = op;
+    span.device = slot.device;
+    span.lane = slot.lane;
+    span.kind = slot.kind;
+    span.op = slot.op;
     span.end_us = end_us;
-    span.flops = flops;
-    span.bytes = bytes;
+    span.flops = slot.flops;
+    span.bytes = slot.bytes;
   }
 
   CollectiveRun start_collective(const PlanOp& op) const {
@@ -234,7 +231,7 @@ class Engine {
                      fmt::format("collective op {} reads one value twice", op.id));
     CollectiveRun run;
     run.op = op.id;
-    run.schedule = decompose_collective(plan_, op);
+    run.schedule = collective_schedule(plan_, op);
     run.send_waits.reserve(run.schedule.sends.size());
     for (const CollectiveSend& send : run.schedule.sends) run.send_waits.push_back(send.waits_for);
     for (const CollectiveDelivery& delivery : run.schedule.deliveries) {
@@ -244,29 +241,8 @@ class Engine {
     return run;
   }
 
-  /// Every compute op is in its device's schedule exactly once.
-  void check_schedule(size_t ops) {
-    SPLITSCOPE_CHECK(plan_.schedule.size() <= static_cast<size_t>(plan_.devices), "a schedule per device");
-    size_t scheduled = 0;
-    for (size_t d = 0; d < plan_.schedule.size(); ++d) {
-      for (int id : plan_.schedule[d]) {
-        SPLITSCOPE_CHECK(id >= 0 && static_cast<size_t>(id) < ops, "schedule of an unknown op");
-        OpState& state = state_[static_cast<size_t>(id)];
-        SPLITSCOPE_CHECK(state.role() == OpRole::kCompute || state.role() == OpRole::kEpilogue,
-                         fmt::format("schedule[{}] lists op {}, which is no compute op", d, id));
-        SPLITSCOPE_CHECK(state.device == d, fmt::format("schedule[{}] lists op {} of device {}", d, id, state.device));
-        SPLITSCOPE_CHECK(!(state.flags & kScheduled), fmt::format("op {} is scheduled twice", id));
-        state.flags |= kScheduled;
-        ++scheduled;
-      }
-    }
-    if (scheduled == compute_ops_) return;
-    for (const PlanOp& op : plan_.ops) {
-      SPLITSCOPE_CHECK((state_[static_cast<size_t>(op.id)].flags & kScheduled) || op.role == OpRole::kTransfer ||
-                           op.role == OpRole::kCollective,
-                       fmt::format("compute op {} ({}) is in no schedule", op.id, op_label(plan_, op)));
-    }
-  }
+  /// Every compute op is in its device's schedule exactly once (plan_walk.hpp's rule).
+  void check_schedule() { schedule_predecessors(plan_); }
 
   /// Time 0: whatever reads only network inputs starts.
   void start() {
@@ -479,7 +455,6 @@ class Engine {
   EventQueue<Payload> queue_;
   double now_ = 0;
   size_t finished_ = 0;
-  size_t compute_ops_ = 0;
   Timeline timeline_;  ///< the spans, written as the ops run
 
   std::vector<OpState> state_;

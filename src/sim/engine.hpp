@@ -8,12 +8,13 @@
 /// - a transfer starts when its input exists, pays its route's latency, then
 ///   drains its bytes over the links of its route, sharing their bandwidth
 ///   with whatever else crosses them (flow_network.hpp);
-/// - a collective runs as the point-to-point sends of collectives.hpp, each
-///   as soon as its data exists;
+/// - a collective runs as the point-to-point sends of its algorithm
+///   (partitioners/collective_schedule.hpp, the schedule the executors run),
+///   each as soon as what it waits for exists;
 /// - network inputs exist at time 0.
-/// Spans: one per compute/epilogue op on its device's compute lane; one per
-/// transfer on the destination's copy-in lane (bytes = the value's bytes);
-/// one per output device of a collective on its copy-in lane, from the first
+/// Spans (partitioners/plan_walk.hpp's op_spans): one per compute/epilogue
+/// op on its device's compute lane; one per transfer on the destination's
+/// copy-in lane; one per output device of a collective on its copy-in lane, from the first
 /// send into or out of that device to the moment its output is complete
 /// (bytes = what it received). Copy-in spans of one device may overlap:
 /// concurrent transfers share bandwidth instead of queueing. Spans come out

@@ -5,11 +5,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <variant>
 
 #include "exec/cuda/calibration.hpp"
 #include "exec/cuda/plan_compiler.hpp"
 #include "ir/op_signature.hpp"
 #include "ir/params.hpp"
+#include "partitioners/collective_schedule.hpp"
+#include "partitioners/partitioner.hpp"
 #include "program_interpreter.hpp"
 #include "reference_network.hpp"
 
@@ -102,34 +105,52 @@ TEST(PlanCompiler, DeviceLinkTransferIsOnePeerCopyThatItsConsumerWaitsFor) {
   }
 }
 
-TEST(PlanCompiler, AllReduceSumsInParticipantOrderOnEveryDevice) {
-  const Plan plan = make_plan(zoo_graph("mlp-small"), "tensor", 2);
+// The ring the plan names (collective_schedule.hpp): on each of N devices,
+// 2(N-1) copies into its copy-in stream; the N-1 reduce-scatter ones land
+// in a receive buffer that a sum kernel adds to the device's own chunk.
+TEST(PlanCompiler, AllReduceRunsTheRingThePlanNames) {
+  const Plan plan = make_plan(zoo_graph("mlp-small"), "tensor", 3);
   const DeviceProgram program = gpu::compile_plan(plan, CompileOptions{LinkMode::kDevice});
   const PlanOp& reduce = first_op(plan, OpRole::kCollective, CollectiveKind::kAllReduce);
+  ASSERT_EQ(reduce.algorithm, CollectiveAlgorithm::kRing);
+  const size_t n = reduce.participants.size();
+  ASSERT_EQ(n, 3u);
+  const CollectiveSchedule schedule = collective_schedule(plan, reduce);
   const auto spans = spans_of(program, reduce.id);
-  ASSERT_EQ(spans.size(), reduce.outputs.size());
-  for (int s : spans) {
-    const gpu::SpanSpec& span = program.spans[static_cast<size_t>(s)];
+  ASSERT_EQ(spans.size(), n);
+  int64_t bytes = 0;
+  for (size_t d = 0; d < n; ++d) {
+    const gpu::SpanSpec& span = program.spans[static_cast<size_t>(spans[d])];
+    EXPECT_EQ(span.device, reduce.participants[d]);
     EXPECT_EQ(span.kind, SpanKind::kCollective);
     EXPECT_EQ(span.lane, Lane::kCopyIn);
-    const gpu::Step& last = program.steps[static_cast<size_t>(span.steps.back())];
-    EXPECT_EQ(last.stream, (gpu::StreamId{span.device, StreamLane::kCopyIn}));
-    const auto& sum = std::get<gpu::SumStep>(last.action);
-    ASSERT_EQ(sum.inputs.size(), reduce.participants.size());
-    int64_t remote_bytes = 0;
-    for (size_t i = 0; i < reduce.participants.size(); ++i) {
-      const int input_buffer = program.value_buffer[static_cast<size_t>(reduce.inputs[i])];
-      if (reduce.participants[i] == span.device) {
-        EXPECT_EQ(sum.inputs[i].buffer, input_buffer) << "the local partial is summed in place";
-      } else {
-        const gpu::BufferSpec& receive = program.buffers[static_cast<size_t>(sum.inputs[i].buffer)];
-        EXPECT_EQ(receive.kind, BufferKind::kReceive);
-        EXPECT_EQ(receive.device, span.device);
-        remote_bytes += plan.value(reduce.inputs[i]).bytes;
+    EXPECT_EQ(span.bytes, schedule.deliveries[d].bytes_received);
+    bytes += span.bytes;
+    const int own = program.value_buffer[static_cast<size_t>(reduce.inputs[d])];
+    const int out = program.value_buffer[static_cast<size_t>(reduce.outputs[d])];
+    size_t copies = 0;
+    size_t sums = 0;
+    for (int s : span.steps) {
+      const gpu::Step& step = program.steps[static_cast<size_t>(s)];
+      EXPECT_EQ(step.stream, (gpu::StreamId{span.device, StreamLane::kCopyIn}));
+      if (std::holds_alternative<gpu::CopyStep>(step.action)) {
+        ++copies;
+        continue;
       }
+      const auto& sum = std::get<gpu::SumStep>(step.action);
+      ++sums;
+      ASSERT_EQ(sum.inputs.size(), 2u);
+      EXPECT_EQ(sum.inputs[0].buffer, own) << "the device's own chunk";
+      EXPECT_EQ(sum.inputs[0].offset, sum.y.offset) << "the same chunk of the output";
+      EXPECT_EQ(program.buffers[static_cast<size_t>(sum.inputs[1].buffer)].kind, BufferKind::kReceive);
+      EXPECT_EQ(sum.y.buffer, out);
     }
-    EXPECT_EQ(span.bytes, remote_bytes);
+    EXPECT_EQ(copies, 2 * (n - 1));
+    EXPECT_EQ(sums, n - 1);
   }
+  // Each device receives 2(N-1)/N of the tensor: bytes_moved in all.
+  EXPECT_EQ(bytes, reduce.bytes_moved);
+  EXPECT_EQ(bytes, 2 * static_cast<int64_t>(n - 1) * plan.value(reduce.inputs[0]).bytes);
 }
 
 TEST(PlanCompiler, PartialProductsAddTheBiasOnceAndLeaveTheActivationToTheEpilogue) {
@@ -440,8 +461,10 @@ TEST(PlanCompiler, FlattenAndSoftmaxSlicesReadTheirPartOfAWiderValue) {
 }
 
 TEST(PlanCompiler, WaitsPointBackToOtherStreamsAndComputeStaysOnTheComputeStream) {
-  for (const char* strategy : {"horizontal", "pipeline", "vertical", "tensor"}) {
-    const Plan plan = make_plan(zoo_graph("gru-small"), strategy, 2, std::string(strategy) == "pipeline" ? 2 : 1);
+  for (const std::string& strategy : strategy_names()) {
+    const StrategyTraits traits = make_partitioner(strategy)->traits();
+    if (traits.baseline) continue;
+    const Plan plan = make_plan(zoo_graph("gru-small"), strategy, 2, traits.microbatched ? 2 : 1);
     const DeviceProgram program = gpu::compile_plan(plan, CompileOptions{LinkMode::kHost});
     // Every split plan moves data between devices, so some step must wait on another stream.
     size_t waits = 0;
@@ -475,6 +498,37 @@ TEST(PlanCompiler, DeviceBytesCountEveryBufferOnItsDeviceAndNoPinnedHostMemory) 
   // float32: device 0 holds 4·(10 + 5) = 60 B, device 1 4·3 = 12 B, device 2 nothing; the 400 B
   // of pinned host memory (device -1) belong to no device.
   EXPECT_EQ(gpu::device_bytes(program), (std::vector<int64_t>{60, 12, 0}));
+}
+
+}  // namespace
+}  // namespace splitscope::testing
+
+namespace splitscope::testing {
+namespace {
+
+// Plan::schedule is authoritative: a last stage that runs its micro-batches
+// in reverse gets its compute steps issued in that order (a stream runs what
+// it is given in order), and computes the same output.
+TEST(PlanCompiler, ComputeStreamsFollowTheSchedule) {
+  const Plan original = make_plan(zoo_graph("mlp-small"), "pipeline", 2, 3);
+  Plan reordered = original;
+  auto& last_stage = reordered.schedule[1];
+  std::stable_sort(last_stage.begin(), last_stage.end(),
+                   [&](int a, int b) { return reordered.op(a).microbatch > reordered.op(b).microbatch; });
+  ASSERT_NE(last_stage, original.schedule[1]);
+  const DeviceProgram program = gpu::compile_plan(reordered, CompileOptions{});
+  for (int device = 0; device < 2; ++device) {
+    std::vector<int> issued;
+    for (const gpu::Step& step : program.steps) {
+      if (!(step.stream == gpu::StreamId{device, StreamLane::kCompute})) continue;
+      const int op = program.spans[static_cast<size_t>(step.span)].op;
+      if (issued.empty() || issued.back() != op) issued.push_back(op);
+    }
+    EXPECT_EQ(issued, reordered.schedule[static_cast<size_t>(device)]) << "device " << device;
+  }
+  const Interpretation before = interpret(original, gpu::compile_plan(original, CompileOptions{}), 3);
+  const Interpretation after = interpret(reordered, program, 3);
+  EXPECT_EQ(relative_error(after.output, before.output), 0.0);
 }
 
 }  // namespace

@@ -286,7 +286,9 @@ Interpretation interpret(const Plan& plan, const DeviceProgram& program, uint64_
     result.order.push_back(next);
   }
   for (size_t id = 0; id < plan.values.size(); ++id) {
-    result.values.push_back(machine.buffer(program.value_buffer[id]));
+    // Parameter values have no buffer of their own (their tensors have weight buffers).
+    const int buffer = program.value_buffer[id];
+    result.values.push_back(buffer >= 0 ? machine.buffer(buffer) : std::vector<float>{});
   }
   result.output = make_output_tensor(plan);
   for (int id : plan.outputs) {

@@ -3,12 +3,15 @@
 #include <map>
 #include <stdexcept>
 
+#include "partitioners/collective_schedule.hpp"
 #include "partitioners/plan_memory.hpp"
 
 namespace splitscope::testing_support {
 
 HandPlan::HandPlan(std::shared_ptr<const Graph> graph, std::string strategy, int devices, int microbatches) {
   plan_.strategy = std::move(strategy);
+  // A hand plan named after a strategy has that strategy's traits.
+  plan_.traits = {.baseline = plan_.strategy == "single", .microbatched = plan_.strategy == "pipeline"};
   plan_.devices = devices;
   plan_.microbatches = microbatches;
   plan_.graph = std::move(graph);
@@ -61,6 +64,18 @@ std::vector<int> HandPlan::compute(NodeId node, int device, const Slice& slice, 
   op.bytes_read = cost.bytes_read;
   op.bytes_written = cost.bytes_written;
   op.param_count = cost.param_count;
+  if (cost.param_count > 0) {
+    // One parameter value per device and slice of a weight set, as the partitioners make them.
+    const int key = plan_.graph->node(node).param_key;
+    for (int held : plan_.parameters) {
+      const Value& value = plan_.value(held);
+      if (value.device == device && plan_.graph->node(value.node).param_key == key && value.channels == slice.out &&
+          value.reduce == slice.reduce) {
+        op.params = held;
+      }
+    }
+    if (op.params < 0) op.params = add_parameter_value(plan_, device, node, slice);
+  }
   const int id = add_op(op);
   const size_t outputs = plan_.graph->node(node).output_shapes.size();
   for (size_t k = 0; k < outputs; ++k) {
@@ -94,6 +109,7 @@ std::vector<int> HandPlan::gather(const std::vector<int>& values, bool to_all, i
   PlanOp op;
   op.role = OpRole::kCollective;
   op.collective = to_all ? CollectiveKind::kAllGather : CollectiveKind::kConcat;
+  op.algorithm = default_algorithm(op.collective);
   const Value first = plan_.value(values.front());
   op.node = first.node;
   op.microbatch = first.microbatch;

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+
 #include "exec/cpu/host_info.hpp"
 #include "exec/cpu/intra_op_pool.hpp"
 #include "exec/cpu/thread_config.hpp"
@@ -10,6 +13,7 @@
 #include "hand_plan.hpp"
 #include "ir/params.hpp"
 #include "naive_reference.hpp"
+#include "partitioners/partitioner.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {
@@ -105,19 +109,30 @@ TEST(WeightSlices, AreTheirElementsOfTheWholeTensors) {
   EXPECT_EQ(first.tensors[kBias][0], param_value(9, dense_key, kBias, 2, dense_params[kBias].scale));
 }
 
+// A recurrent layer's steps on one device read one parameter value (the plan
+// shares it), and the store materialises each parameter value once.
 TEST(WeightStore, SharesASliceAmongTheStepsOfALayer) {
   const auto graph = testing_support::graph_from_json(R"({"batch": 2, "input": [3, 5], "layers": [
       {"type": "gru", "hidden": 4, "return_sequences": false}]})");
+  const Plan plan = make_partitioner("vertical")->partition(graph, {2, 1, nullptr});
+  std::map<int, std::set<int>> params_of_device;
+  for (const PlanOp& op : plan.ops) {
+    if (op.role != OpRole::kCompute || graph->node(op.node).kind != OpKind::kGruCell) continue;
+    ASSERT_GE(op.params, 0);
+    EXPECT_EQ(plan.value(op.params).device, op.device);
+    params_of_device[op.device].insert(op.params);
+  }
+  ASSERT_EQ(params_of_device.size(), 2u);
+  for (const auto& [device, params] : params_of_device) EXPECT_EQ(params.size(), 1u) << "device " << device;
   SerialFor serial;
   WeightStore store(*graph, 1, serial);
-  const Slice slice{{0, 2}, {0, 2}, {0, 5}};
-  const auto t0 = store.get(0, 3, slice);  // nodes 3, 4, 5 are the cells of steps 0, 1, 2
-  const auto t2 = store.get(0, 5, slice);
-  const auto other_device = store.get(1, 5, slice);
-  EXPECT_EQ(t0.get(), t2.get());
-  EXPECT_NE(t0.get(), other_device.get());
+  const Value& on0 = plan.value(*params_of_device[0].begin());
+  const Value& on1 = plan.value(*params_of_device[1].begin());
+  EXPECT_EQ(store.get(on0).get(), store.get(on0).get());
+  EXPECT_NE(store.get(on0).get(), store.get(on1).get());
   // Two slices of 2 units: Wx 5·3·2 + Wh 4·3·2 + b 3·2 = 60 floats each.
   EXPECT_EQ(store.bytes(), 2 * 60 * 4);
+  EXPECT_EQ(on0.bytes + on1.bytes, 2 * 60 * 4);
 }
 
 TEST(ValueBuffers, InputsFollowTheNetworkInputLayout) {

@@ -39,8 +39,13 @@ std::vector<StrategyCase> all_cases() {
   std::vector<StrategyCase> cases;
   for (const char* network : {"mlp-small", "cnn-small", "lstm-small", "gru-small", "residual-small", "towers-small"}) {
     for (int devices : {2, 3, 4}) {
-      for (const char* strategy : {"horizontal", "vertical", "tensor"}) cases.push_back({network, strategy, devices, 1});
-      for (int microbatches : {2, 3}) cases.push_back({network, "pipeline", devices, microbatches});
+      for (const std::string& strategy : strategy_names()) {
+        const StrategyTraits traits = make_partitioner(strategy)->traits();
+        if (traits.baseline) continue;
+        for (int microbatches : traits.microbatched ? std::vector<int>{2, 3} : std::vector<int>{1}) {
+          cases.push_back({network, strategy, devices, microbatches});
+        }
+      }
     }
   }
   return cases;

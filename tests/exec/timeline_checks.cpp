@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iterator>
 #include <map>
 #include <set>
@@ -54,9 +55,16 @@ void expect_timeline_follows_plan(const Plan& plan, const Timeline& timeline) {
       }
     }
     expected += count;
-    // Inputs first: the span that wrote each input (for a collective, the one on the value's device).
+    // Inputs first: the span that wrote each input (for a collective, the one
+    // on the value's device). A collective's sends start as their own data
+    // exists, so each of its spans starts after some input was written and
+    // ends after every input was.
+    double first_input_end = -1;
     for (int input : op.inputs) {
-      if (input < 0 || plan.value(input).producer < 0) continue;
+      if (input < 0 || plan.value(input).producer < 0) {
+        first_input_end = 0;
+        continue;
+      }
       const Value& value = plan.value(input);
       const auto [p_first, p_last] = spans_of.equal_range(value.producer);
       const Span* writer = nullptr;
@@ -64,8 +72,18 @@ void expect_timeline_follows_plan(const Plan& plan, const Timeline& timeline) {
         if (p_last == std::next(p_first) || it->second->device == value.device) writer = it->second;
       }
       ASSERT_NE(writer, nullptr) << label << " input " << input;
+      first_input_end = first_input_end < 0 ? writer->end_us : std::min(first_input_end, writer->end_us);
       for (auto it = first; it != last; ++it) {
-        EXPECT_GE(it->second->start_us, writer->end_us) << label << " started before its input " << input << " was written";
+        if (op.role == OpRole::kCollective) {
+          EXPECT_GE(it->second->end_us, writer->end_us) << label << " ended before its input " << input << " was written";
+        } else {
+          EXPECT_GE(it->second->start_us, writer->end_us) << label << " started before its input " << input << " was written";
+        }
+      }
+    }
+    if (op.role == OpRole::kCollective && first_input_end >= 0) {
+      for (auto it = first; it != last; ++it) {
+        EXPECT_GE(it->second->start_us, first_input_end) << label << " started before any input was written";
       }
     }
   }

@@ -24,7 +24,7 @@ std::vector<Case> all_cases() {
     for (const auto& strategy : strategy_names()) {
       for (int devices : {1, 2, 3, 4}) {
         if (strategy == "single" && devices > 1) continue;
-        for (int microbatches : strategy == "pipeline" ? std::vector<int>{1, 3, 4} : std::vector<int>{1}) {
+        for (int microbatches : make_partitioner(strategy)->traits().microbatched ? std::vector<int>{1, 3, 4} : std::vector<int>{1}) {
           if (microbatches > batch) continue;
           cases.push_back({network, strategy, devices, microbatches});
         }

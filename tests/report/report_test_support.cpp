@@ -11,6 +11,7 @@
 
 #include "ir/lower.hpp"
 #include "ir/model_parser.hpp"
+#include "partitioners/collective_schedule.hpp"
 
 namespace splitscope::testing {
 
@@ -25,6 +26,8 @@ std::shared_ptr<const Graph> dense_chain_graph() {
 
 HandPlan::HandPlan(std::string strategy, int devices, int microbatches) {
   plan_.strategy = std::move(strategy);
+  // A hand plan named after a strategy has that strategy's traits.
+  plan_.traits = {.baseline = plan_.strategy == "single", .microbatched = plan_.strategy == "pipeline"};
   plan_.devices = devices;
   plan_.microbatches = microbatches;
   plan_.graph = dense_chain_graph();
@@ -86,6 +89,7 @@ int HandPlan::collective(CollectiveKind kind, std::vector<int> values, std::vect
   op.id = static_cast<int>(plan_.ops.size());
   op.role = OpRole::kCollective;
   op.collective = kind;
+  op.algorithm = default_algorithm(kind);
   op.node = plan_.value(values.front()).node;
   op.device = kind == CollectiveKind::kConcat ? participants.front() : -1;
   op.participants = participants;

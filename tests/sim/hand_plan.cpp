@@ -5,11 +5,14 @@
 
 #include "ir/lower.hpp"
 #include "ir/model_parser.hpp"
+#include "partitioners/collective_schedule.hpp"
 
 namespace splitscope::testing {
 
 HandPlan::HandPlan(const std::string& network_json, int devices, std::string strategy) {
   plan_.strategy = std::move(strategy);
+  // A hand plan named after a strategy has that strategy's traits.
+  plan_.traits = {.baseline = plan_.strategy == "single", .microbatched = plan_.strategy == "pipeline"};
   plan_.devices = devices;
   plan_.graph = std::make_shared<const Graph>(lower(parse_model_text(network_json, "hand.json")));
   plan_.schedule.resize(static_cast<size_t>(devices));
@@ -103,6 +106,7 @@ std::vector<int> HandPlan::collective(CollectiveKind kind, const std::vector<int
   const Value first = plan_.value(inputs.front());
   PlanOp& op = add_op(OpRole::kCollective, first.node, kind == CollectiveKind::kConcat ? root : -1);
   op.collective = kind;
+  op.algorithm = default_algorithm(kind);
   op.inputs = inputs;
   for (int input : inputs) op.participants.push_back(plan_.value(input).device);
   const int id = op.id;

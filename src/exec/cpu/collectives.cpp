@@ -24,6 +24,26 @@ void copy_channels(ConstChannelBlock from, ChannelBlock to) {
   }
 }
 
+void copy_channel_range(ConstChannelBlock from, ChannelBlock to, Range channels) {
+  SPLITSCOPE_CHECK(from.rows == to.rows && from.inner == to.inner && from.channels.contains(channels) &&
+                       to.channels.contains(channels),
+                   fmt::format("copy of channels {} between blocks of {} and {}", channels.to_string(),
+                               from.channels.to_string(), to.channels.to_string()));
+  const int64_t floats = channels.size() * to.inner;
+  if (floats == 0) return;
+  for (int64_t row = 0; row < to.rows; ++row) {
+    std::copy_n(from.at(row, channels.begin), floats, to.at(row, channels.begin));
+  }
+}
+
+void receive_chunk(const float* data, const float* own, float* to, int64_t count) {
+  if (own == nullptr) {
+    std::copy_n(data, count, to);
+    return;
+  }
+  for (int64_t i = 0; i < count; ++i) to[i] = own[i] + data[i];
+}
+
 void gather_channels(const std::vector<ConstChannelBlock>& parts, ChannelBlock to) {
   int64_t covered = 0;
   for (const ConstChannelBlock& part : parts) {

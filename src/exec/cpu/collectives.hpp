@@ -1,8 +1,8 @@
 #pragma once
 /// \file
 /// The data movement of transfers and collectives, as strided copies and sums
-/// between channel blocks. A collective is run as one call per output device,
-/// which assembles that device's result from every participant's block.
+/// between channel blocks. A collective runs as the sends of its algorithm
+/// (partitioners/collective_schedule.hpp), each one of the calls below.
 
 #include <vector>
 
@@ -13,6 +13,14 @@ namespace splitscope {
 /// Copies the channels `from` and `to` have in common (every row). Rows and
 /// inner sizes must match. A transfer is this with equal ranges.
 void copy_channels(ConstChannelBlock from, ChannelBlock to);
+
+/// Copies channels `channels` of every row; both blocks must hold them.
+void copy_channel_range(ConstChannelBlock from, ChannelBlock to, Range channels);
+
+/// One receive of a ring all-reduce over `count` floats: to = data, or
+/// to = own + data for a reducing step (the receiver's own contribution
+/// first, so that each chunk is summed in ring order).
+void receive_chunk(const float* data, const float* own, float* to, int64_t count);
 
 /// All-gather / concat on one device: places each part at its channels of
 /// `to`. The parts must tile `to`'s channels.

@@ -37,6 +37,11 @@ class OpBinding {
 
   const OpNode& node() const { return node_; }
   int64_t rows() const { return op_.slice.batch.size(); }
+  /// The parameter value the op reads its weights from (PlanOp::params).
+  const Value& params() const {
+    SPLITSCOPE_CHECK(op_.params >= 0, fmt::format("{} has weights but no parameter value", label()));
+    return plan_.value(op_.params);
+  }
 
   /// Where slot `slot` is read: its needed channels, at their offset in the
   /// input value. nullopt for a slot with no producer (a cell's state at t = 0).
@@ -285,18 +290,18 @@ struct CpuKernel {
   int64_t (*scratch_floats)(const OpNode& node, const Slice& slice) = nullptr;
 };
 
-std::shared_ptr<const WeightSlice> weights_of(const PlanOp& op, WeightStore& weights) {
-  return weights.get(op.device, op.node, op.slice);
+std::shared_ptr<const WeightSlice> weights_of(const OpBinding& binding, WeightStore& weights) {
+  return weights.get(binding.params());
 }
 
 TaskFunction bind_dense(const PlanOp& op, const OpBinding& b, WeightStore& w, float*) {
-  return dense_task(op, b, weights_of(op, w));
+  return dense_task(op, b, weights_of(b, w));
 }
 TaskFunction bind_conv2d(const PlanOp& op, const OpBinding& b, WeightStore& w, float* scratch) {
-  return conv2d_task(op, b, weights_of(op, w), scratch);
+  return conv2d_task(op, b, weights_of(b, w), scratch);
 }
 TaskFunction bind_cell(const PlanOp& op, const OpBinding& b, WeightStore& w, float* scratch) {
-  return cell_task(op, b, weights_of(op, w), scratch);
+  return cell_task(op, b, weights_of(b, w), scratch);
 }
 TaskFunction bind_pool(const PlanOp& op, const OpBinding& b, WeightStore&, float*) { return pool_task(op, b); }
 TaskFunction bind_relu(const PlanOp&, const OpBinding& b, WeightStore&, float*) {

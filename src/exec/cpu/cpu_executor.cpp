@@ -1,5 +1,6 @@
 #include "exec/cpu/cpu_executor.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include "exec/cpu/thread_config.hpp"
 #include "exec/cpu/value_buffers.hpp"
 #include "exec/cpu/weight_slices.hpp"
+#include "util/check.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {
@@ -34,12 +36,13 @@ void check_options(const Plan& plan, const RunOptions& options) {
   }
 }
 
-// Every value gets its own buffer and the weights are held whole (ValueBuffers,
-// WeightStore): a run that cannot fit is refused before it allocates, rather
+// Every value gets its own buffer, and each device the weights of its
+// parameter values (ValueBuffers, WeightStore): a run that cannot fit is
+// refused before it allocates, rather
 // than ending in std::bad_alloc or the kernel's OOM killer.
 void check_fits_in_memory(const Plan& plan, const HostInfo& host) {
   if (host.memory_bytes <= 0) return;
-  int64_t bytes = plan.graph->total_params() * static_cast<int64_t>(sizeof(float));
+  int64_t bytes = 0;  // every value, parameters (the weights each device holds) included
   for (const Value& value : plan.values) bytes += value.bytes;
   if (bytes > host.memory_bytes) {
     throw InputError("--backend cpu", "",
@@ -49,21 +52,38 @@ void check_fits_in_memory(const Plan& plan, const HostInfo& host) {
   }
 }
 
+// A span's start is the earliest start of the tasks in or touching it; its
+// end the latest end of the tasks doing its work (plan_tasks.hpp).
 Timeline to_timeline(const PlanTasks& tasks, const std::vector<TaskTiming>& timings) {
+  constexpr double kUnset = -1;
   Timeline timeline;
   timeline.spans.reserve(tasks.spans.size());
-  for (size_t id = 0; id < tasks.spans.size(); ++id) {
-    const TaskSpan& meta = tasks.spans[id];
-    Span span;
-    span.device = meta.device;
-    span.lane = meta.lane;
-    span.kind = meta.kind;
-    span.op = meta.op;
-    span.start_us = timings[id].start_us;
-    span.end_us = timings[id].end_us;
-    span.flops = meta.flops;
-    span.bytes = meta.bytes;
-    timeline.spans.push_back(span);
+  for (const SpanSlot& slot : tasks.spans) {
+    Span& span = timeline.spans.emplace_back();
+    span.device = slot.device;
+    span.lane = slot.lane;
+    span.kind = slot.kind;
+    span.op = slot.op;
+    span.start_us = kUnset;
+    span.end_us = kUnset;
+    span.flops = slot.flops;
+    span.bytes = slot.bytes;
+  }
+  const auto widen_start = [&](int index, double start) {
+    Span& span = timeline.spans.at(static_cast<size_t>(index));
+    span.start_us = span.start_us == kUnset ? start : std::min(span.start_us, start);
+  };
+  for (size_t task = 0; task < tasks.task_spans.size(); ++task) {
+    const TaskSpans& in = tasks.task_spans[task];
+    if (in.span >= 0) {
+      widen_start(in.span, timings[task].start_us);
+      Span& span = timeline.spans[static_cast<size_t>(in.span)];
+      span.end_us = std::max(span.end_us, timings[task].end_us);
+    }
+    if (in.touches >= 0) widen_start(in.touches, timings[task].start_us);
+  }
+  for (const Span& span : timeline.spans) {
+    SPLITSCOPE_CHECK(span.end_us != kUnset, fmt::format("op {} ran no task", span.op));
   }
   return timeline;
 }

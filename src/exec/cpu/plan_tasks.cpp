@@ -2,145 +2,184 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <unordered_map>
 
 #include "exec/cpu/collectives.hpp"
 #include "exec/cpu/compute_task.hpp"
+#include "partitioners/collective_schedule.hpp"
 #include "util/check.hpp"
 
 namespace splitscope {
 namespace {
 
-/// The device collective output `index` lives on.
-int output_device(const Plan& plan, const PlanOp& op, size_t index) {
-  return plan.value(op.outputs.at(index)).device;
-}
+class TaskBuilder {
+ public:
+  TaskBuilder(const Plan& plan, ValueBuffers& buffers, WeightStore& weights)
+      : plan_(plan), buffers_(buffers), weights_(weights), writer_(plan.values.size(), -1) {}
 
-TaskFunction transfer_task(const Plan& plan, const PlanOp& op, ValueBuffers& buffers) {
-  SPLITSCOPE_CHECK(op.inputs.size() == 1 && op.outputs.size() == 1, "a transfer moves one value");
-  const Value& from = plan.value(op.inputs[0]);
-  const Value& to = plan.value(op.outputs[0]);
-  SPLITSCOPE_CHECK(from.batch == to.batch && from.channels == to.channels && from.device == op.src_device &&
-                       to.device == op.device,
-                   "transfer " + op_label(plan, op) + " does not copy its value unchanged between its devices");
-  const ConstChannelBlock source = std::as_const(buffers).block(from.id);
-  const ChannelBlock target = buffers.block(to.id);
-  return [source, target](TaskContext&) { copy_channels(source, target); };
-}
+  PlanTasks run() {
+    const PlanWalk walk = walk_plan(plan_);
+    allocate_scratch();
+    first_span_.assign(plan_.ops.size(), -1);
+    for (const PlanOp& op : plan_.ops) {
+      first_span_[static_cast<size_t>(op.id)] = static_cast<int>(tasks_.spans.size());
+      for (const SpanSlot& slot : op_spans(plan_, op)) tasks_.spans.push_back(slot);
+    }
+    std::vector<int> op_task(plan_.ops.size(), -1);  // compute/epilogue op -> its task
+    for (int id : walk.order) {
+      const PlanOp& op = plan_.op(id);
+      switch (op.role) {
+        case OpRole::kCompute:
+        case OpRole::kEpilogue: {
+          SPLITSCOPE_CHECK(op.device >= 0 && op.device < plan_.devices,
+                           op_label(plan_, op) + " is on no device of the plan");
+          float* scratch = tasks_.scratch[static_cast<size_t>(op.device)].data();
+          const int task = add({op.device, Lane::kCompute, op_label(plan_, op),
+                                compute_task(plan_, op, buffers_, weights_, scratch)},
+                               {first_span_[static_cast<size_t>(id)], -1}, op.inputs);
+          const int before = walk.schedule_previous[static_cast<size_t>(id)];
+          if (before >= 0) tasks_.graph.add_dependency(op_task.at(static_cast<size_t>(before)), task);
+          op_task[static_cast<size_t>(id)] = task;
+          for (int value : op.outputs) writer_.at(static_cast<size_t>(value)) = task;
+          break;
+        }
+        case OpRole::kTransfer: transfer(op); break;
+        case OpRole::kCollective: collective(op); break;
+      }
+    }
+    return std::move(tasks_);
+  }
 
-TaskFunction collective_task(const Plan& plan, const PlanOp& op, size_t index, ValueBuffers& buffers) {
-  std::vector<ConstChannelBlock> parts;
-  for (int input : op.inputs) parts.push_back(std::as_const(buffers).block(input));
-  const ChannelBlock target = buffers.block(op.outputs.at(index));
-  for (const ConstChannelBlock& part : parts) {
-    SPLITSCOPE_CHECK(part.rows == target.rows && part.inner == target.inner,
-                     op_label(plan, op) + ": inputs and outputs hold different rows");
+ private:
+  /// Per-device scratch, sized for the hungriest op of the device.
+  void allocate_scratch() {
+    std::vector<int64_t> floats(static_cast<size_t>(plan_.devices), 0);
+    for (const PlanOp& op : plan_.ops) {
+      if (op.role != OpRole::kCompute) continue;
+      auto& need = floats.at(static_cast<size_t>(op.device));
+      need = std::max(need, compute_scratch_floats(plan_, op));
+    }
+    tasks_.scratch.resize(static_cast<size_t>(plan_.devices));
+    for (size_t d = 0; d < floats.size(); ++d) tasks_.scratch[d].assign(static_cast<size_t>(floats[d]), 0.0f);
   }
-  if (op.collective == CollectiveKind::kAllReduce) {
-    return [parts = std::move(parts), target](TaskContext&) { sum_blocks(parts, target); };
+
+  /// Adds a task after the writers of `reads` (values no op writes are inputs, there before the run).
+  int add(Task task, TaskSpans spans, const std::vector<int>& reads) {
+    const int id = tasks_.graph.add(std::move(task));
+    tasks_.task_spans.push_back(spans);
+    for (int value : reads) after_writers(value, id);
+    return id;
   }
-  return [parts = std::move(parts), target](TaskContext&) { gather_channels(parts, target); };
-}
+
+  void after_writers(int value, int task) {
+    if (value < 0 || plan_.value(value).producer < 0) return;
+    if (const auto many = collective_writers_.find(value); many != collective_writers_.end()) {
+      for (int before : many->second) tasks_.graph.add_dependency(before, task);
+      return;
+    }
+    const int before = writer_.at(static_cast<size_t>(value));
+    SPLITSCOPE_CHECK(before >= 0, fmt::format("{} reads value {} before any op writes it",
+                                              tasks_.graph.task(task).label, value));
+    tasks_.graph.add_dependency(before, task);
+  }
+
+  void transfer(const PlanOp& op) {
+    SPLITSCOPE_CHECK(op.inputs.size() == 1 && op.outputs.size() == 1, "a transfer moves one value");
+    const Value& from = plan_.value(op.inputs[0]);
+    const Value& to = plan_.value(op.outputs[0]);
+    SPLITSCOPE_CHECK(from.batch == to.batch && from.channels == to.channels && from.device == op.src_device &&
+                         to.device == op.device,
+                     "transfer " + op_label(plan_, op) + " does not copy its value unchanged between its devices");
+    const ConstChannelBlock source = std::as_const(buffers_).block(from.id);
+    const ChannelBlock target = buffers_.block(to.id);
+    const int task = add({op.device, Lane::kCopyIn, op_label(plan_, op),
+                          [source, target](TaskContext&) { copy_channels(source, target); }},
+                         {first_span_[static_cast<size_t>(op.id)], -1}, op.inputs);
+    writer_.at(static_cast<size_t>(to.id)) = task;
+  }
+
+  /// The collective as its algorithm's sends: one task per send on the
+  /// receiver's copy-in lane, one per local copy of a participant's own part.
+  void collective(const PlanOp& op) {
+    const CollectiveSchedule schedule = collective_schedule(plan_, op);
+    const std::string label = op_label(plan_, op);
+    const int span = first_span_[static_cast<size_t>(op.id)];
+    const auto input = [&](int slot) { return op.inputs.at(static_cast<size_t>(slot)); };
+    const auto output = [&](int delivery) { return schedule.deliveries.at(static_cast<size_t>(delivery)).value; };
+    for (const CollectiveDelivery& delivery : schedule.deliveries) {
+      SPLITSCOPE_CHECK(plan_.value(delivery.value).device == delivery.device,
+                       label + ": an output is not on its participant");
+    }
+
+    std::vector<std::vector<int>> writers(schedule.deliveries.size());
+    for (size_t d = 0; d < schedule.deliveries.size(); ++d) {
+      const CollectiveDelivery& delivery = schedule.deliveries[d];
+      if (delivery.local_copy < 0) continue;
+      const ConstChannelBlock own = std::as_const(buffers_).block(input(delivery.local_copy));
+      const ChannelBlock target = buffers_.block(delivery.value);
+      TaskFunction work = [own, target](TaskContext&) { copy_channels(own, target); };
+      writers[d].push_back(add({delivery.device, Lane::kCopyIn, fmt::format("{} (own part on {})", label, delivery.device),
+                                std::move(work)},
+                               {span + static_cast<int>(d), -1}, {input(delivery.local_copy)}));
+    }
+
+    std::vector<int> send_task(schedule.sends.size(), -1);
+    for (size_t s = 0; s < schedule.sends.size(); ++s) {
+      const CollectiveSend& send = schedule.sends[s];
+      const int source_value = send.from_input ? input(send.from) : output(send.touches_from);
+      const ConstChannelBlock source = std::as_const(buffers_).block(source_value);
+      const ChannelBlock target = buffers_.block(output(send.delivers_to));
+      TaskFunction work;
+      if (send.slice >= 0) {
+        const Range channels = plan_.value(input(send.slice)).channels;
+        work = [source, target, channels](TaskContext&) { copy_channel_range(source, target, channels); };
+      } else {
+        SPLITSCOPE_CHECK(source.floats() == target.floats() && send.elements.end <= target.floats(),
+                         label + ": an all-reduce chunk outside its values");
+        const float* own = send.reduces
+                               ? std::as_const(buffers_).block(input(send.needs_receiver_input)).data
+                               : nullptr;
+        const Range chunk = send.elements;
+        work = [source, target, own, chunk](TaskContext&) {
+          receive_chunk(source.data + chunk.begin, own != nullptr ? own + chunk.begin : nullptr,
+                        target.data + chunk.begin, chunk.size());
+        };
+      }
+      std::vector<int> reads;
+      if (send.needs_input >= 0) reads.push_back(input(send.needs_input));
+      if (send.needs_receiver_input >= 0) reads.push_back(input(send.needs_receiver_input));
+      const int task = add({send.to_device, Lane::kCopyIn,
+                            fmt::format("{} (send {}: {} -> {})", label, s, send.from_device, send.to_device),
+                            std::move(work)},
+                           {span + send.delivers_to, send.touches_from >= 0 ? span + send.touches_from : -1}, reads);
+      send_task[s] = task;
+      writers[static_cast<size_t>(send.delivers_to)].push_back(task);
+    }
+    // A send's `then` lists name the sends that wait for it.
+    for (size_t s = 0; s < schedule.sends.size(); ++s) {
+      for (int next : schedule.sends[s].then) {
+        tasks_.graph.add_dependency(send_task[s], send_task.at(static_cast<size_t>(next)));
+      }
+    }
+    for (size_t d = 0; d < schedule.deliveries.size(); ++d) {
+      SPLITSCOPE_CHECK(!writers[d].empty(), label + ": an output nothing writes");
+      collective_writers_[schedule.deliveries[d].value] = std::move(writers[d]);
+    }
+  }
+
+  const Plan& plan_;
+  ValueBuffers& buffers_;
+  WeightStore& weights_;
+  PlanTasks tasks_;
+  std::vector<int> first_span_;  ///< by op: its first span
+  std::vector<int> writer_;      ///< by value: the task writing it (not for collective outputs)
+  std::unordered_map<int, std::vector<int>> collective_writers_;  ///< collective outputs: every task writing into them
+};
 
 }  // namespace
 
-int64_t collective_received_bytes(const Plan& plan, const PlanOp& op, size_t index) {
-  if (op.collective == CollectiveKind::kAllReduce) {
-    // An even share; the first (bytes_moved mod n) outputs take one byte more, so the shares add up.
-    const int64_t n = static_cast<int64_t>(std::max<size_t>(op.outputs.size(), 1));
-    return op.bytes_moved / n + (static_cast<int64_t>(index) < op.bytes_moved % n ? 1 : 0);
-  }
-  const int device = output_device(plan, op, index);
-  int64_t bytes = 0;
-  for (int input : op.inputs) {
-    const Value& value = plan.value(input);
-    if (value.device != device) bytes += value.bytes;
-  }
-  return bytes;
-}
-
 PlanTasks build_plan_tasks(const Plan& plan, ValueBuffers& buffers, WeightStore& weights) {
-  PlanTasks tasks;
-  std::vector<int> writer(plan.values.size(), -1);  // value id -> the task writing it
-  std::vector<int> op_task(plan.ops.size(), -1);    // compute/epilogue op id -> its task
-
-  // Per-device scratch, sized for the hungriest op of the device.
-  tasks.scratch.resize(static_cast<size_t>(plan.devices));
-  std::vector<int64_t> scratch_floats(static_cast<size_t>(plan.devices), 0);
-  for (const PlanOp& op : plan.ops) {
-    if (op.role != OpRole::kCompute) continue;
-    auto& need = scratch_floats.at(static_cast<size_t>(op.device));
-    need = std::max(need, compute_scratch_floats(plan, op));
-  }
-  for (size_t d = 0; d < scratch_floats.size(); ++d) tasks.scratch[d].assign(static_cast<size_t>(scratch_floats[d]), 0.0f);
-
-  const auto add = [&](Task task, TaskSpan span, const std::vector<int>& reads) {
-    const int id = tasks.graph.add(std::move(task));
-    tasks.spans.push_back(span);
-    for (int value : reads) {
-      if (value < 0 || plan.value(value).producer < 0) continue;
-      const int before = writer.at(static_cast<size_t>(value));
-      SPLITSCOPE_CHECK(before >= 0, fmt::format("{} reads value {} before any op writes it",
-                                                tasks.graph.task(id).label, value));
-      tasks.graph.add_dependency(before, id);
-    }
-    return id;
-  };
-
-  for (const PlanOp& op : plan.ops) {
-    const std::string label = op_label(plan, op);
-    switch (op.role) {
-      case OpRole::kCompute:
-      case OpRole::kEpilogue: {
-        SPLITSCOPE_CHECK(op.device >= 0 && op.device < plan.devices, label + " is on no device of the plan");
-        float* scratch = tasks.scratch[static_cast<size_t>(op.device)].data();
-        TaskFunction work = compute_task(plan, op, buffers, weights, scratch);
-        const int id = add({op.device, Lane::kCompute, label, std::move(work)},
-                           {op.id, op.device, Lane::kCompute, SpanKind::kCompute, op.flops, 0}, op.inputs);
-        op_task[static_cast<size_t>(op.id)] = id;
-        for (int value : op.outputs) writer.at(static_cast<size_t>(value)) = id;
-        break;
-      }
-      case OpRole::kTransfer: {
-        const int id = add({op.device, Lane::kCopyIn, label, transfer_task(plan, op, buffers)},
-                           {op.id, op.device, Lane::kCopyIn, SpanKind::kTransfer, 0, op.bytes_moved}, op.inputs);
-        writer.at(static_cast<size_t>(op.outputs.at(0))) = id;
-        break;
-      }
-      case OpRole::kCollective: {
-        for (size_t k = 0; k < op.outputs.size(); ++k) {
-          const int device = output_device(plan, op, k);
-          const int id = add({device, Lane::kCopyIn, fmt::format("{} (to device {})", label, device),
-                              collective_task(plan, op, k, buffers)},
-                             {op.id, device, Lane::kCopyIn, SpanKind::kCollective, 0,
-                              collective_received_bytes(plan, op, k)},
-                             op.inputs);
-          writer.at(static_cast<size_t>(op.outputs[k])) = id;
-        }
-        break;
-      }
-    }
-  }
-
-  // Each device runs its compute and epilogue ops in schedule order.
-  std::vector<int> scheduled(plan.ops.size(), 0);
-  for (size_t device = 0; device < plan.schedule.size(); ++device) {
-    int previous = -1;
-    for (int op : plan.schedule[device]) {
-      const int task = op_task.at(static_cast<size_t>(op));
-      SPLITSCOPE_CHECK(task >= 0 && plan.op(op).device == static_cast<int>(device),
-                       fmt::format("the schedule of device {} lists op {}, which is not a compute op there", device, op));
-      scheduled[static_cast<size_t>(op)] += 1;
-      if (previous >= 0) tasks.graph.add_dependency(previous, task);
-      previous = task;
-    }
-  }
-  for (const PlanOp& op : plan.ops) {
-    if (op.role != OpRole::kCompute && op.role != OpRole::kEpilogue) continue;
-    SPLITSCOPE_CHECK(scheduled[static_cast<size_t>(op.id)] == 1,
-                     fmt::format("{} appears {} times in the schedule of device {}", op_label(plan, op),
-                                 scheduled[static_cast<size_t>(op.id)], op.device));
-  }
-  return tasks;
+  return TaskBuilder(plan, buffers, weights).run();
 }
 
 }  // namespace splitscope

@@ -1,12 +1,16 @@
 #pragma once
 /// \file
-/// A Plan as scheduler tasks (plan.hpp's semantics):
+/// A Plan as scheduler tasks, walked by partitioners/plan_walk.hpp's rules:
 /// - a compute or epilogue op: one task on its device's compute lane, after
 ///   the op before it in that device's schedule;
 /// - a transfer: one task on the destination's copy-in lane;
-/// - a collective: one task per output device, on that device's copy-in lane,
-///   assembling that device's result from every participant's input;
+/// - a collective: one task per send of its algorithm
+///   (partitioners/collective_schedule.hpp), on the receiver's copy-in lane,
+///   plus one per local copy of a participant's own part;
 /// each task after the tasks writing the values it reads.
+/// The timeline gets the spans op_spans() names; a collective's span on a
+/// device runs from the first of its sends into or out of that device to the
+/// end of the last one into it (the simulator's rule).
 
 #include <cstdint>
 #include <memory>
@@ -16,23 +20,21 @@
 #include "exec/cpu/value_buffers.hpp"
 #include "exec/cpu/weight_slices.hpp"
 #include "partitioners/plan.hpp"
+#include "partitioners/plan_walk.hpp"
 
 namespace splitscope {
 
-/// What the timeline says about a task.
-struct TaskSpan {
-  int op = -1;
-  int device = 0;
-  Lane lane = Lane::kCompute;
-  SpanKind kind = SpanKind::kCompute;
-  int64_t flops = 0;
-  int64_t bytes = 0;  ///< bytes this task receives from other devices
+/// Which spans a task's times count in.
+struct TaskSpans {
+  int span = -1;     ///< the span it does the work of: its start and end count
+  int touches = -1;  ///< a span only its start counts in (a send out of that device); -1 for none
 };
 
 /// Everything one run of a plan needs, built once and run many times.
 struct PlanTasks {
   TaskGraph graph;
-  std::vector<TaskSpan> spans;  ///< by task id
+  std::vector<SpanSlot> spans;         ///< the timeline's spans, in op order
+  std::vector<TaskSpans> task_spans;   ///< by task id
   std::vector<std::vector<float>> scratch;  ///< per device, for the kernels that need it
 };
 
@@ -41,11 +43,5 @@ struct PlanTasks {
 /// breaks its own rules: a compute op missing from its device's schedule, a
 /// value read before it is written, ranges that do not fit.
 PlanTasks build_plan_tasks(const Plan& plan, ValueBuffers& buffers, WeightStore& weights);
-
-/// Bytes that output `index` of collective `op` receives from other devices:
-/// for a gather, the input slices held elsewhere; for an all-reduce, its share
-/// of the ring's traffic (op.bytes_moved / participants, the remainder spread
-/// over the first outputs), so that the spans of a collective add up to its bytes_moved.
-int64_t collective_received_bytes(const Plan& plan, const PlanOp& op, size_t index);
 
 }  // namespace splitscope

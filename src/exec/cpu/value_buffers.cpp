@@ -14,6 +14,12 @@ ValueBuffers::ValueBuffers(const Plan& plan) {
   blocks_.reserve(plan.values.size());
   for (const Value& value : plan.values) {
     SPLITSCOPE_CHECK(value.id == static_cast<int>(blocks_.size()), "plan values out of order");
+    if (value.role == ValueRole::kParameter) {
+      // Weights live in the WeightStore, laid out for the kernels.
+      storage_.emplace_back();
+      blocks_.push_back(ChannelBlock{});
+      continue;
+    }
     const Shape& shape = plan.graph->node(value.node).output_shapes.at(static_cast<size_t>(value.output));
     ChannelBlock block{nullptr, value.batch.size(), value.channels, inner_count(shape)};
     storage_.emplace_back(static_cast<size_t>(block.floats()), 0.0f);

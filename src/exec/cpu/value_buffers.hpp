@@ -14,7 +14,8 @@ namespace splitscope {
 
 class ValueBuffers {
  public:
-  /// One zeroed buffer per value of `plan`.
+  /// One zeroed buffer per activation value of `plan` (parameter values
+  /// live in the WeightStore).
   explicit ValueBuffers(const Plan& plan);
 
   /// The storage of value `id`, laid out as plan.hpp says.

@@ -1,5 +1,7 @@
 #include "exec/cpu/weight_slices.hpp"
 
+#include <fmt/format.h>
+
 #include "ir/params.hpp"
 #include "util/check.hpp"
 
@@ -82,13 +84,13 @@ WeightSlice materialise_weights(const Graph& graph, NodeId id, const Slice& slic
   return weights;
 }
 
-std::shared_ptr<const WeightSlice> WeightStore::get(int device, NodeId node, const Slice& slice) {
-  const OpNode& op = graph_.node(node);
-  const Key key{device, op.param_key, slice.out.begin, slice.out.end, slice.reduce.begin, slice.reduce.end};
-  auto found = slices_.find(key);
+std::shared_ptr<const WeightSlice> WeightStore::get(const Value& params) {
+  SPLITSCOPE_CHECK(params.role == ValueRole::kParameter, fmt::format("value {} holds no weights", params.id));
+  auto found = slices_.find(params.id);
   if (found != slices_.end()) return found->second;
-  auto weights = std::make_shared<const WeightSlice>(materialise_weights(graph_, node, slice, seed_, parallel_));
-  slices_.emplace(key, weights);
+  const Slice slice{{0, 1}, params.channels, params.reduce};  // the rows do not matter to weights
+  auto weights = std::make_shared<const WeightSlice>(materialise_weights(graph_, params.node, slice, seed_, parallel_));
+  slices_.emplace(params.id, weights);
   return weights;
 }
 

@@ -8,12 +8,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <tuple>
 #include <vector>
 
 #include "exec/cpu/kernels/parallel_for.hpp"
 #include "ir/graph.hpp"
 #include "ir/slice.hpp"
+#include "partitioners/plan.hpp"
 
 namespace splitscope {
 
@@ -42,24 +42,24 @@ struct WeightSlice {
 WeightSlice materialise_weights(const Graph& graph, NodeId node, const Slice& slice, uint64_t seed,
                                 ParallelFor& parallel);
 
-/// Materialised slices, one per (device, weight set, out range, reduce range).
+/// The storage of a plan's parameter values (partitioners/plan.hpp): one
+/// materialised slice per value, made on first request.
 class WeightStore {
  public:
   /// `parallel` generates the weights; it must outlive every get().
   WeightStore(const Graph& graph, uint64_t seed, ParallelFor& parallel)
       : graph_(graph), seed_(seed), parallel_(parallel) {}
 
-  /// The weights of `slice` of `node` on `device`, made on first request.
-  std::shared_ptr<const WeightSlice> get(int device, NodeId node, const Slice& slice);
+  /// The weights parameter value `params` holds.
+  std::shared_ptr<const WeightSlice> get(const Value& params);
   /// Bytes of every slice held.
   int64_t bytes() const;
 
  private:
-  using Key = std::tuple<int, int, int64_t, int64_t, int64_t, int64_t>;
   const Graph& graph_;
   uint64_t seed_;
   ParallelFor& parallel_;
-  std::map<Key, std::shared_ptr<const WeightSlice>> slices_;
+  std::map<int, std::shared_ptr<const WeightSlice>> slices_;  ///< by parameter value id
 };
 
 }  // namespace splitscope

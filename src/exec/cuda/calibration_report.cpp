@@ -134,6 +134,7 @@ Plan single_op_plan(const OpSample& sample) {
   op.bytes_read = cost.bytes_read;
   op.bytes_written = cost.bytes_written;
   op.param_count = cost.param_count;
+  if (cost.param_count > 0) op.params = add_parameter_value(plan, 0, sample.node, sample.slice);
   plan.ops.push_back(op);
   plan.schedule = {{0}};
   return plan;

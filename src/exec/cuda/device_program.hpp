@@ -223,7 +223,7 @@ struct DeviceProgram {
   std::vector<BufferSpec> buffers;
   std::vector<Step> steps;  ///< in issue order
   std::vector<SpanSpec> spans;
-  std::vector<int> value_buffer;  ///< plan value id -> its buffer
+  std::vector<int> value_buffer;  ///< plan value id -> its buffer; -1 for parameter values (weight buffers hold them)
 };
 
 /// Bytes the program allocates on each logical device (pinned host memory not counted).

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <array>
 #include <map>
-#include <tuple>
+#include <utility>
 
 #include "ir/layer_costs.hpp"
 #include "ir/ops/concat_rules.hpp"
 #include "ir/ops/conv2d_rules.hpp"
 #include "ir/params.hpp"
+#include "partitioners/collective_schedule.hpp"
+#include "partitioners/plan_walk.hpp"
 #include "util/check.hpp"
 
 namespace splitscope::gpu {
@@ -53,7 +55,8 @@ struct ValueView {
 /// "[a, b)" — Range::to_string inlined here trips GCC 12's false -Wrestrict at -O3.
 std::string text(Range range) { return fmt::format("[{}, {})", range.begin, range.end); }
 
-using WeightKey = std::tuple<int, int, int, int64_t, int64_t, int64_t, std::vector<std::pair<int64_t, int64_t>>>;
+/// A weight buffer: (parameter value, tensor of params.hpp).
+using WeightKey = std::pair<int, int>;
 
 class Compiler {
  public:
@@ -66,6 +69,7 @@ class Compiler {
     for (const Value& value : plan_.values) {
       SPLITSCOPE_CHECK(value.device >= 0 && value.device < plan_.devices,
                        "value " + std::to_string(value.id) + " on an unknown device");
+      if (value.role == ValueRole::kParameter) continue;  // its tensors get weight buffers (weight())
       BufferSpec spec;
       spec.kind = BufferKind::kValue;
       spec.device = value.device;
@@ -74,7 +78,10 @@ class Compiler {
       spec.label = fmt::format("value {} ({})", value.id, graph_.node(value.node).name);
       program_.value_buffer[static_cast<size_t>(value.id)] = add_buffer(std::move(spec));
     }
-    for (const PlanOp& op : plan_.ops) {
+    // The walk issues each device's compute ops in its schedule's order: a
+    // stream runs what it is given in order, so this is what obeys the schedule.
+    for (int id : walk_plan(plan_).order) {
+      const PlanOp& op = plan_.op(id);
       switch (op.role) {
         case OpRole::kCompute: compute(op); break;
         case OpRole::kEpilogue: epilogue(op); break;
@@ -112,8 +119,9 @@ class Compiler {
     return view;
   }
 
-  int new_span(const PlanOp& op, int device, Lane lane, SpanKind kind, int64_t flops, int64_t bytes) {
-    program_.spans.push_back(SpanSpec{op.id, device, lane, kind, flops, bytes, {}});
+  /// A span as plan_walk.hpp names it.
+  int new_span(const SpanSlot& slot) {
+    program_.spans.push_back(SpanSpec{slot.op, slot.device, slot.lane, slot.kind, slot.flops, slot.bytes, {}});
     return static_cast<int>(program_.spans.size()) - 1;
   }
 
@@ -145,22 +153,28 @@ class Compiler {
     program_.steps.push_back(std::move(step));
   }
 
-  /// The buffer holding `gather` on `device`, shared by every op that needs the same slice.
-  Ref weight(int device, const WeightGather& gather, const std::string& label) {
-    std::vector<std::pair<int64_t, int64_t>> blocks;
-    for (const Range& block : gather.column_blocks) blocks.emplace_back(block.begin, block.end);
-    WeightKey key{device, gather.param_key, gather.tensor, gather.rows.begin, gather.rows.end, gather.row_length,
-                  blocks};
+  /// The buffer holding tensor `gather.tensor` of the op's parameter value
+  /// (PlanOp::params), laid out as `gather` says; shared by every op reading
+  /// that value (a recurrent layer's steps, a stage's micro-batches).
+  Ref weight(const PlanOp& op, const WeightGather& gather, const std::string& label) {
+    SPLITSCOPE_CHECK(op.params >= 0 && plan_.value(op.params).device == op.device,
+                     "op " + std::to_string(op.id) + " has weights but no parameter value on its device");
+    const WeightKey key{op.params, gather.tensor};
     auto found = weights_.find(key);
-    if (found != weights_.end()) return Ref{found->second, 0};
+    if (found != weights_.end()) {
+      SPLITSCOPE_CHECK(program_.buffers[static_cast<size_t>(found->second)].elements == gather.elements(),
+                       "ops reading one parameter value lay its weights out differently (op " +
+                           std::to_string(op.id) + ")");
+      return Ref{found->second, 0};
+    }
     BufferSpec spec;
     spec.kind = BufferKind::kWeight;
-    spec.device = device;
+    spec.device = op.device;
     spec.elements = gather.elements();
     spec.weight = gather;
     spec.label = label;
     const int buffer = add_buffer(std::move(spec));
-    weights_.emplace(std::move(key), buffer);
+    weights_.emplace(key, buffer);
     return Ref{buffer, 0};
   }
 
@@ -271,7 +285,7 @@ class Compiler {
     const Emit emit = kernels().at(static_cast<size_t>(node.kind));
     SPLITSCOPE_CHECK(emit != nullptr, "the cuda backend has no kernel for op " + std::to_string(op.id) + " (" +
                                           std::string(to_string(node.kind)) + ")");
-    const int span = new_span(op, op.device, Lane::kCompute, SpanKind::kCompute, op.flops, 0);
+    const int span = new_span(single_span(op));
     (this->*emit)(op, span);
   }
 
@@ -286,7 +300,7 @@ class Compiler {
     const int64_t rows = slice.batch.size();
     const int64_t cols = slice.out.size();
     const int64_t units = layer.output_shapes.at(0).at(0);
-    const Ref w = weight(op.device,
+    const Ref w = weight(op,
                          WeightGather{graph_.node(op.node).param_key, kWeight, tensors[kWeight].scale, slice.reduce,
                                       units, {slice.out}},
                          layer.layer_name + ".W");
@@ -296,7 +310,7 @@ class Compiler {
     const bool partial = slice.is_partial(graph_.node(op.node));
     Ref bias;
     if (layer.attrs.bias && slice.reduce.begin == 0) {
-      bias = weight(op.device,
+      bias = weight(op,
                     WeightGather{graph_.node(op.node).param_key, kBias, tensors[kBias].scale, {0, 1}, units,
                                  {slice.out}},
                     layer.layer_name + ".b");
@@ -327,7 +341,7 @@ class Compiler {
     const int64_t out_h = node.output_shapes[0][1];
     const int64_t out_w = node.output_shapes[0][2];
     const int64_t rows = slice.batch.size();
-    const Ref filter = weight(op.device,
+    const Ref filter = weight(op,
                               WeightGather{node.param_key, kWeight, tensors[kWeight].scale, slice.out, per_filter,
                                            {{0, per_filter}}},
                               node.layer_name + ".W");
@@ -370,7 +384,7 @@ class Compiler {
     }
     Ref bias;
     if (attrs.bias) {
-      bias = weight(op.device,
+      bias = weight(op,
                     WeightGather{node.param_key, kBias, tensors[kBias].scale, {0, 1}, filters, {slice.out}},
                     node.layer_name + ".b");
     }
@@ -526,16 +540,16 @@ class Compiler {
     for (int64_t g = 0; g < gates; ++g) blocks.push_back({g * hidden + op.slice.out.begin, g * hidden + op.slice.out.end});
     const std::string name = fmt::format("{}/l{}", node.layer_name, node.sublayer);
     CellWeights weights;
-    weights.input = weight(op.device,
+    weights.input = weight(op,
                            WeightGather{node.param_key, kInputWeight, tensors[kInputWeight].scale, {0, input_size},
                                         gates * hidden, blocks},
                            name + ".Wx");
-    weights.recurrent = weight(op.device,
+    weights.recurrent = weight(op,
                                WeightGather{node.param_key, kRecurrentWeight, tensors[kRecurrentWeight].scale,
                                             {0, hidden}, gates * hidden, blocks},
                                name + ".Wh");
     if (node.attrs.bias) {
-      weights.bias = weight(op.device,
+      weights.bias = weight(op,
                             WeightGather{node.param_key, kCellBias, tensors[kCellBias].scale, {0, 1}, gates * hidden,
                                          blocks},
                             name + ".b");
@@ -607,7 +621,7 @@ class Compiler {
   // --- epilogue, transfers, collectives ------------------------------------
 
   void epilogue(const PlanOp& op) {
-    const int span = new_span(op, op.device, Lane::kCompute, SpanKind::kCompute, op.flops, 0);
+    const int span = new_span(single_span(op));
     const ValueView sum = view(op.inputs.at(0));
     const ValueView y = view(op.outputs.at(0));
     SPLITSCOPE_CHECK(sum.batch == y.batch && sum.channels == y.channels, "epilogue changes the value's ranges");
@@ -622,70 +636,81 @@ class Compiler {
     SPLITSCOPE_CHECK(src.batch == dst.batch && src.channels == dst.channels && src.inner == dst.inner,
                      "a transfer changes the value's ranges (op " + std::to_string(op.id) + ")");
     SPLITSCOPE_CHECK(src.device == op.src_device && dst.device == op.device, "transfer devices disagree with values");
-    const int span = new_span(op, op.device, Lane::kCopyIn, SpanKind::kTransfer, 0,
-                              src.device == dst.device ? 0 : src.elements() * 4);
+    const int span = new_span(single_span(op));
     copy_between(op, span, src.device, dst.device, src.start(), src.elements(), dst.start(), dst.elements(),
                  src.elements(), 1);
   }
 
+  /// The sends of the collective's algorithm (collective_schedule.hpp), each
+  /// a copy into the receiver on its copy-in stream; a reducing send lands in
+  /// a receive buffer and a sum kernel adds the receiver's own chunk.
   void collective(const PlanOp& op) {
-    SPLITSCOPE_CHECK(op.inputs.size() == op.participants.size(), "collective inputs and participants differ");
+    const CollectiveSchedule schedule = collective_schedule(plan_, op);
     std::vector<ValueView> inputs;
     for (size_t i = 0; i < op.inputs.size(); ++i) {
       inputs.push_back(view(op.inputs[i]));
       SPLITSCOPE_CHECK(inputs.back().device == op.participants[i], "collective input not on its participant");
     }
-    for (int output_id : op.outputs) {
-      const ValueView out = view(output_id);
-      int64_t received = 0;
-      for (const ValueView& in : inputs) {
-        if (in.device != out.device) received += in.elements() * 4;
-      }
-      const int span = new_span(op, out.device, Lane::kCopyIn, SpanKind::kCollective, 0, received);
-      if (op.collective == CollectiveKind::kAllReduce) {
-        all_reduce_into(op, span, inputs, out);
-      } else {
-        gather_into(op, span, inputs, out);
+    std::vector<ValueView> outputs;
+    std::vector<int> spans;
+    for (const CollectiveDelivery& delivery : schedule.deliveries) {
+      outputs.push_back(view(delivery.value));
+      spans.push_back(new_span(delivery_span(op, delivery)));
+      if (delivery.local_copy >= 0) {
+        copy_slice(op, spans.back(), inputs[static_cast<size_t>(delivery.local_copy)], outputs.back(),
+                   inputs[static_cast<size_t>(delivery.local_copy)].channels);
       }
     }
-  }
-
-  void gather_into(const PlanOp& op, int span, const std::vector<ValueView>& inputs, const ValueView& out) {
-    for (const ValueView& in : inputs) {
-      check_rows(in, out.batch);
-      SPLITSCOPE_CHECK(out.channels.contains(in.channels) && in.inner == out.inner,
-                       "gathered slice outside the gathered value (op " + std::to_string(op.id) + ")");
-      copy_between(op, span, in.device, out.device, in.start(), in.row_stride(), out.at_channel(in.channels.begin),
-                   out.row_stride(), in.row_stride(), in.batch.size());
-    }
-  }
-
-  void all_reduce_into(const PlanOp& op, int span, const std::vector<ValueView>& inputs, const ValueView& out) {
-    SumStep sum;
-    sum.elements = out.elements();
-    sum.y = out.start();
-    std::vector<int> reads;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      const ValueView& in = inputs[i];
-      SPLITSCOPE_CHECK(in.batch == out.batch && in.channels == out.channels && in.inner == out.inner,
-                       "all-reduce inputs differ from its output (op " + std::to_string(op.id) + ")");
-      if (in.device == out.device) {
-        sum.inputs.push_back(in.start());
-        reads.push_back(in.buffer);
+    std::map<int, int> receive_buffers;  // receiving delivery -> its buffer for reducing sends
+    for (const CollectiveSend& send : schedule.sends) {
+      const ValueView& source = send.from_input ? inputs.at(static_cast<size_t>(send.from))
+                                                : outputs.at(static_cast<size_t>(send.touches_from));
+      const ValueView& target = outputs.at(static_cast<size_t>(send.delivers_to));
+      const int span = spans.at(static_cast<size_t>(send.delivers_to));
+      if (send.slice >= 0) {
+        copy_slice(op, span, source, target, inputs.at(static_cast<size_t>(send.slice)).channels);
         continue;
       }
-      BufferSpec spec;
-      spec.kind = BufferKind::kReceive;
-      spec.device = out.device;
-      spec.elements = in.elements();
-      spec.label = fmt::format("all-reduce op {}: from device {} on {}", op.id, in.device, out.device);
-      const int receive = add_buffer(std::move(spec));
-      copy_between(op, span, in.device, out.device, in.start(), in.elements(), Ref{receive, 0}, in.elements(),
-                   in.elements(), 1);
-      sum.inputs.push_back(Ref{receive, 0});
-      reads.push_back(receive);
+      SPLITSCOPE_CHECK(source.elements() == target.elements() && send.elements.end <= target.elements(),
+                       "all-reduce chunk outside its values (op " + std::to_string(op.id) + ")");
+      const Ref from{source.buffer, send.elements.begin};
+      const Ref into{target.buffer, send.elements.begin};
+      const int64_t count = send.elements.size();
+      if (!send.reduces) {
+        copy_between(op, span, source.device, target.device, from, count, into, count, count, 1);
+        continue;
+      }
+      auto [slot, fresh] = receive_buffers.try_emplace(send.delivers_to, -1);
+      if (fresh) {
+        BufferSpec spec;
+        spec.kind = BufferKind::kReceive;
+        spec.device = target.device;
+        spec.elements = (target.elements() + static_cast<int64_t>(op.participants.size()) - 1) /
+                        static_cast<int64_t>(op.participants.size());
+        spec.label = fmt::format("all-reduce op {}: receives on device {}", op.id, target.device);
+        slot->second = add_buffer(std::move(spec));
+      }
+      const int receive = slot->second;
+      copy_between(op, span, source.device, target.device, from, count, Ref{receive, 0}, count, count, 1);
+      const ValueView& own = inputs.at(static_cast<size_t>(send.needs_receiver_input));
+      SumStep sum;
+      sum.elements = count;
+      sum.y = into;
+      sum.inputs = {Ref{own.buffer, send.elements.begin}, Ref{receive, 0}};
+      add_step(std::move(sum), StreamId{target.device, StreamLane::kCopyIn}, span, {own.buffer, receive},
+               {target.buffer});
     }
-    add_step(std::move(sum), StreamId{out.device, StreamLane::kCopyIn}, span, std::move(reads), {out.buffer});
+  }
+
+  /// Copies channels `channels` of every row from `source` into `target`.
+  void copy_slice(const PlanOp& op, int span, const ValueView& source, const ValueView& target, Range channels) {
+    check_rows(source, target.batch);
+    SPLITSCOPE_CHECK(source.channels.contains(channels) && target.channels.contains(channels) &&
+                         source.inner == target.inner,
+                     "gathered slice outside the gathered value (op " + std::to_string(op.id) + ")");
+    copy_between(op, span, source.device, target.device, source.at_channel(channels.begin), source.row_stride(),
+                 target.at_channel(channels.begin), target.row_stride(), channels.size() * target.inner,
+                 target.batch.size());
   }
 
   const Plan& plan_;

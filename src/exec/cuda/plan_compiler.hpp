@@ -1,14 +1,17 @@
 #pragma once
 /// \file
-/// Plan -> DeviceProgram, following plan.hpp's semantics op by op:
-/// - compute and epilogue ops run on their device's compute stream, in plan
-///   order (which is each device's schedule order);
+/// Plan -> DeviceProgram, following plan.hpp's semantics op by op, in the
+/// order of partitioners/plan_walk.hpp's walk:
+/// - compute and epilogue ops run on their device's compute stream, in its
+///   schedule's order;
 /// - a transfer runs on the destination's copy-in stream: one peer copy, or
 ///   with `--link host` two hops through pinned host memory, the first on the
 ///   source's copy-out stream;
-/// - a collective becomes, per output device, copies into that device's
-///   buffer on its copy-in stream (all-reduce: copies into receive buffers and
-///   a sum kernel, summing in participant order);
+/// - a collective becomes the sends of its algorithm
+///   (partitioners/collective_schedule.hpp: a ring over peer copies, or a
+///   direct concat), each a copy on the receiver's copy-in stream (a reducing
+///   send: a copy into a receive buffer, then a sum kernel with the
+///   receiver's own chunk); a participant's own part is a local copy;
 /// - every read of a buffer written on another stream waits for that write
 ///   (and every write waits for earlier reads and writes on other streams),
 ///   so the runner orders streams by events alone.

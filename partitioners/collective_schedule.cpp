@@ -1,0 +1,159 @@
+#include "partitioners/collective_schedule.hpp"
+
+#include <fmt/format.h>
+
+#include "util/check.hpp"
+
+namespace splitscope {
+namespace {
+
+int wrap(int index, int n) { return ((index % n) + n) % n; }
+
+/// Each participant's delivery; with `local_copy`, its own input is copied in.
+void add_deliveries(CollectiveSchedule& schedule, const PlanOp& op, bool local_copy) {
+  const int n = static_cast<int>(op.participants.size());
+  for (int i = 0; i < n; ++i) {
+    CollectiveDelivery delivery;
+    delivery.device = op.participants[static_cast<size_t>(i)];
+    delivery.value = op.outputs[static_cast<size_t>(i)];
+    if (local_copy) {
+      delivery.local_copy = i;
+      delivery.waits_for = 1;
+      schedule.deliveries_needing_input[static_cast<size_t>(i)].push_back(i);
+    }
+    schedule.deliveries.push_back(delivery);
+  }
+}
+
+/// Registers `send` (with its data fields set) and what it waits for.
+void add_send(CollectiveSchedule& schedule, CollectiveSend send, const std::vector<int>& after) {
+  const int id = static_cast<int>(schedule.sends.size());
+  send.waits_for = static_cast<int>(after.size());
+  for (int before : after) schedule.sends[static_cast<size_t>(before)].then.push_back(id);
+  if (send.needs_input >= 0) {
+    send.waits_for += 1;
+    schedule.sends_needing_input[static_cast<size_t>(send.needs_input)].push_back(id);
+  }
+  if (send.needs_receiver_input >= 0) {
+    send.waits_for += 1;
+    schedule.sends_needing_input[static_cast<size_t>(send.needs_receiver_input)].push_back(id);
+  }
+  CollectiveDelivery& target = schedule.deliveries[static_cast<size_t>(send.delivers_to)];
+  target.waits_for += 1;
+  target.bytes_received += send.bytes;
+  schedule.sends.push_back(std::move(send));
+}
+
+CollectiveSchedule ring(const Plan& plan, const PlanOp& op) {
+  const int n = static_cast<int>(op.participants.size());
+  const bool reduce = op.collective == CollectiveKind::kAllReduce;
+  CollectiveSchedule schedule;
+  schedule.sends_needing_input.resize(static_cast<size_t>(n));
+  schedule.deliveries_needing_input.resize(static_cast<size_t>(n));
+  // An all-reduce over one participant is a copy; otherwise every element arrives by a send.
+  add_deliveries(schedule, op, !reduce || n == 1);
+
+  const Value& first = plan.value(op.inputs.front());
+  const int64_t elements = first.bytes / 4;
+  const auto chunk = [&](int c) {
+    const int64_t begin = c * (elements / n) + std::min<int64_t>(c, elements % n);
+    return Range{begin, begin + elements / n + (c < elements % n ? 1 : 0)};
+  };
+  const int steps = reduce ? 2 * (n - 1) : n - 1;
+  const auto send_id = [n](int step, int i) { return step * n + i; };
+  for (int step = 0; step < steps; ++step) {
+    for (int i = 0; i < n; ++i) {
+      CollectiveSend send;
+      send.from = i;
+      send.from_device = op.participants[static_cast<size_t>(i)];
+      send.to_device = op.participants[static_cast<size_t>(wrap(i + 1, n))];
+      send.delivers_to = wrap(i + 1, n);
+      send.touches_from = i;
+      send.from_input = step == 0;
+      if (!reduce) {
+        send.slice = wrap(i - step, n);
+        send.bytes = plan.value(op.inputs[static_cast<size_t>(send.slice)]).bytes;
+      } else if (step < n - 1) {
+        send.elements = chunk(wrap(i - step, n));  // reduce-scatter
+        send.reduces = true;
+        send.needs_receiver_input = wrap(i + 1, n);
+      } else {
+        send.elements = chunk(wrap(i + 1 - (step - (n - 1)), n));  // all-gather of the sums
+      }
+      if (reduce) send.bytes = send.elements.size() * 4;
+      if (step == 0) {
+        send.needs_input = i;
+        add_send(schedule, std::move(send), {});
+      } else {
+        // The data it forwards arrived with (step-1, i-1); its own last send was (step-1, i).
+        add_send(schedule, std::move(send), {send_id(step - 1, wrap(i - 1, n)), send_id(step - 1, i)});
+      }
+    }
+  }
+  return schedule;
+}
+
+CollectiveSchedule direct_concat(const Plan& plan, const PlanOp& op) {
+  const int n = static_cast<int>(op.participants.size());
+  CollectiveSchedule schedule;
+  schedule.sends_needing_input.resize(static_cast<size_t>(n));
+  schedule.deliveries_needing_input.resize(static_cast<size_t>(n));
+  CollectiveDelivery root;
+  root.device = op.device;
+  root.value = op.outputs.front();
+  for (int i = 0; i < n; ++i) {
+    if (op.participants[static_cast<size_t>(i)] != op.device) continue;
+    root.local_copy = i;
+    root.waits_for = 1;
+    schedule.deliveries_needing_input[static_cast<size_t>(i)].push_back(0);
+  }
+  schedule.deliveries.push_back(root);
+  for (int i = 0; i < n; ++i) {
+    const int device = op.participants[static_cast<size_t>(i)];
+    if (device == op.device) continue;
+    CollectiveSend send;
+    send.from = i;
+    send.from_device = device;
+    send.to_device = op.device;
+    send.delivers_to = 0;
+    send.slice = i;
+    send.from_input = true;
+    send.bytes = plan.value(op.inputs[static_cast<size_t>(i)]).bytes;
+    send.needs_input = i;
+    add_send(schedule, std::move(send), {});
+  }
+  return schedule;
+}
+
+}  // namespace
+
+CollectiveAlgorithm default_algorithm(CollectiveKind kind) {
+  return kind == CollectiveKind::kConcat ? CollectiveAlgorithm::kDirect : CollectiveAlgorithm::kRing;
+}
+
+bool algorithm_fits(CollectiveKind kind, CollectiveAlgorithm algorithm) {
+  switch (kind) {
+    case CollectiveKind::kAllGather:
+    case CollectiveKind::kAllReduce: return algorithm == CollectiveAlgorithm::kRing;
+    case CollectiveKind::kConcat: return algorithm == CollectiveAlgorithm::kDirect;
+  }
+  return false;
+}
+
+CollectiveSchedule collective_schedule(const Plan& plan, const PlanOp& op) {
+  SPLITSCOPE_CHECK(op.role == OpRole::kCollective, "not a collective");
+  SPLITSCOPE_CHECK(!op.participants.empty() && op.inputs.size() == op.participants.size(),
+                   fmt::format("collective op {} needs one input per participant", op.id));
+  SPLITSCOPE_CHECK(algorithm_fits(op.collective, op.algorithm),
+                   fmt::format("collective op {}: a {} cannot run as {}", op.id, to_string(op.collective),
+                               to_string(op.algorithm)));
+  if (op.collective == CollectiveKind::kConcat) {
+    SPLITSCOPE_CHECK(op.outputs.size() == 1, fmt::format("concat op {} has one output", op.id));
+    return direct_concat(plan, op);
+  }
+  SPLITSCOPE_CHECK(op.outputs.size() == op.participants.size(),
+                   fmt::format("collective op {} needs one output per participant", op.id));
+  return ring(plan, op);
+}
+
+}  // namespace splitscope

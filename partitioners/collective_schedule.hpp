@@ -1,0 +1,92 @@
+#pragma once
+/// \file
+/// A collective op as the point-to-point sends of the algorithm its plan op
+/// names (PlanOp::algorithm): the one description that the simulator prices
+/// and that the cpu and cuda executors run as real copies, so a measured
+/// collective and a predicted one move the same bytes between the same
+/// devices in the same order.
+///
+/// - Ring all-gather over N participants: N-1 steps; in step s participant i
+///   forwards the slice that started at participant i-s to participant i+1
+///   (step 0 from its input, later steps from its output, where the slice
+///   arrived). Each participant copies its own slice into its output locally.
+/// - Ring all-reduce of E elements: the tensor is cut into N chunks of E/N
+///   elements (the first E mod N one element longer); reduce-scatter then
+///   all-gather, 2(N-1) steps. In reduce-scatter step s participant i sends
+///   chunk i-s (from its input at s = 0, else from its output) to i+1, which
+///   writes its own input's chunk plus what arrived into its output; in the
+///   all-gather steps the fully reduced chunks travel on and are stored as
+///   they are. Every participant receives 2(N-1)/N of the tensor; every
+///   element of every output is written by some receive; every copy of the
+///   result is the same to the bit (each chunk is summed once, then copied).
+///   This is NCCL's ring algorithm (docs: "NCCL collective operations";
+///   nccl-tests PERFORMANCE.md: busbw = algbw · 2(N-1)/N).
+/// - Direct concat: every participant other than the root sends its slice
+///   straight to the root, all at once; the root copies its own locally.
+///
+/// When a send may start: after the data it carries exists (the sender's
+/// input for a first step, else the send that brought it), after the
+/// sender's previous send (one send at a time per participant), and, for a
+/// reducing send, after the receiver's own input exists (a rank joins a
+/// collective only once its input is computed). A delivery (one output
+/// value) is complete when every send into it, and its local copy, is done.
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/range.hpp"
+#include "partitioners/plan.hpp"
+
+namespace splitscope {
+
+struct CollectiveSend {
+  int from = 0;          ///< participant slot sending (index into op.participants and op.inputs)
+  int from_device = 0;
+  int to_device = 0;
+  int delivers_to = -1;  ///< the delivery (index into op.outputs) it writes into
+  int touches_from = -1; ///< the sender's own delivery, if the sender has an output; -1 for none
+  int64_t bytes = 0;
+
+  // What moves.
+  int slice = -1;        ///< gathers: the participant slot whose input slice it carries; -1 for a chunk
+  Range elements;        ///< all-reduce: the chunk, as element offsets into every participant's value
+  bool from_input = false;  ///< read from the sender's input value; else from its output value
+  bool reduces = false;     ///< the receiver stores its own input's chunk plus the data; else the data
+
+  // When it may start: `waits_for` counts the sends of which it is in `then`,
+  // plus one for each input slot below.
+  int waits_for = 0;
+  int needs_input = -1;           ///< the sender's input slot whose value must exist; -1 for none
+  int needs_receiver_input = -1;  ///< the receiver's input slot (reducing sends); -1 for none
+  std::vector<int> then;          ///< sends that wait for this one
+};
+
+/// One output value of the collective: where it is, and what it waits for.
+struct CollectiveDelivery {
+  int device = 0;
+  int value = -1;
+  int local_copy = -1;  ///< the input slot copied into the output on its own device; -1 for none
+  int waits_for = 0;    ///< sends into it, plus one for the local copy's input
+  int64_t bytes_received = 0;  ///< what its span's bytes are (docs: a collective's span bytes)
+};
+
+struct CollectiveSchedule {
+  std::vector<CollectiveSend> sends;
+  std::vector<CollectiveDelivery> deliveries;  ///< in op.outputs order
+  /// For each input slot: the sends and the deliveries (local copies) waiting for it.
+  std::vector<std::vector<int>> sends_needing_input;
+  std::vector<std::vector<int>> deliveries_needing_input;
+};
+
+/// The sends of collective op `op` of `plan` under its algorithm. Throws
+/// std::logic_error for a malformed op or an algorithm its kind cannot use.
+CollectiveSchedule collective_schedule(const Plan& plan, const PlanOp& op);
+
+/// The algorithm the partitioners choose for `kind` today (ring for all-gather
+/// and all-reduce, direct for concat).
+CollectiveAlgorithm default_algorithm(CollectiveKind kind);
+
+/// Whether `algorithm` can carry out a collective of `kind`.
+bool algorithm_fits(CollectiveKind kind, CollectiveAlgorithm algorithm);
+
+}  // namespace splitscope

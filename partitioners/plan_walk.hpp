@@ -1,0 +1,62 @@
+#pragma once
+/// \file
+/// The rules every runner of a Plan shares (plan.hpp's semantics), in one
+/// place: the cpu executor, the cuda executor and the simulator all take
+/// from here which spans an op produces (and their bytes), which ops an op
+/// waits for, and in what order a device runs its compute ops. A new
+/// schedule (GPipe, 1F1B) or collective algorithm changes the plan, never
+/// the runners.
+
+#include <cstdint>
+#include <vector>
+
+#include "partitioners/collective_schedule.hpp"
+#include "partitioners/plan.hpp"
+#include "timeline/timeline.hpp"
+
+namespace splitscope {
+
+/// A span an op puts on the timeline, before it is timed.
+struct SpanSlot {
+  int op = -1;
+  int device = 0;
+  Lane lane = Lane::kCompute;
+  SpanKind kind = SpanKind::kCompute;
+  int64_t flops = 0;
+  int64_t bytes = 0;  ///< bytes that crossed into `device`
+};
+
+/// The one span of a compute, epilogue or transfer op.
+SpanSlot single_span(const PlanOp& op);
+/// The span of a collective op on the device of one of its deliveries.
+SpanSlot delivery_span(const PlanOp& op, const CollectiveDelivery& delivery);
+
+/// The spans of `op`: a compute or epilogue op one on its device's compute
+/// lane; a transfer one on its destination's copy-in lane (its value's
+/// bytes, 0 if both ends are one device); a collective one per output, in
+/// `outputs` order, on that output's device's copy-in lane, with the bytes
+/// its algorithm delivers there (collective_schedule.hpp).
+std::vector<SpanSlot> op_spans(const Plan& plan, const PlanOp& op);
+
+/// The order in which the ops of a plan may be issued.
+struct PlanWalk {
+  /// Every op once, each after the ops writing its inputs and after the op
+  /// before it in its device's schedule (a topological order of both).
+  std::vector<int> order;
+  /// Per op: the op before it in its device's schedule; -1 for the first,
+  /// and for transfers and collectives (they run when their inputs exist).
+  std::vector<int> schedule_previous;
+};
+
+/// Checks that `plan.schedule` lists each compute and epilogue op exactly
+/// once, on its own device, and nothing else; returns each op's
+/// predecessor in its schedule (PlanWalk::schedule_previous). Throws
+/// std::logic_error naming the op otherwise (a bug in the plan).
+std::vector<int> schedule_predecessors(const Plan& plan);
+
+/// The walk of `plan`; throws std::logic_error where a schedule runs an op
+/// before the data it needs can exist (the schedules and the data flow form
+/// a cycle), naming a device and op of the cycle.
+PlanWalk walk_plan(const Plan& plan);
+
+}  // namespace splitscope
