@@ -213,6 +213,7 @@ class Lowering {
                                 index, inputs, outs);
         cell.sublayer = static_cast<int>(l);
         cell.step = static_cast<int>(t);
+        cell.attrs.steps = static_cast<int64_t>(below.size());
         cell.flops = recurrent_cell_flops(layer.kind, input, hidden, batch_);
         cell.param_key = key;
         cell.param_count = params;

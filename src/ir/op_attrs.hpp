@@ -29,6 +29,7 @@ struct OpAttrs {
   Extent2 stride{1, 1};                       ///< conv2d, pooling
   Extent2 padding{0, 0};                      ///< conv2d
   int64_t hidden = 0;                         ///< cells: hidden units of the whole layer
+  int64_t steps = 0;                          ///< cells: time steps of the layer (the cells of one stacked layer)
   int input_index = 0;                        ///< input: which of the network's inputs (Model::inputs)
   Shape sample;                               ///< input: that input's whole per-sample shape
   bool operator==(const OpAttrs&) const = default;

@@ -23,7 +23,7 @@
 ///   cache reuse) is held at 1.
 /// - calibration.op_times_us: every op time measured, by signature; these
 ///   replace the roofline for their ops.
-/// - memory_GiB: the GPU's memory.
+/// - memory_GiB: the GPU's memory; sm_count: its SMs, as the GPU reported them.
 ///
 /// How the devices are joined depends on what `--backend cuda` does between
 /// them (CalibratedLink). One GPU carved into `--virtual` devices has one

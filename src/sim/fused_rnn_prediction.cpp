@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "ir/layer_costs.hpp"
+#include "sim/gemm_efficiency.hpp"
 #include "sim/op_cost_model.hpp"
 #include "util/errors.hpp"
 
@@ -24,12 +25,16 @@ FusedRnnPrediction predict_fused_rnn(const Machine& machine, const Graph& graph,
   const Layer& rnn = model.layers[static_cast<size_t>(layer)];
   const Machine one_device = machine_for_plan(machine, 1);
   const OpCostModel costs(one_device);
-  const double launch = one_device.device.launch_overhead_seconds();
+  const bool lstm = rnn.kind == LayerKind::kLstm;
+  // A machine priced by the datasheet rules (docs/cost-model.md) prices the
+  // products by the GEMM rule and launches at the rules' overhead.
+  const bool rules = costs.priced_by_rules(lstm ? OpKind::kLstmCell : OpKind::kGruCell);
+  const DeviceFacts& facts = costs.facts();
+  const double launch = rules ? facts.launch_seconds : one_device.device.launch_overhead_seconds();
   // The roofline without its launch: what an op occupies the device for.
   const auto work = [&](std::string_view kind, int64_t flops, int64_t bytes) {
-    return costs.roofline_seconds(kind, flops, bytes) - launch;
+    return costs.roofline_seconds(kind, flops, bytes) - one_device.device.launch_overhead_seconds();
   };
-  const bool lstm = rnn.kind == LayerKind::kLstm;
   const int64_t gates = gate_count(rnn.kind);
   const int64_t batch = graph.batch();
   const int64_t steps = rnn.input_shape.at(0);
@@ -40,8 +45,18 @@ FusedRnnPrediction predict_fused_rnn(const Machine& machine, const Graph& graph,
   const int64_t step_flops = 2 * width * hidden * batch;
   const int64_t step_bytes =
       kFloat * (batch * hidden + hidden * width + batch * width + batch * hidden + (lstm ? 2 * batch * hidden : 0));
-  const double step_alone = work(cell_kind, step_flops, step_bytes);
-  const double step_full = work(to_string(OpKind::kDense), step_flops, step_bytes);
+  double step_alone = work(cell_kind, step_flops, step_bytes);
+  double step_full = work(to_string(OpKind::kDense), step_flops, step_bytes);
+  if (rules) {
+    // Alone: the recurrent product by the GEMM rule, then the gate kernel's
+    // bytes (both products' pre-activations, the bias, the state in and out);
+    // side by side: the same FLOPs and bytes at the peaks.
+    const int64_t gate_bytes = kFloat * (2 * batch * width + width + batch * hidden * (lstm ? 3 : 2));
+    step_alone = estimate_gemm(facts, GemmShape{batch, width, hidden, 1}).seconds +
+                 static_cast<double>(gate_bytes) / facts.dram_bytes_per_second;
+    step_full = std::max(static_cast<double>(step_flops) / facts.matrix_flops_per_second,
+                         static_cast<double>(step_bytes) / facts.dram_bytes_per_second);
+  }
 
   FusedRnnPrediction prediction;
   for (int64_t l = 0; l < rnn.stacked; ++l) {
@@ -49,7 +64,9 @@ FusedRnnPrediction predict_fused_rnn(const Machine& machine, const Graph& graph,
     const int64_t rows = batch * steps;
     const int64_t input_flops = 2 * width * input * rows;
     const int64_t input_bytes = kFloat * (rows * input + input * width + (rnn.bias ? width : 0) + rows * width);
-    prediction.input_products_seconds += work(to_string(OpKind::kDense), input_flops, input_bytes);
+    prediction.input_products_seconds +=
+        rules ? estimate_gemm(facts, GemmShape{rows, width, input, 1}, input_bytes).seconds
+              : work(to_string(OpKind::kDense), input_flops, input_bytes);
     prediction.launches += steps + 1;
   }
   // The first input product runs alone before the first step; every later
@@ -63,11 +80,12 @@ FusedRnnPrediction predict_fused_rnn(const Machine& machine, const Graph& graph,
   prediction.exposed_launches = 1 + slices;
   prediction.seconds = prediction.input_products_seconds + prediction.recurrent_steps_seconds;
   prediction.method = fmt::format(
-      "predicted from {}'s cost model: cuDNN's wavefront over the {} stacked layers on one device (per layer one "
+      "predicted from {}'s cost model{}: cuDNN's wavefront over the {} stacked layers on one device (per layer one "
       "input product over T*B = {} rows at dense efficiency and {} recurrent steps; the cells of one wavefront slice "
       "share the device, at {} efficiency alone and at most dense efficiency together; of the {} launches only the "
       "{} on the wavefront's critical path cost time)",
-      machine.name, rnn.stacked, batch * steps, steps, cell_kind, prediction.launches, prediction.exposed_launches);
+      machine.name, rules ? " (datasheet rules)" : "", rnn.stacked, batch * steps, steps, cell_kind,
+      prediction.launches, prediction.exposed_launches);
   return prediction;
 }
 

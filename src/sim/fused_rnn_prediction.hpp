@@ -32,6 +32,13 @@
 ///   side, cells that fill it queue.
 ///
 /// with G gates (4 LSTM, 3 GRU) and every work by OpCostModel's roofline.
+/// Where the machine prices the cell kind by the datasheet rules
+/// (docs/cost-model.md), the products are priced by the GEMM rule instead
+/// (gemm_efficiency.hpp: tile and wave quantization), step_alone is the
+/// recurrent product plus the gate kernel's bytes (both products'
+/// pre-activations, the bias, the state in and out) at the achieved DRAM
+/// rate, step_full the step's FLOPs and bytes at the peaks, and the launch
+/// the rules' (device_facts.hpp).
 /// What it leaves out, and the reason real fused stacks are often faster
 /// still: persistent kernels (CUDNN_RNN_ALGO_PERSIST_*) that keep Wh on chip
 /// across steps and pay one launch per layer. Calibrated op times do not apply (no op of the table is a

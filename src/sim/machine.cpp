@@ -32,6 +32,10 @@ int64_t DeviceSpec::memory_bytes() const {
 
 double DeviceSpec::launch_overhead_seconds() const { return launch_overhead_us * 1e-6; }
 
+bool DeviceSpec::has_efficiency(std::string_view kind) const {
+  return efficiency.count(std::string(kind)) > 0 || efficiency.count(std::string(kDefaultEfficiency)) > 0;
+}
+
 double DeviceSpec::efficiency_of(std::string_view kind) const {
   if (const auto it = efficiency.find(std::string(kind)); it != efficiency.end()) return it->second;
   if (const auto it = efficiency.find(std::string(kDefaultEfficiency)); it != efficiency.end()) {
@@ -47,6 +51,7 @@ Machine machine_for_plan(const Machine& machine, int plan_devices) {
   for (auto& [precision, peak] : scaled.device.peak_tflops) peak *= shares;
   scaled.device.memory_bandwidth_gbps *= shares;
   scaled.device.memory_gib *= shares;
+  scaled.device.sm_count *= shares;  // 0 (derived from the peak) stays 0, and the peak scales
   return scaled;
 }
 

@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "sim/link_efficiency.hpp"
+
 namespace splitscope {
 
 /// The precision of the matrix products that every machine file must give a peak for.
@@ -33,27 +35,49 @@ struct DeviceSpec {
   std::string matrix_math{kFp32};
   double memory_bandwidth_gbps = 0;  ///< GB/s (1e9 bytes per second)
   double memory_gib = 0;             ///< GiB (2^30 bytes) of device memory
-  double launch_overhead_us = 0;     ///< added to every op that does any work
+  double launch_overhead_us = 0;     ///< added to every kernel of an op that does any work
+  /// Whether `launch_overhead_us` was given. A machine file that leaves it
+  /// out gets the datasheet rules' default for the kinds those rules price
+  /// (device_facts.hpp); in code, the number set is the number used.
+  bool launch_overhead_given = true;
+  /// Optional datasheet facts the shape rules read (device_facts.hpp says
+  /// what each defaults to when 0): streaming multiprocessors, and the boost
+  /// clock in MHz that the fp32 peak is quoted at.
+  int sm_count = 0;
+  double boost_clock_mhz = 0;
   /// Fraction of the roofline an op kind reaches, in (0, 1], keyed by op kind
-  /// ("dense", "conv2d", "lstm_cell", ..., "epilogue") or "default". Kinds not
-  /// listed take "default", which itself defaults to 1.
+  /// ("dense", "conv2d", "lstm_cell", ..., "epilogue") or "default". A kind
+  /// listed, or every kind when "default" is given, is priced by the plain
+  /// roofline at that fraction; the others by the datasheet rules
+  /// (op_cost_model.hpp, docs/cost-model.md).
   std::map<std::string, double> efficiency;
 
   double matrix_flops_per_second() const;
   double memory_bytes_per_second() const;
   int64_t memory_bytes() const;
   double launch_overhead_seconds() const;
-  /// The efficiency of `kind` (an op kind name or "epilogue").
+  /// The efficiency of `kind` (an op kind name or "epilogue"): its entry,
+  /// else "default", else 1.
   double efficiency_of(std::string_view kind) const;
+  /// Whether `kind` has an efficiency of its own or through "default" (and is
+  /// therefore priced by the roofline, not by the datasheet rules).
+  bool has_efficiency(std::string_view kind) const;
 };
 
-/// One class of link: its bandwidth in each direction and the latency a
-/// transfer over it pays once.
+/// One class of link: its bandwidth in each direction, the latency a
+/// transfer over it pays once, and the protocol that carries the bytes
+/// (link_efficiency.hpp: what part of the bandwidth is payload).
 struct LinkSpec {
-  double bandwidth_gbps = 0;  ///< GB/s per direction
+  double bandwidth_gbps = 0;  ///< GB/s per direction (the line rate, unless `protocol` is achieved)
   double latency_us = 0;      ///< from a transfer's start to its first byte arriving
+  LinkProtocol protocol = LinkProtocol::kAchieved;
 
+  /// The line rate, in bytes per second.
   double bytes_per_second() const { return bandwidth_gbps * 1e9; }
+  /// The payload rate of data carried as `traffic`: the line rate × the protocol's efficiency.
+  double payload_bytes_per_second(LinkTraffic traffic) const {
+    return bytes_per_second() * link_efficiency(protocol, traffic);
+  }
   double latency_seconds() const { return latency_us * 1e-6; }
   bool operator==(const LinkSpec&) const = default;
 };

@@ -36,20 +36,29 @@ std::string efficiency_keys() {
   return keys;
 }
 
-LinkSpec parse_link(const JsonFields& topology, std::string_view field, std::string_view what) {
+/// `implied`: the protocol a link in this place is, when the file does not say
+/// (link_efficiency.hpp): its bandwidth is then that technology's line rate.
+LinkSpec parse_link(const JsonFields& topology, std::string_view field, std::string_view what,
+                    LinkProtocol implied) {
   const JsonFields link = topology.object(field, what);
-  link.allow_only({"bandwidth_GBps", "latency_us", "comment"}, "a link");
+  link.allow_only({"bandwidth_GBps", "latency_us", "protocol", "comment"}, "a link");
   link.optional_string("comment", "");  // free text, but text
   LinkSpec spec;
   spec.bandwidth_gbps =
       link.number("bandwidth_GBps", "GB/s in each direction", NumberRule::kQuantity);
   spec.latency_us = link.optional_number("latency_us", 0.0, NumberRule::kQuantityOrZero);
+  spec.protocol = implied;
+  const std::string protocol = link.optional_string("protocol", std::string(to_string(implied)));
+  if (!parse_link_protocol(protocol, &spec.protocol)) {
+    link.fail("protocol",
+              fmt::format("unknown protocol '{}'; use pcie, nvlink, infiniband or achieved", protocol));
+  }
   return spec;
 }
 
 DeviceSpec parse_device(const JsonFields& device) {
   device.allow_only({"name", "peak_tflops", "matrix_math", "memory_bandwidth_GBps", "memory_GiB",
-                     "launch_overhead_us", "efficiency", "comment"},
+                     "launch_overhead_us", "sm_count", "boost_clock_MHz", "efficiency", "comment"},
                     "a device");
   device.optional_string("comment", "");  // free text, but text
   DeviceSpec spec;
@@ -77,7 +86,10 @@ DeviceSpec parse_device(const JsonFields& device) {
   spec.memory_gib = device.number("memory_GiB", "device memory in GiB", NumberRule::kQuantity);
   // Bytes are counted in 64 bits: 2^30 GiB (an exbibyte) is far past any device and far from overflow.
   if (spec.memory_gib > 1 << 30) device.fail("memory_GiB", fmt::format("{} GiB is more than 2^30 GiB", spec.memory_gib));
+  spec.launch_overhead_given = device.has("launch_overhead_us");
   spec.launch_overhead_us = device.optional_number("launch_overhead_us", 0.0, NumberRule::kQuantityOrZero);
+  spec.sm_count = static_cast<int>(device.optional_integer("sm_count", 0, 1, kMaxSmCount));
+  spec.boost_clock_mhz = device.optional_number("boost_clock_MHz", 0.0, NumberRule::kQuantity);
 
   if (device.has("efficiency")) {
     const JsonFields efficiency = device.object("efficiency", "fraction of the roofline by op kind");
@@ -107,12 +119,13 @@ TopologySpec parse_topology(const JsonFields& topology, int devices) {
     spec.kind = TopologyKind::kSwitch;
     topology.allow_only({"kind", "link", "comment"}, "a switch topology");
     topology.optional_string("comment", "");  // free text, but text
-    spec.link = parse_link(topology, "link", "each device's port into the switch");
+    spec.link = parse_link(topology, "link", "each device's port into the switch", LinkProtocol::kNvlink);
   } else if (kind == to_string(TopologyKind::kHostStaged)) {
     spec.kind = TopologyKind::kHostStaged;
     topology.allow_only({"kind", "bus", "devices_per_bus", "comment"}, "a host-staged topology");
     topology.optional_string("comment", "");  // free text, but text
-    spec.bus = parse_link(topology, "bus", "the bus a group of devices shares to the host");
+    spec.bus =
+        parse_link(topology, "bus", "the bus a group of devices shares to the host", LinkProtocol::kPcie);
     spec.devices_per_bus = topology.has("devices_per_bus")
                                ? divisor(topology, "devices_per_bus", "", devices, "devices")
                                : devices;
@@ -121,8 +134,9 @@ TopologySpec parse_topology(const JsonFields& topology, int devices) {
     topology.allow_only({"kind", "link", "nic", "devices_per_node", "nics_per_node", "comment"},
                         "a multi-node topology");
     topology.optional_string("comment", "");  // free text, but text
-    spec.link = parse_link(topology, "link", "each device's port into its node's switch");
-    spec.nic = parse_link(topology, "nic", "a NIC into the network between nodes");
+    spec.link =
+        parse_link(topology, "link", "each device's port into its node's switch", LinkProtocol::kNvlink);
+    spec.nic = parse_link(topology, "nic", "a NIC into the network between nodes", LinkProtocol::kInfiniband);
     spec.devices_per_node =
         divisor(topology, "devices_per_node", "devices in one node", devices, "devices");
     spec.nics_per_node = divisor(topology, "nics_per_node", "NICs in one node (1 = shared by the node)",
@@ -187,6 +201,7 @@ Json link_json(const LinkSpec& link) {
   Json out;
   out["bandwidth_GBps"] = link.bandwidth_gbps;
   out["latency_us"] = link.latency_us;
+  out["protocol"] = to_string(link.protocol);
   return out;
 }
 
@@ -218,7 +233,9 @@ std::string machine_to_json(const Machine& machine) {
   device["matrix_math"] = spec.matrix_math;
   device["memory_bandwidth_GBps"] = spec.memory_bandwidth_gbps;
   device["memory_GiB"] = spec.memory_gib;
-  device["launch_overhead_us"] = spec.launch_overhead_us;
+  if (spec.launch_overhead_given) device["launch_overhead_us"] = spec.launch_overhead_us;
+  if (spec.sm_count > 0) device["sm_count"] = spec.sm_count;
+  if (spec.boost_clock_mhz > 0) device["boost_clock_MHz"] = spec.boost_clock_mhz;
   if (!spec.efficiency.empty()) {
     device["efficiency"] = ordered::object();
     for (const auto& [kind, value] : spec.efficiency) device["efficiency"][kind] = value;

@@ -18,6 +18,9 @@ inline constexpr std::string_view kMachineSchema = "splitscope.machine/1";
 /// Most devices a machine file may describe.
 inline constexpr int kMaxMachineDevices = 65536;
 
+/// Most streaming multiprocessors a device may have.
+inline constexpr int kMaxSmCount = 1 << 20;
+
 /// Parses a machine from JSON text; `source` names it in messages.
 Machine parse_machine_text(std::string_view text, const std::string& source);
 

@@ -1,24 +1,107 @@
 #include "sim/op_cost_model.hpp"
 
 #include <algorithm>
+#include <array>
+#include <functional>
 
 #include "ir/op_signature.hpp"
+#include "ir/ops/conv2d_rules.hpp"
+#include "sim/conv_algorithm.hpp"
+#include "sim/gemm_efficiency.hpp"
+#include "sim/rnn_step_cost.hpp"
 #include "util/check.hpp"
 
 namespace splitscope {
+namespace {
+
+/// The shape of `slice` of a conv2d `node`, by the groups the slice covers.
+ConvShape conv_shape(const OpNode& node, const Slice& slice) {
+  const Shape& in = node.input_shapes.at(0);
+  const Shape& out = node.output_shapes.at(0);
+  const OpAttrs& a = node.attrs;
+  ConvShape s;
+  s.rows = slice.batch.size();
+  s.channels = in.at(0) / a.groups;
+  s.groups = std::max<int64_t>(1, conv_input_channels(node, slice.out).size() / s.channels);
+  s.filters = (slice.out.size() + s.groups - 1) / s.groups;
+  s.height = in.at(1);
+  s.width = in.at(2);
+  s.kernel_h = a.kernel.h;
+  s.kernel_w = a.kernel.w;
+  s.stride_h = a.stride.h;
+  s.stride_w = a.stride.w;
+  s.pad_h = a.padding.h;
+  s.pad_w = a.padding.w;
+  s.out_h = out.at(1);
+  s.out_w = out.at(2);
+  return s;
+}
+
+/// The shape of `slice` of a recurrent cell `node`. The gates come from the
+/// parameter count, G·H·(I + H) (+ G·H of bias), and LSTM is the cell with a
+/// second output (c_t).
+CellShape cell_shape(const OpNode& node, const Slice& slice) {
+  CellShape s;
+  s.rows = slice.batch.size();
+  s.input = node.input_shapes.at(kCellInputSlot).at(0);
+  s.hidden = node.attrs.hidden;
+  s.units = slice.out.size();
+  const int64_t per_gate = s.hidden * (s.input + s.hidden) + (node.attrs.bias ? s.hidden : 0);
+  s.gates = per_gate > 0 ? std::max<int64_t>(1, node.param_count / per_gate) : 1;
+  s.steps = std::max<int64_t>(1, node.attrs.steps);
+  s.has_state = node.step > 0;
+  s.lstm = node.output_shapes.size() > static_cast<size_t>(kCellStateOutput);
+  return s;
+}
+
+/// What makes two ops of a rule cost the same: the rule and up to eight numbers.
+struct ShapeKey {
+  int rule = 0;
+  std::array<int64_t, 8> values{};
+  bool operator==(const ShapeKey&) const = default;
+};
+
+struct ShapeKeyHash {
+  size_t operator()(const ShapeKey& key) const {
+    size_t hash = std::hash<int>{}(key.rule);
+    for (int64_t value : key.values) hash = hash * 1'000'003u ^ std::hash<int64_t>{}(value);
+    return hash;
+  }
+};
+
+}  // namespace
+
+struct OpCostModel::PlanTimes {
+  const Plan* plan = nullptr;
+  std::vector<double> seconds;        ///< by index in plan.ops
+  std::vector<uint8_t> calibrated;    ///< by index in plan.ops
+};
 
 OpCostModel::OpCostModel(const Machine& machine)
     : flops_per_second_(machine.device.matrix_flops_per_second()),
       bytes_per_second_(machine.device.memory_bytes_per_second()),
       launch_seconds_(machine.device.launch_overhead_seconds()),
-      device_(machine.device),
-      epilogue_efficiency_(machine.device.efficiency_of(kEpilogueEfficiency)) {
+      device_(std::make_shared<const DeviceSpec>(machine.device)),
+      facts_(device_facts(machine.device)),
+      epilogue_efficiency_(machine.device.efficiency_of(kEpilogueEfficiency)),
+      epilogue_rule_(machine.device.has_efficiency(kEpilogueEfficiency) ? Rule::kRoofline : Rule::kStreaming) {
   SPLITSCOPE_CHECK(flops_per_second_ > 0 && bytes_per_second_ > 0, "a device needs positive peaks");
   // One row per op definition, so a kind added to the table is priced too.
-  for (const OpDef* def : op_defs()) kind_efficiency_.push_back(machine.device.efficiency_of(def->name));
-  for (const auto& [signature, us] : machine.calibration.op_times_us) {
-    calibrated_.emplace(signature, us * 1e-6);
+  for (const OpDef* def : op_defs()) {
+    kind_efficiency_.push_back(machine.device.efficiency_of(def->name));
+    Rule rule = Rule::kStreaming;
+    if (machine.device.has_efficiency(def->name)) {
+      rule = Rule::kRoofline;
+    } else if (def->cell) {
+      rule = Rule::kCell;
+    } else if (def->cost_class == CostClass::kMatrix) {
+      rule = def->kind == OpKind::kConv2d ? Rule::kConv : Rule::kGemm;
+    }
+    rules_.push_back(rule);
   }
+  auto table = std::make_shared<std::unordered_map<std::string, double>>();
+  for (const auto& [signature, us] : machine.calibration.op_times_us) table->emplace(signature, us * 1e-6);
+  calibrated_ = std::move(table);
 }
 
 double OpCostModel::roofline(int64_t flops, int64_t bytes, double efficiency) const {
@@ -29,16 +112,49 @@ double OpCostModel::roofline(int64_t flops, int64_t bytes, double efficiency) co
 }
 
 double OpCostModel::roofline_seconds(std::string_view kind, int64_t flops, int64_t bytes) const {
-  return roofline(flops, bytes, device_.efficiency_of(kind));
+  return roofline(flops, bytes, device_->efficiency_of(kind));
 }
 
-double OpCostModel::kind_seconds(OpKind kind, int64_t flops, int64_t bytes) const {
-  return roofline(flops, bytes, kind_efficiency_[static_cast<size_t>(kind)]);
+double OpCostModel::streaming_seconds(int64_t flops, int64_t bytes) const {
+  if (flops == 0 && bytes == 0) return 0.0;
+  return std::max(static_cast<double>(flops) / facts_.vector_flops_per_second,
+                  static_cast<double>(bytes) / facts_.dram_bytes_per_second) +
+         facts_.launch_seconds;
+}
+
+double OpCostModel::epilogue_seconds(int64_t flops, int64_t bytes) const {
+  return epilogue_rule_ == Rule::kRoofline ? roofline(flops, bytes, epilogue_efficiency_)
+                                           : streaming_seconds(flops, bytes);
+}
+
+double OpCostModel::rule_seconds(Rule rule, const OpNode& node, const Slice& slice, int64_t flops,
+                                 int64_t bytes) const {
+  if (flops == 0 && bytes == 0) return 0.0;
+  switch (rule) {
+    case Rule::kGemm: {
+      const GemmShape shape{slice.batch.size(), slice.out.size(), slice.reduce.size(), 1};
+      return estimate_gemm(facts_, shape, bytes).seconds + facts_.launch_seconds;
+    }
+    case Rule::kConv: return estimate_conv(facts_, conv_shape(node, slice)).seconds;
+    case Rule::kCell: return estimate_cell_step(facts_, cell_shape(node, slice)).seconds;
+    case Rule::kStreaming:
+    case Rule::kRoofline: break;
+  }
+  return streaming_seconds(flops, bytes);
+}
+
+double OpCostModel::modelled(const OpNode* node, OpKind kind, const Slice& slice, int64_t flops,
+                             int64_t bytes) const {
+  const Rule rule = rules_[static_cast<size_t>(kind)];
+  if (rule == Rule::kRoofline) return roofline(flops, bytes, kind_efficiency_[static_cast<size_t>(kind)]);
+  if (rule == Rule::kStreaming) return streaming_seconds(flops, bytes);
+  SPLITSCOPE_CHECK(node != nullptr, "a shape rule needs the op's node");
+  return rule_seconds(rule, *node, slice, flops, bytes);
 }
 
 const double* OpCostModel::calibrated_seconds(const std::string& signature) const {
-  const auto it = calibrated_.find(signature);
-  return it == calibrated_.end() ? nullptr : &it->second;
+  const auto it = calibrated_->find(signature);
+  return it == calibrated_->end() ? nullptr : &it->second;
 }
 
 double OpCostModel::op_seconds(const Plan& plan, const PlanOp& op, bool* calibrated) const {
@@ -46,27 +162,87 @@ double OpCostModel::op_seconds(const Plan& plan, const PlanOp& op, bool* calibra
 }
 
 double OpCostModel::op_seconds(const Plan& plan, const PlanOp& op, OpKind node_kind, bool* calibrated) const {
+  if (plan_times_ != nullptr && plan_times_->plan == &plan) {
+    const std::less<const PlanOp*> before;
+    const PlanOp* first = plan.ops.data();
+    if (!before(&op, first) && before(&op, first + plan.ops.size())) {
+      const auto index = static_cast<size_t>(&op - first);
+      if (calibrated != nullptr) *calibrated = plan_times_->calibrated[index] != 0;
+      return plan_times_->seconds[index];
+    }
+  }
+  return uncached_op_seconds(plan, op, node_kind, calibrated);
+}
+
+double OpCostModel::uncached_op_seconds(const Plan& plan, const PlanOp& op, OpKind node_kind,
+                                        bool* calibrated) const {
   if (calibrated != nullptr) *calibrated = false;
   const int64_t bytes = op.bytes_read + op.bytes_written;
-  if (op.role == OpRole::kEpilogue) return roofline(op.flops, bytes, epilogue_efficiency_);
+  if (op.role == OpRole::kEpilogue) return epilogue_seconds(op.flops, bytes);
   SPLITSCOPE_CHECK(op.role == OpRole::kCompute, "only compute and epilogue ops run on a compute lane");
-  if (!calibrated_.empty()) {
+  if (!calibrated_->empty()) {
     if (const double* measured = calibrated_seconds(op_signature(*plan.graph, op.node, op.slice))) {
       if (calibrated != nullptr) *calibrated = true;
       return *measured;
     }
   }
-  return kind_seconds(node_kind, op.flops, bytes);
+  const Rule rule = rules_[static_cast<size_t>(node_kind)];
+  const OpNode* node = rule == Rule::kRoofline || rule == Rule::kStreaming ? nullptr : &plan.graph->node(op.node);
+  return modelled(node, node_kind, op.slice, op.flops, bytes);
 }
 
 double OpCostModel::slice_seconds(const Graph& graph, NodeId node, const Slice& slice) const {
-  if (!calibrated_.empty()) {
+  if (!calibrated_->empty()) {
     if (const double* measured = calibrated_seconds(op_signature(graph, node, slice))) {
       return *measured;
     }
   }
   const SliceCost cost = slice_cost(graph, node, slice);
-  return kind_seconds(graph.node(node).kind, cost.flops, cost.bytes_read + cost.bytes_written);
+  const OpNode& op_node = graph.node(node);
+  return modelled(&op_node, op_node.kind, slice, cost.flops, cost.bytes_read + cost.bytes_written);
+}
+
+OpCostModel OpCostModel::for_plan(const Plan& plan) const {
+  auto times = std::make_shared<PlanTimes>();
+  times->plan = &plan;
+  times->seconds.assign(plan.ops.size(), 0.0);
+  times->calibrated.assign(plan.ops.size(), 0);
+  std::unordered_map<ShapeKey, double, ShapeKeyHash> by_shape;
+  for (size_t i = 0; i < plan.ops.size(); ++i) {
+    const PlanOp& op = plan.ops[i];
+    if (op.role != OpRole::kCompute && op.role != OpRole::kEpilogue) continue;
+    const OpNode& node = plan.graph->node(op.node);
+    const Rule rule = op.role == OpRole::kCompute ? rules_[static_cast<size_t>(node.kind)] : epilogue_rule_;
+    const bool shaped = rule == Rule::kGemm || rule == Rule::kConv || rule == Rule::kCell;
+    if (!shaped || !calibrated_->empty()) {
+      bool calibrated = false;
+      times->seconds[i] = uncached_op_seconds(plan, op, node.kind, &calibrated);
+      times->calibrated[i] = calibrated ? 1 : 0;
+      continue;
+    }
+    const int64_t bytes = op.bytes_read + op.bytes_written;
+    ShapeKey key;
+    key.rule = static_cast<int>(rule);
+    const Slice& s = op.slice;
+    switch (rule) {
+      case Rule::kGemm: key.values = {s.batch.size(), s.out.size(), s.reduce.size(), bytes, op.flops == 0 ? 0 : 1};
+        break;
+      case Rule::kConv: key.values = {static_cast<int64_t>(op.node), s.batch.size(), s.out.begin, s.out.end,
+                                      bytes == 0 && op.flops == 0 ? 0 : 1};
+        break;
+      default: {
+        const CellShape c = cell_shape(node, s);
+        key.values = {c.rows, c.input, c.hidden, c.units, c.steps, c.gates * 2 + (c.has_state ? 1 : 0),
+                      c.lstm ? 1 : 0, bytes == 0 && op.flops == 0 ? 0 : 1};
+      }
+    }
+    const auto [it, inserted] = by_shape.try_emplace(key, 0.0);
+    if (inserted) it->second = rule_seconds(rule, node, s, op.flops, bytes);
+    times->seconds[i] = it->second;
+  }
+  OpCostModel priced = *this;
+  priced.plan_times_ = std::move(times);
+  return priced;
 }
 
 }  // namespace splitscope

@@ -1,17 +1,38 @@
 #pragma once
 /// \file
-/// What an op costs on a machine's device:
+/// What an op costs on a machine's device. Three sources, in this order:
 ///
-///   time = max(FLOPs / peak, bytes / memory bandwidth) / efficiency(kind) + launch overhead
+/// 1. A measured time from the machine's calibration table, looked up by
+///    op_signature(), replaces everything for the ops it covers.
+/// 2. An op kind with an efficiency in the machine file (its own entry, or
+///    `default` for every kind not listed) is priced by the plain roofline:
 ///
-/// with the matrix products at the peak of the device's `matrix_math`,
-/// efficiency the fraction of that roofline the op kind reaches, and bytes
-/// read + written. An op that does nothing (zero FLOPs and zero bytes, like a
-/// flatten of a contiguous tensor) costs nothing, not even a launch. A
-/// measured time from the machine's calibration table, looked up by
-/// op_signature(), replaces the whole formula for the ops it covers.
+///      time = max(FLOPs / peak, bytes / memory bandwidth) / efficiency + launch overhead
+///
+///    with the matrix products at the peak of the device's `matrix_math`,
+///    and bytes read + written. This is what calibrated machines and files
+///    written before the datasheet rules use.
+/// 3. Every other kind is priced by the datasheet rules (docs/cost-model.md),
+///    from the device's datasheet facts (device_facts.hpp) and the op's shape:
+///    - dense: one GEMM (M rows, N units, K inputs) with tile and wave
+///      quantization on the SMs (and split-K where it fills them better),
+///      bound below by its bytes at the achieved DRAM rate
+///      (gemm_efficiency.hpp), plus a launch;
+///    - conv2d: the fastest algorithm cuDNN supports for its shape
+///      (implicit GEMM, Winograd, FFT), each kernel with its launch
+///      (conv_algorithm.hpp);
+///    - lstm_cell, gru_cell: cuDNN's kernels for one step: a share of the
+///      input product batched over the layer's steps, the recurrent product,
+///      the element-wise gates, each with its launch (rnn_step_cost.hpp);
+///    - everything else (element-wise ops, pooling, softmax, the joins, the
+///      epilogue after an all-reduce): max(FLOPs at the fp32 peak, bytes at
+///      the achieved DRAM rate) plus a launch.
+///
+/// An op that does nothing (zero FLOPs and zero bytes, like a flatten of a
+/// contiguous tensor) costs nothing, not even a launch, whatever prices it.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -20,6 +41,7 @@
 #include "ir/graph.hpp"
 #include "ir/slice.hpp"
 #include "partitioners/plan.hpp"
+#include "sim/device_facts.hpp"
 #include "sim/machine.hpp"
 
 namespace splitscope {
@@ -36,24 +58,48 @@ class OpCostModel {
   double op_seconds(const Plan& plan, const PlanOp& op, OpKind node_kind, bool* calibrated = nullptr) const;
   /// Seconds for `slice` of `node` (what a partitioner asks when balancing).
   double slice_seconds(const Graph& graph, NodeId node, const Slice& slice) const;
-  /// The roofline formula alone, for an op of efficiency kind `kind`.
+  /// The roofline formula alone, for an op of efficiency kind `kind` (its
+  /// efficiency, else `default`, else 1; the file's launch overhead).
   double roofline_seconds(std::string_view kind, int64_t flops, int64_t bytes) const;
   /// The calibrated time of a signature, in seconds, if the table has it.
   const double* calibrated_seconds(const std::string& signature) const;
 
-  bool has_calibration() const { return !calibrated_.empty(); }
+  bool has_calibration() const { return !calibrated_->empty(); }
+  /// Whether ops of `kind` are priced by the datasheet rules (no efficiency
+  /// of their own, nor a default); the epilogue: `epilogue_by_rules()`.
+  bool priced_by_rules(OpKind kind) const { return rules_[static_cast<size_t>(kind)] != Rule::kRoofline; }
+  bool epilogue_by_rules() const { return epilogue_rule_ != Rule::kRoofline; }
+  /// The datasheet facts the rules use.
+  const DeviceFacts& facts() const { return facts_; }
+
+  /// This model with every compute and epilogue op of `plan` priced ahead,
+  /// ops of one shape once: op_seconds() on `plan` (the same object) is then
+  /// a look-up. The simulator prices a plan this way; the model is unchanged.
+  OpCostModel for_plan(const Plan& plan) const;
 
  private:
+  enum class Rule { kRoofline, kGemm, kConv, kCell, kStreaming };
+  struct PlanTimes;
+
   double roofline(int64_t flops, int64_t bytes, double efficiency) const;
-  double kind_seconds(OpKind kind, int64_t flops, int64_t bytes) const;
+  /// The uncalibrated time of `slice` of `node` (kind `kind`), doing `flops` and moving `bytes`.
+  double modelled(const OpNode* node, OpKind kind, const Slice& slice, int64_t flops, int64_t bytes) const;
+  double rule_seconds(Rule rule, const OpNode& node, const Slice& slice, int64_t flops, int64_t bytes) const;
+  double streaming_seconds(int64_t flops, int64_t bytes) const;
+  double epilogue_seconds(int64_t flops, int64_t bytes) const;
+  double uncached_op_seconds(const Plan& plan, const PlanOp& op, OpKind node_kind, bool* calibrated) const;
 
   double flops_per_second_;
   double bytes_per_second_;
   double launch_seconds_;
-  const DeviceSpec device_;
+  std::shared_ptr<const DeviceSpec> device_;
+  DeviceFacts facts_;
   std::vector<double> kind_efficiency_;  ///< by OpKind value
+  std::vector<Rule> rules_;              ///< by OpKind value
   double epilogue_efficiency_;
-  std::unordered_map<std::string, double> calibrated_;
+  Rule epilogue_rule_;
+  std::shared_ptr<const std::unordered_map<std::string, double>> calibrated_;
+  std::shared_ptr<const PlanTimes> plan_times_;
 };
 
 }  // namespace splitscope

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <string>
+#include <vector>
+
+#include "ir/ops/op_def.hpp"
 #include "sim/engine.hpp"
 #include "sim/machine_file.hpp"
 #include "util/errors.hpp"
@@ -33,6 +37,45 @@ std::string topology_fact(const Machine& machine) {
   return "";
 }
 
+/// How the links' line rates become payload rates (link_efficiency.hpp), for links not given as achieved.
+std::string link_fact(const Machine& machine) {
+  const TopologySpec& topology = machine.topology;
+  std::vector<const LinkSpec*> links;
+  if (topology.kind == TopologyKind::kHostStaged) links.push_back(&topology.bus);
+  if (topology.kind != TopologyKind::kHostStaged) links.push_back(&topology.link);
+  if (topology.kind == TopologyKind::kMultiNode) links.push_back(&topology.nic);
+  std::string fact;
+  for (const LinkSpec* link : links) {
+    if (link->protocol == LinkProtocol::kAchieved) continue;
+    const double writes = link_efficiency(link->protocol, LinkTraffic::kWrites);
+    const double reads = link_efficiency(link->protocol, LinkTraffic::kReadCompletions);
+    fact += fmt::format("{}{}: {:.1f}% of the line rate is payload", fact.empty() ? "" : "; ",
+                        to_string(link->protocol), 100 * writes);
+    if (reads != writes && topology.kind == TopologyKind::kHostStaged) {
+      fact += fmt::format(" up, {:.1f}% down (read completions)", 100 * reads);
+    }
+  }
+  return fact;
+}
+
+/// Which op kinds the datasheet rules price, and from which facts.
+std::string cost_fact(const OpCostModel& costs) {
+  std::string by_rules;
+  std::string by_table;
+  for (const OpDef* def : op_defs()) {
+    if (def->kind == OpKind::kInput) continue;
+    std::string& list = costs.priced_by_rules(def->kind) ? by_rules : by_table;
+    list += (list.empty() ? "" : ", ") + std::string(def->name);
+  }
+  if (by_rules.empty()) return "roofline × the machine's efficiency table";
+  const DeviceFacts& facts = costs.facts();
+  std::string fact = fmt::format(
+      "datasheet rules (docs/cost-model.md): {} SMs, {:.0f} GB/s achieved memory, {} µs per kernel",
+      facts.sm_count, facts.dram_bytes_per_second / 1e9, facts.launch_seconds * 1e6);
+  if (!by_table.empty()) fact += "; roofline × efficiency for " + by_table;
+  return fact;
+}
+
 }  // namespace
 
 Simulator::Simulator(Machine machine)
@@ -49,11 +92,13 @@ void Simulator::check_devices(const Plan& plan) const {
 
 Timeline Simulator::simulate(const Plan& plan) const {
   check_devices(plan);
+  // Every op priced once ahead (ops of one shape together), so that the
+  // engine's pricing is a look-up.
   if (machine_.pooled && plan.devices < machine_.devices) {
     const OpCostModel pooled_costs(machine_for_plan(machine_, plan.devices));
-    return simulate_plan(plan, topology_, pooled_costs);
+    return simulate_plan(plan, topology_, pooled_costs.for_plan(plan));
   }
-  return simulate_plan(plan, topology_, costs_);
+  return simulate_plan(plan, topology_, costs_.for_plan(plan));
 }
 
 RunInfo Simulator::info(const Plan& plan) const {
@@ -68,6 +113,8 @@ RunInfo Simulator::info(const Plan& plan) const {
   info.facts.emplace_back("topology", topology_fact(machine_));
   info.facts.emplace_back("matrix math", fmt::format("{} at {} TFLOP/s per device", seen.device.matrix_math,
                                                      seen.device.matrix_flops_per_second() / 1e12));
+  if (const std::string links = link_fact(machine_); !links.empty()) info.facts.emplace_back("links", links);
+  info.facts.emplace_back("op costs", cost_fact(costs_));
   if (machine_.pooled) {
     info.facts.emplace_back("pooled", fmt::format("{} of {} shares per device", machine_.devices / plan.devices,
                                                   machine_.devices));

@@ -24,13 +24,17 @@ Route make_route(std::initializer_list<int> links, const LinkSpec& spec) {
 Topology::Topology(const Machine& machine) : spec_(machine.topology), devices_(machine.devices) {
   switch (spec_.kind) {
     case TopologyKind::kSwitch:
-      for (int d = 0; d < devices_; ++d) add_link_pair(fmt::format("port {}", d), spec_.link);
+      for (int d = 0; d < devices_; ++d) {
+        add_link_pair(fmt::format("port {}", d), spec_.link, LinkTraffic::kWrites, LinkTraffic::kWrites);
+      }
       break;
     case TopologyKind::kHostStaged:
       SPLITSCOPE_CHECK(spec_.devices_per_bus > 0 && devices_ % spec_.devices_per_bus == 0,
                        "devices_per_bus must divide the devices");
       for (int bus = 0; bus < devices_ / spec_.devices_per_bus; ++bus) {
-        add_link_pair(fmt::format("bus {}", bus), spec_.bus);
+        // Up: the device's copy engine writes to host memory; down: it reads from there.
+        add_link_pair(fmt::format("bus {}", bus), spec_.bus, LinkTraffic::kWrites,
+                      LinkTraffic::kReadCompletions);
       }
       break;
     case TopologyKind::kMultiNode: {
@@ -38,11 +42,14 @@ Topology::Topology(const Machine& machine) : spec_(machine.topology), devices_(m
                            spec_.nics_per_node > 0 &&
                            spec_.devices_per_node % spec_.nics_per_node == 0,
                        "inconsistent multi-node sizes");
-      for (int d = 0; d < devices_; ++d) add_link_pair(fmt::format("port {}", d), spec_.link);
+      for (int d = 0; d < devices_; ++d) {
+        add_link_pair(fmt::format("port {}", d), spec_.link, LinkTraffic::kWrites, LinkTraffic::kWrites);
+      }
       nic_base_ = static_cast<int>(links_.size()) / 2;
       for (int node = 0; node < devices_ / spec_.devices_per_node; ++node) {
         for (int nic = 0; nic < spec_.nics_per_node; ++nic) {
-          add_link_pair(fmt::format("node {} nic {}", node, nic), spec_.nic);
+          add_link_pair(fmt::format("node {} nic {}", node, nic), spec_.nic, LinkTraffic::kWrites,
+                        LinkTraffic::kWrites);
         }
       }
       break;
@@ -50,9 +57,9 @@ Topology::Topology(const Machine& machine) : spec_(machine.topology), devices_(m
   }
 }
 
-void Topology::add_link_pair(const std::string& name, const LinkSpec& spec) {
-  links_.push_back(Link{name + " up", spec.bytes_per_second()});
-  links_.push_back(Link{name + " down", spec.bytes_per_second()});
+void Topology::add_link_pair(const std::string& name, const LinkSpec& spec, LinkTraffic up, LinkTraffic down) {
+  links_.push_back(Link{name + " up", spec.payload_bytes_per_second(up)});
+  links_.push_back(Link{name + " down", spec.payload_bytes_per_second(down)});
 }
 
 Route Topology::route(int from, int to) const {

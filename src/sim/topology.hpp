@@ -10,6 +10,14 @@
 ///   direction, even when a and b sit behind the same bus.
 /// - multi-node: inside a node, as a switch; across nodes, a's NIC out and
 ///   b's NIC in (the network itself is assumed non-blocking).
+///
+/// A link's capacity is the payload its protocol carries of its line rate
+/// (link_efficiency.hpp): on a host-staged bus the up link carries the
+/// device's writes to host memory and the down link the completions of its
+/// reads from there; switch ports and NICs carry writes both ways. Every
+/// transfer and every ring step of a collective drains at those rates, so a
+/// ring all-reduce of B bytes over N devices reaches nccl-tests' bus
+/// bandwidth busbw = algbw · 2(N-1)/N = the links' payload rate.
 
 #include <array>
 #include <cstdint>
@@ -26,7 +34,7 @@ inline constexpr int kMaxRouteLinks = 4;
 
 struct Link {
   std::string name;              ///< "port 3 up", "bus 0 down", "node 1 nic 0 in"
-  double bytes_per_second = 0;
+  double bytes_per_second = 0;   ///< payload: the line rate × the protocol's efficiency
 };
 
 struct Route {
@@ -50,7 +58,8 @@ class Topology {
   Route route(int from, int to) const;
 
  private:
-  void add_link_pair(const std::string& name, const LinkSpec& spec);
+  void add_link_pair(const std::string& name, const LinkSpec& spec, LinkTraffic up,
+                     LinkTraffic down);
 
   TopologySpec spec_;
   int devices_ = 0;

@@ -36,6 +36,9 @@ Machine free_link_machine(int devices, double gflops) {
   machine.device.peak_tflops = {{"fp32", gflops * 1e-3}};
   machine.device.memory_bandwidth_gbps = 1e9;
   machine.device.memory_gib = 80;
+  // The plain roofline for every kind (the closed forms below); the datasheet
+  // rules have tests of their own (tests/sim).
+  machine.device.efficiency = {{std::string(kDefaultEfficiency), 1.0}};
   machine.topology.kind = TopologyKind::kSwitch;
   machine.topology.link = {1e9, 0.0};
   check_machine(machine);

@@ -156,7 +156,7 @@ TEST(MachineFileErrors, OneForEachKindOfMistake) {
   expect_error([](json& d) { d["device"]["efficiency"]["dense"] = 1e-300; }, "device.efficiency.dense",
                "at least 1e-6");
   expect_error([](json& d) { d["topology"]["bus"]["latency"] = 1; }, "topology.bus.latency",
-               "unknown field for a link; allowed fields are bandwidth_GBps, latency_us, comment");
+               "unknown field for a link; allowed fields are bandwidth_GBps, latency_us, protocol, comment");
   expect_error(
       [](json& d) {
         d["topology"] = {{"kind", "multi-node"}, {"devices_per_node", 4}, {"nics_per_node", 3},

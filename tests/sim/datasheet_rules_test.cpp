@@ -1,0 +1,180 @@
+// The op cost model with the datasheet rules (sim/op_cost_model.hpp): which
+// kinds the rules price and which the efficiency table does, the facts
+// derived from a datasheet, the rules reached through whole ops, and the
+// plan-wide pricing the simulator uses giving the same numbers.
+
+#include <gtest/gtest.h>
+
+#include "hand_plan.hpp"
+#include "ir/lower.hpp"
+#include "ir/model_parser.hpp"
+#include "ir/ops/op_def.hpp"
+#include "ir/zoo.hpp"
+#include "partitioners/partitioner.hpp"
+#include "sim/conv_algorithm.hpp"
+#include "sim/device_facts.hpp"
+#include "sim/gemm_efficiency.hpp"
+#include "sim/machine_file.hpp"
+#include "sim/op_cost_model.hpp"
+#include "sim/rnn_step_cost.hpp"
+#include "sim/simulator.hpp"
+
+namespace splitscope {
+namespace {
+
+using testing::HandPlan;
+using testing::switch_topology;
+using testing::test_machine;
+
+/// A V100 SXM2 as a datasheet-only machine file would give it: no SM count, no efficiency table.
+Machine v100_datasheet() {
+  Machine machine = test_machine(2, switch_topology(150, 3), 15.7);
+  machine.device.memory_bandwidth_gbps = 900;
+  machine.device.efficiency.clear();
+  machine.device.launch_overhead_given = false;
+  machine.device.launch_overhead_us = 0;
+  machine.device.boost_clock_mhz = 1530;
+  return machine;
+}
+
+const char* const kNet = R"({"batch": 16, "input": [4096], "layers": [
+    {"type": "dense", "units": 4096, "name": "fc"},
+    {"type": "relu", "name": "act"}]})";
+
+TEST(DeviceFacts, DeriveTheSmCountFromTheFp32PeakAndClock) {
+  DeviceSpec device;
+  device.peak_tflops = {{"fp32", 9.3}};
+  device.boost_clock_mhz = 1303;
+  EXPECT_EQ(sm_count_of(device), 56);  // 9.3e12 / (2·64·1.303e9) = 55.76: P100 PCIe
+  device.peak_tflops = {{"fp32", 15.7}};
+  device.boost_clock_mhz = 1530;
+  EXPECT_EQ(sm_count_of(device), 80);  // 80.17: V100 SXM2
+  device.boost_clock_mhz = 0;
+  EXPECT_EQ(sm_count_of(device), 88);  // at the default 1400 MHz: 87.6
+  device.sm_count = 84;
+  EXPECT_EQ(sm_count_of(device), 84);  // given: taken as is
+}
+
+TEST(DeviceFacts, AchievedMemoryAndTheDefaultLaunch) {
+  const DeviceFacts facts = device_facts(v100_datasheet().device);
+  EXPECT_DOUBLE_EQ(facts.dram_bytes_per_second, 0.9 * 900e9);
+  EXPECT_DOUBLE_EQ(facts.launch_seconds, 5e-6);  // not given: the rules' default
+  EXPECT_EQ(facts.sm_count, 80);
+  Machine given = v100_datasheet();
+  given.device.launch_overhead_given = true;
+  given.device.launch_overhead_us = 2;
+  EXPECT_DOUBLE_EQ(device_facts(given.device).launch_seconds, 2e-6);
+}
+
+TEST(DatasheetRules, ADenseOpIsOneTileQuantizedGemmAndALaunch) {
+  // 16 × 4096 × 4096 on the V100: split 16 ways, 154.28 µs (gemm_efficiency_test), + 5 µs.
+  HandPlan hand(kNet, 1);
+  const NodeId fc = hand.node("fc");
+  const OpCostModel model(v100_datasheet());
+  EXPECT_TRUE(model.priced_by_rules(OpKind::kDense));
+  EXPECT_NEAR(model.slice_seconds(hand.graph(), fc, full_slice(hand.graph().node(fc), {0, 16})),
+              13 * 2.0 * 64 * 64 * 256 / 196.25e9 + 8388608.0 / 810e9 + 10e-6, 1e-12);
+}
+
+TEST(DatasheetRules, ElementwiseOpsStreamAtTheAchievedRate) {
+  // relu over 16·4096 floats reads and writes 524,288 bytes: at 810e9 B/s 0.647 µs, + 5 µs.
+  HandPlan hand(kNet, 1);
+  const NodeId act = hand.node("act");
+  const OpCostModel model(v100_datasheet());
+  EXPECT_NEAR(model.slice_seconds(hand.graph(), act, full_slice(hand.graph().node(act), {0, 16})),
+              524288.0 / 810e9 + 5e-6, 1e-12);
+}
+
+TEST(DatasheetRules, AnEfficiencyEntryOverridesTheRulesForItsKindAndDefaultForAll) {
+  HandPlan hand(kNet, 1);
+  const NodeId fc = hand.node("fc");
+  const NodeId act = hand.node("act");
+  const Slice dense = full_slice(hand.graph().node(fc), {0, 16});
+  const Slice relu = full_slice(hand.graph().node(act), {0, 16});
+  // dense: 0.5 → the roofline: bytes 4·(16·4096 + 4096² + 4096 + 16·4096) =
+  // 67,649,536 at 900e9, / 0.5, + no launch (none given); relu keeps the rules.
+  Machine machine = v100_datasheet();
+  machine.device.efficiency = {{"dense", 0.5}};
+  const OpCostModel one_kind(machine);
+  EXPECT_FALSE(one_kind.priced_by_rules(OpKind::kDense));
+  EXPECT_TRUE(one_kind.priced_by_rules(OpKind::kRelu));
+  EXPECT_NEAR(one_kind.slice_seconds(hand.graph(), fc, dense), 67649536.0 / 900e9 / 0.5, 1e-12);
+  EXPECT_NEAR(one_kind.slice_seconds(hand.graph(), act, relu), 524288.0 / 810e9 + 5e-6, 1e-12);
+  // `default` puts every kind not listed on the roofline: relu at 524288 / 900e9 / 0.25.
+  machine.device.efficiency["default"] = 0.25;
+  const OpCostModel table(machine);
+  EXPECT_FALSE(table.priced_by_rules(OpKind::kRelu));
+  EXPECT_FALSE(table.epilogue_by_rules());
+  EXPECT_NEAR(table.slice_seconds(hand.graph(), act, relu), 524288.0 / 900e9 / 0.25, 1e-12);
+}
+
+TEST(DatasheetRules, ConvolutionsAndCellsReachTheirRules) {
+  const Graph graph = lower(parse_model_text(R"({"batch": 32, "input": [128, 28, 28], "layers": [
+      {"type": "conv2d", "filters": 128, "kernel": 3, "padding": 1, "name": "conv"}]})", "c.json"));
+  const OpCostModel model(v100_datasheet());
+  const NodeId conv = 1;
+  ASSERT_EQ(graph.node(conv).kind, OpKind::kConv2d);
+  ConvShape shape;
+  shape.rows = 32;
+  shape.channels = shape.filters = 128;
+  shape.height = shape.width = shape.out_h = shape.out_w = 28;
+  shape.kernel_h = shape.kernel_w = 3;
+  shape.pad_h = shape.pad_w = 1;
+  EXPECT_DOUBLE_EQ(model.slice_seconds(graph, conv, full_slice(graph.node(conv), {0, 32})),
+                   estimate_conv(model.facts(), shape).seconds);  // 228.61 µs (conv_algorithm_test)
+
+  const Graph rnn = lower(parse_model_text(R"({"batch": 64, "input": [32, 1024], "layers": [
+      {"type": "lstm", "hidden": 1024, "name": "lstm"}]})", "r.json"));
+  NodeId step = 0;
+  for (NodeId id = 0; id < rnn.num_nodes(); ++id) {
+    if (rnn.node(id).kind == OpKind::kLstmCell && rnn.node(id).step == 5) step = id;
+  }
+  ASSERT_EQ(rnn.node(step).attrs.steps, 32);
+  CellShape cell;
+  cell.rows = 64;
+  cell.input = cell.hidden = cell.units = 1024;
+  cell.gates = 4;
+  cell.steps = 32;
+  cell.has_state = true;
+  cell.lstm = true;
+  EXPECT_DOUBLE_EQ(model.slice_seconds(rnn, step, full_slice(rnn.node(step), {0, 64})),
+                   estimate_cell_step(model.facts(), cell).seconds);  // 91.21 µs (rnn_step_cost_test)
+}
+
+TEST(DatasheetRules, PricingAWholePlanAheadGivesTheSameTimes) {
+  for (const char* name : {"lstm-small", "cnn-small", "mlp-small", "residual-small"}) {
+    auto graph = std::make_shared<const Graph>(lower(load_model_file(resolve_zoo_file(ZooShelf::kNetworks, name))));
+    for (const char* strategy : {"single", "vertical", "pipeline"}) {
+      PartitionOptions options;
+      options.devices = std::string(strategy) == "single" ? 1 : 2;
+      options.microbatches = std::string(strategy) == "pipeline" ? 2 : 1;
+      const Plan plan = make_partitioner(strategy)->partition(graph, options);
+      const OpCostModel model(load_machine("p100-pcie-8"));
+      const OpCostModel ahead = model.for_plan(plan);
+      for (const PlanOp& op : plan.ops) {
+        if (op.role != OpRole::kCompute && op.role != OpRole::kEpilogue) continue;
+        EXPECT_DOUBLE_EQ(ahead.op_seconds(plan, op), model.op_seconds(plan, op))
+            << name << " " << strategy << " op " << op.id;
+      }
+    }
+  }
+}
+
+TEST(DatasheetRules, TheGpuPresetsHoldOnlyDatasheetFacts) {
+  for (const char* name : {"p100-pcie-8", "a100-nvlink-8", "h100-nvlink-8", "h100-pcie-4", "2x8-h100-ib"}) {
+    const Machine machine = load_machine(name);
+    EXPECT_TRUE(machine.device.efficiency.empty()) << name;
+    EXPECT_GT(machine.device.sm_count, 0) << name;
+    const OpCostModel model(machine);
+    for (const OpDef* def : op_defs()) EXPECT_TRUE(model.priced_by_rules(def->kind)) << name << " " << def->name;
+  }
+  EXPECT_EQ(load_machine("p100-pcie-8").device.sm_count, sm_count_of([] {
+              DeviceSpec p100;
+              p100.peak_tflops = {{"fp32", 9.3}};
+              p100.boost_clock_mhz = 1303;
+              return p100;
+            }()));
+}
+
+}  // namespace
+}  // namespace splitscope
