@@ -143,7 +143,10 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
   run.want_output = false;
   ComparisonBuilder builder(make_report_context(command_line));
   auto executor = make_executor(execution, backend, options.devices);
-  const std::vector<RunResult> results = run_interleaved(*executor, plans, run, progress);
+  // Unless --repeat fixes the count, runs go on while a verdict is uncertain.
+  RepeatPolicy policy;
+  policy.adaptive = !execution.repeats_given;
+  const std::vector<RunResult> results = run_interleaved(*executor, plans, run, progress, policy);
   for (size_t i = 0; i < plans.size(); ++i) builder.add(plans[i], results[i]);
 
   // The same plans predicted on a named machine, beside the measured numbers.

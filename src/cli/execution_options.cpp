@@ -24,8 +24,11 @@ void add_execution_options(CLI::App& command, ExecutionOptions& options, const s
   command.add_option("--dtype", options.dtype, "cuda: fp32 | tf32 | bf16 (math of products; storage is fp32)")
       ->capture_default_str();
   command.add_flag("--graph", options.cuda_graph, "cuda: capture the plan in a CUDA graph, replay it when timed");
-  command.add_option("--repeat,-r", options.repeats, "timed runs (median, min, max are reported)")
-      ->capture_default_str();
+  command.add_option("--repeat,-r", options.repeats,
+                     "timed runs (median, min, max are reported); compare on cpu: at least this many, more while "
+                     "a verdict is uncertain, unless given")
+      ->capture_default_str()
+      ->each([&options](const std::string&) { options.repeats_given = true; });
   command.add_option("--warmup", options.warmup, "untimed runs first")->capture_default_str();
   command.add_option("--seed", options.seed, "fixes weights and inputs")
       ->check(unsigned_integer())

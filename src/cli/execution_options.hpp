@@ -26,6 +26,7 @@ struct ExecutionOptions {
   std::string dtype = "fp32";
   bool cuda_graph = false;
   int repeats = 3;
+  bool repeats_given = false;  ///< --repeat was on the command line (compare then runs exactly that many)
   int warmup = 1;
   uint64_t seed = 0;
   std::optional<double> timeout_ms;

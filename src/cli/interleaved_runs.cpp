@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "report/judgement.hpp"
+#include "report/speedup_interval.hpp"
+
 namespace splitscope::cli {
 namespace {
 
@@ -17,10 +20,17 @@ std::vector<RunResult> run_one_after_another(Executor& executor,
   return results;
 }
 
+/// Makespans (ms) of timelines [first, end) of `result`.
+std::vector<double> makespans_ms(const RunResult& result, size_t first) {
+  std::vector<double> ms;
+  for (size_t i = first; i < result.timelines.size(); ++i) ms.push_back(result.timelines[i].makespan_us() / 1000.0);
+  return ms;
+}
+
 }  // namespace
 
 std::vector<RunResult> run_interleaved(Executor& executor, const std::vector<std::shared_ptr<const Plan>>& plans,
-                                       const RunOptions& options, Progress& progress) {
+                                       const RunOptions& options, Progress& progress, RepeatPolicy policy) {
   if (plans.size() < 2) return run_one_after_another(executor, plans, options, progress);
   RunOptions quiet = options;
   quiet.on_repeat = nullptr;  // one repeat at a time: the progress line names the pair instead
@@ -34,9 +44,17 @@ std::vector<RunResult> run_interleaved(Executor& executor, const std::vector<std
                                    plans.front()->strategy));
     const std::unique_ptr<PreparedRun> split = executor.prepare(*plans[i], quiet);
     split->run(options.warmup, 0, results[i]);
-    for (int repeat = 0; repeat < options.repeats; ++repeat) {
+    const size_t baseline_first = results.front().timelines.size();
+    const auto started = std::chrono::steady_clock::now();
+    for (int pairs = 1;; ++pairs) {
       baseline->run(0, 1, results.front());
       split->run(0, 1, results[i]);
+      if (pairs < options.repeats) continue;
+      if (!policy.adaptive || pairs >= policy.most || std::chrono::steady_clock::now() - started >= policy.budget) {
+        break;
+      }
+      const auto interval = speedup_interval(makespans_ms(results.front(), baseline_first), makespans_ms(results[i], 0));
+      if (!interval || !straddles_a_threshold(*interval)) break;
     }
     if (options.want_output) results[i].output = split->output();
     progress.end_run();

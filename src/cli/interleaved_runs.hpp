@@ -9,6 +9,7 @@
 /// a plan set up between runs (Executor::prepare() gives null) run each plan
 /// whole, one after the other, as before.
 
+#include <chrono>
 #include <memory>
 #include <vector>
 
@@ -18,8 +19,19 @@
 
 namespace splitscope::cli {
 
+/// How many timed runs each split gets beside the baseline. Adaptive: at
+/// least `options.repeats`, then one more pair at a time while the speedup's
+/// interval (speedup_interval.hpp) straddles a verdict threshold, until
+/// `most` pairs or `budget` of running that split (hyperfine and pyperf
+/// likewise run until the estimate is stable or a time budget is spent).
+struct RepeatPolicy {
+  bool adaptive = false;
+  int most = 30;
+  std::chrono::milliseconds budget{20000};
+};
+
 /// The results of `plans` (the baseline first) on `executor`, in `plans` order.
 std::vector<RunResult> run_interleaved(Executor& executor, const std::vector<std::shared_ptr<const Plan>>& plans,
-                                       const RunOptions& options, Progress& progress);
+                                       const RunOptions& options, Progress& progress, RepeatPolicy policy = {});
 
 }  // namespace splitscope::cli

@@ -127,6 +127,11 @@ std::string_view to_string(Decider decider) {
   return "?";
 }
 
+bool straddles_a_threshold(const SpeedupInterval& interval) {
+  return (interval.low < kWinSpeedup && interval.high >= kWinSpeedup) ||
+         (interval.low <= kLoseSpeedup && interval.high > kLoseSpeedup);
+}
+
 Verdict verdict_for(double speedup) {
   if (speedup >= kWinSpeedup) return Verdict::kWins;
   if (speedup <= kLoseSpeedup) return Verdict::kLoses;
@@ -158,12 +163,6 @@ void explain(Judgement& judgement, const RunSummary& run, const RunSummary& base
       verdict == Verdict::kEven
           ? fmt::format("spreading the work over {} devices only breaks even: {}", run.devices, phrase)
           : phrase;
-}
-
-/// Whether an interval holds speedups of two verdicts.
-bool straddles_a_threshold(const SpeedupInterval& interval) {
-  return (interval.low < kWinSpeedup && interval.high >= kWinSpeedup) ||
-         (interval.low <= kLoseSpeedup && interval.high > kLoseSpeedup);
 }
 
 }  // namespace

@@ -62,6 +62,9 @@ inline constexpr double kMinorShare = 0.25;
 /// wins / loses / even for a speedup.
 Verdict verdict_for(double speedup);
 
+/// Whether a speedup interval holds speedups of two verdicts (rule 6).
+bool straddles_a_threshold(const SpeedupInterval& interval);
+
 /// What decided the verdict; a stable key beside the sentence.
 enum class Decider {
   kDoesNotFit,        ///< this run needs more memory than a device has

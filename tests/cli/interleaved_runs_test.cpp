@@ -14,14 +14,17 @@ namespace splitscope::cli {
 namespace {
 
 /// Records what runs when: "A" for a timed run of plan 0, "a" for a warm-up, and so on.
+/// Its timed runs take `makespans_us` in turn (cycling).
 class RecordingRun final : public PreparedRun {
  public:
-  RecordingRun(char name, std::string& log) : name_(name), log_(log) {}
+  RecordingRun(char name, std::string& log, std::vector<double> makespans_us)
+      : name_(name), log_(log), makespans_us_(std::move(makespans_us)) {}
   void run(int warmup, int repeats, RunResult& into) override {
     for (int w = 0; w < warmup; ++w) log_ += static_cast<char>(name_ - 'A' + 'a');
     for (int r = 0; r < repeats; ++r) {
       log_ += name_;
-      into.timelines.push_back(Timeline{{Span{0, Lane::kCompute, SpanKind::kCompute, 0, "", 0, 1.0 + r, 0, 0}}});
+      const double us = makespans_us_[next_++ % makespans_us_.size()];
+      into.timelines.push_back(Timeline{{Span{0, Lane::kCompute, SpanKind::kCompute, 0, "", 0, us, 0, 0}}});
     }
   }
   HostTensor output() override { return {}; }
@@ -29,21 +32,24 @@ class RecordingRun final : public PreparedRun {
  private:
   char name_;
   std::string& log_;
+  std::vector<double> makespans_us_;
+  size_t next_ = 0;
 };
 
 class RecordingExecutor final : public Executor {
  public:
-  RecordingExecutor(std::vector<std::shared_ptr<const Plan>> plans, bool can_prepare)
-      : plans_(std::move(plans)), can_prepare_(can_prepare) {}
+  RecordingExecutor(std::vector<std::shared_ptr<const Plan>> plans, bool can_prepare,
+                    std::vector<std::vector<double>> makespans_us = {{100}, {50}, {50}})
+      : plans_(std::move(plans)), can_prepare_(can_prepare), makespans_us_(std::move(makespans_us)) {}
   std::string_view name() const override { return "fake"; }
   RunResult run(const Plan& plan, const RunOptions& options) override {
     RunResult result;
-    RecordingRun(letter(plan), log).run(options.warmup, options.repeats, result);
+    RecordingRun(letter(plan), log, times(plan)).run(options.warmup, options.repeats, result);
     return result;
   }
   std::unique_ptr<PreparedRun> prepare(const Plan& plan, const RunOptions&) override {
     if (!can_prepare_) return nullptr;
-    return std::make_unique<RecordingRun>(letter(plan), log);
+    return std::make_unique<RecordingRun>(letter(plan), log, times(plan));
   }
   std::string log;
 
@@ -54,8 +60,10 @@ class RecordingExecutor final : public Executor {
     }
     return '?';
   }
+  std::vector<double> times(const Plan& plan) const { return makespans_us_.at(static_cast<size_t>(letter(plan) - 'A')); }
   std::vector<std::shared_ptr<const Plan>> plans_;
   bool can_prepare_;
+  std::vector<std::vector<double>> makespans_us_;
 };
 
 std::vector<std::shared_ptr<const Plan>> three_plans() {
@@ -89,6 +97,32 @@ TEST(InterleavedRuns, ABackendThatCannotPrepareRunsEachPlanWhole) {
   const std::vector<RunResult> results = run_interleaved(executor, plans, options, progress);
   EXPECT_EQ(executor.log, "aAA" "bBB" "cCC");
   EXPECT_EQ(results[0].timelines.size(), 2u);
+}
+
+TEST(InterleavedRuns, AdaptiveRepeatsGoOnWhileTheVerdictIsUncertain) {
+  // Baseline 100 us steady. Split B cycles 80, 100, 120: its medians reach
+  // 80 and 120, so the interval [100/120, 100/80] straddles both thresholds
+  // at every count: it runs to the most (5 pairs). Split C, steady at 50,
+  // is a clear 2x after the first 3 pairs.
+  const auto plans = three_plans();
+  RecordingExecutor executor(plans, true, {{100}, {80, 100, 120}, {50}});
+  RunOptions options;
+  options.warmup = 0;
+  options.repeats = 3;
+  std::ostringstream out;
+  Progress progress(out, false);
+  RepeatPolicy policy;
+  policy.adaptive = true;
+  policy.most = 5;
+  const std::vector<RunResult> results = run_interleaved(executor, plans, options, progress, policy);
+  EXPECT_EQ(executor.log, "ABABABABAB" "ACACAC");
+  EXPECT_EQ(results[1].timelines.size(), 5u);
+  EXPECT_EQ(results[2].timelines.size(), 3u);
+
+  // Given --repeat (not adaptive), exactly that many.
+  RecordingExecutor fixed(plans, true, {{100}, {80, 100, 120}, {50}});
+  run_interleaved(fixed, plans, options, progress, RepeatPolicy{});
+  EXPECT_EQ(fixed.log, "ABABAB" "ACACAC");
 }
 
 }  // namespace
