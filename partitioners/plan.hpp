@@ -55,6 +55,13 @@
 
 namespace splitscope {
 
+/// What a partial value is a partial sum over, awaiting an all-reduce that
+/// completes it.
+enum class PartialSum : uint8_t {
+  kNone,       ///< a finished value
+  kReduction,  ///< the reduction axis of its op (OpDef::split.reduce: a dense slice's input features)
+};
+
 /// What a value holds.
 enum class ValueRole : uint8_t {
   kActivation,  ///< a slice of a graph tensor (or a network input)
@@ -81,10 +88,12 @@ struct Value {
   Range batch;
   Range channels;
   Range reduce;  ///< parameters: the reduction range of the slices reading it
-  bool partial = false;  ///< a partial sum of a row-split product, awaiting an all-reduce
+  PartialSum partial = PartialSum::kNone;  ///< the axis it is a partial sum over, if any
   bool pre_activation = false;  ///< an all-reduced sum whose activation is still to be applied
   int producer = -1;     ///< the op writing it; -1 for a network input, provided before the run
   int64_t bytes = 0;     ///< float32 bytes of the slice
+
+  bool is_partial() const { return partial != PartialSum::kNone; }
 };
 
 enum class OpRole {

@@ -119,7 +119,7 @@ void PlanBuilder::wire(const Placement& placement) {
   op.param_count = cost.param_count;
   if (cost.param_count > 0) op.params = parameter(placement.device, placement.node, placement.slice);
   op.id = static_cast<int>(plan_.ops.size());
-  const bool partial = placement.slice.is_partial(node);
+  const PartialSum partial = placement.slice.is_partial(node) ? PartialSum::kReduction : PartialSum::kNone;
   for (size_t output = 0; output < node.output_shapes.size(); ++output) {
     const int value = add_value(placement.device, placement.node, static_cast<int>(output),
                                 placement.microbatch, placement.slice.batch, placement.slice.out,
@@ -135,7 +135,7 @@ int PlanBuilder::find_local(TensorKey tensor, Range batch, Range channels, int d
   if (it == values_of_.end()) return -1;
   for (int id : it->second) {
     const Value& value = plan_.value(id);
-    if (value.device == device && !value.partial && !value.pre_activation && value.batch == batch &&
+    if (value.device == device && !value.is_partial() && !value.pre_activation && value.batch == batch &&
         value.channels.contains(channels)) {
       return id;
     }
@@ -154,7 +154,7 @@ int PlanBuilder::obtain(NodeId node, int output, int microbatch, Range batch, Ra
   const Range whole{0, graph.node(node).output_shapes.at(static_cast<size_t>(output)).at(0)};
   if (graph.node(node).kind == OpKind::kInput) {
     // Network inputs are data each device loads itself, not traffic.
-    const int value = add_value(device, node, output, microbatch, batch, whole, false, false, -1);
+    const int value = add_value(device, node, output, microbatch, batch, whole, PartialSum::kNone, false, -1);
     plan_.inputs.push_back(value);
     return value;
   }
@@ -165,9 +165,9 @@ int PlanBuilder::obtain(NodeId node, int output, int microbatch, Range batch, Ra
   for (int id : values_of_[tensor]) {
     const Value& value = plan_.value(id);
     if (value.batch != batch) continue;
-    if (value.partial) partials.push_back(id);
+    if (value.is_partial()) partials.push_back(id);
     if (value.pre_activation) reduced.push_back(id);
-    if (!value.partial) summed = true;
+    if (!value.is_partial()) summed = true;
   }
   if (!partials.empty() && !summed) {
     all_reduce(partials);
@@ -184,7 +184,7 @@ int PlanBuilder::obtain(NodeId node, int output, int microbatch, Range batch, Ra
   // One value elsewhere has it all: copy it over (slices written by compute first).
   for (int id : values_of_[tensor]) {
     const Value& value = plan_.value(id);
-    if (!value.partial && !value.pre_activation && value.batch == batch && value.channels.contains(channels)) {
+    if (!value.is_partial() && !value.pre_activation && value.batch == batch && value.channels.contains(channels)) {
       return transfer(id, device);
     }
   }
@@ -213,7 +213,7 @@ int PlanBuilder::obtain(NodeId node, int output, int microbatch, Range batch, Ra
 }
 
 int PlanBuilder::add_value(int device, NodeId node, int output, int microbatch, Range batch,
-                           Range channels, bool partial, bool pre_activation, int producer) {
+                           Range channels, PartialSum partial, bool pre_activation, int producer) {
   Value value;
   value.id = static_cast<int>(plan_.values.size());
   value.device = device;
@@ -290,7 +290,7 @@ void PlanBuilder::all_reduce(const std::vector<int>& partials) {
   }
   for (int device : op.participants) {
     op.outputs.push_back(add_value(device, first.node, first.output, first.microbatch, first.batch,
-                                   first.channels, false, activation != Activation::kNone, op.id));
+                                   first.channels, PartialSum::kNone, activation != Activation::kNone, op.id));
   }
   const int64_t n = static_cast<int64_t>(partials.size());
   op.payload_bytes = first.bytes;
@@ -311,7 +311,7 @@ int PlanBuilder::epilogue(int value) {
   op.bytes_written = sum.bytes;
   op.id = static_cast<int>(plan_.ops.size());
   const int result = add_value(sum.device, sum.node, sum.output, sum.microbatch, sum.batch,
-                               sum.channels, false, false, op.id);
+                               sum.channels, PartialSum::kNone, false, op.id);
   op.outputs = {result};
   add_op(std::move(op));
   return result;
@@ -344,7 +344,7 @@ int PlanBuilder::gather(const std::vector<int>& slices, int device, bool to_all)
   int64_t moved = 0;
   for (int receiver : receivers) {
     const int value = add_value(receiver, first.node, first.output, first.microbatch, first.batch,
-                                channels, false, false, op.id);
+                                channels, PartialSum::kNone, false, op.id);
     op.outputs.push_back(value);
     if (receiver == device) on_device = value;
     moved += plan_.value(value).bytes;
@@ -365,7 +365,7 @@ void PlanBuilder::set_outputs() {
   for (int mb = 0; mb < plan_.microbatches; ++mb) {
     std::vector<int> slices;
     for (int id : primary_of_[key(out.node, out.output, mb)]) {
-      if (!plan_.value(id).partial) slices.push_back(id);
+      if (!plan_.value(id).is_partial()) slices.push_back(id);
     }
     std::sort(slices.begin(), slices.end(), [&](int a, int b) {
       return plan_.value(a).channels.begin < plan_.value(b).channels.begin;

@@ -53,7 +53,7 @@ class PlanBuilder {
   int obtain(NodeId node, int output, int microbatch, Range batch, Range channels, int device);
   int find_local(TensorKey tensor, Range batch, Range channels, int device) const;
   int add_value(int device, NodeId node, int output, int microbatch, Range batch, Range channels,
-                bool partial, bool pre_activation, int producer);
+                PartialSum partial, bool pre_activation, int producer);
   int add_op(PlanOp op);
   int parameter(int device, NodeId node, const Slice& slice);
   int transfer(int value, int device);

@@ -176,7 +176,7 @@ class Checker {
       if (!value.channels.contains(need)) {
         fail("{} slot {} needs channels {} but reads {}", name(op), slot, need.to_string(), value.channels.to_string());
       }
-      if (value.partial || value.pre_activation) fail("{} reads an unfinished sum (value {})", name(op), input);
+      if (value.is_partial() || value.pre_activation) fail("{} reads an unfinished sum (value {})", name(op), input);
     }
     if (op.outputs.size() != node.output_shapes.size()) {
       fail("{} writes {} values, its node has {} outputs", name(op), op.outputs.size(), node.output_shapes.size());
@@ -185,7 +185,7 @@ class Checker {
     for (int output : op.outputs) {
       const Value& value = plan_.value(output);
       if (value.device != op.device || value.batch != op.slice.batch || value.channels != op.slice.out ||
-          value.partial != op.slice.is_partial(node) || value.node != op.node) {
+          value.is_partial() != op.slice.is_partial(node) || value.node != op.node) {
         fail("{} writes value {} that does not match its slice", name(op), output);
       }
     }
@@ -204,7 +204,7 @@ class Checker {
     const Value& out = plan_.value(op.outputs[0]);
     if (!in.pre_activation) fail("{} activates a value that is not an all-reduced sum", name(op));
     if (in.device != op.device || out.device != op.device) fail("{} crosses devices", name(op));
-    if (out.pre_activation || out.partial || out.channels != in.channels || out.batch != in.batch) {
+    if (out.pre_activation || out.is_partial() || out.channels != in.channels || out.batch != in.batch) {
       fail("{} changes its value's ranges", name(op));
     }
     if (op.flops != 0) fail("{} counts FLOPs for an activation", name(op));
@@ -246,7 +246,7 @@ class Checker {
     if (op.collective == CollectiveKind::kAllReduce) {
       for (int input : op.inputs) {
         const Value& value = plan_.value(input);
-        if (!value.partial || value.channels != first.channels || value.batch != first.batch) {
+        if (!value.is_partial() || value.channels != first.channels || value.batch != first.batch) {
           fail("{} reduces values that are not matching partial sums", name(op));
         }
       }
@@ -254,7 +254,7 @@ class Checker {
       moved = 2 * static_cast<int64_t>(op.inputs.size() - 1) * first.bytes;
       for (size_t i = 0; i < op.outputs.size() && i < op.participants.size(); ++i) {
         const Value& out = plan_.value(op.outputs[i]);
-        if (out.partial || out.device != op.participants[i] || out.channels != first.channels) {
+        if (out.is_partial() || out.device != op.participants[i] || out.channels != first.channels) {
           fail("{} output {} is not the sum on participant {}", name(op), i, op.participants[i]);
         }
       }
@@ -262,7 +262,7 @@ class Checker {
       Range all{first.channels.begin, first.channels.begin};
       for (int input : op.inputs) {
         const Value& value = plan_.value(input);
-        if (value.channels.begin != all.end || value.partial || value.batch != first.batch) {
+        if (value.channels.begin != all.end || value.is_partial() || value.batch != first.batch) {
           fail("{} gathers slices that are not contiguous and final", name(op));
         }
         all.end = value.channels.end;
@@ -330,7 +330,7 @@ class Checker {
         continue;
       }
       const Value& value = plan_.value(id);
-      if (value.node != out.node || value.output != out.output || value.partial || value.pre_activation) {
+      if (value.node != out.node || value.output != out.output || value.is_partial() || value.pre_activation) {
         fail("output value {} is not the finished network output", id);
       }
       const Box box{value.batch, value.channels, {0, 1}};

@@ -80,7 +80,7 @@ std::vector<int> HandPlan::compute(NodeId node, int device, const Slice& slice, 
   const size_t outputs = plan_.graph->node(node).output_shapes.size();
   for (size_t k = 0; k < outputs; ++k) {
     const int value = add_value(device, node, static_cast<int>(k), microbatch, slice.batch, slice.out, id);
-    plan_.values.back().partial = slice.is_partial(plan_.graph->node(node));
+    plan_.values.back().partial = slice.is_partial(plan_.graph->node(node)) ? PartialSum::kReduction : PartialSum::kNone;
     plan_.ops[static_cast<size_t>(id)].outputs.push_back(value);
   }
   plan_.schedule.at(static_cast<size_t>(device)).push_back(id);

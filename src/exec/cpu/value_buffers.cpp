@@ -72,7 +72,7 @@ HostTensor assemble_output(const Plan& plan, const ValueBuffers& buffers) {
   int64_t covered = 0;
   for (int id : plan.outputs) {
     const Value& value = plan.value(id);
-    SPLITSCOPE_CHECK(value.node == tensor.node && value.output == tensor.output && !value.partial &&
+    SPLITSCOPE_CHECK(value.node == tensor.node && value.output == tensor.output && !value.is_partial() &&
                          !value.pre_activation,
                      fmt::format("plan output value {} is not the network output", id));
     SPLITSCOPE_CHECK(value.batch.begin >= 0 && value.batch.end <= plan.graph->batch(),
