@@ -26,8 +26,8 @@ namespace splitscope::cli {
 /// likewise run until the estimate is stable or a time budget is spent).
 struct RepeatPolicy {
   bool adaptive = false;
-  int most = 30;
-  std::chrono::milliseconds budget{20000};
+  int most = 15;
+  std::chrono::milliseconds budget{5000};
 };
 
 /// The results of `plans` (the baseline first) on `executor`, in `plans` order.

@@ -80,14 +80,20 @@ std::string group_table(const Comparison& comparison, size_t index) {
     table.add_row(std::move(row));
   }
 
-  int repeats = 0;
+  // Runs may differ in repeats (compare's adaptive count; the baseline runs beside every split).
+  int fewest = 0;
+  int most = 0;
   for (const RunReport& run : group.runs) {
-    if (run.summary.timed()) repeats = std::max(repeats, run.summary.makespan->repeats);
+    if (!run.summary.timed()) continue;
+    const int repeats = run.summary.makespan->repeats;
+    fewest = fewest == 0 ? repeats : std::min(fewest, repeats);
+    most = std::max(most, repeats);
   }
   const std::string model = group.runs.empty() ? std::string() : group.runs.front().summary.model;
   const int64_t batch = group.runs.empty() ? 0 : group.runs.front().summary.batch;
-  std::string text = fmt::format("{}, batch {}: {}, {} timed repeat{} each, best first\n\n", model, batch,
-                                 group_title(group), repeats, repeats == 1 ? "" : "s");
+  const std::string repeats = fewest == most ? fmt::format("{} timed repeat{} each", most, most == 1 ? "" : "s")
+                                             : fmt::format("{} to {} timed repeats", fewest, most);
+  std::string text = fmt::format("{}, batch {}: {}, {}, best first\n\n", model, batch, group_title(group), repeats);
   text += table.render();
   text += group.best ? fmt::format("best: {}\n", *group.best) : std::string("best: none (no strategy fits)\n");
   return text;
