@@ -15,6 +15,17 @@ bool is_scheduled(const PlanOp& op) { return op.role == OpRole::kCompute || op.r
 
 }  // namespace
 
+Span unstarted_span(const SpanSlot& slot) {
+  Span span;
+  span.device = slot.device;
+  span.lane = slot.lane;
+  span.kind = slot.kind;
+  span.op = slot.op;
+  span.flops = slot.flops;
+  span.bytes = slot.bytes;
+  return span;
+}
+
 SpanSlot single_span(const PlanOp& op) {
   SPLITSCOPE_CHECK(op.role != OpRole::kCollective, "a collective has a span per delivery");
   if (op.role == OpRole::kTransfer) {

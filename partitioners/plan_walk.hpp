@@ -26,6 +26,9 @@ struct SpanSlot {
   int64_t bytes = 0;  ///< bytes that crossed into `device`
 };
 
+/// A Span of the timeline for `slot`, its times not yet known (0).
+Span unstarted_span(const SpanSlot& slot);
+
 /// The one span of a compute, epilogue or transfer op.
 SpanSlot single_span(const PlanOp& op);
 /// The span of a collective op on the device of one of its deliveries.

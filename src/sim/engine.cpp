@@ -213,14 +213,7 @@ class Engine {
 
   /// Appends a span, built in place (a million of them is much of the work).
   void add_span(const SpanSlot& slot, double end_us) {
-    Span& span = timeline_.spans.emplace_back();
-    span.device = slot.device;
-    span.lane = slot.lane;
-    span.kind = slot.kind;
-    span.op = slot.op;
-    span.end_us = end_us;
-    span.flops = slot.flops;
-    span.bytes = slot.bytes;
+    timeline_.spans.emplace_back(unstarted_span(slot)).end_us = end_us;
   }
 
   CollectiveRun start_collective(const PlanOp& op) const {

@@ -59,15 +59,9 @@ Timeline to_timeline(const PlanTasks& tasks, const std::vector<TaskTiming>& timi
   Timeline timeline;
   timeline.spans.reserve(tasks.spans.size());
   for (const SpanSlot& slot : tasks.spans) {
-    Span& span = timeline.spans.emplace_back();
-    span.device = slot.device;
-    span.lane = slot.lane;
-    span.kind = slot.kind;
-    span.op = slot.op;
+    Span& span = timeline.spans.emplace_back(unstarted_span(slot));
     span.start_us = kUnset;
     span.end_us = kUnset;
-    span.flops = slot.flops;
-    span.bytes = slot.bytes;
   }
   const auto widen_start = [&](int index, double start) {
     Span& span = timeline.spans.at(static_cast<size_t>(index));
