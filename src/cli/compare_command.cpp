@@ -62,6 +62,7 @@ std::vector<std::string> chosen_strategies(const CompareOptions& options, const 
     return chosen;
   }
   const std::vector<std::string> known = strategy_names();
+  const std::string baseline = baseline_strategy();
   for (const auto& name : options.strategies) {
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       std::string listed;
@@ -69,11 +70,11 @@ std::vector<std::string> chosen_strategies(const CompareOptions& options, const 
       throw InputError("--strategies", "", "unknown strategy '" + name + "'; use some of " + listed);
     }
     // Each once: the speedups are against the baseline (`single`), which always runs first.
-    if (name != baseline_strategy() && std::find(chosen.begin(), chosen.end(), name) == chosen.end()) {
+    if (name != baseline && std::find(chosen.begin(), chosen.end(), name) == chosen.end()) {
       chosen.push_back(name);
     }
   }
-  chosen.insert(chosen.begin(), baseline_strategy());
+  chosen.insert(chosen.begin(), baseline);
   return chosen;
 }
 

@@ -23,7 +23,13 @@ class TaskBuilder {
     first_span_.assign(plan_.ops.size(), -1);
     for (const PlanOp& op : plan_.ops) {
       first_span_[static_cast<size_t>(op.id)] = static_cast<int>(tasks_.spans.size());
-      for (const SpanSlot& slot : op_spans(plan_, op)) tasks_.spans.push_back(slot);
+      if (op.role != OpRole::kCollective) {
+        tasks_.spans.push_back(single_span(op));
+        continue;
+      }
+      // Computed once: its deliveries give the spans here, its sends the tasks in collective().
+      const CollectiveSchedule& schedule = schedules_.emplace(op.id, collective_schedule(plan_, op)).first->second;
+      for (const CollectiveDelivery& delivery : schedule.deliveries) tasks_.spans.push_back(delivery_span(op, delivery));
     }
     std::vector<int> op_task(plan_.ops.size(), -1);  // compute/epilogue op -> its task
     for (int id : walk.order) {
@@ -101,7 +107,7 @@ class TaskBuilder {
   /// The collective as its algorithm's sends: one task per send on the
   /// receiver's copy-in lane, one per local copy of a participant's own part.
   void collective(const PlanOp& op) {
-    const CollectiveSchedule schedule = collective_schedule(plan_, op);
+    const CollectiveSchedule& schedule = schedules_.at(op.id);
     const std::string label = op_label(plan_, op);
     const int span = first_span_[static_cast<size_t>(op.id)];
     const auto input = [&](int slot) { return op.inputs.at(static_cast<size_t>(slot)); };
@@ -174,6 +180,7 @@ class TaskBuilder {
   std::vector<int> first_span_;  ///< by op: its first span
   std::vector<int> writer_;      ///< by value: the task writing it (not for collective outputs)
   std::unordered_map<int, std::vector<int>> collective_writers_;  ///< collective outputs: every task writing into them
+  std::unordered_map<int, CollectiveSchedule> schedules_;         ///< by collective op id
 };
 
 }  // namespace
