@@ -3,7 +3,8 @@
 
 Builds each network of a splitscope network file (FORMATS.md) in PyTorch on
 one GPU -- dense, conv2d (with groups), max/avg pooling, activations,
-flatten, softmax, and nn.LSTM / nn.GRU stacks with batch_first -- and times
+flatten, softmax, nn.LSTM / nn.GRU stacks with batch_first, and the joins
+add and concat of graph networks (docs/network-format.md) -- and times
 its forward pass with CUDA events: warm-up runs, then the median of N.
 Prints one JSON object per network (one JSON list for several files), or
 writes it with --out.
@@ -31,8 +32,22 @@ def activation_module(nn, name):
     return {"relu": nn.ReLU(), "tanh": nn.Tanh(), "sigmoid": nn.Sigmoid()}.get(name or "none")
 
 
+def layer_inputs(network, index, layer, previous):
+    """The names a layer reads (docs/network-format.md): its "inputs", else the
+    layer before it in the file, else the network's only input."""
+    named = layer.get("inputs")
+    if named is not None:
+        return [named] if isinstance(named, str) else list(named)
+    if previous is not None:
+        return [previous]
+    if "inputs" in network:
+        raise SystemExit(f"torch_baseline: layers[{index}]: the network has several inputs, so it must name one")
+    return ["input"]
+
+
 def build(torch, network):
-    """The network as an nn.Module, following FORMATS.md's shape rules."""
+    """The network as an nn.Module, following docs/network-format.md's shape
+    rules: a graph of named layers (joins `add` and `concat` included)."""
     nn = torch.nn
 
     class RecurrentStack(nn.Module):
@@ -46,10 +61,10 @@ def build(torch, network):
             output, _ = self.rnn(x)
             return output if self.return_sequences else output[:, -1, :]
 
-    modules = []
-    shape = list(network["input"])
-    for index, layer in enumerate(network["layers"]):
+    def single(index, layer, shape):
+        """One reading layer: its module (activation included) and output shape."""
         kind = layer["type"]
+        modules = []
         if kind == "dense":
             modules.append(nn.Linear(shape[0], layer["units"], bias=layer.get("bias", True)))
             shape = [layer["units"]]
@@ -86,7 +101,54 @@ def build(torch, network):
             shape = [shape[0], layer["hidden"]] if return_sequences else [layer["hidden"]]
         else:
             raise SystemExit(f"torch_baseline: layers[{index}]: unknown layer type '{kind}'")
-    return nn.Sequential(*modules)
+        return nn.Sequential(*modules), shape
+
+    class Graph(nn.Module):
+        def __init__(self):
+            super().__init__()
+            shapes = dict(network["inputs"]) if "inputs" in network else {"input": list(network["input"])}
+            self.input_names = sorted(shapes)
+            reads = {}
+            previous = None
+            for index, layer in enumerate(network["layers"]):
+                name = layer.get("name", f"{layer['type']}{index}")
+                reads[name] = (index, layer, layer_inputs(network, index, layer, previous))
+                previous = name
+            # Dependency order, file order among layers that do not depend on
+            # each other, as splitscope runs them.
+            self.order = []
+            self.steps = nn.ModuleDict()
+            pending = list(reads)
+            while pending:
+                ready = next((n for n in pending if all(i in shapes for i in reads[n][2])), None)
+                if ready is None:
+                    raise SystemExit(f"torch_baseline: the layers {pending} read each other in a cycle")
+                pending.remove(ready)
+                index, layer, inputs = reads[ready]
+                kind = layer["type"]
+                if kind == "add":
+                    shapes[ready] = list(shapes[inputs[0]])
+                elif kind == "concat":
+                    first = shapes[inputs[0]]
+                    shapes[ready] = [sum(shapes[i][0] for i in inputs)] + list(first[1:])
+                else:
+                    self.steps[ready], shapes[ready] = single(index, layer, shapes[inputs[0]])
+                self.order.append((ready, kind, inputs))
+            # The network's output: the layer no other layer reads.
+            self.output = [n for n, _, _ in self.order if not any(n in r[2] for r in reads.values())][-1]
+
+        def forward(self, *xs):
+            values = dict(zip(self.input_names, xs))
+            for name, kind, inputs in self.order:
+                if kind == "add":
+                    values[name] = sum(values[i] for i in inputs)
+                elif kind == "concat":
+                    values[name] = torch.cat([values[i] for i in inputs], dim=1)  # axis 0 after the batch
+                else:
+                    values[name] = self.steps[name](values[inputs[0]])
+            return values[self.output]
+
+    return Graph()
 
 
 def time_network(torch, path, args):
@@ -95,17 +157,18 @@ def time_network(torch, path, args):
     batch = args.batch or network["batch"]
     device = torch.device("cuda")
     model = build(torch, network).to(device).eval()
-    x = torch.randn(batch, *network["input"], device=device)
+    shapes = network["inputs"] if "inputs" in network else {"input": network["input"]}
+    xs = [torch.randn(batch, *shapes[name], device=device) for name in sorted(shapes)]
     start = torch.cuda.Event(enable_timing=True)
     stop = torch.cuda.Event(enable_timing=True)
     times = []
     with torch.inference_mode():
         for _ in range(args.warmup):
-            model(x)
+            model(*xs)
         torch.cuda.synchronize()
         for _ in range(args.repeat):
             start.record()
-            model(x)
+            model(*xs)
             stop.record()
             stop.synchronize()
             times.append(start.elapsed_time(stop))

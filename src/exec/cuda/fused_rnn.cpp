@@ -87,7 +87,11 @@ FusedRnnResult run_fused_rnn(const FusedRnnRequest& request) {
       rnn.get(), CUDNN_RNN_ALGO_STANDARD, shape.lstm ? CUDNN_LSTM : CUDNN_GRU,
       shape.bias ? CUDNN_RNN_SINGLE_INP_BIAS : CUDNN_RNN_NO_BIAS, CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT,
       CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, math, to_int(shape.input), to_int(shape.hidden), to_int(shape.hidden),
-      to_int(shape.layers), dropout.get(), CUDNN_RNN_PADDED_IO_DISABLED));
+      to_int(shape.layers), dropout.get(),
+      // cuDNN refuses the unpacked (batch-major) layout below unless padded I/O
+      // is on (CUDNN_STATUS_BAD_PARAM, seen on an H100 with cuDNN 9.19); every
+      // sequence has the full length, so no padding is ever written.
+      CUDNN_RNN_PADDED_IO_ENABLED));
 
   const std::vector<int> lengths(static_cast<size_t>(shape.batch), to_int(shape.steps));
   RnnDataDescriptor x_desc;
