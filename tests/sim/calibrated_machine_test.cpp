@@ -101,6 +101,22 @@ TEST(CalibratedMachine, EfficiencyAboveTheRooflineIsHeldAtOneAndLaunchBoundKinds
   expect_close(machine.calibration.op_times_us.at("maxpool:b4:c8:h8:w8:k2x2:s2x2"), 1.5);
 }
 
+TEST(CalibratedMachine, OpsWhoseRooflineIsShorterThanALaunchFitNoRate) {
+  calibration::CalibrationResult result = hand_calibration();
+  // A tiny tanh: 3e5 B / 3e12 B/s = 0.1 µs of roofline, under the 2 µs launch,
+  // measured in 6 µs. Its 4 µs beyond the launch are a kernel's fixed cost:
+  // as a rate it would be 0.1/4 = 0.025 of the roofline, and price a 2 MB
+  // epilogue 40 times too slow. It joins no fit.
+  result.op_times.push_back({"tanh:b4:n64", "rnn/tanh", 0, 300'000, 6e-6, 6e-6, 6e-6});
+  const Machine machine = machine_from_calibration(result, options_for(CalibratedLink::kVirtualDevice));
+  EXPECT_EQ(machine.device.efficiency.count("tanh"), 0u);
+  EXPECT_NE(machine.comment.find("tanh: none (its 1 ops are launch-bound)"), std::string::npos) << machine.comment;
+  // The pools keep the fits of the hand calibration alone (see above).
+  expect_close(machine.device.efficiency.at("epilogue"), 0.5);
+  expect_close(machine.device.efficiency.at("default"), 5 / 7.75);
+  expect_close(machine.calibration.op_times_us.at("tanh:b4:n64"), 6);
+}
+
 TEST(CalibratedMachine, OpTableHoldsEveryPositiveMeasuredTimeInMicroseconds) {
   const Machine machine = machine_from_calibration(hand_calibration(), options_for(CalibratedLink::kVirtualDevice));
   const auto& table = machine.calibration.op_times_us;
@@ -292,9 +308,9 @@ TEST(CalibratedMachine, SimulatorUsesMeasuredTimesForTabledOpsAndTheRooflineForT
   // weights and 10 biases and writes 8·10 outputs, (512 + 640 + 10 + 80)·4 =
   // 4968 bytes: 4968 / 3e12 s = 0.001656 µs (2·8·64·10 FLOPs at 50 TFLOP/s
   // take 0.0002048 µs), over the dense efficiency, plus 2 µs of launch.
-  // The dense efficiency now counts the 7 µs op too: its 65536 FLOPs take
-  // 0.00131072 µs at 50 TFLOP/s, against 7 - 2 µs measured.
-  const double dense = (20 + 10 + 0.00131072) / (40 + 20 + 5);
+  // The dense efficiency does not count the 7 µs op: its 65536 FLOPs take
+  // 0.00131072 µs at 50 TFLOP/s, under one 2 µs launch, so it is launch-bound.
+  const double dense = (20 + 10) / (40.0 + 20);
   expect_close(machine.device.efficiency.at("dense"), dense);
   expect_close(durations[4], 0.001656 / dense + 2);
   // The softmax reads and writes 8·10 floats, 640 bytes: 0.000213.. µs over 0.8, plus 2.
