@@ -118,6 +118,7 @@ CalibrationResult parse_document(const json& doc, const std::string& source) {
   result.sm_count = static_cast<int>(device.optional_integer("sm_count", 0, 0, 1 << 20));
   result.memory_bytes = device.integer("memory_bytes", "the GPU's memory in bytes", 1, kMaxInt64);
   result.compute_capability = device.optional_string("compute_capability", "");
+  result.partitions = static_cast<int>(device.optional_integer("partitions", 1, 1, 1 << 20));
 
   if (top.has("software")) {
     const JsonFields software = top.object("software", "driver and library versions");
@@ -204,7 +205,8 @@ std::string calibration_to_json(const CalibrationResult& result) {
         {"name", result.device_name},
         {"sm_count", result.sm_count},
         {"memory_bytes", result.memory_bytes},
-        {"compute_capability", result.compute_capability}}},
+        {"compute_capability", result.compute_capability},
+        {"partitions", result.partitions}}},
       {"software",
        {{"driver", result.driver}, {"runtime", result.runtime}, {"cublas", result.cublas}, {"cudnn", result.cudnn}}},
       {"dtype", result.dtype},

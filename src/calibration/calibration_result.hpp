@@ -81,7 +81,8 @@ struct CalibrationResult {
   std::string host;
   int device = 0;
   std::string device_name;
-  int sm_count = 0;
+  int sm_count = 0;                ///< of the partition measured, when partitions > 1
+  int partitions = 1;              ///< >1: measured inside one of this many green-context partitions
   int64_t memory_bytes = 0;
   std::string compute_capability;  ///< "9.0"
   std::string driver;              ///< CUDA driver API version, "13.0"

@@ -40,6 +40,7 @@ struct CalibrateOptions {
   std::string from;
   std::string calibration_out;
   int machine_devices = 8;
+  int partitions = 1;
   std::string dtype = "fp32";
   int repeats = 20;
   bool quick = false;
@@ -68,6 +69,7 @@ calibration::CalibrationResult measure(const CalibrateOptions& options) {
   calibration.dtype = options.dtype;
   calibration.repeats = options.repeats;
   calibration.quick = options.quick;
+  calibration.partitions = options.partitions;
   calibration.seed = options.seed;
   calibration.warmup = options.quick ? 1 : 3;
   std::vector<std::string> names = options.networks;
@@ -95,6 +97,10 @@ void check_options(const CalibrateOptions& options) {
                      fmt::format("'{}' must be a .json file (machine files are JSON), e.g. "
                                  "models/machines/h100.json",
                                  options.out));
+  }
+  if (options.partitions < 1 || options.partitions > kMaxMachineDevices) {
+    throw InputError("--partitions", "",
+                     fmt::format("must be from 1 to {}, got {}", kMaxMachineDevices, options.partitions));
   }
   if (options.machine_devices < 1 || options.machine_devices > kMaxMachineDevices) {
     throw InputError("--machine-devices", "",
@@ -177,7 +183,7 @@ int calibrate_command(const CalibrateOptions& options) {
     std::cout << fmt::format("wrote {} (the raw calibration)\n", raw_path);
   }
   for (size_t i = 0; i < files.size(); ++i) print_machine(files[i], machines[i]);
-  if (options.machine_devices > 1) {
+  if (options.machine_devices > 1 && result.partitions == 1) {
     std::cout << fmt::format(
         "note: each device is the whole GPU as measured; --virtual with N > 1 gives each 1/N of the SMs, so "
         "compute-bound ops are predicted up to N times faster than --virtual measures (docs/machine-format.md)\n");
@@ -214,6 +220,10 @@ Command add_calibrate_command(CLI::App& app) {
           ->capture_default_str(),
       sub->add_option("--networks", options->networks, "networks whose op shapes to time (default: the whole zoo)")
           ->delimiter(','),
+      sub->add_option("--partitions", options->partitions,
+                      "measure inside one of N green-context partitions of the GPU, as --virtual runs on N devices "
+                      "use it: the machine files then predict those runs")
+          ->capture_default_str(),
       sub->add_flag("--quick", options->quick,
                     "fewer shapes and sizes, the small networks only: a smoke test, not a calibration"),
   };

@@ -288,14 +288,21 @@ Machine machine_from_calibration(const calibration::CalibrationResult& result, c
 
   machine.comment =
       calibration_origin(result, options) + " " + joined +
-      "Device: the whole GPU, as measured: peak_tflops the best GEMM rate of each math; memory bandwidth twice the "
+      (result.partitions > 1
+           ? fmt::format("Device: one of {} green-context partitions of the GPU ({} SMs), as measured inside it: ",
+                         result.partitions, result.sm_count)
+           : std::string("Device: the whole GPU, as measured: ")) +
+      "peak_tflops the best GEMM rate of each math; memory bandwidth twice the "
       "device-to-device copy rate (a copy reads and writes every byte); launch overhead the GPU time per empty kernel; "
       "efficiency per op kind the fit that makes the roofline's total over the kind's measured ops their measured "
       "total (" +
       (efficiencies.summary.empty() ? std::string("no op times") : efficiencies.summary) +
       "); the op table prices the ops it lists. " +
-      (options.link == CalibratedLink::kPeer
-           ? std::string()
+      (options.link == CalibratedLink::kPeer ? std::string()
+       : result.partitions > 1
+           ? fmt::format("It predicts `--virtual` runs on {} devices; the partitions beside the one measured were "
+                         "idle, so memory-bound ops had the whole memory bandwidth.",
+                         result.partitions)
            : "Limitation: N > 1 virtual devices each get 1/N of the SMs, but these devices are the whole GPU, so "
              "compute-bound ops are predicted up to N times faster than --virtual measures them.");
   check_machine(machine);

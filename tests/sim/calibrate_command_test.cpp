@@ -215,6 +215,36 @@ TEST(CalibrationResultFile, ReadsBackWhatCalibrateWrites) {
   EXPECT_TRUE(again.copies.back().peer_access);
   EXPECT_EQ(again.op_times.size(), result.op_times.size());
   EXPECT_EQ(again.launch.device_seconds_per_kernel, 2e-6);
+  EXPECT_EQ(again.partitions, 1);  // the whole GPU, written and read as such
+}
+
+TEST(CalibrationResultFile, APartitionCalibrationMakesMachinesThatSayWhatTheyPredict) {
+  calibration::CalibrationResult result = testing::hand_calibration();
+  result.partitions = 4;
+  result.sm_count = 32;
+  const std::string text = calibration::calibration_to_json(result);
+  const calibration::CalibrationResult again = calibration::parse_calibration_result(text, "raw.json");
+  EXPECT_EQ(again.partitions, 4);
+  EXPECT_EQ(calibration::calibration_to_json(again), text);
+
+  const std::string folder = fresh_temp_dir("calibrate_partitions");
+  write_text(folder + "/raw.json", text);
+  const CommandResult made = run_splitscope("calibrate --from " + folder + "/raw.json --out " + folder + "/v4.json");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  EXPECT_EQ(made.out.find("each device is the whole GPU"), std::string::npos) << made.out;  // it is not
+  const Machine machine = load_machine(folder + "/v4.json");
+  EXPECT_EQ(machine.device.sm_count, 32);
+  EXPECT_NE(machine.comment.find("one of 4 green-context partitions of the GPU (32 SMs)"), std::string::npos)
+      << machine.comment;
+  EXPECT_NE(machine.comment.find("predicts `--virtual` runs on 4 devices"), std::string::npos) << machine.comment;
+
+  // A partition count the option cannot take is bad input, on any machine, before any measuring.
+  for (const std::string bad : {"0", "-2"}) {
+    const CommandResult refused = run_splitscope("calibrate --partitions " + bad + " --out " + folder + "/x.json");
+    EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.err;
+    EXPECT_NE(refused.err.find("--partitions"), std::string::npos) << refused.err;
+  }
+  EXPECT_EQ(files_in(folder), (std::vector<std::string>{"raw.json", "v4-link-host.json", "v4.json"}));
 }
 
 TEST(CalibrationResultFile, NotJsonOrMissingFieldsAreNamed) {

@@ -76,6 +76,7 @@ struct CalibrationOptions {
   int warmup = 3;
   int repeats = 20;
   bool quick = false;          ///< fewer shapes and sizes (for tests and smoke runs)
+  int partitions = 1;          ///< >1: measure inside one of this many green-context partitions
   uint64_t seed = 0;
   std::vector<OpSample> ops;
 };

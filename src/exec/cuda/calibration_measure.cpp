@@ -15,6 +15,7 @@
 #include "exec/cuda/library_versions.hpp"
 #include "exec/cuda/cuda_resources.hpp"
 #include "exec/cuda/device_set.hpp"
+#include "exec/cuda/driver_api.hpp"
 #include "exec/cuda/event_timer.hpp"
 #include "exec/cuda/kernels.hpp"
 #include "exec/cuda/library_handles.hpp"
@@ -218,8 +219,7 @@ void measure_launches(const CalibrationOptions& options, cudaStream_t stream, Ca
   result.launch.device_seconds_per_kernel = median(device);
 }
 
-void measure_ops(const CalibrationOptions& options, CalibrationResult& result) {
-  const DeviceSet devices = DeviceSet::single(options.device);
+void measure_ops(const CalibrationOptions& options, const DeviceSet& devices, CalibrationResult& result) {
   const Dtype dtype = parse_dtype(options.dtype);
   for (const OpSample& sample : options.ops) {
     try {
@@ -288,11 +288,31 @@ CalibrationResult calibrate_device(const CalibrationOptions& options) {
   result.dtype = to_string(dtype);
   result.repeats = options.repeats;
 
-  Stream stream = Stream::create();
-  measure_gemm(options, stream.get(), result);
-  measure_all_copies(options, stream.get(), result);
-  measure_launches(options, stream.get(), result);
-  measure_ops(options, result);
+  // With partitions, everything that runs kernels (products, launches, op
+  // times) runs inside the first of that many green-context partitions, as a
+  // `--virtual --devices N` run's devices do; copies too, on its stream.
+  if (options.partitions < 1) {
+    throw InputError("--partitions", "", fmt::format("must be at least 1, got {}", options.partitions));
+  }
+  const DriverApi driver;
+  const DeviceSet devices = options.partitions > 1
+                                ? DeviceSet::virtual_devices(options.device, options.partitions, 1, driver)
+                                : DeviceSet::single(options.device);
+  const LogicalDevice& measured = devices.device(0);
+  result.partitions = options.partitions;
+  if (options.partitions > 1) {
+    result.sm_count = measured.sm_count;
+    result.notes.push_back(fmt::format(
+        "measured inside one of {} green-context partitions of GPU {} ({} of its {} SMs), as `--virtual "
+        "--devices {}` runs it; the partitions beside it were idle, so memory-bound ops had the whole memory "
+        "bandwidth",
+        options.partitions, options.device, measured.sm_count, properties.multiProcessorCount, options.partitions));
+  }
+  const cudaStream_t stream = measured.compute.get();
+  measure_gemm(options, stream, result);
+  measure_all_copies(options, stream, result);
+  measure_launches(options, stream, result);
+  measure_ops(options, devices, result);
   result.conv = conv_rates(result.op_times);
   return result;
 }
