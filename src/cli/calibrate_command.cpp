@@ -6,7 +6,9 @@
 // `--virtual --link device`, FILE-link-host.json for `--link host`,
 // FILE-peer.json for physical GPUs where several were measured; and the raw
 // measurements (schema splitscope.calibration/1, src/calibration/calibration_result.hpp)
-// beside them, or where --calibration-out says. `--from RAW` derives the
+// beside them, or where --calibration-out says. `--partitions N` measures
+// inside one of N green-context partitions, for `--virtual --devices N` runs
+// (docs/machine-format.md, "Partitions"). `--from RAW` derives the
 // machine files again from a recorded calibration, with no GPU. Without a
 // GPU (and no --from): exit 3, nothing written.
 
