@@ -105,10 +105,16 @@ ConvPlan::ConvPlan(const ConvStep& step, cudnnHandle_t handle, Dtype dtype) {
   SPLITSCOPE_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithmMaxCount(handle, &limit));
   std::vector<cudnnConvolutionFwdAlgoPerf_t> candidates(static_cast<size_t>(limit));
   int returned = 0;
-  SPLITSCOPE_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(handle, x_.get(), filter_.get(), convolution_.get(),
-                                                                y_.get(), limit, &returned, candidates.data()));
+  // Timed, not guessed: cudnnFind runs each algorithm once on this shape and
+  // returns them fastest first, as PyTorch's cudnn.benchmark does. The
+  // heuristics (cudnnGetConvolutionForwardAlgorithm_v7) picked FFT for
+  // AlexNet's fp32 conv2/conv3 on an H100, where PyTorch with benchmark on ran
+  // the cnn 21% faster (reports/h100-80gb-hbm3/FINDINGS.md). It runs at plan
+  // preparation, before any timed run, on this handle's stream.
+  SPLITSCOPE_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithm(handle, x_.get(), filter_.get(), convolution_.get(),
+                                                              y_.get(), limit, &returned, candidates.data()));
   // First pass: only the math asked for. Second pass (fp32 only, should the
-  // heuristics offer no FMA kernel): any math, said in the description.
+  // search offer no FMA kernel): any math, said in the description.
   for (int pass = 0; pass < 2; ++pass) {
     for (int i = 0; i < returned; ++i) {
       const cudnnConvolutionFwdAlgoPerf_t& candidate = candidates[static_cast<size_t>(i)];
