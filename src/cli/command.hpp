@@ -26,5 +26,6 @@ Command add_run_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
 Command add_calibrate_command(CLI::App& app);
 Command add_demo_command(CLI::App& app);
+Command add_validate_command(CLI::App& app);
 
 }  // namespace splitscope::cli

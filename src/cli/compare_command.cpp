@@ -11,6 +11,7 @@
 #include "cli/command.hpp"
 #include "cli/execution_options.hpp"
 #include "cli/interleaved_runs.hpp"
+#include "cli/strategy_choice.hpp"
 #include "cli/network_loading.hpp"
 #include "exec/cuda_backend.hpp"
 #include "partitioners/plan_check.hpp"
@@ -36,57 +37,6 @@ struct CompareOptions {
   ExecutionOptions execution;
   ReportOutputs outputs;
 };
-
-/// The strategies to run: those asked for, or every one that applies here;
-/// `single` always, since every speedup is against it.
-std::vector<std::string> chosen_strategies(const CompareOptions& options, const Graph& graph) {
-  std::vector<std::string> chosen;
-  if (options.strategies.empty()) {
-    for (const auto& name : strategy_names()) {
-      if (make_partitioner(name)->applies(graph, options.devices)) chosen.push_back(name);
-    }
-    if (chosen.size() == 1 && options.devices > 1) {
-      // Only `single` would run: a comparison of nothing. Say how far the splits go.
-      // The largest count any split takes, read off each strategy's maximum
-      // (not found by counting down from --devices, which may be 2^31 - 1).
-      int most = 1;
-      for (const auto& name : strategy_names()) {
-        const auto partitioner = make_partitioner(name);
-        if (partitioner->traits().baseline || !partitioner->applies(graph, 2)) continue;
-        most = std::max(most, std::min(partitioner->max_devices(graph), options.devices - 1));
-      }
-      throw InputError("--devices", "",
-                       fmt::format("no strategy can split {} over {} devices (at most {}); give fewer",
-                                   graph.model().name, options.devices, most));
-    }
-    return chosen;
-  }
-  const std::vector<std::string> known = strategy_names();
-  const std::string baseline = baseline_strategy();
-  for (const auto& name : options.strategies) {
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      std::string listed;
-      for (const auto& strategy : known) listed += (listed.empty() ? "" : ", ") + strategy;
-      throw InputError("--strategies", "", "unknown strategy '" + name + "'; use some of " + listed);
-    }
-    // Each once: the speedups are against the baseline (`single`), which always runs first.
-    if (name != baseline && std::find(chosen.begin(), chosen.end(), name) == chosen.end()) {
-      chosen.push_back(name);
-    }
-  }
-  chosen.insert(chosen.begin(), baseline);
-  return chosen;
-}
-
-/// GPipe's rule of thumb, M >= 4N, keeps the bubble under a fifth; but
-/// micro-batches of fewer than 8 rows turn matrix products memory-bound
-/// (every micro-batch reads the weights again), so no smaller than that.
-int default_microbatches(const Graph& graph, int devices) {
-  constexpr int64_t kMinRows = 8;
-  const int64_t by_bubble = 4 * static_cast<int64_t>(devices);
-  const int64_t by_rows = std::max<int64_t>(1, graph.batch() / kMinRows);
-  return static_cast<int>(std::min(by_bubble, by_rows));
-}
 
 int compare_command(const CompareOptions& options, const std::vector<std::string>& command_line) {
   if (options.devices < 1) throw InputError("--devices", "", "must be at least 1");
@@ -117,7 +67,7 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
   OutputBatch files;
   auto reporters = make_reporters(ReportKind::kCompare, std::cout, options.outputs, files);
   const auto graph = load_network(options.model, execution.batch);
-  const auto strategies = chosen_strategies(options, *graph);
+  const auto strategies = chosen_strategies(options.strategies, options.devices, *graph);
   const int microbatches = options.microbatches.value_or(default_microbatches(*graph, options.devices));
   const auto microbatched = [](const std::string& name) { return make_partitioner(name)->traits().microbatched; };
   if (options.microbatches && std::none_of(strategies.begin(), strategies.end(), microbatched)) {

@@ -10,22 +10,22 @@
 namespace splitscope::testing {
 namespace {
 
-constexpr const char* kUnknownValidate =
-    "error: unknown command 'validate'; the commands are inspect, plan, run, compare, calibrate, demo (run "
+constexpr const char* kUnknownVerify =
+    "error: unknown command 'verify'; the commands are inspect, plan, run, compare, calibrate, demo, validate (run "
     "'splitscope --help')\n";
 
 TEST(CommandLine, UnknownCommandIsExitTwoAndListsTheCommands) {
-  const CommandResult result = run_splitscope("validate mlp-small");
+  const CommandResult result = run_splitscope("verify mlp-small");
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_EQ(result.err, kUnknownValidate);
+  EXPECT_EQ(result.err, kUnknownVerify);
   EXPECT_TRUE(result.out.empty()) << result.out;
 }
 
 TEST(CommandLine, HelpAfterAnUnknownCommandIsNotTheTopLevelHelp) {
-  for (const char* args : {"validate --help", "validate -h", "--help validate"}) {
+  for (const char* args : {"verify --help", "verify -h", "--help verify"}) {
     const CommandResult result = run_splitscope(args);
     EXPECT_EQ(result.exit_code, 2) << args;
-    EXPECT_EQ(result.err, kUnknownValidate) << args;
+    EXPECT_EQ(result.err, kUnknownVerify) << args;
     EXPECT_TRUE(result.out.empty()) << args << ": " << result.out;
   }
 }

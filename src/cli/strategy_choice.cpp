@@ -1,0 +1,64 @@
+// Which strategies a comparison runs (strategy_choice.hpp).
+
+#include "cli/strategy_choice.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "partitioners/partitioner.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope::cli {
+
+std::vector<std::string> chosen_strategies(const std::vector<std::string>& asked, int devices, const Graph& graph,
+                                           const std::string& option) {
+  std::vector<std::string> chosen;
+  if (asked.empty()) {
+    for (const auto& name : strategy_names()) {
+      if (make_partitioner(name)->applies(graph, devices)) chosen.push_back(name);
+    }
+    if (chosen.size() == 1 && devices > 1) {
+      // Only `single` would run: a comparison of nothing. Say how far the splits go.
+      // The largest count any split takes, read off each strategy's maximum
+      // (not found by counting down from --devices, which may be 2^31 - 1).
+      int most = 1;
+      for (const auto& name : strategy_names()) {
+        const auto partitioner = make_partitioner(name);
+        if (partitioner->traits().baseline || !partitioner->applies(graph, 2)) continue;
+        most = std::max(most, std::min(partitioner->max_devices(graph), devices - 1));
+      }
+      throw InputError("--devices", "",
+                       fmt::format("no strategy can split {} over {} devices (at most {}); give fewer",
+                                   graph.model().name, devices, most));
+    }
+    return chosen;
+  }
+  const std::vector<std::string> known = strategy_names();
+  const std::string baseline = baseline_strategy();
+  for (const auto& name : asked) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string listed;
+      for (const auto& strategy : known) listed += (listed.empty() ? "" : ", ") + strategy;
+      throw InputError(option, "", "unknown strategy '" + name + "'; use some of " + listed);
+    }
+    // Each once: the speedups are against the baseline (`single`), which always runs first.
+    if (name != baseline && std::find(chosen.begin(), chosen.end(), name) == chosen.end()) {
+      chosen.push_back(name);
+    }
+  }
+  chosen.insert(chosen.begin(), baseline);
+  return chosen;
+}
+
+/// GPipe's rule of thumb, M >= 4N, keeps the bubble under a fifth; but
+/// micro-batches of fewer than 8 rows turn matrix products memory-bound
+/// (every micro-batch reads the weights again), so no smaller than that.
+int default_microbatches(const Graph& graph, int devices) {
+  constexpr int64_t kMinRows = 8;
+  const int64_t by_bubble = 4 * static_cast<int64_t>(devices);
+  const int64_t by_rows = std::max<int64_t>(1, graph.batch() / kMinRows);
+  return static_cast<int>(std::min(by_bubble, by_rows));
+}
+
+}  // namespace splitscope::cli

@@ -1,0 +1,200 @@
+// `splitscope validate [--networks a,b,...] [--devices 2,4] [--strategies ...]
+// [--predict-on MACHINE] [--report F.json] [--html F.html]` (and run's
+// execution options): the simulator's error against measurement, measured
+// with the tool itself. For each network and device count it makes the plans
+// `compare` would, measures them on the backend (interleaved, as compare
+// does), predicts each on the machine, and reports per run measured,
+// predicted and error; then the median and max absolute error and, per
+// network and device count, whether the predicted ranking of strategies is
+// the measured one (and Kendall's tau). docs/validate.md has the format.
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <set>
+
+#include "cli/command.hpp"
+#include "cli/execution_options.hpp"
+#include "cli/interleaved_runs.hpp"
+#include "cli/network_loading.hpp"
+#include "cli/strategy_choice.hpp"
+#include "exec/cuda_backend.hpp"
+#include "ir/zoo.hpp"
+#include "partitioners/plan_check.hpp"
+#include "report/makespan_stats.hpp"
+#include "report/progress.hpp"
+#include "report/validation_report.hpp"
+#include "util/errors.hpp"
+#include "util/output_batch.hpp"
+#include "util/output_files.hpp"
+
+namespace splitscope::cli {
+namespace {
+
+constexpr const char* kDevicesPlaceholder = "{devices}";
+
+struct ValidateOptions {
+  std::vector<std::string> networks;  ///< empty: the zoo's small networks
+  std::vector<int> devices{2};
+  std::vector<std::string> strategies;
+  std::optional<std::string> predict_on;
+  ExecutionOptions execution;
+  std::string report;
+  std::string html;
+};
+
+/// `pattern` with every `{devices}` replaced by `devices`: one machine per
+/// device count, e.g. the calibrations of 2 and of 4 GPU partitions.
+std::string machine_for(std::string pattern, int devices) {
+  const std::string count = std::to_string(devices);
+  for (size_t at = pattern.find(kDevicesPlaceholder); at != std::string::npos;
+       at = pattern.find(kDevicesPlaceholder, at + count.size())) {
+    pattern.replace(at, std::string(kDevicesPlaceholder).size(), count);
+  }
+  return pattern;
+}
+
+std::vector<std::string> default_networks() {
+  std::vector<std::string> names;
+  for (const std::string& name : zoo_names(ZooShelf::kNetworks)) {
+    if (name.size() > 6 && name.ends_with("-small")) names.push_back(name);
+  }
+  return names;
+}
+
+/// Whether any split strategy (not the baseline) applies to `graph` on `devices`.
+bool some_split_applies(const Graph& graph, int devices) {
+  for (const std::string& name : strategy_names()) {
+    const auto partitioner = make_partitioner(name);
+    if (!partitioner->traits().baseline && partitioner->applies(graph, devices)) return true;
+  }
+  return false;
+}
+
+int validate_command(const ValidateOptions& options, const std::vector<std::string>& command_line) {
+  const ExecutionOptions& execution = options.execution;
+  const std::string backend =
+      !execution.backend.empty() ? execution.backend : (cuda_gpu_available() ? "cuda" : "cpu");
+  if (backend == "sim") {
+    throw InputError("--backend", "",
+                     "validate scores the simulator against measured runs; measure them with cpu or cuda");
+  }
+  if (options.devices.empty()) throw InputError("--devices", "", "give at least one device count");
+  std::set<int> counts;
+  for (int devices : options.devices) {
+    if (devices < 2) {
+      throw InputError("--devices", "",
+                       fmt::format("must be 2 or more (the splits' device counts; single runs on one), got {}",
+                                   devices));
+    }
+    if (!counts.insert(devices).second) {
+      throw InputError("--devices", "", fmt::format("{} is given twice", devices));
+    }
+  }
+  const std::string pattern = options.predict_on.value_or(backend == "cuda" ? "h100-nvlink-8" : "cpu-2");
+  if (pattern.empty() || pattern == "none") {
+    throw InputError("--predict-on", "", "give the machine to score (a name or file; {devices} stands for the count)");
+  }
+  const std::vector<std::string> networks = options.networks.empty() ? default_networks() : options.networks;
+
+  // Every machine and network is read, and every output checked, before the
+  // first measured run: a typo must not cost minutes.
+  std::vector<std::string> inputs;
+  std::vector<std::unique_ptr<Executor>> simulators;
+  for (int devices : options.devices) {
+    const std::string machine = machine_for(pattern, devices);
+    simulators.push_back(make_executor(execution.for_prediction_on(machine), "sim", devices));
+    inputs.push_back(input_file(ZooShelf::kMachines, machine));
+  }
+  std::vector<std::shared_ptr<const Graph>> graphs;
+  for (const std::string& name : networks) {
+    graphs.push_back(load_network(name, execution.batch));
+    inputs.push_back(input_file(ZooShelf::kNetworks, name));
+  }
+  check_output_files({{"--report", options.report}, {"--html", options.html}}, inputs);
+
+  Progress progress = stderr_progress(execution.quiet);
+  RunOptions run = run_options(execution);
+  run.on_repeat = progress.repeat_callback();
+  run.want_output = false;
+  RepeatPolicy policy;
+  policy.adaptive = !execution.repeats_given;
+  std::vector<ValidationCase> cases;
+  std::vector<std::string> skipped;
+  ValidationSetup setup;
+  setup.backend = backend;
+  setup.machine_name = pattern;
+  setup.cuda_graph = execution.cuda_graph;
+  for (size_t d = 0; d < options.devices.size(); ++d) {
+    const int devices = options.devices[d];
+    auto executor = make_executor(execution, backend, devices);
+    for (size_t g = 0; g < graphs.size(); ++g) {
+      const auto& graph = graphs[g];
+      if (options.strategies.empty() && !some_split_applies(*graph, devices)) {
+        skipped.push_back(fmt::format("{} on {}: no strategy splits it that far", networks[g], devices));
+        continue;
+      }
+      const std::vector<std::string> strategies = chosen_strategies(options.strategies, devices, *graph);
+      std::vector<std::shared_ptr<const Plan>> plans;
+      for (const std::string& strategy : strategies) {
+        const auto partitioner = make_partitioner(strategy);
+        const StrategyTraits traits = partitioner->traits();
+        const int m = traits.microbatched ? default_microbatches(*graph, devices) : 1;
+        auto plan = std::make_shared<const Plan>(
+            partitioner->partition(graph, partition_options(execution, backend, traits.baseline ? 1 : devices, m)));
+        check(*plan);
+        plans.push_back(std::move(plan));
+      }
+      const std::vector<RunResult> measured = run_interleaved(*executor, plans, run, progress, policy);
+      for (size_t p = 0; p < plans.size(); ++p) {
+        const RunResult predicted = simulators[d]->run(*plans[p], run);
+        if (measured[p].timelines.empty() || predicted.timelines.empty()) {
+          skipped.push_back(fmt::format("{} {} on {}: no time", networks[g], plans[p]->strategy, devices));
+          continue;
+        }
+        if (setup.device_mode.empty()) setup.device_mode = measured[p].info.device_mode;
+        cases.push_back({graph->model().name, devices, plans[p]->strategy,
+                         makespan_stats(measured[p].timelines).median_ms,
+                         makespan_stats(predicted.timelines).median_ms});
+      }
+    }
+  }
+  if (cases.empty()) {
+    throw InputError("--networks", "", "nothing to validate: no network splits over the device counts given");
+  }
+  const ValidationSummary summary = summarize_validation(std::move(cases));
+  OutputBatch files;
+  files.add("--report", options.report,
+            validation_json(summary, setup, make_report_context(command_line)).dump(2) + "\n");
+  files.add("--html", options.html, validation_html(summary, setup));
+  files.publish();
+  std::cout << validation_text(summary, setup);
+  for (const std::string& note : skipped) std::cout << "skipped: " << note << "\n";
+  return 0;
+}
+
+}  // namespace
+
+Command add_validate_command(CLI::App& app) {
+  auto options = std::make_shared<ValidateOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "validate", "Measure the plans compare makes, predict them on a machine, and report the simulator's error");
+  sub->add_option("--networks", options->networks, "networks (names or files; default: the zoo's small ones)")
+      ->delimiter(',');
+  sub->add_option("--devices,-n", options->devices, "device counts of the splits, comma-separated")
+      ->delimiter(',')
+      ->capture_default_str();
+  sub->add_option("--strategies", options->strategies, "comma-separated (default: all that apply)")->delimiter(',');
+  sub->add_option("--predict-on", options->predict_on,
+                  "the machine that predicts (name or file; {devices} stands for the device count, e.g. "
+                  "models/machines/h100-80gb-hbm3-v{devices}.json; default cpu-2 for cpu, h100-nvlink-8 for cuda)");
+  add_execution_options(*sub, options->execution, "cuda if a GPU is present, else cpu");
+  sub->add_option("--report", options->report, "write the JSON report (docs/validate.md)");
+  sub->add_option("--html", options->html, "write a page with the predicted-against-measured scatter");
+  return {sub, [options](const std::vector<std::string>& command_line) {
+            return validate_command(*options, command_line);
+          }};
+}
+
+}  // namespace splitscope::cli

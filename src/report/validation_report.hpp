@@ -1,0 +1,31 @@
+#pragma once
+/// \file
+/// A validation (validation.hpp) as `splitscope validate` writes it: a text
+/// table, the JSON report (schema `splitscope.validate/1`, docs/validate.md)
+/// and a self-contained HTML page with a log-log scatter of predicted
+/// against measured makespans.
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "report/report_context.hpp"
+#include "report/validation.hpp"
+
+namespace splitscope {
+
+inline constexpr const char* kValidateSchema = "splitscope.validate/1";
+
+/// What was validated: the backend that measured and the machine that predicted.
+struct ValidationSetup {
+  std::string backend;       ///< cpu | cuda
+  std::string device_mode;   ///< e.g. "virtual (green contexts, 66 SMs each)", from the first measured run
+  std::string machine_name;  ///< the machine option as given (`{devices}` left in)
+  bool cuda_graph = false;   ///< measured runs replayed from a CUDA graph
+};
+
+std::string validation_text(const ValidationSummary& summary, const ValidationSetup& setup);
+nlohmann::ordered_json validation_json(const ValidationSummary& summary, const ValidationSetup& setup,
+                                       const ReportContext& context);
+std::string validation_html(const ValidationSummary& summary, const ValidationSetup& setup);
+
+}  // namespace splitscope

@@ -1,0 +1,83 @@
+// End to end: `splitscope validate` on the cpu backend, its report, and its refusals.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "cli_test_support.hpp"
+
+namespace splitscope::testing {
+namespace {
+
+TEST(ValidateCommand, ScoresEveryStrategyOfEachNetworkAndDeviceCount) {
+  const std::string dir = fresh_temp_dir("validate-cpu");
+  const CommandResult result = run_splitscope(
+      "validate --backend cpu --networks mlp-small --devices 2 --repeat 1 --quiet --predict-on cpu-2 --report " +
+      dir + "/v.json --html " + dir + "/v.html");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("median |error|"), std::string::npos) << result.out;
+
+  const auto report = nlohmann::json::parse(read_text_file(dir + "/v.json"));
+  EXPECT_EQ(report["schema"], "splitscope.validate/1");
+  EXPECT_EQ(report["backend"], "cpu");
+  EXPECT_EQ(report["machine"], "cpu-2");
+  // mlp-small splits five ways on 2 devices, the baseline included.
+  const auto& cases = report["cases"];
+  ASSERT_EQ(cases.size(), 5u);
+  std::vector<double> errors;
+  for (const auto& c : cases) {
+    EXPECT_EQ(c["network"], "mlp-small");
+    EXPECT_EQ(c["devices"], 2);
+    const double measured = c["measured_ms"].get<double>();
+    const double predicted = c["predicted_ms"].get<double>();
+    ASSERT_GT(measured, 0);
+    ASSERT_GT(predicted, 0);
+    EXPECT_NEAR(c["error"].get<double>(), predicted / measured - 1, 1e-9);
+    errors.push_back(std::abs(predicted / measured - 1));
+  }
+  std::sort(errors.begin(), errors.end());
+  EXPECT_NEAR(report["summary"]["median_abs_error"].get<double>(), errors[2], 1e-9);
+  EXPECT_NEAR(report["summary"]["max_abs_error"].get<double>(), errors[4], 1e-9);
+  ASSERT_EQ(report["groups"].size(), 1u);
+  EXPECT_EQ(report["groups"][0]["measured_order"].size(), 5u);
+  EXPECT_NE(read_text_file(dir + "/v.html").find("<svg"), std::string::npos);
+}
+
+TEST(ValidateCommand, TheMachineMayNameTheDeviceCount) {
+  const std::string dir = fresh_temp_dir("validate-pattern");
+  // models/machines has no cpu-3: the pattern is expanded per count, and the
+  // missing one is refused before anything runs.
+  const CommandResult result = run_splitscope("validate --backend cpu --networks mlp-small --devices 2,3 --repeat 1 "
+                                              "--predict-on cpu-{devices} --report " + dir + "/v.json");
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("cpu-3"), std::string::npos) << result.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/v.json"));
+}
+
+TEST(ValidateCommand, ImpossibleRequestsAreBadInputAndWriteNothing) {
+  const std::string dir = fresh_temp_dir("validate-bad");
+  const std::vector<std::pair<std::string, std::string>> refused{
+      {"--backend sim --machine cpu-2", "--backend"},
+      {"--devices 1", "--devices"},
+      {"--devices 2,2", "given twice"},
+      {"--predict-on none", "--predict-on"},
+      {"--networks no-such-network", "no-such-network"},
+      {"--strategies diagonal", "unknown strategy"},
+  };
+  for (const auto& [args, named] : refused) {
+    const CommandResult result =
+        run_splitscope("validate --networks mlp-small --repeat 1 " + args + " --report " + dir + "/v.json");
+    EXPECT_EQ(result.exit_code, 2) << args << ": " << result.err;
+    EXPECT_NE(result.err.find(named), std::string::npos) << args << ": " << result.err;
+  }
+  const CommandResult missing_folder =
+      run_splitscope("validate --backend cpu --networks mlp-small --repeat 1 --report " + dir + "/no/v.json");
+  EXPECT_EQ(missing_folder.exit_code, 2) << missing_folder.err;
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+}
+
+}  // namespace
+}  // namespace splitscope::testing

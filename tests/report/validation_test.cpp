@@ -1,0 +1,103 @@
+// The simulator's error against measurement (report/validation.hpp): Kendall's
+// tau-b, the errors and the rankings, on hand-made results.
+
+#include "report/validation.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "report/validation_report.hpp"
+
+namespace splitscope {
+namespace {
+
+TEST(KendallTau, SameOrderIsOneReversedIsMinusOne) {
+  EXPECT_DOUBLE_EQ(kendall_tau_b({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);
+  EXPECT_DOUBLE_EQ(kendall_tau_b({1, 2, 3, 4}, {40, 30, 20, 10}), -1.0);
+}
+
+TEST(KendallTau, OneSwapOfFourIsTwoThirds) {
+  // Six pairs; swapping the last two makes one discordant: (5 − 1) / 6.
+  EXPECT_DOUBLE_EQ(kendall_tau_b({1, 2, 3, 4}, {1, 2, 4, 3}), 4.0 / 6.0);
+}
+
+TEST(KendallTau, TiesFollowTauB) {
+  // a = (1, 1, 2): pairs (0,1) tied in a; (0,2), (1,2) concordant with b = (1, 2, 3).
+  // tau-b = (2 − 0) / sqrt((3 − 1)(3 − 0)) = 2 / sqrt(6).
+  EXPECT_DOUBLE_EQ(kendall_tau_b({1, 1, 2}, {1, 2, 3}), 2.0 / std::sqrt(6.0));
+  // Nothing to order: 1. One side all tied, the other not: 0.
+  EXPECT_DOUBLE_EQ(kendall_tau_b({}, {}), 1.0);
+  EXPECT_DOUBLE_EQ(kendall_tau_b({5}, {7}), 1.0);
+  EXPECT_DOUBLE_EQ(kendall_tau_b({2, 2}, {3, 3}), 1.0);
+  EXPECT_DOUBLE_EQ(kendall_tau_b({2, 2}, {1, 3}), 0.0);
+}
+
+std::vector<ValidationCase> hand_cases() {
+  return {
+      // mlp on 2: measured single 10, vertical 6, pipeline 8; predicted 10.5, 6.3, 6 (vertical and pipeline swap).
+      {"mlp", 2, "single", 10, 10.5},
+      {"mlp", 2, "vertical", 6, 6.3},
+      {"mlp", 2, "pipeline", 8, 6},
+      // cnn on 2: the same order both ways.
+      {"cnn", 2, "single", 4, 3},
+      {"cnn", 2, "horizontal", 5, 5.25},
+  };
+}
+
+TEST(Validation, ErrorsAreSignedPerRunAndAbsoluteInTheSummary) {
+  const ValidationSummary s = summarize_validation(hand_cases());
+  ASSERT_EQ(s.cases.size(), 5u);
+  EXPECT_NEAR(s.cases[0].error(), 0.05, 1e-12);   // 10.5 / 10 − 1
+  EXPECT_NEAR(s.cases[2].error(), -0.25, 1e-12);  // 6 / 8 − 1
+  EXPECT_NEAR(s.cases[3].error(), -0.25, 1e-12);  // 3 / 4 − 1
+  // |errors| 0.05, 0.05, 0.25, 0.25, 0.05: sorted 0.05 0.05 0.05 0.25 0.25, the middle one 0.05.
+  EXPECT_NEAR(s.median_abs_error, 0.05, 1e-12);
+  EXPECT_NEAR(s.max_abs_error, 0.25, 1e-12);
+  EXPECT_EQ(s.within_10_percent, 3);
+  EXPECT_EQ(s.within_25_percent, 5);
+}
+
+TEST(Validation, EvenCountsTakeTheMeanOfTheMiddleTwo) {
+  std::vector<ValidationCase> cases = hand_cases();
+  cases.pop_back();  // |errors| 0.05 0.05 0.25 0.25
+  EXPECT_NEAR(summarize_validation(cases).median_abs_error, 0.15, 1e-12);
+}
+
+TEST(Validation, GroupsRankStrategiesPerNetworkAndDeviceCount) {
+  const ValidationSummary s = summarize_validation(hand_cases());
+  ASSERT_EQ(s.groups.size(), 2u);
+  const ValidationGroup& mlp = s.groups[0];
+  EXPECT_EQ(mlp.network, "mlp");
+  EXPECT_EQ(mlp.measured_order, (std::vector<std::string>{"vertical", "pipeline", "single"}));
+  EXPECT_EQ(mlp.predicted_order, (std::vector<std::string>{"pipeline", "vertical", "single"}));
+  EXPECT_FALSE(mlp.same_ranking);
+  EXPECT_DOUBLE_EQ(mlp.kendall_tau, 1.0 / 3.0);  // three pairs, one discordant: (2 − 1) / 3
+  const ValidationGroup& cnn = s.groups[1];
+  EXPECT_TRUE(cnn.same_ranking);
+  EXPECT_DOUBLE_EQ(cnn.kendall_tau, 1.0);
+  EXPECT_EQ(s.groups_same_ranking, 1);
+}
+
+TEST(Validation, TheJsonReportCarriesEveryCaseAndTheSummary) {
+  const ValidationSummary s = summarize_validation(hand_cases());
+  ValidationSetup setup;
+  setup.backend = "cpu";
+  setup.machine_name = "cpu-2";
+  const auto json = validation_json(s, setup, ReportContext{});
+  EXPECT_EQ(json["schema"], "splitscope.validate/1");
+  ASSERT_EQ(json["cases"].size(), 5u);
+  EXPECT_EQ(json["cases"][2]["strategy"], "pipeline");
+  EXPECT_NEAR(json["cases"][2]["error"].get<double>(), -0.25, 1e-12);
+  EXPECT_EQ(json["groups"][0]["same_ranking"], false);
+  EXPECT_NEAR(json["summary"]["median_abs_error"].get<double>(), 0.05, 1e-12);
+  EXPECT_EQ(json["summary"]["groups_same_ranking"], 1);
+  // The page draws one dot per case.
+  const std::string html = validation_html(s, setup);
+  size_t dots = 0;
+  for (size_t at = html.find("<circle"); at != std::string::npos; at = html.find("<circle", at + 1)) ++dots;
+  EXPECT_EQ(dots, 5u);
+}
+
+}  // namespace
+}  // namespace splitscope
