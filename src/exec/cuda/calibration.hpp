@@ -24,6 +24,7 @@
 #include "calibration/calibration_result.hpp"
 #include "ir/graph.hpp"
 #include "ir/slice.hpp"
+#include "partitioners/op_samples.hpp"
 #include "partitioners/plan.hpp"
 
 namespace splitscope::gpu {
@@ -45,30 +46,12 @@ using calibration::fit_line;
 using calibration::LinearFit;
 using calibration::median;
 
-/// One op slice to time: `slice` of `node` in `graph`.
-struct OpSample {
-  std::shared_ptr<const Graph> graph;
-  NodeId node = 0;
-  Slice slice;
-  std::string signature;
-};
-
-/// The distinct op slices (by signature) of the compute ops of `plans`.
-std::vector<OpSample> op_samples_from_plans(const std::vector<Plan>& plans);
-
-/// The distinct op slices of `graph` that its splits produce: every op whole,
-/// split evenly along its output channels into each of `channel_splits`
-/// parts, and over each of `batch_splits` equal parts of the batch (pipeline
-/// micro-batches). Grouped convolutions split along whole groups where the
-/// split allows it, as the vertical strategy does.
-std::vector<OpSample> op_samples_from_graph(const std::shared_ptr<const Graph>& graph,
-                                            const std::vector<int>& channel_splits,
-                                            const std::vector<int>& batch_splits);
-
-/// A one-device plan of one compute op: `sample`'s slice, its inputs given
-/// (values with no producer, holding exactly the channels the op reads), its
-/// outputs the plan's outputs. Calibration times each sample this way.
-Plan single_op_plan(const OpSample& sample);
+// The op samples and one-op plans are the partitioners' (op_samples.hpp),
+// shared with the cpu calibrator; these names keep the backend's code short.
+using splitscope::OpSample;
+using splitscope::op_samples_from_graph;
+using splitscope::op_samples_from_plans;
+using splitscope::single_op_plan;
 
 struct CalibrationOptions {
   int device = 0;

@@ -1,17 +1,18 @@
-// The host-side half of calibration: which op slices to time. The line fits
-// and the file format are the calibration contract's (src/calibration).
+// The op slices to time, and one-op plans to time them (op_samples.hpp).
+
+#include "partitioners/op_samples.hpp"
 
 #include <algorithm>
 #include <set>
 
-#include "exec/cuda/calibration.hpp"
 #include "ir/op_signature.hpp"
+#include "util/check.hpp"
 
-namespace splitscope::gpu {
+namespace splitscope {
 namespace {
 
-void add_sample(std::vector<OpSample>& samples, std::set<std::string>& seen,
-                const std::shared_ptr<const Graph>& graph, NodeId node, const Slice& slice) {
+void add_sample(std::vector<OpSample>& samples, std::set<std::string>& seen, const std::shared_ptr<const Graph>& graph,
+                NodeId node, const Slice& slice) {
   std::string signature = op_signature(*graph, node, slice);
   if (!seen.insert(signature).second) return;
   samples.push_back(OpSample{graph, node, slice, std::move(signature)});
@@ -87,17 +88,19 @@ std::vector<OpSample> op_samples_from_graph(const std::shared_ptr<const Graph>& 
   return samples;
 }
 
-Plan single_op_plan(const OpSample& sample) {
+Plan replicated_op_plan(const OpSample& sample, int copies) {
+  SPLITSCOPE_CHECK(copies >= 1, "an op replicated on no device");
   const Graph& graph = *sample.graph;
   const OpNode& node = graph.node(sample.node);
   Plan plan;
   plan.strategy = "calibration";
-  plan.devices = 1;
+  plan.devices = copies;
   plan.graph = sample.graph;
+  int device = 0;
   auto add_value = [&](NodeId of, int output, Range channels, int producer) {
     Value value;
     value.id = static_cast<int>(plan.values.size());
-    value.device = 0;
+    value.device = device;
     value.node = of;
     value.output = output;
     value.batch = sample.slice.batch;
@@ -107,37 +110,41 @@ Plan single_op_plan(const OpSample& sample) {
     plan.values.push_back(value);
     return value.id;
   };
-  PlanOp op;
-  op.id = 0;
-  op.role = OpRole::kCompute;
-  op.node = sample.node;
-  op.device = 0;
-  op.slice = sample.slice;
-  const auto sources = graph.inputs(sample.node);
-  for (size_t slot = 0; slot < sources.size(); ++slot) {
-    if (!sources[slot]) {
-      op.inputs.push_back(-1);
-      continue;
+  for (device = 0; device < copies; ++device) {
+    PlanOp op;
+    op.id = device;
+    op.role = OpRole::kCompute;
+    op.node = sample.node;
+    op.device = device;
+    op.slice = sample.slice;
+    const auto sources = graph.inputs(sample.node);
+    for (size_t slot = 0; slot < sources.size(); ++slot) {
+      if (!sources[slot]) {
+        op.inputs.push_back(-1);
+        continue;
+      }
+      const Range needed = needed_input_channels(graph, sample.node, sample.slice, static_cast<int>(slot));
+      const int id = add_value(sources[slot]->node, sources[slot]->output, needed, -1);
+      op.inputs.push_back(id);
+      plan.inputs.push_back(id);
     }
-    const Range needed = needed_input_channels(graph, sample.node, sample.slice, static_cast<int>(slot));
-    const int id = add_value(sources[slot]->node, sources[slot]->output, needed, -1);
-    op.inputs.push_back(id);
-    plan.inputs.push_back(id);
+    for (size_t output = 0; output < node.output_shapes.size(); ++output) {
+      const int id = add_value(sample.node, static_cast<int>(output), sample.slice.out, device);
+      op.outputs.push_back(id);
+      plan.outputs.push_back(id);
+    }
+    const SliceCost cost = slice_cost(graph, sample.node, sample.slice);
+    op.flops = cost.flops;
+    op.bytes_read = cost.bytes_read;
+    op.bytes_written = cost.bytes_written;
+    op.param_count = cost.param_count;
+    if (cost.param_count > 0) op.params = add_parameter_value(plan, device, sample.node, sample.slice);
+    plan.ops.push_back(op);
+    plan.schedule.push_back({device});
   }
-  for (size_t output = 0; output < node.output_shapes.size(); ++output) {
-    const int id = add_value(sample.node, static_cast<int>(output), sample.slice.out, 0);
-    op.outputs.push_back(id);
-    plan.outputs.push_back(id);
-  }
-  const SliceCost cost = slice_cost(graph, sample.node, sample.slice);
-  op.flops = cost.flops;
-  op.bytes_read = cost.bytes_read;
-  op.bytes_written = cost.bytes_written;
-  op.param_count = cost.param_count;
-  if (cost.param_count > 0) op.params = add_parameter_value(plan, 0, sample.node, sample.slice);
-  plan.ops.push_back(op);
-  plan.schedule = {{0}};
   return plan;
 }
 
-}  // namespace splitscope::gpu
+Plan single_op_plan(const OpSample& sample) { return replicated_op_plan(sample, 1); }
+
+}  // namespace splitscope
