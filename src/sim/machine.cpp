@@ -52,7 +52,20 @@ Machine machine_for_plan(const Machine& machine, int plan_devices) {
   scaled.device.memory_bandwidth_gbps *= shares;
   scaled.device.memory_gib *= shares;
   scaled.device.sm_count *= shares;  // 0 (derived from the peak) stays 0, and the peak scales
+  // The op times measured on devices of this many shares, under their plain
+  // signatures; one-share times do not describe a bigger device, so ops
+  // without a time of their own fall back to the (scaled) rules.
+  const std::string suffix = pooled_op_key("", shares);
+  std::map<std::string, double> times;
+  for (const auto& [key, us] : machine.calibration.op_times_us) {
+    if (key.size() > suffix.size() && key.ends_with(suffix)) times.emplace(key.substr(0, key.size() - suffix.size()), us);
+  }
+  scaled.calibration.op_times_us = std::move(times);
   return scaled;
+}
+
+std::string pooled_op_key(const std::string& signature, int shares) {
+  return shares <= 1 ? signature : signature + "|shares=" + std::to_string(shares);
 }
 
 }  // namespace splitscope

@@ -112,7 +112,10 @@ struct TopologySpec {
 };
 
 /// Measured op times that override the roofline, keyed by op_signature()
-/// (src/ir/op_signature.hpp). The `calibrate` command fills it.
+/// (src/ir/op_signature.hpp). The `calibrate` command fills it. A pooled
+/// machine's table may also hold times measured on devices of several shares
+/// (pooled_op_key): machine_for_plan() gives a plan's devices those of their
+/// share count.
 struct CalibrationTable {
   std::string comment;  ///< where and how the times were measured
   std::map<std::string, double> op_times_us;
@@ -137,6 +140,11 @@ struct Machine {
 /// The machine as a plan on `plan_devices` devices sees it: `machine` itself,
 /// unless it is pooled and the plan leaves devices unused (see Machine::pooled).
 Machine machine_for_plan(const Machine& machine, int plan_devices);
+
+/// The op table key of `signature` measured on a device of `shares` shares
+/// of a pooled machine (a CPU device with `shares` cores' threads):
+/// `signature` itself for one share, `signature|shares=N` for N > 1.
+std::string pooled_op_key(const std::string& signature, int shares);
 
 /// Bytes in a GiB.
 inline constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;

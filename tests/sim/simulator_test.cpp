@@ -81,6 +81,20 @@ TEST(Simulator, APooledMachineGivesAPlanOnFewerDevicesTheIdleShares) {
   EXPECT_NEAR(simulate(one.plan(), machine).makespan_us(), 1000.0, 1e-9);
 }
 
+TEST(Simulator, APooledMachinesOpTimesAreThoseOfThePlansShareCount) {
+  Machine machine = test_machine(2, switch_topology(10, 0));
+  machine.pooled = true;
+  machine.calibration.op_times_us = {{"a", 10}, {pooled_op_key("a", 2), 6}, {"b", 20}};
+  EXPECT_EQ(pooled_op_key("a", 1), "a");
+  EXPECT_EQ(pooled_op_key("a", 2), "a|shares=2");
+  // A plan on 1 device has 2 shares: a's two-share time under its own name,
+  // and no time for b (measured on one share only, it does not describe two).
+  const Machine one = machine_for_plan(machine, 1);
+  EXPECT_EQ(one.calibration.op_times_us, (std::map<std::string, double>{{"a", 6}}));
+  // A plan on 2 devices has one share each: the table as it is.
+  EXPECT_EQ(machine_for_plan(machine, 2).calibration.op_times_us, machine.calibration.op_times_us);
+}
+
 TEST(Simulator, RefusesAPlanWithMoreDevicesThanTheMachine) {
   HandPlan hand(kNet, 16);
   hand.compute(hand.node("fc1"), 0, {hand.input(hand.node("input"), 0, 256)}, 1000, 256);
