@@ -77,6 +77,7 @@ OpTime parse_op_time(const JsonFields& entry) {
   time.seconds = entry.number("seconds", "median time", NumberRule::kNonNegative);
   time.min_seconds = entry.optional_number("min_seconds", 0.0, NumberRule::kNonNegative);
   time.max_seconds = entry.optional_number("max_seconds", 0.0, NumberRule::kNonNegative);
+  time.shares = static_cast<int>(entry.optional_integer("shares", 1, 1, 1 << 20));
   return time;
 }
 
@@ -188,13 +189,15 @@ std::string calibration_to_json(const CalibrationResult& result) {
   }
   json ops = json::array();
   for (const OpTime& op : result.op_times) {
-    ops.push_back({{"signature", op.signature},
-                   {"example", op.example},
-                   {"flops", op.flops},
-                   {"bytes", op.bytes},
-                   {"seconds", op.seconds},
-                   {"min_seconds", op.min_seconds},
-                   {"max_seconds", op.max_seconds}});
+    json entry{{"signature", op.signature},
+               {"example", op.example},
+               {"flops", op.flops},
+               {"bytes", op.bytes},
+               {"seconds", op.seconds},
+               {"min_seconds", op.min_seconds},
+               {"max_seconds", op.max_seconds}};
+    if (op.shares > 1) entry["shares"] = op.shares;  // one share (every GPU time) is left unsaid
+    ops.push_back(std::move(entry));
   }
   const json document{
       {"schema", result.schema},

@@ -66,6 +66,9 @@ struct OpTime {
   double seconds = 0;     ///< median
   double min_seconds = 0;
   double max_seconds = 0;
+  /// cpu: the device it ran on had this many shares of the pooled cores (its
+  /// threads), with every other device running the same op at once. 1 for GPUs.
+  int shares = 1;
 };
 
 /// The rate of one timed convolution shape (from its op time).

@@ -18,11 +18,13 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "calibration/calibration_file.hpp"
 #include "cli/command.hpp"
 #include "cli/execution_options.hpp"
 #include "cli/network_loading.hpp"
+#include "exec/cpu/cpu_calibration.hpp"
 #include "exec/cuda/calibration.hpp"
 #include "exec/cuda_backend.hpp"
 #include "ir/zoo.hpp"
@@ -44,7 +46,8 @@ struct CalibrateOptions {
   int machine_devices = 8;
   int partitions = 1;
   std::string dtype = "fp32";
-  int repeats = 20;
+  std::optional<int> repeats;  ///< unset: 20 on a GPU, 5 on the cpu
+  std::string backend = "cuda";
   bool quick = false;
   uint64_t seed = 0;
   std::vector<std::string> networks;
@@ -69,7 +72,7 @@ calibration::CalibrationResult measure(const CalibrateOptions& options) {
   gpu::CalibrationOptions calibration;
   calibration.device = options.device;
   calibration.dtype = options.dtype;
-  calibration.repeats = options.repeats;
+  calibration.repeats = options.repeats.value_or(20);
   calibration.quick = options.quick;
   calibration.partitions = options.partitions;
   calibration.seed = options.seed;
@@ -90,7 +93,9 @@ calibration::CalibrationResult measure(const CalibrateOptions& options) {
 void check_options(const CalibrateOptions& options) {
   parse_dtype(options.dtype);
   // Before the GPU is looked for: a bad number is exit 2 on any machine, not "no GPU" (exit 3).
-  if (options.repeats < 1) throw InputError("--repeat", "", fmt::format("must be at least 1, got {}", options.repeats));
+  if (options.repeats && *options.repeats < 1) {
+    throw InputError("--repeat", "", fmt::format("must be at least 1, got {}", *options.repeats));
+  }
   if (options.device < 0) {
     throw InputError("--device", "", fmt::format("must be a GPU index, 0 or more, got {}", options.device));
   }
@@ -147,8 +152,74 @@ void print_machine(const CalibratedMachineFile& file, const Machine& machine) {
                            device.launch_overhead_us, machine.calibration.op_times_us.size());
 }
 
+std::vector<std::string> calibrated_networks(const CalibrateOptions& options, bool small_only) {
+  if (!options.networks.empty()) return options.networks;
+  std::vector<std::string> names;
+  for (const std::string& name : zoo_names(ZooShelf::kNetworks)) {
+    const bool small = name.size() > 6 && name.ends_with("-small");
+    if (!small_only || small) names.push_back(name);
+  }
+  return names;
+}
+
+/// `calibrate --backend cpu`: this host as the cpu backend runs plans, as one
+/// pooled machine file (exec/cpu/cpu_calibration.hpp, sim/calibrated_machine.hpp).
+int calibrate_cpu_command(const CalibrateOptions& options) {
+  if (options.device != 0) throw InputError("--device", "", "picks a GPU; the cpu backend measures this host");
+  if (options.partitions != 1) {
+    throw InputError("--partitions", "", "carves a GPU into green contexts; the cpu backend has none");
+  }
+  if (options.dtype != "fp32") throw InputError("--dtype", "", "the cpu backend computes in fp32 only");
+  const bool measured = options.from.empty();
+  check_output_files({{"--out", options.out}, {"--calibration-out", options.calibration_out}}, {options.from});
+  calibration::CalibrationResult result;
+  if (measured) {
+    CpuCalibrationOptions calibration;
+    calibration.repeats = options.repeats.value_or(5);
+    calibration.seed = options.seed;
+    calibration.quick = options.quick;
+    // The small networks by default: their shapes in well under a minute on
+    // two cores; --networks adds the full-size ones (minutes each).
+    calibration.ops = zoo_samples(calibrated_networks(options, true));
+    result = calibrate_cpu(calibration);
+  } else {
+    result = calibration::load_calibration_result(options.from);
+  }
+  const std::string raw_path = !measured                         ? options.from
+                               : options.calibration_out.empty() ? default_calibration_path(options.out)
+                                                                 : options.calibration_out;
+  CalibratedMachineOptions machine_options;
+  machine_options.name = std::filesystem::path(options.out).stem().string();
+  machine_options.calibration_file = raw_path;
+  machine_options.source = measured ? "calibration of this host" : options.from;
+  const Machine machine = cpu_machine_from_calibration(result, machine_options);
+  std::vector<OutputFile> outputs;
+  if (measured) outputs.push_back({options.calibration_out.empty() ? "--out" : "--calibration-out", raw_path});
+  outputs.push_back({"--out", options.out});
+  check_output_files(outputs, {options.from});
+  OutputBatch written;
+  if (measured) written.add(outputs.front().option, raw_path, calibration::calibration_to_json(result));
+  written.add("--out", options.out, machine_to_json(machine));
+  written.publish();
+  double best = 0;
+  for (const calibration::GemmRate& rate : result.gemm) best = std::max(best, rate.flops_per_second);
+  std::cout << fmt::format("{}: {} hardware threads; one-thread sgemm {}FLOP/s; memcpy {}/s; hand-off {:.1f} us; "
+                           "{} op times\n",
+                           result.device_name, machine.devices, si_count(best),
+                           binary_bytes(result.copies.empty() ? 0 : result.copies.front().bandwidth_bytes_per_second),
+                           result.launch.device_seconds_per_kernel * 1e6, result.op_times.size());
+  if (measured) std::cout << fmt::format("wrote {} (the raw calibration)\n", raw_path);
+  std::cout << fmt::format("wrote {}: predicts `--backend cpu` runs on this host (--predict-on {})\n", options.out,
+                           options.out);
+  return 0;
+}
+
 int calibrate_command(const CalibrateOptions& options) {
   check_options(options);
+  if (options.backend == "cpu") return calibrate_cpu_command(options);
+  if (options.backend != "cuda") {
+    throw InputError("--backend", "", fmt::format("must be cuda or cpu, got '{}'", options.backend));
+  }
   const bool measured = options.from.empty();
   // Before a measurement that takes minutes; every file is checked again once their names are known.
   check_output_files({{"--out", options.out}, {"--calibration-out", options.calibration_out}}, {options.from});
@@ -209,13 +280,17 @@ Command add_calibrate_command(CLI::App& app) {
   sub->add_option("--calibration-out", options->calibration_out,
                   "where the raw calibration goes (default: beside --out, NAME.calibration.json)")
       ->excludes(from);
+  sub->add_option("--backend", options->backend,
+                  "what to measure: cuda (a GPU) or cpu (this host as the cpu backend runs plans)")
+      ->capture_default_str();
   sub->add_option("--machine-devices", options->machine_devices,
                   "devices of the --virtual machines: plans on up to this many can be simulated on them")
       ->capture_default_str();
   const std::vector<CLI::Option*> measuring{
       sub->add_option("--device", options->device, "the GPU to measure")->capture_default_str(),
       sub->add_option("--dtype", options->dtype, "math of the op times: fp32, tf32, bf16")->capture_default_str(),
-      sub->add_option("--repeat", options->repeats, "timed repeats per measurement (medians are kept)")
+      sub->add_option("--repeat", options->repeats,
+                      "timed repeats per measurement (medians are kept; default 20 on a GPU, 5 on the cpu)")
           ->capture_default_str(),
       sub->add_option("--seed", options->seed, "weights and inputs of the op timings")
           ->check(unsigned_integer())

@@ -309,6 +309,54 @@ Machine machine_from_calibration(const calibration::CalibrationResult& result, c
   return machine;
 }
 
+Machine cpu_machine_from_calibration(const calibration::CalibrationResult& result,
+                                     const CalibratedMachineOptions& options) {
+  if (options.name.empty()) throw InputError("--out", "", "a calibrated machine needs a name");
+  if (result.op_times.empty()) missing(options, "op_times", "no op times: a cpu calibration times the op samples");
+  int cores = 1;
+  for (const calibration::OpTime& op : result.op_times) cores = std::max(cores, op.shares);
+  Machine machine;
+  machine.name = options.name;
+  machine.devices = cores;
+  machine.pooled = true;
+  machine.device = device_from(result, options);
+  machine.device.name = (result.device_name.empty() ? std::string("CPU") : result.device_name) + ", one thread";
+  machine.device.memory_gib /= cores;
+  machine.device.sm_count = 0;
+  calibration::CalibrationResult one_share = result;
+  std::erase_if(one_share.op_times, [](const calibration::OpTime& op) { return op.shares != 1; });
+  const Efficiencies efficiencies = fit_efficiencies(one_share, machine.device);
+  machine.device.efficiency = efficiencies.by_key;
+  const calibration::CopySeries& copies = required_series(result, kDeviceToDevice, options, "the transfers");
+  machine.topology.kind = TopologyKind::kSwitch;
+  machine.topology.link = link_of(copies);
+  machine.topology.link.latency_us += machine.device.launch_overhead_us;
+  machine.topology.link.protocol = LinkProtocol::kAchieved;
+  for (const calibration::OpTime& op : result.op_times) {
+    if (op.seconds > 0 && !op.signature.empty()) {
+      machine.calibration.op_times_us.emplace(pooled_op_key(op.signature, op.shares), op.seconds * 1e6);
+    }
+  }
+  machine.calibration.comment =
+      fmt::format("{} op times measured on {} by the cpu backend ({}), each per share count with every device "
+                  "running it at once, medians of {} repeats",
+                  machine.calibration.op_times_us.size(), machine.device.name, result.date, result.repeats);
+  machine.comment = fmt::format(
+      "Calibrated by `splitscope calibrate --backend cpu` on {} at {}: {}, {} hardware threads; raw measurements in "
+      "{}. Pooled: one device per hardware thread, a plan on d devices giving each {}/d threads, as the cpu backend "
+      "does. Device: one thread: peak_tflops the best one-thread sgemm rate; memory bandwidth twice the memcpy rate "
+      "(a copy reads and writes every byte); launch overhead the median hand-off of work between two threads "
+      "through a condition variable; efficiency per op kind fitted on the one-share op times as for GPUs ({}); op "
+      "times keyed SIGNATURE|shares=N for devices of N threads. Topology: a switch at the memcpy series' fitted rate, "
+      "its latency plus one hand-off (the copying thread wakes).",
+      result.host.empty() ? "?" : result.host, result.date.empty() ? "?" : result.date,
+      result.device_name.empty() ? "CPU" : result.device_name, cores,
+      options.calibration_file.empty() ? "(not kept)" : options.calibration_file, cores,
+      efficiencies.summary.empty() ? "none" : efficiencies.summary);
+  check_machine(machine);
+  return machine;
+}
+
 std::vector<CalibratedMachineFile> calibrated_machine_files(const calibration::CalibrationResult& result,
                                                             const std::string& machine_path) {
   namespace fs = std::filesystem;

@@ -78,6 +78,17 @@ struct CalibratedMachineOptions {
 /// copy series, the series of the link asked for.
 Machine machine_from_calibration(const calibration::CalibrationResult& result, const CalibratedMachineOptions& options);
 
+/// This host as `calibrate --backend cpu` measured it (exec/cpu/cpu_calibration.hpp):
+/// a pooled machine of one device per core (the largest share count timed),
+/// the device one thread: the one-thread sgemm peak, twice the memcpy rate as
+/// memory bandwidth, the thread hand-off as launch overhead, efficiencies
+/// fitted on the one-share op times, every op time under pooled_op_key(); a
+/// switch at the memcpy series' rate, its latency plus a hand-off (the copy
+/// thread wakes). `options.link` and `options.devices` are not used.
+/// InputError as machine_from_calibration(), or without op times.
+Machine cpu_machine_from_calibration(const calibration::CalibrationResult& result,
+                                     const CalibratedMachineOptions& options);
+
 /// One machine file `calibrate` writes.
 struct CalibratedMachineFile {
   std::string path;

@@ -13,6 +13,7 @@
 #include "../cli/cli_test_support.hpp"
 #include "calibration/calibration_file.hpp"
 #include "calibration_fixture.hpp"
+#include "exec/cpu/cpu_calibration.hpp"
 #include "exec/cuda/calibration.hpp"
 #include "exec/cuda_backend.hpp"
 #include "ir/lower.hpp"
@@ -283,6 +284,89 @@ TEST(CalibrationResultFile, RawCalibrationsBesideMachinesAreNotListedAsMachines)
     unsetenv("SPLITSCOPE_MODELS");
   }
   EXPECT_EQ(names, std::vector<std::string>{"gpu"});
+}
+
+}  // namespace
+}  // namespace splitscope
+
+namespace splitscope {
+namespace {
+
+// --- the cpu backend: this host measured, a pooled machine made of it ---
+
+TEST(CpuCalibration, ShareCountsHalveFromTheWholeHostDownToOneThread) {
+  EXPECT_EQ(cpu_share_counts(1), (std::vector<int>{1}));
+  EXPECT_EQ(cpu_share_counts(2), (std::vector<int>{2, 1}));
+  EXPECT_EQ(cpu_share_counts(8), (std::vector<int>{8, 4, 2, 1}));
+  EXPECT_EQ(cpu_share_counts(6), (std::vector<int>{6, 3, 1}));  // 6 / 4 devices: one whole share each
+}
+
+TEST(CpuCalibration, AHandCalibrationMakesAPooledMachineKeyedByShares) {
+  calibration::CalibrationResult result = testing::hand_calibration();
+  result.device_name = "Test CPU";
+  for (calibration::OpTime op : std::vector<calibration::OpTime>(result.op_times)) {
+    op.shares = 4;
+    op.seconds /= 2;  // twice as fast on a device of four threads
+    result.op_times.push_back(op);
+  }
+  CalibratedMachineOptions options;
+  options.name = "host";
+  options.calibration_file = "host.calibration.json";
+  const Machine machine = cpu_machine_from_calibration(result, options);
+  EXPECT_TRUE(machine.pooled);
+  EXPECT_EQ(machine.devices, 4);  // the largest share count timed: one device per hardware thread
+  EXPECT_EQ(machine.device.name, "Test CPU, one thread");
+  // hand_calibration's dense op, 42 µs on one share and 21 µs on four.
+  EXPECT_DOUBLE_EQ(machine.calibration.op_times_us.at("dense:b64:k8192:n8192"), 42);
+  EXPECT_DOUBLE_EQ(machine.calibration.op_times_us.at("dense:b64:k8192:n8192|shares=4"), 21);
+  // The efficiencies are fitted on the one-share times alone: as for the GPU machine.
+  EXPECT_DOUBLE_EQ(machine.device.efficiency.at("dense"), 0.5);
+  EXPECT_EQ(machine.topology.kind, TopologyKind::kSwitch);
+  EXPECT_NE(machine.comment.find("host.calibration.json"), std::string::npos) << machine.comment;
+  // A plan on one device prices the four-share time.
+  EXPECT_DOUBLE_EQ(machine_for_plan(machine, 1).calibration.op_times_us.at("dense:b64:k8192:n8192"), 21);
+}
+
+TEST(CpuCalibration, CalibrateMeasuresThisHostAndWritesAMachineThatPredictsIt) {
+  const std::string folder = testing::fresh_temp_dir("calibrate_cpu");
+  const testing::CommandResult made = testing::run_splitscope(
+      "calibrate --backend cpu --quick --networks mlp-small --repeat 2 --out " + folder + "/host.json");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const Machine machine = load_machine(folder + "/host.json");
+  EXPECT_TRUE(machine.pooled);
+  const auto raw = calibration::load_calibration_result(folder + "/host.calibration.json");
+  // Every mlp-small sample once per share count, the whole host's first.
+  const std::vector<int> shares = cpu_share_counts(machine.devices);
+  EXPECT_EQ(raw.op_times.front().shares, shares.front());
+  EXPECT_EQ(raw.op_times.size() % shares.size(), 0u);
+  EXPECT_EQ(machine.calibration.op_times_us.size(), raw.op_times.size());
+  for (const auto& op : raw.op_times) {
+    EXPECT_GT(op.seconds, 0) << op.signature;
+    EXPECT_TRUE(machine.calibration.op_times_us.count(pooled_op_key(op.signature, op.shares))) << op.signature;
+  }
+  // The same machine again from the raw file, with no measuring.
+  const testing::CommandResult again = testing::run_splitscope(
+      "calibrate --backend cpu --from " + folder + "/host.calibration.json --out " + folder + "/again.json");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const Machine derived = load_machine(folder + "/again.json");
+  EXPECT_EQ(derived.calibration.op_times_us, machine.calibration.op_times_us);
+  EXPECT_EQ(derived.device.efficiency, machine.device.efficiency);
+  EXPECT_EQ(derived.device.peak_tflops, machine.device.peak_tflops);
+  EXPECT_EQ(derived.devices, machine.devices);
+  // And it predicts a cpu run here.
+  const testing::CommandResult validated = testing::run_splitscope(
+      "validate --backend cpu --networks mlp-small --repeat 1 --quiet --predict-on " + folder + "/host.json");
+  EXPECT_EQ(validated.exit_code, 0) << validated.err;
+
+  for (const std::string bad : {"--device 1", "--partitions 2", "--dtype tf32"}) {
+    const testing::CommandResult refused =
+        testing::run_splitscope("calibrate --backend cpu " + bad + " --out " + folder + "/x.json");
+    EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.err;
+  }
+  const testing::CommandResult unknown = testing::run_splitscope("calibrate --backend tpu --out " + folder + "/x.json");
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.err;
+  EXPECT_NE(unknown.err.find("--backend"), std::string::npos) << unknown.err;
+  EXPECT_FALSE(std::filesystem::exists(folder + "/x.json"));
 }
 
 }  // namespace

@@ -33,8 +33,16 @@ void fill_network_inputs(const Plan& plan, uint64_t seed, ValueBuffers& buffers)
   for (int id : plan.inputs) {
     const Value& value = plan.value(id);
     const OpNode& node = plan.graph->node(value.node);
-    SPLITSCOPE_CHECK(node.kind == OpKind::kInput && value.producer < 0,
-                     "network input value " + std::to_string(id) + " is not an input");
+    SPLITSCOPE_CHECK(value.producer < 0, "network input value " + std::to_string(id) + " has a producer");
+    if (node.kind != OpKind::kInput) {
+      // A stand-in for an upstream op's output (a calibration plan times one
+      // op alone, partitioners/op_samples.hpp): any data of the right size
+      // and range will do, as on the GPU.
+      const ChannelBlock block = buffers.block(id);
+      const int64_t floats = block.floats();
+      for (int64_t i = 0; i < floats; ++i) block.data[i] = input_value(seed, i);
+      continue;
+    }
     const Shape& sample = node.attrs.sample;
     const int64_t sample_floats = element_count(sample);
     const int input = node.attrs.input_index;

@@ -1,0 +1,192 @@
+// `calibrate --backend cpu` (cpu_calibration.hpp).
+
+#include "exec/cpu/cpu_calibration.hpp"
+
+#include <cblas.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <ctime>
+#include <mutex>
+#include <thread>
+
+#include "calibration/calibration_fits.hpp"
+#include "exec/cpu/cpu_executor.hpp"
+#include "exec/cpu/host_info.hpp"
+#include "ir/slice.hpp"
+#include "util/check.hpp"
+
+namespace splitscope {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm parts{};
+  gmtime_r(&now, &parts);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return text;
+}
+
+void measure_gemm(const CpuCalibrationOptions& options, calibration::CalibrationResult& result) {
+  openblas_set_num_threads(1);  // one share: one thread, as the executor's kernels call it
+  for (const int64_t n : options.quick ? std::vector<int64_t>{256} : std::vector<int64_t>{256, 512, 1024}) {
+    std::vector<float> a(static_cast<size_t>(n * n), 1.0f);
+    std::vector<float> b(a.size(), 0.5f);
+    std::vector<float> c(a.size(), 0.0f);
+    const int blas_n = static_cast<int>(n);
+    auto product = [&] {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blas_n, blas_n, blas_n, 1.0f, a.data(), blas_n, b.data(),
+                  blas_n, 0.0f, c.data(), blas_n);
+    };
+    product();
+    std::vector<double> seconds;
+    for (int r = 0; r < options.repeats; ++r) {
+      const auto start = Clock::now();
+      product();
+      seconds.push_back(seconds_since(start));
+    }
+    calibration::GemmRate rate;
+    rate.m = rate.n = rate.k = n;
+    rate.math = "fp32";
+    rate.seconds = calibration::median(seconds);
+    rate.flops_per_second = 2.0 * static_cast<double>(n * n * n) / rate.seconds;
+    result.gemm.push_back(rate);
+  }
+}
+
+void measure_copies(const CpuCalibrationOptions& options, calibration::CalibrationResult& result) {
+  const std::vector<int64_t> sizes = options.quick ? std::vector<int64_t>{1 << 16, 1 << 20, 1 << 22}
+                                                   : std::vector<int64_t>{1 << 16, 1 << 20, 1 << 22, 1 << 24, 1 << 26};
+  const size_t biggest = static_cast<size_t>(sizes.back());
+  std::vector<char> from(biggest, 1);
+  std::vector<char> to(biggest, 0);
+  calibration::CopySeries series;
+  series.kind = "device_to_device";
+  for (const int64_t bytes : sizes) {
+    std::memcpy(to.data(), from.data(), static_cast<size_t>(bytes));
+    std::vector<double> seconds;
+    for (int r = 0; r < options.repeats; ++r) {
+      const auto start = Clock::now();
+      std::memcpy(to.data(), from.data(), static_cast<size_t>(bytes));
+      seconds.push_back(seconds_since(start));
+    }
+    const double median = calibration::median(seconds);
+    series.points.push_back({bytes, median, static_cast<double>(bytes) / median});
+  }
+  calibration::fit_copy_series(series);
+  result.copies.push_back(std::move(series));
+}
+
+/// One thread hands a token to another and waits for it back, through a
+/// mutex and condition variable as the scheduler's workers do: half a round
+/// trip is one hand-off.
+void measure_hand_off(const CpuCalibrationOptions& options, calibration::CalibrationResult& result) {
+  constexpr int kRounds = 200;
+  std::mutex mutex;
+  std::condition_variable changed;
+  int token = 0;  // even: the main thread's turn; odd: the partner's
+  bool stop = false;
+  std::thread partner([&] {
+    std::unique_lock lock(mutex);
+    while (true) {
+      changed.wait(lock, [&] { return stop || token % 2 == 1; });
+      if (stop) return;
+      ++token;
+      changed.notify_all();
+    }
+  });
+  std::vector<double> seconds;
+  for (int r = 0; r < std::max(3, options.repeats); ++r) {
+    const auto start = Clock::now();
+    for (int k = 0; k < kRounds; ++k) {
+      std::unique_lock lock(mutex);
+      ++token;
+      changed.notify_all();
+      changed.wait(lock, [&] { return token % 2 == 0; });
+    }
+    seconds.push_back(seconds_since(start) / (2.0 * kRounds));
+  }
+  {
+    std::lock_guard lock(mutex);
+    stop = true;
+  }
+  changed.notify_all();
+  partner.join();
+  result.launch.kernels = kRounds;
+  result.launch.host_seconds_per_launch = calibration::median(seconds);
+  result.launch.device_seconds_per_kernel = result.launch.host_seconds_per_launch;
+}
+
+void measure_ops(const CpuCalibrationOptions& options, int cores, calibration::CalibrationResult& result) {
+  CpuExecutor executor;
+  RunOptions run;
+  run.warmup = options.warmup;
+  run.repeats = options.repeats;
+  run.seed = options.seed;
+  run.want_output = false;
+  for (const int shares : cpu_share_counts(cores)) {
+    const int copies = cores / shares;
+    for (const OpSample& sample : options.ops) {
+      const Plan plan = replicated_op_plan(sample, copies);
+      const RunResult measured = executor.run(plan, run);
+      std::vector<double> seconds;
+      for (const Timeline& timeline : measured.timelines) {
+        for (const Span& span : timeline.spans) {
+          if (span.kind == SpanKind::kCompute) seconds.push_back(span.duration_us() * 1e-6);
+        }
+      }
+      SPLITSCOPE_CHECK(!seconds.empty(), "a calibration run without compute spans");
+      const SliceCost cost = slice_cost(*sample.graph, sample.node, sample.slice);
+      calibration::OpTime time;
+      time.signature = sample.signature;
+      time.example = sample.graph->name() + "/" + sample.graph->node(sample.node).name;
+      time.flops = cost.flops;
+      time.bytes = cost.bytes_read + cost.bytes_written;
+      time.seconds = calibration::median(seconds);
+      time.min_seconds = *std::min_element(seconds.begin(), seconds.end());
+      time.max_seconds = *std::max_element(seconds.begin(), seconds.end());
+      time.shares = shares;
+      result.op_times.push_back(time);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<int> cpu_share_counts(int cores) {
+  std::vector<int> shares;
+  for (int devices = 1; devices < cores; devices *= 2) shares.push_back(cores / devices);
+  if (shares.empty() || shares.back() != 1) shares.push_back(1);
+  return shares;
+}
+
+calibration::CalibrationResult calibrate_cpu(const CpuCalibrationOptions& options) {
+  const HostInfo host = read_host_info();
+  calibration::CalibrationResult result;
+  result.date = utc_now();
+  result.host = host.host_name;
+  result.device_name = host.cpu_model;
+  result.memory_bytes = std::max<int64_t>(1, host.memory_bytes);
+  result.dtype = "fp32";
+  result.repeats = options.repeats;
+  result.notes.push_back(fmt::format(
+      "cpu: {} hardware threads, the pooled devices; op times per share count, every device running the op at once",
+      host.hardware_threads));
+  measure_gemm(options, result);
+  measure_copies(options, result);
+  measure_hand_off(options, result);
+  measure_ops(options, host.hardware_threads, result);
+  return result;
+}
+
+}  // namespace splitscope
