@@ -68,6 +68,18 @@ std::vector<gpu::OpSample> zoo_samples(const std::vector<std::string>& names) {
   return samples;
 }
 
+/// The networks whose op shapes to time: those asked for, else the zoo's
+/// (its small ones only where `small_only`).
+std::vector<std::string> calibrated_networks(const CalibrateOptions& options, bool small_only) {
+  if (!options.networks.empty()) return options.networks;
+  std::vector<std::string> names;
+  for (const std::string& name : zoo_names(ZooShelf::kNetworks)) {
+    const bool small = name.size() > 6 && name.ends_with("-small");
+    if (!small_only || small) names.push_back(name);
+  }
+  return names;
+}
+
 calibration::CalibrationResult measure(const CalibrateOptions& options) {
   gpu::CalibrationOptions calibration;
   calibration.device = options.device;
@@ -77,14 +89,7 @@ calibration::CalibrationResult measure(const CalibrateOptions& options) {
   calibration.partitions = options.partitions;
   calibration.seed = options.seed;
   calibration.warmup = options.quick ? 1 : 3;
-  std::vector<std::string> names = options.networks;
-  if (names.empty()) {
-    for (const std::string& name : zoo_names(ZooShelf::kNetworks)) {
-      const bool small = name.size() > 6 && name.ends_with("-small");
-      if (!options.quick || small) names.push_back(name);
-    }
-  }
-  calibration.ops = zoo_samples(names);
+  calibration.ops = zoo_samples(calibrated_networks(options, options.quick));
   return gpu::calibrate_device(calibration);
 }
 
@@ -150,16 +155,6 @@ void print_machine(const CalibratedMachineFile& file, const Machine& machine) {
                            file.path, to_string(file.link), topology_text(machine), device.matrix_math,
                            device.matrix_flops_per_second() / 1e12, device.memory_bandwidth_gbps,
                            device.launch_overhead_us, machine.calibration.op_times_us.size());
-}
-
-std::vector<std::string> calibrated_networks(const CalibrateOptions& options, bool small_only) {
-  if (!options.networks.empty()) return options.networks;
-  std::vector<std::string> names;
-  for (const std::string& name : zoo_names(ZooShelf::kNetworks)) {
-    const bool small = name.size() > 6 && name.ends_with("-small");
-    if (!small_only || small) names.push_back(name);
-  }
-  return names;
 }
 
 /// `calibrate --backend cpu`: this host as the cpu backend runs plans, as one

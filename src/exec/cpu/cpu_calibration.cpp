@@ -9,7 +9,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
-#include <ctime>
 #include <mutex>
 #include <thread>
 
@@ -18,6 +17,7 @@
 #include "exec/cpu/host_info.hpp"
 #include "ir/slice.hpp"
 #include "util/check.hpp"
+#include "util/utc_time.hpp"
 
 namespace splitscope {
 namespace {
@@ -26,15 +26,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm parts{};
-  gmtime_r(&now, &parts);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return text;
 }
 
 void measure_gemm(const CpuCalibrationOptions& options, calibration::CalibrationResult& result) {
@@ -173,7 +164,7 @@ std::vector<int> cpu_share_counts(int cores) {
 calibration::CalibrationResult calibrate_cpu(const CpuCalibrationOptions& options) {
   const HostInfo host = read_host_info();
   calibration::CalibrationResult result;
-  result.date = utc_now();
+  result.date = utc_now_iso8601();
   result.host = host.host_name;
   result.device_name = host.cpu_model;
   result.memory_bytes = std::max<int64_t>(1, host.memory_bytes);

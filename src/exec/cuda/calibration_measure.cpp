@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <functional>
 
 #include "exec/cuda/calibration.hpp"
@@ -24,22 +23,13 @@
 #include "exec/cuda/step_launcher.hpp"
 #include "ir/slice.hpp"
 #include "util/errors.hpp"
+#include "util/utc_time.hpp"
 
 namespace splitscope::gpu {
 namespace {
 
 constexpr size_t kCublasWorkspace = size_t{32} << 20;
 constexpr int kLaunches = 1000;
-
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm parts{};
-  gmtime_r(&now, &parts);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return text;
-}
 
 std::string host_name() {
   char name[256] = {0};
@@ -274,7 +264,7 @@ CalibrationResult calibrate_device(const CalibrationOptions& options) {
   const LibraryVersions versions = library_versions();
 
   CalibrationResult result;
-  result.date = utc_now();
+  result.date = utc_now_iso8601();
   result.host = host_name();
   result.device = options.device;
   result.device_name = properties.name;
