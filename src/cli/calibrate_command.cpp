@@ -24,6 +24,7 @@
 #include "cli/command.hpp"
 #include "cli/execution_options.hpp"
 #include "cli/network_loading.hpp"
+#include "cli/zoo_samples.hpp"
 #include "exec/cpu/cpu_calibration.hpp"
 #include "exec/cuda/calibration.hpp"
 #include "exec/cuda_backend.hpp"
@@ -53,31 +54,11 @@ struct CalibrateOptions {
   std::vector<std::string> networks;
 };
 
-std::vector<gpu::OpSample> zoo_samples(const std::vector<std::string>& names) {
-  std::vector<gpu::OpSample> samples;
-  std::vector<std::string> seen;
-  for (const std::string& name : names) {
-    const auto graph = load_network(name);
-    // The splits the strategies make on 2 and 4 devices, and pipeline micro-batches.
-    for (gpu::OpSample& sample : gpu::op_samples_from_graph(graph, {2, 4}, {2, 4, 8})) {
-      if (std::find(seen.begin(), seen.end(), sample.signature) != seen.end()) continue;
-      seen.push_back(sample.signature);
-      samples.push_back(std::move(sample));
-    }
-  }
-  return samples;
-}
-
 /// The networks whose op shapes to time: those asked for, else the zoo's
 /// (its small ones only where `small_only`).
 std::vector<std::string> calibrated_networks(const CalibrateOptions& options, bool small_only) {
   if (!options.networks.empty()) return options.networks;
-  std::vector<std::string> names;
-  for (const std::string& name : zoo_names(ZooShelf::kNetworks)) {
-    const bool small = name.size() > 6 && name.ends_with("-small");
-    if (!small_only || small) names.push_back(name);
-  }
-  return names;
+  return small_only ? small_zoo_networks() : zoo_names(ZooShelf::kNetworks);
 }
 
 calibration::CalibrationResult measure(const CalibrateOptions& options) {

@@ -4,6 +4,7 @@
 
 #include "exec/cpu/cpu_executor.hpp"
 #include "exec/cuda_backend.hpp"
+#include "cli/host_machine.hpp"
 #include "sim/machine_cost_function.hpp"
 #include "sim/machine_file.hpp"
 #include "sim/simulator.hpp"
@@ -75,7 +76,7 @@ std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const s
     if (options.machine.empty()) {
       throw InputError("--machine", "", "--backend sim needs a machine to simulate, e.g. --machine h100-nvlink-8");
     }
-    return std::make_unique<Simulator>(load_machine(options.machine));
+    return std::make_unique<Simulator>(load_machine(resolve_machine(options.machine)));
   }
   if (backend == "cuda") {
     CudaOptions cuda;
@@ -107,7 +108,7 @@ PartitionOptions partition_options(const ExecutionOptions& options, const std::s
   partition.devices = devices;
   partition.microbatches = microbatches;
   if (backend == "sim" && !options.machine.empty()) {
-    partition.cost = std::make_shared<MachineCostFunction>(load_machine(options.machine));
+    partition.cost = std::make_shared<MachineCostFunction>(load_machine(resolve_machine(options.machine)));
   }
   return partition;
 }

@@ -19,6 +19,7 @@
 #include "cli/interleaved_runs.hpp"
 #include "cli/network_loading.hpp"
 #include "cli/strategy_choice.hpp"
+#include "cli/zoo_samples.hpp"
 #include "exec/cuda_backend.hpp"
 #include "ir/zoo.hpp"
 #include "partitioners/plan_check.hpp"
@@ -55,14 +56,6 @@ std::string machine_for(std::string pattern, int devices) {
   return pattern;
 }
 
-std::vector<std::string> default_networks() {
-  std::vector<std::string> names;
-  for (const std::string& name : zoo_names(ZooShelf::kNetworks)) {
-    if (name.size() > 6 && name.ends_with("-small")) names.push_back(name);
-  }
-  return names;
-}
-
 /// Whether any split strategy (not the baseline) applies to `graph` on `devices`.
 bool some_split_applies(const Graph& graph, int devices) {
   for (const std::string& name : strategy_names()) {
@@ -96,7 +89,7 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
   if (pattern.empty() || pattern == "none") {
     throw InputError("--predict-on", "", "give the machine to score (a name or file; {devices} stands for the count)");
   }
-  const std::vector<std::string> networks = options.networks.empty() ? default_networks() : options.networks;
+  const std::vector<std::string> networks = options.networks.empty() ? small_zoo_networks() : options.networks;
 
   // Every machine and network is read, and every output checked, before the
   // first measured run: a typo must not cost minutes.
