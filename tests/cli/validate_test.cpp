@@ -44,6 +44,9 @@ TEST(ValidateCommand, ScoresEveryStrategyOfEachNetworkAndDeviceCount) {
   ASSERT_EQ(report["groups"].size(), 1u);
   EXPECT_EQ(report["groups"][0]["measured_order"].size(), 5u);
   EXPECT_NE(read_text_file(dir + "/v.html").find("<svg"), std::string::npos);
+  const int validated = run_script("validate-report", dir + "/v.json");
+  if (validated == kSkipExitCode) GTEST_SKIP() << "python3-jsonschema is missing (scripts/setup installs it)";
+  EXPECT_EQ(validated, 0) << "the validate report does not match reports/schema/validate.schema.json";
 }
 
 TEST(ValidateCommand, TheMachineMayNameTheDeviceCount) {
