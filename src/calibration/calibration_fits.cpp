@@ -1,6 +1,8 @@
 // Line fits, medians and convolution rates from a calibrator's raw timings.
 #include "calibration/calibration_fits.hpp"
 
+#include "util/median.hpp"
+
 #include <algorithm>
 
 namespace splitscope::calibration {
@@ -54,11 +56,6 @@ std::vector<ConvRate> conv_rates(const std::vector<OpTime>& op_times) {
   return rates;
 }
 
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const size_t mid = values.size() / 2;
-  return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
+double median(std::vector<double> values) { return splitscope::median(std::move(values)); }
 
 }  // namespace splitscope::calibration

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "report/units.hpp"
+#include "util/median.hpp"
 
 namespace splitscope {
 namespace {
@@ -23,13 +24,6 @@ constexpr const char* kReset = "\x1b[0m";
 /// Less of a slice than this is no mark at all: a sliver, such as a cell
 /// that a transfer's latency pushed a hair past the slice's end.
 constexpr double kPartialShare = 0.1;
-
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const size_t middle = values.size() / 2;
-  return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
-}
 
 /// Fill: until the last device starts its first cell. Drain: after the
 /// first device to finish ends its last. Steady state: in between. Read off

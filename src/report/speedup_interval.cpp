@@ -4,19 +4,14 @@
 #include <cmath>
 #include <random>
 
+#include "util/median.hpp"
+
 namespace splitscope {
 namespace {
 
 constexpr int kResamples = 2000;
 constexpr uint64_t kSeed = 0x5eed5eed;  // fixed: the same repeats give the same interval
 
-double median(std::vector<double>& values) {
-  const size_t n = values.size();
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(n / 2), values.end());
-  const double upper = values[n / 2];
-  if (n % 2 == 1) return upper;
-  return (*std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(n / 2)) + upper) / 2;
-}
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "util/check.hpp"
+#include "util/median.hpp"
 
 namespace splitscope {
 namespace {
@@ -25,12 +26,6 @@ std::vector<std::string> ordered(const std::vector<std::string>& names, const st
   std::vector<std::string> out;
   for (size_t i : index) out.push_back(names[i]);
   return out;
-}
-
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 }  // namespace
@@ -72,7 +67,7 @@ ValidationSummary summarize_validation(std::vector<ValidationCase> cases) {
     summary.within_10_percent += error <= 0.10 ? 1 : 0;
     summary.within_25_percent += error <= 0.25 ? 1 : 0;
   }
-  if (!errors.empty()) summary.median_abs_error = median_of(errors);
+  if (!errors.empty()) summary.median_abs_error = median(errors);
 
   for (size_t first = 0; first < cases.size(); ++first) {
     const ValidationCase& c = cases[first];
