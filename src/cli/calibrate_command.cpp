@@ -54,6 +54,17 @@ struct CalibrateOptions {
   std::vector<std::string> networks;
 };
 
+/// Where the raw calibration is: the --from file, else --calibration-out,
+/// else beside --out; and the option that named it, for messages.
+std::string raw_calibration_path(const CalibrateOptions& options) {
+  if (!options.from.empty()) return options.from;
+  return options.calibration_out.empty() ? default_calibration_path(options.out) : options.calibration_out;
+}
+
+const char* raw_calibration_option(const CalibrateOptions& options) {
+  return options.calibration_out.empty() ? "--out" : "--calibration-out";
+}
+
 /// The networks whose op shapes to time: those asked for, else the zoo's
 /// (its small ones only where `small_only`).
 std::vector<std::string> calibrated_networks(const CalibrateOptions& options, bool small_only) {
@@ -161,16 +172,14 @@ int calibrate_cpu_command(const CalibrateOptions& options) {
   } else {
     result = calibration::load_calibration_result(options.from);
   }
-  const std::string raw_path = !measured                         ? options.from
-                               : options.calibration_out.empty() ? default_calibration_path(options.out)
-                                                                 : options.calibration_out;
+  const std::string raw_path = raw_calibration_path(options);
   CalibratedMachineOptions machine_options;
   machine_options.name = std::filesystem::path(options.out).stem().string();
   machine_options.calibration_file = raw_path;
   machine_options.source = measured ? "calibration of this host" : options.from;
   const Machine machine = cpu_machine_from_calibration(result, machine_options);
   std::vector<OutputFile> outputs;
-  if (measured) outputs.push_back({options.calibration_out.empty() ? "--out" : "--calibration-out", raw_path});
+  if (measured) outputs.push_back({raw_calibration_option(options), raw_path});
   outputs.push_back({"--out", options.out});
   check_output_files(outputs, {options.from});
   OutputBatch written;
@@ -200,15 +209,13 @@ int calibrate_command(const CalibrateOptions& options) {
   // Before a measurement that takes minutes; every file is checked again once their names are known.
   check_output_files({{"--out", options.out}, {"--calibration-out", options.calibration_out}}, {options.from});
   const calibration::CalibrationResult result = measured ? measure(options) : calibration::load_calibration_result(options.from);
-  const std::string raw_path = !measured                         ? options.from
-                               : options.calibration_out.empty() ? default_calibration_path(options.out)
-                                                                 : options.calibration_out;
+  const std::string raw_path = raw_calibration_path(options);
 
   // Every machine is built (and checked) before anything is written, so that
   // a calibration that cannot make one leaves no files behind.
   const std::vector<CalibratedMachineFile> files = calibrated_machine_files(result, options.out);
   std::vector<OutputFile> outputs;
-  if (measured) outputs.push_back({options.calibration_out.empty() ? "--out" : "--calibration-out", raw_path});
+  if (measured) outputs.push_back({raw_calibration_option(options), raw_path});
   for (const CalibratedMachineFile& file : files) outputs.push_back({"--out", file.path});
   check_output_files(outputs, {options.from});
   std::vector<Machine> machines;

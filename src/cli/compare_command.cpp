@@ -14,7 +14,6 @@
 #include "cli/strategy_choice.hpp"
 #include "cli/network_loading.hpp"
 #include "exec/cuda_backend.hpp"
-#include "partitioners/plan_check.hpp"
 #include "report/noise_warning.hpp"
 #include "report/progress.hpp"
 #include "report/reporter.hpp"
@@ -77,16 +76,8 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
                      "--microbatches or add pipeline to --strategies");
   }
 
-  std::vector<std::shared_ptr<const Plan>> plans;
-  for (const auto& strategy : strategies) {
-    const StrategyTraits traits = make_partitioner(strategy)->traits();
-    const int devices = traits.baseline ? 1 : options.devices;
-    const int m = traits.microbatched ? microbatches : 1;
-    auto plan = std::make_shared<const Plan>(make_partitioner(strategy)->partition(
-        graph, partition_options(execution, backend, devices, m)));
-    check(*plan);
-    plans.push_back(std::move(plan));
-  }
+  const std::vector<std::shared_ptr<const Plan>> plans =
+      comparison_plans(graph, strategies, options.devices, microbatches, execution, backend);
 
   Progress progress = stderr_progress(execution.quiet);
   RunOptions run = run_options(execution);

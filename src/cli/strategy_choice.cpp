@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "partitioners/partitioner.hpp"
+#include "partitioners/plan_check.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope::cli {
@@ -59,6 +60,23 @@ int default_microbatches(const Graph& graph, int devices) {
   const int64_t by_bubble = 4 * static_cast<int64_t>(devices);
   const int64_t by_rows = std::max<int64_t>(1, graph.batch() / kMinRows);
   return static_cast<int>(std::min(by_bubble, by_rows));
+}
+
+std::vector<std::shared_ptr<const Plan>> comparison_plans(const std::shared_ptr<const Graph>& graph,
+                                                          const std::vector<std::string>& strategies, int devices,
+                                                          int microbatches, const ExecutionOptions& execution,
+                                                          const std::string& backend) {
+  std::vector<std::shared_ptr<const Plan>> plans;
+  for (const std::string& strategy : strategies) {
+    const auto partitioner = make_partitioner(strategy);
+    const StrategyTraits traits = partitioner->traits();
+    auto plan = std::make_shared<const Plan>(partitioner->partition(
+        graph, partition_options(execution, backend, traits.baseline ? 1 : devices,
+                                 traits.microbatched ? microbatches : 1)));
+    check(*plan);
+    plans.push_back(std::move(plan));
+  }
+  return plans;
 }
 
 }  // namespace splitscope::cli

@@ -4,10 +4,13 @@
 /// gets by default: `compare` and `validate` choose alike, so that a
 /// validation scores the very runs a comparison makes.
 
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "cli/execution_options.hpp"
 #include "ir/graph.hpp"
+#include "partitioners/plan.hpp"
 
 namespace splitscope::cli {
 
@@ -20,5 +23,13 @@ std::vector<std::string> chosen_strategies(const std::vector<std::string>& asked
 
 /// GPipe's rule of thumb, M >= 4N, but no micro-batch under 8 rows.
 int default_microbatches(const Graph& graph, int devices);
+
+/// The checked plans of `strategies` (chosen_strategies()' order): the
+/// baseline on one device, the splits on `devices`, micro-batched ones in
+/// `microbatches`, priced for `backend` (partition_options()).
+std::vector<std::shared_ptr<const Plan>> comparison_plans(const std::shared_ptr<const Graph>& graph,
+                                                          const std::vector<std::string>& strategies, int devices,
+                                                          int microbatches, const ExecutionOptions& execution,
+                                                          const std::string& backend);
 
 }  // namespace splitscope::cli

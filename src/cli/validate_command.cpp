@@ -22,7 +22,6 @@
 #include "cli/zoo_samples.hpp"
 #include "exec/cuda_backend.hpp"
 #include "ir/zoo.hpp"
-#include "partitioners/plan_check.hpp"
 #include "report/makespan_stats.hpp"
 #include "report/progress.hpp"
 #include "report/validation_report.hpp"
@@ -129,16 +128,8 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
         continue;
       }
       const std::vector<std::string> strategies = chosen_strategies(options.strategies, devices, *graph);
-      std::vector<std::shared_ptr<const Plan>> plans;
-      for (const std::string& strategy : strategies) {
-        const auto partitioner = make_partitioner(strategy);
-        const StrategyTraits traits = partitioner->traits();
-        const int m = traits.microbatched ? default_microbatches(*graph, devices) : 1;
-        auto plan = std::make_shared<const Plan>(
-            partitioner->partition(graph, partition_options(execution, backend, traits.baseline ? 1 : devices, m)));
-        check(*plan);
-        plans.push_back(std::move(plan));
-      }
+      const std::vector<std::shared_ptr<const Plan>> plans = comparison_plans(
+          graph, strategies, devices, default_microbatches(*graph, devices), execution, backend);
       const std::vector<RunResult> measured = run_interleaved(*executor, plans, run, progress, policy);
       for (size_t p = 0; p < plans.size(); ++p) {
         const RunResult predicted = simulators[d]->run(*plans[p], run);
