@@ -16,6 +16,7 @@ class HorizontalPartitioner : public Partitioner {
   std::string_view summary() const override {
     return "contiguous layers per device, balanced by cost (the layer split)";
   }
+  StrategyTraits traits() const override { return {.trains = true}; }
   int max_devices(const Graph& graph) const override { return static_cast<int>(stage_units(graph).size()); }
 
   Plan partition(std::shared_ptr<const Graph> graph, const PartitionOptions& options) const override {

@@ -8,7 +8,7 @@
 namespace splitscope {
 
 std::vector<std::string> strategy_names() {
-  return {"single", "horizontal", "pipeline", "vertical", "tensor"};
+  return {"single", "data", "horizontal", "pipeline", "vertical", "tensor"};
 }
 
 std::string baseline_strategy() {
@@ -24,6 +24,7 @@ std::unique_ptr<Partitioner> make_partitioner(std::string_view name) {
   if (name == "pipeline") return make_pipeline_partitioner();
   if (name == "vertical") return make_vertical_partitioner();
   if (name == "tensor") return make_tensor_partitioner();
+  if (name == "data") return make_data_partitioner();
   std::string known;
   for (const auto& strategy : strategy_names()) known += (known.empty() ? "" : ", ") + strategy;
   throw InputError("--strategy", "", "unknown strategy '" + std::string(name) + "'; use one of " + known);
@@ -44,6 +45,13 @@ void require_devices(const PartitionOptions& options, int most, const std::strin
                      strategy + " can use at most " + std::to_string(most) + " devices here (" + why +
                          "); got " + std::to_string(options.devices));
   }
+}
+
+void require_forward_only(const Graph& graph, const std::string& strategy) {
+  if (!graph.is_training()) return;
+  throw InputError("--train", "",
+                   strategy + " cannot train yet (its sliced layers need sliced backward ops); train with single, "
+                              "data, horizontal or pipeline");
 }
 
 void require_one_microbatch(const PartitionOptions& options, const std::string& strategy) {

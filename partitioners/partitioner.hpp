@@ -19,6 +19,8 @@ struct PartitionOptions {
   int microbatches = 1;  ///< pipeline only; the others take 1
   /// Prices ops when balancing; null means the default roofline.
   std::shared_ptr<const CostFunction> cost;
+  /// Training graphs on a micro-batched pipeline: each stage's order of forwards and backwards.
+  PipelineSchedule schedule = PipelineSchedule::kGpipe;
 };
 
 class Partitioner {

@@ -22,7 +22,7 @@ class PipelinePartitioner : public Partitioner {
   std::string_view summary() const override {
     return "the layer split with micro-batches in fill-drain order (GPipe)";
   }
-  StrategyTraits traits() const override { return {.microbatched = true}; }
+  StrategyTraits traits() const override { return {.microbatched = true, .trains = true}; }
   int max_devices(const Graph& graph) const override { return static_cast<int>(stage_units(graph).size()); }
 
   Plan partition(std::shared_ptr<const Graph> graph, const PartitionOptions& options) const override {
@@ -45,12 +45,18 @@ class PipelinePartitioner : public Partitioner {
     const auto rows = split_evenly(graph->batch(), options.microbatches);
     const auto order = graph->wavefront_order();
     PlanBuilder builder(graph, "pipeline", traits(), options.devices, options.microbatches);
-    for (int mb = 0; mb < options.microbatches; ++mb) {
-      for (NodeId id : order) {
-        if (graph->node(id).kind == OpKind::kInput) continue;
-        builder.place(id, mb, full_slice(graph->node(id), rows[static_cast<size_t>(mb)]), device_of[id]);
+    // Every micro-batch's forward, then (training) every backward: a
+    // dependency order whose per-device order is GPipe's; 1F1B reorders
+    // each stage's schedule (pipeline_schedule.hpp).
+    for (const Pass pass : {Pass::kForward, Pass::kBackward}) {
+      for (int mb = 0; mb < options.microbatches; ++mb) {
+        for (NodeId id : order) {
+          if (graph->node(id).kind == OpKind::kInput || graph->node(id).pass != pass) continue;
+          builder.place(id, mb, full_slice(graph->node(id), rows[static_cast<size_t>(mb)]), device_of[id]);
+        }
       }
     }
+    builder.set_pipeline_schedule(options.schedule);
     return builder.build();
   }
 };

@@ -13,6 +13,15 @@ std::string_view to_string(OpRole role) {
     case OpRole::kEpilogue: return "epilogue";
     case OpRole::kTransfer: return "transfer";
     case OpRole::kCollective: return "collective";
+    case OpRole::kUpdate: return "update";
+  }
+  return "?";
+}
+
+std::string_view to_string(PipelineSchedule schedule) {
+  switch (schedule) {
+    case PipelineSchedule::kGpipe: return "gpipe";
+    case PipelineSchedule::kOneForwardOneBackward: return "1f1b";
   }
   return "?";
 }
@@ -38,6 +47,7 @@ std::vector<int> op_devices(const PlanOp& op) {
   switch (op.role) {
     case OpRole::kCompute:
     case OpRole::kEpilogue:
+    case OpRole::kUpdate:
       return {op.device};
     case OpRole::kTransfer:
       return {op.src_device, op.device};
@@ -67,6 +77,12 @@ std::string op_label(const Plan& plan, const PlanOp& op) {
     }
     case OpRole::kEpilogue:
       return node + mb + " activation";
+    case OpRole::kUpdate: {
+      const Value& params = plan.value(op.params);
+      const OpNode& layer = plan.graph->node(params.node);
+      const bool split = params.channels.size() != layer.output_shapes.at(0).at(0);
+      return layer.name + " update" + (split ? " " + params.channels.to_string() : "");
+    }
     case OpRole::kTransfer:
       return fmt::format("{}{} {}->{}", node, mb, op.src_device, op.device);
     case OpRole::kCollective:
@@ -82,7 +98,7 @@ Shape value_shape(const Plan& plan, const Value& value) {
 }
 
 int64_t value_elements(const Graph& graph, const Value& value) {
-  if (value.role == ValueRole::kParameter) {
+  if (value.role == ValueRole::kParameter || value.role == ValueRole::kGradient) {
     return slice_cost(graph, value.node, Slice{{0, 1}, value.channels, value.reduce}).param_count;
   }
   const Shape& shape = graph.node(value.node).output_shapes.at(static_cast<size_t>(value.output));
@@ -91,6 +107,14 @@ int64_t value_elements(const Graph& graph, const Value& value) {
 
 int64_t value_bytes(const Graph& graph, const Value& value) {
   return value_elements(graph, value) * static_cast<int64_t>(sizeof(float));
+}
+
+std::pair<NodeId, Slice> weight_slice_of(const Graph& graph, NodeId id, const Slice& slice) {
+  const OpNode& node = graph.node(id);
+  const OpDef& def = op_def(node.kind);
+  const Slice forward_slice = def.param_slice != nullptr ? def.param_slice(node, slice) : slice;
+  const NodeId forward = node.forward >= 0 ? static_cast<NodeId>(node.forward) : id;
+  return {forward, forward_slice};
 }
 
 int add_parameter_value(Plan& plan, int device, NodeId node, const Slice& slice) {
@@ -146,6 +170,7 @@ PlanTotals plan_totals(const Plan& plan) {
     switch (op.role) {
       case OpRole::kCompute:
       case OpRole::kEpilogue:
+      case OpRole::kUpdate:
         SPLITSCOPE_CHECK(op.device >= 0 && op.device < plan.devices, "op on an unknown device");
         totals.device_ops[static_cast<size_t>(op.device)] += 1;
         totals.device_flops[static_cast<size_t>(op.device)] += op.flops;

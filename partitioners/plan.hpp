@@ -25,6 +25,14 @@
 ///   only if reduce.begin == 0, and applies no activation (an epilogue does,
 ///   after the all-reduce). Cells with no h/c input (t = 0) start from zeros.
 /// - Epilogue: applies the node's activation to its input (an all-reduced sum).
+/// - Training (graph.is_training()): a compute op of an OpDef::writes_gradient
+///   kind writes a gradient value (its rows' dW, db), adding the gradient
+///   value of the previous micro-batch when it has one (an extra last input).
+///   Update: applies the graph's optimizer to parameter value `params` in
+///   place from its gradient (inputs: [gradient]), keeping the optimizer's
+///   state (momentum) between runs; one run of the plan is one training step.
+///   It is the last op of its device's schedule, so every op reading the
+///   weights has run.
 /// - Transfer: copies the value to `device`; the copy has the same ranges.
 /// - All-gather: every participant gets the union of the input slices,
 ///   assembled in channel order. Concat: the same, on the root only.
@@ -60,12 +68,14 @@ namespace splitscope {
 enum class PartialSum : uint8_t {
   kNone,       ///< a finished value
   kReduction,  ///< the reduction axis of its op (OpDef::split.reduce: a dense slice's input features)
+  kBatch,      ///< a weight gradient over only some rows of the batch (one micro-batch, one replica)
 };
 
 /// What a value holds.
 enum class ValueRole : uint8_t {
   kActivation,  ///< a slice of a graph tensor (or a network input)
   kParameter,   ///< a slice of a layer's weights, resident before the run
+  kGradient,    ///< the gradient of a parameter value's weights (training), over rows `batch`
 };
 
 /// A slice resident on one device.
@@ -78,6 +88,10 @@ enum class ValueRole : uint8_t {
 ///   shared by the ops that read the same (a recurrent layer's steps, a
 ///   pipeline stage's micro-batches). Listed in Plan::parameters; read
 ///   through PlanOp::params; `batch` is empty.
+/// - A gradient: the gradient of the weights of a parameter value (same
+///   `node`, `channels`, `reduce`, laid out like it), summed over rows
+///   `batch` (micro-batches 0..`microbatch` of a pipeline); `partial` is
+///   kBatch until it covers the whole batch.
 struct Value {
   int id = -1;
   ValueRole role = ValueRole::kActivation;
@@ -101,6 +115,7 @@ enum class OpRole {
   kEpilogue,    ///< the activation of an all-reduced sum (tensor parallelism), on one device
   kTransfer,    ///< one value copied from `src_device` to `device`
   kCollective,  ///< a collective over `participants`
+  kUpdate,      ///< the optimizer step of one parameter value from its gradient, on its device (training)
 };
 
 enum class CollectiveKind {
@@ -143,7 +158,8 @@ struct PlanOp {
   /// transfer, concat: one. All-gather/all-reduce: one per participant.
   std::vector<int> outputs;
   /// Compute: the parameter value (ValueRole::kParameter) whose weights it
-  /// reads, on its own device; -1 for an op without weights.
+  /// reads, on its own device; -1 for an op without weights. Update: the
+  /// parameter value it updates.
   int params = -1;
 
   int64_t flops = 0;
@@ -161,9 +177,11 @@ struct PlanOp {
 /// Memory one device needs to run its part of the plan (bytes).
 struct DeviceMemory {
   int64_t params = 0;            ///< weight slices it holds
-  int64_t activations_peak = 0;  ///< values live at the same time, at the worst point
+  int64_t activations_peak = 0;  ///< values live at the same time, at the worst point (gradients apart)
   int64_t transfer_buffers = 0;  ///< of that peak, values received from other devices
-  int64_t peak = 0;              ///< params + activations_peak
+  int64_t peak = 0;              ///< params + gradients + optimizer_state + activations_peak
+  int64_t gradients = 0;         ///< training: one gradient buffer per weight slice, summed over micro-batches
+  int64_t optimizer_state = 0;   ///< training: the optimizer's state (a momentum buffer per weight)
 };
 
 /// What callers may need to know of the strategy that made a plan, rather
@@ -171,7 +189,19 @@ struct DeviceMemory {
 struct StrategyTraits {
   bool baseline = false;      ///< one device: the reference every other strategy is judged against
   bool microbatched = false;  ///< takes micro-batches; its plan is a fill-drain pipeline of stages
+  bool trains = false;        ///< partitions training graphs (forward, backward, update)
+  /// Every device holds the whole network and a share of the batch (data
+  /// parallelism): the other baseline of a training comparison.
+  bool replicated = false;
 };
+
+/// The order in which a pipeline stage runs the forward and backward passes
+/// of its micro-batches (training only).
+enum class PipelineSchedule {
+  kGpipe,  ///< all forwards, then all backwards: every micro-batch's activations stashed
+  kOneForwardOneBackward,  ///< PipeDream-Flush: warm-up, one forward one backward, cool-down
+};
+std::string_view to_string(PipelineSchedule schedule);
 
 struct Plan {
   std::string strategy;
@@ -179,6 +209,8 @@ struct Plan {
   int devices = 1;
   int microbatches = 1;
   std::shared_ptr<const Graph> graph;
+  /// Training plans: the order of each stage's forwards and backwards.
+  PipelineSchedule pipeline_schedule = PipelineSchedule::kGpipe;
 
   std::vector<Value> values;
   std::vector<PlanOp> ops;  ///< every op's inputs are written by earlier ops (or are inputs)
@@ -211,6 +243,11 @@ Shape value_shape(const Plan& plan, const Value& value);
 int64_t value_elements(const Graph& graph, const Value& value);
 /// Its float32 bytes (Value::bytes, as every plan must count them).
 int64_t value_bytes(const Graph& graph, const Value& value);
+
+/// The node whose weights `slice` of `node` reads (or writes the gradient
+/// of), and the forward slice of them: `node` itself and `slice` for a
+/// forward op; the differentiated node and OpDef::param_slice for a backward one.
+std::pair<NodeId, Slice> weight_slice_of(const Graph& graph, NodeId node, const Slice& slice);
 
 /// Adds to `plan` the parameter value holding the weights `slice` of `node`
 /// reads on `device`, lists it in Plan::parameters and returns its id. (The

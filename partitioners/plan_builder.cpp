@@ -4,6 +4,7 @@
 #include <map>
 
 #include "partitioners/collective_schedule.hpp"
+#include "partitioners/pipeline_schedule.hpp"
 #include "partitioners/plan_memory.hpp"
 #include "util/check.hpp"
 
@@ -37,6 +38,8 @@ void PlanBuilder::place(NodeId node, int microbatch, const Slice& slice, int dev
 
 void PlanBuilder::note(std::string text) { plan_.notes.push_back(std::move(text)); }
 
+void PlanBuilder::set_pipeline_schedule(PipelineSchedule schedule) { plan_.pipeline_schedule = schedule; }
+
 PlanBuilder::TensorKey PlanBuilder::key(NodeId node, int output, int microbatch) const {
   return (static_cast<int64_t>(node) * outputs_per_node_ + output) * plan_.microbatches + microbatch;
 }
@@ -45,12 +48,14 @@ Plan PlanBuilder::build() {
   look_ahead();
   for (const Placement& placement : placements_) wire(placement);
   set_outputs();
+  if (plan_.graph->is_training()) add_updates();
   plan_.schedule.assign(static_cast<size_t>(plan_.devices), {});
   for (const PlanOp& op : plan_.ops) {
-    if (op.role == OpRole::kCompute || op.role == OpRole::kEpilogue) {
+    if (op.role == OpRole::kCompute || op.role == OpRole::kEpilogue || op.role == OpRole::kUpdate) {
       plan_.schedule[static_cast<size_t>(op.device)].push_back(op.id);
     }
   }
+  order_schedules();
   plan_.memory = compute_memory(plan_);
   return std::move(plan_);
 }
@@ -119,6 +124,11 @@ void PlanBuilder::wire(const Placement& placement) {
   op.param_count = cost.param_count;
   if (cost.param_count > 0) op.params = parameter(placement.device, placement.node, placement.slice);
   op.id = static_cast<int>(plan_.ops.size());
+  if (op_def(node.kind).writes_gradient) {
+    op.outputs.push_back(gradient(op, placement));
+    add_op(std::move(op));
+    return;
+  }
   const PartialSum partial = placement.slice.is_partial(node) ? PartialSum::kReduction : PartialSum::kNone;
   for (size_t output = 0; output < node.output_shapes.size(); ++output) {
     const int value = add_value(placement.device, placement.node, static_cast<int>(output),
@@ -232,8 +242,10 @@ int PlanBuilder::add_value(int device, NodeId node, int output, int microbatch, 
 }
 
 // The weights `slice` of `node` reads on `device`, one value per distinct
-// slice of a weight set, shared by every op reading it.
-int PlanBuilder::parameter(int device, NodeId node, const Slice& slice) {
+// slice of a weight set, shared by every op reading it (backward ops read
+// their forward op's).
+int PlanBuilder::parameter(int device, NodeId reader, const Slice& reader_slice) {
+  const auto [node, slice] = weight_slice_of(*plan_.graph, reader, reader_slice);
   const OpNode& op_node = plan_.graph->node(node);
   const auto key = std::make_tuple(device, op_node.param_key, slice.out, slice.reduce);
   if (const auto found = parameters_.find(key); found != parameters_.end()) return found->second;
@@ -356,6 +368,144 @@ int PlanBuilder::gather(const std::vector<int>& slices, int device, bool to_all)
   op.bytes_moved = moved;
   add_op(std::move(op));
   return on_device;
+}
+
+// The gradient value a weight-gradient op writes: its rows' gradient added
+// to the previous micro-batch's on the same device (read as an extra, last
+// input), so that one running sum per weight slice reaches the update.
+int PlanBuilder::gradient(PlanOp& op, const Placement& placement) {
+  const int params = parameter(placement.device, placement.node, placement.slice);
+  const Value& weights = plan_.value(params);
+  Value value;
+  value.id = static_cast<int>(plan_.values.size());
+  value.role = ValueRole::kGradient;
+  value.device = placement.device;
+  value.node = weights.node;
+  value.microbatch = placement.microbatch;
+  value.batch = placement.slice.batch;
+  value.channels = weights.channels;
+  value.reduce = weights.reduce;
+  value.producer = op.id;
+  const auto previous = gradient_of_.find(params);
+  if (previous != gradient_of_.end()) {
+    const Range rows = plan_.value(previous->second).batch;
+    SPLITSCOPE_CHECK(rows.end == value.batch.begin || value.batch.end == rows.begin,
+                     "micro-batch gradients of " + plan_.graph->node(weights.node).name + " are not adjacent rows");
+    value.batch = Range{std::min(rows.begin, value.batch.begin), std::max(rows.end, value.batch.end)};
+    op.inputs.push_back(previous->second);
+  }
+  value.partial = value.batch.size() == plan_.graph->batch() ? PartialSum::kNone : PartialSum::kBatch;
+  value.bytes = value_bytes(*plan_.graph, value);
+  plan_.values.push_back(value);
+  gradient_of_[params] = value.id;
+  return value.id;
+}
+
+// One optimizer update per parameter value that has a gradient, on its
+// device, after every placement (so last in the device's schedule). Replicas
+// of one weight slice (data parallelism) first all-reduce their gradients.
+void PlanBuilder::add_updates() {
+  std::map<std::tuple<int, Range, Range>, std::vector<int>> replicas;  // (weight set, out, reduce) -> gradients
+  for (const auto& [params, gradient] : gradient_of_) {
+    const Value& weights = plan_.value(params);
+    replicas[{plan_.graph->node(weights.node).param_key, weights.channels, weights.reduce}].push_back(gradient);
+  }
+  for (const auto& [slice, gradients] : replicas) {
+    std::vector<int> summed = gradients;
+    if (gradients.size() > 1) summed = gradient_all_reduce(gradients);
+    for (int gradient : summed) update(gradient);
+  }
+}
+
+// Ring all-reduce of the partial gradients of one weight slice held by
+// several replicas: each gets the sum over the whole batch.
+std::vector<int> PlanBuilder::gradient_all_reduce(const std::vector<int>& partials) {
+  const Value first = plan_.value(partials.front());
+  PlanOp op;
+  op.role = OpRole::kCollective;
+  op.collective = CollectiveKind::kAllReduce;
+  op.algorithm = default_algorithm(op.collective);
+  op.node = first.node;
+  op.device = -1;
+  op.inputs = partials;
+  op.id = static_cast<int>(plan_.ops.size());
+  Range rows = first.batch;
+  for (int id : partials) {
+    const Value& partial = plan_.value(id);
+    SPLITSCOPE_CHECK(partial.channels == first.channels && partial.reduce == first.reduce,
+                     "gradient all-reduce over different weight slices");
+    SPLITSCOPE_CHECK(!contains(op.participants, partial.device), "two gradients of one weight slice on one device");
+    op.participants.push_back(partial.device);
+    rows = Range{std::min(rows.begin, partial.batch.begin), std::max(rows.end, partial.batch.end)};
+  }
+  SPLITSCOPE_CHECK(rows.size() == plan_.graph->batch(), "replicas' gradients of " +
+                                                            plan_.graph->node(first.node).name +
+                                                            " do not cover the batch");
+  std::vector<int> sums;
+  for (int device : op.participants) {
+    Value value = first;
+    value.id = static_cast<int>(plan_.values.size());
+    value.device = device;
+    value.batch = rows;
+    value.partial = PartialSum::kNone;
+    value.producer = op.id;
+    plan_.values.push_back(value);
+    op.outputs.push_back(value.id);
+    sums.push_back(value.id);
+  }
+  const int64_t n = static_cast<int64_t>(partials.size());
+  op.payload_bytes = first.bytes;
+  op.bytes_moved = 2 * (n - 1) * first.bytes;  // 2(N-1)/N·B per device, N devices
+  add_op(std::move(op));
+  return sums;
+}
+
+// The optimizer step of the parameter value on `gradient`'s device.
+void PlanBuilder::update(int gradient) {
+  const Value& sum = plan_.value(gradient);
+  SPLITSCOPE_CHECK(sum.partial == PartialSum::kNone,
+                   "the gradient of " + plan_.graph->node(sum.node).name + " does not cover the batch");
+  const auto params = std::find_if(parameters_.begin(), parameters_.end(), [&](const auto& entry) {
+    const Value& weights = plan_.value(entry.second);
+    return weights.device == sum.device && weights.node == sum.node && weights.channels == sum.channels &&
+           weights.reduce == sum.reduce;
+  });
+  SPLITSCOPE_CHECK(params != parameters_.end(), "a gradient without its weights on device " +
+                                                    std::to_string(sum.device));
+  const Value& weights = plan_.value(params->second);
+  const Optimizer& optimizer = plan_.graph->training()->optimizer;
+  PlanOp op;
+  op.role = OpRole::kUpdate;
+  op.node = weights.node;
+  op.device = weights.device;
+  op.inputs = {gradient};
+  op.params = weights.id;
+  const int64_t elements = value_elements(*plan_.graph, weights);
+  op.flops = optimizer.update_flops(elements);
+  op.bytes_read = optimizer.update_bytes_read(elements);
+  op.bytes_written = optimizer.update_bytes_written(elements);
+  add_op(std::move(op));
+}
+
+// 1F1B: each stage's compute ops in the order of its forward/backward
+// sequence (the updates stay last); GPipe's is the placement order.
+void PlanBuilder::order_schedules() {
+  if (plan_.pipeline_schedule == PipelineSchedule::kGpipe || !plan_.graph->is_training()) return;
+  const Graph& graph = *plan_.graph;
+  for (size_t device = 0; device < plan_.schedule.size(); ++device) {
+    const auto sequence = stage_sequence(plan_.pipeline_schedule, static_cast<int>(device), plan_.devices,
+                                         plan_.microbatches);
+    const auto rank = [&](int id) -> size_t {
+      const PlanOp& op = plan_.op(id);
+      if (op.role == OpRole::kUpdate) return sequence.size();
+      const StagePass pass{graph.node(op.node).pass, op.microbatch};
+      const auto at = std::find(sequence.begin(), sequence.end(), pass);
+      SPLITSCOPE_CHECK(at != sequence.end(), "an op outside its stage's sequence");
+      return static_cast<size_t>(at - sequence.begin());
+    };
+    auto& schedule = plan_.schedule[device];
+    std::stable_sort(schedule.begin(), schedule.end(), [&](int a, int b) { return rank(a) < rank(b); });
+  }
 }
 
 void PlanBuilder::set_outputs() {

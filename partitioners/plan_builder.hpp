@@ -34,6 +34,11 @@ class PlanBuilder {
   /// A sentence for Plan::notes (e.g. why an op was not split).
   void note(std::string text);
 
+  /// Training pipelines: each device (stage) runs its micro-batches' forward
+  /// and backward ops in the order of `schedule` (pipeline_schedule.hpp)
+  /// rather than in placement order.
+  void set_pipeline_schedule(PipelineSchedule schedule);
+
   /// Wires the data movement and returns the finished plan (not yet checked).
   Plan build();
 
@@ -59,6 +64,11 @@ class PlanBuilder {
   int transfer(int value, int device);
   void all_reduce(const std::vector<int>& partials);
   int epilogue(int value);
+  int gradient(PlanOp& op, const Placement& placement);
+  void add_updates();
+  std::vector<int> gradient_all_reduce(const std::vector<int>& partials);
+  void update(int gradient);
+  void order_schedules();
   int gather(const std::vector<int>& slices, int device, bool to_all);
   void set_outputs();
 
@@ -70,6 +80,8 @@ class PlanBuilder {
   std::unordered_map<TensorKey, std::vector<int>> whole_demand_;    ///< devices that need it whole
   /// Parameter values by (device, weight set, out range, reduce range).
   std::map<std::tuple<int, int, Range, Range>, int> parameters_;
+  /// The latest gradient value of each parameter value's weights, by the parameter value.
+  std::map<int, int> gradient_of_;
 };
 
 }  // namespace splitscope

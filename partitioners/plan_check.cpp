@@ -103,7 +103,7 @@ class Checker {
       if (!valid_value(input)) {
         fail("{} reads value {} which does not exist", name(op), input);
         ok = false;
-      } else if (plan_.value(input).role != ValueRole::kActivation) {
+      } else if (plan_.value(input).role == ValueRole::kParameter) {
         fail("{} reads parameter value {} as an input (parameters are read through PlanOp::params)", name(op),
              input);
         ok = false;
@@ -122,6 +122,49 @@ class Checker {
       case OpRole::kEpilogue: check_epilogue(op); break;
       case OpRole::kTransfer: check_transfer(op); break;
       case OpRole::kCollective: check_collective(op); break;
+      case OpRole::kUpdate: check_update(op); break;
+    }
+  }
+
+  /// A weight-gradient op writes one gradient value of its slice's weights,
+  /// reading the previous micro-batch's sum (if any) as an extra last input.
+  void check_gradient_output(const PlanOp& op, size_t slots) {
+    if (op.outputs.size() != 1) {
+      fail("{} writes {} values, a weight gradient op one", name(op), op.outputs.size());
+      return;
+    }
+    const Value& out = plan_.value(op.outputs[0]);
+    const auto [forward, slice] = weight_slice_of(graph_, op.node, op.slice);
+    if (out.role != ValueRole::kGradient || out.device != op.device || out.node != forward ||
+        out.channels != slice.out || out.reduce != slice.reduce || !out.batch.contains(op.slice.batch)) {
+      fail("{} writes value {} that is not the gradient of its slice's weights", name(op), op.outputs[0]);
+    }
+    if (op.inputs.size() == slots + 1) {
+      const Value& previous = plan_.value(op.inputs.back());
+      if (previous.role != ValueRole::kGradient || previous.device != op.device || previous.node != out.node ||
+          previous.channels != out.channels || previous.reduce != out.reduce) {
+        fail("{} adds to value {}, which is not an earlier gradient of the same weights", name(op), op.inputs.back());
+      }
+    }
+  }
+
+  void check_update(const PlanOp& op) {
+    if (!graph_.is_training()) fail("{} updates weights in a plan that does not train", name(op));
+    if (op.inputs.size() != 1 || !op.outputs.empty() || !valid_value(op.params)) {
+      fail("{} must read one gradient and update one parameter value in place", name(op));
+      return;
+    }
+    const Value& gradient = plan_.value(op.inputs[0]);
+    const Value& params = plan_.value(op.params);
+    if (gradient.role != ValueRole::kGradient || params.role != ValueRole::kParameter ||
+        gradient.device != op.device || params.device != op.device || gradient.node != params.node ||
+        gradient.channels != params.channels || gradient.reduce != params.reduce) {
+      fail("{} does not pair a gradient with its weights on device {}", name(op), op.device);
+    }
+    if (gradient.is_partial()) fail("{} applies a gradient of only rows {}", name(op), gradient.batch.to_string());
+    const int64_t elements = value_elements(graph_, params);
+    if (op.flops != graph_.training()->optimizer.update_flops(elements)) {
+      fail("{} counts {} FLOPs for {} weights", name(op), op.flops, elements);
     }
   }
 
@@ -136,8 +179,9 @@ class Checker {
       return;
     }
     const Value& params = plan_.value(op.params);
+    const Slice weights = weight_slice_of(graph_, op.node, op.slice).second;
     if (params.device != op.device || graph_.node(params.node).param_key != graph_.node(op.node).param_key ||
-        params.channels != op.slice.out || params.reduce != op.slice.reduce) {
+        params.channels != weights.out || params.reduce != weights.reduce) {
       fail("{} reads parameter value {}, which holds another slice or lives on device {}", name(op), op.params,
            params.device);
     }
@@ -146,7 +190,8 @@ class Checker {
   void check_compute(const PlanOp& op) {
     const OpNode& node = graph_.node(op.node);
     const auto slots = graph_.inputs(op.node);
-    if (op.inputs.size() != slots.size()) {
+    const bool writes_gradient = op_def(node.kind).writes_gradient;
+    if (op.inputs.size() != slots.size() && !(writes_gradient && op.inputs.size() == slots.size() + 1)) {
       fail("{} has {} inputs, its node {}", name(op), op.inputs.size(), slots.size());
       return;
     }
@@ -178,6 +223,13 @@ class Checker {
       }
       if (value.is_partial() || value.pre_activation) fail("{} reads an unfinished sum (value {})", name(op), input);
     }
+    const SliceCost cost = slice_cost(graph_, op.node, op.slice);
+    if (writes_gradient) {
+      check_gradient_output(op, slots.size());
+      check_params(op, cost);
+      boxes_[{op.node, op.microbatch}].push_back({op.slice.batch, op.slice.out, op.slice.reduce});
+      return;
+    }
     if (op.outputs.size() != node.output_shapes.size()) {
       fail("{} writes {} values, its node has {} outputs", name(op), op.outputs.size(), node.output_shapes.size());
       return;
@@ -189,7 +241,6 @@ class Checker {
         fail("{} writes value {} that does not match its slice", name(op), output);
       }
     }
-    const SliceCost cost = slice_cost(graph_, op.node, op.slice);
     if (cost.flops != op.flops) fail("{} counts {} FLOPs, its slice has {}", name(op), op.flops, cost.flops);
     check_params(op, cost);
     boxes_[{op.node, op.microbatch}].push_back({op.slice.batch, op.slice.out, op.slice.reduce});
@@ -246,7 +297,9 @@ class Checker {
     if (op.collective == CollectiveKind::kAllReduce) {
       for (int input : op.inputs) {
         const Value& value = plan_.value(input);
-        if (!value.is_partial() || value.channels != first.channels || value.batch != first.batch) {
+        // Replicas' gradients sum over different rows of the batch.
+        const bool same_rows = value.batch == first.batch || value.role == ValueRole::kGradient;
+        if (!value.is_partial() || value.channels != first.channels || !same_rows || value.role != first.role) {
           fail("{} reduces values that are not matching partial sums", name(op));
         }
       }

@@ -1,5 +1,7 @@
 #include "partitioners/plan_memory.hpp"
 
+#include "partitioners/plan_walk.hpp"
+
 #include <algorithm>
 #include <limits>
 
@@ -15,17 +17,35 @@ void add_params(const Plan& plan, std::vector<DeviceMemory>& memory) {
   }
 }
 
+/// Training: the finished gradients each update reads, and the optimizer's
+/// state beside the weights it updates.
+void add_training_state(const Plan& plan, std::vector<DeviceMemory>& memory) {
+  if (!plan.graph->is_training()) return;
+  const int per_param = plan.graph->training()->optimizer.state_per_param();
+  for (const PlanOp& op : plan.ops) {
+    if (op.role != OpRole::kUpdate) continue;
+    DeviceMemory& device = memory.at(static_cast<size_t>(op.device));
+    device.gradients += plan.value(op.inputs.at(0)).bytes;
+    device.optimizer_state += per_param * plan.value(op.params).bytes;
+  }
+}
+
 }  // namespace
 
 std::vector<DeviceMemory> compute_memory(const Plan& plan) {
   std::vector<DeviceMemory> memory(static_cast<size_t>(plan.devices));
   add_params(plan, memory);
+  add_training_state(plan, memory);
+  // Values live and die in the order the ops run: the walk that obeys each
+  // device's schedule (a 1F1B schedule frees a micro-batch's activations
+  // before the next one's forward; op order would not).
+  const std::vector<int> order = walk_plan(plan).order;
 
   constexpr int kForever = std::numeric_limits<int>::max();
   std::vector<int> last_use(plan.values.size(), -1);
-  for (const PlanOp& op : plan.ops) {
-    for (int input : op.inputs) {
-      if (input >= 0) last_use[static_cast<size_t>(input)] = op.id;
+  for (int id : order) {
+    for (int input : plan.op(id).inputs) {
+      if (input >= 0) last_use[static_cast<size_t>(input)] = id;
     }
   }
   for (int output : plan.outputs) last_use[static_cast<size_t>(output)] = kForever;
@@ -50,11 +70,16 @@ std::vector<DeviceMemory> compute_memory(const Plan& plan) {
     const int end = last >= 0 ? last : value.producer;
     if (end >= 0) freed_after[static_cast<size_t>(end)].push_back(value.id);
   }
-  for (const PlanOp& op : plan.ops) {
+  // Gradients count apart (DeviceMemory::gradients): a framework sums each
+  // weight slice's gradient in one buffer, where the plan writes a new value
+  // per micro-batch.
+  const auto held = [](const Value& value) { return value.role == ValueRole::kGradient ? 0 : value.bytes; };
+  for (int id : order) {
+    const PlanOp& op = plan.op(id);
     const bool moved_in = op.role == OpRole::kTransfer || op.role == OpRole::kCollective;
     for (int output : op.outputs) {
       const Value& value = plan.value(output);
-      live[static_cast<size_t>(value.device)] += value.bytes;
+      live[static_cast<size_t>(value.device)] += held(value);
       if (moved_in) received[static_cast<size_t>(value.device)] += value.bytes;
     }
     // Only the devices this op wrote to can have a new peak: noting every
@@ -62,7 +87,7 @@ std::vector<DeviceMemory> compute_memory(const Plan& plan) {
     for (int output : op.outputs) note_peak(static_cast<size_t>(plan.value(output).device));
     for (int id : freed_after[static_cast<size_t>(op.id)]) {
       const Value& value = plan.value(id);
-      live[static_cast<size_t>(value.device)] -= value.bytes;
+      live[static_cast<size_t>(value.device)] -= held(value);
       const int producer = value.producer;
       if (producer >= 0) {
         const OpRole role = plan.op(producer).role;
@@ -72,7 +97,9 @@ std::vector<DeviceMemory> compute_memory(const Plan& plan) {
       }
     }
   }
-  for (DeviceMemory& device : memory) device.peak = device.params + device.activations_peak;
+  for (DeviceMemory& device : memory) {
+    device.peak = device.params + device.gradients + device.optimizer_state + device.activations_peak;
+  }
   return memory;
 }
 

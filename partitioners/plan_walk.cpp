@@ -11,7 +11,9 @@
 namespace splitscope {
 namespace {
 
-bool is_scheduled(const PlanOp& op) { return op.role == OpRole::kCompute || op.role == OpRole::kEpilogue; }
+bool is_scheduled(const PlanOp& op) {
+  return op.role == OpRole::kCompute || op.role == OpRole::kEpilogue || op.role == OpRole::kUpdate;
+}
 
 }  // namespace
 

@@ -34,7 +34,7 @@ SpanSlot single_span(const PlanOp& op);
 /// The span of a collective op on the device of one of its deliveries.
 SpanSlot delivery_span(const PlanOp& op, const CollectiveDelivery& delivery);
 
-/// The spans of `op`: a compute or epilogue op one on its device's compute
+/// The spans of `op`: a compute, epilogue or update op one on its device's compute
 /// lane; a transfer one on its destination's copy-in lane (its value's
 /// bytes, 0 if both ends are one device); a collective one per output, in
 /// `outputs` order, on that output's device's copy-in lane, with the bytes
@@ -51,7 +51,7 @@ struct PlanWalk {
   std::vector<int> schedule_previous;
 };
 
-/// Checks that `plan.schedule` lists each compute and epilogue op exactly
+/// Checks that `plan.schedule` lists each compute, epilogue and update op exactly
 /// once, on its own device, and nothing else; returns each op's
 /// predecessor in its schedule (PlanWalk::schedule_previous). Throws
 /// std::logic_error naming the op otherwise (a bug in the plan).

@@ -10,7 +10,7 @@ class SinglePartitioner : public Partitioner {
  public:
   std::string_view name() const override { return "single"; }
   std::string_view summary() const override { return "the whole network on one device (the baseline)"; }
-  StrategyTraits traits() const override { return {.baseline = true}; }
+  StrategyTraits traits() const override { return {.baseline = true, .trains = true}; }
   int max_devices(const Graph&) const override { return 1; }
   /// The baseline runs whatever the device count of the others.
   bool applies(const Graph&, int) const override { return true; }

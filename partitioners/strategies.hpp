@@ -13,6 +13,7 @@ std::unique_ptr<Partitioner> make_horizontal_partitioner();
 std::unique_ptr<Partitioner> make_pipeline_partitioner();
 std::unique_ptr<Partitioner> make_vertical_partitioner();
 std::unique_ptr<Partitioner> make_tensor_partitioner();
+std::unique_ptr<Partitioner> make_data_partitioner();
 
 /// The options' cost function, or the default roofline.
 const CostFunction& cost_function(const PartitionOptions& options);
@@ -20,6 +21,10 @@ const CostFunction& cost_function(const PartitionOptions& options);
 /// InputError unless 1 <= devices <= `most` (the message names the maximum and why).
 void require_devices(const PartitionOptions& options, int most, const std::string& strategy,
                      const std::string& why);
+/// InputError (exit 2) when `graph` is a training graph and the strategy
+/// cannot place its backward pass yet.
+void require_forward_only(const Graph& graph, const std::string& strategy);
+
 /// InputError if micro-batches are asked of a strategy that does not use them.
 void require_one_microbatch(const PartitionOptions& options, const std::string& strategy);
 

@@ -53,6 +53,7 @@ class TensorPartitioner : public Partitioner {
   }
 
   Plan partition(std::shared_ptr<const Graph> graph, const PartitionOptions& options) const override {
+    require_forward_only(*graph, "tensor");
     require_one_microbatch(options, "tensor");
     const auto [most, limiter] = vertical_device_limit(*graph);
     require_devices(options, most, "tensor", "layer " + limiter + " has " + std::to_string(most) + " outputs to slice");

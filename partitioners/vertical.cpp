@@ -19,6 +19,7 @@ class VerticalPartitioner : public Partitioner {
   int max_devices(const Graph& graph) const override { return vertical_device_limit(graph).first; }
 
   Plan partition(std::shared_ptr<const Graph> graph, const PartitionOptions& options) const override {
+    require_forward_only(*graph, "vertical");
     require_one_microbatch(options, "vertical");
     const auto [most, limiter] = vertical_device_limit(*graph);
     require_devices(options, most, "vertical", "layer " + limiter + " has " + std::to_string(most) + " outputs to slice");

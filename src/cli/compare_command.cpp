@@ -13,6 +13,7 @@
 #include "cli/interleaved_runs.hpp"
 #include "cli/strategy_choice.hpp"
 #include "cli/network_loading.hpp"
+#include "cli/training_options.hpp"
 #include "exec/cuda_backend.hpp"
 #include "report/noise_warning.hpp"
 #include "report/progress.hpp"
@@ -34,6 +35,7 @@ struct CompareOptions {
   std::optional<int> microbatches;
   std::optional<std::string> predict_on;  ///< unset: kDefaultPredictionMachine beside measured runs
   ExecutionOptions execution;
+  TrainingOptions training;
   ReportOutputs outputs;
 };
 
@@ -65,7 +67,7 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
                       predict_on == "none" ? "" : input_file(ZooShelf::kMachines, predict_on)});
   OutputBatch files;
   auto reporters = make_reporters(ReportKind::kCompare, std::cout, options.outputs, files);
-  const auto graph = load_network(options.model, execution.batch);
+  const auto graph = graph_to_run(load_network(options.model, execution.batch), options.training);
   const auto strategies = chosen_strategies(options.strategies, options.devices, *graph);
   const int microbatches = options.microbatches.value_or(default_microbatches(*graph, options.devices));
   const auto microbatched = [](const std::string& name) { return make_partitioner(name)->traits().microbatched; };
@@ -77,7 +79,8 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
   }
 
   const std::vector<std::shared_ptr<const Plan>> plans =
-      comparison_plans(graph, strategies, options.devices, microbatches, execution, backend);
+      comparison_plans(graph, strategies, options.devices, microbatches, execution, backend,
+                       pipeline_schedule(options.training));
 
   Progress progress = stderr_progress(execution.quiet);
   RunOptions run = run_options(execution);
@@ -88,6 +91,12 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
   // Unless --repeat fixes the count, runs go on while a verdict is uncertain.
   RepeatPolicy policy;
   policy.adaptive = !execution.repeats_given;
+  if (options.training.train) {
+    // Each repeat is a training step of that plan: --steps of them, none untimed.
+    run.warmup = 0;
+    run.repeats = options.training.steps;
+    policy.adaptive = false;
+  }
   const std::vector<RunResult> results = run_interleaved(*executor, plans, run, progress, policy);
   for (size_t i = 0; i < plans.size(); ++i) builder.add(plans[i], results[i]);
 
@@ -117,6 +126,7 @@ Command add_compare_command(CLI::App& app) {
                   std::string("also simulate the plans on this machine (name or file; 'none' to skip; default ") +
                       kDefaultPredictionMachine + ")");
   add_execution_options(*sub, options->execution, "cuda if a GPU is present, else cpu");
+  add_training_options(*sub, options->training, true);
   sub->add_option("--report", options->outputs.report, "write the JSON compare report (FORMATS.md)");
   sub->add_option("--trace", options->outputs.trace, "write a Chrome/Perfetto trace of every run");
   sub->add_option("--html", options->outputs.html, "write a self-contained HTML page");

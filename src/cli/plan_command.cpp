@@ -12,7 +12,9 @@
 
 #include "cli/command.hpp"
 #include "cli/network_loading.hpp"
+#include "cli/training_options.hpp"
 #include "partitioners/plan_check.hpp"
+#include "util/errors.hpp"
 #include "partitioners/partitioner.hpp"
 #include "report/text_table.hpp"
 #include "util/json_dump.hpp"
@@ -27,6 +29,7 @@ struct PlanOptions {
   int devices = 1;
   int microbatches = 1;
   std::optional<int64_t> batch;
+  TrainingOptions training;
   bool json = false;
 };
 
@@ -73,6 +76,10 @@ nlohmann::json plan_json(const Plan& plan) {
                        {"params_bytes", memory.params},
                        {"activations_peak_bytes", memory.activations_peak},
                        {"transfer_buffers_bytes", memory.transfer_buffers}});
+    if (plan.graph->is_training()) {
+      devices.back()["gradient_bytes"] = memory.gradients;
+      devices.back()["optimizer_state_bytes"] = memory.optimizer_state;
+    }
   }
   std::map<std::string, int64_t> kinds;
   for (const PlanOp& op : plan.ops) {
@@ -88,6 +95,13 @@ nlohmann::json plan_json(const Plan& plan) {
           {"collectives", {{"count", totals.collective_count}, {"bytes", totals.collective_bytes}, {"kinds", kinds}}},
           {"bytes_crossing_devices", totals.transfer_bytes + totals.collective_bytes},
           {"ideal_bubble", bubble ? nlohmann::json(*bubble) : nlohmann::json(nullptr)},
+          {"train", plan.graph->is_training()
+                        ? nlohmann::json{{"schedule", plan.traits.microbatched
+                                                          ? std::string(to_string(plan.pipeline_schedule))
+                                                          : std::string("none")},
+                                         {"optimizer", plan.graph->training()->optimizer.name()},
+                                         {"loss", to_string(plan.graph->training()->loss)}}
+                        : nlohmann::json(nullptr)},
           {"notes", plan.notes}};
 }
 
@@ -158,18 +172,23 @@ Command add_plan_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("plan", "Partition a network and show what runs where");
   sub->add_option("MODEL", options->model, "network file, or a name from models/networks")->required();
   // Required, as on `run`: the usage line says so, and a plan for a guessed strategy answers no question.
-  sub->add_option("--strategy,-s", options->strategy, "single | horizontal | pipeline | vertical | tensor")
+  sub->add_option("--strategy,-s", options->strategy, "single | data | horizontal | pipeline | vertical | tensor")
       ->required();
   sub->add_option("--devices,-n", options->devices, "number of devices")->required();
   sub->add_option("--microbatches,-m", options->microbatches, "micro-batches (pipeline only)")
       ->capture_default_str();
   sub->add_option("--batch", options->batch, "override the network file's batch (as on run and compare)");
   sub->add_flag("--json", options->json, "print JSON (FORMATS.md) instead of tables");
+  add_training_options(*sub, options->training, false);
   return {sub, [options](const std::vector<std::string>&) {
-            const auto graph = load_network(options->model, options->batch);
+            const auto graph = graph_to_run(load_network(options->model, options->batch), options->training);
             PartitionOptions partition;
             partition.devices = options->devices;
             partition.microbatches = options->microbatches;
+            partition.schedule = pipeline_schedule(options->training);
+            if (options->training.schedule_given && !make_partitioner(options->strategy)->traits().microbatched) {
+              throw InputError("--schedule", "", "orders a pipeline's micro-batches; use it with --strategy pipeline");
+            }
             const Plan plan = make_partitioner(options->strategy)->partition(graph, partition);
             check(plan);
             if (options->json) {

@@ -10,9 +10,11 @@
 #include "cli/command.hpp"
 #include "cli/execution_options.hpp"
 #include "cli/network_loading.hpp"
+#include "cli/training_options.hpp"
 #include "exec/cpu/cpu_executor.hpp"
 #include "exec/cuda_backend.hpp"
 #include "exec/output_compare.hpp"
+#include "exec/training_run.hpp"
 #include "partitioners/plan_check.hpp"
 #include "report/noise_warning.hpp"
 #include "report/progress.hpp"
@@ -31,6 +33,7 @@ struct RunCommandOptions {
   int devices = 1;
   int microbatches = 1;
   ExecutionOptions execution;
+  TrainingOptions training;
   bool check = false;
   std::string save_output;
   ReportOutputs outputs;
@@ -70,10 +73,19 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
   OutputBatch files;
   auto reporters = make_reporters(ReportKind::kRun, std::cout, options.outputs, files);
 
-  const auto graph = load_network(options.model, options.execution.batch);
+  const auto graph = graph_to_run(load_network(options.model, options.execution.batch), options.training);
+  if (options.training.schedule_given && !make_partitioner(options.strategy)->traits().microbatched) {
+    throw InputError("--schedule", "", "orders a pipeline's micro-batches; use it with --strategy pipeline");
+  }
   auto executor = make_executor(options.execution, backend, options.devices);
-  const auto plan = make_checked_plan(
-      graph, options.strategy, partition_options(options.execution, backend, options.devices, options.microbatches));
+  PartitionOptions partitioning = partition_options(options.execution, backend, options.devices, options.microbatches);
+  partitioning.schedule = pipeline_schedule(options.training);
+  const auto plan = make_checked_plan(graph, options.strategy, partitioning);
+  // A training run's repeats are its steps; a forward run's, timed repeats after warm-up.
+  const auto execute = [&](const Plan& runnable, const RunOptions& run_options) {
+    if (!options.training.train) return executor->run(runnable, run_options);
+    return run_training_steps(*executor, runnable, run_options, options.training.steps);
+  };
 
   Progress progress = stderr_progress(options.execution.quiet);
   RunOptions run = run_options(options.execution);
@@ -82,7 +94,7 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
   ComparisonBuilder builder(make_report_context(command_line));
 
   progress.begin_run(fmt::format("{} on {}", options.strategy, backend));
-  const RunResult result = executor->run(*plan, run);
+  const RunResult result = execute(*plan, run);
   progress.end_run();
   builder.add(plan, result);
 
@@ -93,7 +105,7 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
     const std::string baseline = baseline_strategy();
     single = make_checked_plan(graph, baseline, partition_options(options.execution, backend, 1, 1));
     progress.begin_run(fmt::format("{} on {} (baseline)", baseline, backend));
-    single_result = executor->run(*single, run);
+    single_result = execute(*single, run);
     progress.end_run();
     builder.add(single, single_result, false);
   }
@@ -129,12 +141,13 @@ Command add_run_command(CLI::App& app) {
   auto options = std::make_shared<RunCommandOptions>();
   CLI::App* sub = app.add_subcommand("run", "Run (or simulate) one strategy and report its timeline");
   sub->add_option("MODEL", options->model, "network file, or a name from models/networks")->required();
-  sub->add_option("--strategy,-s", options->strategy, "single | horizontal | pipeline | vertical | tensor")
+  sub->add_option("--strategy,-s", options->strategy, "single | data | horizontal | pipeline | vertical | tensor")
       ->required();
   sub->add_option("--devices,-n", options->devices, "number of devices")->required();
   sub->add_option("--microbatches,-m", options->microbatches, "micro-batches (pipeline only)")
       ->capture_default_str();
   add_execution_options(*sub, options->execution, "cpu");
+  add_training_options(*sub, options->training, true);
   sub->add_flag("--check", options->check,
                 "also compare the output with the single-device run's (cpu: relative error <= 1e-4)");
   sub->add_option("--save-output", options->save_output, "write the network's output as a float32 .npy file");

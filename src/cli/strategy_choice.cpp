@@ -17,7 +17,10 @@ std::vector<std::string> chosen_strategies(const std::vector<std::string>& asked
   std::vector<std::string> chosen;
   if (asked.empty()) {
     for (const auto& name : strategy_names()) {
-      if (make_partitioner(name)->applies(graph, devices)) chosen.push_back(name);
+      const auto partitioner = make_partitioner(name);
+      // A training comparison runs the strategies that can train.
+      if (graph.is_training() && !partitioner->traits().trains) continue;
+      if (partitioner->applies(graph, devices)) chosen.push_back(name);
     }
     if (chosen.size() == 1 && devices > 1) {
       // Only `single` would run: a comparison of nothing. Say how far the splits go.
@@ -65,14 +68,15 @@ int default_microbatches(const Graph& graph, int devices) {
 std::vector<std::shared_ptr<const Plan>> comparison_plans(const std::shared_ptr<const Graph>& graph,
                                                           const std::vector<std::string>& strategies, int devices,
                                                           int microbatches, const ExecutionOptions& execution,
-                                                          const std::string& backend) {
+                                                          const std::string& backend, PipelineSchedule schedule) {
   std::vector<std::shared_ptr<const Plan>> plans;
   for (const std::string& strategy : strategies) {
     const auto partitioner = make_partitioner(strategy);
     const StrategyTraits traits = partitioner->traits();
-    auto plan = std::make_shared<const Plan>(partitioner->partition(
-        graph, partition_options(execution, backend, traits.baseline ? 1 : devices,
-                                 traits.microbatched ? microbatches : 1)));
+    PartitionOptions options =
+        partition_options(execution, backend, traits.baseline ? 1 : devices, traits.microbatched ? microbatches : 1);
+    options.schedule = schedule;
+    auto plan = std::make_shared<const Plan>(partitioner->partition(graph, options));
     check(*plan);
     plans.push_back(std::move(plan));
   }

@@ -30,6 +30,7 @@ int default_microbatches(const Graph& graph, int devices);
 std::vector<std::shared_ptr<const Plan>> comparison_plans(const std::shared_ptr<const Graph>& graph,
                                                           const std::vector<std::string>& strategies, int devices,
                                                           int microbatches, const ExecutionOptions& execution,
-                                                          const std::string& backend);
+                                                          const std::string& backend,
+                                                          PipelineSchedule schedule = PipelineSchedule::kGpipe);
 
 }  // namespace splitscope::cli

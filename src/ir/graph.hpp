@@ -12,6 +12,7 @@
 
 #include "ir/model.hpp"
 #include "ir/op.hpp"
+#include "ir/training_spec.hpp"
 
 namespace splitscope {
 
@@ -62,6 +63,12 @@ class Graph {
   TensorRef output() const { return output_; }
   void set_output(TensorRef output) { output_ = output; }
 
+  /// Set on a training graph (training.hpp): forward, loss and backward
+  /// nodes, whose weights the optimizer updates after each step.
+  const std::optional<TrainingSpec>& training() const { return training_; }
+  void set_training(TrainingSpec spec) { training_ = spec; }
+  bool is_training() const { return training_.has_value(); }
+
   const Model& model() const { return model_; }
   int64_t batch() const { return model_.batch; }
   const std::string& name() const { return model_.name; }
@@ -76,6 +83,7 @@ class Graph {
   Model model_;
   Impl impl_;
   TensorRef output_;
+  std::optional<TrainingSpec> training_;
 };
 
 /// Bytes of one float32 tensor of `shape` over `batch` samples.

@@ -30,6 +30,17 @@ enum class OpKind {
   kStepSlice,  ///< takes step t out of a [steps, features] tensor
   kAdd,        ///< element-wise sum of its inputs (a residual join)
   kConcat,     ///< its inputs laid end to end along axis 0
+  // The backward pass of a training step (ir/training.hpp derives them).
+  kLoss,              ///< the loss's gradient w.r.t. the network's logits (softmax + cross-entropy fused) or output (MSE)
+  kActivationGrad,    ///< dX = dY ⊙ f'(Y), from the activation's output Y
+  kDenseGradInput,    ///< dX = dZ·Wᵀ
+  kDenseGradWeight,   ///< dW = Xᵀ·dZ, db = Σ rows dZ, added to the running sum of earlier micro-batches
+  kConv2dGradInput,   ///< the convolution's adjoint (col2im)
+  kConv2dGradWeight,  ///< dW = Σ dZ·im2col(X)ᵀ, db = Σ dZ
+  kMaxPoolGrad,       ///< each window's gradient to the element the forward pass picked
+  kAvgPoolGrad,       ///< each window's gradient spread over the window
+  kUnflatten,         ///< flatten's inverse reshape: [C·H·W] -> [C, H, W]
+  kChannelSlice,      ///< channels [offset, offset + C) of its input: a concat's gradient for one input
 };
 
 std::string_view to_string(OpKind kind);
@@ -42,13 +53,20 @@ inline constexpr int kCellHiddenOutput = 0; ///< h_t
 inline constexpr int kCellStateOutput = 1;  ///< c_t (LSTM only)
 
 /// The op kinds in enum order (the op table's rows).
-inline constexpr OpKind kLastOpKind = OpKind::kConcat;
+inline constexpr OpKind kLastOpKind = OpKind::kChannelSlice;
 inline constexpr size_t kOpKindCount = static_cast<size_t>(kLastOpKind) + 1;
 
 /// Shorthands for traits of the op's definition (ops/op_def.hpp).
 bool is_weighted(OpKind kind);
 bool is_channel_local(OpKind kind);
 bool is_cell(OpKind kind);
+
+/// Which part of a training step a node belongs to (a forward-only graph has
+/// only forward nodes).
+enum class Pass : uint8_t {
+  kForward,
+  kBackward,  ///< the loss and every gradient op
+};
 
 /// An op instance. Shapes are per sample; costs are for the whole batch.
 struct OpNode {
@@ -68,6 +86,10 @@ struct OpNode {
   int64_t flops = 0;
   int64_t bytes_read = 0;     ///< connected inputs + parameters
   int64_t bytes_written = 0;  ///< outputs
+  Pass pass = Pass::kForward;
+  /// A backward node: the forward node it differentiates (its layer, its
+  /// device). -1 for forward nodes.
+  int64_t forward = -1;
 };
 
 }  // namespace splitscope

@@ -19,6 +19,12 @@ struct Extent2 {
 
 enum class Activation { kNone, kRelu, kTanh, kSigmoid };
 
+/// The loss of a training step (ir/training.hpp).
+enum class LossKind {
+  kSoftmaxCrossEntropy,  ///< networks ending in softmax: -log p[label], labels drawn from the seed
+  kMeanSquaredError,     ///< the others: mean (y - t)², targets drawn from the seed
+};
+
 /// Every attribute any op kind has; a kind reads the ones its definition
 /// names (ops/*.cpp) and leaves the rest at their defaults.
 struct OpAttrs {
@@ -32,6 +38,10 @@ struct OpAttrs {
   int64_t steps = 0;                          ///< cells: time steps of the layer (the cells of one stacked layer)
   int input_index = 0;                        ///< input: which of the network's inputs (Model::inputs)
   Shape sample;                               ///< input: that input's whole per-sample shape
+  bool target = false;                        ///< input: the loss's labels or targets, not a network input
+  LossKind loss = LossKind::kMeanSquaredError;  ///< loss, and the target input it reads
+  int64_t offset = 0;                         ///< channel_slice: the first input channel it takes
+  int64_t classes = 0;                        ///< target input of a cross-entropy loss: labels are in [0, classes)
   bool operator==(const OpAttrs&) const = default;
 };
 

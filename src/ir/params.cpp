@@ -1,5 +1,7 @@
 #include "ir/params.hpp"
 
+#include <algorithm>
+
 namespace splitscope {
 namespace {
 
@@ -35,6 +37,13 @@ float param_value(uint64_t seed, int param_key, int tensor, int64_t element, flo
 
 float input_value(uint64_t seed, int64_t element, int input) {
   return unit_uniform(stream_id(seed, -1 - input, 0xff), element);
+}
+
+float target_value(uint64_t seed, int64_t element, LossKind loss, int64_t classes) {
+  const float u = unit_uniform(stream_id(seed, -1, 0xfe), element);  // [-1, 1)
+  if (loss == LossKind::kMeanSquaredError) return u;
+  const auto label = static_cast<int64_t>((static_cast<double>(u) + 1.0) * 0.5 * static_cast<double>(classes));
+  return static_cast<float>(std::min(label, classes - 1));
 }
 
 }  // namespace splitscope

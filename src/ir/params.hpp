@@ -40,4 +40,10 @@ float param_value(uint64_t seed, int param_key, int tensor, int64_t element, flo
 /// [batch, ...its shape]; uniform in [-1, 1). Each input draws its own stream.
 float input_value(uint64_t seed, int64_t element, int input = 0);
 
+/// Element `element` of the loss's target input [batch, ...] (a training
+/// graph's attrs.target node): for cross-entropy a label in [0, classes)
+/// (as a float), for mean squared error a target in [-1, 1). Its own stream,
+/// apart from every network input's.
+float target_value(uint64_t seed, int64_t element, LossKind loss, int64_t classes);
+
 }  // namespace splitscope

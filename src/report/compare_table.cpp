@@ -99,6 +99,27 @@ std::string group_table(const Comparison& comparison, size_t index) {
   return text;
 }
 
+/// Training runs: the step's parts per device, the losses and the throughput.
+std::string training_lines(const RunSummary& s) {
+  const TrainingSummary& t = *s.training;
+  std::string text = fmt::format("\ntraining: {} step(s), {} (lr {}, momentum {}), {} loss, schedule {}\n", t.steps,
+                                 t.optimizer, t.learning_rate, t.momentum, t.loss, t.schedule);
+  if (s.timed()) {
+    for (const DeviceSummary& d : s.per_device) {
+      text += fmt::format("  device {}: forward {}, backward {}, update {}; gradients {}, optimizer state {}\n", d.id,
+                          format_ms(d.forward_ms), format_ms(d.backward_ms), format_ms(d.update_ms),
+                          binary_bytes(double(d.gradient_bytes)), binary_bytes(double(d.optimizer_state_bytes)));
+    }
+  }
+  if (t.samples_per_s) text += fmt::format("  {:.4g} samples/s\n", *t.samples_per_s);
+  if (!t.losses.empty()) {
+    text += "  loss per step:";
+    for (double loss : t.losses) text += fmt::format(" {:.6g}", loss);
+    text += "\n";
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string compare_text(const Comparison& comparison) {
@@ -175,13 +196,15 @@ std::string run_text(const RunReport& run) {
                           format_share(*s.bubble_measured), format_share(*s.bubble_ideal));
     }
   }
+  if (s.training) text += training_lines(s);
   for (const std::string& note : s.plan_notes) text += fmt::format("note: {}\n", note);
 
   text += "\n";
   if (j.verdict) {
     text += fmt::format("verdict: {}", to_string(*j.verdict));
     if (j.speedup && j.baseline_makespan_ms) {
-      text += fmt::format(" ({} against single's {})", format_speedup(*j.speedup), format_ms(*j.baseline_makespan_ms));
+      text += fmt::format(" ({} against {}'s {})", format_speedup(*j.speedup), j.baseline_strategy.value_or("single"),
+                          format_ms(*j.baseline_makespan_ms));
     }
     text += fmt::format(": {}\n", j.reason);
   } else {

@@ -34,7 +34,7 @@ ComparisonBuilder::ComparisonBuilder(ReportContext context) : context_(std::move
 void ComparisonBuilder::add(std::shared_ptr<const Plan> plan, const RunResult& result, bool shown) {
   SPLITSCOPE_CHECK(plan != nullptr, "a run needs its plan");
   // Reports need the timelines and the run info, not the output tensor.
-  Pending run{std::move(plan), RunResult{{}, result.timelines, result.info}, shown};
+  Pending run{std::move(plan), RunResult{{}, result.timelines, result.info, result.losses}, shown};
   for (auto& group : groups_) {
     const RunInfo& info = group.front().result.info;
     if (info.backend == result.info.backend && info.machine_name == result.info.machine_name) {
@@ -54,13 +54,25 @@ Comparison ComparisonBuilder::build() && {
     group.backend = pending.front().result.info.backend;
     group.machine = pending.front().result.info.machine_name;
     group.measured = pending.front().result.info.measured;
+    std::optional<RunSummary> replicated;
     for (const Pending& run : pending) {
       if (run.plan->traits.baseline && !group.baseline) group.baseline = summarize(*run.plan, run.result);
+      if (run.plan->traits.replicated && run.plan->graph->is_training() && !replicated) {
+        replicated = summarize(*run.plan, run.result);
+      }
     }
     const RunSummary* baseline = group.baseline ? &*group.baseline : nullptr;
+    // Training: a model split must beat data parallelism too, so each is
+    // judged against the faster of `single` and `data` (data itself against single).
+    const RunSummary* bar = baseline;
+    if (replicated && replicated->timed() && baseline != nullptr && baseline->timed() &&
+        replicated->makespan->median_ms < baseline->makespan->median_ms) {
+      bar = &*replicated;
+    }
     for (Pending& run : pending) {
       if (!run.shown) continue;
-      group.runs.push_back(make_run_report(std::move(run.plan), run.result, baseline));
+      const RunSummary* against = run.plan->traits.replicated || run.plan->traits.baseline ? baseline : bar;
+      group.runs.push_back(make_run_report(std::move(run.plan), run.result, against));
     }
     std::stable_sort(group.runs.begin(), group.runs.end(), runs_before);
     if (!group.runs.empty() && group.runs.front().summary.timed()) group.best = group.runs.front().summary.strategy;

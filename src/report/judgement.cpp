@@ -53,9 +53,15 @@ std::pair<Decider, std::string> idle_phrase(const RunSummary& run) {
           fmt::format("devices idle {} of the run waiting on each other's results", percent(run.shares.idle))};
 }
 
+/// "the single device" or, for a data-parallel baseline, "the data-parallel replicas".
+std::string baseline_phrase(const RunSummary& baseline) {
+  return baseline.baseline ? "the single device" : "the " + baseline.strategy + "-parallel replicas";
+}
+
 std::string inflation_phrase(const RunSummary& run, const RunSummary& baseline) {
   const double ratio = run.total_compute_ms() / baseline.total_compute_ms();
-  return fmt::format("the split ops take {:.2f}x the single device's compute time ({} against {})", ratio,
+  const std::string whose = baseline.baseline ? "the single device's" : baseline_phrase(baseline) + "'";
+  return fmt::format("the split ops take {:.2f}x {} compute time ({} against {})", ratio, whose,
                      format_ms(run.total_compute_ms()), format_ms(baseline.total_compute_ms()));
 }
 
@@ -69,9 +75,9 @@ std::optional<std::string> faster_ops_phrase(const RunSummary& run, const RunSum
   const double ratio = run.total_compute_ms() / baseline.total_compute_ms();
   if (ratio * kWinSpeedup > 1.0) return std::nullopt;
   return fmt::format(
-      "its ops compute faster than on the single device ({:.2f}x the compute time: {} against {}), though device "
+      "its ops compute faster than on {} ({:.2f}x the compute time: {} against {}), though device "
       "{} holds {} of the FLOPs",
-      ratio, format_ms(run.total_compute_ms()), format_ms(baseline.total_compute_ms()), run.busiest_device(),
+      baseline_phrase(baseline), ratio, format_ms(run.total_compute_ms()), format_ms(baseline.total_compute_ms()), run.busiest_device(),
       percent(run.busiest_flop_share()));
 }
 
@@ -189,6 +195,7 @@ Judgement judge(const RunSummary& run, const RunSummary* baseline) {
     return judgement;
   }
   SPLITSCOPE_CHECK(run.timed() && baseline->timed(), "runs that fit are timed");
+  judgement.baseline_strategy = baseline->strategy;
   judgement.baseline_makespan_ms = baseline->makespan->median_ms;
   const double speedup = baseline->makespan->median_ms / run.makespan->median_ms;
   judgement.speedup = speedup;

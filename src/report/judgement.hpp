@@ -90,6 +90,9 @@ struct Losses {
 };
 
 struct Judgement {
+  /// The run it was judged against: `single`, or in a training comparison
+  /// `data` where data parallelism beat it.
+  std::optional<std::string> baseline_strategy;
   std::optional<double> baseline_makespan_ms;
   std::optional<double> speedup;
   std::optional<Verdict> verdict;  ///< absent without a baseline
@@ -101,7 +104,8 @@ struct Judgement {
 };
 
 /// Judges `run` against `baseline` (the `single` run of the same network,
-/// backend and machine; null when there is none).
+/// backend and machine, or in training the faster of it and `data`; null
+/// when there is none).
 Judgement judge(const RunSummary& run, const RunSummary* baseline);
 
 }  // namespace splitscope

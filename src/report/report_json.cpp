@@ -37,8 +37,27 @@ Json per_device_json(const RunSummary& summary) {
                        {"param_bytes", d.param_bytes},
                        {"activations_peak_bytes", d.activations_peak_bytes},
                        {"memory_available_bytes", or_null(d.memory_available_bytes)}});
+    if (summary.training) {
+      Json& device = devices.back();
+      device["forward_ms"] = time(d.forward_ms);
+      device["backward_ms"] = time(d.backward_ms);
+      device["update_ms"] = time(d.update_ms);
+      device["gradient_bytes"] = d.gradient_bytes;
+      device["optimizer_state_bytes"] = d.optimizer_state_bytes;
+    }
   }
   return devices;
+}
+
+Json train_json(const RunSummary& summary) {
+  if (!summary.training) return nullptr;
+  const TrainingSummary& t = summary.training.value();
+  return {{"steps", t.steps},
+          {"losses", t.losses.empty() ? Json(nullptr) : Json(t.losses)},
+          {"schedule", t.schedule},
+          {"samples_per_s", or_null(t.samples_per_s)},
+          {"optimizer", {{"name", t.optimizer}, {"learning_rate", t.learning_rate}, {"momentum", t.momentum}}},
+          {"loss", t.loss}};
 }
 
 Json transfers_json(const RunSummary& summary) {
@@ -132,6 +151,8 @@ Json run_report_json(const RunReport& report, const ReportContext* context) {
       {"verdict", j.verdict ? Json(std::string(to_string(*j.verdict))) : Json(nullptr)},
       {"reason", j.reason},
       // Extras beyond FORMATS.md.
+      {"train", train_json(s)},
+      {"baseline_strategy", or_null(j.baseline_strategy)},
       {"decided_by", std::string(to_string(j.decider))},
       {"speedup_interval", j.speedup_interval ? Json{j.speedup_interval->low, j.speedup_interval->high}
                                               : Json(nullptr)},

@@ -34,6 +34,23 @@ int movement_order(const PlanOp& op) {
   return op.role == OpRole::kTransfer ? -1 : static_cast<int>(op.collective);
 }
 
+/// Training: each device's compute time by part of the step.
+void fill_pass_times(const Plan& plan, const Timeline& timeline, std::vector<DeviceSummary>& devices) {
+  for (const Span& span : timeline.spans) {
+    if (span.kind != SpanKind::kCompute || span.op < 0) continue;
+    const PlanOp& op = plan.op(span.op);
+    DeviceSummary& device = devices.at(static_cast<size_t>(span.device));
+    const double ms = (span.end_us - span.start_us) / 1000.0;
+    if (op.role == OpRole::kUpdate) {
+      device.update_ms += ms;
+    } else if (plan.graph->node(op.node).pass == Pass::kBackward) {
+      device.backward_ms += ms;
+    } else {
+      device.forward_ms += ms;
+    }
+  }
+}
+
 /// Per-device busy intervals by kind, from one repeat.
 void fill_device_times(const Timeline& timeline, std::vector<DeviceSummary>& devices) {
   const double makespan_us = timeline.makespan_us();
@@ -154,8 +171,22 @@ RunSummary summarize(const Plan& plan, const RunResult& result) {
       device.memory_peak_bytes = plan.memory[d].peak;
       device.param_bytes = plan.memory[d].params;
       device.activations_peak_bytes = plan.memory[d].activations_peak;
+      device.gradient_bytes = plan.memory[d].gradients;
+      device.optimizer_state_bytes = plan.memory[d].optimizer_state;
     }
     if (d < result.info.device_memory_bytes.size()) device.memory_available_bytes = result.info.device_memory_bytes[d];
+  }
+
+  if (const auto& spec = plan.graph->training()) {
+    TrainingSummary training;
+    training.steps = static_cast<int>(result.timelines.size());
+    training.losses = result.losses;
+    training.schedule = plan.traits.microbatched ? std::string(to_string(plan.pipeline_schedule)) : "none";
+    training.optimizer = std::string(spec->optimizer.name());
+    training.loss = std::string(to_string(spec->loss));
+    training.learning_rate = spec->optimizer.learning_rate;
+    training.momentum = spec->optimizer.momentum;
+    summary.training = std::move(training);
   }
 
   const bool run = summary.fits() && !result.timelines.empty();
@@ -168,6 +199,12 @@ RunSummary summarize(const Plan& plan, const RunResult& result) {
   summary.makespan = makespan_stats(result.timelines);
   const Timeline& timeline = result.timelines[static_cast<size_t>(summary.makespan->representative)];
   fill_device_times(timeline, summary.per_device);
+  if (plan.graph->is_training()) {
+    fill_pass_times(plan, timeline, summary.per_device);
+    if (summary.makespan->median_ms > 0) {
+      summary.training->samples_per_s = static_cast<double>(plan.graph->batch()) / (summary.makespan->median_ms / 1000.0);
+    }
+  }
   fill_movement(plan, &timeline, summary);
   summary.critical_path = find_critical_path(plan, timeline);
 

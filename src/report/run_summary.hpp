@@ -40,6 +40,12 @@ struct DeviceSummary {
   int64_t param_bytes = 0;             ///< Plan::memory[id].params
   int64_t activations_peak_bytes = 0;  ///< Plan::memory[id].activations_peak
   std::optional<int64_t> memory_available_bytes;  ///< from RunInfo, when known
+  // Training: compute time by part of the step, and the memory training adds.
+  double forward_ms = 0;
+  double backward_ms = 0;               ///< the loss and every gradient op
+  double update_ms = 0;                 ///< the optimizer's updates
+  int64_t gradient_bytes = 0;           ///< Plan::memory[id].gradients
+  int64_t optimizer_state_bytes = 0;    ///< Plan::memory[id].optimizer_state
 
   /// Time the device only moves data: transfer not hidden behind compute.
   double exposed_transfer_ms() const { return transfer_ms - overlap_ms; }
@@ -71,6 +77,18 @@ struct TimeShares {
   double idle = 0;
 };
 
+/// A training run: what it optimised, and how it went.
+struct TrainingSummary {
+  int steps = 0;
+  std::vector<double> losses;  ///< one per step; empty where the backend computes nothing (sim)
+  std::string schedule;        ///< "gpipe" or "1f1b" (pipelines), else "none"
+  std::string optimizer;       ///< "sgd", "sgd+momentum"
+  std::string loss;            ///< "softmax_cross_entropy", "mean_squared_error"
+  double learning_rate = 0;
+  double momentum = 0;
+  std::optional<double> samples_per_s;  ///< batch / median step time
+};
+
 struct RunSummary {
   // What ran.
   std::string model;
@@ -99,6 +117,7 @@ struct RunSummary {
   /// Pipelines: the idle share measured, next to (N-1)/(M+N-1).
   std::optional<double> bubble_measured;
   std::optional<double> bubble_ideal;
+  std::optional<TrainingSummary> training;  ///< set for training plans
 
   /// The busiest device by FLOPs, and its share of all FLOPs.
   int busiest_device() const;

@@ -172,6 +172,7 @@ class Engine {
       switch (op.role) {
         case OpRole::kCompute:
         case OpRole::kEpilogue:
+        case OpRole::kUpdate:
           SPLITSCOPE_CHECK(on_device(op.device), fmt::format("op {} is on device {}, outside the plan's {}",
                                                              id, op.device, plan_.devices));
           state.device = static_cast<uint16_t>(op.device);
@@ -264,6 +265,7 @@ class Engine {
       switch (state.role()) {
         case OpRole::kCompute:
         case OpRole::kEpilogue:
+        case OpRole::kUpdate:
           if (--state.pending == 0) try_start_compute(state.device);
           break;
         case OpRole::kTransfer:

@@ -132,7 +132,11 @@ double OpCostModel::rule_seconds(Rule rule, const OpNode& node, const Slice& sli
   if (flops == 0 && bytes == 0) return 0.0;
   switch (rule) {
     case Rule::kGemm: {
-      const GemmShape shape{slice.batch.size(), slice.out.size(), slice.reduce.size(), 1};
+      GemmShape shape{slice.batch.size(), slice.out.size(), slice.reduce.size(), 1};
+      if (const auto dims = op_def(node.kind).gemm) {
+        const GemmDims d = dims(node, slice);
+        shape = GemmShape{d.m, d.n, d.k, d.count};
+      }
       return estimate_gemm(facts_, shape, bytes).seconds + facts_.launch_seconds;
     }
     case Rule::kConv: return estimate_conv(facts_, conv_shape(node, slice)).seconds;
@@ -178,8 +182,9 @@ double OpCostModel::uncached_op_seconds(const Plan& plan, const PlanOp& op, OpKi
                                         bool* calibrated) const {
   if (calibrated != nullptr) *calibrated = false;
   const int64_t bytes = op.bytes_read + op.bytes_written;
-  if (op.role == OpRole::kEpilogue) return epilogue_seconds(op.flops, bytes);
-  SPLITSCOPE_CHECK(op.role == OpRole::kCompute, "only compute and epilogue ops run on a compute lane");
+  // An optimizer update streams its weights, gradients and state, like an activation.
+  if (op.role == OpRole::kEpilogue || op.role == OpRole::kUpdate) return epilogue_seconds(op.flops, bytes);
+  SPLITSCOPE_CHECK(op.role == OpRole::kCompute, "only compute, epilogue and update ops run on a compute lane");
   if (!calibrated_->empty()) {
     if (const double* measured = calibrated_seconds(op_signature(*plan.graph, op.node, op.slice))) {
       if (calibrated != nullptr) *calibrated = true;
@@ -210,7 +215,7 @@ OpCostModel OpCostModel::for_plan(const Plan& plan) const {
   std::unordered_map<ShapeKey, double, ShapeKeyHash> by_shape;
   for (size_t i = 0; i < plan.ops.size(); ++i) {
     const PlanOp& op = plan.ops[i];
-    if (op.role != OpRole::kCompute && op.role != OpRole::kEpilogue) continue;
+    if (op.role != OpRole::kCompute && op.role != OpRole::kEpilogue && op.role != OpRole::kUpdate) continue;
     const OpNode& node = plan.graph->node(op.node);
     const Rule rule = op.role == OpRole::kCompute ? rules_[static_cast<size_t>(node.kind)] : epilogue_rule_;
     const bool shaped = rule == Rule::kGemm || rule == Rule::kConv || rule == Rule::kCell;
@@ -225,7 +230,8 @@ OpCostModel OpCostModel::for_plan(const Plan& plan) const {
     key.rule = static_cast<int>(rule);
     const Slice& s = op.slice;
     switch (rule) {
-      case Rule::kGemm: key.values = {s.batch.size(), s.out.size(), s.reduce.size(), bytes, op.flops == 0 ? 0 : 1};
+      case Rule::kGemm: key.values = {s.batch.size(), s.out.size(), s.reduce.size(), bytes, op.flops == 0 ? 0 : 1,
+                                      static_cast<int64_t>(node.kind)};
         break;
       case Rule::kConv: key.values = {static_cast<int64_t>(op.node), s.batch.size(), s.out.begin, s.out.end,
                                       bytes == 0 && op.flops == 0 ? 0 : 1};

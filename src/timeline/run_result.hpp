@@ -36,8 +36,10 @@ struct RunInfo {
 
 struct RunResult {
   HostTensor output;               ///< empty when not wanted, or for the simulator
-  std::vector<Timeline> timelines; ///< one per timed repeat
+  std::vector<Timeline> timelines; ///< one per timed repeat (a training run: one per step)
   RunInfo info;
+  /// Training: the loss of each timed step, where the backend computes (not the simulator).
+  std::vector<double> losses;
 };
 
 }  // namespace splitscope

@@ -466,10 +466,13 @@ TEST(PlanCompiler, WaitsPointBackToOtherStreamsAndComputeStaysOnTheComputeStream
     if (traits.baseline) continue;
     const Plan plan = make_plan(zoo_graph("gru-small"), strategy, 2, traits.microbatched ? 2 : 1);
     const DeviceProgram program = gpu::compile_plan(plan, CompileOptions{LinkMode::kHost});
-    // Every split plan moves data between devices, so some step must wait on another stream.
+    // Every split plan moves data between devices, so some step must wait on
+    // another stream (replicas of a forward pass move nothing).
     size_t waits = 0;
     for (const gpu::Step& step : program.steps) waits += step.waits.size();
-    EXPECT_GT(waits, 0u) << strategy;
+    if (!traits.replicated) {
+      EXPECT_GT(waits, 0u) << strategy;
+    }
     for (size_t i = 0; i < program.steps.size(); ++i) {
       const gpu::Step& step = program.steps[i];
       for (int w : step.waits) {

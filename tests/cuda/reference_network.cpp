@@ -1,5 +1,6 @@
 #include "reference_network.hpp"
 
+#include <stdexcept>
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -199,6 +200,17 @@ class Evaluator {
           for (size_t i = 0; i < out.size(); ++i) out[i] += x[i];
         }
         break;
+      case OpKind::kLoss:
+      case OpKind::kActivationGrad:
+      case OpKind::kDenseGradInput:
+      case OpKind::kDenseGradWeight:
+      case OpKind::kConv2dGradInput:
+      case OpKind::kConv2dGradWeight:
+      case OpKind::kMaxPoolGrad:
+      case OpKind::kAvgPoolGrad:
+      case OpKind::kUnflatten:
+      case OpKind::kChannelSlice:
+        throw std::logic_error("the reference network computes forward passes only, not " + node.name);
       case OpKind::kConcat: {
         const int64_t per_sample = element_count(node.output_shapes[0]);
         int64_t at = 0;

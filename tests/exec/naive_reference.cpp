@@ -1,5 +1,6 @@
 #include "naive_reference.hpp"
 
+#include <stdexcept>
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -27,8 +28,8 @@ double act(Activation activation, double x) {
 
 double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
 
-/// Every element of weight tensor `index` of `node`.
-Tensor weights(const Graph& graph, NodeId node, int index, uint64_t seed) {
+/// Every element of weight tensor `index` of `node`, one of them nudged.
+Tensor weights(const Graph& graph, NodeId node, int index, uint64_t seed, const WeightNudge& nudge) {
   const auto params = param_tensors(graph, node);
   if (index >= static_cast<int>(params.size())) return {};
   const ParamTensor& tensor = params[static_cast<size_t>(index)];
@@ -36,12 +37,16 @@ Tensor weights(const Graph& graph, NodeId node, int index, uint64_t seed) {
   for (size_t i = 0; i < out.size(); ++i) {
     out[i] = param_value(seed, graph.node(node).param_key, index, static_cast<int64_t>(i), tensor.scale);
   }
+  if (nudge.param_key == graph.node(node).param_key && nudge.tensor == index) {
+    out.at(static_cast<size_t>(nudge.element)) += nudge.delta;
+  }
   return out;
 }
 
 class Evaluator {
  public:
-  Evaluator(const Graph& graph, uint64_t seed) : graph_(graph), seed_(seed), batch_(graph.batch()) {}
+  Evaluator(const Graph& graph, uint64_t seed, WeightNudge nudge = {})
+      : graph_(graph), seed_(seed), nudge_(nudge), batch_(graph.batch()) {}
 
   Tensor output() {
     for (NodeId id : graph_.topological_order()) evaluate(id);
@@ -74,8 +79,8 @@ class Evaluator {
       case OpKind::kDense: {
         const Layer& layer = graph_.model().layers.at(static_cast<size_t>(graph_.node(id).layer));
         const Tensor& x = *input(id, 0);
-        const Tensor w = weights(graph_, id, kWeight, seed_);
-        const Tensor bias = weights(graph_, id, kBias, seed_);
+        const Tensor w = weights(graph_, id, kWeight, seed_, nudge_);
+        const Tensor bias = weights(graph_, id, kBias, seed_, nudge_);
         const int64_t in = node.input_shapes[0][0], units = layer.units;
         for (int64_t b = 0; b < batch_; ++b) {
           for (int64_t j = 0; j < units; ++j) {
@@ -90,7 +95,7 @@ class Evaluator {
         const Layer& l = graph_.model().layers.at(static_cast<size_t>(graph_.node(id).layer));
         const NaiveConv conv{l.input_shape[0], l.input_shape[1], l.input_shape[2], l.filters, l.groups, l.kernel.h,
                              l.kernel.w, l.stride.h, l.stride.w, l.padding.h, l.padding.w};
-        out = naive_conv(conv, batch_, *input(id, 0), weights(graph_, id, kWeight, seed_), weights(graph_, id, kBias, seed_));
+        out = naive_conv(conv, batch_, *input(id, 0), weights(graph_, id, kWeight, seed_, nudge_), weights(graph_, id, kBias, seed_, nudge_));
         for (double& v : out) v = act(l.activation, v);
         break;
       }
@@ -165,6 +170,17 @@ class Evaluator {
           for (size_t i = 0; i < out.size(); ++i) out[i] += x[i];
         }
         break;
+      case OpKind::kLoss:
+      case OpKind::kActivationGrad:
+      case OpKind::kDenseGradInput:
+      case OpKind::kDenseGradWeight:
+      case OpKind::kConv2dGradInput:
+      case OpKind::kConv2dGradWeight:
+      case OpKind::kMaxPoolGrad:
+      case OpKind::kAvgPoolGrad:
+      case OpKind::kUnflatten:
+      case OpKind::kChannelSlice:
+        throw std::logic_error("the naive reference computes forward passes only, not " + node.name);
       case OpKind::kConcat: {
         // Per sample: each input's elements in turn (axis 0 is the outermost).
         int64_t at = 0;
@@ -196,9 +212,9 @@ class Evaluator {
     const Layer& layer = graph_.model().layers.at(static_cast<size_t>(graph_.node(id).layer));
     const bool lstm = node.kind == OpKind::kLstmCell;
     const int64_t gates = lstm ? 4 : 3, hidden = layer.hidden, in = node.input_shapes[0][0];
-    const Tensor wx = weights(graph_, id, kInputWeight, seed_);
-    const Tensor wh = weights(graph_, id, kRecurrentWeight, seed_);
-    const Tensor bias = weights(graph_, id, kCellBias, seed_);
+    const Tensor wx = weights(graph_, id, kInputWeight, seed_, nudge_);
+    const Tensor wh = weights(graph_, id, kRecurrentWeight, seed_, nudge_);
+    const Tensor bias = weights(graph_, id, kCellBias, seed_, nudge_);
     const Tensor& x = *input(id, kCellInputSlot);
     const Tensor* h = input(id, kCellHiddenSlot);
     const Tensor* c = lstm ? input(id, kCellStateSlot) : nullptr;
@@ -241,6 +257,7 @@ class Evaluator {
 
   const Graph& graph_;
   uint64_t seed_;
+  WeightNudge nudge_;
   int64_t batch_;
   std::map<std::pair<NodeId, int>, Tensor> values_;
 };
@@ -273,6 +290,10 @@ std::vector<double> naive_conv(const NaiveConv& g, int64_t rows, const std::vect
     }
   }
   return out;
+}
+
+std::vector<double> naive_output(const Graph& graph, uint64_t seed, const WeightNudge& nudge) {
+  return Evaluator(graph, seed, nudge).output();
 }
 
 HostTensor naive_forward(const Graph& graph, uint64_t seed) {

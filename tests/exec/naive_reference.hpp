@@ -16,6 +16,16 @@ namespace splitscope::testing_support {
 /// The network output [batch, ...] for `seed`.
 HostTensor naive_forward(const Graph& graph, uint64_t seed);
 
+/// One weight moved by `delta`: element `element` of tensor `tensor` of weight set `param_key`.
+struct WeightNudge {
+  int param_key = -1;
+  int tensor = 0;
+  int64_t element = 0;
+  double delta = 0;
+};
+/// The network output in double precision, with one weight nudged (finite differences).
+std::vector<double> naive_output(const Graph& graph, uint64_t seed, const WeightNudge& nudge);
+
 /// A network from JSON text, lowered.
 std::shared_ptr<const Graph> graph_from_json(const std::string& json);
 /// A zoo network by name (models/networks/NAME.json), lowered.

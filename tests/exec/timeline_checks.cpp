@@ -24,6 +24,7 @@ void expect_timeline_follows_plan(const Plan& plan, const Timeline& timeline) {
     switch (op.role) {
       case OpRole::kCompute:
       case OpRole::kEpilogue:
+      case OpRole::kUpdate:
         ASSERT_EQ(count, 1u) << label;
         EXPECT_EQ(first->second->device, op.device) << label;
         EXPECT_EQ(first->second->lane, Lane::kCompute) << label;

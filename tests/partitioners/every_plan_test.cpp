@@ -21,9 +21,10 @@ std::vector<Case> all_cases() {
   std::vector<Case> cases;
   for (const auto& network : zoo_names(ZooShelf::kNetworks)) {
     const int64_t batch = zoo_graph(network)->batch();
+    const auto graph = zoo_graph(network);
     for (const auto& strategy : strategy_names()) {
       for (int devices : {1, 2, 3, 4}) {
-        if (strategy == "single" && devices > 1) continue;
+        if (devices > make_partitioner(strategy)->max_devices(*graph)) continue;
         for (int microbatches : make_partitioner(strategy)->traits().microbatched ? std::vector<int>{1, 3, 4} : std::vector<int>{1}) {
           if (microbatches > batch) continue;
           cases.push_back({network, strategy, devices, microbatches});
@@ -60,8 +61,9 @@ TEST_P(EveryPlan, PassesTheCheckerAndAddsUp) {
     params += memory.params;
   }
   // Weight slices are disjoint across devices, except that the row-split
-  // bias is held once: sum == network parameters, in bytes.
-  EXPECT_EQ(params, graph->total_params() * 4);
+  // bias is held once: sum == network parameters, in bytes (per replica).
+  const int64_t replicas = plan.traits.replicated ? c.devices : 1;
+  EXPECT_EQ(params, graph->total_params() * 4 * replicas);
   if (c.devices == 1) {
     EXPECT_EQ(totals.transfer_count + totals.collective_count, 0);
   }

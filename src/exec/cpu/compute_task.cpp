@@ -7,8 +7,11 @@
 
 #include "exec/cpu/kernels/activation.hpp"
 #include "exec/cpu/kernels/conv2d.hpp"
+#include "exec/cpu/kernels/conv2d_backward.hpp"
 #include "exec/cpu/kernels/dense.hpp"
+#include "exec/cpu/kernels/dense_backward.hpp"
 #include "exec/cpu/kernels/pooling.hpp"
+#include "exec/cpu/kernels/pooling_backward.hpp"
 #include "exec/cpu/kernels/recurrent_cell.hpp"
 #include "exec/cpu/kernels/softmax.hpp"
 #include "ir/ops/concat_rules.hpp"
@@ -77,8 +80,21 @@ class OpBinding {
     return buffers_.block(id);
   }
 
+  /// A weight-gradient op's output: its weights' gradient, flat (value_buffers.hpp).
+  float* gradient_output() const {
+    SPLITSCOPE_CHECK(op_.outputs.size() == 1, fmt::format("{} writes {} values, not one gradient", label(), op_.outputs.size()));
+    return buffers_.block(op_.outputs[0]).data;
+  }
+  /// The running sum of earlier micro-batches' gradients it adds to (the
+  /// extra last input), or null for the first.
+  const float* previous_gradient() const {
+    if (op_.inputs.size() <= node_.input_shapes.size()) return nullptr;
+    return std::as_const(buffers_).block(op_.inputs.back()).data;
+  }
+
   std::string label() const { return op_label(plan_, op_); }
   const Plan& plan() const { return plan_; }
+  const PlanOp& op() const { return op_; }
 
  private:
   const Plan& plan_;
@@ -284,6 +300,191 @@ TaskFunction epilogue_task(const Plan& plan, const PlanOp& op, ValueBuffers& buf
   };
 }
 
+/// The loss's gradient w.r.t. the logits (cross-entropy: (p - onehot) / B
+/// from the softmax's p) or the prediction (MSE: 2 (y - t) / (B·n)); B is the
+/// whole batch, whatever rows a micro-batch holds.
+TaskFunction loss_task(const OpBinding& b) {
+  const Rows prediction = b.required_input(0);
+  const Rows target = b.required_input(1);
+  const ChannelBlock out = b.output(0);
+  const int64_t rows = b.rows();
+  const bool cross_entropy = b.node().attrs.loss == LossKind::kSoftmaxCrossEntropy;
+  const auto batch = static_cast<float>(b.plan().graph->batch());
+  return [=](TaskContext&) {
+    const int64_t width = out.row_floats();
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* p = prediction.data + r * prediction.stride;
+      const float* t = target.data + r * target.stride;
+      float* g = out.data + r * width;
+      if (cross_entropy) {
+        const auto label = static_cast<int64_t>(t[0]);
+        for (int64_t j = 0; j < width; ++j) g[j] = (p[j] - (j == label ? 1.0f : 0.0f)) / batch;
+      } else {
+        const float scale = 2.0f / (batch * static_cast<float>(width));
+        for (int64_t j = 0; j < width; ++j) g[j] = scale * (p[j] - t[j]);
+      }
+    }
+  };
+}
+
+TaskFunction activation_grad_task(const OpBinding& b) {
+  const Rows dy = b.required_input(0);
+  const Rows y = b.required_input(1);
+  const ChannelBlock dx = b.output(0);
+  const Activation activation = b.node().attrs.activation;
+  const int64_t rows = b.rows();
+  return [=](TaskContext&) {
+    activation_grad_rows(activation, dy.data, dy.stride, y.data, y.stride, dx.data, dx.row_floats(), rows,
+                         dx.row_floats());
+  };
+}
+
+TaskFunction dense_grad_input_task(const PlanOp& op, const OpBinding& b, std::shared_ptr<const WeightSlice> weights) {
+  DenseGradInputArgs args;
+  args.rows = b.rows();
+  args.inputs = op.slice.out.size();      // the layer's input features
+  args.outputs = op.slice.reduce.size();  // its units
+  const Rows dz = b.required_input(0);
+  args.dz = dz.data;
+  args.dz_stride = dz.stride;
+  args.w = weights->data(kWeight);  // W[in slice][unit slice]: this op's weight slice, transposed
+  const ChannelBlock dx = b.output(0);
+  args.dx = dx.data;
+  args.dx_stride = dx.row_floats();
+  return [args, weights = std::move(weights)](TaskContext& context) { dense_grad_input(context.parallel, args); };
+}
+
+TaskFunction dense_grad_weight_task(const PlanOp& op, const OpBinding& b) {
+  DenseGradWeightArgs args;
+  args.rows = b.rows();
+  args.inputs = op.slice.reduce.size();
+  args.outputs = op.slice.out.size();
+  const Rows x = b.required_input(0);
+  const Rows dz = b.required_input(1);
+  args.x = x.data;
+  args.x_stride = x.stride;
+  args.dz = dz.data;
+  args.dz_stride = dz.stride;
+  const bool bias = b.node().attrs.bias && op.slice.reduce.begin == 0;
+  const int64_t w_floats = args.inputs * args.outputs;
+  args.dw = b.gradient_output();
+  args.db = bias ? args.dw + w_floats : nullptr;
+  if (const float* previous = b.previous_gradient()) {
+    args.previous_w = previous;
+    args.previous_b = bias ? previous + w_floats : nullptr;
+  }
+  return [args](TaskContext& context) { dense_grad_weight(context.parallel, args); };
+}
+
+/// The forward layer's geometry, from a conv2d_grad_input node (whose shapes are the layer's, swapped).
+Conv2dGeometry grad_input_geometry(const OpNode& node) {
+  Conv2dGeometry g;
+  const Shape& x = node.output_shapes.at(0);
+  g.in_channels = x.at(0);
+  g.in_h = x.at(1);
+  g.in_w = x.at(2);
+  g.filters = node.input_shapes.at(0).at(0);
+  g.groups = node.attrs.groups;
+  g.kernel_h = node.attrs.kernel.h;
+  g.kernel_w = node.attrs.kernel.w;
+  g.stride_h = node.attrs.stride.h;
+  g.stride_w = node.attrs.stride.w;
+  g.pad_h = node.attrs.padding.h;
+  g.pad_w = node.attrs.padding.w;
+  return g;
+}
+
+TaskFunction conv2d_grad_input_task(const OpBinding& b, std::shared_ptr<const WeightSlice> weights, float* scratch) {
+  Conv2dGradInputArgs args;
+  args.geometry = grad_input_geometry(b.node());
+  args.rows = b.rows();
+  const Rows dz = b.required_input(0);
+  args.dz = dz.data;
+  args.dz_stride = dz.stride;
+  args.weights = weights->data(kWeight);
+  const ChannelBlock dx = b.output(0);
+  args.dx = dx.data;
+  args.dx_stride = dx.row_floats();
+  args.workspace = scratch;
+  return [args, weights = std::move(weights)](TaskContext& context) { conv2d_grad_input(context.parallel, args); };
+}
+
+TaskFunction conv2d_grad_weight_task(const OpBinding& b, float* scratch) {
+  Conv2dGradWeightArgs args;
+  args.geometry = conv2d_geometry(b.node());
+  args.rows = b.rows();
+  const Rows x = b.required_input(0);
+  const Rows dz = b.required_input(1);
+  args.x = x.data;
+  args.x_stride = x.stride;
+  args.dz = dz.data;
+  args.dz_stride = dz.stride;
+  const int64_t w_floats = args.geometry.filters * args.geometry.patch_size();
+  const bool bias = b.node().attrs.bias;
+  args.dw = b.gradient_output();
+  args.db = bias ? args.dw + w_floats : nullptr;
+  if (const float* previous = b.previous_gradient()) {
+    args.previous_w = previous;
+    args.previous_b = bias ? previous + w_floats : nullptr;
+  }
+  args.workspace = scratch;
+  return [args](TaskContext& context) { conv2d_grad_weight(context.parallel, args); };
+}
+
+TaskFunction pool_grad_task(const PlanOp& op, const OpBinding& b) {
+  const bool max = b.node().kind == OpKind::kMaxPoolGrad;
+  const Shape& x = b.node().output_shapes.at(0);
+  PoolArgs args;
+  args.channels = op.slice.out.size();
+  args.in_h = x.at(1);
+  args.in_w = x.at(2);
+  args.kernel_h = b.node().attrs.kernel.h;
+  args.kernel_w = b.node().attrs.kernel.w;
+  args.stride_h = b.node().attrs.stride.h;
+  args.stride_w = b.node().attrs.stride.w;
+  args.rows = b.rows();
+  const Rows dy = b.required_input(max ? 1 : 0);
+  if (max) {
+    const Rows in = b.required_input(0);
+    args.input = in.data;
+    args.input_stride = in.stride;
+  }
+  const ChannelBlock dx = b.output(0);
+  if (max) return [=](TaskContext&) { max_pool_grad(args, dy.data, dy.stride, dx.data, dx.row_floats()); };
+  return [=](TaskContext&) { avg_pool_grad(args, dy.data, dy.stride, dx.data, dx.row_floats()); };
+}
+
+/// The optimizer step of one parameter value, in place: with momentum
+/// v = μv + g, w -= lr·v; without, w -= lr·g. The gradient lies flat, its
+/// tensors end to end in the WeightSlice's order.
+TaskFunction update_task(const Plan& plan, const PlanOp& op, ValueBuffers& buffers, WeightStore& store) {
+  SPLITSCOPE_CHECK(plan.graph->is_training() && op.inputs.size() == 1, op_label(plan, op) + " is not an update");
+  const Optimizer optimizer = plan.graph->training()->optimizer;
+  const Value& params = plan.value(op.params);
+  std::shared_ptr<WeightSlice> weights = store.get_mutable(params);
+  float* velocity = optimizer.momentum != 0.0 ? store.momentum(params).data() : nullptr;
+  const ConstChannelBlock gradient = std::as_const(buffers).block(op.inputs[0]);
+  SPLITSCOPE_CHECK(gradient.floats() * static_cast<int64_t>(sizeof(float)) == weights->bytes(),
+                   op_label(plan, op) + ": its gradient and weights differ in size");
+  const auto lr = static_cast<float>(optimizer.learning_rate);
+  const auto mu = static_cast<float>(optimizer.momentum);
+  return [=](TaskContext&) {
+    const float* g = gradient.data;
+    float* v = velocity;
+    for (std::vector<float>& tensor : weights->tensors) {
+      for (float& w : tensor) {
+        if (v != nullptr) {
+          *v = mu * *v + *g;
+          w -= lr * *v++;
+        } else {
+          w -= lr * *g;
+        }
+        ++g;
+      }
+    }
+  };
+}
+
 /// One kernel per op kind: how to bind it, and the scratch it needs.
 struct CpuKernel {
   TaskFunction (*bind)(const PlanOp& op, const OpBinding& binding, WeightStore& weights, float* scratch) = nullptr;
@@ -324,7 +525,31 @@ TaskFunction bind_step_slice(const PlanOp& op, const OpBinding& b, WeightStore&,
   return step_slice_task(op, b);
 }
 
+TaskFunction bind_loss(const PlanOp&, const OpBinding& b, WeightStore&, float*) { return loss_task(b); }
+TaskFunction bind_activation_grad(const PlanOp&, const OpBinding& b, WeightStore&, float*) {
+  return activation_grad_task(b);
+}
+TaskFunction bind_dense_grad_input(const PlanOp& op, const OpBinding& b, WeightStore& w, float*) {
+  return dense_grad_input_task(op, b, weights_of(b, w));
+}
+TaskFunction bind_dense_grad_weight(const PlanOp& op, const OpBinding& b, WeightStore&, float*) {
+  return dense_grad_weight_task(op, b);
+}
+TaskFunction bind_conv2d_grad_input(const PlanOp&, const OpBinding& b, WeightStore& w, float* scratch) {
+  return conv2d_grad_input_task(b, weights_of(b, w), scratch);
+}
+TaskFunction bind_conv2d_grad_weight(const PlanOp&, const OpBinding& b, WeightStore&, float* scratch) {
+  return conv2d_grad_weight_task(b, scratch);
+}
+TaskFunction bind_pool_grad(const PlanOp& op, const OpBinding& b, WeightStore&, float*) { return pool_grad_task(op, b); }
+
 int64_t conv2d_scratch(const OpNode& node, const Slice&) { return conv2d_workspace_floats(conv2d_geometry(node)); }
+int64_t conv2d_grad_input_scratch(const OpNode& node, const Slice&) {
+  return conv2d_backward_workspace_floats(grad_input_geometry(node));
+}
+int64_t conv2d_grad_weight_scratch(const OpNode& node, const Slice&) {
+  return conv2d_backward_workspace_floats(conv2d_geometry(node));
+}
 int64_t lstm_scratch(const OpNode&, const Slice& slice) {
   return lstm_workspace_floats(slice.batch.size(), slice.out.size());
 }
@@ -352,6 +577,16 @@ std::array<CpuKernel, kOpKindCount> make_kernel_table() {
   set(OpKind::kStepSlice, {bind_step_slice});
   set(OpKind::kAdd, {bind_add});
   set(OpKind::kConcat, {bind_concat});
+  set(OpKind::kLoss, {bind_loss});
+  set(OpKind::kActivationGrad, {bind_activation_grad});
+  set(OpKind::kDenseGradInput, {bind_dense_grad_input});
+  set(OpKind::kDenseGradWeight, {bind_dense_grad_weight});
+  set(OpKind::kConv2dGradInput, {bind_conv2d_grad_input, conv2d_grad_input_scratch});
+  set(OpKind::kConv2dGradWeight, {bind_conv2d_grad_weight, conv2d_grad_weight_scratch});
+  set(OpKind::kMaxPoolGrad, {bind_pool_grad});
+  set(OpKind::kAvgPoolGrad, {bind_pool_grad});
+  set(OpKind::kUnflatten, {bind_flatten});  // the same contiguous copy, its shapes swapped
+  set(OpKind::kChannelSlice, {bind_flatten});  // a contiguous copy from its first input channel
   return table;
 }
 
@@ -374,6 +609,7 @@ int64_t compute_scratch_floats(const Plan& plan, const PlanOp& op) {
 TaskFunction compute_task(const Plan& plan, const PlanOp& op, ValueBuffers& buffers, WeightStore& weights,
                           float* scratch) {
   if (op.role == OpRole::kEpilogue) return epilogue_task(plan, op, buffers);
+  if (op.role == OpRole::kUpdate) return update_task(plan, op, buffers, weights);
   SPLITSCOPE_CHECK(op.role == OpRole::kCompute, "compute_task() of a data-movement op");
   const OpBinding binding(plan, op, buffers);
   const CpuKernel& kernel = kernel_of(binding.node().kind);

@@ -36,7 +36,8 @@ class TaskBuilder {
       const PlanOp& op = plan_.op(id);
       switch (op.role) {
         case OpRole::kCompute:
-        case OpRole::kEpilogue: {
+        case OpRole::kEpilogue:
+        case OpRole::kUpdate: {
           SPLITSCOPE_CHECK(op.device >= 0 && op.device < plan_.devices,
                            op_label(plan_, op) + " is on no device of the plan");
           float* scratch = tasks_.scratch[static_cast<size_t>(op.device)].data();

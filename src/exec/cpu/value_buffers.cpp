@@ -20,8 +20,11 @@ ValueBuffers::ValueBuffers(const Plan& plan) {
       blocks_.push_back(ChannelBlock{});
       continue;
     }
+    // A gradient is one flat row: its weights' tensors, end to end, as the WeightSlice lays them out.
+    const bool gradient = value.role == ValueRole::kGradient;
     const Shape& shape = plan.graph->node(value.node).output_shapes.at(static_cast<size_t>(value.output));
-    ChannelBlock block{nullptr, value.batch.size(), value.channels, inner_count(shape)};
+    ChannelBlock block = gradient ? ChannelBlock{nullptr, 1, {0, value_elements(*plan.graph, value)}, 1}
+                                  : ChannelBlock{nullptr, value.batch.size(), value.channels, inner_count(shape)};
     storage_.emplace_back(static_cast<size_t>(block.floats()), 0.0f);
     block.data = storage_.back().data();
     blocks_.push_back(block);
@@ -47,6 +50,17 @@ void fill_network_inputs(const Plan& plan, uint64_t seed, ValueBuffers& buffers)
     const int64_t sample_floats = element_count(sample);
     const int input = node.attrs.input_index;
     const ChannelBlock block = buffers.block(id);
+    if (node.attrs.target) {
+      // The loss's labels or targets: the same rows of the same draw on any device.
+      for (int64_t row = 0; row < block.rows; ++row) {
+        const int64_t first = (value.batch.begin + row) * sample_floats;
+        for (int64_t i = 0; i < block.row_floats(); ++i) {
+          block.data[row * block.row_floats() + i] =
+              target_value(seed, first + block.channels.begin * block.inner + i, node.attrs.loss, node.attrs.classes);
+        }
+      }
+      continue;
+    }
     // A step input t of a [T, F] sequence holds x[b, t, :]: channel f sits at t·F + f.
     const int64_t channel_offset = node.step >= 0 ? node.step * sample.at(1) : 0;
     for (int64_t row = 0; row < block.rows; ++row) {

@@ -84,14 +84,24 @@ WeightSlice materialise_weights(const Graph& graph, NodeId id, const Slice& slic
   return weights;
 }
 
-std::shared_ptr<const WeightSlice> WeightStore::get(const Value& params) {
+std::shared_ptr<const WeightSlice> WeightStore::get(const Value& params) { return get_mutable(params); }
+
+std::shared_ptr<WeightSlice> WeightStore::get_mutable(const Value& params) {
   SPLITSCOPE_CHECK(params.role == ValueRole::kParameter, fmt::format("value {} holds no weights", params.id));
   auto found = slices_.find(params.id);
   if (found != slices_.end()) return found->second;
   const Slice slice{{0, 1}, params.channels, params.reduce};  // the rows do not matter to weights
-  auto weights = std::make_shared<const WeightSlice>(materialise_weights(graph_, params.node, slice, seed_, parallel_));
+  auto weights = std::make_shared<WeightSlice>(materialise_weights(graph_, params.node, slice, seed_, parallel_));
   slices_.emplace(params.id, weights);
   return weights;
+}
+
+std::vector<float>& WeightStore::momentum(const Value& params) {
+  auto found = momentum_.find(params.id);
+  if (found != momentum_.end()) return found->second;
+  const auto weights = get(params);
+  return momentum_.emplace(params.id, std::vector<float>(static_cast<size_t>(weights->bytes()) / sizeof(float), 0.0f))
+      .first->second;
 }
 
 int64_t WeightStore::bytes() const {

@@ -52,6 +52,12 @@ class WeightStore {
 
   /// The weights parameter value `params` holds.
   std::shared_ptr<const WeightSlice> get(const Value& params);
+  /// The same weights, to update in place (training: the optimizer's update
+  /// op, which runs after every reader of them on its device).
+  std::shared_ptr<WeightSlice> get_mutable(const Value& params);
+  /// The optimizer's state of `params` (a momentum buffer as long as its
+  /// tensors end to end), zeros at first; kept between runs.
+  std::vector<float>& momentum(const Value& params);
   /// Bytes of every slice held.
   int64_t bytes() const;
 
@@ -59,7 +65,8 @@ class WeightStore {
   const Graph& graph_;
   uint64_t seed_;
   ParallelFor& parallel_;
-  std::map<int, std::shared_ptr<const WeightSlice>> slices_;  ///< by parameter value id
+  std::map<int, std::shared_ptr<WeightSlice>> slices_;  ///< by parameter value id
+  std::map<int, std::vector<float>> momentum_;          ///< by parameter value id
 };
 
 }  // namespace splitscope

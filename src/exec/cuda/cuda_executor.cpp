@@ -123,6 +123,10 @@ std::string dtype_fact(Dtype dtype) {
 CudaExecutor::CudaExecutor(const CudaOptions& options) : options_(options) {}
 
 std::string CudaExecutor::unsupported(const Plan& plan, const PlanOp& op) const {
+  if (plan.graph->is_training()) {
+    return "the cuda backend does not train yet (its backward kernels are still to come): train with --backend cpu "
+           "or sim";
+  }
   if (op.role == OpRole::kCollective && static_cast<int>(op.participants.size()) > kernels::kMaxSumInputs) {
     return fmt::format("the cuda backend runs collectives over at most {} devices; this one has {}",
                        kernels::kMaxSumInputs, op.participants.size());

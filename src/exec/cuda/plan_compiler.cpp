@@ -87,6 +87,10 @@ class Compiler {
         case OpRole::kEpilogue: epilogue(op); break;
         case OpRole::kTransfer: transfer(op); break;
         case OpRole::kCollective: collective(op); break;
+        case OpRole::kUpdate:
+          // CudaExecutor::unsupported() refuses training plans before they get here.
+          SPLITSCOPE_CHECK(false, "the cuda backend does not train yet: " + op_label(plan_, op));
+          break;
       }
     }
     for (const SpanSpec& span : program_.spans) {

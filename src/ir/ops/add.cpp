@@ -1,6 +1,7 @@
 // add: the element-wise sum of two or more inputs of one shape (a residual
 // join). Channel-local: a slice of channels reads the same channels of every
 // input. Bytes only, like every element-wise op: n inputs read, one written.
+#include "ir/ops/gradient_rules.hpp"
 #include <fmt/format.h>
 
 #include "ir/ops/op_rules.hpp"
@@ -22,6 +23,14 @@ std::string signature(const OpNode& node, const Slice& slice) {
 
 }  // namespace
 
+namespace {
+/// Every input's gradient is the output's.
+void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
+  const size_t inputs = builder.node(node).input_shapes.size();
+  for (size_t slot = 0; slot < inputs; ++slot) builder.contribute(builder.input(node, static_cast<int>(slot)), *gradients.at(0));
+}
+}  // namespace
+
 const OpDef& add_def() {
   static const OpDef def = [] {
     OpDef d;
@@ -32,6 +41,7 @@ const OpDef& add_def() {
     d.cost = cost;
     d.input_channels = op_rules::same_channels;
     d.signature = signature;
+    d.gradient = gradient;
     return d;
   }();
   return def;

@@ -1,7 +1,14 @@
 // avgpool: the mean of each window, per channel. Bytes only: it reads the channels it writes.
+#include "ir/ops/gradient_rules.hpp"
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
+
+namespace {
+void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
+  gradient_rules::unary(builder, node, gradients, OpKind::kAvgPoolGrad, {gradient_rules::kOutputGradient});
+}
+}  // namespace
 
 const OpDef& avgpool_def() {
   static const OpDef def = [] {
@@ -13,6 +20,7 @@ const OpDef& avgpool_def() {
     d.cost = op_rules::channel_local_cost;
     d.input_channels = op_rules::same_channels;
     d.signature = op_rules::pool_signature;
+    d.gradient = gradient;
     return d;
   }();
   return def;

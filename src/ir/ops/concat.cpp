@@ -2,6 +2,7 @@
 // features of vectors). A slice of output channels reads, from each input,
 // only the part of it that lands inside the slice, which may be nothing: an
 // empty range means the slice does not read that input. A copy: bytes only.
+#include "ir/gradient_builder.hpp"
 #include <algorithm>
 #include <fmt/format.h>
 
@@ -31,6 +32,21 @@ std::string signature(const OpNode& node, const Slice& slice) {
                      slice.out.size() * inner_count(node.output_shapes.at(0)), node.input_shapes.size());
 }
 
+/// Each input's gradient: its own channels of the output's.
+void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
+  const OpNode& concat = builder.node(node);
+  for (size_t slot = 0; slot < concat.input_shapes.size(); ++slot) {
+    const TensorRef input = builder.input(node, static_cast<int>(slot));
+    if (!builder.wants(input)) continue;
+    OpAttrs attrs;
+    attrs.offset = concat_offset(concat, static_cast<int>(slot));
+    const Shape shape = concat.input_shapes[slot];
+    builder.contribute(input, TensorRef{builder.add(OpKind::kChannelSlice, node, "grad" + std::to_string(slot),
+                                                    {*gradients.at(0)}, shape, attrs),
+                                        0});
+  }
+}
+
 }  // namespace
 
 /// Where input slot `slot` starts along a concat's output axis 0.
@@ -49,6 +65,7 @@ const OpDef& concat_def() {
     d.cost = cost;
     d.input_channels = input_channels;
     d.signature = signature;
+    d.gradient = gradient;
     return d;
   }();
   return def;

@@ -1,6 +1,7 @@
 // conv2d: grouped convolution + bias + activation. W [filters, in/groups, kh, kw], b [filters].
 // FLOPs 2·filters·Hout·Wout·(Cin/groups)·kh·kw·rows; a slice of filters reads
 // only the input channels of the groups those filters belong to.
+#include "ir/ops/gradient_rules.hpp"
 #include <cmath>
 #include <fmt/format.h>
 
@@ -63,6 +64,12 @@ Range conv_input_channels(const OpNode& conv, Range out) {
   return {first_group * channels_per_group, (last_group + 1) * channels_per_group};
 }
 
+namespace {
+void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
+  gradient_rules::weighted(builder, node, gradients, OpKind::kConv2dGradInput, OpKind::kConv2dGradWeight);
+}
+}  // namespace
+
 const OpDef& conv2d_def() {
   static const OpDef def = [] {
     OpDef d;
@@ -75,6 +82,7 @@ const OpDef& conv2d_def() {
     d.input_channels = input_channels;
     d.signature = signature;
     d.params = params;
+    d.gradient = gradient;
     return d;
   }();
   return def;

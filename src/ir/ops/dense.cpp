@@ -2,6 +2,7 @@
 // FLOPs 2·rows·k·n for a slice of n units over k input features; a slice
 // along the input features (a row split) is a partial sum that adds the bias
 // only where the reduction starts.
+#include "ir/ops/gradient_rules.hpp"
 #include <cmath>
 #include <fmt/format.h>
 
@@ -42,6 +43,12 @@ std::vector<ParamTensor> params(const OpNode& node) {
 
 }  // namespace
 
+namespace {
+void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
+  gradient_rules::weighted(builder, node, gradients, OpKind::kDenseGradInput, OpKind::kDenseGradWeight);
+}
+}  // namespace
+
 const OpDef& dense_def() {
   static const OpDef def = [] {
     OpDef d;
@@ -55,6 +62,7 @@ const OpDef& dense_def() {
     d.input_channels = input_channels;
     d.signature = signature;
     d.params = params;
+    d.gradient = gradient;
     return d;
   }();
   return def;

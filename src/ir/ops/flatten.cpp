@@ -1,5 +1,6 @@
 // flatten: a reshape of a contiguous [C, H, W] tensor into [C·H·W]. Moves no
 // data; a slice of features [a, b) reads input channels [a/inner, b/inner).
+#include "ir/ops/gradient_rules.hpp"
 #include "ir/ops/op_rules.hpp"
 #include "util/check.hpp"
 
@@ -17,6 +18,12 @@ Range input_channels(const OpNode& node, const Slice& slice, int) {
 
 }  // namespace
 
+namespace {
+void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
+  gradient_rules::unary(builder, node, gradients, OpKind::kUnflatten, {gradient_rules::kOutputGradient});
+}
+}  // namespace
+
 const OpDef& flatten_def() {
   static const OpDef def = [] {
     OpDef d;
@@ -28,6 +35,7 @@ const OpDef& flatten_def() {
     d.cost = cost;
     d.input_channels = input_channels;
     d.signature = op_rules::elements_signature;
+    d.gradient = gradient;
     return d;
   }();
   return def;

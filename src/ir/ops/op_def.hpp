@@ -16,11 +16,13 @@
 /// through it.
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "ir/graph.hpp"
 #include "ir/op.hpp"
 #include "ir/range.hpp"
 #include "ir/shape.hpp"
@@ -28,6 +30,7 @@
 namespace splitscope {
 
 struct Slice;
+class GradientBuilder;
 
 /// What a slice costs: FLOPs, bytes and parameters read, bytes written.
 struct SliceCost {
@@ -60,6 +63,15 @@ struct SplitAxes {
   bool reduce = false;
 };
 
+/// The matrix product a kMatrix slice is: `count` products of m×k by k×n
+/// (the simulator prices products by their shape, gemm_efficiency.hpp).
+struct GemmDims {
+  int64_t m = 0;
+  int64_t n = 0;
+  int64_t k = 0;
+  int64_t count = 1;
+};
+
 struct OpDef {
   OpKind kind = OpKind::kInput;
   /// The name in op lists and reports, the first field of its calibration
@@ -86,11 +98,25 @@ struct OpDef {
   /// A stable key for "this slice's shape": slices with equal signatures do the
   /// same work, so a time measured for one prices them all.
   std::string (*signature)(const OpNode& node, const Slice& slice) = nullptr;
+  /// A kMatrix kind's product; null: rows × out by reduce (a dense slice).
+  GemmDims (*gemm)(const OpNode& node, const Slice& slice) = nullptr;
   /// Its weight tensors, in index order (params.hpp); null for unweighted kinds.
   std::vector<ParamTensor> (*params)(const OpNode& node) = nullptr;
-  /// Room for training: the rule that emits the op's backward ops. Null until
-  /// the backward pass lands; a kind without one cannot be trained.
-  void (*gradient)() = nullptr;
+  /// Its output is the gradient of a weight set (dW, db over its rows), not
+  /// an activation: the plan holds it as a gradient value shaped like the
+  /// parameter value of the same slice, summed over micro-batches and
+  /// applied by the optimizer.
+  bool writes_gradient = false;
+  /// The parameter slice (out, reduce ranges of the forward op) that `slice`
+  /// reads or writes the gradient of; null: the slice itself. A transposed
+  /// product (dX = dZ·Wᵀ) swaps them.
+  Slice (*param_slice)(const OpNode& node, const Slice& slice) = nullptr;
+  /// The rule that emits the op's backward ops (training.hpp): given the
+  /// gradients of its outputs (nullopt where nothing downstream depends on
+  /// one), it adds nodes computing the gradients of its inputs and weights.
+  /// Null for a kind that cannot be trained yet (and for backward kinds).
+  void (*gradient)(GradientBuilder& builder, NodeId node,
+                   const std::vector<std::optional<TensorRef>>& output_gradients) = nullptr;
 };
 
 /// The definition of `kind`.

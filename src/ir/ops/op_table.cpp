@@ -22,6 +22,16 @@ const OpDef& stack_def();
 const OpDef& step_slice_def();
 const OpDef& add_def();
 const OpDef& concat_def();
+const OpDef& loss_def();
+const OpDef& activation_grad_def();
+const OpDef& dense_grad_input_def();
+const OpDef& dense_grad_weight_def();
+const OpDef& conv2d_grad_input_def();
+const OpDef& conv2d_grad_weight_def();
+const OpDef& maxpool_grad_def();
+const OpDef& avgpool_grad_def();
+const OpDef& unflatten_def();
+const OpDef& channel_slice_def();
 
 namespace {
 
@@ -31,7 +41,9 @@ Table make_table() {
   const Table table{&input_def(),   &dense_def(),   &conv2d_def(),    &maxpool_def(), &avgpool_def(),
                     &flatten_def(), &softmax_def(), &relu_def(),      &tanh_def(),    &sigmoid_def(),
                     &lstm_cell_def(), &gru_cell_def(), &stack_def(), &step_slice_def(), &add_def(),
-                    &concat_def()};
+                    &concat_def(),  &loss_def(),    &activation_grad_def(), &dense_grad_input_def(),
+                    &dense_grad_weight_def(), &conv2d_grad_input_def(), &conv2d_grad_weight_def(),
+                    &maxpool_grad_def(), &avgpool_grad_def(), &unflatten_def(), &channel_slice_def()};
   for (size_t i = 0; i < table.size(); ++i) {
     SPLITSCOPE_CHECK(static_cast<size_t>(table[i]->kind) == i, "the op table is out of OpKind order");
   }

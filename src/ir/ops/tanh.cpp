@@ -1,7 +1,14 @@
 // tanh: an element-wise activation. Bytes only (FORMATS.md counts no FLOPs for it).
+#include "ir/ops/gradient_rules.hpp"
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
+
+namespace {
+void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
+  gradient_rules::activation(builder, node, gradients, Activation::kTanh);
+}
+}  // namespace
 
 const OpDef& tanh_def() {
   static const OpDef def = [] {
@@ -14,6 +21,7 @@ const OpDef& tanh_def() {
     d.cost = op_rules::channel_local_cost;
     d.input_channels = op_rules::same_channels;
     d.signature = op_rules::elements_signature;
+    d.gradient = gradient;
     return d;
   }();
   return def;

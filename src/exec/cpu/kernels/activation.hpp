@@ -31,4 +31,13 @@ void activation_rows(Activation activation, const float* in, int64_t in_stride, 
 void activation_in_place(Activation activation, float* data, int64_t stride, int64_t rows,
                          int64_t cols);
 
+/// dx[r, j] = dy[r, j]·f'(x[r, j]), computed from the activation's OUTPUT
+/// y = f(x), which the forward pass keeps anyway (the pre-activation sum is
+/// overwritten in place): relu y > 0 ? 1 : 0; tanh 1 - y²; sigmoid y·(1 - y);
+/// none 1 (y is then not read and may be null). Relu's derivative at 0 is
+/// taken as 0. `dx` may be `dy` (same pointer and stride).
+void activation_grad_rows(Activation activation, const float* dy, int64_t dy_stride, const float* y,
+                          int64_t y_stride, float* dx, int64_t dx_stride, int64_t rows,
+                          int64_t width);
+
 }  // namespace splitscope

@@ -1,0 +1,55 @@
+#include "cli/training_options.hpp"
+
+#include "ir/training.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope::cli {
+
+void add_training_options(CLI::App& command, TrainingOptions& options, bool steps) {
+  command.add_flag("--train", options.train,
+                   "run training steps (forward, loss, backward, optimizer update) instead of forward passes");
+  if (steps) {
+    command.add_option("--steps", options.steps, "training steps to run (with --train); each is timed")
+        ->capture_default_str();
+  }
+  command.add_option("--schedule", options.schedule,
+                     "pipeline training schedule: gpipe (all forwards, then all backwards) or 1f1b (PipeDream-Flush)")
+      ->check(CLI::IsMember({"gpipe", "1f1b"}))
+      ->capture_default_str()
+      ->each([&options](const std::string&) { options.schedule_given = true; });
+  command.add_option("--lr", options.learning_rate, "SGD learning rate (with --train)")->capture_default_str();
+  command.add_option("--momentum", options.momentum, "SGD momentum, 0 for plain SGD (with --train)")
+      ->capture_default_str();
+  command.add_flag("--recompute", options.recompute,
+                   "re-materialise activations in the backward pass (not built yet: refused)");
+}
+
+std::shared_ptr<const Graph> graph_to_run(std::shared_ptr<const Graph> graph, const TrainingOptions& options) {
+  if (!options.train) {
+    if (options.schedule_given || options.recompute) {
+      throw InputError(options.recompute ? "--recompute" : "--schedule", "",
+                       "applies to training runs only; add --train");
+    }
+    return graph;
+  }
+  if (options.recompute) {
+    throw InputError("--recompute", "", "re-materialisation is not built yet; train without --recompute");
+  }
+  if (options.steps < 1) throw InputError("--steps", "", "must be at least 1, got " + std::to_string(options.steps));
+  if (!(options.learning_rate > 0)) {
+    throw InputError("--lr", "", "must be a positive learning rate, got " + std::to_string(options.learning_rate));
+  }
+  if (!(options.momentum >= 0 && options.momentum < 1)) {
+    throw InputError("--momentum", "", "must be in [0, 1), got " + std::to_string(options.momentum));
+  }
+  Optimizer optimizer;
+  optimizer.learning_rate = options.learning_rate;
+  optimizer.momentum = options.momentum;
+  return std::make_shared<const Graph>(training_graph(*graph, optimizer));
+}
+
+PipelineSchedule pipeline_schedule(const TrainingOptions& options) {
+  return options.schedule == "1f1b" ? PipelineSchedule::kOneForwardOneBackward : PipelineSchedule::kGpipe;
+}
+
+}  // namespace splitscope::cli

@@ -1,0 +1,40 @@
+#pragma once
+/// \file
+/// The options that make `run`, `compare` and `plan` train: `--train`, with
+/// `--steps`, `--schedule`, `--lr`, `--momentum` (docs/training.md). Each
+/// command registers them and turns a forward network into its training
+/// graph here.
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+
+#include "ir/graph.hpp"
+#include "partitioners/plan.hpp"
+
+namespace splitscope::cli {
+
+struct TrainingOptions {
+  bool train = false;
+  int steps = 3;
+  std::string schedule = "gpipe";
+  bool schedule_given = false;
+  double learning_rate = 0.01;
+  double momentum = 0.9;
+  bool recompute = false;
+};
+
+/// Registers the options on `command`; `steps`: whether it runs steps
+/// (`run`, `compare`) rather than only planning them (`plan`).
+void add_training_options(CLI::App& command, TrainingOptions& options, bool steps);
+
+/// `graph`, or with --train its training graph. InputError (exit 2) for an
+/// impossible combination (training options without --train, a learning
+/// rate that is not positive, momentum outside [0, 1), --recompute, which
+/// is not built yet) or a network with a layer that cannot train.
+std::shared_ptr<const Graph> graph_to_run(std::shared_ptr<const Graph> graph, const TrainingOptions& options);
+
+/// The pipeline schedule --schedule names.
+PipelineSchedule pipeline_schedule(const TrainingOptions& options);
+
+}  // namespace splitscope::cli

@@ -1,0 +1,36 @@
+#include "exec/training_run.hpp"
+
+#include "ir/training.hpp"
+#include "util/check.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope {
+
+RunResult run_training_steps(Executor& executor, const Plan& plan, const RunOptions& options, int steps) {
+  SPLITSCOPE_CHECK(plan.graph->is_training(), "run_training_steps() of a plan that does not train");
+  if (steps < 1) throw InputError("--steps", "", "must be at least 1, got " + std::to_string(steps));
+  RunOptions each = options;
+  each.warmup = 0;
+  each.repeats = 1;
+  const bool computes = executor.name() != "sim";
+  each.want_output = computes;
+  std::unique_ptr<PreparedRun> prepared = executor.prepare(plan, each);
+  RunResult result;
+  if (prepared == nullptr) {
+    // No state to keep between runs (the simulator): the steps are alike.
+    RunOptions all = each;
+    all.repeats = steps;
+    return executor.run(plan, all);
+  }
+  for (int step = 0; step < steps; ++step) {
+    if (options.on_repeat) options.on_repeat(step, steps);
+    prepared->run(0, 1, result);
+    if (computes) {
+      result.output = prepared->output();
+      result.losses.push_back(step_loss(*plan.graph, result.output.data, options.seed));
+    }
+  }
+  return result;
+}
+
+}  // namespace splitscope

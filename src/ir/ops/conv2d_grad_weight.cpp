@@ -1,0 +1,74 @@
+// conv2d_grad_weight: dW = Σ_samples dZ_g·im2col(X_g)ᵀ per group and
+// db = Σ dZ over samples and pixels, added to the running sum of earlier
+// micro-batches. Reads X (slot 0) and dZ (slot 1); writes the gradient of
+// the forward slice's weights. FLOPs: the forward convolution's + the bias sum.
+#include <fmt/format.h>
+
+#include "ir/layer_costs.hpp"
+#include "ir/ops/conv2d_rules.hpp"
+#include "ir/ops/op_rules.hpp"
+
+namespace splitscope {
+namespace {
+
+using op_rules::kFloat;
+
+SliceCost cost(const OpNode& node, const Slice& slice) {
+  const Shape& in = node.input_shapes.at(0);
+  const Shape& dz = node.input_shapes.at(1);
+  const OpAttrs& a = node.attrs;
+  const int64_t rows = slice.batch.size();
+  const int64_t filters = slice.out.size();
+  const int64_t per_group = in.at(0) / a.groups;
+  const int64_t pixels = dz.at(1) * dz.at(2);
+  SliceCost c;
+  c.flops = conv2d_flops(filters, dz.at(1), dz.at(2), per_group, a.kernel.h, a.kernel.w, rows) +
+            (a.bias ? rows * filters * pixels : 0);
+  const Range read = conv_input_channels(node, slice.out);
+  c.bytes_read = rows * (read.size() * inner_count(in) + filters * pixels) * kFloat;
+  c.bytes_written = (filters * per_group * a.kernel.h * a.kernel.w + (a.bias ? filters : 0)) * kFloat;
+  return c;
+}
+
+Range input_channels(const OpNode& node, const Slice& slice, int slot) {
+  return slot == 0 ? conv_input_channels(node, slice.out) : slice.out;
+}
+
+std::string signature(const OpNode& node, const Slice& slice) {
+  const Shape& in = node.input_shapes.at(0);
+  const OpAttrs& a = node.attrs;
+  return fmt::format("conv2d_grad_weight:b{}:c{}:h{}:w{}:f{}:k{}x{}:s{}x{}:p{}x{}:g{}", slice.batch.size(), in.at(0),
+                     in.at(1), in.at(2), slice.out.size(), a.kernel.h, a.kernel.w, a.stride.h, a.stride.w,
+                     a.padding.h, a.padding.w, a.groups);
+}
+
+/// Per sample and group: dW_g [filters/g × patch] += dZ_g [filters/g × pixels] · im2col(X_g)ᵀ [pixels × patch].
+GemmDims gemm(const OpNode& node, const Slice& slice) {
+  const Shape& in = node.input_shapes.at(0);
+  const Shape& dz = node.input_shapes.at(1);
+  const OpAttrs& a = node.attrs;
+  const int64_t groups = conv_input_channels(node, slice.out).size() / (in.at(0) / a.groups);
+  return GemmDims{slice.out.size() / groups, in.at(0) / a.groups * a.kernel.h * a.kernel.w, dz.at(1) * dz.at(2),
+                  slice.batch.size() * groups};
+}
+
+}  // namespace
+
+const OpDef& conv2d_grad_weight_def() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.kind = OpKind::kConv2dGradWeight;
+    d.name = "conv2d_grad_weight";
+    d.cost_class = CostClass::kMatrix;
+    d.writes_gradient = true;
+    d.split.out = true;
+    d.cost = cost;
+    d.input_channels = input_channels;
+    d.signature = signature;
+    d.gemm = gemm;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace splitscope

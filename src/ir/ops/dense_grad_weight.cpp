@@ -1,0 +1,56 @@
+// dense_grad_weight: dW = Xᵀ·dZ and db = Σ_rows dZ over its rows, added to
+// the running sum of the micro-batches before it. Reads X (slot 0, the
+// forward input) and dZ (slot 1); writes the gradient of the forward slice's
+// weights (OpDef::writes_gradient). FLOPs 2·rows·in·units + rows·units.
+#include <fmt/format.h>
+
+#include "ir/layer_costs.hpp"
+#include "ir/ops/op_rules.hpp"
+
+namespace splitscope {
+namespace {
+
+using op_rules::kFloat;
+
+SliceCost cost(const OpNode& node, const Slice& slice) {
+  const int64_t rows = slice.batch.size();
+  const int64_t k = slice.reduce.size();  // input features: rows of dW
+  const int64_t n = slice.out.size();     // units: columns of dW
+  const int64_t bias = node.attrs.bias ? n : 0;
+  SliceCost c;
+  c.flops = dense_flops(k, n, rows) + rows * bias;
+  c.bytes_read = rows * (k + n) * kFloat;
+  c.bytes_written = (k * n + bias) * kFloat;
+  return c;
+}
+
+Range input_channels(const OpNode&, const Slice& slice, int slot) { return slot == 0 ? slice.reduce : slice.out; }
+
+std::string signature(const OpNode&, const Slice& slice) {
+  return fmt::format("dense_grad_weight:b{}:k{}:n{}", slice.batch.size(), slice.reduce.size(), slice.out.size());
+}
+
+GemmDims gemm(const OpNode&, const Slice& slice) {
+  return GemmDims{slice.reduce.size(), slice.out.size(), slice.batch.size(), 1};
+}
+
+}  // namespace
+
+const OpDef& dense_grad_weight_def() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.kind = OpKind::kDenseGradWeight;
+    d.name = "dense_grad_weight";
+    d.cost_class = CostClass::kMatrix;
+    d.writes_gradient = true;
+    d.split.out = true;
+    d.cost = cost;
+    d.input_channels = input_channels;
+    d.signature = signature;
+    d.gemm = gemm;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace splitscope

@@ -1,0 +1,34 @@
+// unflatten: flatten's gradient, the inverse reshape [C·H·W] -> [C, H, W].
+// Moves no data in a contiguous layout; channels [a, b) of the output read
+// features [a·inner, b·inner) of the input.
+#include "ir/ops/op_rules.hpp"
+
+namespace splitscope {
+namespace {
+
+SliceCost cost(const OpNode&, const Slice&) { return {}; }
+
+Range input_channels(const OpNode& node, const Slice& slice, int) {
+  const int64_t inner = inner_count(node.output_shapes.at(0));
+  return {slice.out.begin * inner, slice.out.end * inner};
+}
+
+}  // namespace
+
+const OpDef& unflatten_def() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.kind = OpKind::kUnflatten;
+    d.name = "unflatten";
+    d.cost_class = CostClass::kFree;
+    d.channel_local = true;
+    d.split.out = true;
+    d.cost = cost;
+    d.input_channels = input_channels;
+    d.signature = op_rules::elements_signature;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace splitscope

@@ -1,0 +1,93 @@
+// End to end: `splitscope run|plan --train` on the cpu and sim backends,
+// its report and its refusals.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "cli_test_support.hpp"
+
+namespace splitscope::testing {
+namespace {
+
+TEST(TrainCommand, CpuTrainingRunReportsEveryStepsLossAndThePartsOfTheStep) {
+  const std::string dir = fresh_temp_dir("train-cpu");
+  const CommandResult result =
+      run_splitscope("run mlp-small --strategy pipeline --devices 2 --microbatches 4 --train --steps 4 --schedule "
+                     "1f1b --lr 0.05 --check --report " + dir + "/r.json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("loss per step:"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("check: max relative error"), std::string::npos) << result.out;
+  const auto report = nlohmann::json::parse(read_text_file(dir + "/r.json"));
+  const auto& train = report["train"];
+  ASSERT_TRUE(train.is_object()) << report.dump(2);
+  EXPECT_EQ(train["steps"], 4);
+  ASSERT_EQ(train["losses"].size(), 4u);
+  // A fixed batch, the same weights and inputs: the loss of step 4 is below step 1's.
+  EXPECT_LT(train["losses"][3].get<double>(), train["losses"][0].get<double>());
+  EXPECT_EQ(train["schedule"], "1f1b");
+  EXPECT_EQ(train["optimizer"]["name"], "sgd+momentum");
+  EXPECT_GT(train["samples_per_s"].get<double>(), 0.0);
+  EXPECT_EQ(report["makespan_ms"]["repeats"], 4);
+  for (const auto& device : report["per_device"]) {
+    EXPECT_GT(device["forward_ms"].get<double>(), 0.0);
+    EXPECT_GT(device["backward_ms"].get<double>(), 0.0);
+    EXPECT_GT(device["update_ms"].get<double>(), 0.0);
+    EXPECT_EQ(device["optimizer_state_bytes"], device["param_bytes"]);
+  }
+  const int validated = run_script("validate-report", dir + "/r.json");
+  if (validated == kSkipExitCode) GTEST_SKIP() << "python3-jsonschema is missing (scripts/setup installs it)";
+  EXPECT_EQ(validated, 0) << "the training report does not match reports/schema";
+}
+
+TEST(TrainCommand, SimulatedTrainingPredictsStepsWithoutLosses) {
+  const std::string dir = fresh_temp_dir("train-sim");
+  const CommandResult result = run_splitscope(
+      "run cnn-small --strategy horizontal --devices 2 --train --steps 2 --backend sim --machine h100-nvlink-8 "
+      "--report " + dir + "/r.json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto report = nlohmann::json::parse(read_text_file(dir + "/r.json"));
+  EXPECT_TRUE(report["train"]["losses"].is_null());
+  EXPECT_EQ(report["train"]["schedule"], "none");
+  EXPECT_GT(report["per_device"][0]["backward_ms"].get<double>(), report["per_device"][0]["forward_ms"].get<double>());
+}
+
+TEST(TrainCommand, PlanCountsTheStashOfTheChosenSchedule) {
+  const auto stash = [](const std::string& schedule) {
+    const CommandResult result = run_splitscope(
+        "plan mlp-small --strategy pipeline --devices 2 --microbatches 8 --train --json --schedule " + schedule);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    const auto plan = nlohmann::json::parse(result.out);
+    EXPECT_EQ(plan["train"]["schedule"], schedule);
+    return plan["per_device"][0]["activations_peak_bytes"].get<int64_t>();
+  };
+  EXPECT_LT(stash("1f1b"), stash("gpipe"));
+}
+
+TEST(TrainCommand, ImpossibleTrainingOptionsAreExitTwoAndWriteNothing) {
+  const std::string dir = fresh_temp_dir("train-bad");
+  struct Case {
+    std::string args;
+    std::string words;
+  };
+  const std::vector<Case> cases{
+      {"run mlp-small --strategy pipeline --devices 2 --schedule 1f1b", "add --train"},
+      {"run mlp-small --strategy horizontal --devices 2 --train --schedule 1f1b", "--strategy pipeline"},
+      {"run mlp-small --strategy vertical --devices 2 --train", "cannot train yet"},
+      {"run lstm-small --strategy single --devices 1 --train", "cannot be trained yet"},
+      {"run mlp-small --strategy single --devices 1 --train --lr 0", "--lr"},
+      {"run mlp-small --strategy single --devices 1 --train --momentum 1", "--momentum"},
+      {"run mlp-small --strategy single --devices 1 --train --steps 0", "--steps"},
+      {"run mlp-small --strategy single --devices 1 --train --recompute", "not built yet"},
+  };
+  for (const Case& c : cases) {
+    const CommandResult result = run_splitscope(c.args + " --report " + dir + "/r.json");
+    EXPECT_EQ(result.exit_code, 2) << c.args << ": " << result.err;
+    EXPECT_NE(result.err.find(c.words), std::string::npos) << c.args << ": " << result.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/r.json"));
+}
+
+}  // namespace
+}  // namespace splitscope::testing

@@ -1,0 +1,217 @@
+// Training on the cpu backend: gradients against central finite differences
+// of the double-precision reference, every trainable strategy against
+// `single` step for step, and a loss that goes down.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "exec/cpu/cpu_executor.hpp"
+#include "exec/cpu/kernels/parallel_for.hpp"
+#include "exec/cpu/plan_tasks.hpp"
+#include "exec/cpu/value_buffers.hpp"
+#include "exec/cpu/weight_slices.hpp"
+#include "exec/training_run.hpp"
+#include "ir/params.hpp"
+#include "ir/training.hpp"
+#include "naive_reference.hpp"
+#include "partitioners/partitioner.hpp"
+#include "partitioners/plan_check.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope {
+namespace {
+
+using testing_support::graph_from_json;
+using testing_support::naive_output;
+using testing_support::WeightNudge;
+
+constexpr uint64_t kSeed = 7;
+
+// Small networks of each trainable family, with a softmax head (cross-entropy) or none (MSE).
+const char* kDense = R"({"name": "dense", "batch": 5, "input": [6], "layers": [
+    {"type": "dense", "units": 7, "activation": "tanh"},
+    {"type": "dense", "units": 5, "activation": "sigmoid"},
+    {"type": "dense", "units": 4}, {"type": "softmax"}]})";
+const char* kConv = R"({"name": "conv", "batch": 3, "input": [4, 9, 9], "layers": [
+    {"type": "conv2d", "filters": 6, "kernel": 3, "stride": 1, "padding": 1, "groups": 2, "activation": "relu"},
+    {"type": "maxpool", "kernel": 3, "stride": 2},
+    {"type": "conv2d", "filters": 4, "kernel": 2, "stride": 1, "activation": "tanh"},
+    {"type": "avgpool", "kernel": 2, "stride": 1},
+    {"type": "flatten"}, {"type": "dense", "units": 3}, {"type": "softmax"}]})";
+const char* kResidualMse = R"({"name": "residual", "batch": 4, "input": [5], "layers": [
+    {"name": "a", "type": "dense", "units": 6, "activation": "relu"},
+    {"name": "b", "type": "dense", "units": 6, "activation": "tanh"},
+    {"name": "j", "type": "add", "inputs": ["a", "b"]},
+    {"name": "o", "type": "dense", "units": 3}]})";
+
+const char* kTowers = R"({"name": "towers", "batch": 3, "input": [5], "layers": [
+    {"name": "a", "type": "dense", "units": 4, "activation": "relu"},
+    {"name": "b", "type": "dense", "units": 3, "inputs": "input", "activation": "sigmoid"},
+    {"name": "c", "type": "concat", "inputs": ["a", "b"]},
+    {"name": "o", "type": "dense", "units": 2}, {"type": "softmax"}]})";
+
+Optimizer plain_sgd(double lr) {
+  Optimizer optimizer;
+  optimizer.learning_rate = lr;
+  optimizer.momentum = 0;
+  return optimizer;
+}
+
+/// The loss of the forward graph in double precision, one weight nudged.
+double reference_loss(const Graph& forward, const Graph& training, const WeightNudge& nudge) {
+  const std::vector<double> out = naive_output(forward, kSeed, nudge);
+  const OpAttrs& target = training.node(target_node(training)).attrs;
+  const int64_t batch = forward.batch();
+  const auto width = static_cast<int64_t>(out.size()) / batch;
+  double total = 0;
+  for (int64_t b = 0; b < batch; ++b) {
+    if (target.loss == LossKind::kSoftmaxCrossEntropy) {
+      const auto label = static_cast<int64_t>(target_value(kSeed, b, target.loss, target.classes));
+      total -= std::log(out[static_cast<size_t>(b * width + label)]);
+      continue;
+    }
+    for (int64_t e = 0; e < width; ++e) {
+      const double error = out[static_cast<size_t>(b * width + e)] - target_value(kSeed, b * width + e, target.loss, 0);
+      total += error * error / static_cast<double>(width);
+    }
+  }
+  return total / static_cast<double>(batch);
+}
+
+/// Runs every task of a single-device training plan once, in order, and
+/// returns each weight set's gradient (flat, its tensors end to end) by param_key.
+std::map<int, std::vector<float>> cpu_gradients(const Plan& plan) {
+  ValueBuffers buffers(plan);
+  fill_network_inputs(plan, kSeed, buffers);
+  SerialFor serial;
+  WeightStore weights(*plan.graph, kSeed, serial);
+  PlanTasks tasks = build_plan_tasks(plan, buffers, weights);
+  std::map<int, std::vector<float>> gradients;
+  TaskContext context{serial};
+  for (int t = 0; t < tasks.graph.size(); ++t) tasks.graph.task(t).work(context);
+  for (const PlanOp& op : plan.ops) {
+    if (op.role != OpRole::kUpdate) continue;
+    const ConstChannelBlock block = std::as_const(buffers).block(op.inputs.at(0));
+    gradients[plan.graph->node(op.node).param_key].assign(block.data, block.data + block.floats());
+  }
+  return gradients;
+}
+
+void expect_gradients_match_finite_differences(const char* json) {
+  const auto forward = graph_from_json(json);
+  const auto training = std::make_shared<const Graph>(training_graph(*forward, plain_sgd(0.1)));
+  const Plan plan = make_partitioner("single")->partition(training, {1, 1, nullptr});
+  check(plan);
+  const auto gradients = cpu_gradients(plan);
+  ASSERT_FALSE(gradients.empty());
+  int checked = 0;
+  for (NodeId id = 0; id < forward->num_nodes(); ++id) {
+    const OpNode& node = forward->node(id);
+    if (node.param_key < 0) continue;
+    const std::vector<float>& gradient = gradients.at(node.param_key);
+    int64_t offset = 0;
+    const auto tensors = param_tensors(*forward, id);
+    for (size_t t = 0; t < tensors.size(); ++t) {
+      const int64_t count = element_count(tensors[t].shape);
+      for (int64_t element : {int64_t{0}, count / 2, count - 1}) {
+        constexpr double kEps = 1e-3;
+        WeightNudge up{node.param_key, static_cast<int>(t), element, kEps};
+        WeightNudge down{node.param_key, static_cast<int>(t), element, -kEps};
+        const double numeric = (reference_loss(*forward, *training, up) - reference_loss(*forward, *training, down)) /
+                               (2 * kEps);
+        const double analytic = gradient.at(static_cast<size_t>(offset + element));
+        EXPECT_NEAR(analytic, numeric, 2e-3 * std::max(1.0, std::abs(numeric)) + 2e-5)
+            << node.name << " tensor " << tensors[t].name << " element " << element;
+        ++checked;
+      }
+      offset += count;
+    }
+    EXPECT_EQ(offset, static_cast<int64_t>(gradient.size())) << node.name;
+  }
+  EXPECT_GT(checked, 0);
+}
+
+TEST(Training, DenseGradientsMatchCentralFiniteDifferences) { expect_gradients_match_finite_differences(kDense); }
+TEST(Training, GroupedConvAndPoolingGradientsMatchCentralFiniteDifferences) {
+  expect_gradients_match_finite_differences(kConv);
+}
+TEST(Training, ABranchThatJoinsSumsTheGradientsOfItsReaders) {
+  expect_gradients_match_finite_differences(kResidualMse);
+}
+TEST(Training, AConcatHandsEachInputItsChannelsOfTheGradient) { expect_gradients_match_finite_differences(kTowers); }
+
+struct Trained {
+  std::vector<double> losses;
+  HostTensor output;  ///< the forward output of the last step
+};
+
+Trained train(const char* json, const std::string& strategy, int devices, int microbatches,
+              PipelineSchedule schedule, int steps, Optimizer optimizer) {
+  const auto forward = graph_from_json(json);
+  const auto training = std::make_shared<const Graph>(training_graph(*forward, optimizer));
+  PartitionOptions options{devices, microbatches, nullptr};
+  options.schedule = schedule;
+  const Plan plan = make_partitioner(strategy)->partition(training, options);
+  check(plan);
+  CpuExecutor executor;
+  RunOptions run;
+  run.seed = kSeed;
+  const RunResult result = run_training_steps(executor, plan, run, steps);
+  return {result.losses, result.output};
+}
+
+Optimizer momentum_sgd() {
+  Optimizer optimizer;
+  optimizer.learning_rate = 0.05;
+  optimizer.momentum = 0.9;
+  return optimizer;
+}
+
+void expect_same_training(const Trained& a, const Trained& b, const std::string& what) {
+  ASSERT_EQ(a.losses.size(), b.losses.size()) << what;
+  for (size_t i = 0; i < a.losses.size(); ++i) {
+    EXPECT_NEAR(a.losses[i], b.losses[i], 1e-4 * std::abs(b.losses[i])) << what << " step " << i;
+  }
+  ASSERT_EQ(a.output.data.size(), b.output.data.size()) << what;
+  for (size_t i = 0; i < a.output.data.size(); ++i) {
+    EXPECT_NEAR(a.output.data[i], b.output.data[i], 1e-4 * std::max(1.0f, std::abs(b.output.data[i])))
+        << what << " output " << i;
+  }
+}
+
+TEST(Training, EveryTrainingStrategyMatchesSingleStepForStep) {
+  for (const char* json : {kDense, kConv, kResidualMse, kTowers}) {
+    const Trained single = train(json, "single", 1, 1, PipelineSchedule::kGpipe, 3, momentum_sgd());
+    ASSERT_EQ(single.losses.size(), 3u);
+    ASSERT_FALSE(single.output.data.empty());
+    for (int devices : {2, 3}) {
+      const std::string n = " N=" + std::to_string(devices);
+      expect_same_training(train(json, "horizontal", devices, 1, PipelineSchedule::kGpipe, 3, momentum_sgd()), single,
+                           "horizontal" + n);
+      expect_same_training(train(json, "data", devices, 1, PipelineSchedule::kGpipe, 3, momentum_sgd()), single,
+                           "data" + n);
+      for (const PipelineSchedule schedule : {PipelineSchedule::kGpipe, PipelineSchedule::kOneForwardOneBackward}) {
+        const std::string what = "pipeline " + std::string(to_string(schedule)) + n;
+        expect_same_training(train(json, "pipeline", devices, 3, schedule, 3, momentum_sgd()), single, what);
+      }
+    }
+  }
+}
+
+TEST(Training, TheLossFallsOverFiftyStepsOfAFixedBatch) {
+  const Trained run = train(kDense, "pipeline", 2, 2, PipelineSchedule::kOneForwardOneBackward, 50, momentum_sgd());
+  ASSERT_EQ(run.losses.size(), 50u);
+  EXPECT_LT(run.losses.back(), 0.5 * run.losses.front());
+  EXPECT_LT(run.losses[25], run.losses.front());
+}
+
+TEST(Training, StrategiesThatCannotTrainYetSaySo) {
+  const auto training = std::make_shared<const Graph>(training_graph(*graph_from_json(kDense), plain_sgd(0.1)));
+  for (const char* strategy : {"vertical", "tensor"}) {
+    EXPECT_THROW((void)make_partitioner(strategy)->partition(training, {2, 1, nullptr}), InputError) << strategy;
+  }
+}
+
+}  // namespace
+}  // namespace splitscope
