@@ -1,5 +1,7 @@
 #include "partitioners/channel_split.hpp"
 
+#include <map>
+
 #include <limits>
 #include <set>
 
@@ -25,7 +27,8 @@ std::pair<int, std::string> vertical_device_limit(const Graph& graph) {
   std::string limiter;
   for (NodeId id = 0; id < graph.num_nodes(); ++id) {
     const OpNode& node = graph.node(id);
-    if (!is_weighted(node.kind)) continue;
+    // Backward ops follow their forward op's slices: only forward ops limit the split.
+    if (!is_weighted(node.kind) || node.pass != Pass::kForward) continue;
     const int64_t outputs = node.output_shapes.at(0).at(0);
     if (outputs < limit) {
       limit = static_cast<int>(std::min<int64_t>(outputs, std::numeric_limits<int>::max()));
@@ -36,7 +39,7 @@ std::pair<int, std::string> vertical_device_limit(const Graph& graph) {
 }
 
 ChannelSplitter::ChannelSplitter(const Graph& graph, int devices, PlanBuilder& builder)
-    : graph_(graph), devices_(devices), builder_(builder), cuts_(graph.num_nodes()) {}
+    : graph_(graph), devices_(devices), builder_(builder), cuts_(graph.num_nodes()), placed_(graph.num_nodes()) {}
 
 void ChannelSplitter::place_vertical(NodeId id) {
   const OpNode& node = graph_.node(id);
@@ -60,6 +63,9 @@ Cut ChannelSplitter::following_cut(NodeId id) const {
   const NodeId source = inputs[0]->node;
   const int64_t outputs = graph_.node(id).output_shapes.at(0).at(0);
   if (graph_.node(source).kind == OpKind::kInput) return {{{0, outputs}, 0}};
+  if (graph_.node(id).kind == OpKind::kChannelSlice || graph_.node(id).kind == OpKind::kUnflatten) {
+    return reshaped_cut(id, cuts_.at(source));
+  }
   // A flatten maps input channel c to features [c·inner, (c+1)·inner).
   const int64_t scale = graph_.node(id).kind == OpKind::kFlatten
                             ? inner_count(graph_.node(id).input_shapes.at(0))
@@ -114,12 +120,42 @@ Cut ChannelSplitter::stacked_input_cuts(NodeId id) const {
   return cut;
 }
 
+// The gradient ops that take part of their input: a concat's channel slice
+// keeps the pieces of its input's cut inside its channels, shifted; flatten's
+// inverse keeps the pieces that cover whole channels. Anything else runs whole.
+Cut ChannelSplitter::reshaped_cut(NodeId id, const Cut& source) const {
+  const OpNode& node = graph_.node(id);
+  const int64_t outputs = node.output_shapes.at(0).at(0);
+  const Cut whole{{{0, outputs}, 0}};
+  Cut cut;
+  if (node.kind == OpKind::kChannelSlice) {
+    const int64_t offset = node.attrs.offset;
+    for (const auto& [range, device] : source) {
+      const int64_t begin = std::max(range.begin, offset) - offset;
+      const int64_t end = std::min(range.end, offset + outputs) - offset;
+      if (begin < end) cut.emplace_back(Range{begin, end}, device);
+    }
+  } else {
+    const int64_t inner = inner_count(node.output_shapes.at(0));
+    for (const auto& [range, device] : source) {
+      if (range.begin % inner != 0 || range.end % inner != 0) return whole;
+      cut.emplace_back(Range{range.begin / inner, range.end / inner}, device);
+    }
+  }
+  std::set<int> devices;
+  for (const auto& piece : cut) {
+    if (!devices.insert(piece.second).second) return whole;  // one range per device
+  }
+  return cut.empty() ? whole : cut;
+}
+
 void ChannelSplitter::place_cut(NodeId id, const Cut& cut) {
   const OpNode& node = graph_.node(id);
   for (const auto& [range, device] : cut) {
     Slice slice = full_slice(node, {0, graph_.batch()});
     slice.out = range;
     builder_.place(id, 0, slice, device);
+    placed_[id].emplace_back(slice, device);
   }
   cuts_[id] = cut;
 }
@@ -127,7 +163,32 @@ void ChannelSplitter::place_cut(NodeId id, const Cut& cut) {
 void ChannelSplitter::place_whole(NodeId id, int device) {
   const OpNode& node = graph_.node(id);
   builder_.place(id, 0, full_slice(node, {0, graph_.batch()}), device);
+  placed_[id].emplace_back(full_slice(node, {0, graph_.batch()}), device);
   cuts_[id] = {{{0, node.output_shapes.at(0).at(0)}, device}};
+}
+
+void ChannelSplitter::place_backward(NodeId id) {
+  const OpNode& node = graph_.node(id);
+  const auto from_forward = op_def(node.kind).from_forward;
+  if (from_forward == nullptr) {
+    place_vertical(id);
+    return;
+  }
+  const auto forward = static_cast<NodeId>(node.forward);
+  std::map<int, Range> out_of;  // the output each device computes
+  bool whole_everywhere = false;
+  for (const auto& [forward_slice, device] : placed_.at(forward)) {
+    const Slice slice = from_forward(node, forward_slice);
+    builder_.place(id, 0, slice, device);
+    placed_[id].emplace_back(slice, device);
+    whole_everywhere = whole_everywhere || slice.is_partial(node);
+    out_of.emplace(device, slice.out);
+  }
+  // Partial sums are all-reduced, and their readers take the sum on device 0.
+  Cut cut;
+  for (const auto& [device, range] : out_of) cut.emplace_back(range, device);
+  const Range all{0, node.output_shapes.at(0).at(0)};
+  cuts_[id] = whole_everywhere || cut.empty() ? Cut{{all, 0}} : cut;
 }
 
 void ChannelSplitter::place_row_split(NodeId id, const Cut& reduce) {
@@ -137,6 +198,7 @@ void ChannelSplitter::place_row_split(NodeId id, const Cut& reduce) {
     Slice slice = full_slice(node, {0, graph_.batch()});
     slice.reduce = range;
     builder_.place(id, 0, slice, device);
+    placed_[id].emplace_back(slice, device);
   }
   // Every device ends up with the whole (all-reduced) output; consumers that
   // run whole read it on device 0.

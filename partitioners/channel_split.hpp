@@ -36,6 +36,11 @@ class ChannelSplitter {
   /// Places a dense `node` row-split: slice i sums over input channels
   /// `reduce[i].first` on device `reduce[i].second`, writing a partial sum.
   void place_row_split(NodeId node, const Cut& reduce);
+  /// Places a backward `node` of a training graph: an op that reads or
+  /// differentiates weights beside each slice of its forward op
+  /// (OpDef::from_forward), so it uses the weights that slice holds; the
+  /// others the vertical way.
+  void place_backward(NodeId node);
 
   /// The cut of a placed node's output (one entry when it runs whole).
   const Cut& cut_of(NodeId node) const { return cuts_.at(node); }
@@ -45,12 +50,16 @@ class ChannelSplitter {
   /// leaves every device one range; else an even cut.
   Cut concatenated_cut(NodeId node) const;
   Cut stacked_input_cuts(NodeId node) const;
+  /// The cut of a concat's channel slice or flatten's inverse, from its input's.
+  Cut reshaped_cut(NodeId node, const Cut& source) const;
 
  private:
   const Graph& graph_;
   int devices_;
   PlanBuilder& builder_;
   std::vector<Cut> cuts_;
+  /// Every slice placed of each node, with its device.
+  std::vector<std::vector<std::pair<Slice, int>>> placed_;
 };
 
 }  // namespace splitscope

@@ -47,13 +47,6 @@ void require_devices(const PartitionOptions& options, int most, const std::strin
   }
 }
 
-void require_forward_only(const Graph& graph, const std::string& strategy) {
-  if (!graph.is_training()) return;
-  throw InputError("--train", "",
-                   strategy + " cannot train yet (its sliced layers need sliced backward ops); train with single, "
-                              "data, horizontal or pipeline");
-}
-
 void require_one_microbatch(const PartitionOptions& options, const std::string& strategy) {
   if (options.microbatches != 1) {
     throw InputError("--microbatches", "",

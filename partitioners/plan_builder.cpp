@@ -388,9 +388,11 @@ int PlanBuilder::gradient(PlanOp& op, const Placement& placement) {
   value.producer = op.id;
   const auto previous = gradient_of_.find(params);
   if (previous != gradient_of_.end()) {
+    // Another micro-batch's rows, or another time step over the same rows.
     const Range rows = plan_.value(previous->second).batch;
-    SPLITSCOPE_CHECK(rows.end == value.batch.begin || value.batch.end == rows.begin,
-                     "micro-batch gradients of " + plan_.graph->node(weights.node).name + " are not adjacent rows");
+    SPLITSCOPE_CHECK(rows == value.batch || rows.end == value.batch.begin || value.batch.end == rows.begin ||
+                         rows.contains(value.batch),
+                     "gradients of " + plan_.graph->node(weights.node).name + " over rows that do not join");
     value.batch = Range{std::min(rows.begin, value.batch.begin), std::max(rows.end, value.batch.end)};
     op.inputs.push_back(previous->second);
   }

@@ -135,7 +135,9 @@ class Checker {
     }
     const Value& out = plan_.value(op.outputs[0]);
     const auto [forward, slice] = weight_slice_of(graph_, op.node, op.slice);
-    if (out.role != ValueRole::kGradient || out.device != op.device || out.node != forward ||
+    // A recurrent layer's steps share one weight set, held by one parameter value.
+    if (out.role != ValueRole::kGradient || out.device != op.device ||
+        graph_.node(out.node).param_key != graph_.node(forward).param_key ||
         out.channels != slice.out || out.reduce != slice.reduce || !out.batch.contains(op.slice.batch)) {
       fail("{} writes value {} that is not the gradient of its slice's weights", name(op), op.outputs[0]);
     }

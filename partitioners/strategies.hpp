@@ -21,10 +21,6 @@ const CostFunction& cost_function(const PartitionOptions& options);
 /// InputError unless 1 <= devices <= `most` (the message names the maximum and why).
 void require_devices(const PartitionOptions& options, int most, const std::string& strategy,
                      const std::string& why);
-/// InputError (exit 2) when `graph` is a training graph and the strategy
-/// cannot place its backward pass yet.
-void require_forward_only(const Graph& graph, const std::string& strategy);
-
 /// InputError if micro-batches are asked of a strategy that does not use them.
 void require_one_microbatch(const PartitionOptions& options, const std::string& strategy);
 

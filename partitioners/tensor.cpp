@@ -21,7 +21,11 @@ std::vector<std::pair<NodeId, NodeId>> dense_pairs(const Graph& graph) {
     if (graph.node(id).kind != OpKind::kDense || paired.count(id)) continue;
     NodeId at = id;
     while (true) {
-      const auto consumers = graph.consumers({at, 0});
+      // Forward readers only: a training graph's backward ops read activations too.
+      std::vector<std::pair<NodeId, int>> consumers;
+      for (const auto& consumer : graph.consumers({at, 0})) {
+        if (graph.node(consumer.first).pass == Pass::kForward) consumers.push_back(consumer);
+      }
       if (consumers.size() != 1) break;
       const NodeId next = consumers.front().first;
       const OpKind kind = graph.node(next).kind;
@@ -46,6 +50,7 @@ class TensorPartitioner : public Partitioner {
   std::string_view summary() const override {
     return "dense layers paired column-then-row split, one all-reduce per pair (Megatron)";
   }
+  StrategyTraits traits() const override { return {.trains = true}; }
   int max_devices(const Graph& graph) const override { return vertical_device_limit(graph).first; }
   /// Without a dense pair this is the vertical split under another name.
   bool applies(const Graph& graph, int devices) const override {
@@ -53,7 +58,6 @@ class TensorPartitioner : public Partitioner {
   }
 
   Plan partition(std::shared_ptr<const Graph> graph, const PartitionOptions& options) const override {
-    require_forward_only(*graph, "tensor");
     require_one_microbatch(options, "tensor");
     const auto [most, limiter] = vertical_device_limit(*graph);
     require_devices(options, most, "tensor", "layer " + limiter + " has " + std::to_string(most) + " outputs to slice");
@@ -66,7 +70,9 @@ class TensorPartitioner : public Partitioner {
     ChannelSplitter splitter(*graph, options.devices, builder);
     for (NodeId id : graph->wavefront_order()) {
       if (graph->node(id).kind == OpKind::kInput) continue;
-      if (seconds.count(id)) {
+      if (graph->node(id).pass == Pass::kBackward) {
+        splitter.place_backward(id);
+      } else if (seconds.count(id)) {
         // Row split over the cut its input arrives in: each device sums over
         // the features it already holds.
         splitter.place_row_split(id, splitter.following_cut(id));

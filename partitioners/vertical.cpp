@@ -16,10 +16,10 @@ class VerticalPartitioner : public Partitioner {
   std::string_view summary() const override {
     return "every layer sliced across the devices, with the all-gathers it needs";
   }
+  StrategyTraits traits() const override { return {.trains = true}; }
   int max_devices(const Graph& graph) const override { return vertical_device_limit(graph).first; }
 
   Plan partition(std::shared_ptr<const Graph> graph, const PartitionOptions& options) const override {
-    require_forward_only(*graph, "vertical");
     require_one_microbatch(options, "vertical");
     const auto [most, limiter] = vertical_device_limit(*graph);
     require_devices(options, most, "vertical", "layer " + limiter + " has " + std::to_string(most) + " outputs to slice");
@@ -29,6 +29,10 @@ class VerticalPartitioner : public Partitioner {
     for (NodeId id : graph->wavefront_order()) {
       const OpNode& node = graph->node(id);
       if (node.kind == OpKind::kInput) continue;
+      if (node.pass == Pass::kBackward) {
+        splitter.place_backward(id);
+        continue;
+      }
       if (!op_def(node.kind).split.out && !whole_noted && options.devices > 1) {
         builder.note(std::string(to_string(node.kind)) + " needs its whole input, so it runs whole on device 0");
         whole_noted = true;

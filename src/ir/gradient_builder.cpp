@@ -13,8 +13,24 @@ TensorRef GradientBuilder::input(NodeId id, int slot) const {
   return *inputs[static_cast<size_t>(slot)];
 }
 
+std::optional<TensorRef> GradientBuilder::optional_input(NodeId id, int slot) const {
+  const auto inputs = graph_.inputs(id);
+  if (slot >= static_cast<int>(inputs.size())) return std::nullopt;
+  return inputs[static_cast<size_t>(slot)];
+}
+
 NodeId GradientBuilder::add(OpKind kind, NodeId forward, const std::string& suffix,
                             const std::vector<TensorRef>& inputs, const Shape& output, const OpAttrs& attrs) {
+  std::vector<std::pair<std::optional<TensorRef>, Shape>> slots;
+  for (const TensorRef& tensor : inputs) {
+    slots.emplace_back(tensor, graph_.node(tensor.node).output_shapes.at(static_cast<size_t>(tensor.output)));
+  }
+  return add_slots(kind, forward, suffix, slots, {output}, attrs);
+}
+
+NodeId GradientBuilder::add_slots(OpKind kind, NodeId forward, const std::string& suffix,
+                                  const std::vector<std::pair<std::optional<TensorRef>, Shape>>& slots,
+                                  const std::vector<Shape>& outputs, const OpAttrs& attrs) {
   const OpNode& source = graph_.node(forward);
   OpNode node;
   node.kind = kind;
@@ -28,10 +44,8 @@ NodeId GradientBuilder::add(OpKind kind, NodeId forward, const std::string& suff
   node.step = source.step;
   node.pass = Pass::kBackward;
   node.forward = static_cast<int64_t>(forward);
-  for (const TensorRef& tensor : inputs) {
-    node.input_shapes.push_back(graph_.node(tensor.node).output_shapes.at(static_cast<size_t>(tensor.output)));
-  }
-  node.output_shapes = {output};
+  for (const auto& slot : slots) node.input_shapes.push_back(slot.second);
+  node.output_shapes = outputs;
   const OpDef& def = op_def(kind);
   if (def.weighted || def.writes_gradient) {
     node.param_key = source.param_key;
@@ -42,7 +56,9 @@ NodeId GradientBuilder::add(OpKind kind, NodeId forward, const std::string& suff
   node.bytes_read = cost.bytes_read;
   node.bytes_written = cost.bytes_written;
   const NodeId id = graph_.add_node(std::move(node));
-  for (size_t slot = 0; slot < inputs.size(); ++slot) graph_.add_edge(inputs[slot], id, static_cast<int>(slot));
+  for (size_t slot = 0; slot < slots.size(); ++slot) {
+    if (slots[slot].first) graph_.add_edge(*slots[slot].first, id, static_cast<int>(slot));
+  }
   return id;
 }
 

@@ -29,6 +29,16 @@ class GradientBuilder {
   /// takes the forward node's layer, step and weight set, and `attrs`.
   NodeId add(OpKind kind, NodeId forward, const std::string& suffix, const std::vector<TensorRef>& inputs,
              const Shape& output, const OpAttrs& attrs);
+  /// The same with slots that may have no producer (nullopt: a cell's state
+  /// at t = 0, a gradient nothing downstream gave), each with its shape, and
+  /// several outputs.
+  NodeId add_slots(OpKind kind, NodeId forward, const std::string& suffix,
+                   const std::vector<std::pair<std::optional<TensorRef>, Shape>>& slots,
+                   const std::vector<Shape>& outputs, const OpAttrs& attrs);
+  /// Sets the time step a backward node works on (a stack's gradient takes step t).
+  void set_step(NodeId id, int step) { graph_.mutable_node(id).step = step; }
+  /// The tensor feeding input slot `slot` of `id`, or nullopt where it has none.
+  std::optional<TensorRef> optional_input(NodeId id, int slot) const;
   /// Whether anything wants the gradient of `tensor` (network inputs and
   /// targets need none, so their gradients are never computed).
   bool wants(TensorRef tensor) const;

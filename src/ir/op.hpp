@@ -41,6 +41,11 @@ enum class OpKind {
   kAvgPoolGrad,       ///< each window's gradient spread over the window
   kUnflatten,         ///< flatten's inverse reshape: [C·H·W] -> [C, H, W]
   kChannelSlice,      ///< channels [offset, offset + C) of its input: a concat's gradient for one input
+  kLstmCellGrad,      ///< an LSTM step's gate gradients [H, 4] and dc_{t-1}, its gates recomputed
+  kGruCellGrad,       ///< a GRU step's gate gradients [H, 4] and the direct part of dh_{t-1}
+  kCellGradInput,     ///< dx_t = (gate gradients)·Wxᵀ
+  kCellGradHidden,    ///< dh_{t-1} = (gate gradients)·Whᵀ (+ the GRU's direct part)
+  kCellGradWeight,    ///< dWx, dWh, db of one step, added to the later steps' sum
 };
 
 std::string_view to_string(OpKind kind);
@@ -53,7 +58,7 @@ inline constexpr int kCellHiddenOutput = 0; ///< h_t
 inline constexpr int kCellStateOutput = 1;  ///< c_t (LSTM only)
 
 /// The op kinds in enum order (the op table's rows).
-inline constexpr OpKind kLastOpKind = OpKind::kChannelSlice;
+inline constexpr OpKind kLastOpKind = OpKind::kCellGradWeight;
 inline constexpr size_t kOpKindCount = static_cast<size_t>(kLastOpKind) + 1;
 
 /// Shorthands for traits of the op's definition (ops/op_def.hpp).

@@ -41,6 +41,8 @@ struct OpAttrs {
   bool target = false;                        ///< input: the loss's labels or targets, not a network input
   LossKind loss = LossKind::kMeanSquaredError;  ///< loss, and the target input it reads
   int64_t offset = 0;                         ///< channel_slice: the first input channel it takes
+  bool gru = false;                           ///< cell gradient ops: of a GRU (else an LSTM)
+  int64_t cell_inputs = 0;                    ///< cell gradient ops: I, the features of the cell's x_t
   int64_t classes = 0;                        ///< target input of a cross-entropy loss: labels are in [0, classes)
   bool operator==(const OpAttrs&) const = default;
 };

@@ -24,7 +24,7 @@ void require_gradient_rules(const Graph& forward, LossKind loss) {
     throw InputError("--train", "",
                      "layer '" + node.layer_name + "' of " + forward.name() + " (" + std::string(to_string(node.kind)) +
                          ") cannot be trained yet: training supports dense, conv2d, maxpool, avgpool, flatten, relu, "
-                         "tanh, sigmoid, add, concat and a softmax at the output");
+                         "tanh, sigmoid, add, concat, lstm, gru and a softmax at the output");
   }
 }
 

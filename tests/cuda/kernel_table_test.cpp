@@ -17,7 +17,8 @@ namespace {
 const std::set<OpKind> kDeclaredUnsupported{
     OpKind::kInput,           OpKind::kLoss,           OpKind::kActivationGrad,   OpKind::kDenseGradInput,
     OpKind::kDenseGradWeight, OpKind::kConv2dGradInput, OpKind::kConv2dGradWeight, OpKind::kMaxPoolGrad,
-    OpKind::kAvgPoolGrad,     OpKind::kUnflatten,       OpKind::kChannelSlice};
+    OpKind::kAvgPoolGrad,     OpKind::kUnflatten,       OpKind::kChannelSlice,    OpKind::kLstmCellGrad,
+    OpKind::kGruCellGrad,     OpKind::kCellGradInput,   OpKind::kCellGradHidden,  OpKind::kCellGradWeight};
 
 TEST(CudaKernelTable, EveryKindHasAKernelOrIsDeclaredUnsupported) {
   for (const OpDef* def : op_defs()) {

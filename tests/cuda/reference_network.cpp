@@ -210,6 +210,11 @@ class Evaluator {
       case OpKind::kAvgPoolGrad:
       case OpKind::kUnflatten:
       case OpKind::kChannelSlice:
+      case OpKind::kLstmCellGrad:
+      case OpKind::kGruCellGrad:
+      case OpKind::kCellGradInput:
+      case OpKind::kCellGradHidden:
+      case OpKind::kCellGradWeight:
         throw std::logic_error("the reference network computes forward passes only, not " + node.name);
       case OpKind::kConcat: {
         const int64_t per_sample = element_count(node.output_shapes[0]);

@@ -180,6 +180,11 @@ class Evaluator {
       case OpKind::kAvgPoolGrad:
       case OpKind::kUnflatten:
       case OpKind::kChannelSlice:
+      case OpKind::kLstmCellGrad:
+      case OpKind::kGruCellGrad:
+      case OpKind::kCellGradInput:
+      case OpKind::kCellGradHidden:
+      case OpKind::kCellGradWeight:
         throw std::logic_error("the naive reference computes forward passes only, not " + node.name);
       case OpKind::kConcat: {
         // Per sample: each input's elements in turn (axis 0 is the outermost).

@@ -63,15 +63,38 @@ Plan training_plan(const std::shared_ptr<const Graph>& graph, const std::string&
 }
 
 TEST(TrainingPlan, EveryTrainableStrategyMakesAValidPlanOfEveryTrainableZooNetwork) {
-  for (const char* name : {"mlp-small", "cnn-small", "residual-small", "towers-small", "mlp", "cnn"}) {
+  for (const char* name : {"mlp-small", "cnn-small", "residual-small", "towers-small", "lstm-small", "gru-small", "mlp",
+                           "cnn"}) {
     const auto graph = training(name);
     for (const PipelineSchedule schedule : {PipelineSchedule::kGpipe, PipelineSchedule::kOneForwardOneBackward}) {
       for (const auto& [strategy, devices, microbatches] :
            std::vector<std::tuple<std::string, int, int>>{{"single", 1, 1}, {"horizontal", 2, 1}, {"pipeline", 2, 4},
                                                           {"pipeline", 3, 2}, {"data", 2, 1}, {"data", 3, 1}}) {
         SCOPED_TRACE(std::string(name) + " " + strategy + " " + std::string(to_string(schedule)));
-        const Plan plan = training_plan(graph, strategy, devices, microbatches, schedule);
+        const int rows = static_cast<int>(std::min<int64_t>(microbatches, graph->batch()));
+        const Plan plan = training_plan(graph, strategy, devices, rows, schedule);
         EXPECT_TRUE(plan_problems(plan).empty()) << plan_problems(plan).front();
+      }
+    }
+  }
+}
+
+TEST(TrainingPlan, TheSlicedStrategiesMakeValidPlansOfDenseNetworks) {
+  for (const char* name : {"mlp-small", "mlp"}) {
+    const auto graph = training(name);
+    for (const char* strategy : {"vertical", "tensor"}) {
+      for (int devices : {2, 3, 4}) {
+        SCOPED_TRACE(std::string(name) + " " + strategy + " N=" + std::to_string(devices));
+        const Plan plan = training_plan(graph, strategy, devices, 1, PipelineSchedule::kGpipe);
+        EXPECT_TRUE(plan_problems(plan).empty()) << plan_problems(plan).front();
+        // Each device updates the weight slices it holds, once.
+        int64_t updated = 0;
+        for (const PlanOp& op : plan.ops) {
+          if (op.role == OpRole::kUpdate) updated += plan.value(op.params).bytes;
+        }
+        int64_t held = 0;
+        for (const DeviceMemory& memory : plan.memory) held += memory.params;
+        EXPECT_EQ(updated, held);
       }
     }
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <span>
 #include <fmt/format.h>
 #include <optional>
 
@@ -12,7 +13,9 @@
 #include "exec/cpu/kernels/dense_backward.hpp"
 #include "exec/cpu/kernels/pooling.hpp"
 #include "exec/cpu/kernels/pooling_backward.hpp"
+#include "exec/cpu/kernels/cell_grad_products.hpp"
 #include "exec/cpu/kernels/recurrent_cell.hpp"
+#include "exec/cpu/kernels/recurrent_cell_backward.hpp"
 #include "exec/cpu/kernels/softmax.hpp"
 #include "ir/ops/concat_rules.hpp"
 #include "ir/params.hpp"
@@ -485,6 +488,102 @@ TaskFunction update_task(const Plan& plan, const PlanOp& op, ValueBuffers& buffe
   };
 }
 
+/// A cell step's backward, element-wise half: gate gradients and the second
+/// output (LSTM dc_{t-1}; GRU the direct part of dh_{t-1}).
+TaskFunction cell_grad_task(const OpBinding& b, std::shared_ptr<const WeightSlice> weights, float* scratch) {
+  const bool gru = b.node().kind == OpKind::kGruCellGrad;
+  CellGradArgs args;
+  args.rows = b.rows();
+  args.inputs = b.node().attrs.cell_inputs;
+  args.hidden = b.node().attrs.hidden;
+  const Rows x = b.required_input(0);
+  args.x = x.data;
+  args.x_stride = x.stride;
+  if (const auto h = b.input(1)) {
+    args.h_prev = h->data;
+    args.h_prev_stride = h->stride;
+  }
+  if (!gru) {
+    if (const auto c = b.input(2)) {
+      args.c_prev = c->data;
+      args.c_prev_stride = c->stride;
+    }
+    if (const auto dc = b.input(4)) {
+      args.dc = dc->data;
+      args.dc_stride = dc->stride;
+    }
+  }
+  const Rows dh = b.required_input(gru ? 2 : 3);
+  args.dh = dh.data;
+  args.dh_stride = dh.stride;
+  args.wx = weights->data(kInputWeight);
+  args.wh = weights->data(kRecurrentWeight);
+  args.bias = weights->data(kCellBias);
+  const ChannelBlock dgates = b.output(0);
+  const ChannelBlock second = b.output(1);
+  args.dgates = dgates.data;
+  args.dgates_stride = dgates.row_floats();
+  args.second = second.data;
+  args.second_stride = second.row_floats();
+  args.workspace = scratch;
+  if (gru) return [args, weights = std::move(weights)](TaskContext& context) { gru_cell_grad(context.parallel, args); };
+  return [args, weights = std::move(weights)](TaskContext& context) { lstm_cell_grad(context.parallel, args); };
+}
+
+/// The gate-gradient columns each product takes (recurrent_cell_backward.hpp).
+constexpr std::array<int, 4> kLstmColumns{0, 1, 2, 3};
+constexpr std::array<int, 3> kGruInputColumns{0, 1, 2};
+constexpr std::array<int, 3> kGruHiddenColumns{0, 1, 3};
+
+CellGradProductArgs cell_product_args(const OpBinding& b, int dgates_slot, float* scratch) {
+  const bool gru = b.node().attrs.gru;
+  CellGradProductArgs args;
+  args.rows = b.rows();
+  args.inputs = b.node().attrs.cell_inputs;
+  args.hidden = b.node().attrs.hidden;
+  args.x_columns = gru ? std::span<const int>(kGruInputColumns) : std::span<const int>(kLstmColumns);
+  args.h_columns = gru ? std::span<const int>(kGruHiddenColumns) : std::span<const int>(kLstmColumns);
+  const Rows dgates = b.required_input(dgates_slot);
+  args.dgates = dgates.data;
+  args.dgates_stride = dgates.stride;
+  args.workspace = scratch;
+  return args;
+}
+
+TaskFunction cell_grad_input_task(const OpBinding& b, std::shared_ptr<const WeightSlice> weights, float* scratch) {
+  const CellGradProductArgs args = cell_product_args(b, 0, scratch);
+  const ChannelBlock dx = b.output(0);
+  return [args, dx, weights = std::move(weights)](TaskContext& context) {
+    cell_grad_input(context.parallel, args, weights->data(kInputWeight), dx.data, dx.row_floats());
+  };
+}
+
+TaskFunction cell_grad_hidden_task(const OpBinding& b, std::shared_ptr<const WeightSlice> weights, float* scratch) {
+  const CellGradProductArgs args = cell_product_args(b, 0, scratch);
+  const std::optional<Rows> direct = b.node().attrs.gru ? b.input(1) : std::nullopt;
+  const float* direct_data = direct ? direct->data : nullptr;
+  const int64_t direct_stride = direct ? direct->stride : 0;
+  const ChannelBlock dh = b.output(0);
+  return [=, weights = std::move(weights)](TaskContext& context) {
+    cell_grad_hidden(context.parallel, args, weights->data(kRecurrentWeight), direct_data, direct_stride, dh.data,
+                     dh.row_floats());
+  };
+}
+
+TaskFunction cell_grad_weight_task(const OpBinding& b, float* scratch) {
+  const CellGradProductArgs args = cell_product_args(b, 2, scratch);
+  const Rows x = b.required_input(0);
+  const std::optional<Rows> h = b.input(1);
+  const float* h_data = h ? h->data : nullptr;
+  const int64_t h_stride = h ? h->stride : 0;
+  const bool bias = b.node().attrs.bias;
+  const float* previous = b.previous_gradient();
+  float* gradient = b.gradient_output();
+  return [=](TaskContext& context) {
+    cell_grad_weight(context.parallel, args, x.data, x.stride, h_data, h_stride, bias, previous, gradient);
+  };
+}
+
 /// One kernel per op kind: how to bind it, and the scratch it needs.
 struct CpuKernel {
   TaskFunction (*bind)(const PlanOp& op, const OpBinding& binding, WeightStore& weights, float* scratch) = nullptr;
@@ -543,7 +642,26 @@ TaskFunction bind_conv2d_grad_weight(const PlanOp&, const OpBinding& b, WeightSt
 }
 TaskFunction bind_pool_grad(const PlanOp& op, const OpBinding& b, WeightStore&, float*) { return pool_grad_task(op, b); }
 
+TaskFunction bind_cell_grad(const PlanOp&, const OpBinding& b, WeightStore& w, float* scratch) {
+  return cell_grad_task(b, weights_of(b, w), scratch);
+}
+TaskFunction bind_cell_grad_input(const PlanOp&, const OpBinding& b, WeightStore& w, float* scratch) {
+  return cell_grad_input_task(b, weights_of(b, w), scratch);
+}
+TaskFunction bind_cell_grad_hidden(const PlanOp&, const OpBinding& b, WeightStore& w, float* scratch) {
+  return cell_grad_hidden_task(b, weights_of(b, w), scratch);
+}
+TaskFunction bind_cell_grad_weight(const PlanOp&, const OpBinding& b, WeightStore&, float* scratch) {
+  return cell_grad_weight_task(b, scratch);
+}
+
 int64_t conv2d_scratch(const OpNode& node, const Slice&) { return conv2d_workspace_floats(conv2d_geometry(node)); }
+int64_t cell_grad_scratch(const OpNode& node, const Slice& slice) {
+  return cell_grad_workspace_floats(slice.batch.size(), node.attrs.hidden);
+}
+int64_t cell_product_scratch(const OpNode& node, const Slice& slice) {
+  return cell_grad_product_workspace_floats(slice.batch.size(), node.attrs.hidden, node.attrs.gru ? 3 : 4);
+}
 int64_t conv2d_grad_input_scratch(const OpNode& node, const Slice&) {
   return conv2d_backward_workspace_floats(grad_input_geometry(node));
 }
@@ -587,6 +705,11 @@ std::array<CpuKernel, kOpKindCount> make_kernel_table() {
   set(OpKind::kAvgPoolGrad, {bind_pool_grad});
   set(OpKind::kUnflatten, {bind_flatten});  // the same contiguous copy, its shapes swapped
   set(OpKind::kChannelSlice, {bind_flatten});  // a contiguous copy from its first input channel
+  set(OpKind::kLstmCellGrad, {bind_cell_grad, cell_grad_scratch});
+  set(OpKind::kGruCellGrad, {bind_cell_grad, cell_grad_scratch});
+  set(OpKind::kCellGradInput, {bind_cell_grad_input, cell_product_scratch});
+  set(OpKind::kCellGradHidden, {bind_cell_grad_hidden, cell_product_scratch});
+  set(OpKind::kCellGradWeight, {bind_cell_grad_weight, cell_product_scratch});
   return table;
 }
 

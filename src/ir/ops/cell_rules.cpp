@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "ir/ops/op_rules.hpp"
+#include "util/errors.hpp"
 
 namespace splitscope::cell_rules {
 
@@ -41,6 +42,30 @@ std::vector<ParamTensor> params(const OpNode& node, int64_t gates) {
   std::vector<ParamTensor> tensors{{"Wx", {input, gates * hidden}, scale}, {"Wh", {hidden, gates * hidden}, scale}};
   if (node.attrs.bias) tensors.push_back({"b", {gates * hidden}, scale});
   return tensors;
+}
+
+int64_t gradient_gates(const OpNode& node) { return node.attrs.gru ? 3 : 4; }
+
+std::vector<ParamTensor> gradient_params(const OpNode& node) {
+  const int64_t gates = gradient_gates(node);
+  const int64_t hidden = node.attrs.hidden;
+  const int64_t input = node.attrs.cell_inputs;
+  std::vector<ParamTensor> tensors{{"Wx", {input, gates * hidden}, 0.0f}, {"Wh", {hidden, gates * hidden}, 0.0f}};
+  if (node.attrs.bias) tensors.push_back({"b", {gates * hidden}, 0.0f});
+  return tensors;
+}
+
+Slice gradient_param_slice(const OpNode& node, const Slice& slice) {
+  return Slice{slice.batch, {0, node.attrs.hidden}, {0, node.attrs.cell_inputs}};
+}
+
+Slice gradient_from_forward(const OpNode& node, const Slice& forward) {
+  if (forward.out.size() != node.attrs.hidden) {
+    throw InputError("--train", "",
+                     "layer '" + node.layer_name + "' is split by hidden units, and the gradients of a slice of a "
+                     "cell are not built yet: train recurrent networks with single, data, horizontal or pipeline");
+  }
+  return full_slice(node, forward.batch);
 }
 
 }  // namespace splitscope::cell_rules

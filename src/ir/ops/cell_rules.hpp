@@ -24,4 +24,16 @@ std::string signature(const OpNode& node, const Slice& slice);
 /// Wx, Wh, b, uniform in ±1/sqrt(H) (as PyTorch and cuDNN examples initialise them).
 std::vector<ParamTensor> params(const OpNode& node, int64_t gates);
 
+// --- the cells' gradient ops (lstm_cell_grad, gru_cell_grad, cell_grad_*) ---
+
+/// Gates of the cell a gradient op differentiates: 3 for a GRU (attrs.gru), else 4.
+int64_t gradient_gates(const OpNode& node);
+/// The layer's weights, Wx [I, G·H], Wh [H, G·H], b [G·H] (I = attrs.cell_inputs).
+std::vector<ParamTensor> gradient_params(const OpNode& node);
+/// Its weight slice: the whole layer's (all H units, all I features).
+Slice gradient_param_slice(const OpNode& node, const Slice& slice);
+/// The whole slice beside a whole forward cell; InputError for a cell split
+/// by hidden units (its gradient ops are not sliced yet).
+Slice gradient_from_forward(const OpNode& node, const Slice& forward);
+
 }  // namespace splitscope::cell_rules

@@ -8,6 +8,7 @@
 #include "ir/ops/op_rules.hpp"
 #include "ir/slice.hpp"
 #include "util/check.hpp"
+#include "util/errors.hpp"
 
 namespace splitscope {
 namespace {
@@ -57,6 +58,17 @@ GemmDims gemm(const OpNode& node, const Slice& slice) {
                   slice.batch.size() * a.groups};
 }
 
+/// Whole layers only: a slice of the filters would leave a partial input
+/// gradient this kind cannot write yet.
+Slice from_forward(const OpNode& node, const Slice& forward) {
+  if (forward.out.size() != filters_of(node)) {
+    throw InputError("--train", "",
+                     "layer '" + node.layer_name + "' is split by filters, and the input gradient of a filter slice "
+                     "is not built yet: train convolutional networks with single, data, horizontal or pipeline");
+  }
+  return Slice{forward.batch, {0, node.output_shapes.at(0).at(0)}, {0, filters_of(node)}};
+}
+
 }  // namespace
 
 const OpDef& conv2d_grad_input_def() {
@@ -70,6 +82,7 @@ const OpDef& conv2d_grad_input_def() {
     d.cost = cost;
     d.input_channels = op_rules::all_channels;
     d.signature = signature;
+    d.from_forward = from_forward;
     d.gemm = gemm;
     d.params = params;
     d.param_slice = param_slice;

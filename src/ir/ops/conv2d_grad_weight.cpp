@@ -52,6 +52,8 @@ GemmDims gemm(const OpNode& node, const Slice& slice) {
                   slice.batch.size() * groups};
 }
 
+Slice from_forward(const OpNode&, const Slice& forward) { return forward; }
+
 }  // namespace
 
 const OpDef& conv2d_grad_weight_def() {
@@ -65,6 +67,7 @@ const OpDef& conv2d_grad_weight_def() {
     d.cost = cost;
     d.input_channels = input_channels;
     d.signature = signature;
+    d.from_forward = from_forward;
     d.gemm = gemm;
     return d;
   }();

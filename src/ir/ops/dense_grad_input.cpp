@@ -42,6 +42,11 @@ std::vector<ParamTensor> params(const OpNode& node) {
 
 Slice param_slice(const OpNode&, const Slice& slice) { return Slice{slice.batch, slice.reduce, slice.out}; }
 
+/// dX of the forward slice's units: a partial sum over them where the forward
+/// layer is split by units (a column split), its own input features where
+/// the forward slice is a row split.
+Slice from_forward(const OpNode&, const Slice& forward) { return Slice{forward.batch, forward.reduce, forward.out}; }
+
 }  // namespace
 
 const OpDef& dense_grad_input_def() {
@@ -56,6 +61,7 @@ const OpDef& dense_grad_input_def() {
     d.cost = cost;
     d.input_channels = input_channels;
     d.signature = signature;
+    d.from_forward = from_forward;
     d.params = params;
     d.param_slice = param_slice;
     return d;

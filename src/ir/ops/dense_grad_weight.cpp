@@ -16,7 +16,8 @@ SliceCost cost(const OpNode& node, const Slice& slice) {
   const int64_t rows = slice.batch.size();
   const int64_t k = slice.reduce.size();  // input features: rows of dW
   const int64_t n = slice.out.size();     // units: columns of dW
-  const int64_t bias = node.attrs.bias ? n : 0;
+  // The bias's gradient comes with the slice that starts the reduction (as its weights do).
+  const int64_t bias = node.attrs.bias && slice.reduce.begin == 0 ? n : 0;
   SliceCost c;
   c.flops = dense_flops(k, n, rows) + rows * bias;
   c.bytes_read = rows * (k + n) * kFloat;
@@ -34,6 +35,8 @@ GemmDims gemm(const OpNode&, const Slice& slice) {
   return GemmDims{slice.reduce.size(), slice.out.size(), slice.batch.size(), 1};
 }
 
+Slice from_forward(const OpNode&, const Slice& forward) { return forward; }
+
 }  // namespace
 
 const OpDef& dense_grad_weight_def() {
@@ -47,6 +50,7 @@ const OpDef& dense_grad_weight_def() {
     d.cost = cost;
     d.input_channels = input_channels;
     d.signature = signature;
+    d.from_forward = from_forward;
     d.gemm = gemm;
     return d;
   }();

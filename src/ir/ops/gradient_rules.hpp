@@ -28,4 +28,9 @@ inline constexpr int kOutputGradient = 1;
 void unary(GradientBuilder& builder, NodeId node, const Gradients& gradients, OpKind kind,
            const std::vector<int>& inputs);
 
+/// One step of a recurrent cell (LSTM, or GRU when `gru`): the step's gate
+/// gradients (its gates recomputed), then dx_t, dh_{t-1} (and dc_{t-1}) and
+/// the step's share of the layer's weight gradient.
+void cell(GradientBuilder& builder, NodeId node, const Gradients& gradients, bool gru);
+
 }  // namespace splitscope::gradient_rules

@@ -1,5 +1,6 @@
 // gru_cell: one (stacked layer, time step) of a GRU: gates r, z, n, with
 // n = tanh(x·Wx_n + b_n + r ⊙ (h·Wh_n)) (cuDNN's and PyTorch's form); output h_t.
+#include "ir/ops/gradient_rules.hpp"
 #include "ir/ops/cell_rules.hpp"
 
 namespace splitscope {
@@ -10,6 +11,12 @@ constexpr int64_t kGates = 3;
 SliceCost cost(const OpNode& node, const Slice& slice) { return cell_rules::cost(node, slice, kGates, false); }
 std::vector<ParamTensor> params(const OpNode& node) { return cell_rules::params(node, kGates); }
 
+}  // namespace
+
+namespace {
+void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
+  gradient_rules::cell(builder, node, gradients, true);
+}
 }  // namespace
 
 const OpDef& gru_cell_def() {
@@ -25,6 +32,7 @@ const OpDef& gru_cell_def() {
     d.input_channels = cell_rules::input_channels;
     d.signature = cell_rules::signature;
     d.params = params;
+    d.gradient = gradient;
     return d;
   }();
   return def;

@@ -1,4 +1,5 @@
 // lstm_cell: one (stacked layer, time step) of an LSTM: gates i, f, g, o; outputs h_t and c_t.
+#include "ir/ops/gradient_rules.hpp"
 #include "ir/ops/cell_rules.hpp"
 
 namespace splitscope {
@@ -9,6 +10,12 @@ constexpr int64_t kGates = 4;
 SliceCost cost(const OpNode& node, const Slice& slice) { return cell_rules::cost(node, slice, kGates, true); }
 std::vector<ParamTensor> params(const OpNode& node) { return cell_rules::params(node, kGates); }
 
+}  // namespace
+
+namespace {
+void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
+  gradient_rules::cell(builder, node, gradients, false);
+}
 }  // namespace
 
 const OpDef& lstm_cell_def() {
@@ -24,6 +31,7 @@ const OpDef& lstm_cell_def() {
     d.input_channels = cell_rules::input_channels;
     d.signature = cell_rules::signature;
     d.params = params;
+    d.gradient = gradient;
     return d;
   }();
   return def;

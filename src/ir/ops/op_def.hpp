@@ -98,6 +98,12 @@ struct OpDef {
   /// A stable key for "this slice's shape": slices with equal signatures do the
   /// same work, so a time measured for one prices them all.
   std::string (*signature)(const OpNode& node, const Slice& slice) = nullptr;
+  /// A backward kind that reads or differentiates weights: its slice that
+  /// goes with `forward`, a slice of the op it differentiates, so that a
+  /// partitioner placing it beside each forward slice reads and writes the
+  /// weights that slice holds (the inverse of param_slice). Throws
+  /// InputError where the kind cannot follow such a slice yet.
+  Slice (*from_forward)(const OpNode& node, const Slice& forward) = nullptr;
   /// A kMatrix kind's product; null: rows × out by reduce (a dense slice).
   GemmDims (*gemm)(const OpNode& node, const Slice& slice) = nullptr;
   /// Its weight tensors, in index order (params.hpp); null for unweighted kinds.

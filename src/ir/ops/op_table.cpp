@@ -32,6 +32,11 @@ const OpDef& maxpool_grad_def();
 const OpDef& avgpool_grad_def();
 const OpDef& unflatten_def();
 const OpDef& channel_slice_def();
+const OpDef& lstm_cell_grad_def();
+const OpDef& gru_cell_grad_def();
+const OpDef& cell_grad_input_def();
+const OpDef& cell_grad_hidden_def();
+const OpDef& cell_grad_weight_def();
 
 namespace {
 
@@ -43,7 +48,8 @@ Table make_table() {
                     &lstm_cell_def(), &gru_cell_def(), &stack_def(), &step_slice_def(), &add_def(),
                     &concat_def(),  &loss_def(),    &activation_grad_def(), &dense_grad_input_def(),
                     &dense_grad_weight_def(), &conv2d_grad_input_def(), &conv2d_grad_weight_def(),
-                    &maxpool_grad_def(), &avgpool_grad_def(), &unflatten_def(), &channel_slice_def()};
+                    &maxpool_grad_def(), &avgpool_grad_def(), &unflatten_def(), &channel_slice_def(), &lstm_cell_grad_def(),
+                    &gru_cell_grad_def(), &cell_grad_input_def(), &cell_grad_hidden_def(), &cell_grad_weight_def()};
   for (size_t i = 0; i < table.size(); ++i) {
     SPLITSCOPE_CHECK(static_cast<size_t>(table[i]->kind) == i, "the op table is out of OpKind order");
   }

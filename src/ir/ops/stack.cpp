@@ -1,5 +1,6 @@
 // stack: gathers the per-step outputs of a recurrent layer into one [T, H]
 // tensor (output channel t = input slot t). A copy: reads what it writes.
+#include "ir/ops/gradient_rules.hpp"
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
@@ -14,6 +15,21 @@ SliceCost cost(const OpNode& node, const Slice& slice) {
 
 }  // namespace
 
+namespace {
+/// Step t's output gets row t of the sequence's gradient (a step slice).
+void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
+  const OpNode& stack = builder.node(node);
+  for (size_t slot = 0; slot < stack.input_shapes.size(); ++slot) {
+    const TensorRef step = builder.input(node, static_cast<int>(slot));
+    if (!builder.wants(step)) continue;
+    const NodeId slice = builder.add(OpKind::kStepSlice, node, "grad" + std::to_string(slot), {*gradients.at(0)},
+                                     stack.input_shapes[slot], stack.attrs);
+    builder.set_step(slice, static_cast<int>(slot));
+    builder.contribute(step, TensorRef{slice, 0});
+  }
+}
+}  // namespace
+
 const OpDef& stack_def() {
   static const OpDef def = [] {
     OpDef d;
@@ -22,6 +38,7 @@ const OpDef& stack_def() {
     d.cost = cost;
     d.input_channels = op_rules::all_channels;
     d.signature = op_rules::elements_signature;
+    d.gradient = gradient;
     return d;
   }();
   return def;

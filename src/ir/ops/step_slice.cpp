@@ -1,5 +1,7 @@
 // step_slice: takes step t (OpNode::step) out of a [T, F] sequence, for a
 // recurrent layer that reads a whole tensor. A copy: reads what it writes.
+#include "ir/ops/gradient_rules.hpp"
+#include "util/errors.hpp"
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
@@ -14,6 +16,19 @@ SliceCost cost(const OpNode& node, const Slice& slice) {
 
 }  // namespace
 
+namespace {
+/// A sequence cut into steps for a recurrent layer: its gradient is needed
+/// only when the sequence is computed (not a network input).
+void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
+  (void)gradients;
+  const TensorRef sequence = builder.input(node, 0);
+  if (!builder.wants(sequence)) return;
+  throw InputError("--train", "",
+                   "layer '" + builder.node(node).layer_name + "' reads a computed sequence step by step; its "
+                   "gradient (a stack of the steps' gradients) is not built yet");
+}
+}  // namespace
+
 const OpDef& step_slice_def() {
   static const OpDef def = [] {
     OpDef d;
@@ -22,6 +37,7 @@ const OpDef& step_slice_def() {
     d.cost = cost;
     d.input_channels = op_rules::all_channels;
     d.signature = op_rules::elements_signature;
+    d.gradient = gradient;
     return d;
   }();
   return def;

@@ -1,0 +1,58 @@
+// cell_grad_input: dx_t = G·Wxᵀ, G the gate gradients the x-product takes
+// (LSTM all four; GRU dr, dz, dn), gate-major. Reads the layer's Wx.
+// FLOPs 2·rows·I·G·H.
+#include <fmt/format.h>
+
+#include "ir/ops/cell_rules.hpp"
+#include "ir/ops/op_rules.hpp"
+
+namespace splitscope {
+namespace {
+
+using op_rules::kFloat;
+
+SliceCost cost(const OpNode& node, const Slice& slice) {
+  const int64_t rows = slice.batch.size();
+  const int64_t columns = cell_rules::gradient_gates(node) * node.attrs.hidden;
+  const int64_t input = node.attrs.cell_inputs;
+  SliceCost c;
+  c.flops = 2 * rows * input * columns;
+  c.param_count = input * columns;
+  c.bytes_read = rows * element_count(node.input_shapes.at(0)) * kFloat + c.param_count * kFloat;
+  c.bytes_written = op_rules::output_bytes(node, slice);
+  return c;
+}
+
+std::string signature(const OpNode& node, const Slice& slice) {
+  return fmt::format("cell_grad_input:b{}:i{}:h{}:g{}", slice.batch.size(), node.attrs.cell_inputs,
+                     node.attrs.hidden, cell_rules::gradient_gates(node));
+}
+
+GemmDims gemm(const OpNode& node, const Slice& slice) {
+  return GemmDims{slice.batch.size(), node.attrs.cell_inputs, cell_rules::gradient_gates(node) * node.attrs.hidden,
+                  1};
+}
+
+}  // namespace
+
+const OpDef& cell_grad_input_def() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.kind = OpKind::kCellGradInput;
+    d.name = "cell_grad_input";
+    d.cost_class = CostClass::kMatrix;
+    d.weighted = true;
+    d.split.out = true;
+    d.cost = cost;
+    d.input_channels = op_rules::all_channels;
+    d.signature = signature;
+    d.gemm = gemm;
+    d.params = cell_rules::gradient_params;
+    d.param_slice = cell_rules::gradient_param_slice;
+    d.from_forward = cell_rules::gradient_from_forward;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace splitscope

@@ -1,0 +1,61 @@
+// cell_grad_weight: one step's dWx = xᵀ·Gx, dWh = h_{t-1}ᵀ·Gh, db = Σ Gx,
+// added to the sum of the steps (and micro-batches) before it. Reads x
+// (slot 0), h_{t-1} (slot 1, none at t = 0) and the gate gradients (slot 2);
+// writes the gradient of the layer's weights. FLOPs 2·rows·G·H·(I+H) + rows·G·H.
+#include <fmt/format.h>
+
+#include "ir/ops/cell_rules.hpp"
+#include "ir/ops/op_rules.hpp"
+
+namespace splitscope {
+namespace {
+
+using op_rules::kFloat;
+
+SliceCost cost(const OpNode& node, const Slice& slice) {
+  const int64_t rows = slice.batch.size();
+  const int64_t columns = cell_rules::gradient_gates(node) * node.attrs.hidden;
+  const int64_t input = node.attrs.cell_inputs;
+  const int64_t hidden = node.attrs.hidden;
+  const int64_t bias = node.attrs.bias ? columns : 0;
+  SliceCost c;
+  c.flops = 2 * rows * columns * (input + hidden) + rows * bias;
+  int64_t read = 0;
+  for (const Shape& shape : node.input_shapes) read += element_count(shape);
+  c.bytes_read = rows * read * kFloat;
+  c.bytes_written = (columns * (input + hidden) + bias) * kFloat;
+  return c;
+}
+
+std::string signature(const OpNode& node, const Slice& slice) {
+  return fmt::format("cell_grad_weight:b{}:i{}:h{}:g{}:t{}", slice.batch.size(), node.attrs.cell_inputs,
+                     node.attrs.hidden, cell_rules::gradient_gates(node), node.step > 0 ? 1 : 0);
+}
+
+GemmDims gemm(const OpNode& node, const Slice& slice) {
+  return GemmDims{node.attrs.cell_inputs + node.attrs.hidden, cell_rules::gradient_gates(node) * node.attrs.hidden,
+                  slice.batch.size(), 1};
+}
+
+}  // namespace
+
+const OpDef& cell_grad_weight_def() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.kind = OpKind::kCellGradWeight;
+    d.name = "cell_grad_weight";
+    d.cost_class = CostClass::kMatrix;
+    d.writes_gradient = true;
+    d.split.out = true;
+    d.cost = cost;
+    d.input_channels = op_rules::all_channels;
+    d.signature = signature;
+    d.gemm = gemm;
+    d.param_slice = cell_rules::gradient_param_slice;
+    d.from_forward = cell_rules::gradient_from_forward;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace splitscope
