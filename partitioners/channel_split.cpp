@@ -7,6 +7,7 @@
 
 #include "ir/ops/concat_rules.hpp"
 #include "util/check.hpp"
+#include "util/errors.hpp"
 
 namespace splitscope {
 
@@ -20,6 +21,27 @@ std::vector<Range> weighted_output_split(const Graph& graph, NodeId id, int devi
     if (groups >= devices) return split_aligned(outputs, devices, outputs / groups);
   }
   return split_evenly(outputs, devices);
+}
+
+bool backward_follows_split(const Graph& graph, int devices) {
+  if (!graph.is_training()) return true;
+  for (NodeId id = 0; id < graph.num_nodes(); ++id) {
+    const OpNode& node = graph.node(id);
+    const auto from_forward = op_def(node.kind).from_forward;
+    if (node.pass != Pass::kBackward || from_forward == nullptr) continue;
+    const auto forward = static_cast<NodeId>(node.forward);
+    if (!is_weighted(graph.node(forward).kind)) continue;
+    for (const Range& range : weighted_output_split(graph, forward, devices)) {
+      Slice slice = full_slice(graph.node(forward), {0, graph.batch()});
+      slice.out = range;
+      try {
+        (void)from_forward(node, slice);
+      } catch (const InputError&) {
+        return false;
+      }
+    }
+  }
+  return true;
 }
 
 std::pair<int, std::string> vertical_device_limit(const Graph& graph) {

@@ -20,6 +20,11 @@ using Cut = std::vector<std::pair<Range, int>>;
 /// The output ranges of a weighted op split over `devices`.
 std::vector<Range> weighted_output_split(const Graph& graph, NodeId node, int devices);
 
+/// Whether the backward ops of a training graph can follow a vertical split
+/// over `devices` (every from_forward accepts its forward op's slices); a
+/// forward graph always can.
+bool backward_follows_split(const Graph& graph, int devices);
+
 /// Most devices a vertical split can use on `graph`, and the layer that limits it.
 std::pair<int, std::string> vertical_device_limit(const Graph& graph);
 

@@ -54,7 +54,7 @@ class TensorPartitioner : public Partitioner {
   int max_devices(const Graph& graph) const override { return vertical_device_limit(graph).first; }
   /// Without a dense pair this is the vertical split under another name.
   bool applies(const Graph& graph, int devices) const override {
-    return devices <= max_devices(graph) && !dense_pairs(graph).empty();
+    return devices <= max_devices(graph) && !dense_pairs(graph).empty() && backward_follows_split(graph, devices);
   }
 
   Plan partition(std::shared_ptr<const Graph> graph, const PartitionOptions& options) const override {

@@ -18,6 +18,10 @@ class VerticalPartitioner : public Partitioner {
   }
   StrategyTraits traits() const override { return {.trains = true}; }
   int max_devices(const Graph& graph) const override { return vertical_device_limit(graph).first; }
+  /// In training, where every sliced layer's backward can follow its slices.
+  bool applies(const Graph& graph, int devices) const override {
+    return devices <= max_devices(graph) && backward_follows_split(graph, devices);
+  }
 
   Plan partition(std::shared_ptr<const Graph> graph, const PartitionOptions& options) const override {
     require_one_microbatch(options, "vertical");

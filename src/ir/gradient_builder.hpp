@@ -20,6 +20,8 @@ class GradientBuilder {
   explicit GradientBuilder(Graph& graph) : graph_(graph) {}
 
   const Graph& graph() const { return graph_; }
+  /// A node of the graph. The reference lasts until the next add(): adding
+  /// a node may move them all (copy what you need first).
   const OpNode& node(NodeId id) const { return graph_.node(id); }
   /// The tensor feeding input slot `slot` of `id` (which must have one).
   TensorRef input(NodeId id, int slot) const;

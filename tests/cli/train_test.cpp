@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "cli_test_support.hpp"
@@ -87,6 +89,37 @@ TEST(TrainCommand, ImpossibleTrainingOptionsAreExitTwoAndWriteNothing) {
     EXPECT_NE(result.err.find(c.words), std::string::npos) << c.args << ": " << result.err;
   }
   EXPECT_FALSE(std::filesystem::exists(dir + "/r.json"));
+}
+
+}  // namespace
+}  // namespace splitscope::testing
+
+namespace splitscope::testing {
+namespace {
+
+TEST(TrainCommand, CompareTrainJudgesEverySplitAgainstTheFasterOfSingleAndData) {
+  const std::string dir = fresh_temp_dir("train-compare");
+  const CommandResult result = run_splitscope("compare cnn --backend sim --machine h100-nvlink-8 --devices 4 --train "
+                                              "--steps 1 --report " + dir + "/c.json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto report = nlohmann::json::parse(read_text_file(dir + "/c.json"));
+  std::map<std::string, nlohmann::json> runs;
+  for (const auto& run : report["runs"]) runs[run["strategy"].get<std::string>()] = run;
+  // Training comparisons run data parallelism, and only what can train this network.
+  ASSERT_TRUE(runs.count("data")) << report.dump(2);
+  EXPECT_FALSE(runs.count("vertical")) << "cnn's convolutions cannot train split by filters yet";
+  const double single = runs["single"]["makespan_ms"]["median"].get<double>();
+  const double data = runs["data"]["makespan_ms"]["median"].get<double>();
+  EXPECT_EQ(runs["data"]["baseline_strategy"], "single");
+  const std::string bar = data < single ? "data" : "single";
+  const double bar_ms = std::min(data, single);
+  for (const char* split : {"horizontal", "pipeline"}) {
+    ASSERT_TRUE(runs.count(split)) << split;
+    EXPECT_EQ(runs[split]["baseline_strategy"], bar) << split;
+    EXPECT_NEAR(runs[split]["speedup"].get<double>(), bar_ms / runs[split]["makespan_ms"]["median"].get<double>(),
+                1e-9)
+        << split;
+  }
 }
 
 }  // namespace

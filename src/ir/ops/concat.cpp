@@ -34,7 +34,8 @@ std::string signature(const OpNode& node, const Slice& slice) {
 
 /// Each input's gradient: its own channels of the output's.
 void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
-  const OpNode& concat = builder.node(node);
+  // A copy: adding nodes moves the graph's nodes.
+  const OpNode concat = builder.node(node);
   for (size_t slot = 0; slot < concat.input_shapes.size(); ++slot) {
     const TensorRef input = builder.input(node, static_cast<int>(slot));
     if (!builder.wants(input)) continue;

@@ -6,7 +6,7 @@ namespace splitscope::gradient_rules {
 
 void weighted(GradientBuilder& builder, NodeId node, const Gradients& gradients, OpKind input_kind,
               OpKind weight_kind) {
-  const OpNode& forward = builder.node(node);
+  const OpNode forward = builder.node(node);  // a copy: adding nodes moves the graph's nodes
   SPLITSCOPE_CHECK(gradients.size() == 1 && gradients[0].has_value(), forward.name + ": one output gradient expected");
   TensorRef dz = *gradients[0];
   const Shape output = forward.output_shapes.at(0);
@@ -27,7 +27,7 @@ void weighted(GradientBuilder& builder, NodeId node, const Gradients& gradients,
 }
 
 void activation(GradientBuilder& builder, NodeId node, const Gradients& gradients, Activation activation) {
-  const OpNode& forward = builder.node(node);
+  const OpNode forward = builder.node(node);  // a copy: adding nodes moves the graph's nodes
   SPLITSCOPE_CHECK(gradients.size() == 1 && gradients[0].has_value(), forward.name + ": one output gradient expected");
   const TensorRef x = builder.input(node, 0);
   if (!builder.wants(x)) return;
@@ -41,7 +41,7 @@ void activation(GradientBuilder& builder, NodeId node, const Gradients& gradient
 
 void unary(GradientBuilder& builder, NodeId node, const Gradients& gradients, OpKind kind,
            const std::vector<int>& inputs) {
-  const OpNode& forward = builder.node(node);
+  const OpNode forward = builder.node(node);  // a copy: adding nodes moves the graph's nodes
   SPLITSCOPE_CHECK(gradients.size() == 1 && gradients[0].has_value(), forward.name + ": one output gradient expected");
   const TensorRef x = builder.input(node, 0);
   if (!builder.wants(x)) return;
@@ -53,7 +53,7 @@ void unary(GradientBuilder& builder, NodeId node, const Gradients& gradients, Op
 }
 
 void cell(GradientBuilder& builder, NodeId node, const Gradients& gradients, bool gru) {
-  const OpNode& forward = builder.node(node);
+  const OpNode forward = builder.node(node);  // a copy: adding nodes moves the graph's nodes
   SPLITSCOPE_CHECK(!gradients.empty() && gradients[0].has_value(),
                    forward.name + ": a cell whose state has a gradient but whose output has none");
   const Shape x_shape = forward.input_shapes.at(kCellInputSlot);

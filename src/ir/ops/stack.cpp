@@ -18,12 +18,14 @@ SliceCost cost(const OpNode& node, const Slice& slice) {
 namespace {
 /// Step t's output gets row t of the sequence's gradient (a step slice).
 void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
-  const OpNode& stack = builder.node(node);
-  for (size_t slot = 0; slot < stack.input_shapes.size(); ++slot) {
+  // Copies: adding nodes moves the graph's nodes.
+  const std::vector<Shape> steps = builder.node(node).input_shapes;
+  const OpAttrs attrs = builder.node(node).attrs;
+  for (size_t slot = 0; slot < steps.size(); ++slot) {
     const TensorRef step = builder.input(node, static_cast<int>(slot));
     if (!builder.wants(step)) continue;
     const NodeId slice = builder.add(OpKind::kStepSlice, node, "grad" + std::to_string(slot), {*gradients.at(0)},
-                                     stack.input_shapes[slot], stack.attrs);
+                                     steps[slot], attrs);
     builder.set_step(slice, static_cast<int>(slot));
     builder.contribute(step, TensorRef{slice, 0});
   }
