@@ -17,9 +17,13 @@ void add_training_options(CLI::App& command, TrainingOptions& options, bool step
       ->check(CLI::IsMember({"gpipe", "1f1b"}))
       ->capture_default_str()
       ->each([&options](const std::string&) { options.schedule_given = true; });
-  command.add_option("--lr", options.learning_rate, "SGD learning rate (with --train)")->capture_default_str();
-  command.add_option("--momentum", options.momentum, "SGD momentum, 0 for plain SGD (with --train)")
+  command.add_option("--optimizer", options.optimizer, "sgd (with --momentum) or adam (with --train)")
+      ->check(CLI::IsMember({"sgd", "adam"}))
       ->capture_default_str();
+  command.add_option("--lr", options.learning_rate, "learning rate (with --train)")->capture_default_str();
+  command.add_option("--momentum", options.momentum, "SGD momentum, 0 for plain SGD (with --train)")
+      ->capture_default_str()
+      ->each([&options](const std::string&) { options.momentum_given = true; });
   command.add_flag("--recompute", options.recompute,
                    "re-materialise activations in the backward pass (not built yet: refused)");
 }
@@ -42,9 +46,14 @@ std::shared_ptr<const Graph> graph_to_run(std::shared_ptr<const Graph> graph, co
   if (!(options.momentum >= 0 && options.momentum < 1)) {
     throw InputError("--momentum", "", "must be in [0, 1), got " + std::to_string(options.momentum));
   }
+  const bool adam = options.optimizer == "adam";
+  if (adam && options.momentum_given) {
+    throw InputError("--momentum", "", "applies to --optimizer sgd; Adam keeps its own moments (β1 0.9, β2 0.999)");
+  }
   Optimizer optimizer;
+  optimizer.kind = adam ? OptimizerKind::kAdam : OptimizerKind::kSgd;
   optimizer.learning_rate = options.learning_rate;
-  optimizer.momentum = options.momentum;
+  optimizer.momentum = adam ? 0.0 : options.momentum;
   return std::make_shared<const Graph>(training_graph(*graph, optimizer));
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// The options that make `run`, `compare` and `plan` train: `--train`, with
-/// `--steps`, `--schedule`, `--lr`, `--momentum` (docs/training.md). Each
+/// `--steps`, `--schedule`, `--optimizer`, `--lr`, `--momentum` (docs/training.md). Each
 /// command registers them and turns a forward network into its training
 /// graph here.
 
@@ -21,6 +21,8 @@ struct TrainingOptions {
   bool schedule_given = false;
   double learning_rate = 0.01;
   double momentum = 0.9;
+  bool momentum_given = false;
+  std::string optimizer = "sgd";
   bool recompute = false;
 };
 

@@ -43,6 +43,21 @@ TEST(TrainCommand, CpuTrainingRunReportsEveryStepsLossAndThePartsOfTheStep) {
   EXPECT_EQ(validated, 0) << "the training report does not match reports/schema";
 }
 
+TEST(TrainCommand, AdamTrainsTheDataParallelReplicas) {
+  const std::string dir = fresh_temp_dir("train-adam");
+  const CommandResult result = run_splitscope("run mlp-small --strategy data --devices 2 --train --steps 3 --optimizer "
+                                              "adam --lr 0.001 --check --report " + dir + "/r.json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto report = nlohmann::json::parse(read_text_file(dir + "/r.json"));
+  EXPECT_EQ(report["train"]["optimizer"]["name"], "adam");
+  ASSERT_EQ(report["train"]["losses"].size(), 3u);
+  EXPECT_LT(report["train"]["losses"][2].get<double>(), report["train"]["losses"][0].get<double>());
+  // Adam keeps two moments a weight.
+  for (const auto& device : report["per_device"]) {
+    EXPECT_EQ(device["optimizer_state_bytes"].get<int64_t>(), 2 * device["param_bytes"].get<int64_t>());
+  }
+}
+
 TEST(TrainCommand, SimulatedTrainingPredictsStepsWithoutLosses) {
   const std::string dir = fresh_temp_dir("train-sim");
   const CommandResult result = run_splitscope(
@@ -82,6 +97,8 @@ TEST(TrainCommand, ImpossibleTrainingOptionsAreExitTwoAndWriteNothing) {
       {"run mlp-small --strategy single --devices 1 --train --momentum 1", "--momentum"},
       {"run mlp-small --strategy single --devices 1 --train --steps 0", "--steps"},
       {"run mlp-small --strategy single --devices 1 --train --recompute", "not built yet"},
+      {"run mlp-small --strategy single --devices 1 --train --optimizer adam --momentum 0.5", "applies to --optimizer sgd"},
+      {"run mlp-small --strategy single --devices 1 --train --optimizer lamb", "--optimizer"},
   };
   for (const Case& c : cases) {
     const CommandResult result = run_splitscope(c.args + " --report " + dir + "/r.json");

@@ -20,106 +20,17 @@
 #include "exec/cpu/kernels/cell_grad_products.hpp"
 #include "exec/cpu/kernels/recurrent_cell.hpp"
 #include "exec/cpu/kernels/recurrent_cell_backward.hpp"
+#include "kernel_gradient_check.hpp"
 
 namespace splitscope {
 namespace {
 
-/// Marks the gaps between strided rows: a kernel must leave them alone.
-constexpr float kSentinel = 42.5f;
-/// Finite-difference step and tolerances (central differences in double:
-/// O(eps²) against float rounding in the kernels).
-constexpr double kEps = 1e-3;
-constexpr double kRelative = 1e-3;
-constexpr double kAbsolute = 1e-5;
+using namespace kernel_check;  // the shared helpers of the backward kernels' tests
 
 constexpr std::array<int, 4> kLstmColumns{0, 1, 2, 3};
 constexpr std::array<int, 3> kGruXColumns{0, 1, 2};
 constexpr std::array<int, 3> kGruHColumns{0, 1, 3};
 
-std::vector<float> random_vector(size_t n, unsigned seed, float low = -1.0f, float high = 1.0f) {
-  std::mt19937 generator(seed);
-  std::uniform_real_distribution<float> uniform(low, high);
-  std::vector<float> v(n);
-  for (float& x : v) x = uniform(generator);
-  return v;
-}
-
-std::vector<double> wide(const std::vector<float>& v) { return {v.begin(), v.end()}; }
-
-size_t at(int64_t i) { return static_cast<size_t>(i); }
-
-/// A ParallelFor that claims 4 threads, so that kernels split their work, and
-/// runs the chunks on the calling thread, last chunk first (a kernel that
-/// depended on chunk order would show it). Counts the chunks it ran and its runs.
-class ChunkedFor final : public ParallelFor {
- public:
-  int threads() const override { return 4; }
-  void run(int64_t count, int64_t grain, const ChunkFunction& chunk) override {
-    if (count <= 0) return;
-    const int64_t size = std::max<int64_t>({grain, (count + 3) / 4, 1});
-    std::vector<std::pair<int64_t, int64_t>> ranges;
-    for (int64_t begin = 0; begin < count; begin += size) ranges.emplace_back(begin, std::min(count, begin + size));
-    std::reverse(ranges.begin(), ranges.end());
-    for (auto [begin, end] : ranges) chunk(begin, end);
-    chunks += static_cast<int64_t>(ranges.size());
-    ++runs;
-  }
-  int64_t chunks = 0;
-  int64_t runs = 0;  ///< calls of run() with work
-};
-
-/// The ParallelFors every kernel runs under: serial, split serially, and a real pool.
-struct Parallels {
-  SerialFor serial;
-  ChunkedFor chunked;
-  IntraOpPool pool{3};
-  std::vector<std::pair<const char*, ParallelFor*>> all() {
-    return {{"serial", &serial}, {"chunked", &chunked}, {"pool of 3", &pool}};
-  }
-};
-
-/// `rows` rows of `width` from a compact matrix, `stride` apart, the gaps set to kSentinel.
-std::vector<float> to_strided(const std::vector<float>& compact, int64_t rows, int64_t width, int64_t stride) {
-  std::vector<float> out(at(rows * stride), kSentinel);
-  for (int64_t r = 0; r < rows; ++r) std::copy_n(compact.begin() + r * width, width, out.begin() + r * stride);
-  return out;
-}
-
-/// The compact matrix back, after checking that the gaps still hold kSentinel.
-std::vector<float> from_strided(const std::vector<float>& strided, int64_t rows, int64_t width, int64_t stride) {
-  std::vector<float> out(at(rows * width));
-  for (int64_t r = 0; r < rows; ++r) {
-    std::copy_n(strided.begin() + r * stride, width, out.begin() + r * width);
-    for (int64_t j = width; j < stride; ++j) {
-      EXPECT_EQ(strided[at(r * stride + j)], kSentinel) << "gap after row " << r << " written at " << j;
-    }
-  }
-  return out;
-}
-
-void expect_close(const std::vector<float>& actual, const std::vector<double>& expected, double relative,
-                  double absolute, const std::string& what) {
-  ASSERT_EQ(actual.size(), expected.size()) << what;
-  for (size_t i = 0; i < actual.size(); ++i) {
-    ASSERT_NEAR(actual[i], expected[i], absolute + relative * std::abs(expected[i])) << what << ", element " << i;
-  }
-}
-
-/// ∂loss/∂p at `point` by central differences, one parameter at a time.
-std::vector<double> numeric_gradient(const std::function<double(const std::vector<double>&)>& loss,
-                                     std::vector<double> point) {
-  std::vector<double> gradient(point.size());
-  for (size_t i = 0; i < point.size(); ++i) {
-    const double saved = point[i];
-    point[i] = saved + kEps;
-    const double up = loss(point);
-    point[i] = saved - kEps;
-    const double down = loss(point);
-    point[i] = saved;
-    gradient[i] = (up - down) / (2 * kEps);
-  }
-  return gradient;
-}
 
 double sig(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 

@@ -208,6 +208,61 @@ TEST(Training, EveryTrainingStrategyMatchesSingleStepForStep) {
   }
 }
 
+Optimizer adam(double lr) {
+  Optimizer optimizer;
+  optimizer.kind = OptimizerKind::kAdam;
+  optimizer.learning_rate = lr;
+  optimizer.momentum = 0;
+  return optimizer;
+}
+
+TEST(Training, AdamsFirstStepMovesEveryWeightByTheLearningRateAgainstItsGradientsSign) {
+  // After one step m̂ = g and v̂ = g², so w moves by lr·g/(|g| + ε): lr·sign(g)
+  // wherever |g| >> ε. The gradient is the one the finite-difference test checks.
+  const auto forward = graph_from_json(kDense);
+  const auto training = std::make_shared<const Graph>(training_graph(*forward, adam(0.01)));
+  const Plan plan = make_partitioner("single")->partition(training, {1, 1, nullptr});
+  ValueBuffers buffers(plan);
+  fill_network_inputs(plan, kSeed, buffers);
+  SerialFor serial;
+  WeightStore weights(*plan.graph, kSeed, serial);
+  PlanTasks tasks = build_plan_tasks(plan, buffers, weights);
+  TaskContext context{serial};
+  for (int t = 0; t < tasks.graph.size(); ++t) tasks.graph.task(t).work(context);
+  int checked = 0;
+  for (const PlanOp& op : plan.ops) {
+    if (op.role != OpRole::kUpdate) continue;
+    const Value& params = plan.value(op.params);
+    const ConstChannelBlock gradient = std::as_const(buffers).block(op.inputs.at(0));
+    const WeightSlice before = materialise_weights(*plan.graph, params.node, Slice{{0, 1}, params.channels, params.reduce},
+                                                   kSeed, serial);
+    const auto after = weights.get(params);
+    int64_t i = 0;
+    for (size_t t = 0; t < before.tensors.size(); ++t) {
+      for (size_t e = 0; e < before.tensors[t].size(); ++e, ++i) {
+        const float g = gradient.data[i];
+        if (std::abs(g) < 1e-4f) continue;  // where ε = 1e-8 is negligible
+        EXPECT_NEAR(after->tensors[t][e] - before.tensors[t][e], -0.01f * (g > 0 ? 1.0f : -1.0f), 1e-5f);
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 50);
+}
+
+TEST(Training, AdamTrainsEveryStrategyStepForStepWithSingle) {
+  for (const char* json : {kDense, kLstm}) {
+    const Trained single = train(json, "single", 1, 1, PipelineSchedule::kGpipe, 3, adam(0.01));
+    for (const char* strategy : {"data", "horizontal", "pipeline"}) {
+      expect_same_training(train(json, strategy, 2, std::string(strategy) == "pipeline" ? 3 : 1,
+                                 PipelineSchedule::kOneForwardOneBackward, 3, adam(0.01)),
+                           single, std::string("adam ") + strategy);
+    }
+  }
+  const Trained falling = train(kDense, "single", 1, 1, PipelineSchedule::kGpipe, 50, adam(0.01));
+  EXPECT_LT(falling.losses.back(), 0.5 * falling.losses.front());
+}
+
 TEST(Training, TheLossFallsOverFiftyStepsOfAFixedBatch) {
   const Trained run = train(kDense, "pipeline", 2, 2, PipelineSchedule::kOneForwardOneBackward, 50, momentum_sgd());
   ASSERT_EQ(run.losses.size(), 50u);

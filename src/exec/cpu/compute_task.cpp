@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <span>
 #include <fmt/format.h>
 #include <optional>
@@ -381,20 +382,7 @@ TaskFunction dense_grad_weight_task(const PlanOp& op, const OpBinding& b) {
 
 /// The forward layer's geometry, from a conv2d_grad_input node (whose shapes are the layer's, swapped).
 Conv2dGeometry grad_input_geometry(const OpNode& node) {
-  Conv2dGeometry g;
-  const Shape& x = node.output_shapes.at(0);
-  g.in_channels = x.at(0);
-  g.in_h = x.at(1);
-  g.in_w = x.at(2);
-  g.filters = node.input_shapes.at(0).at(0);
-  g.groups = node.attrs.groups;
-  g.kernel_h = node.attrs.kernel.h;
-  g.kernel_w = node.attrs.kernel.w;
-  g.stride_h = node.attrs.stride.h;
-  g.stride_w = node.attrs.stride.w;
-  g.pad_h = node.attrs.padding.h;
-  g.pad_w = node.attrs.padding.w;
-  return g;
+  return conv2d_geometry(node.attrs, node.output_shapes.at(0), node.input_shapes.at(0).at(0));
 }
 
 TaskFunction conv2d_grad_input_task(const OpBinding& b, std::shared_ptr<const WeightSlice> weights, float* scratch) {
@@ -457,28 +445,52 @@ TaskFunction pool_grad_task(const PlanOp& op, const OpBinding& b) {
   return [=](TaskContext&) { avg_pool_grad(args, dy.data, dy.stride, dx.data, dx.row_floats()); };
 }
 
-/// The optimizer step of one parameter value, in place: with momentum
-/// v = μv + g, w -= lr·v; without, w -= lr·g. The gradient lies flat, its
-/// tensors end to end in the WeightSlice's order.
+/// The optimizer step of one parameter value, in place (training_spec.hpp
+/// gives the equations). The gradient lies flat, its tensors end to end in
+/// the WeightSlice's order; so does the state.
 TaskFunction update_task(const Plan& plan, const PlanOp& op, ValueBuffers& buffers, WeightStore& store) {
   SPLITSCOPE_CHECK(plan.graph->is_training() && op.inputs.size() == 1, op_label(plan, op) + " is not an update");
   const Optimizer optimizer = plan.graph->training()->optimizer;
   const Value& params = plan.value(op.params);
   std::shared_ptr<WeightSlice> weights = store.get_mutable(params);
-  float* velocity = optimizer.momentum != 0.0 ? store.momentum(params).data() : nullptr;
+  const int per_weight = optimizer.state_per_param();
+  float* state = per_weight > 0 ? store.optimizer_state(params, per_weight).data() : nullptr;
+  int64_t* updates = &store.updates(params);
   const ConstChannelBlock gradient = std::as_const(buffers).block(op.inputs[0]);
-  SPLITSCOPE_CHECK(gradient.floats() * static_cast<int64_t>(sizeof(float)) == weights->bytes(),
+  const int64_t count = gradient.floats();
+  SPLITSCOPE_CHECK(count * static_cast<int64_t>(sizeof(float)) == weights->bytes(),
                    op_label(plan, op) + ": its gradient and weights differ in size");
-  const auto lr = static_cast<float>(optimizer.learning_rate);
-  const auto mu = static_cast<float>(optimizer.momentum);
   return [=](TaskContext&) {
     const float* g = gradient.data;
-    float* v = velocity;
+    const auto lr = static_cast<float>(optimizer.learning_rate);
+    *updates += 1;
+    if (optimizer.adam()) {
+      // Bias corrections in double: β^t underflows float's precision early on.
+      const auto t = static_cast<double>(*updates);
+      const auto correct1 = static_cast<float>(1.0 / (1.0 - std::pow(Optimizer::kBeta1, t)));
+      const auto correct2 = static_cast<float>(1.0 / (1.0 - std::pow(Optimizer::kBeta2, t)));
+      const auto beta1 = static_cast<float>(Optimizer::kBeta1);
+      const auto beta2 = static_cast<float>(Optimizer::kBeta2);
+      const auto epsilon = static_cast<float>(Optimizer::kEpsilon);
+      float* m = state;
+      float* v = state + count;
+      for (std::vector<float>& tensor : weights->tensors) {
+        for (float& w : tensor) {
+          *m = beta1 * *m + (1.0f - beta1) * *g;
+          *v = beta2 * *v + (1.0f - beta2) * *g * *g;
+          w -= lr * (*m * correct1) / (std::sqrt(*v * correct2) + epsilon);
+          ++m, ++v, ++g;
+        }
+      }
+      return;
+    }
+    const auto mu = static_cast<float>(optimizer.momentum);
+    float* velocity = state;
     for (std::vector<float>& tensor : weights->tensors) {
       for (float& w : tensor) {
-        if (v != nullptr) {
-          *v = mu * *v + *g;
-          w -= lr * *v++;
+        if (velocity != nullptr) {
+          *velocity = mu * *velocity + *g;
+          w -= lr * *velocity++;
         } else {
           w -= lr * *g;
         }

@@ -96,12 +96,12 @@ std::shared_ptr<WeightSlice> WeightStore::get_mutable(const Value& params) {
   return weights;
 }
 
-std::vector<float>& WeightStore::momentum(const Value& params) {
-  auto found = momentum_.find(params.id);
-  if (found != momentum_.end()) return found->second;
+std::vector<float>& WeightStore::optimizer_state(const Value& params, int per_weight) {
+  auto found = state_.find(params.id);
+  if (found != state_.end()) return found->second;
   const auto weights = get(params);
-  return momentum_.emplace(params.id, std::vector<float>(static_cast<size_t>(weights->bytes()) / sizeof(float), 0.0f))
-      .first->second;
+  const size_t floats = static_cast<size_t>(weights->bytes()) / sizeof(float) * static_cast<size_t>(per_weight);
+  return state_.emplace(params.id, std::vector<float>(floats, 0.0f)).first->second;
 }
 
 int64_t WeightStore::bytes() const {

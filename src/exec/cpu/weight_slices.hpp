@@ -55,9 +55,12 @@ class WeightStore {
   /// The same weights, to update in place (training: the optimizer's update
   /// op, which runs after every reader of them on its device).
   std::shared_ptr<WeightSlice> get_mutable(const Value& params);
-  /// The optimizer's state of `params` (a momentum buffer as long as its
-  /// tensors end to end), zeros at first; kept between runs.
-  std::vector<float>& momentum(const Value& params);
+  /// The optimizer's state of `params`: `per_weight` floats a weight (SGD's
+  /// momentum; Adam's two moments, one buffer after the other), zeros at
+  /// first; kept between runs.
+  std::vector<float>& optimizer_state(const Value& params, int per_weight);
+  /// Updates applied to `params` so far (Adam's bias correction counts them).
+  int64_t& updates(const Value& params) { return updates_[params.id]; }
   /// Bytes of every slice held.
   int64_t bytes() const;
 
@@ -66,7 +69,8 @@ class WeightStore {
   uint64_t seed_;
   ParallelFor& parallel_;
   std::map<int, std::shared_ptr<WeightSlice>> slices_;  ///< by parameter value id
-  std::map<int, std::vector<float>> momentum_;          ///< by parameter value id
+  std::map<int, std::vector<float>> state_;             ///< by parameter value id
+  std::map<int, int64_t> updates_;                      ///< by parameter value id
 };
 
 }  // namespace splitscope

@@ -68,4 +68,53 @@ Slice gradient_from_forward(const OpNode& node, const Slice& forward) {
   return full_slice(node, forward.batch);
 }
 
+namespace {
+
+// A step's gradient: recomputes the step's gates (one product, as the forward
+// step), reads x, h, c and their gradients, writes the gate gradients [H, 4]
+// and one [H] tensor. FLOPs: the recomputed product, 2·G·H·(I+H)·rows.
+SliceCost step_gradient_cost(const OpNode& node, const Slice& slice) {
+  const int64_t rows = slice.batch.size();
+  const int64_t gates = gradient_gates(node);
+  const int64_t input = node.attrs.cell_inputs;
+  const int64_t hidden = node.attrs.hidden;
+  SliceCost c;
+  c.flops = 2 * gates * hidden * (input + hidden) * rows;
+  c.param_count = gates * hidden * (input + hidden) + (node.attrs.bias ? gates * hidden : 0);
+  int64_t read = 0;
+  for (const Shape& shape : node.input_shapes) read += element_count(shape);
+  c.bytes_read = rows * read * kFloat + c.param_count * kFloat;
+  c.bytes_written = rows * hidden * (4 + 1) * kFloat;
+  return c;
+}
+
+std::string step_gradient_signature(const OpNode& node, const Slice& slice) {
+  return fmt::format("{}:b{}:i{}:h{}:t{}", to_string(node.kind), slice.batch.size(), node.attrs.cell_inputs,
+                     node.attrs.hidden, node.step > 0 ? 1 : 0);
+}
+
+GemmDims step_gradient_gemm(const OpNode& node, const Slice& slice) {
+  return GemmDims{slice.batch.size(), gradient_gates(node) * node.attrs.hidden, node.attrs.cell_inputs + node.attrs.hidden,
+                  1};
+}
+
+}  // namespace
+
+OpDef step_gradient_def(OpKind kind, std::string_view name) {
+  OpDef d;
+  d.kind = kind;
+  d.name = name;
+  d.cost_class = CostClass::kMatrix;
+  d.weighted = true;
+  d.split.out = true;  // by its weights' rule; no partitioner slices it yet
+  d.cost = step_gradient_cost;
+  d.input_channels = op_rules::all_channels;
+  d.signature = step_gradient_signature;
+  d.gemm = step_gradient_gemm;
+  d.params = gradient_params;
+  d.param_slice = gradient_param_slice;
+  d.from_forward = gradient_from_forward;
+  return d;
+}
+
 }  // namespace splitscope::cell_rules

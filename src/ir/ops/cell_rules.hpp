@@ -35,5 +35,8 @@ Slice gradient_param_slice(const OpNode& node, const Slice& slice);
 /// The whole slice beside a whole forward cell; InputError for a cell split
 /// by hidden units (its gradient ops are not sliced yet).
 Slice gradient_from_forward(const OpNode& node, const Slice& forward);
+/// The definition of a step's gradient kind (lstm_cell_grad, gru_cell_grad):
+/// they differ in name and equations only, not in what they cost or read.
+OpDef step_gradient_def(OpKind kind, std::string_view name);
 
 }  // namespace splitscope::cell_rules

@@ -7,21 +7,24 @@
 
 namespace splitscope {
 
-Conv2dGeometry conv2d_geometry(const OpNode& conv) {
-  const Shape& in = conv.input_shapes.at(0);
+Conv2dGeometry conv2d_geometry(const OpAttrs& attrs, const Shape& input, int64_t filters) {
   Conv2dGeometry g;
-  g.in_channels = in.at(0);
-  g.in_h = in.at(1);
-  g.in_w = in.at(2);
-  g.filters = conv.output_shapes.at(0).at(0);
-  g.groups = conv.attrs.groups;
-  g.kernel_h = conv.attrs.kernel.h;
-  g.kernel_w = conv.attrs.kernel.w;
-  g.stride_h = conv.attrs.stride.h;
-  g.stride_w = conv.attrs.stride.w;
-  g.pad_h = conv.attrs.padding.h;
-  g.pad_w = conv.attrs.padding.w;
+  g.in_channels = input.at(0);
+  g.in_h = input.at(1);
+  g.in_w = input.at(2);
+  g.filters = filters;
+  g.groups = attrs.groups;
+  g.kernel_h = attrs.kernel.h;
+  g.kernel_w = attrs.kernel.w;
+  g.stride_h = attrs.stride.h;
+  g.stride_w = attrs.stride.w;
+  g.pad_h = attrs.padding.h;
+  g.pad_w = attrs.padding.w;
   return g;
+}
+
+Conv2dGeometry conv2d_geometry(const OpNode& conv) {
+  return conv2d_geometry(conv.attrs, conv.input_shapes.at(0), conv.output_shapes.at(0).at(0));
 }
 
 int64_t conv2d_workspace_floats(const Conv2dGeometry& geometry) {

@@ -35,6 +35,11 @@ struct Conv2dGeometry {
 
 /// The geometry of a conv2d layer.
 Conv2dGeometry conv2d_geometry(const OpNode& conv);
+/// The geometry of the convolution of an [C, H, W] `input` into `filters`
+/// channels with `attrs`' kernel, stride, padding and groups: a conv2d
+/// node's, or that of one of its gradient ops (whose shapes are the layer's,
+/// in another order).
+Conv2dGeometry conv2d_geometry(const OpAttrs& attrs, const Shape& input, int64_t filters);
 
 /// Floats of scratch conv2d() needs: one group's im2col matrix for one sample.
 int64_t conv2d_workspace_floats(const Conv2dGeometry& geometry);
