@@ -445,6 +445,9 @@ TaskFunction pool_grad_task(const PlanOp& op, const OpBinding& b) {
   return [=](TaskContext&) { avg_pool_grad(args, dy.data, dy.stride, dx.data, dx.row_floats()); };
 }
 
+/// Weights a thread updates at least (below that, a split costs more than it saves).
+constexpr int64_t kUpdateGrain = 1 << 15;
+
 /// The optimizer step of one parameter value, in place (training_spec.hpp
 /// gives the equations). The gradient lies flat, its tensors end to end in
 /// the WeightSlice's order; so does the state.
@@ -460,42 +463,41 @@ TaskFunction update_task(const Plan& plan, const PlanOp& op, ValueBuffers& buffe
   const int64_t count = gradient.floats();
   SPLITSCOPE_CHECK(count * static_cast<int64_t>(sizeof(float)) == weights->bytes(),
                    op_label(plan, op) + ": its gradient and weights differ in size");
-  return [=](TaskContext&) {
-    const float* g = gradient.data;
+  // Element-wise over every weight, split across the op's threads: the
+  // update streams weights, gradient and state, so it is bound by memory
+  // bandwidth, which one thread does not fill.
+  return [=](TaskContext& context) {
     const auto lr = static_cast<float>(optimizer.learning_rate);
     *updates += 1;
-    if (optimizer.adam()) {
-      // Bias corrections in double: β^t underflows float's precision early on.
-      const auto t = static_cast<double>(*updates);
-      const auto correct1 = static_cast<float>(1.0 / (1.0 - std::pow(Optimizer::kBeta1, t)));
-      const auto correct2 = static_cast<float>(1.0 / (1.0 - std::pow(Optimizer::kBeta2, t)));
-      const auto beta1 = static_cast<float>(Optimizer::kBeta1);
-      const auto beta2 = static_cast<float>(Optimizer::kBeta2);
-      const auto epsilon = static_cast<float>(Optimizer::kEpsilon);
-      float* m = state;
-      float* v = state + count;
-      for (std::vector<float>& tensor : weights->tensors) {
-        for (float& w : tensor) {
-          *m = beta1 * *m + (1.0f - beta1) * *g;
-          *v = beta2 * *v + (1.0f - beta2) * *g * *g;
-          w -= lr * (*m * correct1) / (std::sqrt(*v * correct2) + epsilon);
-          ++m, ++v, ++g;
-        }
-      }
-      return;
-    }
+    const auto t = static_cast<double>(*updates);
+    // Bias corrections in double: β^t loses float's precision early on.
+    const auto correct1 = static_cast<float>(1.0 / (1.0 - std::pow(Optimizer::kBeta1, t)));
+    const auto correct2 = static_cast<float>(1.0 / (1.0 - std::pow(Optimizer::kBeta2, t)));
+    const auto beta1 = static_cast<float>(Optimizer::kBeta1);
+    const auto beta2 = static_cast<float>(Optimizer::kBeta2);
+    const auto epsilon = static_cast<float>(Optimizer::kEpsilon);
     const auto mu = static_cast<float>(optimizer.momentum);
-    float* velocity = state;
+    int64_t offset = 0;  // of the tensor in the flat gradient and state
     for (std::vector<float>& tensor : weights->tensors) {
-      for (float& w : tensor) {
-        if (velocity != nullptr) {
-          *velocity = mu * *velocity + *g;
-          w -= lr * *velocity++;
-        } else {
-          w -= lr * *g;
+      float* w = tensor.data();
+      const float* g = gradient.data + offset;
+      float* first = state != nullptr ? state + offset : nullptr;
+      float* second = optimizer.adam() ? state + count + offset : nullptr;
+      context.parallel.run(static_cast<int64_t>(tensor.size()), kUpdateGrain, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          if (second != nullptr) {
+            first[i] = beta1 * first[i] + (1.0f - beta1) * g[i];
+            second[i] = beta2 * second[i] + (1.0f - beta2) * g[i] * g[i];
+            w[i] -= lr * (first[i] * correct1) / (std::sqrt(second[i] * correct2) + epsilon);
+          } else if (first != nullptr) {
+            first[i] = mu * first[i] + g[i];
+            w[i] -= lr * first[i];
+          } else {
+            w[i] -= lr * g[i];
+          }
         }
-        ++g;
-      }
+      });
+      offset += static_cast<int64_t>(tensor.size());
     }
   };
 }
