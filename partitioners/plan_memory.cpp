@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 
 namespace splitscope {
 namespace {
@@ -30,6 +31,18 @@ void add_training_state(const Plan& plan, std::vector<DeviceMemory>& memory) {
   }
 }
 
+/// The order the ops run in: op order where every schedule follows it (it is
+/// then the walk's own order, found without a walk: partitioners build plans
+/// of a million ops), else the walk that obeys the schedules.
+std::vector<int> run_order(const Plan& plan) {
+  const bool in_op_order = std::all_of(plan.schedule.begin(), plan.schedule.end(),
+                                       [](const std::vector<int>& ops) { return std::is_sorted(ops.begin(), ops.end()); });
+  if (!in_op_order) return walk_plan(plan).order;
+  std::vector<int> order(plan.ops.size());
+  std::iota(order.begin(), order.end(), 0);
+  return order;
+}
+
 }  // namespace
 
 std::vector<DeviceMemory> compute_memory(const Plan& plan) {
@@ -39,7 +52,7 @@ std::vector<DeviceMemory> compute_memory(const Plan& plan) {
   // Values live and die in the order the ops run: the walk that obeys each
   // device's schedule (a 1F1B schedule frees a micro-batch's activations
   // before the next one's forward; op order would not).
-  const std::vector<int> order = walk_plan(plan).order;
+  const std::vector<int> order = run_order(plan);
 
   constexpr int kForever = std::numeric_limits<int>::max();
   std::vector<int> last_use(plan.values.size(), -1);

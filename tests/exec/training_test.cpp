@@ -86,20 +86,30 @@ double reference_loss(const Graph& forward, const Graph& training, const WeightN
   return total / static_cast<double>(batch);
 }
 
-/// Runs every task of a single-device training plan once, in order, and
-/// returns each weight set's gradient (flat, its tensors end to end) by param_key.
-std::map<int, std::vector<float>> cpu_gradients(const Plan& plan) {
-  ValueBuffers buffers(plan);
-  fill_network_inputs(plan, kSeed, buffers);
+/// One step of a single-device training plan, its tasks run once in order
+/// on this thread, keeping the buffers and weights to look into.
+struct SerialStep {
+  explicit SerialStep(const Plan& plan) : buffers(plan), weights(*plan.graph, kSeed, serial) {
+    fill_network_inputs(plan, kSeed, buffers);
+    PlanTasks tasks = build_plan_tasks(plan, buffers, weights);
+    TaskContext context{serial};
+    for (int t = 0; t < tasks.graph.size(); ++t) tasks.graph.task(t).work(context);
+  }
+  /// The summed gradient an update op applied.
+  ConstChannelBlock gradient(const PlanOp& update) const { return buffers.block(update.inputs.at(0)); }
+
   SerialFor serial;
-  WeightStore weights(*plan.graph, kSeed, serial);
-  PlanTasks tasks = build_plan_tasks(plan, buffers, weights);
+  ValueBuffers buffers;
+  WeightStore weights;
+};
+
+/// Each weight set's gradient (flat, its tensors end to end) by param_key.
+std::map<int, std::vector<float>> cpu_gradients(const Plan& plan) {
+  const SerialStep step(plan);
   std::map<int, std::vector<float>> gradients;
-  TaskContext context{serial};
-  for (int t = 0; t < tasks.graph.size(); ++t) tasks.graph.task(t).work(context);
   for (const PlanOp& op : plan.ops) {
     if (op.role != OpRole::kUpdate) continue;
-    const ConstChannelBlock block = std::as_const(buffers).block(op.inputs.at(0));
+    const ConstChannelBlock block = step.gradient(op);
     gradients[plan.graph->node(op.node).param_key].assign(block.data, block.data + block.floats());
   }
   return gradients;
@@ -222,21 +232,15 @@ TEST(Training, AdamsFirstStepMovesEveryWeightByTheLearningRateAgainstItsGradient
   const auto forward = graph_from_json(kDense);
   const auto training = std::make_shared<const Graph>(training_graph(*forward, adam(0.01)));
   const Plan plan = make_partitioner("single")->partition(training, {1, 1, nullptr});
-  ValueBuffers buffers(plan);
-  fill_network_inputs(plan, kSeed, buffers);
-  SerialFor serial;
-  WeightStore weights(*plan.graph, kSeed, serial);
-  PlanTasks tasks = build_plan_tasks(plan, buffers, weights);
-  TaskContext context{serial};
-  for (int t = 0; t < tasks.graph.size(); ++t) tasks.graph.task(t).work(context);
+  SerialStep step(plan);
   int checked = 0;
   for (const PlanOp& op : plan.ops) {
     if (op.role != OpRole::kUpdate) continue;
     const Value& params = plan.value(op.params);
-    const ConstChannelBlock gradient = std::as_const(buffers).block(op.inputs.at(0));
+    const ConstChannelBlock gradient = step.gradient(op);
     const WeightSlice before = materialise_weights(*plan.graph, params.node, Slice{{0, 1}, params.channels, params.reduce},
-                                                   kSeed, serial);
-    const auto after = weights.get(params);
+                                                   kSeed, step.serial);
+    const auto after = step.weights.get(params);
     int64_t i = 0;
     for (size_t t = 0; t < before.tensors.size(); ++t) {
       for (size_t e = 0; e < before.tensors[t].size(); ++e, ++i) {
