@@ -2,7 +2,7 @@
 // on a plan of over a million ops, the lstm net (8 stacked layers of 1024)
 // unrolled over 8448 steps and pipelined over 8 devices with 8 micro-batches:
 // 8 · 8448 · 8 cells + 7 · 8448 · 8 transfers + the head = 1,013,776 ops.
-// Target: >= 5 M ops/s.
+// Target (issue 14): >= 20 M ops/s; and >= 1,000 plans/s for BM_EvaluatePlan.
 //
 //   build/bench/bench_sim --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //
@@ -15,6 +15,7 @@
 // returned Timeline (80 MB of spans) is left out of the timing.
 
 #include <benchmark/benchmark.h>
+#include <fmt/format.h>
 
 #include <memory>
 #include <string>
@@ -75,6 +76,59 @@ void BM_SimulateBehindOneBus(benchmark::State& state) {
   run(state, machine);
 }
 BENCHMARK(BM_SimulateBehindOneBus)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// What an automatic search pays per candidate (issue 14: >= 1,000 a second):
+// a 100-layer network (dense 1024 + relu, batch 64) partitioned over 8
+// devices and simulated, Timeline included (BM_EvaluatePlan), and the
+// simulation of the same plan alone (BM_SimulatePlan). The strategy is the
+// benchmark's argument; pipeline runs 8 micro-batches.
+Graph hundred_layers() {
+  std::string layers;
+  for (int i = 0; i < 100; ++i) {
+    layers += fmt::format(R"({}{{"type": "dense", "units": 1024, "activation": "relu", "name": "d{}"}})",
+                          i == 0 ? "" : ", ", i);
+  }
+  const std::string network =
+      R"({"name": "hundred", "batch": 64, "input": [1024], "layers": [)" + layers + "]}";
+  return lower(parse_model_text(network, "hundred.json"));
+}
+
+void BM_EvaluatePlan(benchmark::State& state, const std::string& strategy) {
+  const auto graph = std::make_shared<const Graph>(hundred_layers());
+  const Simulator simulator(load_machine("h100-nvlink-8"));
+  PartitionOptions options;
+  options.devices = kDevices;
+  options.microbatches = strategy == "pipeline" ? kMicrobatches : 1;
+  size_t ops = 0;
+  for (auto _ : state) {
+    const Plan plan = make_partitioner(strategy)->partition(graph, options);
+    const Timeline timeline = simulator.simulate(plan);
+    ops = plan.ops.size();
+    benchmark::DoNotOptimize(timeline.spans.data());
+  }
+  state.counters["plan_ops"] = static_cast<double>(ops);
+  state.counters["plans/s"] = benchmark::Counter(1, benchmark::Counter::kIsIterationInvariantRate);
+}
+void BM_SimulatePlan(benchmark::State& state, const std::string& strategy) {
+  const auto graph = std::make_shared<const Graph>(hundred_layers());
+  const Simulator simulator(load_machine("h100-nvlink-8"));
+  PartitionOptions options;
+  options.devices = kDevices;
+  options.microbatches = strategy == "pipeline" ? kMicrobatches : 1;
+  const Plan plan = make_partitioner(strategy)->partition(graph, options);
+  for (auto _ : state) {
+    const Timeline timeline = simulator.simulate(plan);
+    benchmark::DoNotOptimize(timeline.spans.data());
+  }
+  state.counters["plan_ops"] = static_cast<double>(plan.ops.size());
+  state.counters["plans/s"] = benchmark::Counter(1, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+BENCHMARK_CAPTURE(BM_EvaluatePlan, pipeline, std::string("pipeline"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_EvaluatePlan, horizontal, std::string("horizontal"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_EvaluatePlan, tensor, std::string("tensor"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_SimulatePlan, pipeline, std::string("pipeline"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_SimulatePlan, tensor, std::string("tensor"))->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace splitscope

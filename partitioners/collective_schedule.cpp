@@ -127,6 +127,11 @@ CollectiveSchedule direct_concat(const Plan& plan, const PlanOp& op) {
 
 }  // namespace
 
+void NextSends::push_back(int send) {
+  SPLITSCOPE_CHECK(count_ < static_cast<int>(sends_.size()), "a send enables at most two others");
+  sends_[static_cast<size_t>(count_++)] = send;
+}
+
 CollectiveAlgorithm default_algorithm(CollectiveKind kind) {
   return kind == CollectiveKind::kConcat ? CollectiveAlgorithm::kDirect : CollectiveAlgorithm::kRing;
 }

@@ -31,6 +31,7 @@
 /// collective only once its input is computed). A delivery (one output
 /// value) is complete when every send into it, and its local copy, is done.
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -38,6 +39,22 @@
 #include "partitioners/plan.hpp"
 
 namespace splitscope {
+
+/// The sends that wait for one send: at most two (in a ring, the
+/// receiver's next send, which forwards what it brought, and the sender's
+/// own next send; none in a direct concat). Fixed room, because a plan
+/// evaluated many times a second builds thousands of these.
+class NextSends {
+ public:
+  void push_back(int send);
+  const int* begin() const { return sends_.data(); }
+  const int* end() const { return sends_.data() + count_; }
+  size_t size() const { return static_cast<size_t>(count_); }
+
+ private:
+  std::array<int, 2> sends_{};
+  int count_ = 0;
+};
 
 struct CollectiveSend {
   int from = 0;          ///< participant slot sending (index into op.participants and op.inputs)
@@ -58,7 +75,7 @@ struct CollectiveSend {
   int waits_for = 0;
   int needs_input = -1;           ///< the sender's input slot whose value must exist; -1 for none
   int needs_receiver_input = -1;  ///< the receiver's input slot (reducing sends); -1 for none
-  std::vector<int> then;          ///< sends that wait for this one
+  NextSends then;                 ///< sends that wait for this one
 };
 
 /// One output value of the collective: where it is, and what it waits for.

@@ -15,6 +15,11 @@ bool is_scheduled(const PlanOp& op) {
   return op.role == OpRole::kCompute || op.role == OpRole::kEpilogue || op.role == OpRole::kUpdate;
 }
 
+// States of an op in schedule_predecessors (devices are >= 0).
+constexpr int kNotScheduled = -1;
+constexpr int kSeen = -2;
+constexpr int kOnNoDevice = -3;  ///< a compute op whose device is negative: no schedule may list it
+
 }  // namespace
 
 Span unstarted_span(const SpanSlot& slot) {
@@ -51,21 +56,22 @@ std::vector<SpanSlot> op_spans(const Plan& plan, const PlanOp& op) {
 }
 
 std::vector<int> schedule_predecessors(const Plan& plan) {
-  SPLITSCOPE_CHECK(plan.schedule.size() <= static_cast<size_t>(plan.devices),
-                   fmt::format("the plan has {} schedules for {} devices", plan.schedule.size(), plan.devices));
   // One sequential pass over the ops (a million-op plan does not fit in the
-  // caches; the simulator runs this on every plan), then the schedules
-  // against a compact copy of what they need.
-  constexpr int kNotScheduled = -1;
-  constexpr int kSeen = -2;
-  std::vector<int> device_of(plan.ops.size());
-  size_t expected = 0;
+  // caches), then the schedules against a compact copy of what they need.
+  std::vector<int> scheduled_device(plan.ops.size());
   for (size_t id = 0; id < plan.ops.size(); ++id) {
     const PlanOp& op = plan.ops[id];
-    const bool scheduled = is_scheduled(op);
-    device_of[id] = scheduled ? std::max(op.device, 0) : kNotScheduled;
-    expected += scheduled ? 1 : 0;
+    scheduled_device[id] = !is_scheduled(op) ? kNotScheduled : op.device >= 0 ? op.device : kOnNoDevice;
   }
+  return schedule_predecessors(plan, std::move(scheduled_device));
+}
+
+std::vector<int> schedule_predecessors(const Plan& plan, std::vector<int> scheduled_device) {
+  SPLITSCOPE_CHECK(plan.schedule.size() <= static_cast<size_t>(plan.devices),
+                   fmt::format("the plan has {} schedules for {} devices", plan.schedule.size(), plan.devices));
+  SPLITSCOPE_CHECK(scheduled_device.size() == plan.ops.size(), "one device per op");
+  size_t expected = 0;
+  for (int device : scheduled_device) expected += device != kNotScheduled ? 1 : 0;
   std::vector<int> previous(plan.ops.size(), -1);
   size_t seen = 0;
   for (size_t device = 0; device < plan.schedule.size(); ++device) {
@@ -73,10 +79,10 @@ std::vector<int> schedule_predecessors(const Plan& plan) {
     for (int id : plan.schedule[device]) {
       SPLITSCOPE_CHECK(id >= 0 && static_cast<size_t>(id) < plan.ops.size(),
                        fmt::format("the schedule of device {} lists op {}, which the plan lacks", device, id));
-      int& state = device_of[static_cast<size_t>(id)];
+      int& state = scheduled_device[static_cast<size_t>(id)];
       SPLITSCOPE_CHECK(state != kSeen, fmt::format("op {} ({}) appears twice in the schedules", id,
                                                    op_label(plan, plan.op(id))));
-      SPLITSCOPE_CHECK(state == static_cast<int>(device) && plan.op(id).device == static_cast<int>(device),
+      SPLITSCOPE_CHECK(state == static_cast<int>(device),
                        fmt::format("the schedule of device {} lists op {} ({}), which is not a compute op there",
                                    device, id, op_label(plan, plan.op(id))));
       state = kSeen;
@@ -87,7 +93,8 @@ std::vector<int> schedule_predecessors(const Plan& plan) {
   }
   if (seen == expected) return previous;
   for (const PlanOp& op : plan.ops) {
-    SPLITSCOPE_CHECK(device_of[static_cast<size_t>(op.id)] < 0,
+    const int state = scheduled_device[static_cast<size_t>(op.id)];
+    SPLITSCOPE_CHECK(state == kNotScheduled || state == kSeen,
                      fmt::format("compute op {} ({}) is in no schedule", op.id, op_label(plan, op)));
   }
   return previous;

@@ -56,6 +56,10 @@ struct PlanWalk {
 /// predecessor in its schedule (PlanWalk::schedule_previous). Throws
 /// std::logic_error naming the op otherwise (a bug in the plan).
 std::vector<int> schedule_predecessors(const Plan& plan);
+/// The same, given by op its device if it is a compute, epilogue or update
+/// op and -1 otherwise (what a caller that has read the ops already knows;
+/// the check then reads no PlanOp but the ones it names in an error).
+std::vector<int> schedule_predecessors(const Plan& plan, std::vector<int> scheduled_device);
 
 /// The walk of `plan`; throws std::logic_error where a schedule runs an op
 /// before the data it needs can exist (the schedules and the data flow form

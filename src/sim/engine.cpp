@@ -8,6 +8,7 @@
 
 #include "partitioners/collective_schedule.hpp"
 #include "partitioners/plan_walk.hpp"
+#include "sim/collective_schedule_cache.hpp"
 #include "sim/event_queue.hpp"
 #include "sim/flow_network.hpp"
 #include "util/check.hpp"
@@ -42,7 +43,7 @@ struct Send {
 /// A collective's progress.
 struct CollectiveRun {
   int op = -1;
-  CollectiveSchedule schedule;
+  const CollectiveSchedule* schedule = nullptr;  ///< shared by the collectives of one shape
   std::vector<int> send_waits;
   std::vector<int> delivery_waits;
   std::vector<double> delivery_start;  ///< seconds; the first send into or out of that device
@@ -89,7 +90,7 @@ constexpr int kNetworkInput = -2;
 class Engine {
  public:
   Engine(const Plan& plan, const Topology& topology, const OpCostModel& costs)
-      : plan_(plan), topology_(topology), costs_(costs), flows_(link_capacities(topology)) {}
+      : plan_(plan), topology_(topology), pricing_(costs, plan), flows_(link_capacities(topology)) {}
 
   Timeline run() {
     prepare();
@@ -129,11 +130,11 @@ class Engine {
     const size_t values = plan_.values.size();
     next_in_schedule_.assign(static_cast<size_t>(plan_.devices), 0);
     busy_.assign(static_cast<size_t>(plan_.devices), false);
-    node_kinds_.resize(plan_.graph->num_nodes());
-    for (NodeId node = 0; node < node_kinds_.size(); ++node) node_kinds_[node] = plan_.graph->node(node).kind;
     read_values(ops, values);
-    read_ops(ops, values);
-    check_schedule();
+    std::vector<int> scheduled_device(ops, -1);
+    read_ops(ops, values, scheduled_device);
+    // Every compute op is in its device's schedule exactly once (plan_walk.hpp's rule).
+    schedule_predecessors(plan_, std::move(scheduled_device));
   }
 
   /// Each op's outputs, from Value::producer in one sequential pass (the
@@ -154,8 +155,9 @@ class Engine {
     }
   }
 
-  /// One pass over the ops: checks, packed state, spans, durations, reader lists.
-  void read_ops(size_t ops, size_t values) {
+  /// One pass over the ops: checks, packed state, spans, durations, reader
+  /// lists, and each scheduled op's device (for the schedule check).
+  void read_ops(size_t ops, size_t values, std::vector<int>& scheduled_device) {
     state_.resize(ops);
     // Capacity never touched costs nothing: room for the collectives' extra
     // spans, so that a million spans are never copied.
@@ -176,8 +178,9 @@ class Engine {
           SPLITSCOPE_CHECK(on_device(op.device), fmt::format("op {} is on device {}, outside the plan's {}",
                                                              id, op.device, plan_.devices));
           state.device = static_cast<uint16_t>(op.device);
+          scheduled_device[id] = op.device;
           // end_us holds the duration (seconds) until the op starts.
-          add_span(single_span(op), costs_.op_seconds(plan_, op, node_kinds_.at(op.node)));
+          add_span(single_span(op), pricing_.seconds(op));
           break;
         case OpRole::kTransfer:
           SPLITSCOPE_CHECK(on_device(op.device) && on_device(op.src_device) && op.inputs.size() == 1 &&
@@ -194,7 +197,7 @@ class Engine {
           }
           state.collective = static_cast<int>(collectives_.size());
           collectives_.push_back(start_collective(op));
-          for (const CollectiveDelivery& delivery : collectives_.back().schedule.deliveries) {
+          for (const CollectiveDelivery& delivery : collectives_.back().schedule->deliveries) {
             add_span(delivery_span(op, delivery), 0);
           }
           break;
@@ -217,7 +220,7 @@ class Engine {
     timeline_.spans.emplace_back(unstarted_span(slot)).end_us = end_us;
   }
 
-  CollectiveRun start_collective(const PlanOp& op) const {
+  CollectiveRun start_collective(const PlanOp& op) {
     // value_ready() finds a collective's slot by value: its inputs must differ.
     std::vector<int> inputs = op.inputs;
     std::sort(inputs.begin(), inputs.end());
@@ -225,18 +228,15 @@ class Engine {
                      fmt::format("collective op {} reads one value twice", op.id));
     CollectiveRun run;
     run.op = op.id;
-    run.schedule = collective_schedule(plan_, op);
-    run.send_waits.reserve(run.schedule.sends.size());
-    for (const CollectiveSend& send : run.schedule.sends) run.send_waits.push_back(send.waits_for);
-    for (const CollectiveDelivery& delivery : run.schedule.deliveries) {
+    run.schedule = &schedules_.of(plan_, op);
+    run.send_waits.reserve(run.schedule->sends.size());
+    for (const CollectiveSend& send : run.schedule->sends) run.send_waits.push_back(send.waits_for);
+    for (const CollectiveDelivery& delivery : run.schedule->deliveries) {
       run.delivery_waits.push_back(delivery.waits_for);
     }
-    run.delivery_start.assign(run.schedule.deliveries.size(), kNever);
+    run.delivery_start.assign(run.schedule->deliveries.size(), kNever);
     return run;
   }
-
-  /// Every compute op is in its device's schedule exactly once (plan_walk.hpp's rule).
-  void check_schedule() { schedule_predecessors(plan_); }
 
   /// Time 0: whatever reads only network inputs starts.
   void start() {
@@ -390,17 +390,17 @@ class Engine {
 
   void collective_input_ready(int op, int slot) {
     CollectiveRun& run = run_of(op);
-    for (int send : run.schedule.sends_needing_input[static_cast<size_t>(slot)]) {
+    for (int send : run.schedule->sends_needing_input[static_cast<size_t>(slot)]) {
       if (--run.send_waits[static_cast<size_t>(send)] == 0) start_collective_send(op, send);
     }
-    for (int delivery : run.schedule.deliveries_needing_input[static_cast<size_t>(slot)]) {
+    for (int delivery : run.schedule->deliveries_needing_input[static_cast<size_t>(slot)]) {
       if (--run.delivery_waits[static_cast<size_t>(delivery)] == 0) deliver(op, delivery);
     }
   }
 
   void start_collective_send(int op, int index) {
     CollectiveRun& run = run_of(op);
-    const CollectiveSend& send = run.schedule.sends[static_cast<size_t>(index)];
+    const CollectiveSend& send = run.schedule->sends[static_cast<size_t>(index)];
     for (int delivery : {send.delivers_to, send.touches_from}) {
       if (delivery < 0) continue;
       double& first = run.delivery_start[static_cast<size_t>(delivery)];
@@ -411,7 +411,7 @@ class Engine {
 
   void collective_send_done(int op, int index) {
     CollectiveRun& run = run_of(op);
-    const CollectiveSend& send = run.schedule.sends[static_cast<size_t>(index)];
+    const CollectiveSend& send = run.schedule->sends[static_cast<size_t>(index)];
     for (int next : send.then) {
       if (--run.send_waits[static_cast<size_t>(next)] == 0) start_collective_send(op, next);
     }
@@ -424,11 +424,12 @@ class Engine {
     Span& span = span_of(op, index);
     span.start_us = std::min(run.delivery_start[i], now_) * kMicro;
     span.end_us = now_ * kMicro;
-    if (++run.delivered == run.schedule.deliveries.size()) {
+    if (++run.delivered == run.schedule->deliveries.size()) {
       state_[static_cast<size_t>(op)].flags |= kDone;
       ++finished_;
     }
-    value_ready(run.schedule.deliveries[i].value);
+    // Delivery i writes output i (a shared schedule's values are another op's).
+    value_ready(plan_.ops[static_cast<size_t>(op)].outputs[i]);
   }
 
   // --- the end ------------------------------------------------------------
@@ -445,7 +446,7 @@ class Engine {
 
   const Plan& plan_;
   const Topology& topology_;
-  const OpCostModel& costs_;
+  OpCostModel::PlanPricing pricing_;
   FlowNetwork flows_;
   EventQueue<Payload> queue_;
   double now_ = 0;
@@ -453,7 +454,7 @@ class Engine {
   Timeline timeline_;  ///< the spans, written as the ops run
 
   std::vector<OpState> state_;
-  std::vector<OpKind> node_kinds_;  ///< by graph node: its kind, for pricing
+  CollectiveScheduleCache schedules_;
   std::vector<CollectiveRun> collectives_;
   std::vector<ValueLinks> links_;  ///< by value
   std::vector<Reader> readers_;

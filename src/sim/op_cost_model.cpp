@@ -71,12 +71,6 @@ struct ShapeKeyHash {
 
 }  // namespace
 
-struct OpCostModel::PlanTimes {
-  const Plan* plan = nullptr;
-  std::vector<double> seconds;        ///< by index in plan.ops
-  std::vector<uint8_t> calibrated;    ///< by index in plan.ops
-};
-
 OpCostModel::OpCostModel(const Machine& machine)
     : flops_per_second_(machine.device.matrix_flops_per_second()),
       bytes_per_second_(machine.device.memory_bytes_per_second()),
@@ -166,20 +160,6 @@ double OpCostModel::op_seconds(const Plan& plan, const PlanOp& op, bool* calibra
 }
 
 double OpCostModel::op_seconds(const Plan& plan, const PlanOp& op, OpKind node_kind, bool* calibrated) const {
-  if (plan_times_ != nullptr && plan_times_->plan == &plan) {
-    const std::less<const PlanOp*> before;
-    const PlanOp* first = plan.ops.data();
-    if (!before(&op, first) && before(&op, first + plan.ops.size())) {
-      const auto index = static_cast<size_t>(&op - first);
-      if (calibrated != nullptr) *calibrated = plan_times_->calibrated[index] != 0;
-      return plan_times_->seconds[index];
-    }
-  }
-  return uncached_op_seconds(plan, op, node_kind, calibrated);
-}
-
-double OpCostModel::uncached_op_seconds(const Plan& plan, const PlanOp& op, OpKind node_kind,
-                                        bool* calibrated) const {
   if (calibrated != nullptr) *calibrated = false;
   const int64_t bytes = op.bytes_read + op.bytes_written;
   // An optimizer update streams its weights, gradients and state, like an activation.
@@ -207,28 +187,50 @@ double OpCostModel::slice_seconds(const Graph& graph, NodeId node, const Slice& 
   return modelled(&op_node, op_node.kind, slice, cost.flops, cost.bytes_read + cost.bytes_written);
 }
 
-OpCostModel OpCostModel::for_plan(const Plan& plan) const {
-  auto times = std::make_shared<PlanTimes>();
-  times->plan = &plan;
-  times->seconds.assign(plan.ops.size(), 0.0);
-  times->calibrated.assign(plan.ops.size(), 0);
+/// The last slice priced of each node (a pipeline's micro-batches and a
+/// layer's steps repeat it), and the times of the shape rules' shapes.
+struct OpCostModel::PlanPricing::Memo {
+  struct Last {
+    int64_t rows = -1;
+    Range out;
+    Range reduce;
+    int64_t flops = 0;
+    int64_t bytes = 0;
+    OpRole role = OpRole::kCompute;
+    bool calibrated = false;
+    double seconds = 0;
+  };
+  std::vector<Last> by_node;
   std::unordered_map<ShapeKey, double, ShapeKeyHash> by_shape;
-  for (size_t i = 0; i < plan.ops.size(); ++i) {
-    const PlanOp& op = plan.ops[i];
-    if (op.role != OpRole::kCompute && op.role != OpRole::kEpilogue && op.role != OpRole::kUpdate) continue;
-    const OpNode& node = plan.graph->node(op.node);
-    const Rule rule = op.role == OpRole::kCompute ? rules_[static_cast<size_t>(node.kind)] : epilogue_rule_;
-    const bool shaped = rule == Rule::kGemm || rule == Rule::kConv || rule == Rule::kCell;
-    if (!shaped || !calibrated_->empty()) {
-      bool calibrated = false;
-      times->seconds[i] = uncached_op_seconds(plan, op, node.kind, &calibrated);
-      times->calibrated[i] = calibrated ? 1 : 0;
-      continue;
-    }
-    const int64_t bytes = op.bytes_read + op.bytes_written;
+};
+
+OpCostModel::PlanPricing::PlanPricing(const OpCostModel& model, const Plan& plan)
+    : model_(model), plan_(plan), memo_(std::make_unique<Memo>()) {
+  memo_->by_node.resize(plan.graph->num_nodes());
+}
+
+OpCostModel::PlanPricing::~PlanPricing() = default;
+
+double OpCostModel::PlanPricing::seconds(const PlanOp& op, bool* calibrated) {
+  const Slice& s = op.slice;
+  const int64_t bytes = op.bytes_read + op.bytes_written;
+  Memo::Last& last = memo_->by_node.at(op.node);
+  if (last.rows == s.batch.size() && last.out == s.out && last.reduce == s.reduce && last.flops == op.flops &&
+      last.bytes == bytes && last.role == op.role) {
+    if (calibrated != nullptr) *calibrated = last.calibrated;
+    return last.seconds;
+  }
+  const OpNode& node = plan_.graph->node(op.node);
+  const Rule rule = op.role == OpRole::kCompute ? model_.rules_[static_cast<size_t>(node.kind)]
+                                                : model_.epilogue_rule_;
+  const bool shaped = rule == Rule::kGemm || rule == Rule::kConv || rule == Rule::kCell;
+  double time = 0;
+  bool from_table = false;
+  if (!shaped || op.role != OpRole::kCompute || model_.has_calibration()) {
+    time = model_.op_seconds(plan_, op, node.kind, &from_table);
+  } else {
     ShapeKey key;
     key.rule = static_cast<int>(rule);
-    const Slice& s = op.slice;
     switch (rule) {
       case Rule::kGemm: key.values = {s.batch.size(), s.out.size(), s.reduce.size(), bytes, op.flops == 0 ? 0 : 1,
                                       static_cast<int64_t>(node.kind)};
@@ -242,13 +244,13 @@ OpCostModel OpCostModel::for_plan(const Plan& plan) const {
                       c.lstm ? 1 : 0, bytes == 0 && op.flops == 0 ? 0 : 1};
       }
     }
-    const auto [it, inserted] = by_shape.try_emplace(key, 0.0);
-    if (inserted) it->second = rule_seconds(rule, node, s, op.flops, bytes);
-    times->seconds[i] = it->second;
+    const auto [it, inserted] = memo_->by_shape.try_emplace(key, 0.0);
+    if (inserted) it->second = model_.rule_seconds(rule, node, s, op.flops, bytes);
+    time = it->second;
   }
-  OpCostModel priced = *this;
-  priced.plan_times_ = std::move(times);
-  return priced;
+  last = Memo::Last{s.batch.size(), s.out, s.reduce, op.flops, bytes, op.role, from_table, time};
+  if (calibrated != nullptr) *calibrated = from_table;
+  return time;
 }
 
 }  // namespace splitscope

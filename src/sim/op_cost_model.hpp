@@ -72,14 +72,10 @@ class OpCostModel {
   /// The datasheet facts the rules use.
   const DeviceFacts& facts() const { return facts_; }
 
-  /// This model with every compute and epilogue op of `plan` priced ahead,
-  /// ops of one shape once: op_seconds() on `plan` (the same object) is then
-  /// a look-up. The simulator prices a plan this way; the model is unchanged.
-  OpCostModel for_plan(const Plan& plan) const;
+  class PlanPricing;
 
  private:
   enum class Rule { kRoofline, kGemm, kConv, kCell, kStreaming };
-  struct PlanTimes;
 
   double roofline(int64_t flops, int64_t bytes, double efficiency) const;
   /// The uncalibrated time of `slice` of `node` (kind `kind`), doing `flops` and moving `bytes`.
@@ -87,7 +83,6 @@ class OpCostModel {
   double rule_seconds(Rule rule, const OpNode& node, const Slice& slice, int64_t flops, int64_t bytes) const;
   double streaming_seconds(int64_t flops, int64_t bytes) const;
   double epilogue_seconds(int64_t flops, int64_t bytes) const;
-  double uncached_op_seconds(const Plan& plan, const PlanOp& op, OpKind node_kind, bool* calibrated) const;
 
   double flops_per_second_;
   double bytes_per_second_;
@@ -99,7 +94,29 @@ class OpCostModel {
   double epilogue_efficiency_;
   Rule epilogue_rule_;
   std::shared_ptr<const std::unordered_map<std::string, double>> calibrated_;
-  std::shared_ptr<const PlanTimes> plan_times_;
+};
+
+/// Every compute, epilogue and update op of one plan priced as the
+/// simulator asks, op by op, each (node, slice shape) once and each shape of
+/// a shape rule once: a million-op plan repeats a few shapes (a layer's
+/// cells, a pipeline's micro-batches), and reading an op's graph node is a
+/// cache miss in a graph that does not fit in the caches. Holds references
+/// to the model and the plan.
+class OpCostModel::PlanPricing {
+ public:
+  PlanPricing(const OpCostModel& model, const Plan& plan);
+  ~PlanPricing();
+  PlanPricing(const PlanPricing&) = delete;
+  PlanPricing& operator=(const PlanPricing&) = delete;
+
+  /// What model.op_seconds(plan, op, calibrated) gives.
+  double seconds(const PlanOp& op, bool* calibrated = nullptr);
+
+ private:
+  struct Memo;
+  const OpCostModel& model_;
+  const Plan& plan_;
+  std::unique_ptr<Memo> memo_;
 };
 
 }  // namespace splitscope

@@ -92,13 +92,11 @@ void Simulator::check_devices(const Plan& plan) const {
 
 Timeline Simulator::simulate(const Plan& plan) const {
   check_devices(plan);
-  // Every op priced once ahead (ops of one shape together), so that the
-  // engine's pricing is a look-up.
   if (machine_.pooled && plan.devices < machine_.devices) {
     const OpCostModel pooled_costs(machine_for_plan(machine_, plan.devices));
-    return simulate_plan(plan, topology_, pooled_costs.for_plan(plan));
+    return simulate_plan(plan, topology_, pooled_costs);
   }
-  return simulate_plan(plan, topology_, costs_.for_plan(plan));
+  return simulate_plan(plan, topology_, costs_);
 }
 
 RunInfo Simulator::info(const Plan& plan) const {
@@ -122,10 +120,11 @@ RunInfo Simulator::info(const Plan& plan) const {
   if (costs_.has_calibration()) {
     int64_t calibrated = 0;
     int64_t priced = 0;
+    OpCostModel::PlanPricing pricing(costs_, plan);
     for (const PlanOp& op : plan.ops) {
       if (op.role != OpRole::kCompute) continue;
       bool from_table = false;
-      costs_.op_seconds(plan, op, &from_table);
+      pricing.seconds(op, &from_table);
       calibrated += from_table ? 1 : 0;
       priced += 1;
     }

@@ -141,7 +141,7 @@ TEST(DatasheetRules, ConvolutionsAndCellsReachTheirRules) {
                    estimate_cell_step(model.facts(), cell).seconds);  // 91.21 µs (rnn_step_cost_test)
 }
 
-TEST(DatasheetRules, PricingAWholePlanAheadGivesTheSameTimes) {
+TEST(DatasheetRules, PricingAWholePlanOpByOpGivesTheSameTimes) {
   for (const char* name : {"lstm-small", "cnn-small", "mlp-small", "residual-small"}) {
     auto graph = std::make_shared<const Graph>(lower(load_model_file(resolve_zoo_file(ZooShelf::kNetworks, name))));
     for (const char* strategy : {"single", "vertical", "pipeline"}) {
@@ -150,10 +150,10 @@ TEST(DatasheetRules, PricingAWholePlanAheadGivesTheSameTimes) {
       options.microbatches = std::string(strategy) == "pipeline" ? 2 : 1;
       const Plan plan = make_partitioner(strategy)->partition(graph, options);
       const OpCostModel model(load_machine("p100-pcie-8"));
-      const OpCostModel ahead = model.for_plan(plan);
+      OpCostModel::PlanPricing pricing(model, plan);
       for (const PlanOp& op : plan.ops) {
         if (op.role != OpRole::kCompute && op.role != OpRole::kEpilogue) continue;
-        EXPECT_DOUBLE_EQ(ahead.op_seconds(plan, op), model.op_seconds(plan, op))
+        EXPECT_DOUBLE_EQ(pricing.seconds(op), model.op_seconds(plan, op))
             << name << " " << strategy << " op " << op.id;
       }
     }

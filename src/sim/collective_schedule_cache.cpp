@@ -1,0 +1,34 @@
+#include "sim/collective_schedule_cache.hpp"
+
+#include <functional>
+
+namespace splitscope {
+
+size_t CollectiveScheduleCache::ShapeHash::operator()(const Shape& shape) const {
+  size_t hash = shape.numbers.size();
+  for (int64_t number : shape.numbers) hash = hash * 1'000'003u ^ std::hash<int64_t>{}(number);
+  return hash;
+}
+
+const CollectiveSchedule& CollectiveScheduleCache::of(const Plan& plan, const PlanOp& op) {
+  Shape shape;
+  shape.numbers.reserve(5 + 2 * op.participants.size());
+  shape.numbers.push_back(static_cast<int64_t>(op.role));
+  shape.numbers.push_back(static_cast<int64_t>(op.collective));
+  shape.numbers.push_back(static_cast<int64_t>(op.algorithm));
+  shape.numbers.push_back(op.device);
+  // The counts too: a malformed op never shares a well-formed op's shape, so
+  // collective_schedule() sees it and throws, naming it.
+  shape.numbers.push_back(static_cast<int64_t>(op.inputs.size()));
+  shape.numbers.push_back(static_cast<int64_t>(op.outputs.size()));
+  for (size_t i = 0; i < op.participants.size(); ++i) {
+    shape.numbers.push_back(op.participants[i]);
+    const int input = i < op.inputs.size() ? op.inputs[i] : -1;
+    shape.numbers.push_back(input >= 0 ? plan.value(input).bytes : -1);
+  }
+  auto it = schedules_.find(shape);
+  if (it == schedules_.end()) it = schedules_.emplace(std::move(shape), collective_schedule(plan, op)).first;
+  return it->second;
+}
+
+}  // namespace splitscope
