@@ -88,8 +88,9 @@ std::vector<OpSample> op_samples_from_graph(const std::shared_ptr<const Graph>& 
   return samples;
 }
 
-Plan replicated_op_plan(const OpSample& sample, int copies) {
+Plan replicated_op_plan(const OpSample& sample, int copies, int runs_per_device) {
   SPLITSCOPE_CHECK(copies >= 1, "an op replicated on no device");
+  SPLITSCOPE_CHECK(runs_per_device >= 1, "an op run no time");
   const Graph& graph = *sample.graph;
   const OpNode& node = graph.node(sample.node);
   Plan plan;
@@ -110,37 +111,44 @@ Plan replicated_op_plan(const OpSample& sample, int copies) {
     plan.values.push_back(value);
     return value.id;
   };
+  const SliceCost cost = slice_cost(graph, sample.node, sample.slice);
+  const auto sources = graph.inputs(sample.node);
   for (device = 0; device < copies; ++device) {
-    PlanOp op;
-    op.id = device;
-    op.role = OpRole::kCompute;
-    op.node = sample.node;
-    op.device = device;
-    op.slice = sample.slice;
-    const auto sources = graph.inputs(sample.node);
+    // The device's inputs and weights, read by each of its runs.
+    std::vector<int> inputs;
     for (size_t slot = 0; slot < sources.size(); ++slot) {
       if (!sources[slot]) {
-        op.inputs.push_back(-1);
+        inputs.push_back(-1);
         continue;
       }
       const Range needed = needed_input_channels(graph, sample.node, sample.slice, static_cast<int>(slot));
       const int id = add_value(sources[slot]->node, sources[slot]->output, needed, -1);
-      op.inputs.push_back(id);
+      inputs.push_back(id);
       plan.inputs.push_back(id);
     }
-    for (size_t output = 0; output < node.output_shapes.size(); ++output) {
-      const int id = add_value(sample.node, static_cast<int>(output), sample.slice.out, device);
-      op.outputs.push_back(id);
-      plan.outputs.push_back(id);
+    const int params = cost.param_count > 0 ? add_parameter_value(plan, device, sample.node, sample.slice) : -1;
+    plan.schedule.emplace_back();
+    for (int run = 0; run < runs_per_device; ++run) {
+      PlanOp op;
+      op.id = static_cast<int>(plan.ops.size());
+      op.role = OpRole::kCompute;
+      op.node = sample.node;
+      op.device = device;
+      op.slice = sample.slice;
+      op.inputs = inputs;
+      for (size_t output = 0; output < node.output_shapes.size(); ++output) {
+        const int id = add_value(sample.node, static_cast<int>(output), sample.slice.out, op.id);
+        op.outputs.push_back(id);
+        plan.outputs.push_back(id);
+      }
+      op.flops = cost.flops;
+      op.bytes_read = cost.bytes_read;
+      op.bytes_written = cost.bytes_written;
+      op.param_count = cost.param_count;
+      op.params = params;
+      plan.ops.push_back(op);
+      plan.schedule.back().push_back(op.id);
     }
-    const SliceCost cost = slice_cost(graph, sample.node, sample.slice);
-    op.flops = cost.flops;
-    op.bytes_read = cost.bytes_read;
-    op.bytes_written = cost.bytes_written;
-    op.param_count = cost.param_count;
-    if (cost.param_count > 0) op.params = add_parameter_value(plan, device, sample.node, sample.slice);
-    plan.ops.push_back(op);
-    plan.schedule.push_back({device});
   }
   return plan;
 }

@@ -41,7 +41,10 @@ Plan single_op_plan(const OpSample& sample);
 
 /// `copies` devices, each running `sample`'s op on inputs of its own, all at
 /// once: how an op runs when every device of a pooled machine (a CPU's cores)
-/// is busy. `copies` = 1 is single_op_plan().
-Plan replicated_op_plan(const OpSample& sample, int copies);
+/// is busy. `copies` = 1 is single_op_plan(). With `runs_per_device` > 1
+/// each device runs the op that many times back to back (one output each),
+/// so that the later runs find the device as a plan's next op finds it,
+/// its threads awake (a parked thread costs a wake-up, which a run pays once).
+Plan replicated_op_plan(const OpSample& sample, int copies, int runs_per_device = 1);
 
 }  // namespace splitscope

@@ -152,6 +152,11 @@ CalibrationResult parse_document(const json& doc, const std::string& source) {
     result.launch.device_seconds_per_kernel =
         launch.optional_number("device_seconds_per_kernel", 0.0, NumberRule::kNonNegative);
   }
+  if (top.has("lane_handoff")) {
+    const JsonFields handoff = top.object("lane_handoff", "the hand-off between a device's lanes");
+    result.lane_handoff.samples = static_cast<int>(handoff.optional_integer("samples", 0, 0, 1 << 30));
+    result.lane_handoff.seconds = handoff.optional_number("seconds", 0.0, NumberRule::kNonNegative);
+  }
   if (top.has("op_times")) {
     each_element(top, "op_times", "measured op times",
                  [&](const JsonFields& entry) { result.op_times.push_back(parse_op_time(entry)); });
@@ -221,6 +226,7 @@ std::string calibration_to_json(const CalibrationResult& result) {
        {{"kernels", result.launch.kernels},
         {"host_seconds_per_launch", result.launch.host_seconds_per_launch},
         {"device_seconds_per_kernel", result.launch.device_seconds_per_kernel}}},
+      {"lane_handoff", {{"samples", result.lane_handoff.samples}, {"seconds", result.lane_handoff.seconds}}},
       {"op_times", ops},
       {"notes", result.notes},
   };

@@ -57,6 +57,16 @@ struct LaunchOverhead {
   double device_seconds_per_kernel = 0;  ///< GPU time per empty kernel in the stream (event to event / count)
 };
 
+/// The time from one lane of a device finishing a value to a dependent op
+/// starting on another lane (a copy after its producer, a compute op after
+/// the copy that brought its input), read off the executor's own timeline
+/// of a pipelined plan. cpu: a worker handing work to another (spinning or
+/// parked, as runs leave them); GPU: not measured yet (0).
+struct LaneHandoff {
+  int samples = 0;
+  double seconds = 0;  ///< median
+};
+
 /// The measured time of one op slice shape.
 struct OpTime {
   std::string signature;  ///< op_signature(): the simulator's key
@@ -97,6 +107,7 @@ struct CalibrationResult {
   std::vector<GemmRate> gemm;
   std::vector<CopySeries> copies;
   LaunchOverhead launch;
+  LaneHandoff lane_handoff;
   std::vector<OpTime> op_times;
   std::vector<ConvRate> conv;      ///< conv_rates(op_times)
   std::vector<std::string> notes;  ///< what could not be measured, and why

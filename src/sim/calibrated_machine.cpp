@@ -330,7 +330,14 @@ Machine cpu_machine_from_calibration(const calibration::CalibrationResult& resul
   const calibration::CopySeries& copies = required_series(result, kDeviceToDevice, options, "the transfers");
   machine.topology.kind = TopologyKind::kSwitch;
   machine.topology.link = link_of(copies);
-  machine.topology.link.latency_us += machine.device.launch_overhead_us;
+  // A copy is a task on its own worker, handed over from the lane that made
+  // its input; the compute op reading it is handed over again
+  // (lane_handoff_us). Older raw files without that measurement charge the
+  // condition-variable hand-off on the copy alone.
+  const bool handoff_measured = result.lane_handoff.samples > 0;
+  machine.device.lane_handoff_us = handoff_measured ? result.lane_handoff.seconds * 1e6 : 0.0;
+  machine.topology.link.latency_us +=
+      handoff_measured ? machine.device.lane_handoff_us : machine.device.launch_overhead_us;
   machine.topology.link.protocol = LinkProtocol::kAchieved;
   for (const calibration::OpTime& op : result.op_times) {
     if (op.seconds > 0 && !op.signature.empty()) {
@@ -347,12 +354,16 @@ Machine cpu_machine_from_calibration(const calibration::CalibrationResult& resul
       "does. Device: one thread: peak_tflops the best one-thread sgemm rate; memory bandwidth twice the memcpy rate "
       "(a copy reads and writes every byte); launch overhead the median hand-off of work between two threads "
       "through a condition variable; efficiency per op kind fitted on the one-share op times as for GPUs ({}); op "
-      "times keyed SIGNATURE|shares=N for devices of N threads. Topology: a switch at the memcpy series' fitted rate, "
-      "its latency plus one hand-off (the copying thread wakes).",
+      "times keyed SIGNATURE|shares=N for devices of N threads; lane hand-off the median gap between a copy and the "
+      "compute op on either side of it in a pipelined run ({}). Topology: a switch at the memcpy series' fitted "
+      "rate, its latency plus one hand-off (the copying thread takes the work over).",
       result.host.empty() ? "?" : result.host, result.date.empty() ? "?" : result.date,
       result.device_name.empty() ? "CPU" : result.device_name, cores,
       options.calibration_file.empty() ? "(not kept)" : options.calibration_file, cores,
-      efficiencies.summary.empty() ? "none" : efficiencies.summary);
+      efficiencies.summary.empty() ? "none" : efficiencies.summary,
+      handoff_measured ? fmt::format("{:.1f} us over {} gaps", machine.device.lane_handoff_us,
+                                     result.lane_handoff.samples)
+                       : "not measured: the condition-variable hand-off on each copy instead");
   check_machine(machine);
   return machine;
 }

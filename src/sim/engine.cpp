@@ -23,6 +23,7 @@ enum class EventKind : uint8_t {
   kComputeDone,  ///< subject: op
   kSendArrives,  ///< subject: send; its latency has passed, its bytes start to flow
   kSendDone,     ///< subject: send; its last byte has arrived
+  kHandedOff,    ///< subject: compute op; an input a copy lane brought reached its lane
 };
 
 struct Payload {
@@ -90,7 +91,11 @@ constexpr int kNetworkInput = -2;
 class Engine {
  public:
   Engine(const Plan& plan, const Topology& topology, const OpCostModel& costs)
-      : plan_(plan), topology_(topology), pricing_(costs, plan), flows_(link_capacities(topology)) {}
+      : plan_(plan),
+        topology_(topology),
+        pricing_(costs, plan),
+        handoff_(costs.lane_handoff_seconds()),
+        flows_(link_capacities(topology)) {}
 
   Timeline run() {
     prepare();
@@ -102,6 +107,7 @@ class Engine {
         case EventKind::kComputeDone: compute_done(event.payload.subject); break;
         case EventKind::kSendArrives: send_arrives(event.payload.subject); break;
         case EventKind::kSendDone: send_done(event.payload.subject); break;
+        case EventKind::kHandedOff: input_ready(event.payload.subject); break;
       }
     }
     check_finished();
@@ -238,8 +244,10 @@ class Engine {
     return run;
   }
 
-  /// Time 0: whatever reads only network inputs starts.
+  /// Whatever reads only network inputs starts, one hand-off after the run
+  /// does (the run hands its first ops to the lanes).
   void start() {
+    now_ = handoff_;
     for (size_t id = 0; id < state_.size(); ++id) {
       if (state_[id].role() == OpRole::kTransfer && state_[id].pending == 0) start_transfer(static_cast<int>(id));
     }
@@ -257,7 +265,9 @@ class Engine {
 
   // --- the lanes ----------------------------------------------------------
 
-  void value_ready(int value) {
+  /// `value` exists; `by_copy`: a copy lane wrote it, so compute ops reading
+  /// it see it one lane hand-off later.
+  void value_ready(int value, bool by_copy) {
     for (int at = links_[static_cast<size_t>(value)].first_reader; at >= 0;) {
       const Reader reader = readers_[static_cast<size_t>(at)];
       at = reader.next;
@@ -266,7 +276,11 @@ class Engine {
         case OpRole::kCompute:
         case OpRole::kEpilogue:
         case OpRole::kUpdate:
-          if (--state.pending == 0) try_start_compute(state.device);
+          if (by_copy && handoff_ > 0) {
+            queue_.insert(now_ + handoff_, {EventKind::kHandedOff, reader.op});
+          } else {
+            input_ready(reader.op);
+          }
           break;
         case OpRole::kTransfer:
           if (--state.pending == 0) start_transfer(reader.op);
@@ -280,6 +294,11 @@ class Engine {
         }
       }
     }
+  }
+
+  void input_ready(int op) {
+    OpState& state = state_[static_cast<size_t>(op)];
+    if (--state.pending == 0) try_start_compute(state.device);
   }
 
   void try_start_compute(int device) {
@@ -304,7 +323,7 @@ class Engine {
     busy_[state.device] = false;
     for (int value = first_output_[static_cast<size_t>(id)]; value >= 0;
          value = links_[static_cast<size_t>(value)].next_output) {
-      value_ready(value);
+      value_ready(value, false);
     }
     try_start_compute(state.device);
   }
@@ -378,7 +397,7 @@ class Engine {
     span_of(op).end_us = now_ * kMicro;
     ++finished_;
     SPLITSCOPE_CHECK(first_output_[static_cast<size_t>(op)] >= 0, "a transfer writes its copy");
-    value_ready(first_output_[static_cast<size_t>(op)]);
+    value_ready(first_output_[static_cast<size_t>(op)], true);
   }
 
   // --- collectives --------------------------------------------------------
@@ -429,7 +448,7 @@ class Engine {
       ++finished_;
     }
     // Delivery i writes output i (a shared schedule's values are another op's).
-    value_ready(plan_.ops[static_cast<size_t>(op)].outputs[i]);
+    value_ready(plan_.ops[static_cast<size_t>(op)].outputs[i], true);
   }
 
   // --- the end ------------------------------------------------------------
@@ -447,6 +466,7 @@ class Engine {
   const Plan& plan_;
   const Topology& topology_;
   OpCostModel::PlanPricing pricing_;
+  double handoff_ = 0;  ///< seconds: DeviceSpec::lane_handoff_us
   FlowNetwork flows_;
   EventQueue<Payload> queue_;
   double now_ = 0;

@@ -11,7 +11,10 @@
 /// - a collective runs as the point-to-point sends of its algorithm
 ///   (partitioners/collective_schedule.hpp, the schedule the executors run),
 ///   each as soon as what it waits for exists;
-/// - network inputs exist at time 0.
+/// - network inputs exist at time 0, and the first ops start one lane
+///   hand-off later (DeviceSpec::lane_handoff_us, 0 unless given); a
+///   compute op whose input a transfer or collective wrote sees it one
+///   hand-off after the copy ends.
 /// Spans (partitioners/plan_walk.hpp's op_spans): one per compute/epilogue
 /// op on its device's compute lane; one per transfer on the destination's
 /// copy-in lane; one per output device of a collective on its copy-in lane, from the first

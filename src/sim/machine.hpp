@@ -40,6 +40,12 @@ struct DeviceSpec {
   /// out gets the datasheet rules' default for the kinds those rules price
   /// (device_facts.hpp); in code, the number set is the number used.
   bool launch_overhead_given = true;
+  /// The hand-off between two lanes of a device: a compute op whose input a
+  /// copy lane brought starts this long after the copy ends, and a plan's
+  /// first ops start this long after the run does. The cpu backend's workers
+  /// handing work to each other (measured by calibrate --backend cpu); 0 on
+  /// GPUs until measured there (a cross-stream event wait).
+  double lane_handoff_us = 0;
   /// Optional datasheet facts the shape rules read (device_facts.hpp says
   /// what each defaults to when 0): streaming multiprocessors, and the boost
   /// clock in MHz that the fp32 peak is quoted at.

@@ -71,6 +71,8 @@ class OpCostModel {
   bool epilogue_by_rules() const { return epilogue_rule_ != Rule::kRoofline; }
   /// The datasheet facts the rules use.
   const DeviceFacts& facts() const { return facts_; }
+  /// The hand-off between two lanes of a device (DeviceSpec::lane_handoff_us), in seconds.
+  double lane_handoff_seconds() const { return device_->lane_handoff_us * 1e-6; }
 
   class PlanPricing;
 

@@ -106,6 +106,8 @@ TEST(Calibration, JsonNamesEveryFieldWithItsUnit) {
   result.date = "2026-01-01T00:00:00Z";
   result.device_name = "Test GPU";
   result.sm_count = 132;
+  result.memory_bytes = 80LL << 30;
+  result.dtype = "fp32";
   result.gemm.push_back({64, 8192, 8192, "fp32", 2e-4, 2.0 * 64 * 8192 * 8192 / 2e-4});
   CopySeries series;
   series.kind = "host_staged";
@@ -114,6 +116,7 @@ TEST(Calibration, JsonNamesEveryFieldWithItsUnit) {
   series.bandwidth_bytes_per_second = 2.5e10;
   result.copies.push_back(series);
   result.launch = {1000, 2e-6, 1.5e-6};
+  result.lane_handoff = {40, 3e-6};
   result.op_times.push_back({"dense:b64:k8192:n4096", "mlp/fc1", 4294967296, 135266304, 1e-4, 9e-5, 2e-4});
   result.notes.push_back("peer copies not measured: this machine has one GPU");
   result.conv.push_back({"conv2d:b4:c3:h16:w16:f8:k3x3:s1x1:p1x1:g1", 2e-5, 2.21184e10});
@@ -125,6 +128,11 @@ TEST(Calibration, JsonNamesEveryFieldWithItsUnit) {
   EXPECT_DOUBLE_EQ(json["copies"][0]["bandwidth_bytes_per_second"].get<double>(), 2.5e10);
   EXPECT_DOUBLE_EQ(json["copies"][0]["points"][0]["seconds"].get<double>(), 1e-5);
   EXPECT_DOUBLE_EQ(json["launch"]["host_seconds_per_launch"].get<double>(), 2e-6);
+  EXPECT_EQ(json["lane_handoff"]["samples"], 40);
+  EXPECT_DOUBLE_EQ(json["lane_handoff"]["seconds"].get<double>(), 3e-6);
+  const CalibrationResult back = calibration::parse_calibration_result(calibration_to_json(result), "back.json");
+  EXPECT_EQ(back.lane_handoff.samples, 40);
+  EXPECT_DOUBLE_EQ(back.lane_handoff.seconds, 3e-6);
   EXPECT_EQ(json["op_times"][0]["signature"], "dense:b64:k8192:n4096");
   EXPECT_DOUBLE_EQ(json["op_times"][0]["seconds"].get<double>(), 1e-4);
   EXPECT_EQ(json["notes"].size(), 1u);

@@ -42,5 +42,24 @@ TEST(OpSamples, AReplicatedOpRunsOnEveryDeviceOnInputsOfItsOwn) {
   EXPECT_EQ(plan.ops[2].flops, single.ops[0].flops);
 }
 
+TEST(OpSamples, RunsPerDeviceFollowEachOtherOnTheirDeviceAndShareItsInputs) {
+  const auto graph = testing::zoo_graph("mlp-small");
+  const OpSample dense = op_samples_from_graph(graph, {2}, {}).at(0);
+  const Plan plan = replicated_op_plan(dense, 2, 3);
+  ASSERT_EQ(plan.ops.size(), 6u);
+  EXPECT_EQ(plan.schedule, (std::vector<std::vector<int>>{{0, 1, 2}, {3, 4, 5}}));
+  std::set<int> outputs;
+  for (const PlanOp& op : plan.ops) {
+    EXPECT_EQ(op.device, op.id / 3);
+    EXPECT_EQ(op.inputs, plan.ops[static_cast<size_t>(op.device * 3)].inputs);  // its device's inputs
+    EXPECT_EQ(op.params, plan.ops[static_cast<size_t>(op.device * 3)].params);
+    for (int value : op.outputs) {
+      EXPECT_EQ(plan.values[static_cast<size_t>(value)].producer, op.id);
+      EXPECT_TRUE(outputs.insert(value).second) << "runs share output value " << value;
+    }
+  }
+  EXPECT_NE(plan.ops[0].inputs, plan.ops[3].inputs);
+}
+
 }  // namespace
 }  // namespace splitscope

@@ -325,6 +325,16 @@ TEST(CpuCalibration, AHandCalibrationMakesAPooledMachineKeyedByShares) {
   EXPECT_NE(machine.comment.find("host.calibration.json"), std::string::npos) << machine.comment;
   // A plan on one device prices the four-share time.
   EXPECT_DOUBLE_EQ(machine_for_plan(machine, 1).calibration.op_times_us.at("dense:b64:k8192:n8192"), 21);
+  // Without a lane hand-off measured, each copy pays the condition-variable hand-off (the launch).
+  EXPECT_DOUBLE_EQ(machine.device.lane_handoff_us, 0);
+  const double copy_latency_us = machine.topology.link.latency_us - machine.device.launch_overhead_us;
+  // With one, the copy pays it and so does the compute op after it (lane_handoff_us).
+  result.lane_handoff = {12, 3e-6};
+  const Machine handed = cpu_machine_from_calibration(result, options);
+  EXPECT_DOUBLE_EQ(handed.device.lane_handoff_us, 3);
+  EXPECT_DOUBLE_EQ(handed.topology.link.latency_us, copy_latency_us + 3);
+  EXPECT_NE(handed.comment.find("3.0 us over 12 gaps"), std::string::npos) << handed.comment;
+  EXPECT_DOUBLE_EQ(parse_machine_text(machine_to_json(handed), "handed.json").device.lane_handoff_us, 3);
 }
 
 TEST(CpuCalibration, CalibrateMeasuresThisHostAndWritesAMachineThatPredictsIt) {
@@ -335,6 +345,11 @@ TEST(CpuCalibration, CalibrateMeasuresThisHostAndWritesAMachineThatPredictsIt) {
   const Machine machine = load_machine(folder + "/host.json");
   EXPECT_TRUE(machine.pooled);
   const auto raw = calibration::load_calibration_result(folder + "/host.calibration.json");
+  // The lane hand-off off a pipelined run's timeline (two devices need two threads).
+  if (machine.devices >= 2) {
+    EXPECT_GT(raw.lane_handoff.samples, 0);
+    EXPECT_DOUBLE_EQ(machine.device.lane_handoff_us, raw.lane_handoff.seconds * 1e6);
+  }
   // Every mlp-small sample once per share count, the whole host's first.
   const std::vector<int> shares = cpu_share_counts(machine.devices);
   EXPECT_EQ(raw.op_times.front().shares, shares.front());

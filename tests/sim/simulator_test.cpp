@@ -171,6 +171,22 @@ TEST(Simulator, AZeroByteTransferPaysOnlyTheLatency) {
   EXPECT_NEAR(timeline.spans.at(0).end_us, 7.0, 1e-9);
 }
 
+TEST(Simulator, ALaneHandOffStartsTheRunAndFollowsEveryCopyIntoACompute) {
+  // fc1 on device 0, a 256-byte transfer, fc2 on device 1: 1e6 FLOPs each at
+  // 1 TFLOP/s = 1 µs, the copy 7 µs + 256 B / 10 GB/s = 7.0256 µs. With a
+  // lane hand-off of 3 µs the run starts at 3 and fc2 starts 3 after the copy:
+  // 3 + 1 + 7.0256 + 3 + 1 = 15.0256 µs, against 9.0256 without.
+  const HandPlan hand = two_device_plan();
+  Machine machine = test_machine(2, switch_topology(10, 7));
+  EXPECT_NEAR(simulate(hand.plan(), machine).makespan_us(), 9.0256, 1e-9);
+  machine.device.lane_handoff_us = 3;
+  const Timeline timeline = simulate(hand.plan(), machine);
+  EXPECT_NEAR(timeline.makespan_us(), 15.0256, 1e-9);
+  EXPECT_NEAR(timeline.spans.at(0).start_us, 3.0, 1e-9);   // fc1
+  EXPECT_NEAR(timeline.spans.at(1).start_us, 4.0, 1e-9);   // the copy: a compute op's output, no hand-off
+  EXPECT_NEAR(timeline.spans.at(2).start_us, 14.0256, 1e-9);  // fc2
+}
+
 TEST(Simulator, AComputeOpMissingFromTheScheduleIsAPlanBug) {
   HandPlan hand = two_device_plan();
   Plan plan = hand.plan();

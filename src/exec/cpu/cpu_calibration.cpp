@@ -15,7 +15,10 @@
 #include "calibration/calibration_fits.hpp"
 #include "exec/cpu/cpu_executor.hpp"
 #include "exec/cpu/host_info.hpp"
+#include "ir/lower.hpp"
+#include "ir/model_parser.hpp"
 #include "ir/slice.hpp"
+#include "partitioners/partitioner.hpp"
 #include "util/check.hpp"
 #include "util/utc_time.hpp"
 
@@ -119,6 +122,7 @@ void measure_hand_off(const CpuCalibrationOptions& options, calibration::Calibra
 }
 
 void measure_ops(const CpuCalibrationOptions& options, int cores, calibration::CalibrationResult& result) {
+  constexpr int kRunsPerDevice = 3;
   CpuExecutor executor;
   RunOptions run;
   run.warmup = options.warmup;
@@ -128,12 +132,18 @@ void measure_ops(const CpuCalibrationOptions& options, int cores, calibration::C
   for (const int shares : cpu_share_counts(cores)) {
     const int copies = cores / shares;
     for (const OpSample& sample : options.ops) {
-      const Plan plan = replicated_op_plan(sample, copies);
+      // Each device runs the op kRunsPerDevice times back to back, and the
+      // first run of each is left out: it wakes the device's parked intra-op
+      // threads, which in a plan only the device's first op does (the run's
+      // start, priced apart as the machine's hand-off).
+      const Plan plan = replicated_op_plan(sample, copies, kRunsPerDevice);
       const RunResult measured = executor.run(plan, run);
       std::vector<double> seconds;
       for (const Timeline& timeline : measured.timelines) {
         for (const Span& span : timeline.spans) {
-          if (span.kind == SpanKind::kCompute) seconds.push_back(span.duration_us() * 1e-6);
+          if (span.kind == SpanKind::kCompute && span.op % kRunsPerDevice != 0) {
+            seconds.push_back(span.duration_us() * 1e-6);
+          }
         }
       }
       SPLITSCOPE_CHECK(!seconds.empty(), "a calibration run without compute spans");
@@ -150,6 +160,66 @@ void measure_ops(const CpuCalibrationOptions& options, int cores, calibration::C
       result.op_times.push_back(time);
     }
   }
+}
+
+/// The lane hand-off as runs see it: a small network pipelined over two
+/// devices, run as the executor runs plans, and from its timeline every gap
+/// between a transfer and its producer (a copy worker taking the work over)
+/// and between a transfer and the compute op waiting for it (a compute
+/// worker taking it back; only where that device had nothing else to do).
+void measure_lane_handoff(const CpuCalibrationOptions& options, int cores, calibration::CalibrationResult& result) {
+  if (cores < 2) {
+    result.notes.push_back("lane hand-off not measured: one hardware thread, so one device and no transfers");
+    return;
+  }
+  const std::string network = R"({"name": "handoff", "batch": 8, "input": [64], "layers": [
+      {"type": "dense", "units": 64, "activation": "relu"}, {"type": "dense", "units": 64, "activation": "relu"},
+      {"type": "dense", "units": 64, "activation": "relu"}, {"type": "dense", "units": 64}]})";
+  const auto graph = std::make_shared<const Graph>(lower(parse_model_text(network, "handoff.json")));
+  PartitionOptions partition;
+  partition.devices = 2;
+  partition.microbatches = 4;
+  const Plan plan = make_partitioner("pipeline")->partition(graph, partition);
+  CpuExecutor executor;
+  RunOptions run;
+  run.warmup = options.warmup;
+  run.repeats = std::max(5, options.repeats);
+  run.seed = options.seed;
+  run.want_output = false;
+  const RunResult measured = executor.run(plan, run);
+  std::vector<double> gaps;
+  for (const Timeline& timeline : measured.timelines) {
+    std::vector<const Span*> span_of(plan.ops.size(), nullptr);
+    for (const Span& span : timeline.spans) {
+      if (span.op >= 0) span_of[static_cast<size_t>(span.op)] = &span;
+    }
+    for (const PlanOp& op : plan.ops) {
+      if (op.role != OpRole::kTransfer) continue;
+      const Span* copy = span_of[static_cast<size_t>(op.id)];
+      const Span* producer = span_of[static_cast<size_t>(plan.value(op.inputs.front()).producer)];
+      if (copy == nullptr || producer == nullptr) continue;
+      gaps.push_back((copy->start_us - producer->end_us) * 1e-6);
+      for (const PlanOp& reader : plan.ops) {
+        if (reader.role != OpRole::kCompute || reader.inputs.empty()) continue;
+        if (std::find(reader.inputs.begin(), reader.inputs.end(), op.outputs.front()) == reader.inputs.end()) continue;
+        // Only a compute op its device waited for: nothing of that device ran between the copy and it.
+        const Span* consumer = span_of[static_cast<size_t>(reader.id)];
+        bool waited = consumer != nullptr;
+        for (const Span& other : timeline.spans) {
+          if (!waited) break;
+          waited = !(other.device == consumer->device && other.lane == Lane::kCompute && &other != consumer &&
+                     other.end_us > copy->end_us && other.end_us <= consumer->start_us);
+        }
+        if (waited) gaps.push_back((consumer->start_us - copy->end_us) * 1e-6);
+      }
+    }
+  }
+  if (gaps.empty()) {
+    result.notes.push_back("lane hand-off not measured: the pipelined run had no transfers");
+    return;
+  }
+  result.lane_handoff.samples = static_cast<int>(gaps.size());
+  result.lane_handoff.seconds = std::max(0.0, calibration::median(gaps));
 }
 
 }  // namespace
@@ -176,6 +246,7 @@ calibration::CalibrationResult calibrate_cpu(const CpuCalibrationOptions& option
   measure_gemm(options, result);
   measure_copies(options, result);
   measure_hand_off(options, result);
+  measure_lane_handoff(options, host.hardware_threads, result);
   measure_ops(options, host.hardware_threads, result);
   return result;
 }

@@ -56,6 +56,16 @@ void IntraOpPool::run(int64_t count, int64_t grain, const ChunkFunction& chunk) 
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
+void IntraOpPool::wake() {
+  if (helpers_.empty()) return;
+  std::unique_lock lock(mutex_);
+  ++wake_generation_;
+  published_wake_.store(wake_generation_, std::memory_order_release);
+  awake_helpers_ = 0;
+  work_ready_.notify_all();
+  work_done_.wait(lock, [this] { return awake_helpers_ == static_cast<int>(helpers_.size()); });
+}
+
 void IntraOpPool::drain(const Job& job) {
   for (;;) {
     const int64_t index = next_chunk_.fetch_add(1, std::memory_order_relaxed);
@@ -77,11 +87,13 @@ void IntraOpPool::drain(const Job& job) {
 
 void IntraOpPool::helper_loop() {
   uint64_t seen = 0;
+  uint64_t seen_wake = 0;
   for (;;) {
     // Spin briefly for the next job before sleeping: an op's kernels come
     // back to back, and waking a parked thread costs more than most chunks.
     const auto give_up = std::chrono::steady_clock::now() + kSpinBeforeSleeping;
     while (published_generation_.load(std::memory_order_acquire) == seen &&
+           published_wake_.load(std::memory_order_acquire) == seen_wake &&
            std::chrono::steady_clock::now() < give_up) {
       std::this_thread::yield();
     }
@@ -89,8 +101,16 @@ void IntraOpPool::helper_loop() {
     {
       std::unique_lock lock(mutex_);
       // A job that finished while this helper slept is skipped, not joined.
-      work_ready_.wait(lock, [&] { return stopping_ || (generation_ != seen && unfinished_ > 0); });
+      work_ready_.wait(lock, [&] {
+        return stopping_ || (generation_ != seen && unfinished_ > 0) || wake_generation_ != seen_wake;
+      });
       if (stopping_) return;
+      if (wake_generation_ != seen_wake) {
+        // Awake now: say so, and spin for the job that follows.
+        seen_wake = wake_generation_;
+        if (++awake_helpers_ == static_cast<int>(helpers_.size())) work_done_.notify_all();
+        continue;
+      }
       seen = generation_;
       job = job_;
       ++busy_helpers_;

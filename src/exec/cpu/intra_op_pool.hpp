@@ -30,6 +30,8 @@ class IntraOpPool final : public ParallelFor {
   /// the caller runs chunks alongside the helpers. Not reentrant: one run()
   /// at a time (one op per worker).
   void run(int64_t count, int64_t grain, const ChunkFunction& chunk) override;
+  /// Wakes every helper and returns once each is spinning for the next job.
+  void wake() override;
 
  private:
   /// One parallel loop: a chunk function over [0, count) cut into `chunks`.
@@ -58,6 +60,9 @@ class IntraOpPool final : public ParallelFor {
   Job job_;
   int64_t unfinished_ = 0;    ///< chunks of job_ not yet finished
   int busy_helpers_ = 0;      ///< helpers inside drain()
+  uint64_t wake_generation_ = 0;  ///< bumped by wake()
+  std::atomic<uint64_t> published_wake_{0};  ///< wake_generation_, for spinning helpers
+  int awake_helpers_ = 0;     ///< helpers that saw the latest wake()
   std::exception_ptr error_;  ///< the first chunk failure
   std::atomic<int64_t> next_chunk_{0};  ///< the next chunk of job_ to hand out
 };

@@ -23,6 +23,7 @@ struct Scheduler::Worker {
   std::unique_ptr<ParallelFor> parallel;
   std::string name;  ///< "compute worker 0", "device 1 copy-in"
   int current = -1;  ///< the task running now, or -1
+  bool wake_requested = false;  ///< run() asks it to wake (and its intra-op helpers) before the clock starts
   Clock::time_point current_start;
   std::thread thread;
 };
@@ -100,6 +101,7 @@ std::vector<TaskTiming> Scheduler::run(const TaskGraph& graph,
   queued_ = 0;
   aborted_ = false;
   failure_.clear();
+  wake_workers(lock);
   run_start_ = Clock::now();
   for (int id = 0; id < graph.size(); ++id) {
     if (graph.dependency_count(id) == 0) {
@@ -125,6 +127,15 @@ std::vector<TaskTiming> Scheduler::run(const TaskGraph& graph,
   }
   graph_ = nullptr;
   return std::move(timings_);
+}
+
+void Scheduler::wake_workers(std::unique_lock<std::mutex>& lock) {
+  awake_workers_ = 0;
+  for (auto& worker : workers_) worker->wake_requested = true;
+  lock.unlock();
+  for (auto& worker : workers_) worker->ready.notify_one();
+  lock.lock();
+  run_done_.wait(lock, [this] { return awake_workers_ == static_cast<int>(workers_.size()); });
 }
 
 void Scheduler::abort_run(std::unique_lock<std::mutex>& lock, std::string reason) {
@@ -173,8 +184,16 @@ void Scheduler::worker_loop(Worker& worker) {
       }
       lock.lock();
     }
-    worker.ready.wait(lock, [&] { return stopping_ || !worker.queue.empty(); });
+    worker.ready.wait(lock, [&] { return stopping_ || !worker.queue.empty() || worker.wake_requested; });
     if (stopping_) return;
+    if (worker.wake_requested) {
+      worker.wake_requested = false;
+      lock.unlock();
+      worker.parallel->wake();
+      lock.lock();
+      if (++awake_workers_ == static_cast<int>(workers_.size())) run_done_.notify_all();
+      continue;  // and spin for the run's first task
+    }
     const int id = worker.queue.front();
     worker.queue.pop_front();
     worker.queued.fetch_sub(1, std::memory_order_relaxed);

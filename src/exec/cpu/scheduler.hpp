@@ -13,7 +13,8 @@
 /// - every other lane: one thread per (device, lane) used, running tasks one at
 ///   a time (a copy engine), so that transfers overlap compute.
 ///
-/// A run ends when every task has finished, when a task throws, or at the
+/// A run's clock starts once every worker and intra-op helper is awake
+/// (wake_workers), and the run ends when every task has finished, when a task throws, or at the
 /// deadline. On failure, workers finish the task they are running, take no new
 /// one, and run() throws RunError naming the tasks that were running.
 
@@ -72,6 +73,13 @@ class Scheduler {
   /// once it has released the lock (a thread woken under the lock would only
   /// block again on it).
   Worker* enqueue(int task, const Worker* self);
+  /// Under mutex_: wakes every worker and its intra-op helpers and returns
+  /// once all are awake, so that a run's clock starts with its threads
+  /// looking for work. A parked thread takes tens of microseconds to wake,
+  /// and whether a run's first ops paid that would otherwise depend on how
+  /// long ago the last run ended (runs of a small network measured twice
+  /// as long one time as the next).
+  void wake_workers(std::unique_lock<std::mutex>& lock);
   /// Under mutex_: what was running, for the failure message.
   std::string describe_running() const;
   /// Under mutex_: stops handing out work and waits for running tasks to end.
@@ -92,6 +100,7 @@ class Scheduler {
   int finished_ = 0;
   int in_flight_ = 0;  ///< tasks popped from a queue and not yet finished
   int queued_ = 0;     ///< tasks in some queue
+  int awake_workers_ = 0;  ///< workers that answered wake_workers()
   bool aborted_ = false;
   std::string failure_;  ///< why the run failed; empty while it has not
 };

@@ -23,6 +23,9 @@ class ParallelFor {
   /// when every call has returned. The first exception thrown by a chunk is
   /// rethrown here.
   virtual void run(int64_t count, int64_t grain, const ChunkFunction& chunk) = 0;
+  /// Returns once every thread that run() would use is awake (looking for
+  /// work, not parked), so that the next run() does not pay a wake-up.
+  virtual void wake() {}
 };
 
 /// Runs everything on the calling thread, as one chunk.
