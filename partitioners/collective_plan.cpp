@@ -1,0 +1,152 @@
+#include "partitioners/collective_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "ir/lower.hpp"
+#include "ir/model_parser.hpp"
+#include "partitioners/collective_schedule.hpp"
+#include "partitioners/plan_memory.hpp"
+#include "util/check.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope {
+namespace {
+
+constexpr int64_t kFloat = 4;
+
+/// A graph whose input is one tensor of `elements` floats: the values the
+/// plan moves are slices of it (a flatten follows, never computed).
+std::shared_ptr<const Graph> tensor_graph(int64_t elements) {
+  const std::string network = fmt::format(
+      R"({{"name": "collective", "batch": 1, "input": [{}], "layers": [{{"type": "flatten", "name": "unused"}}]}})",
+      elements);
+  return std::make_shared<const Graph>(lower(parse_model_text(network, "collective")));
+}
+
+struct Builder {
+  Plan& plan;
+  NodeId tensor = 0;
+
+  int value(int device, Range channels, int producer, PartialSum partial = PartialSum::kNone) {
+    Value value;
+    value.id = static_cast<int>(plan.values.size());
+    value.device = device;
+    value.node = tensor;
+    value.batch = {0, 1};
+    value.channels = channels;
+    value.partial = partial;
+    value.producer = producer;
+    value.bytes = value_bytes(*plan.graph, value);
+    plan.values.push_back(value);
+    if (producer < 0) plan.inputs.push_back(value.id);
+    return value.id;
+  }
+
+  PlanOp& add(PlanOp op) {
+    op.id = static_cast<int>(plan.ops.size());
+    plan.ops.push_back(std::move(op));
+    return plan.ops.back();
+  }
+};
+
+}  // namespace
+
+std::string_view to_string(CollectiveTest test) {
+  switch (test) {
+    case CollectiveTest::kAllReduce: return "all-reduce";
+    case CollectiveTest::kAllGather: return "all-gather";
+    case CollectiveTest::kSendRecv: return "send-recv";
+  }
+  return "?";
+}
+
+CollectiveTest parse_collective_test(std::string_view name, const std::string& option) {
+  for (CollectiveTest test : {CollectiveTest::kAllReduce, CollectiveTest::kAllGather, CollectiveTest::kSendRecv}) {
+    if (name == to_string(test)) return test;
+  }
+  if (name == "reduce-scatter" || name == "broadcast") {
+    throw InputError(option, std::string(name),
+                     "is not built yet (the plans carry ring all-reduce, ring all-gather and point-to-point "
+                     "copies only); use all-reduce, all-gather or send-recv");
+  }
+  throw InputError(option, std::string(name), "unknown collective; use all-reduce, all-gather or send-recv");
+}
+
+int64_t collective_bytes(CollectiveTest test, int devices, int64_t bytes) {
+  const int64_t elements = bytes / kFloat;
+  if (test == CollectiveTest::kAllGather) return elements / devices * devices * kFloat;
+  return elements * kFloat;
+}
+
+double bus_bandwidth_factor(CollectiveTest test, int devices) {
+  const double n = devices;
+  switch (test) {
+    case CollectiveTest::kAllReduce: return 2 * (n - 1) / n;
+    case CollectiveTest::kAllGather: return (n - 1) / n;
+    case CollectiveTest::kSendRecv: return 1;
+  }
+  return 1;
+}
+
+Plan collective_plan(CollectiveTest test, int devices, int64_t bytes) {
+  SPLITSCOPE_CHECK(devices >= 2, "a collective needs two devices");
+  const int64_t moved = collective_bytes(test, devices, bytes);
+  SPLITSCOPE_CHECK(moved > 0, "a collective of no bytes");
+  const int64_t elements = moved / kFloat;
+  Plan plan;
+  plan.strategy = fmt::format("collective {}", to_string(test));
+  plan.devices = devices;
+  plan.graph = tensor_graph(elements);
+  plan.schedule.assign(static_cast<size_t>(devices), {});
+  Builder b{plan, 0};
+  while (plan.graph->node(b.tensor).kind != OpKind::kInput) ++b.tensor;
+  const Range whole{0, elements};
+  PlanOp op;
+  switch (test) {
+    case CollectiveTest::kAllReduce:
+    case CollectiveTest::kAllGather: {
+      const bool reduce = test == CollectiveTest::kAllReduce;
+      op.role = OpRole::kCollective;
+      op.collective = reduce ? CollectiveKind::kAllReduce : CollectiveKind::kAllGather;
+      op.algorithm = default_algorithm(op.collective);
+      op.node = b.tensor;
+      op.device = -1;
+      const int64_t slice = elements / devices;
+      for (int d = 0; d < devices; ++d) {
+        op.participants.push_back(d);
+        op.inputs.push_back(reduce ? b.value(d, whole, -1, PartialSum::kReduction)
+                                   : b.value(d, {d * slice, (d + 1) * slice}, -1));
+      }
+      op.id = 0;
+      for (int d = 0; d < devices; ++d) op.outputs.push_back(b.value(d, whole, 0));
+      op.payload_bytes = moved;
+      // Summed over the devices: ring all-reduce 2(N-1)/N of the tensor into
+      // each (as the plan builder counts it); all-gather what each lacks.
+      op.bytes_moved = (reduce ? 2 : 1) * static_cast<int64_t>(devices - 1) * moved;
+      b.add(std::move(op));
+      break;
+    }
+    case CollectiveTest::kSendRecv:
+      for (int d = 0; d < devices; ++d) {
+        PlanOp copy;
+        copy.role = OpRole::kTransfer;
+        copy.node = b.tensor;
+        copy.src_device = d;
+        copy.device = (d + 1) % devices;
+        copy.inputs = {b.value(d, whole, -1)};
+        copy.outputs = {b.value(copy.device, whole, static_cast<int>(plan.ops.size()))};
+        copy.bytes_moved = moved;
+        copy.payload_bytes = moved;
+        b.add(std::move(copy));
+      }
+      break;
+  }
+  plan.outputs.clear();
+  for (const PlanOp& each : plan.ops) plan.outputs.insert(plan.outputs.end(), each.outputs.begin(), each.outputs.end());
+  plan.memory = compute_memory(plan);
+  return plan;
+}
+
+}  // namespace splitscope

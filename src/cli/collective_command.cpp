@@ -1,0 +1,136 @@
+// `splitscope collective all-reduce|all-gather|send-recv --devices N --bytes
+// LIST [--json]` (and run's execution options): nccl-tests' table (size,
+// time, algbw, busbw) for one collective over a range of sizes, measured on
+// cpu or cuda or predicted on a simulated machine. Each size is a plan of
+// its own (partitioners/collective_plan.hpp) run by the same executors and
+// simulator as any plan, so the figures are the ones model-parallel plans pay.
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/byte_sizes.hpp"
+#include "cli/command.hpp"
+#include "cli/execution_options.hpp"
+#include "exec/cuda_backend.hpp"
+#include "partitioners/collective_plan.hpp"
+#include "report/makespan_stats.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope::cli {
+namespace {
+
+struct CollectiveOptions {
+  std::string op;
+  int devices = 2;
+  std::string bytes = "1K:64M";
+  bool json = false;
+  ExecutionOptions execution;
+};
+
+struct Row {
+  int64_t bytes = 0;
+  double time_us = 0;
+  double algbw_gbps = 0;
+  double busbw_gbps = 0;
+};
+
+/// Which algorithm runs `test`, and why, for the table's heading.
+std::string algorithm_of(CollectiveTest test) {
+  switch (test) {
+    case CollectiveTest::kAllReduce:
+      return "ring (reduce-scatter then all-gather, 2(N-1) steps; the plans carry no tree)";
+    case CollectiveTest::kAllGather: return "ring (N-1 steps)";
+    case CollectiveTest::kSendRecv: return "every device copies to the next, all at once";
+  }
+  return "";
+}
+
+int collective_command(const CollectiveOptions& options) {
+  const CollectiveTest test = parse_collective_test(options.op, "collective");
+  const ExecutionOptions& execution = options.execution;
+  if (options.devices < 2) {
+    throw InputError("--devices", "", fmt::format("a collective needs 2 or more devices, got {}", options.devices));
+  }
+  if (execution.batch) throw InputError("--batch", "", "a collective has no batch; give its sizes with --bytes");
+  const std::vector<int64_t> requested = parse_byte_sizes(options.bytes, "--bytes");
+  const std::string backend =
+      !execution.backend.empty() ? execution.backend : (cuda_gpu_available() ? "cuda" : "cpu");
+  auto executor = make_executor(execution, backend, options.devices);
+  RunOptions run = run_options(execution);
+  run.want_output = false;
+
+  std::vector<Row> rows;
+  std::vector<int64_t> skipped;
+  for (const int64_t request : requested) {
+    const int64_t bytes = collective_bytes(test, options.devices, request);
+    if (bytes == 0) {
+      skipped.push_back(request);
+      continue;
+    }
+    const Plan plan = collective_plan(test, options.devices, bytes);
+    const RunResult result = executor->run(plan, run);
+    Row row;
+    row.bytes = bytes;
+    row.time_us = makespan_stats(result.timelines).median_ms * 1e3;
+    row.algbw_gbps = row.time_us > 0 ? static_cast<double>(bytes) / (row.time_us * 1e-6) / 1e9 : 0;
+    row.busbw_gbps = row.algbw_gbps * bus_bandwidth_factor(test, options.devices);
+    rows.push_back(row);
+  }
+  if (rows.empty()) {
+    throw InputError("--bytes", options.bytes,
+                     fmt::format("every size is below one float32 per device ({} bytes)", 4 * options.devices));
+  }
+
+  if (options.json) {
+    nlohmann::ordered_json document;
+    document["backend"] = backend;
+    if (backend == "sim") document["machine"] = execution.machine;
+    document["algorithm"] = algorithm_of(test);
+    document["rows"] = nlohmann::ordered_json::array();
+    for (const Row& row : rows) {
+      document["rows"].push_back({{"op", to_string(test)}, {"devices", options.devices}, {"bytes", row.bytes},
+                                  {"time_us", row.time_us}, {"algbw_GBps", row.algbw_gbps},
+                                  {"busbw_GBps", row.busbw_gbps}});
+    }
+    std::cout << document.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << fmt::format("{} on {} devices, {}{}: {}\n", to_string(test), options.devices,
+                           backend == "sim" ? "simulated on " : "measured on ",
+                           backend == "sim" ? execution.machine : backend, algorithm_of(test));
+  std::cout << fmt::format("{:>14} {:>12} {:>12} {:>12}\n", "size (B)", "time (us)", "algbw (GB/s)",
+                           "busbw (GB/s)");
+  for (const Row& row : rows) {
+    std::cout << fmt::format("{:>14} {:>12.2f} {:>12.2f} {:>12.2f}\n", row.bytes, row.time_us, row.algbw_gbps,
+                             row.busbw_gbps);
+  }
+  for (const int64_t request : skipped) {
+    std::cout << fmt::format("skipped: {} B is less than one float32 per device\n", request);
+  }
+  std::cout << fmt::format("busbw = algbw x {:.4g} (nccl-tests' factor for {} over {}); time: the median of {} run{}\n",
+                           bus_bandwidth_factor(test, options.devices), to_string(test), options.devices,
+                           backend == "sim" ? 1 : execution.repeats,
+                           backend == "sim" || execution.repeats == 1 ? "" : "s");
+  return 0;
+}
+
+}  // namespace
+
+Command add_collective_command(CLI::App& app) {
+  auto options = std::make_shared<CollectiveOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "collective", "Time one collective over a range of sizes, as nccl-tests does (size, time, algbw, busbw)");
+  sub->add_option("op", options->op, "all-reduce | all-gather | send-recv")->required();
+  sub->add_option("--devices,-n", options->devices, "devices taking part")->capture_default_str();
+  sub->add_option("--bytes", options->bytes,
+                  "sizes: one (64M), a comma list (1K,1M), or a range MIN:MAX of doublings; K, M, G are 1024^1..3")
+      ->capture_default_str();
+  sub->add_flag("--json", options->json, "print {\"rows\": [{op, devices, bytes, time_us, algbw_GBps, busbw_GBps}]}");
+  add_execution_options(*sub, options->execution, "cuda if a GPU is present, else cpu");
+  return {sub, [options](const std::vector<std::string>&) { return collective_command(*options); }};
+}
+
+}  // namespace splitscope::cli

@@ -1,0 +1,57 @@
+// End to end: `splitscope collective` (nccl-tests' table), its JSON rows and its refusals.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_test_support.hpp"
+
+namespace splitscope::testing {
+namespace {
+
+TEST(CollectiveCommand, JsonRowsFollowNcclTestsDefinitions) {
+  const CommandResult result = run_splitscope(
+      "collective all-reduce --devices 4 --backend sim --machine h100-nvlink-8 --bytes 1K:4K,1M --json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto document = nlohmann::json::parse(result.out);
+  const auto& rows = document["rows"];
+  ASSERT_EQ(rows.size(), 4u);  // 1K, 2K, 4K (the doubling range), then 1M
+  const std::vector<int64_t> sizes{1024, 2048, 4096, 1 << 20};
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    EXPECT_EQ(row["op"], "all-reduce");
+    EXPECT_EQ(row["devices"], 4);
+    EXPECT_EQ(row["bytes"], sizes[i]);
+    const double time_us = row["time_us"].get<double>();
+    ASSERT_GT(time_us, 0);
+    const double algbw = static_cast<double>(sizes[i]) / (time_us * 1e-6) / 1e9;
+    EXPECT_NEAR(row["algbw_GBps"].get<double>(), algbw, 1e-9 * algbw);
+    EXPECT_NEAR(row["busbw_GBps"].get<double>(), algbw * 1.5, 1e-9 * algbw);  // 2(N-1)/N
+  }
+  EXPECT_EQ(document["backend"], "sim");
+}
+
+TEST(CollectiveCommand, MeasuresOnTheCpuBackendAndPrintsTheTable) {
+  const CommandResult result = run_splitscope("collective send-recv -n 2 --backend cpu --bytes 4K,64K --repeat 2 -q");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("send-recv on 2 devices, measured on cpu"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("65536"), std::string::npos) << result.out;
+}
+
+TEST(CollectiveCommand, RefusesWhatItCannotRunWithExitTwo) {
+  for (const std::string args :
+       {"collective broadcast --backend sim --machine h100-nvlink-8", "collective all-reduce --devices 1 --backend sim "
+        "--machine h100-nvlink-8", "collective all-reduce --bytes 1X --backend sim --machine h100-nvlink-8",
+        "collective all-reduce --bytes 1M:1K --backend sim --machine h100-nvlink-8",
+        "collective all-reduce --bytes 0 --backend sim --machine h100-nvlink-8",
+        "collective all-gather --devices 4 --bytes 8 --backend sim --machine h100-nvlink-8",
+        "collective all-reduce --batch 4 --backend sim --machine h100-nvlink-8",
+        "collective all-reduce --devices 16 --backend sim --machine h100-nvlink-8"}) {
+    const CommandResult result = run_splitscope(args);
+    EXPECT_EQ(result.exit_code, 2) << args << "\n" << result.out << result.err;
+    EXPECT_FALSE(result.err.empty()) << args;
+  }
+}
+
+}  // namespace
+}  // namespace splitscope::testing

@@ -1,0 +1,66 @@
+// nccl-tests' collectives as plans (partitioners/collective_plan.hpp),
+// simulated against their closed forms on links that carry what they say
+// (test machines: plain sends at the link's rate, latency per send).
+
+#include <gtest/gtest.h>
+
+#include "hand_plan.hpp"
+#include "partitioners/collective_plan.hpp"
+#include "sim/simulator.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope {
+namespace {
+
+using testing::switch_topology;
+using testing::test_machine;
+
+constexpr double kGBps = 10;
+constexpr double kLatencyUs = 7;
+
+double simulated_us(CollectiveTest test, int devices, int64_t bytes) {
+  const Machine machine = test_machine(devices, switch_topology(kGBps, kLatencyUs));
+  return simulate(collective_plan(test, devices, bytes), machine).makespan_us();
+}
+
+TEST(CollectivePlan, RingAllReduceTakesItsClosedForm) {
+  // 2(N-1)/N·B/W + 2(N-1)·L: each of the 2(N-1) steps sends B/N over its own
+  // port, every port carrying one send at a time.
+  for (const int n : {2, 3, 4, 8}) {
+    const int64_t bytes = 4 * 840 * 4096;  // 840 = lcm(1..8): every chunk is B/N
+    const double expected = 2.0 * (n - 1) / n * static_cast<double>(bytes) / (kGBps * 1e3) + 2 * (n - 1) * kLatencyUs;
+    EXPECT_NEAR(simulated_us(CollectiveTest::kAllReduce, n, bytes), expected, 1e-6) << n << " devices";
+  }
+}
+
+TEST(CollectivePlan, RingAllGatherAndSendRecvTakeTheirClosedForms) {
+  const int64_t bytes = 3 << 20;
+  for (const int n : {2, 3, 4}) {
+    // All-gather of B (each holds B/N): N-1 steps of B/N.
+    const double gather = (n - 1.0) / n * static_cast<double>(bytes) / (kGBps * 1e3) + (n - 1) * kLatencyUs;
+    EXPECT_NEAR(simulated_us(CollectiveTest::kAllGather, n, bytes), gather, 1e-6) << n << " devices";
+    // Every device sends B to the next at once, each over its own ports.
+    const double sendrecv = static_cast<double>(bytes) / (kGBps * 1e3) + kLatencyUs;
+    EXPECT_NEAR(simulated_us(CollectiveTest::kSendRecv, n, bytes), sendrecv, 1e-6) << n << " devices";
+  }
+}
+
+TEST(CollectivePlan, SizesAreWholeFloatsAndBusFactorsAreNcclTests) {
+  EXPECT_EQ(collective_bytes(CollectiveTest::kAllReduce, 4, 10), 8);
+  EXPECT_EQ(collective_bytes(CollectiveTest::kAllGather, 3, 40), 36);  // 10 floats -> 9, three each
+  EXPECT_EQ(collective_bytes(CollectiveTest::kAllGather, 4, 8), 0);     // two floats over four devices
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveTest::kAllReduce, 4), 1.5);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveTest::kAllGather, 4), 0.75);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveTest::kSendRecv, 8), 1);
+  const Plan plan = collective_plan(CollectiveTest::kAllReduce, 4, 1024);
+  ASSERT_EQ(plan.ops.size(), 1u);
+  EXPECT_EQ(plan.ops[0].payload_bytes, 1024);
+  EXPECT_EQ(plan.ops[0].bytes_moved, 2 * 3 * 1024);  // 2(N-1)/N·B into each of N devices
+  EXPECT_EQ(plan.outputs.size(), 4u);
+  EXPECT_EQ(parse_collective_test("send-recv", "op"), CollectiveTest::kSendRecv);
+  EXPECT_THROW(parse_collective_test("broadcast", "op"), InputError);
+  EXPECT_THROW(parse_collective_test("all_reduce", "op"), InputError);
+}
+
+}  // namespace
+}  // namespace splitscope
