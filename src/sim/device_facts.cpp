@@ -25,6 +25,7 @@ DeviceFacts device_facts(const DeviceSpec& device) {
   facts.dram_bytes_per_second = device.memory_bytes_per_second() * kStreamingFraction;
   facts.launch_seconds =
       device.launch_overhead_given ? device.launch_overhead_seconds() : kDefaultLaunchOverheadUs * 1e-6;
+  facts.nccl_generation = nccl_generation(device);
   return facts;
 }
 

@@ -25,8 +25,11 @@
 /// - vector_flops_per_second: the fp32 peak (the CUDA cores, which run the
 ///   element-wise math and the Winograd and FFT transforms); matrix: the
 ///   peak of `matrix_math` (which prices the products).
+/// - nccl_generation: the GPU generation NCCL's tuning tables key on,
+///   from the precisions the datasheet lists (nccl_protocol.hpp).
 
 #include "sim/machine.hpp"
+#include "sim/nccl_protocol.hpp"
 
 namespace splitscope {
 
@@ -45,6 +48,7 @@ struct DeviceFacts {
   int sm_count = 1;
   double dram_bytes_per_second = 0;
   double launch_seconds = 0;
+  NcclGeneration nccl_generation = NcclGeneration::kVolta;
 
   /// One SM's share of the matrix peak.
   double sm_flops_per_second() const { return matrix_flops_per_second / sm_count; }
