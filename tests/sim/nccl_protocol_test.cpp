@@ -22,12 +22,15 @@
 #include <gtest/gtest.h>
 
 #include "hand_plan.hpp"
+#include "partitioners/collective_schedule.hpp"
 #include "sim/simulator.hpp"
+#include "sim/topology.hpp"
 
 namespace splitscope {
 namespace {
 
 using testing::HandPlan;
+using testing::multi_node_topology;
 using testing::test_machine;
 
 constexpr int kRanks = 4;
@@ -170,6 +173,42 @@ TEST(NcclProtocol, AHostStagedPcieRingHasNoLl128) {
   const double us = all_reduce_us(machine, 64 << 20);
   EXPECT_NEAR(us, 42.6 + 67108864.0 / (bus * 4 / 6) * 1e6, 1e-6);
   EXPECT_NEAR(us, 8433.3, 0.1);
+}
+
+TEST(NcclProtocol, AcrossNodesTheInterStepsPayTheNetworksLatency) {
+  // 2 nodes of 2 Hopper GPUs (NVLink 450 GB/s ports, one 50 GB/s NIC a GPU).
+  // An all-reduce ring of 4 has 6 steps, 2·nodes = 4 of them across the
+  // network; in-node steps pay max(hwLat, the network post overhead: 1 µs,
+  // 3 µs for Simple):
+  //   Simple: 8.4 + 2 · max(3.4, 3) + 4 · 14.0 = 71.2 µs
+  //   LL:     6.6 + 2 · max(0.6, 1) + 4 · 2.7  = 19.4 µs
+  //   LL128: 14.0 + 2 · max(1.9, 1) + 4 · 4.0  = 33.8 µs
+  TopologySpec topology = multi_node_topology(2, 2, 450, 50);
+  topology.link.protocol = LinkProtocol::kNvlink;
+  topology.nic.protocol = LinkProtocol::kInfiniband;
+  Machine machine = test_machine(4, topology);
+  machine.device.peak_tflops = {{"fp32", 67}, {"tf32", 494.5}, {"fp8", 1979}};
+  HandPlan hand(R"({"batch": 4, "input": [16], "layers": [{"type": "dense", "units": 16, "name": "fc"}]})", 4);
+  std::vector<int> inputs;
+  for (int d = 0; d < 4; ++d) inputs.push_back(hand.input(hand.node("fc"), d, 64 << 20));
+  hand.collective(CollectiveKind::kAllReduce, inputs);
+  const PlanOp& op = hand.plan().ops.at(static_cast<size_t>(hand.last_op()));
+  const Topology links(machine);
+  NcclRingSends sends;
+  ASSERT_TRUE(nccl_ring_sends(hand.plan(), op, collective_schedule(hand.plan(), op), links,
+                              NcclGeneration::kHopper, &sends));
+  EXPECT_EQ(sends.ring.nodes, 2);
+  EXPECT_EQ(sends.ring.intra, NcclHardware::kNvlink);
+  EXPECT_NEAR(nccl_latency_seconds(sends.ring, NcclProtocol::kSimple) * 1e6, 71.2, 1e-9);
+  EXPECT_NEAR(nccl_latency_seconds(sends.ring, NcclProtocol::kLl) * 1e6, 19.4, 1e-9);
+  EXPECT_NEAR(nccl_latency_seconds(sends.ring, NcclProtocol::kLl128) * 1e6, 33.8, 1e-9);
+  // The slowest link is a NIC: 50 GB/s at InfiniBand's 4096/4122 payload
+  // (NCCL takes a NIC's full speed). 64 MiB runs as Simple, each send paying 71.2/6 µs.
+  EXPECT_DOUBLE_EQ(sends.ring.bus_bytes_per_second, 50e9 * 4096 / 4122);
+  EXPECT_EQ(sends.protocol, NcclProtocol::kSimple);
+  EXPECT_NEAR(sends.send_latency_seconds * 1e6, 71.2 / 6, 1e-9);
+  // LL across 2 nodes is capped at 39 GB/s (llMaxBws, Intel column).
+  EXPECT_DOUBLE_EQ(nccl_protocol_rate(sends.ring, NcclProtocol::kLl, 400e9), 39e9);
 }
 
 }  // namespace
