@@ -29,8 +29,8 @@
 namespace splitscope {
 
 struct BiasActivation {
-  int64_t outputs = 0;    ///< output elements the pass touches
-  int64_t channels = 0;   ///< bias values read (one per output channel of the slice)
+  int64_t outputs = 0;   ///< output elements the pass touches
+  int64_t channels = 0;  ///< bias values read (one per output channel of the slice)
   bool bias = false;
   bool activation = false;
 
