@@ -4,12 +4,11 @@
 /// kernel of its own. cuBLAS's GEMMs (cublasGemmEx: C = α·op(A)·op(B) +
 /// β·C) and cuDNN's cudnnConvolutionForward (y = α·conv(x, w) + β·y) take no
 /// per-channel bias and apply no activation (cuBLAS and cuDNN API
-/// references); cuDNN's fused cudnnConvolutionBiasActivationForward runs
-/// only the IMPLICIT_PRECOMP_GEMM algorithm with an activation other than
-/// identity, so the Winograd and FFT algorithms the rules pick cannot use
-/// it. Frameworks therefore run the bias and the activation as element-wise
-/// kernels after the product (TensorFlow's BiasAdd and Relu, Caffe's bias
-/// and ReLU layers), as does our CUDA executor (one BiasActivation kernel).
+/// references). Unless a framework calls a fused entry point (cuDNN's
+/// cudnnConvolutionBiasActivationForward, cuBLASLt's epilogues), the bias
+/// and the activation run as element-wise kernels after the product
+/// (TensorFlow's BiasAdd and Relu ops, Caffe's bias and ReLU layers), as in
+/// our CUDA executor (one BiasActivation kernel).
 /// The rules price them as that one kernel: a streaming pass that reads and
 /// writes the output (and reads the bias), 1 FLOP per element for each of
 /// the bias and the activation, plus a launch:
