@@ -24,9 +24,29 @@
 ///   low end, as launches are issued asynchronously).
 /// - vector_flops_per_second: the fp32 peak (the CUDA cores, which run the
 ///   element-wise math and the Winograd and FFT transforms); matrix: the
-///   peak of `matrix_math` (which prices the products).
+///   peak of `matrix_math` (which prices the products), times the issue
+///   fraction below when the products run on the CUDA cores (fp32).
+/// - fp32 issue fraction: an SM has four partitions, each with one warp
+///   scheduler issuing one warp instruction (32 threads) per clock (NVIDIA's
+///   Volta, Ampere and Hopper whitepapers). With 16 FP32 lanes a partition
+///   (64 per SM: GV100, GA100) a warp's FFMA holds the FP32 pipe two
+///   clocks, and the scheduler issues a product loop's loads and address
+///   arithmetic in the clock between, at no cost to the peak (GP100's 64
+///   lanes sit in two partitions whose schedulers dispatch two instructions a
+///   clock: the same). With 32 lanes a partition (128 per SM: GH100) the
+///   peak needs an FFMA every clock, so each other instruction of the loop
+///   takes a clock from the FFMAs. A register-blocked FP32 product's main
+///   loop (CUTLASS's default SIMT tile: a 128×128×8 block of 256 threads,
+///   8×8 outputs a thread) issues, per 8-deep k block, 512 FFMAs and about
+///   41 others: 32 shared-memory loads (LDS.128, four per k), 2 global loads
+///   and 2 shared stores of the next tiles, a barrier, and about 4 for
+///   pointers and the loop: 512 / 553 = 92.6% of the peak. Lanes per SM are
+///   fp32 peak / (2 · sm_count · clock) where the file gives both, else 64.
+/// - nccl_generation: the GPU generation NCCL's tuning tables key on,
+///   from the precisions the datasheet lists (nccl_protocol.hpp).
 
 #include "sim/machine.hpp"
+#include "sim/nccl_protocol.hpp"
 
 namespace splitscope {
 
@@ -36,6 +56,12 @@ inline constexpr int kFp32LanesPerSm = 64;
 inline constexpr double kDefaultBoostClockMhz = 1400;
 /// What streaming kernels reach of the datasheet memory bandwidth.
 inline constexpr double kStreamingFraction = 0.9;
+/// FP32 lanes per SM from which a partition has 32 (one warp's FFMA a clock).
+inline constexpr int kFullWidthFp32LanesPerSm = 128;
+/// The FFMAs and the other instructions of a CUTLASS-style SIMT SGEMM main
+/// loop per 8-deep k block (128×128×8 block, 8×8 outputs per thread).
+inline constexpr double kSgemmLoopFfmas = 512;
+inline constexpr double kSgemmLoopOtherInstructions = 32 + 2 + 2 + 1 + 4;
 /// The launch overhead assumed when a file gives none.
 inline constexpr double kDefaultLaunchOverheadUs = 5;
 
@@ -45,6 +71,7 @@ struct DeviceFacts {
   int sm_count = 1;
   double dram_bytes_per_second = 0;
   double launch_seconds = 0;
+  NcclGeneration nccl_generation = NcclGeneration::kVolta;
 
   /// One SM's share of the matrix peak.
   double sm_flops_per_second() const { return matrix_flops_per_second / sm_count; }
@@ -52,6 +79,15 @@ struct DeviceFacts {
 
 /// The SM count `device` gives, or the one derived from its fp32 peak and clock.
 int sm_count_of(const DeviceSpec& device);
+
+/// FP32 lanes per SM: round(fp32 peak / (2 · sm_count · boost clock)) where
+/// `device` gives both, else kFp32LanesPerSm.
+int fp32_lanes_per_sm(const DeviceSpec& device);
+
+/// What a CUDA-core (fp32) product's main loop can issue of the fp32 peak:
+/// kSgemmLoopFfmas / (FFMAs + others) at kFullWidthFp32LanesPerSm lanes or
+/// more, else 1.
+double fp32_issue_fraction(int lanes_per_sm);
 
 /// The facts of `device`, as the rules use them.
 DeviceFacts device_facts(const DeviceSpec& device);

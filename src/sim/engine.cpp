@@ -11,6 +11,7 @@
 #include "sim/collective_schedule_cache.hpp"
 #include "sim/event_queue.hpp"
 #include "sim/flow_network.hpp"
+#include "sim/nccl_protocol.hpp"
 #include "util/check.hpp"
 
 namespace splitscope {
@@ -49,6 +50,10 @@ struct CollectiveRun {
   std::vector<int> delivery_waits;
   std::vector<double> delivery_start;  ///< seconds; the first send into or out of that device
   size_t delivered = 0;
+  /// A ring priced by NCCL's model (nccl_protocol.hpp): each send's latency
+  /// and flow bytes come from it instead of its route's latency and its bytes.
+  bool by_nccl = false;
+  NcclRingSends nccl;
 };
 
 /// What the engine keeps of each op besides its spans, in 16 bytes. A
@@ -93,6 +98,7 @@ class Engine {
   Engine(const Plan& plan, const Topology& topology, const OpCostModel& costs)
       : plan_(plan),
         topology_(topology),
+        costs_(costs),
         pricing_(costs, plan),
         handoff_(costs.lane_handoff_seconds()),
         flows_(link_capacities(topology)) {}
@@ -241,6 +247,7 @@ class Engine {
       run.delivery_waits.push_back(delivery.waits_for);
     }
     run.delivery_start.assign(run.schedule->deliveries.size(), kNever);
+    run.by_nccl = nccl_ring_sends(plan_, op, *run.schedule, topology_, costs_.facts().nccl_generation, &run.nccl);
     return run;
   }
 
@@ -337,7 +344,9 @@ class Engine {
 
   // --- sends --------------------------------------------------------------
 
-  void launch_send(int op, int part, int from, int to, double bytes) {
+  /// A send of `bytes` from `from` to `to`; it pays `latency` seconds before
+  /// its bytes flow, or its route's latency when `latency` is negative.
+  void launch_send(int op, int part, int from, int to, double bytes, double latency = -1) {
     int id;
     if (free_sends_.empty()) {
       id = static_cast<int>(sends_.size());
@@ -352,7 +361,7 @@ class Engine {
     send.part = part;
     send.bytes = bytes;
     if (from != to) send.route = topology_.route(from, to);
-    queue_.insert(now_ + send.route.latency_seconds, {EventKind::kSendArrives, id});
+    queue_.insert(now_ + (latency >= 0 ? latency : send.route.latency_seconds), {EventKind::kSendArrives, id});
   }
 
   void send_arrives(int id) {
@@ -425,7 +434,12 @@ class Engine {
       double& first = run.delivery_start[static_cast<size_t>(delivery)];
       first = std::min(first, now_);
     }
-    launch_send(op, index, send.from_device, send.to_device, static_cast<double>(send.bytes));
+    if (run.by_nccl) {
+      launch_send(op, index, send.from_device, send.to_device, run.nccl.flow_bytes[static_cast<size_t>(index)],
+                  run.nccl.send_latency_seconds);
+    } else {
+      launch_send(op, index, send.from_device, send.to_device, static_cast<double>(send.bytes));
+    }
   }
 
   void collective_send_done(int op, int index) {
@@ -465,6 +479,7 @@ class Engine {
 
   const Plan& plan_;
   const Topology& topology_;
+  const OpCostModel& costs_;
   OpCostModel::PlanPricing pricing_;
   double handoff_ = 0;  ///< seconds: DeviceSpec::lane_handoff_us
   FlowNetwork flows_;

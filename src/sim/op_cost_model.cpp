@@ -6,6 +6,7 @@
 
 #include "ir/op_signature.hpp"
 #include "ir/ops/conv2d_rules.hpp"
+#include "sim/bias_activation.hpp"
 #include "sim/conv_algorithm.hpp"
 #include "sim/gemm_efficiency.hpp"
 #include "sim/rnn_step_cost.hpp"
@@ -131,14 +132,19 @@ double OpCostModel::rule_seconds(Rule rule, const OpNode& node, const Slice& sli
         const GemmDims d = dims(node, slice);
         shape = GemmShape{d.m, d.n, d.k, d.count};
       }
-      return estimate_gemm(facts_, shape, bytes).seconds + facts_.launch_seconds;
+      return estimate_gemm(facts_, shape, bytes).seconds + facts_.launch_seconds + layer_epilogue(node, slice);
     }
-    case Rule::kConv: return estimate_conv(facts_, conv_shape(node, slice)).seconds;
+    case Rule::kConv: return estimate_conv(facts_, conv_shape(node, slice)).seconds + layer_epilogue(node, slice);
     case Rule::kCell: return estimate_cell_step(facts_, cell_shape(node, slice)).seconds;
     case Rule::kStreaming:
     case Rule::kRoofline: break;
   }
   return streaming_seconds(flops, bytes);
+}
+
+double OpCostModel::layer_epilogue(const OpNode& node, const Slice& slice) const {
+  if (node.kind != OpKind::kDense && node.kind != OpKind::kConv2d) return 0.0;
+  return bias_activation_seconds(facts_, bias_activation_of(node, slice));
 }
 
 double OpCostModel::modelled(const OpNode* node, OpKind kind, const Slice& slice, int64_t flops,
@@ -232,8 +238,13 @@ double OpCostModel::PlanPricing::seconds(const PlanOp& op, bool* calibrated) {
     ShapeKey key;
     key.rule = static_cast<int>(rule);
     switch (rule) {
-      case Rule::kGemm: key.values = {s.batch.size(), s.out.size(), s.reduce.size(), bytes, op.flops == 0 ? 0 : 1,
-                                      static_cast<int64_t>(node.kind)};
+      case Rule::kGemm: {
+        // The bias-and-activation pass differs between nodes and reduce slices of one shape.
+        const BiasActivation pass = bias_activation_of(node, s);
+        key.values = {s.batch.size(), s.out.size(), s.reduce.size(), bytes, op.flops == 0 ? 0 : 1,
+                      static_cast<int64_t>(node.kind), (pass.bias ? 2 : 0) + (pass.activation ? 1 : 0)};
+        break;
+      }
         break;
       case Rule::kConv: key.values = {static_cast<int64_t>(op.node), s.batch.size(), s.out.begin, s.out.end,
                                       bytes == 0 && op.flops == 0 ? 0 : 1};

@@ -17,10 +17,11 @@
 ///    - dense: one GEMM (M rows, N units, K inputs) with tile and wave
 ///      quantization on the SMs (and split-K where it fills them better),
 ///      bound below by its bytes at the achieved DRAM rate
-///      (gemm_efficiency.hpp), plus a launch;
+///      (gemm_efficiency.hpp), plus a launch, then its bias and activation
+///      as a kernel of their own (bias_activation.hpp);
 ///    - conv2d: the fastest algorithm cuDNN supports for its shape
 ///      (implicit GEMM, Winograd, FFT), each kernel with its launch
-///      (conv_algorithm.hpp);
+///      (conv_algorithm.hpp), then its bias and activation likewise;
 ///    - lstm_cell, gru_cell: cuDNN's kernels for one step: a share of the
 ///      input product batched over the layer's steps, the recurrent product,
 ///      the element-wise gates, each with its launch (rnn_step_cost.hpp);
@@ -84,6 +85,8 @@ class OpCostModel {
   double modelled(const OpNode* node, OpKind kind, const Slice& slice, int64_t flops, int64_t bytes) const;
   double rule_seconds(Rule rule, const OpNode& node, const Slice& slice, int64_t flops, int64_t bytes) const;
   double streaming_seconds(int64_t flops, int64_t bytes) const;
+  /// A dense or conv2d slice's bias-and-activation kernel (bias_activation.hpp); 0 for other kinds.
+  double layer_epilogue(const OpNode& node, const Slice& slice) const;
   double epilogue_seconds(int64_t flops, int64_t bytes) const;
 
   double flops_per_second_;

@@ -58,8 +58,13 @@ Topology::Topology(const Machine& machine) : spec_(machine.topology), devices_(m
 }
 
 void Topology::add_link_pair(const std::string& name, const LinkSpec& spec, LinkTraffic up, LinkTraffic down) {
-  links_.push_back(Link{name + " up", spec.payload_bytes_per_second(up)});
-  links_.push_back(Link{name + " down", spec.payload_bytes_per_second(down)});
+  links_.push_back(Link{name + " up", spec.payload_bytes_per_second(up), spec.bytes_per_second(), spec.protocol});
+  links_.push_back(
+      Link{name + " down", spec.payload_bytes_per_second(down), spec.bytes_per_second(), spec.protocol});
+}
+
+int Topology::node_of(int device) const {
+  return spec_.kind == TopologyKind::kMultiNode ? device / spec_.devices_per_node : 0;
 }
 
 Route Topology::route(int from, int to) const {

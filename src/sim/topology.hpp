@@ -35,6 +35,8 @@ inline constexpr int kMaxRouteLinks = 4;
 struct Link {
   std::string name;              ///< "port 3 up", "bus 0 down", "node 1 nic 0 in"
   double bytes_per_second = 0;   ///< payload: the line rate × the protocol's efficiency
+  double line_bytes_per_second = 0;  ///< the machine file's line rate
+  LinkProtocol protocol = LinkProtocol::kAchieved;  ///< what carries the bytes (NCCL's model reads it)
 };
 
 struct Route {
@@ -56,6 +58,9 @@ class Topology {
   /// on demand, as machines may have more devices than a table of all pairs
   /// should hold.
   Route route(int from, int to) const;
+  /// The node `device` sits in: device / devices_per_node on a multi-node
+  /// machine, else 0.
+  int node_of(int device) const;
 
  private:
   void add_link_pair(const std::string& name, const LinkSpec& spec, LinkTraffic up,

@@ -11,6 +11,7 @@
 #include "ir/ops/op_def.hpp"
 #include "ir/zoo.hpp"
 #include "partitioners/partitioner.hpp"
+#include "sim/bias_activation.hpp"
 #include "sim/conv_algorithm.hpp"
 #include "sim/device_facts.hpp"
 #include "sim/gemm_efficiency.hpp"
@@ -66,14 +67,57 @@ TEST(DeviceFacts, AchievedMemoryAndTheDefaultLaunch) {
   EXPECT_DOUBLE_EQ(device_facts(given.device).launch_seconds, 2e-6);
 }
 
-TEST(DatasheetRules, ADenseOpIsOneTileQuantizedGemmAndALaunch) {
-  // 16 × 4096 × 4096 on the V100: split 16 ways, 154.28 µs (gemm_efficiency_test), + 5 µs.
+TEST(DeviceFacts, ProductsOnFullWidthFp32PartitionsLoseTheIssueSlotsOfTheirLoop) {
+  // V100: 15.7e12 / (2 · 80 · 1.53e9) = 64 lanes per SM: no loss.
+  EXPECT_EQ(fp32_lanes_per_sm(v100_datasheet().device), 64);  // no sm_count given: 64 by the derivation
+  EXPECT_DOUBLE_EQ(device_facts(v100_datasheet().device).matrix_flops_per_second, 15.7e12);
+  // H100 SXM5: 67e12 / (2 · 132 · 1.98e9) = 128.2 lanes: 512 FFMAs of every 512 + 41 issue slots.
+  const Machine h100 = load_machine("h100-nvlink-8");
+  EXPECT_EQ(fp32_lanes_per_sm(h100.device), 128);
+  EXPECT_DOUBLE_EQ(fp32_issue_fraction(128), 512.0 / 553);
+  EXPECT_DOUBLE_EQ(fp32_issue_fraction(64), 1.0);
+  EXPECT_NEAR(device_facts(h100.device).matrix_flops_per_second, 67e12 * 512 / 553, 1);
+  // Tensor-core products (another matrix_math) and the CUDA cores' element-wise math keep their peaks.
+  Machine tf32 = h100;
+  tf32.device.matrix_math = "tf32";
+  EXPECT_DOUBLE_EQ(device_facts(tf32.device).matrix_flops_per_second, 494.5e12);
+  EXPECT_DOUBLE_EQ(device_facts(h100.device).vector_flops_per_second, 67e12);
+}
+
+TEST(DatasheetRules, ADenseOpIsOneTileQuantizedGemmAndALaunchThenItsBias) {
+  // 16 × 4096 × 4096 on the V100: split 16 ways, 154.28 µs (gemm_efficiency_test), + 5 µs;
+  // then the bias as a kernel of its own (bias_activation.hpp): 16·4096 outputs
+  // read and written, + 4096 bias values: 540,672 B at 810e9 = 0.667 µs, + 5 µs.
   HandPlan hand(kNet, 1);
   const NodeId fc = hand.node("fc");
   const OpCostModel model(v100_datasheet());
   EXPECT_TRUE(model.priced_by_rules(OpKind::kDense));
   EXPECT_NEAR(model.slice_seconds(hand.graph(), fc, full_slice(hand.graph().node(fc), {0, 16})),
-              13 * 2.0 * 64 * 64 * 256 / 196.25e9 + 8388608.0 / 810e9 + 10e-6, 1e-12);
+              13 * 2.0 * 64 * 64 * 256 / 196.25e9 + 8388608.0 / 810e9 + 10e-6 + 540672.0 / 810e9 + 5e-6, 1e-12);
+}
+
+TEST(DatasheetRules, TheBiasAndActivationPassFollowsTheSlice) {
+  const Graph graph = lower(parse_model_text(R"({"batch": 8, "input": [64], "layers": [
+      {"type": "dense", "units": 32, "activation": "relu", "name": "fc"},
+      {"type": "dense", "units": 32, "bias": false, "name": "plain"}]})", "d.json"));
+  const OpNode& fc = graph.node(1);
+  ASSERT_EQ(fc.kind, OpKind::kDense);
+  BiasActivation whole = bias_activation_of(fc, full_slice(fc, {0, 8}));
+  EXPECT_EQ(whole.outputs, 8 * 32);
+  EXPECT_TRUE(whole.bias && whole.activation);
+  // A reduce slice is a partial sum: no activation; only the first adds the bias.
+  Slice first = full_slice(fc, {0, 8});
+  first.reduce = {0, 32};
+  Slice second = first;
+  second.reduce = {32, 64};
+  EXPECT_TRUE(bias_activation_of(fc, first).bias);
+  EXPECT_FALSE(bias_activation_of(fc, first).activation);
+  EXPECT_FALSE(bias_activation_of(fc, second).any());
+  const OpNode& plain = graph.node(2);
+  ASSERT_EQ(plain.kind, OpKind::kDense);
+  EXPECT_FALSE(bias_activation_of(plain, full_slice(plain, {0, 8})).any());
+  // 256 outputs, bias and relu: 512 FLOPs; 8·256 + 4·32 = 2,176 B at 810e9 = 2.7 ns, + 5 µs.
+  EXPECT_NEAR(bias_activation_seconds(device_facts(v100_datasheet().device), whole), 2176.0 / 810e9 + 5e-6, 1e-15);
 }
 
 TEST(DatasheetRules, ElementwiseOpsStreamAtTheAchievedRate) {
@@ -120,8 +164,12 @@ TEST(DatasheetRules, ConvolutionsAndCellsReachTheirRules) {
   shape.height = shape.width = shape.out_h = shape.out_w = 28;
   shape.kernel_h = shape.kernel_w = 3;
   shape.pad_h = shape.pad_w = 1;
-  EXPECT_DOUBLE_EQ(model.slice_seconds(graph, conv, full_slice(graph.node(conv), {0, 32})),
-                   estimate_conv(model.facts(), shape).seconds);  // 228.61 µs (conv_algorithm_test)
+  // 228.61 µs (conv_algorithm_test), then the bias: 32·128·28² = 3,211,264
+  // outputs read and written + 128 bias values, 25,690,624 B at 810e9 =
+  // 31.72 µs, + 5 µs: 265.33 µs.
+  EXPECT_NEAR(model.slice_seconds(graph, conv, full_slice(graph.node(conv), {0, 32})),
+              estimate_conv(model.facts(), shape).seconds + 25690624.0 / 810e9 + 5e-6, 1e-12);
+  EXPECT_NEAR(model.slice_seconds(graph, conv, full_slice(graph.node(conv), {0, 32})), 265.33e-6, 0.01e-6);
 
   const Graph rnn = lower(parse_model_text(R"({"batch": 64, "input": [32, 1024], "layers": [
       {"type": "lstm", "hidden": 1024, "name": "lstm"}]})", "r.json"));

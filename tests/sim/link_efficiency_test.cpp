@@ -54,9 +54,13 @@ TEST(LinkEfficiency, AHostStagedPcieBusCarriesWritesUpAndReadCompletionsDown) {
 TEST(LinkEfficiency, ARingAllReduceRunsAtTheDerivedBusBandwidth) {
   // 4 GPUs on 300 GB/s NVLink ports: 266.67 GB/s of payload each way. An
   // all-reduce of B = 64 MiB moves 2·3/4·B through every port in 6 ring
-  // steps: 2·3/4 · 67,108,864 / 266.67e9 = 377.49 µs, + 6 · 3 µs of latency
-  // = 395.49 µs. nccl-tests' bus bandwidth, algbw · 2(n-1)/n =
-  // B/t · 3/2 = 254.5 GB/s, approaches the payload rate as B grows.
+  // steps: 2·3/4 · 67,108,864 / 266.67e9 = 377.49 µs. The test device (an
+  // fp32 peak alone) is Pascal to NCCL's model (nccl_protocol.hpp), whose
+  // 18-of-20 NVLink share (270 GB/s) is above the payload rate, so the
+  // payload rate stands; NCCL runs this size as Simple, whose latency is
+  // 8.4 + 6 · 3.4 = 28.8 µs (not the file's 3 µs a step): 406.29 µs.
+  // nccl-tests' bus bandwidth, algbw · 2(n-1)/n = B/t · 3/2 = 247.8 GB/s,
+  // approaches the payload rate as B grows.
   const int n = 4;
   const int64_t bytes = 64LL << 20;
   TopologySpec topology = switch_topology(300, 3);
@@ -67,9 +71,9 @@ TEST(LinkEfficiency, ARingAllReduceRunsAtTheDerivedBusBandwidth) {
   hand.collective(CollectiveKind::kAllReduce, inputs);
   const Timeline timeline = simulate(hand.plan(), test_machine(n, topology));
   const double payload = 300e9 * 128 / 144;
-  const double expected_us = 2.0 * (n - 1) / n * static_cast<double>(bytes) / payload * 1e6 + 2 * (n - 1) * 3.0;
+  const double expected_us = 2.0 * (n - 1) / n * static_cast<double>(bytes) / payload * 1e6 + 8.4 + 2 * (n - 1) * 3.4;
   EXPECT_NEAR(timeline.makespan_us(), expected_us, 1e-6);
-  EXPECT_NEAR(expected_us, 395.49, 0.01);
+  EXPECT_NEAR(expected_us, 406.29, 0.01);
 }
 
 TEST(LinkEfficiency, AMachineFileLinkIsTheLineRateOfWhatItsPlaceImplies) {
