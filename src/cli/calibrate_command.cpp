@@ -278,7 +278,8 @@ Command add_calibrate_command(CLI::App& app) {
       sub->add_option("--seed", options->seed, "weights and inputs of the op timings")
           ->check(unsigned_integer())
           ->capture_default_str(),
-      sub->add_option("--networks", options->networks, "networks whose op shapes to time (default: the whole zoo on cuda, the small networks on cpu)")
+      sub->add_option("--networks", options->networks,
+                      "networks whose op shapes to time (default: the whole zoo on cuda, the small ones on cpu)")
           ->delimiter(','),
       sub->add_option("--partitions", options->partitions,
                       "measure inside one of N green-context partitions of the GPU, as --virtual runs on N devices "
