@@ -93,35 +93,41 @@ Graph hundred_layers() {
   return lower(parse_model_text(network, "hundred.json"));
 }
 
-void BM_EvaluatePlan(benchmark::State& state, const std::string& strategy) {
-  const auto graph = std::make_shared<const Graph>(hundred_layers());
-  const Simulator simulator(load_machine("h100-nvlink-8"));
+/// The options a search would try `strategy` with on 8 devices.
+PartitionOptions search_options(const std::string& strategy) {
   PartitionOptions options;
   options.devices = kDevices;
   options.microbatches = strategy == "pipeline" ? kMicrobatches : 1;
+  return options;
+}
+
+void count_plans(benchmark::State& state, size_t plan_ops) {
+  state.counters["plan_ops"] = static_cast<double>(plan_ops);
+  state.counters["plans/s"] = benchmark::Counter(1, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_EvaluatePlan(benchmark::State& state, const std::string& strategy) {
+  const auto graph = std::make_shared<const Graph>(hundred_layers());
+  const Simulator simulator(load_machine("h100-nvlink-8"));
   size_t ops = 0;
   for (auto _ : state) {
-    const Plan plan = make_partitioner(strategy)->partition(graph, options);
+    const Plan plan = make_partitioner(strategy)->partition(graph, search_options(strategy));
     const Timeline timeline = simulator.simulate(plan);
     ops = plan.ops.size();
     benchmark::DoNotOptimize(timeline.spans.data());
   }
-  state.counters["plan_ops"] = static_cast<double>(ops);
-  state.counters["plans/s"] = benchmark::Counter(1, benchmark::Counter::kIsIterationInvariantRate);
+  count_plans(state, ops);
 }
+
 void BM_SimulatePlan(benchmark::State& state, const std::string& strategy) {
   const auto graph = std::make_shared<const Graph>(hundred_layers());
   const Simulator simulator(load_machine("h100-nvlink-8"));
-  PartitionOptions options;
-  options.devices = kDevices;
-  options.microbatches = strategy == "pipeline" ? kMicrobatches : 1;
-  const Plan plan = make_partitioner(strategy)->partition(graph, options);
+  const Plan plan = make_partitioner(strategy)->partition(graph, search_options(strategy));
   for (auto _ : state) {
     const Timeline timeline = simulator.simulate(plan);
     benchmark::DoNotOptimize(timeline.spans.data());
   }
-  state.counters["plan_ops"] = static_cast<double>(plan.ops.size());
-  state.counters["plans/s"] = benchmark::Counter(1, benchmark::Counter::kIsIterationInvariantRate);
+  count_plans(state, plan.ops.size());
 }
 
 BENCHMARK_CAPTURE(BM_EvaluatePlan, pipeline, std::string("pipeline"))->Unit(benchmark::kMicrosecond);

@@ -143,7 +143,6 @@ Plan collective_plan(CollectiveTest test, int devices, int64_t bytes) {
       }
       break;
   }
-  plan.outputs.clear();
   for (const PlanOp& each : plan.ops) plan.outputs.insert(plan.outputs.end(), each.outputs.begin(), each.outputs.end());
   plan.memory = compute_memory(plan);
   return plan;
