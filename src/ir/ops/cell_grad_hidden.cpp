@@ -38,19 +38,12 @@ GemmDims gemm(const OpNode& node, const Slice& slice) {
 
 const OpDef& cell_grad_hidden_def() {
   static const OpDef def = [] {
-    OpDef d;
-    d.kind = OpKind::kCellGradHidden;
-    d.name = "cell_grad_hidden";
-    d.cost_class = CostClass::kMatrix;
+    OpDef d = cell_rules::gradient_product_def(OpKind::kCellGradHidden, "cell_grad_hidden");
     d.weighted = true;
-    d.split.out = true;
+    d.params = cell_rules::gradient_params;
     d.cost = cost;
-    d.input_channels = op_rules::all_channels;
     d.signature = signature;
     d.gemm = gemm;
-    d.params = cell_rules::gradient_params;
-    d.param_slice = cell_rules::gradient_param_slice;
-    d.from_forward = cell_rules::gradient_from_forward;
     return d;
   }();
   return def;

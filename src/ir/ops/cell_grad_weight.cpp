@@ -41,18 +41,11 @@ GemmDims gemm(const OpNode& node, const Slice& slice) {
 
 const OpDef& cell_grad_weight_def() {
   static const OpDef def = [] {
-    OpDef d;
-    d.kind = OpKind::kCellGradWeight;
-    d.name = "cell_grad_weight";
-    d.cost_class = CostClass::kMatrix;
+    OpDef d = cell_rules::gradient_product_def(OpKind::kCellGradWeight, "cell_grad_weight");
     d.writes_gradient = true;
-    d.split.out = true;
     d.cost = cost;
-    d.input_channels = op_rules::all_channels;
     d.signature = signature;
     d.gemm = gemm;
-    d.param_slice = cell_rules::gradient_param_slice;
-    d.from_forward = cell_rules::gradient_from_forward;
     return d;
   }();
   return def;

@@ -100,20 +100,25 @@ GemmDims step_gradient_gemm(const OpNode& node, const Slice& slice) {
 
 }  // namespace
 
-OpDef step_gradient_def(OpKind kind, std::string_view name) {
+OpDef gradient_product_def(OpKind kind, std::string_view name) {
   OpDef d;
   d.kind = kind;
   d.name = name;
   d.cost_class = CostClass::kMatrix;
-  d.weighted = true;
   d.split.out = true;  // by its weights' rule; no partitioner slices it yet
-  d.cost = step_gradient_cost;
   d.input_channels = op_rules::all_channels;
+  d.param_slice = gradient_param_slice;
+  d.from_forward = gradient_from_forward;
+  return d;
+}
+
+OpDef step_gradient_def(OpKind kind, std::string_view name) {
+  OpDef d = gradient_product_def(kind, name);
+  d.weighted = true;
+  d.cost = step_gradient_cost;
   d.signature = step_gradient_signature;
   d.gemm = step_gradient_gemm;
   d.params = gradient_params;
-  d.param_slice = gradient_param_slice;
-  d.from_forward = gradient_from_forward;
   return d;
 }
 

@@ -35,6 +35,11 @@ Slice gradient_param_slice(const OpNode& node, const Slice& slice);
 /// The whole slice beside a whole forward cell; InputError for a cell split
 /// by hidden units (its gradient ops are not sliced yet).
 Slice gradient_from_forward(const OpNode& node, const Slice& forward);
+/// What every cell gradient kind shares: a matrix product over the whole
+/// layer's weights, placed beside its whole forward cell. The caller adds
+/// its cost, signature and product shape, and whether it reads the weights
+/// (`weighted`, `params`) or writes their gradient.
+OpDef gradient_product_def(OpKind kind, std::string_view name);
 /// The definition of a step's gradient kind (lstm_cell_grad, gru_cell_grad):
 /// they differ in name and equations only, not in what they cost or read.
 OpDef step_gradient_def(OpKind kind, std::string_view name);
