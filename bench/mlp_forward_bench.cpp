@@ -14,49 +14,16 @@
 #include <memory>
 #include <thread>
 
-#include "exec/cpu/intra_op_pool.hpp"
 #include "exec/cpu/kernels/gemm.hpp"
-#include "exec/cpu/plan_tasks.hpp"
-#include "exec/cpu/scheduler.hpp"
+#include "prepared_run.hpp"
 #include "exec/cpu/thread_config.hpp"
-#include "exec/cpu/value_buffers.hpp"
 #include "exec/cpu/weight_slices.hpp"
-#include "ir/lower.hpp"
-#include "ir/model_parser.hpp"
 #include "ir/params.hpp"
-#include "ir/zoo.hpp"
-#include "partitioners/partitioner.hpp"
 
 namespace splitscope {
 namespace {
 
-std::shared_ptr<const Graph> mlp_graph(int64_t width) {
-  if (width == 8192) return std::make_shared<const Graph>(lower(load_model_file(resolve_zoo_file(ZooShelf::kNetworks, "mlp"))));
-  std::string layers;
-  for (int i = 0; i < 8; ++i) layers += R"({"type": "dense", "units": )" + std::to_string(width) + R"(, "activation": "relu"},)";
-  const std::string json = R"({"name": "mlp-narrow", "batch": 64, "input": [)" + std::to_string(width) +
-                           R"(], "layers": [)" + layers + R"({"type": "dense", "units": 1000}, {"type": "softmax"}]})";
-  return std::make_shared<const Graph>(lower(parse_model_text(json, "mlp-narrow")));
-}
-
-/// The executor's timed part: weights, buffers and tasks made once, then Scheduler::run per iteration.
-struct PreparedRun {
-  IntraOpPool setup_threads{static_cast<int>(std::thread::hardware_concurrency())};
-  Plan plan;
-  ValueBuffers buffers;
-  WeightStore weights;
-  PlanTasks tasks;
-  Scheduler scheduler;
-
-  PreparedRun(std::shared_ptr<const Graph> graph, const ThreadConfig& threads)
-      : plan(make_partitioner("single")->partition(std::move(graph), {1, 1, nullptr})),
-        buffers(plan),
-        weights(*plan.graph, 1, setup_threads),
-        tasks(build_plan_tasks(plan, buffers, weights)),
-        scheduler({1, threads.inter_op, threads.intra_op, {Lane::kCopyIn}}) {
-    fill_network_inputs(plan, 1, buffers);
-  }
-};
+using bench::PreparedRun;
 
 /// One fixture per width, shared by both benchmarks so the weights are made once.
 PreparedRun& prepared(int64_t width) {
@@ -65,7 +32,7 @@ PreparedRun& prepared(int64_t width) {
   if (!run) {
     use_single_threaded_blas();
     const ThreadConfig threads = resolve_threads(RunOptions{}, 1, static_cast<int>(std::thread::hardware_concurrency()));
-    run = std::make_unique<PreparedRun>(mlp_graph(width), threads);
+    run = std::make_unique<PreparedRun>(std::make_shared<const Graph>(bench::mlp_of_width(width)), threads);
   }
   return *run;
 }

@@ -18,56 +18,26 @@
 #include <memory>
 #include <thread>
 
-#include "exec/cpu/intra_op_pool.hpp"
 #include "exec/cpu/kernels/gemm.hpp"
-#include "exec/cpu/plan_tasks.hpp"
-#include "exec/cpu/scheduler.hpp"
+#include "prepared_run.hpp"
 #include "exec/cpu/thread_config.hpp"
-#include "exec/cpu/value_buffers.hpp"
 #include "exec/cpu/weight_slices.hpp"
-#include "ir/lower.hpp"
-#include "ir/model_parser.hpp"
 #include "ir/params.hpp"
 #include "ir/training.hpp"
-#include "ir/zoo.hpp"
-#include "partitioners/partitioner.hpp"
 
 namespace splitscope {
 namespace {
 
 std::shared_ptr<const Graph> training_mlp(int64_t width, double momentum) {
-  Graph forward = [&] {
-    if (width == 8192) return lower(load_model_file(resolve_zoo_file(ZooShelf::kNetworks, "mlp")));
-    std::string layers;
-    for (int i = 0; i < 8; ++i) layers += R"({"type": "dense", "units": )" + std::to_string(width) + R"(, "activation": "relu"},)";
-    const std::string json = R"({"name": "mlp-narrow", "batch": 64, "input": [)" + std::to_string(width) +
-                             R"(], "layers": [)" + layers + R"({"type": "dense", "units": 1000}, {"type": "softmax"}]})";
-    return lower(parse_model_text(json, "mlp-narrow"));
-  }();
+  const Graph forward = bench::mlp_of_width(width);
   Optimizer optimizer;
   optimizer.learning_rate = 1e-4;
   optimizer.momentum = momentum;
   return std::make_shared<const Graph>(training_graph(forward, optimizer));
 }
 
-/// The executor's timed part: weights, buffers and tasks made once, then one step per Scheduler::run.
-struct PreparedStep {
-  IntraOpPool setup_threads{static_cast<int>(std::thread::hardware_concurrency())};
-  Plan plan;
-  ValueBuffers buffers;
-  WeightStore weights;
-  PlanTasks tasks;
-  Scheduler scheduler;
-
-  PreparedStep(std::shared_ptr<const Graph> graph, const ThreadConfig& threads)
-      : plan(make_partitioner("single")->partition(std::move(graph), {1, 1, nullptr})),
-        buffers(plan),
-        weights(*plan.graph, 1, setup_threads),
-        tasks(build_plan_tasks(plan, buffers, weights)),
-        scheduler({1, threads.inter_op, threads.intra_op, {Lane::kCopyIn}}) {
-    fill_network_inputs(plan, 1, buffers);
-  }
-};
+/// A training step per Scheduler::run.
+using PreparedStep = bench::PreparedRun;
 
 PreparedStep& prepared(int64_t width, int64_t momentum_percent) {
   static std::map<std::pair<int64_t, int64_t>, std::unique_ptr<PreparedStep>> steps;  // benchmark-local cache
