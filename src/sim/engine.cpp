@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
+#include <unordered_map>
 
 #include "partitioners/collective_schedule.hpp"
 #include "partitioners/plan_walk.hpp"
@@ -51,9 +53,9 @@ struct CollectiveRun {
   std::vector<double> delivery_start;  ///< seconds; the first send into or out of that device
   size_t delivered = 0;
   /// A ring priced by NCCL's model (nccl_protocol.hpp): each send's latency
-  /// and flow bytes come from it instead of its route's latency and its bytes.
-  bool by_nccl = false;
-  NcclRingSends nccl;
+  /// and flow bytes come from it instead of its route's latency and its
+  /// bytes; null where its sends run plain.
+  const NcclRingSends* nccl = nullptr;
 };
 
 /// What the engine keeps of each op besides its spans, in 16 bytes. A
@@ -247,8 +249,22 @@ class Engine {
       run.delivery_waits.push_back(delivery.waits_for);
     }
     run.delivery_start.assign(run.schedule->deliveries.size(), kNever);
-    run.by_nccl = nccl_ring_sends(plan_, op, *run.schedule, topology_, costs_.facts().nccl_generation, &run.nccl);
+    run.nccl = nccl_sends_of(op, *run.schedule);
     return run;
+  }
+
+  /// NCCL's pricing of `schedule` for `op`, or null where its sends run
+  /// plain; once per schedule, which collectives of one shape share (their
+  /// sends, routes and sizes are the same).
+  const NcclRingSends* nccl_sends_of(const PlanOp& op, const CollectiveSchedule& schedule) {
+    auto [it, inserted] = nccl_sends_.try_emplace(&schedule);
+    if (inserted) {
+      NcclRingSends sends;
+      if (nccl_ring_sends(plan_, op, schedule, topology_, costs_.facts().nccl_generation, &sends)) {
+        it->second = std::move(sends);
+      }
+    }
+    return it->second ? &*it->second : nullptr;
   }
 
   /// Whatever reads only network inputs starts, one hand-off after the run
@@ -434,9 +450,9 @@ class Engine {
       double& first = run.delivery_start[static_cast<size_t>(delivery)];
       first = std::min(first, now_);
     }
-    if (run.by_nccl) {
-      launch_send(op, index, send.from_device, send.to_device, run.nccl.flow_bytes[static_cast<size_t>(index)],
-                  run.nccl.send_latency_seconds);
+    if (run.nccl != nullptr) {
+      launch_send(op, index, send.from_device, send.to_device, run.nccl->flow_bytes[static_cast<size_t>(index)],
+                  run.nccl->send_latency_seconds);
     } else {
       launch_send(op, index, send.from_device, send.to_device, static_cast<double>(send.bytes));
     }
@@ -490,6 +506,7 @@ class Engine {
 
   std::vector<OpState> state_;
   CollectiveScheduleCache schedules_;
+  std::unordered_map<const CollectiveSchedule*, std::optional<NcclRingSends>> nccl_sends_;
   std::vector<CollectiveRun> collectives_;
   std::vector<ValueLinks> links_;  ///< by value
   std::vector<Reader> readers_;
