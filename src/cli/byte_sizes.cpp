@@ -11,18 +11,6 @@ namespace {
 
 constexpr int64_t kMaxBytes = int64_t{1} << 40;
 
-std::vector<std::string> comma_parts(const std::string& text) {
-  std::vector<std::string> parts{""};
-  for (const char c : text) {
-    if (c == ',') {
-      parts.emplace_back();
-    } else {
-      parts.back() += c;
-    }
-  }
-  return parts;
-}
-
 int64_t parse_size(const std::string& word, const std::string& option) {
   int64_t number = 0;
   const char* begin = word.data();
@@ -49,9 +37,9 @@ int64_t parse_size(const std::string& word, const std::string& option) {
 
 }  // namespace
 
-std::vector<int64_t> parse_byte_sizes(const std::string& text, const std::string& option) {
+std::vector<int64_t> parse_byte_sizes(const std::vector<std::string>& parts, const std::string& option) {
   std::vector<int64_t> sizes;
-  for (const std::string& part : comma_parts(text)) {
+  for (const std::string& part : parts) {
     const size_t colon = part.find(':');
     if (colon == std::string::npos) {
       sizes.push_back(parse_size(part, option));
@@ -62,7 +50,7 @@ std::vector<int64_t> parse_byte_sizes(const std::string& text, const std::string
     if (low > high) throw InputError(option, part, "a range MIN:MAX needs MIN <= MAX");
     for (int64_t size = low; size <= high; size *= 2) sizes.push_back(size);
   }
-  if (sizes.empty()) throw InputError(option, text, "give at least one size");
+  if (sizes.empty()) throw InputError(option, "", "give at least one size");
   return sizes;
 }
 

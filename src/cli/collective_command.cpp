@@ -25,7 +25,7 @@ namespace {
 struct CollectiveOptions {
   std::string op;
   int devices = 2;
-  std::string bytes = "1K:64M";
+  std::vector<std::string> bytes{"1K:64M"};
   bool json = false;
   ExecutionOptions execution;
 };
@@ -80,7 +80,7 @@ int collective_command(const CollectiveOptions& options) {
     rows.push_back(row);
   }
   if (rows.empty()) {
-    throw InputError("--bytes", options.bytes,
+    throw InputError("--bytes", "",
                      fmt::format("every size is below one float32 per device ({} bytes)", 4 * options.devices));
   }
 
@@ -127,6 +127,7 @@ Command add_collective_command(CLI::App& app) {
   sub->add_option("--devices,-n", options->devices, "devices taking part")->capture_default_str();
   sub->add_option("--bytes", options->bytes,
                   "sizes: one (64M), a comma list (1K,1M), or a range MIN:MAX of doublings; K, M, G are 1024^1..3")
+      ->delimiter(',')
       ->capture_default_str();
   sub->add_flag("--json", options->json, "print {\"rows\": [{op, devices, bytes, time_us, algbw_GBps, busbw_GBps}]}");
   add_execution_options(*sub, options->execution, "cuda if a GPU is present, else cpu");
