@@ -75,8 +75,8 @@ const std::map<LayerKind, std::set<std::string>>& allowed_fields() {
         {LayerKind::kDense, with({"units", "activation", "bias"})},
         {LayerKind::kConv2d,
          with({"filters", "kernel", "stride", "padding", "groups", "activation", "bias"})},
-        {LayerKind::kMaxPool, with({"kernel", "stride"})},
-        {LayerKind::kAvgPool, with({"kernel", "stride"})},
+        {LayerKind::kMaxPool, with({"kernel", "stride", "padding"})},
+        {LayerKind::kAvgPool, with({"kernel", "stride", "padding"})},
         {LayerKind::kFlatten, common},
         {LayerKind::kSoftmax, common},
         {LayerKind::kRelu, common},
@@ -227,10 +227,19 @@ Layer parse_layer(const ObjectReader& reader, LayerKind kind, const std::vector<
       reader.required("kernel", "the window size, an int or [h, w]");
       layer.kernel = reader.extent("kernel", {0, 0}, 1);
       layer.stride = reader.extent("stride", layer.kernel, 1);
+      layer.padding = reader.extent("padding", {0, 0}, 0);
+      // At most half a window of padding, as in cuDNN and PyTorch: every
+      // window then holds at least one real element, so a max is never -inf
+      // and an average (over the real elements only) never divides by zero.
+      if (2 * layer.padding.h > layer.kernel.h || 2 * layer.padding.w > layer.kernel.w) {
+        reader.fail("padding", "padding " + std::to_string(layer.padding.h) + "x" + std::to_string(layer.padding.w) +
+                                   " is more than half the " + std::to_string(layer.kernel.h) + "x" +
+                                   std::to_string(layer.kernel.w) + " window; use at most kernel / 2");
+      }
       require_image(reader, layer, in);
-      check_kernel_fits(reader, layer, in, {0, 0});
-      layer.output_shape = {in[0], window_output(in[1], layer.kernel.h, layer.stride.h, 0),
-                            window_output(in[2], layer.kernel.w, layer.stride.w, 0)};
+      check_kernel_fits(reader, layer, in, layer.padding);
+      layer.output_shape = {in[0], window_output(in[1], layer.kernel.h, layer.stride.h, layer.padding.h),
+                            window_output(in[2], layer.kernel.w, layer.stride.w, layer.padding.w)};
       break;
     }
     case LayerKind::kFlatten:

@@ -131,15 +131,19 @@ class Machine {
           for (int64_t ox = 0; ox < s.out_w; ++ox) {
             float best = -INFINITY;
             double sum = 0;
+            int64_t count = 0;
             for (int64_t ky = 0; ky < s.kernel_h; ++ky) {
               for (int64_t kx = 0; kx < s.kernel_w; ++kx) {
-                const float v = x[n * s.x_sample_stride + c * plane + (oy * s.stride_h + ky) * s.width + ox * s.stride_w + kx];
+                const int64_t iy = oy * s.stride_h - s.pad_h + ky, ix = ox * s.stride_w - s.pad_w + kx;
+                if (iy < 0 || iy >= s.height || ix < 0 || ix >= s.width) continue;
+                const float v = x[n * s.x_sample_stride + c * plane + iy * s.width + ix];
                 best = std::max(best, v);
                 sum += v;
+                ++count;
               }
             }
             y[n * s.y_sample_stride + (c * s.out_h + oy) * s.out_w + ox] =
-                s.max ? best : static_cast<float>(sum / double(s.kernel_h * s.kernel_w));
+                s.max ? best : static_cast<float>(sum / double(count));
           }
         }
       }

@@ -136,15 +136,19 @@ class Evaluator {
               for (int64_t z = 0; z < ow; ++z) {
                 float best = -INFINITY;
                 double sum = 0;
+                int64_t count = 0;  // padding adds no values (cuDNN's COUNT_EXCLUDE_PADDING)
                 for (int64_t ky = 0; ky < l.kernel.h; ++ky) {
                   for (int64_t kx = 0; kx < l.kernel.w; ++kx) {
-                    const float v = x[static_cast<size_t>(((b * c + ch) * h + y * l.stride.h + ky) * w + z * l.stride.w + kx)];
+                    const int64_t row = y * l.stride.h - l.padding.h + ky, col = z * l.stride.w - l.padding.w + kx;
+                    if (row < 0 || row >= h || col < 0 || col >= w) continue;
+                    const float v = x[static_cast<size_t>(((b * c + ch) * h + row) * w + col)];
                     best = std::max(best, v);
                     sum += v;
+                    ++count;
                   }
                 }
                 out[static_cast<size_t>(((b * c + ch) * oh + y) * ow + z)] =
-                    node.kind == OpKind::kMaxPool ? best : static_cast<float>(sum / double(l.kernel.h * l.kernel.w));
+                    node.kind == OpKind::kMaxPool ? best : static_cast<float>(sum / double(count));
               }
             }
           }

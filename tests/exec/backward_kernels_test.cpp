@@ -405,7 +405,7 @@ TEST(Conv2dBackward, Col2imIsTheAdjointOfIm2col) {
 
 struct PoolCase {
   const char* name;
-  int64_t in_h, in_w, kernel, stride;
+  int64_t in_h, in_w, kernel, stride, pad = 0;
 };
 
 /// The pooled outputs of every window by definition, in double.
@@ -416,13 +416,17 @@ std::vector<double> naive_pool(bool max, const PoolArgs& a, const std::vector<do
       for (int64_t y = 0; y < a.out_h(); ++y) {
         for (int64_t x = 0; x < a.out_w(); ++x) {
           double acc = max ? -std::numeric_limits<double>::infinity() : 0.0;
+          int64_t count = 0;  // padding adds positions, not values
           for (int64_t i = 0; i < a.kernel_h; ++i) {
             for (int64_t j = 0; j < a.kernel_w; ++j) {
-              const double v = in[at(((n * a.channels + c) * a.in_h + y * a.stride_h + i) * a.in_w + x * a.stride_w + j)];
+              const int64_t row = y * a.stride_h - a.pad_h + i, col = x * a.stride_w - a.pad_w + j;
+              if (row < 0 || row >= a.in_h || col < 0 || col >= a.in_w) continue;
+              const double v = in[at(((n * a.channels + c) * a.in_h + row) * a.in_w + col)];
               acc = max ? std::max(acc, v) : acc + v;
+              ++count;
             }
           }
-          out.push_back(max ? acc : acc / double(a.kernel_h * a.kernel_w));
+          out.push_back(max ? acc : acc / double(count));
         }
       }
     }
@@ -434,9 +438,11 @@ TEST(PoolingBackward, MatchesFiniteDifferencesOfTheForward) {
   const int64_t rows = 2, channels = 3;
   for (const PoolCase& c : {PoolCase{"overlapping, kernel 3 stride 2", 7, 7, 3, 2},
                             PoolCase{"non-overlapping, kernel 2 stride 2", 6, 6, 2, 2},
-                            PoolCase{"gaps between windows, kernel 2 stride 3", 7, 8, 2, 3}}) {
+                            PoolCase{"gaps between windows, kernel 2 stride 3", 7, 8, 2, 3},
+                            PoolCase{"padded, kernel 3 stride 1 padding 1 (inception's pool branch)", 5, 6, 3, 1, 1},
+                            PoolCase{"padded, kernel 3 stride 2 padding 1 (resnet's stem)", 7, 8, 3, 2, 1}}) {
     SCOPED_TRACE(c.name);
-    PoolArgs args{rows, channels, c.in_h, c.in_w, c.kernel, c.kernel, c.stride, c.stride, nullptr, 0, nullptr, 0};
+    PoolArgs args{rows, channels, c.in_h, c.in_w, c.kernel, c.kernel, c.stride, c.stride, nullptr, 0, nullptr, 0, c.pad, c.pad};
     const int64_t in_size = channels * c.in_h * c.in_w, out_size = channels * args.out_h() * args.out_w();
     const int64_t x_stride = in_size + 2, dy_stride = out_size + 3, dx_stride = in_size + 4;
     // Distinct values 0.01 apart, so that no window's maximum changes within ±eps.

@@ -257,6 +257,24 @@ TEST(Pooling, HandComputedWindows) {
   EXPECT_EQ(out, (std::vector<float>{3.5f, 5.5f, 11.5f, 13.5f}));
 }
 
+TEST(Pooling, PaddingAddsWindowsButNoValues) {
+  // One 3x3 channel, kernel 3, stride 2, padding 1: (3 + 2 - 3) / 2 + 1 = 2 outputs per axis,
+  // each window a corner 2x2 of the real elements:
+  //  1 2 3      max: 5 6       mean (real elements only): (1+2+4+5)/4 = 3, (2+3+5+6)/4 = 4
+  //  4 5 6           8 9                                  (4+5+7+8)/4 = 6, (5+6+8+9)/4 = 7
+  //  7 8 9
+  // Negated, a max still ignores the padding: -1, -2, -4, -5 (a zero pad would give 0).
+  std::vector<float> in{1, 2, 3, 4, 5, 6, 7, 8, 9, -1, -2, -3, -4, -5, -6, -7, -8, -9};
+  PoolArgs args{1, 2, 3, 3, 3, 3, 2, 2, in.data(), 9, nullptr, 4, 1, 1};
+  ASSERT_EQ(args.out_h(), 2);
+  std::vector<float> out(8);
+  args.output = out.data();
+  max_pool(args);
+  EXPECT_EQ(out, (std::vector<float>{5, 6, 8, 9, -1, -2, -4, -5}));
+  avg_pool(args);
+  EXPECT_EQ(out, (std::vector<float>{3, 4, 6, 7, -3, -4, -6, -7}));
+}
+
 TEST(Pooling, OverlappingWindowsAndChannels) {
   // Kernel 3, stride 2 on a 5x5 plane: (5 - 3) / 2 + 1 = 2 outputs per axis; windows share a row and column.
   // Two channels, the second the negation of the first: its max is minus the first's min.

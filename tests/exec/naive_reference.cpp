@@ -110,15 +110,19 @@ class Evaluator {
             for (int64_t y = 0; y < oh; ++y) {
               for (int64_t xx = 0; xx < ow; ++xx) {
                 double best = -1e300, sum = 0;
+                int64_t count = 0;  // padding adds no values: an average is over the real ones
                 for (int64_t i = 0; i < l.kernel.h; ++i) {
                   for (int64_t j = 0; j < l.kernel.w; ++j) {
-                    const double v = x[static_cast<size_t>(((b * c_count + c) * h + y * l.stride.h + i) * w + xx * l.stride.w + j)];
+                    const int64_t row = y * l.stride.h - l.padding.h + i, col = xx * l.stride.w - l.padding.w + j;
+                    if (row < 0 || row >= h || col < 0 || col >= w) continue;
+                    const double v = x[static_cast<size_t>(((b * c_count + c) * h + row) * w + col)];
                     best = std::max(best, v);
                     sum += v;
+                    ++count;
                   }
                 }
                 out[static_cast<size_t>(((b * c_count + c) * oh + y) * ow + xx)] =
-                    node.kind == OpKind::kMaxPool ? best : sum / static_cast<double>(l.kernel.h * l.kernel.w);
+                    node.kind == OpKind::kMaxPool ? best : sum / static_cast<double>(count);
               }
             }
           }

@@ -53,6 +53,19 @@ TEST(Parser, PoolStrideDefaultsToKernelAndAcceptsPairs) {
   EXPECT_EQ(pool.output_shape, (Shape{4, 3, 4}));
 }
 
+TEST(Parser, PaddedPoolShapes) {
+  // ResNet's stem pool: floor((112 + 2 - 3) / 2) + 1 = 56; inception's pool branch keeps 28x28.
+  const Model model = parse(R"({"batch": 1, "input": [64, 112, 112], "layers": [
+      {"type": "maxpool", "kernel": 3, "stride": 2, "padding": 1},
+      {"type": "avgpool", "kernel": 3, "stride": 2, "padding": [0, 1]},
+      {"type": "maxpool", "kernel": 3, "stride": 1, "padding": 1}]})");
+  EXPECT_EQ(model.layers[0].output_shape, (Shape{64, 56, 56}));
+  EXPECT_EQ(model.layers[0].padding, (Extent2{1, 1}));
+  // h: floor((56 - 3) / 2) + 1 = 27; w: floor((56 + 2 - 3) / 2) + 1 = 28
+  EXPECT_EQ(model.layers[1].output_shape, (Shape{64, 27, 28}));
+  EXPECT_EQ(model.layers[2].output_shape, (Shape{64, 27, 28}));
+}
+
 TEST(Parser, RecurrentShapes) {
   const Model model = parse(R"({"batch": 4, "input": [10, 6], "layers": [
       {"type": "lstm", "hidden": 8, "layers": 3},

@@ -84,6 +84,14 @@ TEST(Validation, KernelLargerThanPaddedInput) {
                "larger than the input 8x8");
 }
 
+TEST(Validation, PoolPaddingOfMoreThanHalfAWindow) {
+  // A window of padding only would have no element to take the max or mean of.
+  expect_error(with_layers("[3, 8, 8]", R"({"type": "maxpool", "kernel": 3, "padding": 2})"), "layers[0].padding",
+               "padding 2x2 is more than half the 3x3 window; use at most kernel / 2");
+  expect_error(with_layers("[3, 8, 8]", R"({"type": "avgpool", "kernel": [2, 4], "padding": [1, 3]})"),
+               "layers[0].padding", "padding 1x3 is more than half the 2x4 window");
+}
+
 TEST(Validation, ChannelsNotDivisibleByGroups) {
   expect_error(with_layers("[6, 8, 8]", R"({"type": "conv2d", "filters": 8, "kernel": 3, "groups": 4})"),
                "layers[0].groups", "6 channels are not divisible by groups = 4");

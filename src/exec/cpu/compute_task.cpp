@@ -433,6 +433,8 @@ TaskFunction pool_grad_task(const PlanOp& op, const OpBinding& b) {
   args.kernel_w = b.node().attrs.kernel.w;
   args.stride_h = b.node().attrs.stride.h;
   args.stride_w = b.node().attrs.stride.w;
+  args.pad_h = b.node().attrs.padding.h;
+  args.pad_w = b.node().attrs.padding.w;
   args.rows = b.rows();
   const Rows dy = b.required_input(max ? 1 : 0);
   if (max) {

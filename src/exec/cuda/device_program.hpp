@@ -105,13 +105,14 @@ struct ConvStep {
   int64_t out_h = 0, out_w = 0;
 };
 
-/// Max or average pooling without padding, NCHW, strides as in ConvStep.
+/// Max or average pooling, NCHW, strides as in ConvStep; padding adds window
+/// positions, not values (an average counts the real elements only).
 struct PoolStep {
   bool max = true;
   int64_t batch = 0, channels = 0, height = 0, width = 0;
   Ref x;
   int64_t x_sample_stride = 0;
-  int64_t kernel_h = 0, kernel_w = 0, stride_h = 1, stride_w = 1;
+  int64_t kernel_h = 0, kernel_w = 0, stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
   Ref y;
   int64_t y_sample_stride = 0;
   int64_t out_h = 0, out_w = 0;

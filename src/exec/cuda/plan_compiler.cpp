@@ -417,6 +417,8 @@ class Compiler {
     step.kernel_w = attrs.kernel.w;
     step.stride_h = attrs.stride.h;
     step.stride_w = attrs.stride.w;
+    step.pad_h = attrs.padding.h;
+    step.pad_w = attrs.padding.w;
     step.y = y.start();
     step.y_sample_stride = y.row_stride();
     step.out_h = node.output_shapes[0][1];

@@ -146,7 +146,8 @@ void ConvPlan::launch(cudnnHandle_t handle, const float* x, const float* filter,
 PoolPlan::PoolPlan(const PoolStep& step) {
   SPLITSCOPE_CUDNN_CHECK(cudnnSetPooling2dDescriptor(
       pooling_.get(), step.max ? CUDNN_POOLING_MAX : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING,
-      CUDNN_PROPAGATE_NAN, as_int(step.kernel_h, "kernel"), as_int(step.kernel_w, "kernel"), 0, 0,
+      CUDNN_PROPAGATE_NAN, as_int(step.kernel_h, "kernel"), as_int(step.kernel_w, "kernel"),
+      as_int(step.pad_h, "padding"), as_int(step.pad_w, "padding"),
       as_int(step.stride_h, "stride"), as_int(step.stride_w, "stride")));
   describe_nchw(x_, step.batch, step.channels, step.height, step.width, step.x_sample_stride);
   describe_nchw(y_, step.batch, step.channels, step.out_h, step.out_w, step.y_sample_stride);

@@ -39,8 +39,12 @@ namespace splitscope::op_rules {
 std::string pool_signature(const OpNode& node, const Slice& slice) {
   const Shape& in = node.input_shapes.at(0);
   const OpAttrs& a = node.attrs;
-  return fmt::format("{}:b{}:c{}:h{}:w{}:k{}x{}:s{}x{}", to_string(node.kind), slice.batch.size(), slice.out.size(),
-                     in.at(1), in.at(2), a.kernel.h, a.kernel.w, a.stride.h, a.stride.w);
+  std::string signature = fmt::format("{}:b{}:c{}:h{}:w{}:k{}x{}:s{}x{}", to_string(node.kind), slice.batch.size(),
+                                      slice.out.size(), in.at(1), in.at(2), a.kernel.h, a.kernel.w, a.stride.h,
+                                      a.stride.w);
+  // Only padded pools name their padding, so calibration files written before pools had any still match.
+  if (a.padding.h != 0 || a.padding.w != 0) signature += fmt::format(":p{}x{}", a.padding.h, a.padding.w);
+  return signature;
 }
 
 }  // namespace splitscope::op_rules

@@ -36,14 +36,15 @@ void max_pool_grad(const PoolArgs& args, const float* dy, int64_t dy_stride, flo
                   [&](const float* in, float* grad_in, int64_t y, int64_t x, float g) {
     // The same scan as max_pool(): std::max(acc, v) replaces acc only when
     // acc < v, so the first of equal maxima wins and NaN never does.
+    const auto [top, bottom] = args.rows_of(y);
+    const auto [left, right] = args.cols_of(x);
     float best = -std::numeric_limits<float>::infinity();
-    int64_t best_at = (y * args.stride_h) * args.in_w + x * args.stride_w;
-    for (int64_t i = 0; i < args.kernel_h; ++i) {
-      const int64_t row = (y * args.stride_h + i) * args.in_w + x * args.stride_w;
-      for (int64_t j = 0; j < args.kernel_w; ++j) {
-        if (best < in[row + j]) {
-          best = in[row + j];
-          best_at = row + j;
+    int64_t best_at = top * args.in_w + left;
+    for (int64_t i = top; i < bottom; ++i) {
+      for (int64_t j = left; j < right; ++j) {
+        if (best < in[i * args.in_w + j]) {
+          best = in[i * args.in_w + j];
+          best_at = i * args.in_w + j;
         }
       }
     }
@@ -53,14 +54,14 @@ void max_pool_grad(const PoolArgs& args, const float* dy, int64_t dy_stride, flo
 
 void avg_pool_grad(const PoolArgs& args, const float* dy, int64_t dy_stride, float* dx,
                    int64_t dx_stride) {
-  // The forward pass's own scale, 1/(kh·kw) rounded to float, so the two are adjoints.
-  const float scale = 1.0f / static_cast<float>(args.kernel_h * args.kernel_w);
   scatter_windows(args, dy, dy_stride, dx, dx_stride,
                   [&](const float*, float* grad_in, int64_t y, int64_t x, float g) {
-    const float share = g * scale;
-    for (int64_t i = 0; i < args.kernel_h; ++i) {
-      float* row = grad_in + (y * args.stride_h + i) * args.in_w + x * args.stride_w;
-      for (int64_t j = 0; j < args.kernel_w; ++j) row[j] += share;
+    const auto [top, bottom] = args.rows_of(y);
+    const auto [left, right] = args.cols_of(x);
+    // The forward pass's own scale, 1/count rounded to float, so the two are adjoints.
+    const float share = g * (1.0f / static_cast<float>((bottom - top) * (right - left)));
+    for (int64_t i = top; i < bottom; ++i) {
+      for (int64_t j = left; j < right; ++j) grad_in[i * args.in_w + j] += share;
     }
   });
 }
