@@ -8,7 +8,7 @@
 namespace splitscope {
 
 std::vector<std::string> strategy_names() {
-  return {"single", "data", "horizontal", "pipeline", "vertical", "tensor"};
+  return {"single", "data", "horizontal", "pipeline", "vertical", "tensor", "branches"};
 }
 
 std::string baseline_strategy() {
@@ -25,6 +25,7 @@ std::unique_ptr<Partitioner> make_partitioner(std::string_view name) {
   if (name == "vertical") return make_vertical_partitioner();
   if (name == "tensor") return make_tensor_partitioner();
   if (name == "data") return make_data_partitioner();
+  if (name == "branches") return make_branches_partitioner();
   std::string known;
   for (const auto& strategy : strategy_names()) known += (known.empty() ? "" : ", ") + strategy;
   throw InputError("--strategy", "", "unknown strategy '" + std::string(name) + "'; use one of " + known);

@@ -33,7 +33,7 @@ struct Case {
 
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
-  for (const char* network : {"mlp-small", "cnn-small", "lstm-small", "gru-small"}) {
+  for (const char* network : {"mlp-small", "cnn-small", "lstm-small", "gru-small", "two-tower-small", "resnet-small"}) {
     for (const auto& strategy : strategy_names()) {
       for (int devices : {2, 4}) {
         for (LinkMode link : {LinkMode::kDevice, LinkMode::kHost}) cases.push_back({network, strategy, devices, link});

@@ -40,7 +40,7 @@ struct Case {
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
   for (const char* network : {"mlp-small", "cnn-small", "lstm-small", "gru-small", "sequence-mix", "residual-small",
-                              "towers-small"}) {
+                              "towers-small", "resnet-small", "two-tower-small", "inception-small"}) {
     for (const auto& strategy : strategy_names()) {
       for (int devices : {1, 2, 3, 4}) {
         if (strategy == "single" && devices > 1) continue;

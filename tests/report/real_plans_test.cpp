@@ -43,7 +43,8 @@ RunResult ideal_run(const Plan& plan, const IdealCosts& costs, const std::string
 }
 
 TEST(RealPlans, EveryStrategyKeepsTheReportInvariants) {
-  const auto graph = zoo_graph("mlp-small");
+  // A net that forks, so that every strategy (branches included) has something to split.
+  const auto graph = zoo_graph("two-tower-small");
   const IdealCosts costs{1e-3, 1e-3, 2.0};
   ComparisonBuilder builder(ReportContext{});
   for (const std::string& strategy : strategy_names()) {
