@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <stdexcept>
+
 #include <string>
 
 #include "ir/lower.hpp"
@@ -22,6 +25,20 @@ void expect_error(const std::string& text, const std::string& field, const std::
     EXPECT_NE(error.problem().find(words), std::string::npos)
         << "message: " << error.what() << "\nexpected to contain: " << words;
   }
+}
+
+const Layer& layer_named(const Model& model, const std::string& name) {
+  const auto found =
+      std::find_if(model.layers.begin(), model.layers.end(), [&](const Layer& l) { return l.name == name; });
+  if (found == model.layers.end()) throw std::logic_error("no layer " + name);
+  return *found;
+}
+
+NodeId node_named(const Graph& graph, const std::string& name) {
+  for (NodeId id = 0; id < graph.num_nodes(); ++id) {
+    if (graph.node(id).name == name) return id;
+  }
+  throw std::logic_error("no node " + name);
 }
 
 std::string net(const std::string& layers, const std::string& input = R"("input": [4])") {
@@ -76,6 +93,66 @@ TEST(GraphFormat, HandCountedConcatBlockWithTwoNamedInputs) {
   int inputs = 0;
   for (NodeId id = 0; id < graph.num_nodes(); ++id) inputs += graph.node(id).kind == OpKind::kInput ? 1 : 0;
   EXPECT_EQ(inputs, 2);
+}
+
+// A bottleneck block with a projected, strided shortcut (resnet50's first block of a stage) on [8, 8, 8], batch 2:
+//   a    conv 8->4 1x1:                 out [4, 8, 8]   params 4·8 + 4 = 36     FLOPs 2·4·8·8·8·2 = 8,192
+//   b    conv 4->4 3x3 stride 2 pad 1:  out [4, 4, 4]   params 4·4·9 + 4 = 148  FLOPs 2·4·4·4·4·9·2 = 9,216
+//   c    conv 4->16 1x1:                out [16, 4, 4]  params 16·4 + 16 = 80   FLOPs 2·16·4·4·4·2 = 4,096
+//   proj conv 8->16 1x1 stride 2:       out [16, 4, 4]  params 16·8 + 16 = 144  FLOPs 2·16·4·4·8·2 = 8,192
+//   add(c, proj), relu: [16, 4, 4]; the add reads 2 × 2·256·4 bytes and writes 2·256·4.
+TEST(GraphFormat, HandCountedBottleneckBlockWithProjectedShortcut) {
+  const Model model = parse_model_text(net(R"(
+      {"type": "conv2d", "name": "a", "filters": 4, "kernel": 1, "activation": "relu"},
+      {"type": "conv2d", "name": "b", "filters": 4, "kernel": 3, "stride": 2, "padding": 1, "activation": "relu"},
+      {"type": "conv2d", "name": "c", "filters": 16, "kernel": 1},
+      {"type": "conv2d", "name": "proj", "inputs": "input", "filters": 16, "kernel": 1, "stride": 2},
+      {"type": "add", "name": "sum", "inputs": ["c", "proj"]},
+      {"type": "relu", "name": "out"})", R"("input": [8, 8, 8])"), "g.json");
+  EXPECT_EQ(layer_named(model, "b").output_shape, (Shape{4, 4, 4}));
+  EXPECT_EQ(layer_named(model, "proj").output_shape, (Shape{16, 4, 4}));
+  EXPECT_EQ(model.output_shape(), (Shape{16, 4, 4}));
+  const Graph graph = lower(model);
+  EXPECT_EQ(graph.total_params(), 36 + 148 + 80 + 144);
+  EXPECT_EQ(graph.total_flops(), 8'192 + 9'216 + 4'096 + 8'192);
+  const OpNode& sum = graph.node(node_named(graph, "sum"));
+  EXPECT_EQ(sum.bytes_read, 2 * 2 * 256 * 4);
+  EXPECT_EQ(sum.bytes_written, 2 * 256 * 4);
+  // The block's input is read by a and by proj: one value, two readers.
+  NodeId input = 0;
+  for (NodeId id = 0; id < graph.num_nodes(); ++id) input = graph.node(id).kind == OpKind::kInput ? id : input;
+  EXPECT_EQ(graph.consumers({input, 0}).size(), 2u);
+}
+
+// An inception block on [8, 6, 6], batch 2 (36 positions a plane; FLOPs per sample, times 2 below):
+//   1x1          conv 8->4 1x1:         params 4·8 + 4 = 36     FLOPs 2·4·36·8 = 2,304
+//   3x3_reduce   conv 8->2 1x1:         params 2·8 + 2 = 18     FLOPs 2·2·36·8 = 1,152
+//   3x3          conv 2->4 3x3 pad 1:   params 4·2·9 + 4 = 76   FLOPs 2·4·36·2·9 = 5,184
+//   5x5_reduce   conv 8->2 1x1:         params 18               FLOPs 1,152
+//   5x5          conv 2->3 5x5 pad 2:   params 3·2·25 + 3 = 153 FLOPs 2·3·36·2·25 = 10,800
+//   pool         maxpool 3x3 stride 1 pad 1: [8, 6, 6], no params, no FLOPs
+//   pool_proj    conv 8->2 1x1:         params 18               FLOPs 1,152
+//   concat: [4 + 4 + 3 + 2 = 13, 6, 6]; reads and writes 2·13·36·4 = 3,744 bytes.
+TEST(GraphFormat, HandCountedInceptionBlock) {
+  const Model model = parse_model_text(net(R"(
+      {"type": "conv2d", "name": "1x1", "filters": 4, "kernel": 1, "activation": "relu"},
+      {"type": "conv2d", "name": "3x3_reduce", "inputs": "input", "filters": 2, "kernel": 1, "activation": "relu"},
+      {"type": "conv2d", "name": "3x3", "filters": 4, "kernel": 3, "padding": 1, "activation": "relu"},
+      {"type": "conv2d", "name": "5x5_reduce", "inputs": "input", "filters": 2, "kernel": 1, "activation": "relu"},
+      {"type": "conv2d", "name": "5x5", "filters": 3, "kernel": 5, "padding": 2, "activation": "relu"},
+      {"type": "maxpool", "name": "pool", "inputs": "input", "kernel": 3, "stride": 1, "padding": 1},
+      {"type": "conv2d", "name": "pool_proj", "filters": 2, "kernel": 1, "activation": "relu"},
+      {"type": "concat", "name": "out", "inputs": ["1x1", "3x3", "5x5", "pool_proj"]})",
+                                                R"("input": [8, 6, 6])"),
+                                            "g.json");
+  EXPECT_EQ(layer_named(model, "pool").output_shape, (Shape{8, 6, 6}));
+  EXPECT_EQ(model.output_shape(), (Shape{13, 6, 6}));
+  const Graph graph = lower(model);
+  EXPECT_EQ(graph.total_params(), 36 + 18 + 76 + 18 + 153 + 18);
+  EXPECT_EQ(graph.total_flops(), 2 * (2'304 + 1'152 + 5'184 + 1'152 + 10'800 + 1'152));
+  const OpNode& concat = graph.node(node_named(graph, "out"));
+  EXPECT_EQ(concat.bytes_read, 2 * 13 * 36 * 4);
+  EXPECT_EQ(concat.bytes_written, 2 * 13 * 36 * 4);
 }
 
 TEST(GraphFormat, LayersMayBeListedInAnyOrderAndRunInDependencyOrder) {
