@@ -28,5 +28,6 @@ Command add_calibrate_command(CLI::App& app);
 Command add_demo_command(CLI::App& app);
 Command add_validate_command(CLI::App& app);
 Command add_collective_command(CLI::App& app);
+Command add_ensemble_command(CLI::App& app);
 
 }  // namespace splitscope::cli

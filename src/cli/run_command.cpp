@@ -141,7 +141,7 @@ Command add_run_command(CLI::App& app) {
   auto options = std::make_shared<RunCommandOptions>();
   CLI::App* sub = app.add_subcommand("run", "Run (or simulate) one strategy and report its timeline");
   sub->add_option("MODEL", options->model, "network file, or a name from models/networks")->required();
-  sub->add_option("--strategy,-s", options->strategy, "single | data | horizontal | pipeline | vertical | tensor")
+  sub->add_option("--strategy,-s", options->strategy, "single | data | horizontal | pipeline | vertical | tensor | branches")
       ->required();
   sub->add_option("--devices,-n", options->devices, "number of devices")->required();
   sub->add_option("--microbatches,-m", options->microbatches, "micro-batches (pipeline only)")

@@ -1,0 +1,129 @@
+// Ensembles: the aggregator averages the members that answered in time,
+// drops a straggler past the deadline and a member that fails, and a
+// device runs its members in turn (closed forms on the simulator).
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "exec/cpu/cpu_executor.hpp"
+#include "exec/ensemble_run.hpp"
+#include "naive_reference.hpp"
+#include "partitioners/partitioner.hpp"
+#include "sim/machine_file.hpp"
+#include "sim/simulator.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope {
+namespace {
+
+/// A dense net on [6] answering [3], batch 2, its width `hidden`: members that differ but can be averaged.
+std::shared_ptr<const Graph> member_graph(int hidden) {
+  return testing_support::graph_from_json(R"({"name": "m)" + std::to_string(hidden) +
+                                          R"(", "batch": 2, "input": [6], "layers": [
+      {"type": "dense", "units": )" + std::to_string(hidden) + R"(, "activation": "tanh"},
+      {"type": "dense", "units": 3}]})");
+}
+
+EnsembleMember member(const std::shared_ptr<const Graph>& graph, int device, double delay_ms = 0) {
+  EnsembleMember m;
+  m.network = graph->name();
+  m.plan = make_partitioner("single")->partition(graph, {1, 1, nullptr});
+  m.device = device;
+  m.delay_ms = delay_ms;
+  return m;
+}
+
+RunOptions quick() {
+  RunOptions options;
+  options.warmup = 0;
+  options.repeats = 1;
+  options.seed = 3;
+  options.intra_op_threads = 1;
+  return options;
+}
+
+HostTensor alone_output(const std::shared_ptr<const Graph>& graph) {
+  const Plan plan = make_partitioner("single")->partition(graph, {1, 1, nullptr});
+  return CpuExecutor().run(plan, quick()).output;
+}
+
+TEST(Ensemble, AStragglerPastTheDeadlineIsDroppedAndTheOthersAreAveraged) {
+  const auto a = member_graph(4), b = member_graph(5), c = member_graph(7);
+  // b is held back 300 ms; the deadline is 150 ms; a and c take well under a millisecond.
+  const std::vector<EnsembleMember> members{member(a, 0), member(b, 1, 300.0), member(c, 2)};
+  const EnsembleResult result =
+      run_ensemble(members, 3, [] { return std::make_unique<CpuExecutor>(); }, quick(), 150.0);
+  ASSERT_EQ(result.members.size(), 3u);
+  EXPECT_TRUE(result.measured);
+  EXPECT_TRUE(result.members[0].used);
+  EXPECT_FALSE(result.members[1].used);
+  EXPECT_TRUE(result.members[2].used);
+  EXPECT_GE(result.members[1].latency_ms, 300.0);
+  EXPECT_NE(result.members[1].dropped.find("missed the 150 ms deadline"), std::string::npos) << result.members[1].dropped;
+  // The aggregator waited for b until the deadline, then answered.
+  EXPECT_DOUBLE_EQ(result.ensemble_latency_ms, 150.0);
+  // Its answer is the mean of a's and c's outputs, computed alone.
+  const HostTensor out_a = alone_output(a), out_c = alone_output(c);
+  ASSERT_EQ(result.output.data.size(), out_a.data.size());
+  for (size_t i = 0; i < out_a.data.size(); ++i) {
+    EXPECT_NEAR(result.output.data[i], 0.5f * (out_a.data[i] + out_c.data[i]), 1e-6f) << i;
+  }
+}
+
+TEST(Ensemble, WithEveryoneInTimeItAnswersWithTheLastAndAveragesAll) {
+  const auto a = member_graph(4), b = member_graph(5);
+  const EnsembleResult result =
+      run_ensemble({member(a, 0), member(b, 1)}, 2, [] { return std::make_unique<CpuExecutor>(); }, quick(), 1e4);
+  EXPECT_TRUE(result.members[0].used && result.members[1].used);
+  EXPECT_DOUBLE_EQ(result.ensemble_latency_ms, std::max(result.members[0].latency_ms, result.members[1].latency_ms));
+  const HostTensor out_a = alone_output(a), out_b = alone_output(b);
+  for (size_t i = 0; i < out_a.data.size(); ++i) {
+    EXPECT_NEAR(result.output.data[i], 0.5f * (out_a.data[i] + out_b.data[i]), 1e-6f);
+  }
+}
+
+/// Runs plans on the cpu backend, except that it fails every plan of the network m5.
+class FailingExecutor : public Executor {
+ public:
+  std::string_view name() const override { return "cpu"; }
+  RunResult run(const Plan& plan, const RunOptions& options) override {
+    if (plan.graph->name() == "m5") throw RunError("device lost while running m5");
+    return cpu_.run(plan, options);
+  }
+
+ private:
+  CpuExecutor cpu_;
+};
+
+TEST(Ensemble, AFailingMemberIsDroppedInsteadOfFailingTheEnsemble) {
+  const auto a = member_graph(4), broken = member_graph(5);
+  const EnsembleResult result = run_ensemble({member(a, 0), member(broken, 1)}, 2,
+                                             [] { return std::make_unique<FailingExecutor>(); }, quick(), std::nullopt);
+  EXPECT_TRUE(result.members[0].used);
+  EXPECT_FALSE(result.members[1].used);
+  EXPECT_EQ(result.members[1].dropped, "failed: device lost while running m5");
+  const HostTensor out_a = alone_output(a);
+  for (size_t i = 0; i < out_a.data.size(); ++i) EXPECT_NEAR(result.output.data[i], out_a.data[i], 1e-6f);
+}
+
+TEST(Ensemble, OnTheSimulatorADeviceRunsItsMembersInTurn) {
+  // Three members on two devices: device 0 runs members 0 and 2 in turn, so
+  // member 2 answers at t0 + t2; member 1 (device 1) after its 0.5 ms delay at 0.5 + t1.
+  const Machine machine = load_machine("h100-nvlink-8");
+  const auto a = member_graph(64), b = member_graph(128), c = member_graph(256);
+  const std::vector<EnsembleMember> members{member(a, 0), member(b, 1, 0.5), member(c, 0)};
+  const EnsembleResult result =
+      run_ensemble(members, 2, [&] { return std::make_unique<Simulator>(machine); }, quick(), std::nullopt);
+  EXPECT_FALSE(result.measured);
+  const double t0 = result.members[0].alone_ms, t1 = result.members[1].alone_ms, t2 = result.members[2].alone_ms;
+  ASSERT_GT(t0, 0.0);
+  EXPECT_NEAR(result.members[0].latency_ms, t0, 1e-9);
+  EXPECT_NEAR(result.members[1].latency_ms, 0.5 + t1, 1e-9);
+  EXPECT_NEAR(result.members[2].latency_ms, t0 + t2, 1e-9);
+  EXPECT_NEAR(result.ensemble_latency_ms, std::max(0.5 + t1, t0 + t2), 1e-9);
+  EXPECT_NEAR(result.sequential_ms, t0 + t1 + t2, 1e-9);
+}
+
+}  // namespace
+}  // namespace splitscope
