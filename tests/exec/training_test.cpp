@@ -226,6 +226,22 @@ Optimizer adam(double lr) {
   return optimizer;
 }
 
+TEST(Training, BranchesTrainsForksStepForStepWithSingle) {
+  // Each branch's backward runs on its branch's device, and the gradient of
+  // the fork's input (read by both branches) adds up across devices.
+  const char* two_paths = R"({"name": "two-paths", "batch": 4, "input": [5], "layers": [
+      {"name": "a", "type": "dense", "units": 6, "activation": "relu"},
+      {"name": "left", "type": "dense", "units": 6, "activation": "tanh", "inputs": "a"},
+      {"name": "right", "type": "dense", "units": 6, "activation": "sigmoid", "inputs": "a"},
+      {"name": "j", "type": "add", "inputs": ["left", "right"]},
+      {"name": "o", "type": "dense", "units": 3}]})";
+  for (const char* json : {two_paths, kTowers}) {
+    const Trained single = train(json, "single", 1, 1, PipelineSchedule::kGpipe, 3, momentum_sgd());
+    expect_same_training(train(json, "branches", 2, 1, PipelineSchedule::kGpipe, 3, momentum_sgd()), single,
+                         std::string("branches on ") + json);
+  }
+}
+
 TEST(Training, AdamsFirstStepMovesEveryWeightByTheLearningRateAgainstItsGradientsSign) {
   // After one step m̂ = g and v̂ = g², so w moves by lr·g/(|g| + ε): lr·sign(g)
   // wherever |g| >> ε. The gradient is the one the finite-difference test checks.
