@@ -57,6 +57,11 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
   }
   const std::string predict_on = backend == "sim" ? "none" : options.predict_on.value_or(kDefaultPredictionMachine);
   if (predict_on.empty()) throw InputError("--predict-on", "", "give a machine name or file, or 'none'");
+  if (backend != "sim" && predict_on == "none" && execution.placement != "default") {
+    throw InputError("--placement", "",
+                     "places the simulated runs' devices on a machine's nodes, and --predict-on none simulates "
+                     "none; give --predict-on MACHINE or --backend sim --machine MACHINE");
+  }
   // Made now, so that a wrong machine fails before minutes of measured runs.
   const std::unique_ptr<Executor> simulator =
       predict_on == "none" ? nullptr : make_executor(execution.for_prediction_on(predict_on), "sim", options.devices);
@@ -126,6 +131,7 @@ Command add_compare_command(CLI::App& app) {
                   std::string("also simulate the plans on this machine (name or file; 'none' to skip; default ") +
                       kDefaultPredictionMachine + ")");
   add_execution_options(*sub, options->execution, "cuda if a GPU is present, else cpu");
+  add_placement_option(*sub, options->execution);
   add_training_options(*sub, options->training, true);
   sub->add_option("--report", options->outputs.report, "write the JSON compare report (FORMATS.md)");
   sub->add_option("--trace", options->outputs.trace, "write a Chrome/Perfetto trace of every run");

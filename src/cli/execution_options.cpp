@@ -45,6 +45,15 @@ void add_execution_options(CLI::App& command, ExecutionOptions& options, const s
   command.add_flag("--quiet,-q", options.quiet, "no progress on stderr");
 }
 
+void add_placement_option(CLI::App& command, ExecutionOptions& options) {
+  command
+      .add_option("--placement", options.placement,
+                  "sim: default (plan device i on machine device i) | topology (the devices that exchange the most "
+                  "bytes share a node of a multi-node machine)")
+      ->check(CLI::IsMember({"default", "topology"}))
+      ->capture_default_str();
+}
+
 std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const std::string& backend, int devices) {
   if (backend != "sim" && !options.machine.empty()) {
     throw InputError("--machine", "", "is for --backend sim; " + backend + " runs on the hardware here");
@@ -52,6 +61,7 @@ std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const s
   // Spelling mistakes are errors on every backend, not only where the value is used.
   parse_link_mode(options.link);
   parse_dtype(options.dtype);
+  parse_placement_mode(options.placement);
   if (backend == "sim" && options.timeout_ms) {
     throw InputError("--timeout-ms", "", "applies to measured runs (cpu, cuda); a simulation has no deadline");
   }
@@ -76,7 +86,8 @@ std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const s
     if (options.machine.empty()) {
       throw InputError("--machine", "", "--backend sim needs a machine to simulate, e.g. --machine h100-nvlink-8");
     }
-    return std::make_unique<Simulator>(load_machine(resolve_machine(options.machine)));
+    return std::make_unique<Simulator>(load_machine(resolve_machine(options.machine)),
+                                       parse_placement_mode(options.placement));
   }
   if (backend == "cuda") {
     CudaOptions cuda;

@@ -34,6 +34,9 @@ struct ExecutionOptions {
   int intra_op_threads = 0;
   std::optional<int64_t> batch;
   bool quiet = false;
+  /// sim: default | topology, which machine device each plan device runs on
+  /// (src/sim/device_placement.hpp); registered by add_placement_option.
+  std::string placement = "default";
 
   /// These options for a simulated prediction on `machine`: the cuda-only
   /// options (a machine file sets its own math) and the deadline back at
@@ -63,6 +66,10 @@ inline CLI::Validator unsigned_integer() {
 /// Registers the shared options on `command`. `default_backend` is named in
 /// the help text ("cpu", or "cuda if a GPU is present, else cpu").
 void add_execution_options(CLI::App& command, ExecutionOptions& options, const std::string& default_backend);
+
+/// Registers `--placement default|topology` on `command` (`run` and
+/// `compare`, whose simulated runs it places).
+void add_placement_option(CLI::App& command, ExecutionOptions& options);
 
 
 /// The executor for `backend` (cpu, cuda or sim). `devices` is the device

@@ -66,6 +66,11 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
     throw InputError(options.check ? "--check" : "--save-output", "",
                      "the simulator predicts times and computes no outputs; use --backend cpu or cuda");
   }
+  if (computes && options.execution.placement != "default") {
+    throw InputError("--placement", "",
+                     "places a plan's devices on a simulated machine's nodes; --backend " + backend +
+                         " runs plan device i on this host's device i (use --backend sim --machine M)");
+  }
   check_output_files({{"--report", options.outputs.report}, {"--trace", options.outputs.trace},
                       {"--html", options.outputs.html}, {"--save-output", options.save_output}},
                      {input_file(ZooShelf::kNetworks, options.model),
@@ -147,6 +152,7 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--microbatches,-m", options->microbatches, "micro-batches (pipeline only)")
       ->capture_default_str();
   add_execution_options(*sub, options->execution, "cpu");
+  add_placement_option(*sub, options->execution);
   add_training_options(*sub, options->training, true);
   sub->add_flag("--check", options->check,
                 "also compare the output with the single-device run's (cpu: relative error <= 1e-4)");

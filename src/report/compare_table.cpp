@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "report/placement_text.hpp"
 #include "report/text_table.hpp"
 #include "report/units.hpp"
 
@@ -96,6 +97,7 @@ std::string group_table(const Comparison& comparison, size_t index) {
   std::string text = fmt::format("{}, batch {}: {}, {}, best first\n\n", model, batch, group_title(group), repeats);
   text += table.render();
   text += group.best ? fmt::format("best: {}\n", *group.best) : std::string("best: none (no strategy fits)\n");
+  text += placement_table(group);
   return text;
 }
 
@@ -148,6 +150,7 @@ std::string run_text(const RunReport& run) {
     text += fmt::format("machine: {}{}\n", s.info.machine_name,
                         s.info.device_name.empty() ? "" : fmt::format(" ({})", s.info.device_name));
   }
+  text += placement_lines(s);
   if (!s.fits()) {
     text += fmt::format("does not fit: {}\n", s.memory.problem);
   } else if (s.timed()) {

@@ -95,6 +95,23 @@ Json machine_json(const RunInfo& info) {
   return {{"name", info.machine_name}, {"device_name", info.device_name}, {"driver", info.driver}, {"facts", facts}};
 }
 
+/// The machine device of each plan device: plan device i on device i where the run says nothing else.
+Json device_map_json(const RunSummary& summary) {
+  const std::vector<int>& device_map = summary.info.placement.device_map;
+  if (!device_map.empty()) return device_map;
+  Json identity = Json::array();
+  for (int d = 0; d < summary.devices; ++d) identity.push_back(d);
+  return identity;
+}
+
+Json default_placement_json(const PlacementInfo& placement) {
+  if (!placement.default_cross_node_bytes) return nullptr;
+  return {{"cross_node_bytes", *placement.default_cross_node_bytes},
+          {"makespan_ms", placement.default_makespan_us ? Json(*placement.default_makespan_us / 1000.0)
+                                                        : Json(nullptr)},
+          {"note", placement.note.empty() ? Json(nullptr) : Json(placement.note)}};
+}
+
 Json judgement_extras(const Judgement& judgement) {
   if (!judgement.losses) return nullptr;
   return {{"compute_inflation", judgement.losses->compute_inflation},
@@ -167,6 +184,10 @@ Json run_report_json(const RunReport& report, const ReportContext* context) {
                   {"problem", s.fits() ? Json(nullptr) : Json(s.memory.problem)},
                   {"max_peak_bytes", s.max_memory_peak_bytes()}}},
       {"plan_notes", s.plan_notes},
+      {"placement", s.info.placement.mode},
+      {"device_map", device_map_json(s)},
+      {"cross_node_bytes", s.info.placement.cross_node_bytes},
+      {"default_placement", default_placement_json(s.info.placement)},
   };
   if (context != nullptr) json["context"] = context_json(*context);
   return json;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/ops/op_def.hpp"
+#include "partitioners/plan_traffic.hpp"
 #include "sim/engine.hpp"
 #include "sim/machine_file.hpp"
 #include "util/errors.hpp"
@@ -78,8 +79,8 @@ std::string cost_fact(const OpCostModel& costs) {
 
 }  // namespace
 
-Simulator::Simulator(Machine machine)
-    : machine_(checked(std::move(machine))), topology_(machine_), costs_(machine_) {}
+Simulator::Simulator(Machine machine, PlacementMode placement)
+    : machine_(checked(std::move(machine))), placement_(placement), topology_(machine_), costs_(machine_) {}
 
 void Simulator::check_devices(const Plan& plan) const {
   if (plan.devices > machine_.devices) {
@@ -90,13 +91,51 @@ void Simulator::check_devices(const Plan& plan) const {
   }
 }
 
-Timeline Simulator::simulate(const Plan& plan) const {
-  check_devices(plan);
+Timeline Simulator::simulate_on(const Plan& plan, const Topology& topology) const {
   if (machine_.pooled && plan.devices < machine_.devices) {
     const OpCostModel pooled_costs(machine_for_plan(machine_, plan.devices));
-    return simulate_plan(plan, topology_, pooled_costs);
+    return simulate_plan(plan, topology, pooled_costs);
   }
-  return simulate_plan(plan, topology_, costs_);
+  return simulate_plan(plan, topology, costs_);
+}
+
+Timeline Simulator::simulate(const Plan& plan) const {
+  check_devices(plan);
+  // The default placement reads no traffic: a million-op plan pays nothing for it.
+  if (placement_ == PlacementMode::kDefault) return simulate_on(plan, topology_);
+  return simulate_on(plan, topology_.placed(place(plan).device_map));
+}
+
+PlacementInfo Simulator::place(const Plan& plan) const {
+  check_devices(plan);
+  PlacementInfo placement;
+  placement.mode = std::string(to_string(placement_));
+  placement.device_map = default_device_map(plan.devices);
+  const NodeShape shape{topology_.nodes(), topology_.devices_per_node()};
+  const bool topology = placement_ == PlacementMode::kTopology;
+  if (shape.nodes == 1) {
+    if (topology) {
+      placement.default_cross_node_bytes = 0;
+      placement.note = fmt::format("machine '{}' is one node: no mapping moves bytes across nodes, so plan "
+                                   "device i runs on machine device i",
+                                   machine_.name);
+    }
+    return placement;
+  }
+  const DeviceTraffic traffic = plan_traffic(plan);
+  placement.cross_node_bytes = cross_node_bytes(traffic, placement.device_map, shape);
+  if (!topology) return placement;
+  placement.default_cross_node_bytes = placement.cross_node_bytes;
+  std::vector<int> device_map = topology_device_map(traffic, shape);
+  if (device_map == placement.device_map) {
+    placement.note = placement.cross_node_bytes == 0
+                         ? "no bytes cross nodes under the default mapping, so it is kept"
+                         : "no mapping found moves fewer bytes across nodes than the default, so it is kept";
+    return placement;
+  }
+  placement.cross_node_bytes = cross_node_bytes(traffic, device_map, shape);
+  placement.device_map = std::move(device_map);
+  return placement;
 }
 
 RunInfo Simulator::info(const Plan& plan) const {
@@ -137,8 +176,16 @@ RunResult Simulator::run(const Plan& plan, const RunOptions& options) {
   check_devices(plan);
   if (options.on_repeat) options.on_repeat(0, 1);
   RunResult result;
-  result.timelines.push_back(simulate(plan));
+  PlacementInfo placement = place(plan);
+  const bool moved = placement.device_map != default_device_map(plan.devices);
+  result.timelines.push_back(moved ? simulate_on(plan, topology_.placed(placement.device_map))
+                                   : simulate_on(plan, topology_));
+  if (placement_ == PlacementMode::kTopology) {
+    placement.default_makespan_us =
+        moved ? simulate_on(plan, topology_).makespan_us() : result.timelines.front().makespan_us();
+  }
   result.info = info(plan);
+  result.info.placement = std::move(placement);
   return result;
 }
 

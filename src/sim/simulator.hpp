@@ -4,11 +4,17 @@
 /// instead of measuring it, so that `run` and `compare` treat it like the cpu
 /// and cuda backends. A simulation is deterministic, so run() gives one
 /// timeline whatever the repeats, and no output tensor.
+///
+/// It is where a plan's devices meet the machine's: its placement
+/// (device_placement.hpp) says which machine device each plan device runs
+/// on, and only its routes see the mapping, so the timeline keeps the plan's
+/// device numbers.
 
 #include <string_view>
 #include <vector>
 
 #include "exec/executor.hpp"
+#include "sim/device_placement.hpp"
 #include "sim/machine.hpp"
 #include "sim/op_cost_model.hpp"
 #include "sim/topology.hpp"
@@ -17,8 +23,9 @@ namespace splitscope {
 
 class Simulator : public Executor {
  public:
-  /// Checks `machine` by the machine-file rules (InputError otherwise).
-  explicit Simulator(Machine machine);
+  /// Checks `machine` by the machine-file rules (InputError otherwise);
+  /// `placement` maps each plan's devices onto the machine's.
+  explicit Simulator(Machine machine, PlacementMode placement = PlacementMode::kDefault);
 
   std::string_view name() const override { return "sim"; }
   /// One predicted timeline (RunResult::timelines has one entry), RunInfo
@@ -27,11 +34,20 @@ class Simulator : public Executor {
   /// checks the plan's peak memory against: report/memory_fit.hpp), and facts
   /// (topology, matrix math, calibrated ops). A plan too large for the
   /// devices' memory is still simulated; the report says it does not fit.
+  /// RunInfo::placement says where the plan's devices ran and the bytes that
+  /// crossed nodes; under `topology`, also the default mapping's bytes and
+  /// makespan (a second simulation, where the mappings differ).
   /// InputError when the plan has more devices than the machine.
   RunResult run(const Plan& plan, const RunOptions& options) override;
 
-  /// The predicted timeline alone.
+  /// The predicted timeline alone, under this simulator's placement.
   Timeline simulate(const Plan& plan) const;
+
+  /// Where `plan`'s devices run under this simulator's placement, and the
+  /// bytes that cross nodes there (and under the default mapping, for
+  /// `topology`); no makespans. The default placement on a multi-node
+  /// machine reads the plan's traffic too, to report its bytes across nodes.
+  PlacementInfo place(const Plan& plan) const;
 
   const Machine& machine() const { return machine_; }
   const Topology& topology() const { return topology_; }
@@ -40,8 +56,11 @@ class Simulator : public Executor {
  private:
   void check_devices(const Plan& plan) const;
   RunInfo info(const Plan& plan) const;
+  /// `plan` on `topology` (the machine's, or a placed copy).
+  Timeline simulate_on(const Plan& plan, const Topology& topology) const;
 
   Machine machine_;
+  PlacementMode placement_ = PlacementMode::kDefault;
   Topology topology_;
   OpCostModel costs_;
 };

@@ -63,13 +63,33 @@ void Topology::add_link_pair(const std::string& name, const LinkSpec& spec, Link
       Link{name + " down", spec.payload_bytes_per_second(down), spec.bytes_per_second(), spec.protocol});
 }
 
-int Topology::node_of(int device) const {
-  return spec_.kind == TopologyKind::kMultiNode ? device / spec_.devices_per_node : 0;
+Topology Topology::placed(std::vector<int> device_map) const {
+  std::vector<bool> taken(static_cast<size_t>(devices_), false);
+  for (int device : device_map) {
+    SPLITSCOPE_CHECK(device >= 0 && device < devices_ && !taken[static_cast<size_t>(device)],
+                     fmt::format("a placement names machine device {} twice or outside its {}", device, devices_));
+    taken[static_cast<size_t>(device)] = true;
+  }
+  Topology placed = *this;
+  placed.device_map_ = std::move(device_map);
+  return placed;
 }
 
-Route Topology::route(int from, int to) const {
-  SPLITSCOPE_CHECK(from >= 0 && from < devices_ && to >= 0 && to < devices_ && from != to,
-                   fmt::format("no route from device {} to device {}", from, to));
+int Topology::machine_device(int device) const {
+  SPLITSCOPE_CHECK(device >= 0 && device < devices(), fmt::format("no device {} of {}", device, devices()));
+  return device_map_.empty() ? device : device_map_[static_cast<size_t>(device)];
+}
+
+int Topology::devices_per_node() const {
+  return spec_.kind == TopologyKind::kMultiNode ? spec_.devices_per_node : devices_;
+}
+
+int Topology::node_of(int device) const { return machine_device(device) / devices_per_node(); }
+
+Route Topology::route(int plan_from, int plan_to) const {
+  SPLITSCOPE_CHECK(plan_from != plan_to, fmt::format("no route from device {} to itself", plan_from));
+  const int from = machine_device(plan_from);
+  const int to = machine_device(plan_to);
   switch (spec_.kind) {
     case TopologyKind::kSwitch:
       return make_route({up(from), down(to)}, spec_.link);

@@ -52,22 +52,36 @@ class Topology {
   /// The links and routes of `machine`'s topology over its devices.
   explicit Topology(const Machine& machine);
 
-  int devices() const { return devices_; }
+  /// The same machine with a plan's device d on machine device
+  /// `device_map[d]` (device_placement.hpp): route() and node_of() then take
+  /// the plan's device numbers, and devices() is the map's size. The map
+  /// names distinct devices of the machine (std::logic_error otherwise).
+  Topology placed(std::vector<int> device_map) const;
+
+  /// The devices routes run between: the machine's, or the placed plan's.
+  int devices() const { return device_map_.empty() ? devices_ : static_cast<int>(device_map_.size()); }
   const std::vector<Link>& links() const { return links_; }
   /// The route of a copy from `from` to `to` (different devices); computed
   /// on demand, as machines may have more devices than a table of all pairs
   /// should hold.
   Route route(int from, int to) const;
-  /// The node `device` sits in: device / devices_per_node on a multi-node
-  /// machine, else 0.
+  /// The node `device` sits in: its machine device / devices_per_node on a
+  /// multi-node machine, else 0.
   int node_of(int device) const;
+  /// Nodes of the machine (1 unless multi-node) and the devices in each.
+  int nodes() const { return devices_ / devices_per_node(); }
+  int devices_per_node() const;
 
  private:
   void add_link_pair(const std::string& name, const LinkSpec& spec, LinkTraffic up,
                      LinkTraffic down);
 
+  /// The machine device of each device routes name; empty: the machine's own numbering.
+  int machine_device(int device) const;
+
   TopologySpec spec_;
-  int devices_ = 0;
+  int devices_ = 0;  ///< the machine's
+  std::vector<int> device_map_;
   int nic_base_ = 0;  ///< multi-node: id of the first NIC link
   std::vector<Link> links_;
 };

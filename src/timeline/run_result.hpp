@@ -6,6 +6,7 @@
 /// Timeline, the contract between them.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +21,20 @@ struct HostTensor {
   std::vector<float> data;
 };
 
+/// Which machine device each of the plan's devices ran on, and the bytes
+/// that crossed between the machine's nodes: the simulator's `--placement`
+/// (src/sim/device_placement.hpp). A measured run runs plan device i on this
+/// host's device i, in one node, which the defaults say.
+struct PlacementInfo {
+  std::string mode = "default";  ///< "default" or "topology"
+  std::vector<int> device_map;   ///< the machine device of each plan device; empty: device i on device i
+  int64_t cross_node_bytes = 0;  ///< bytes whose sender and receiver sit in different nodes
+  /// `topology`: the default mapping's bytes across nodes and makespan, to hold this mapping against.
+  std::optional<int64_t> default_cross_node_bytes;
+  std::optional<double> default_makespan_us;
+  std::string note;  ///< `topology`: why it kept the default mapping, where it did
+};
+
 /// What a run was run on, for reports.
 struct RunInfo {
   std::string backend;       ///< "cpu", "cuda", "sim"
@@ -32,6 +47,7 @@ struct RunInfo {
   std::vector<int64_t> device_memory_bytes;
   /// Backend facts worth reporting: ("p2p", "yes"), ("link", "host"), ("dtype", "fp32"), ...
   std::vector<std::pair<std::string, std::string>> facts;
+  PlacementInfo placement;
 };
 
 struct RunResult {

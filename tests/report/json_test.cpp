@@ -73,6 +73,11 @@ TEST(ReportJson, EveryFieldOfARunReport) {
   EXPECT_EQ(json["bubble"], nullptr);  // not a pipeline
   EXPECT_EQ(json["context"]["git_revision"], "abc1234");
   EXPECT_EQ(json["context"]["command"], "splitscope compare chain --devices 2");
+  // A measured run: plan device i on this host's device i, one node.
+  EXPECT_EQ(json["placement"], "default");
+  EXPECT_EQ(json["device_map"], Json({0, 1}));
+  EXPECT_EQ(json["cross_node_bytes"], 0);
+  EXPECT_EQ(json["default_placement"], nullptr);
 
   // FORMATS.md's order of fields comes first.
   const std::vector<std::string> formats_order{
@@ -84,6 +89,24 @@ TEST(ReportJson, EveryFieldOfARunReport) {
   ASSERT_GE(keys.size(), formats_order.size());
   EXPECT_EQ(std::vector<std::string>(keys.begin(), keys.begin() + static_cast<long>(formats_order.size())),
             formats_order);
+}
+
+TEST(ReportJson, ATopologyPlacementCarriesItsMappingAndTheDefaults) {
+  Comparison comparison = sample_comparison();
+  RunReport run = run_named(comparison.primary(), "horizontal");
+  PlacementInfo& placement = run.summary.info.placement;
+  placement.mode = "topology";
+  placement.device_map = {9, 3};
+  placement.cross_node_bytes = 0;
+  placement.default_cross_node_bytes = 1024;
+  placement.default_makespan_us = 700;
+  const Json json = run_report_json(run, nullptr);
+  EXPECT_EQ(json["placement"], "topology");
+  EXPECT_EQ(json["device_map"], Json({9, 3}));
+  EXPECT_EQ(json["cross_node_bytes"], 0);
+  EXPECT_EQ(json["default_placement"]["cross_node_bytes"], 1024);
+  EXPECT_DOUBLE_EQ(json["default_placement"]["makespan_ms"].get<double>(), 0.7);
+  EXPECT_EQ(json["default_placement"]["note"], nullptr);
 }
 
 TEST(ReportJson, ARunThatDoesNotFitHasNullTimes) {

@@ -49,6 +49,26 @@ TEST(Topology, MultiNodeUsesTheSwitchInsideANodeAndTheNicsAcross) {
   EXPECT_DOUBLE_EQ(topology.route(0, 2).latency_seconds, 0);
 }
 
+TEST(Topology, APlacedTopologyRoutesPlanDevicesOverTheirMachineDevices) {
+  // 2 nodes of 4; plan devices 0, 1, 2 on machine devices 5, 0, 4.
+  const Topology machine(testing::test_machine(8, testing::multi_node_topology(4, 4, 450, 50)));
+  EXPECT_EQ(machine.nodes(), 2);
+  EXPECT_EQ(machine.devices_per_node(), 4);
+  const Topology placed = machine.placed({5, 0, 4});
+  EXPECT_EQ(placed.devices(), 3);
+  EXPECT_EQ(route_names(placed, 0, 2), (std::vector<std::string>{"port 5 up", "port 4 down"}));
+  EXPECT_EQ(route_names(placed, 1, 0), route_names(machine, 0, 5));
+  EXPECT_EQ(placed.node_of(0), 1);
+  EXPECT_EQ(placed.node_of(1), 0);
+  EXPECT_THROW(placed.route(0, 3), std::logic_error);  // the plan has 3 devices
+  EXPECT_THROW(machine.placed({1, 1}), std::logic_error);
+  EXPECT_THROW(machine.placed({8}), std::logic_error);
+  // One node: every device in node 0.
+  const Topology one(testing::test_machine(4, testing::switch_topology(450, 2)));
+  EXPECT_EQ(one.nodes(), 1);
+  EXPECT_EQ(one.node_of(3), 0);
+}
+
 TEST(Topology, NoRouteFromADeviceToItself) {
   const Topology topology(testing::test_machine(2, testing::switch_topology(10, 0)));
   EXPECT_THROW(topology.route(1, 1), std::logic_error);

@@ -1,0 +1,38 @@
+#pragma once
+/// \file
+/// A plan's traffic matrix: the bytes each ordered pair of its devices sends
+/// the other over one run, counting every transfer and every send of each
+/// collective's algorithm (collective_schedule.hpp: the sends the executors
+/// run and the simulator routes, ring steps included). It is a fact of the
+/// plan alone, like its memory; what a machine makes of it (which pairs
+/// share a node: src/sim/device_placement.hpp) is the simulator's business.
+
+#include <cstdint>
+#include <vector>
+
+#include "partitioners/plan.hpp"
+
+namespace splitscope {
+
+class DeviceTraffic {
+ public:
+  /// No traffic between `devices` devices.
+  explicit DeviceTraffic(int devices);
+
+  int devices() const { return devices_; }
+  /// Bytes `from` sends `to` (0 on the diagonal: a copy inside one device crosses nothing).
+  int64_t at(int from, int to) const { return bytes_[index(from, to)]; }
+  /// Adds `bytes` sent from `from` to `to`; ignored when they are one device.
+  void add(int from, int to, int64_t bytes);
+
+ private:
+  size_t index(int from, int to) const;
+
+  int devices_ = 0;
+  std::vector<int64_t> bytes_;  ///< row-major, from × to
+};
+
+/// The traffic of one run of `plan` between its `plan.devices` devices.
+DeviceTraffic plan_traffic(const Plan& plan);
+
+}  // namespace splitscope
