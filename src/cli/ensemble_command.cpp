@@ -135,16 +135,21 @@ int ensemble_command(const EnsembleOptions& options) {
   for (size_t m = 0; m < options.networks.size(); ++m) {
     const auto graph = load_network(options.networks[m], execution.batch);
     if (first) {
-      // One request for all: the same inputs, batch and output to average.
-      const auto shapes = [](const Graph& g) { return g.model().inputs; };
+      // One request for all: the same named inputs, batch and output to average.
+      const auto inputs = [](const Graph& g) {
+        std::string text;
+        for (const NetworkInput& input : g.model().inputs) text += (text.empty() ? "" : ", ") + input.name + " " + to_string(input.shape);
+        return text;
+      };
       if (graph->batch() != first->batch() || graph->model().output_shape() != first->model().output_shape() ||
-          shapes(*graph).size() != shapes(*first).size()) {
+          inputs(*graph) != inputs(*first)) {
         throw InputError(options.networks[m], "",
-                         fmt::format("member {} takes batch {} and answers {}, but member 0 ({}) takes batch {} and "
-                                     "answers {}; members must share their inputs, batch and output shape (--batch "
-                                     "sets one batch for all)",
-                                     m, graph->batch(), to_string(graph->model().output_shape()), first->name(),
-                                     first->batch(), to_string(first->model().output_shape())));
+                         fmt::format("member {} takes {} at batch {} and answers {}, but member 0 ({}) takes {} at "
+                                     "batch {} and answers {}; members must share their inputs, batch and output "
+                                     "shape (--batch sets one batch for all)",
+                                     m, inputs(*graph), graph->batch(), to_string(graph->model().output_shape()),
+                                     first->name(), inputs(*first), first->batch(),
+                                     to_string(first->model().output_shape())));
       }
     } else {
       first = graph;

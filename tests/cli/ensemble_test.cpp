@@ -49,7 +49,9 @@ TEST(EnsembleCommand, RefusesWhatItCannotRunWithExitTwoAndWritesNothing) {
        {"ensemble mlp-small", "ensemble mlp-small cnn-small", "ensemble mlp-small mlp-small --straggler 2:10",
         "ensemble mlp-small mlp-small --straggler 1-10", "ensemble mlp-small mlp-small --straggler 0:-5",
         "ensemble mlp-small mlp-small --deadline-ms 0", "ensemble mlp-small mlp-small --devices 3",
-        "ensemble mlp-small mlp-small --backend sim", "ensemble mlp-small mlp-small nonesuch"}) {
+        "ensemble mlp-small mlp-small --backend sim", "ensemble mlp-small mlp-small nonesuch",
+        // the same batch and output shape, but inputs of another shape
+        "ensemble mlp-small cnn-small --batch 4"}) {
     const CommandResult result = run_splitscope(args + " --report " + dir + "/r.json");
     EXPECT_EQ(result.exit_code, 2) << args << "\n" << result.out << result.err;
     EXPECT_FALSE(result.err.empty()) << args;
