@@ -106,12 +106,13 @@ class BranchesPartitioner : public Partitioner {
   }
 
  private:
-  /// The device holding the most bytes that `unit`'s forward ops read from
-  /// other units; `fallback` when it reads only network inputs (each device
-  /// loads those itself). Ties go to the lowest device.
+  /// The device holding the most of what `unit`'s forward ops read from
+  /// other units (counted in floats, so in proportion to bytes); `fallback`
+  /// when it reads only network inputs (each device loads those itself).
+  /// Ties go to the lowest device.
   static int where_most_data_is(const Graph& graph, const StageUnit& unit, const std::vector<int>& unit_of,
                                 const std::vector<int>& device_of_unit, int devices, int fallback) {
-    std::vector<double> bytes(static_cast<size_t>(devices), 0.0);
+    std::vector<double> floats(static_cast<size_t>(devices), 0.0);
     bool reads_any = false;
     for (NodeId id : unit.nodes) {
       if (graph.node(id).pass != Pass::kForward) continue;
@@ -120,12 +121,12 @@ class BranchesPartitioner : public Partitioner {
         const int source = device_of_unit[static_cast<size_t>(unit_of[input->node])];
         if (source < 0) continue;
         const Shape& shape = graph.node(input->node).output_shapes.at(static_cast<size_t>(input->output));
-        bytes[static_cast<size_t>(source)] += static_cast<double>(element_count(shape));
+        floats[static_cast<size_t>(source)] += static_cast<double>(element_count(shape));
         reads_any = true;
       }
     }
     if (!reads_any) return fallback;
-    return static_cast<int>(std::max_element(bytes.begin(), bytes.end()) - bytes.begin());
+    return static_cast<int>(std::max_element(floats.begin(), floats.end()) - floats.begin());
   }
 
   static std::string describe(const GraphBranches& shape, const GraphFork& fork, const std::vector<int>& device_of_branch,

@@ -1,27 +1,10 @@
 #include "partitioners/graph_branches.hpp"
 
 #include <algorithm>
-#include <numeric>
+#include <boost/pending/disjoint_sets.hpp>
 #include <stdexcept>
 
 namespace splitscope {
-namespace {
-
-/// Union-find over units, for the branches of one fork.
-class Components {
- public:
-  explicit Components(size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), size_t{0}); }
-  size_t find(size_t a) {
-    while (parent_[a] != a) a = parent_[a] = parent_[parent_[a]];
-    return a;
-  }
-  void join(size_t a, size_t b) { parent_[find(a)] = find(b); }
-
- private:
-  std::vector<size_t> parent_;
-};
-
-}  // namespace
 
 int GraphBranches::widest() const {
   size_t most = 1;
@@ -79,11 +62,11 @@ GraphBranches graph_branches(const Graph& graph) {
 
   // Branches: units off the trunk joined by an edge. Such an edge never
   // crosses a trunk unit, so each branch lies within one fork.
-  Components components(unit_count);
+  boost::disjoint_sets_with_storage<> components(unit_count);
   for (const auto& [from, to] : edges) {
     if (from < inputs) continue;  // each device loads the network's inputs itself
     const size_t a = static_cast<size_t>(from - inputs), b = static_cast<size_t>(to - inputs);
-    if (!result.on_trunk[a] && !result.on_trunk[b]) components.join(a, b);
+    if (!result.on_trunk[a] && !result.on_trunk[b]) components.union_set(a, b);
   }
   result.fork_of.assign(unit_count, -1);
   std::vector<int> branch_of(unit_count, -1);
@@ -93,7 +76,7 @@ GraphBranches graph_branches(const Graph& graph) {
     if (opens_fork) result.forks.emplace_back();
     GraphFork& fork = result.forks.back();
     result.fork_of[u] = static_cast<int>(result.forks.size() - 1);
-    const size_t root = components.find(u);
+    const size_t root = components.find_set(u);
     if (branch_of[root] < 0) {
       branch_of[root] = static_cast<int>(fork.branches.size());
       fork.branches.emplace_back();

@@ -80,7 +80,7 @@ nlohmann::ordered_json report_json(const EnsembleResult& result, const std::stri
   }
   document["ensemble_latency_ms"] = result.ensemble_latency_ms;
   document["sequential_ms"] = result.sequential_ms;
-  document["speedup"] = result.ensemble_latency_ms > 0 ? result.sequential_ms / result.ensemble_latency_ms : 0.0;
+  document["speedup"] = result.speedup();
   return document;
 }
 
@@ -99,8 +99,7 @@ void print_table(const EnsembleResult& result, const std::string& backend, const
   }
   std::cout << fmt::format("\nensemble answered at {:.3f} ms; the members one after another on one device: {:.3f} ms "
                            "({:.2f}x)\n",
-                           result.ensemble_latency_ms, result.sequential_ms,
-                           result.ensemble_latency_ms > 0 ? result.sequential_ms / result.ensemble_latency_ms : 0.0);
+                           result.ensemble_latency_ms, result.sequential_ms, result.speedup());
   std::cout << "latency: from the request to the member's output (its run's makespan, after any --straggler "
                "delay and the members before it on its device); alone: its run with the device to itself, the "
                "median of the timed repeats\n";

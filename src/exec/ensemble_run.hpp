@@ -50,6 +50,9 @@ struct EnsembleResult {
   double sequential_ms = 0;  ///< the members' alone times summed: one device running them in turn
   HostTensor output;         ///< the mean of the used members' outputs; empty when none was used, or simulated
   bool measured = true;
+
+  /// The members in turn on one device against the ensemble: sequential_ms / ensemble_latency_ms (0 before any answer).
+  double speedup() const { return ensemble_latency_ms > 0 ? sequential_ms / ensemble_latency_ms : 0.0; }
 };
 
 /// Makes the executor that runs one device's members (a fresh one per device).
