@@ -84,9 +84,15 @@ def build(torch, network):
         elif kind in ("maxpool", "avgpool"):
             kh, kw = pair(layer["kernel"])
             sh, sw = pair(layer.get("stride", layer["kernel"]))
-            pool = nn.MaxPool2d if kind == "maxpool" else nn.AvgPool2d
-            modules.append(pool((kh, kw), stride=(sh, sw)))
-            shape = [shape[0], (shape[1] - kh) // sh + 1, (shape[2] - kw) // sw + 1]
+            ph, pw = pair(layer.get("padding", 0))
+            # A padded window holds the real elements only (splitscope's rule,
+            # cuDNN's COUNT_EXCLUDE_PADDING): max pooling pads with -inf in
+            # PyTorch already; average pooling must not count the padding.
+            if kind == "maxpool":
+                modules.append(nn.MaxPool2d((kh, kw), stride=(sh, sw), padding=(ph, pw)))
+            else:
+                modules.append(nn.AvgPool2d((kh, kw), stride=(sh, sw), padding=(ph, pw), count_include_pad=False))
+            shape = [shape[0], (shape[1] + 2 * ph - kh) // sh + 1, (shape[2] + 2 * pw - kw) // sw + 1]
         elif kind == "flatten":
             modules.append(nn.Flatten())
             shape = [math.prod(shape)]
