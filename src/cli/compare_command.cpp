@@ -10,6 +10,7 @@
 
 #include "cli/command.hpp"
 #include "cli/execution_options.hpp"
+#include "cli/input_pipeline_options.hpp"
 #include "cli/interleaved_runs.hpp"
 #include "cli/strategy_choice.hpp"
 #include "cli/network_loading.hpp"
@@ -36,6 +37,7 @@ struct CompareOptions {
   std::optional<std::string> predict_on;  ///< unset: kDefaultPredictionMachine beside measured runs
   ExecutionOptions execution;
   TrainingOptions training;
+  InputPipelineOptions input;
   ReportOutputs outputs;
 };
 
@@ -65,6 +67,7 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
   // Made now, so that a wrong machine fails before minutes of measured runs.
   const std::unique_ptr<Executor> simulator =
       predict_on == "none" ? nullptr : make_executor(execution.for_prediction_on(predict_on), "sim", options.devices);
+  check_input_pipeline_options(options.input, options.training);
   check_output_files({{"--report", options.outputs.report}, {"--trace", options.outputs.trace},
                       {"--html", options.outputs.html}},
                      {input_file(ZooShelf::kNetworks, options.model),
@@ -102,12 +105,26 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
     run.repeats = options.training.steps;
     policy.adaptive = false;
   }
-  const std::vector<RunResult> results = run_interleaved(*executor, plans, run, progress, policy);
+  std::vector<RunResult> results;
+  if (options.input.enabled) {
+    // A stream of steps per plan, one plan after the other: each step's
+    // period depends on the steps around it, so repeats cannot interleave.
+    for (const auto& plan : plans) {
+      progress.begin_run(fmt::format("{} on {}", plan->strategy, backend));
+      results.push_back(executor->run_input_stream(*plan, run, options.input));
+      progress.end_run();
+    }
+  } else {
+    results = run_interleaved(*executor, plans, run, progress, policy);
+  }
   for (size_t i = 0; i < plans.size(); ++i) builder.add(plans[i], results[i]);
 
   // The same plans predicted on a named machine, beside the measured numbers.
   if (simulator != nullptr) {
-    for (const auto& plan : plans) builder.add(plan, simulator->run(*plan, run));
+    for (const auto& plan : plans) {
+      builder.add(plan, options.input.enabled ? simulator->run_input_stream(*plan, run, options.input)
+                                              : simulator->run(*plan, run));
+    }
   }
 
   const Comparison comparison = std::move(builder).build();
@@ -133,6 +150,7 @@ Command add_compare_command(CLI::App& app) {
   add_execution_options(*sub, options->execution, "cuda if a GPU is present, else cpu");
   add_placement_option(*sub, options->execution);
   add_training_options(*sub, options->training, true);
+  add_input_pipeline_options(*sub, options->input);
   sub->add_option("--report", options->outputs.report, "write the JSON compare report (FORMATS.md)");
   sub->add_option("--trace", options->outputs.trace, "write a Chrome/Perfetto trace of every run");
   sub->add_option("--html", options->outputs.html, "write a self-contained HTML page");

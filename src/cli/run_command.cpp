@@ -9,6 +9,7 @@
 
 #include "cli/command.hpp"
 #include "cli/execution_options.hpp"
+#include "cli/input_pipeline_options.hpp"
 #include "cli/network_loading.hpp"
 #include "cli/training_options.hpp"
 #include "exec/cpu/cpu_executor.hpp"
@@ -34,6 +35,7 @@ struct RunCommandOptions {
   int microbatches = 1;
   ExecutionOptions execution;
   TrainingOptions training;
+  InputPipelineOptions input;
   bool check = false;
   std::string save_output;
   ReportOutputs outputs;
@@ -71,6 +73,7 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
                      "places a plan's devices on a simulated machine's nodes; --backend " + backend +
                          " runs plan device i on this host's device i (use --backend sim --machine M)");
   }
+  check_input_pipeline_options(options.input, options.training);
   check_output_files({{"--report", options.outputs.report}, {"--trace", options.outputs.trace},
                       {"--html", options.outputs.html}, {"--save-output", options.save_output}},
                      {input_file(ZooShelf::kNetworks, options.model),
@@ -87,7 +90,9 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
   partitioning.schedule = pipeline_schedule(options.training);
   const auto plan = make_checked_plan(graph, options.strategy, partitioning);
   // A training run's repeats are its steps; a forward run's, timed repeats after warm-up.
+  // Behind an input pipeline, the repeats are steps of a stream of batches.
   const auto execute = [&](const Plan& runnable, const RunOptions& run_options) {
+    if (options.input.enabled) return executor->run_input_stream(runnable, run_options, options.input);
     if (!options.training.train) return executor->run(runnable, run_options);
     return run_training_steps(*executor, runnable, run_options, options.training.steps);
   };
@@ -154,6 +159,7 @@ Command add_run_command(CLI::App& app) {
   add_execution_options(*sub, options->execution, "cpu");
   add_placement_option(*sub, options->execution);
   add_training_options(*sub, options->training, true);
+  add_input_pipeline_options(*sub, options->input);
   sub->add_flag("--check", options->check,
                 "also compare the output with the single-device run's (cpu: relative error <= 1e-4)");
   sub->add_option("--save-output", options->save_output, "write the network's output as a float32 .npy file");

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "exec/input_pipeline.hpp"
 #include "partitioners/plan.hpp"
 #include "timeline/run_result.hpp"
 #include "timeline/timeline.hpp"
@@ -67,6 +68,12 @@ class Executor {
     (void)options;
     return nullptr;
   }
+  /// Runs `plan` as a stream of `options.warmup` (at least one, which fills
+  /// the pipeline) + `options.repeats` steps, each step's batch prepared and
+  /// copied by `input` (input_pipeline.hpp); a Timeline per timed step and
+  /// RunResult::input_pipeline set. Backends without an input stage refuse
+  /// it (UnavailableError, exit 3) by default.
+  virtual RunResult run_input_stream(const Plan& plan, const RunOptions& options, const InputPipelineOptions& input);
 };
 
 /// Refuses (UnavailableError, exit 3) a plan with an op `executor` cannot

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "report/input_pipeline_text.hpp"
 #include "report/placement_text.hpp"
 #include "report/text_table.hpp"
 #include "report/units.hpp"
@@ -98,6 +99,7 @@ std::string group_table(const Comparison& comparison, size_t index) {
   text += table.render();
   text += group.best ? fmt::format("best: {}\n", *group.best) : std::string("best: none (no strategy fits)\n");
   text += placement_table(group);
+  text += input_pipeline_table(group);
   return text;
 }
 
@@ -151,6 +153,7 @@ std::string run_text(const RunReport& run) {
                         s.info.device_name.empty() ? "" : fmt::format(" ({})", s.info.device_name));
   }
   text += placement_lines(s);
+  text += input_pipeline_lines(s.info);
   if (!s.fits()) {
     text += fmt::format("does not fit: {}\n", s.memory.problem);
   } else if (s.timed()) {

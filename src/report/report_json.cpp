@@ -49,6 +49,23 @@ Json per_device_json(const RunSummary& summary) {
   return devices;
 }
 
+Json input_pipeline_json(const RunInfo& info) {
+  if (!info.input_pipeline) return nullptr;
+  const InputPipelineInfo& p = *info.input_pipeline;
+  const auto ms = [](double us) { return us / 1000.0; };
+  return {{"cost_us_per_sample", p.cost_us_per_sample},
+          {"prefetch", p.prefetch},
+          {"steps", p.steps},
+          {"prepare_ms", ms(p.prepare_us)},
+          {"copy_ms", ms(p.copy_us)},
+          {"compute_ms", ms(p.compute_us)},
+          {"step_ms", ms(p.step_us)},
+          {"stall_ms", ms(p.stall_us)},
+          {"serial_step_ms", ms(p.serial_step_us)},
+          {"prefetch_speedup", p.step_us > 0 ? Json(p.serial_step_us / p.step_us) : Json(nullptr)},
+          {"input_bound", p.input_bound}};
+}
+
 Json train_json(const RunSummary& summary) {
   if (!summary.training) return nullptr;
   const TrainingSummary& t = summary.training.value();
@@ -188,6 +205,7 @@ Json run_report_json(const RunReport& report, const ReportContext* context) {
       {"device_map", device_map_json(s)},
       {"cross_node_bytes", s.info.placement.cross_node_bytes},
       {"default_placement", default_placement_json(s.info.placement)},
+      {"input_pipeline", input_pipeline_json(s.info)},
   };
   if (context != nullptr) json["context"] = context_json(*context);
   return json;

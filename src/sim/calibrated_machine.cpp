@@ -19,6 +19,7 @@ namespace {
 constexpr std::string_view kDeviceToDevice = "device_to_device";
 constexpr std::string_view kHostStaged = "host_staged";
 constexpr std::string_view kPeer = "peer";
+constexpr std::string_view kHostToDevice = "host_to_device";
 
 /// The computed kind (every op definition but the network input) named `kind`, or null.
 const OpDef* computed_kind(std::string_view kind) {
@@ -277,6 +278,15 @@ Machine machine_from_calibration(const calibration::CalibrationResult& result, c
     }
   }
 
+  // An input pipeline's copies (exec/input_pipeline.hpp) cross the host link
+  // as the host-to-device series measured it, from pinned memory.
+  if (const calibration::CopySeries* host_to_device = find_series(result, kHostToDevice)) {
+    if (host_to_device->bandwidth_bytes_per_second > 0) {
+      machine.host_link = link_of(*host_to_device);
+      joined += "Host link: the host_to_device copy series' fitted rate and latency (pinned memory). ";
+    }
+  }
+
   for (const calibration::OpTime& op : result.op_times) {
     if (op.seconds > 0 && !op.signature.empty()) {
       machine.calibration.op_times_us.emplace(op.signature, op.seconds * 1e6);
@@ -339,6 +349,9 @@ Machine cpu_machine_from_calibration(const calibration::CalibrationResult& resul
   machine.topology.link.latency_us +=
       handoff_measured ? machine.device.lane_handoff_us : machine.device.launch_overhead_us;
   machine.topology.link.protocol = LinkProtocol::kAchieved;
+  // A cpu device's memory is the host's: an input batch is copied at the memcpy rate.
+  machine.host_link = link_of(copies);
+  machine.host_link->protocol = LinkProtocol::kAchieved;
   for (const calibration::OpTime& op : result.op_times) {
     if (op.seconds > 0 && !op.signature.empty()) {
       machine.calibration.op_times_us.emplace(pooled_op_key(op.signature, op.shares), op.seconds * 1e6);
@@ -356,7 +369,8 @@ Machine cpu_machine_from_calibration(const calibration::CalibrationResult& resul
       "through a condition variable; efficiency per op kind fitted on the one-share op times as for GPUs ({}); op "
       "times keyed SIGNATURE|shares=N for devices of N threads; lane hand-off the median gap between a copy and the "
       "compute op on either side of it in a pipelined run ({}). Topology: a switch at the memcpy series' fitted "
-      "rate, its latency plus one hand-off (the copying thread takes the work over).",
+      "rate, its latency plus one hand-off (the copying thread takes the work over). Host link (an input "
+      "pipeline's copies): the memcpy series' fitted rate and latency.",
       result.host.empty() ? "?" : result.host, result.date.empty() ? "?" : result.date,
       result.device_name.empty() ? "CPU" : result.device_name, cores,
       options.calibration_file.empty() ? "(not kept)" : options.calibration_file, cores,

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -139,6 +140,10 @@ struct Machine {
   bool pooled = false;
   DeviceSpec device;    ///< every device is one of these
   TopologySpec topology;
+  /// The link from host memory to each device (PCIe, one per device): what
+  /// an input pipeline's copies cross (exec/input_pipeline.hpp). Optional; a
+  /// host-staged machine's bus serves where it is absent.
+  std::optional<LinkSpec> host_link;
   CalibrationTable calibration;
   std::string source;   ///< the file it was read from, for messages (not written out)
 };

@@ -166,7 +166,7 @@ Machine parse_document(const json& doc, const std::string& source) {
     throw InputError(source, "", "a machine file is a JSON object, got " + json_type_name(doc));
   }
   const JsonFields top(doc, "", source);
-  top.allow_only({"schema", "name", "comment", "devices", "pooled", "device", "topology", "calibration"},
+  top.allow_only({"schema", "name", "comment", "devices", "pooled", "device", "topology", "host_link", "calibration"},
                  "a machine");
   if (top.has("schema")) {
     const std::string schema = top.string("schema", "");
@@ -192,6 +192,9 @@ Machine parse_document(const json& doc, const std::string& source) {
                                  machine.device.memory_gib, machine.devices));
   }
   machine.topology = parse_topology(top.object("topology", "how the devices are joined"), machine.devices);
+  if (top.has("host_link")) {
+    machine.host_link = parse_link(top, "host_link", "the link from host memory to each device", LinkProtocol::kPcie);
+  }
   if (top.has("calibration")) {
     machine.calibration = parse_calibration(top.object("calibration", "measured op times"));
   }
@@ -264,6 +267,7 @@ std::string machine_to_json(const Machine& machine) {
       break;
   }
   doc["topology"] = topology;
+  if (machine.host_link) doc["host_link"] = link_json<ordered>(*machine.host_link);
 
   const CalibrationTable& table = machine.calibration;
   if (!table.comment.empty() || !table.op_times_us.empty()) {

@@ -8,6 +8,7 @@
 #include "ir/ops/op_def.hpp"
 #include "partitioners/plan_traffic.hpp"
 #include "sim/engine.hpp"
+#include "sim/input_copy_cost.hpp"
 #include "sim/machine_file.hpp"
 #include "util/errors.hpp"
 
@@ -186,6 +187,30 @@ RunResult Simulator::run(const Plan& plan, const RunOptions& options) {
   }
   result.info = info(plan);
   result.info.placement = std::move(placement);
+  return result;
+}
+
+RunResult Simulator::run_input_stream(const Plan& plan, const RunOptions& options, const InputPipelineOptions& input) {
+  check_input_pipeline_options(input);
+  if (options.repeats < 1) throw InputError("--repeat", "", "must be at least 1");
+  const std::vector<InputCopy> copies = price_input_copies(machine_, network_input_copies(plan));
+  RunOptions once = options;
+  once.on_repeat = nullptr;
+  RunResult result = run(plan, once);
+  const Timeline compute = std::move(result.timelines.front());
+  result.timelines.clear();
+
+  InputStageTimes step;
+  step.prepare_us = input.cost_us_per_sample * static_cast<double>(plan.graph->batch());
+  for (const InputCopy& copy : copies) step.copy_us = std::max(step.copy_us, copy.us);
+  step.compute_us = compute.makespan_us();
+  const int fill = std::max(options.warmup, 1);
+  const int steps = fill + options.repeats;
+  const std::vector<InputStepTimes> schedule =
+      schedule_input_pipeline(std::vector<InputStageTimes>(static_cast<size_t>(steps), step), input.prefetch);
+  const std::vector<std::vector<InputCopy>> per_step(static_cast<size_t>(steps), copies);
+  for (int s = fill; s < steps; ++s) result.timelines.push_back(input_step_window(schedule, s, compute, per_step));
+  result.info.input_pipeline = summarize_input_pipeline(schedule, fill, input);
   return result;
 }
 

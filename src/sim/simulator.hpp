@@ -40,6 +40,13 @@ class Simulator : public Executor {
   /// InputError when the plan has more devices than the machine.
   RunResult run(const Plan& plan, const RunOptions& options) override;
 
+  /// The plan's predicted timeline behind an input pipeline: the host
+  /// prepares a batch in `cost_us_per_sample` × batch, the copies take what
+  /// price_input_copies() charges, each step computes in run()'s makespan;
+  /// steps follow schedule_input_pipeline(): max(warmup, 1) that fill the
+  /// pipeline, then `repeats` timed ones (their windows, input_pipeline.hpp).
+  RunResult run_input_stream(const Plan& plan, const RunOptions& options, const InputPipelineOptions& input) override;
+
   /// The predicted timeline alone, under this simulator's placement.
   Timeline simulate(const Plan& plan) const;
 

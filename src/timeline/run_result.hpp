@@ -35,6 +35,22 @@ struct PlacementInfo {
   std::string note;  ///< `topology`: why it kept the default mapping, where it did
 };
 
+/// A run that streamed its batches through an input pipeline
+/// (exec/input_pipeline.hpp): medians over its steps past the first, which
+/// fill the pipeline.
+struct InputPipelineInfo {
+  double cost_us_per_sample = 0;
+  int prefetch = 0;
+  int steps = 0;              ///< steps summarised
+  double prepare_us = 0;      ///< median host preparation of one batch
+  double copy_us = 0;         ///< median copy of one batch to the devices
+  double compute_us = 0;      ///< median compute of one step (one run of the plan)
+  double step_us = 0;         ///< median period between the ends of consecutive steps
+  double stall_us = 0;        ///< median wait of a step's compute for its batch, after compute(s-1) ended
+  double serial_step_us = 0;  ///< prepare + copy + compute: a step with nothing overlapped (no prefetch)
+  bool input_bound = false;   ///< the compute waited for its batch more than 5% of the step
+};
+
 /// What a run was run on, for reports.
 struct RunInfo {
   std::string backend;       ///< "cpu", "cuda", "sim"
@@ -48,6 +64,9 @@ struct RunInfo {
   /// Backend facts worth reporting: ("p2p", "yes"), ("link", "host"), ("dtype", "fp32"), ...
   std::vector<std::pair<std::string, std::string>> facts;
   PlacementInfo placement;
+  /// Set when the run streamed its batches through an input pipeline; its
+  /// timelines are then one per step (exec/input_pipeline.hpp).
+  std::optional<InputPipelineInfo> input_pipeline;
 };
 
 struct RunResult {

@@ -1,4 +1,5 @@
 #include "exec/cpu/cpu_executor.hpp"
+#include "exec/input_stream.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -181,5 +182,10 @@ RunResult CpuExecutor::run(const Plan& plan, const RunOptions& options) {
 }
 
 void check_fits_in_host_memory(const Plan& plan) { check_fits_in_memory(plan, read_host_info()); }
+
+RunResult CpuExecutor::run_input_stream(const Plan& plan, const RunOptions& options,
+                                        const InputPipelineOptions& input) {
+  return run_measured_input_stream(*this, plan, options, input);
+}
 
 }  // namespace splitscope

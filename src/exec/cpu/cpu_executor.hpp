@@ -40,6 +40,8 @@ class CpuExecutor final : public Executor {
   /// the result runs the same tasks again (what run() above does between
   /// its repeats).
   std::unique_ptr<PreparedRun> prepare(const Plan& plan, const RunOptions& options) override;
+  /// Measured on real threads (input_stream.hpp).
+  RunResult run_input_stream(const Plan& plan, const RunOptions& options, const InputPipelineOptions& input) override;
 };
 
 /// InputError (exit 2, naming --backend cpu) when the plan's tensors and
