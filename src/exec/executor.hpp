@@ -71,7 +71,7 @@ class Executor {
   /// Runs `plan` as a stream of `options.warmup` (at least one, which fills
   /// the pipeline) + `options.repeats` steps, each step's batch prepared and
   /// copied by `input` (input_pipeline.hpp); a Timeline per timed step and
-  /// RunResult::input_pipeline set. Backends without an input stage refuse
+  /// RunInfo::input_pipeline set. Backends without an input stage refuse
   /// it (UnavailableError, exit 3) by default.
   virtual RunResult run_input_stream(const Plan& plan, const RunOptions& options, const InputPipelineOptions& input);
 };
