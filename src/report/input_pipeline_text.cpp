@@ -6,6 +6,11 @@
 
 namespace splitscope {
 
+std::optional<double> prefetch_speedup(const InputPipelineInfo& info) {
+  if (info.step_us <= 0) return std::nullopt;
+  return info.serial_step_us / info.step_us;
+}
+
 std::string describe_input_pipeline(const InputPipelineInfo& info) {
   const auto ms = [](double us) { return format_ms(us / 1000.0); };
   const std::string parts = fmt::format("a batch is prepared in {} and copied in {}; a step computes in {}",
@@ -15,7 +20,7 @@ std::string describe_input_pipeline(const InputPipelineInfo& info) {
           ? fmt::format("no prefetch: a step takes all three, {}", ms(info.step_us))
           : fmt::format("prefetch {}: a step takes {} against {} with nothing overlapped ({})", info.prefetch,
                         ms(info.step_us), ms(info.serial_step_us),
-                        format_speedup(info.step_us > 0 ? info.serial_step_us / info.step_us : 1.0));
+                        format_speedup(prefetch_speedup(info).value_or(1.0)));
   if (info.input_bound) {
     return fmt::format("input-bound: the compute waits {} a step for its batch ({}; {})", ms(info.stall_us), parts,
                        overlap);

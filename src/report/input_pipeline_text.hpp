@@ -5,12 +5,16 @@
 /// waited on their input, and what prefetch bought against a step with
 /// nothing overlapped. Nothing for runs without one.
 
+#include <optional>
 #include <string>
 
 #include "report/comparison.hpp"
 #include "timeline/run_result.hpp"
 
 namespace splitscope {
+
+/// serial_step_us / step_us: what prefetch bought; nullopt when no step was timed.
+std::optional<double> prefetch_speedup(const InputPipelineInfo& info);
 
 /// "input-bound: the compute waits 1.200 ms a step for its batch (...)" or
 /// "not input-bound (...)".

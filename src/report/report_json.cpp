@@ -2,6 +2,8 @@
 
 #include <optional>
 
+#include "report/input_pipeline_text.hpp"
+
 namespace splitscope {
 namespace {
 
@@ -62,7 +64,7 @@ Json input_pipeline_json(const RunInfo& info) {
           {"step_ms", ms(p.step_us)},
           {"stall_ms", ms(p.stall_us)},
           {"serial_step_ms", ms(p.serial_step_us)},
-          {"prefetch_speedup", p.step_us > 0 ? Json(p.serial_step_us / p.step_us) : Json(nullptr)},
+          {"prefetch_speedup", or_null(prefetch_speedup(p))},
           {"input_bound", p.input_bound}};
 }
 

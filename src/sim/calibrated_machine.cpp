@@ -350,8 +350,7 @@ Machine cpu_machine_from_calibration(const calibration::CalibrationResult& resul
       handoff_measured ? machine.device.lane_handoff_us : machine.device.launch_overhead_us;
   machine.topology.link.protocol = LinkProtocol::kAchieved;
   // A cpu device's memory is the host's: an input batch is copied at the memcpy rate.
-  machine.host_link = link_of(copies);
-  machine.host_link->protocol = LinkProtocol::kAchieved;
+  machine.host_link = link_of(copies);  // `achieved`, as every LinkSpec built in code
   for (const calibration::OpTime& op : result.op_times) {
     if (op.seconds > 0 && !op.signature.empty()) {
       machine.calibration.op_times_us.emplace(pooled_op_key(op.signature, op.shares), op.seconds * 1e6);
