@@ -14,6 +14,7 @@
 #include "cli/byte_sizes.hpp"
 #include "cli/command.hpp"
 #include "cli/execution_options.hpp"
+#include "cli/launch_scope.hpp"
 #include "exec/cuda_backend.hpp"
 #include "partitioners/collective_plan.hpp"
 #include "report/makespan_stats.hpp"
@@ -28,6 +29,7 @@ struct CollectiveOptions {
   std::vector<std::string> bytes{"1K:64M"};
   bool json = false;
   ExecutionOptions execution;
+  std::string launcher;
 };
 
 struct Row {
@@ -48,7 +50,17 @@ std::string algorithm_of(CollectiveTest test) {
   return "";
 }
 
-int collective_command(const CollectiveOptions& options) {
+/// Under --launcher mpi each collective is the MPI library's own.
+std::string mpi_algorithm_of(CollectiveTest test) {
+  switch (test) {
+    case CollectiveTest::kAllReduce: return "MPI_Iallreduce over the ranks (the MPI library picks the algorithm)";
+    case CollectiveTest::kAllGather: return "MPI_Iallgatherv over the ranks (the MPI library picks the algorithm)";
+    case CollectiveTest::kSendRecv: return "every rank sends to the next with MPI_Isend, all at once";
+  }
+  return "";
+}
+
+int collective_command(const CollectiveOptions& options, const std::string& backend, const LaunchScope& launch) {
   const CollectiveTest test = parse_collective_test(options.op, "collective");
   const ExecutionOptions& execution = options.execution;
   if (options.devices < 2) {
@@ -56,9 +68,9 @@ int collective_command(const CollectiveOptions& options) {
   }
   if (execution.batch) throw InputError("--batch", "", "a collective has no batch; give its sizes with --bytes");
   const std::vector<int64_t> requested = parse_byte_sizes(options.bytes, "--bytes");
-  const std::string backend =
-      !execution.backend.empty() ? execution.backend : (cuda_gpu_available() ? "cuda" : "cpu");
   auto executor = make_executor(execution, backend, options.devices);
+  if (launch.launched()) executor = launch.make_executor();
+  const std::string algorithm = launch.launched() ? mpi_algorithm_of(test) : algorithm_of(test);
   RunOptions run = run_options(execution);
   run.want_output = false;
 
@@ -88,7 +100,7 @@ int collective_command(const CollectiveOptions& options) {
     nlohmann::ordered_json document;
     document["backend"] = backend;
     if (backend == "sim") document["machine"] = execution.machine;
-    document["algorithm"] = algorithm_of(test);
+    document["algorithm"] = algorithm;
     document["rows"] = nlohmann::ordered_json::array();
     for (const Row& row : rows) {
       document["rows"].push_back({{"op", to_string(test)}, {"devices", options.devices}, {"bytes", row.bytes},
@@ -100,7 +112,8 @@ int collective_command(const CollectiveOptions& options) {
   }
   std::cout << fmt::format("{} on {} devices, {}{}: {}\n", to_string(test), options.devices,
                            backend == "sim" ? "simulated on " : "measured on ",
-                           backend == "sim" ? execution.machine : backend, algorithm_of(test));
+                           backend == "sim" ? execution.machine : backend + (launch.launched() ? " (mpi)" : ""),
+                           algorithm);
   std::cout << fmt::format("{:>14} {:>12} {:>12} {:>12}\n", "size (B)", "time (us)", "algbw (GB/s)",
                            "busbw (GB/s)");
   for (const Row& row : rows) {
@@ -117,6 +130,14 @@ int collective_command(const CollectiveOptions& options) {
   return 0;
 }
 
+int collective_command(const CollectiveOptions& options) {
+  const std::string& chosen = options.execution.backend;
+  const std::string backend =
+      !chosen.empty() ? chosen : (!options.launcher.empty() || !cuda_gpu_available() ? "cpu" : "cuda");
+  LaunchScope launch(options.launcher, backend);
+  return launch.run([&] { return collective_command(options, backend, launch); });
+}
+
 }  // namespace
 
 Command add_collective_command(CLI::App& app) {
@@ -129,6 +150,7 @@ Command add_collective_command(CLI::App& app) {
                   "sizes: one (64M), a comma list (1K,1M), or a range MIN:MAX of doublings; K, M, G are 1024^1..3")
       ->delimiter(',')
       ->capture_default_str();
+  add_launcher_option(*sub, options->launcher);
   sub->add_flag("--json", options->json, "print {\"rows\": [{op, devices, bytes, time_us, algbw_GBps, busbw_GBps}]}");
   add_execution_options(*sub, options->execution, "cuda if a GPU is present, else cpu");
   return {sub, [options](const std::vector<std::string>&) { return collective_command(*options); }};

@@ -17,6 +17,7 @@
 #include "cli/training_options.hpp"
 #include "exec/cuda_backend.hpp"
 #include "report/noise_warning.hpp"
+#include "cli/launch_scope.hpp"
 #include "report/progress.hpp"
 #include "report/reporter.hpp"
 #include "util/errors.hpp"
@@ -39,13 +40,21 @@ struct CompareOptions {
   TrainingOptions training;
   InputPipelineOptions input;
   ReportOutputs outputs;
+  std::string launcher;
 };
 
-int compare_command(const CompareOptions& options, const std::vector<std::string>& command_line) {
+/// The backend given, else cuda where a GPU is present (cpu under --launcher mpi), else cpu.
+std::string launch_backend(const CompareOptions& options) {
+  if (!options.execution.backend.empty()) return options.execution.backend;
+  return !options.launcher.empty() || !cuda_gpu_available() ? "cpu" : "cuda";
+}
+
+int compare_command(const CompareOptions& options, const std::vector<std::string>& command_line,
+                    const LaunchScope& launch) {
   if (options.devices < 1) throw InputError("--devices", "", "must be at least 1");
   ExecutionOptions execution = options.execution;
   const bool defaulted = execution.backend.empty();
-  const std::string backend = !defaulted ? execution.backend : (cuda_gpu_available() ? "cuda" : "cpu");
+  const std::string backend = launch_backend(options);
   if (defaulted && backend == "cuda" && !execution.virtual_devices && cuda_gpu_count() < options.devices) {
     // One GPU for several devices: carve them out of it rather than fail.
     execution.virtual_devices = true;
@@ -73,7 +82,7 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
                      {input_file(ZooShelf::kNetworks, options.model),
                       input_file(ZooShelf::kMachines, execution.machine),
                       predict_on == "none" ? "" : input_file(ZooShelf::kMachines, predict_on)});
-  OutputBatch files;
+  OutputBatch files(launch.writes());
   auto reporters = make_reporters(ReportKind::kCompare, std::cout, options.outputs, files);
   const auto graph = graph_to_run(load_network(options.model, execution.batch), options.training);
   const auto strategies = chosen_strategies(options.strategies, options.devices, *graph);
@@ -90,15 +99,18 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
       comparison_plans(graph, strategies, options.devices, microbatches, execution, backend,
                        pipeline_schedule(options.training));
 
-  Progress progress = stderr_progress(execution.quiet);
+  Progress progress = stderr_progress(execution.quiet || !launch.writes());
   RunOptions run = run_options(execution);
   run.on_repeat = progress.repeat_callback();
   run.want_output = false;
   ComparisonBuilder builder(make_report_context(command_line));
+  // Made either way: it checks the backend's options.
   auto executor = make_executor(execution, backend, options.devices);
-  // Unless --repeat fixes the count, runs go on while a verdict is uncertain.
+  if (launch.launched()) executor = launch.make_executor();
+  // Unless --repeat fixes the count, runs go on while a verdict is uncertain
+  // (not across MPI ranks: each would judge by its own clock, and they must run alike).
   RepeatPolicy policy;
-  policy.adaptive = !execution.repeats_given;
+  policy.adaptive = !execution.repeats_given && !launch.launched();
   if (options.training.train) {
     // Each repeat is a training step of that plan: --steps of them, none untimed.
     run.warmup = 0;
@@ -129,9 +141,15 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
 
   const Comparison comparison = std::move(builder).build();
   for (auto& reporter : reporters) reporter->report(comparison);
+  if (!launch.writes()) return 0;
   files.publish();
   if (const auto warning = noise_warning(comparison)) fmt::print(stderr, "{}\n", *warning);
   return 0;
+}
+
+int compare_command(const CompareOptions& options, const std::vector<std::string>& command_line) {
+  LaunchScope launch(options.launcher, launch_backend(options));
+  return launch.run([&] { return compare_command(options, command_line, launch); });
 }
 
 }  // namespace
@@ -151,6 +169,7 @@ Command add_compare_command(CLI::App& app) {
   add_placement_option(*sub, options->execution);
   add_training_options(*sub, options->training, true);
   add_input_pipeline_options(*sub, options->input);
+  add_launcher_option(*sub, options->launcher);
   sub->add_option("--report", options->outputs.report, "write the JSON compare report (FORMATS.md)");
   sub->add_option("--trace", options->outputs.trace, "write a Chrome/Perfetto trace of every run");
   sub->add_option("--html", options->outputs.html, "write a self-contained HTML page");

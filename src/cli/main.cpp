@@ -42,7 +42,8 @@ int run_main(int argc, char** argv) {
                "simulates it on a described machine, and reports compute against transfer time."};
   app.set_version_flag("--version", std::string("splitscope ") + SPLITSCOPE_VERSION + " (" +
                                         SPLITSCOPE_GIT_REVISION + ", " + SPLITSCOPE_BUILD_TYPE +
-                                        (SPLITSCOPE_HAVE_CUDA ? ", cuda" : ", no cuda") + ")");
+                                        (SPLITSCOPE_HAVE_CUDA ? ", cuda" : ", no cuda") +
+                                        (SPLITSCOPE_HAVE_MPI ? ", mpi" : ", no mpi") + ")");
   app.require_subcommand(1);
   app.fallthrough();
 

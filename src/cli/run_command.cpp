@@ -10,6 +10,7 @@
 #include "cli/command.hpp"
 #include "cli/execution_options.hpp"
 #include "cli/input_pipeline_options.hpp"
+#include "cli/launch_scope.hpp"
 #include "cli/network_loading.hpp"
 #include "cli/training_options.hpp"
 #include "exec/cpu/cpu_executor.hpp"
@@ -39,6 +40,7 @@ struct RunCommandOptions {
   bool check = false;
   std::string save_output;
   ReportOutputs outputs;
+  std::string launcher;
 };
 
 std::shared_ptr<const Plan> make_checked_plan(const std::shared_ptr<const Graph>& graph, const std::string& strategy,
@@ -61,8 +63,8 @@ HostTensor reference_output(const std::string& backend, const std::shared_ptr<co
   return CpuExecutor().run(*single, once).output;
 }
 
-int run_command(const RunCommandOptions& options, const std::vector<std::string>& command_line) {
-  const std::string backend = options.execution.backend.empty() ? "cpu" : options.execution.backend;
+int run_command(const RunCommandOptions& options, const std::vector<std::string>& command_line,
+                const std::string& backend, const LaunchScope& launch) {
   const bool computes = backend != "sim";
   if (!computes && (options.check || !options.save_output.empty())) {
     throw InputError(options.check ? "--check" : "--save-output", "",
@@ -78,14 +80,16 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
                       {"--html", options.outputs.html}, {"--save-output", options.save_output}},
                      {input_file(ZooShelf::kNetworks, options.model),
                       input_file(ZooShelf::kMachines, options.execution.machine)});
-  OutputBatch files;
+  OutputBatch files(launch.writes());
   auto reporters = make_reporters(ReportKind::kRun, std::cout, options.outputs, files);
 
   const auto graph = graph_to_run(load_network(options.model, options.execution.batch), options.training);
   if (options.training.schedule_given && !make_partitioner(options.strategy)->traits().microbatched) {
     throw InputError("--schedule", "", "orders a pipeline's micro-batches; use it with --strategy pipeline");
   }
+  // Made either way: it checks the backend's options.
   auto executor = make_executor(options.execution, backend, options.devices);
+  if (launch.launched()) executor = launch.make_executor();
   PartitionOptions partitioning = partition_options(options.execution, backend, options.devices, options.microbatches);
   partitioning.schedule = pipeline_schedule(options.training);
   const auto plan = make_checked_plan(graph, options.strategy, partitioning);
@@ -97,7 +101,7 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
     return run_training_steps(*executor, runnable, run_options, options.training.steps);
   };
 
-  Progress progress = stderr_progress(options.execution.quiet);
+  Progress progress = stderr_progress(options.execution.quiet || !launch.writes());
   RunOptions run = run_options(options.execution);
   run.on_repeat = progress.repeat_callback();
   run.want_output = options.check || !options.save_output.empty();
@@ -140,9 +144,16 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
       throw RunError(fmt::format("--check failed: {} exceeds the tolerance {:.0e}", checked->describe(), tolerance));
     }
   }
+  if (!launch.writes()) return 0;
   files.publish();
   if (const auto warning = noise_warning(comparison)) fmt::print(stderr, "{}\n", *warning);
   return 0;
+}
+
+int run_command(const RunCommandOptions& options, const std::vector<std::string>& command_line) {
+  const std::string backend = options.execution.backend.empty() ? "cpu" : options.execution.backend;
+  LaunchScope launch(options.launcher, backend);
+  return launch.run([&] { return run_command(options, command_line, backend, launch); });
 }
 
 }  // namespace
@@ -160,6 +171,7 @@ Command add_run_command(CLI::App& app) {
   add_placement_option(*sub, options->execution);
   add_training_options(*sub, options->training, true);
   add_input_pipeline_options(*sub, options->input);
+  add_launcher_option(*sub, options->launcher);
   sub->add_flag("--check", options->check,
                 "also compare the output with the single-device run's (cpu: relative error <= 1e-4)");
   sub->add_option("--save-output", options->save_output, "write the network's output as a float32 .npy file");

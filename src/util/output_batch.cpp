@@ -15,6 +15,7 @@ void OutputBatch::fail(const std::string& option, const std::exception& error, b
 }
 
 void OutputBatch::add(const std::string& option, const std::string& path, std::string_view content) {
+  if (!writes_) return;
   if (path.empty()) return;
   try {
     entries_.push_back({option, StagedFile(path, content)});

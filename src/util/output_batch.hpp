@@ -24,6 +24,10 @@ namespace splitscope {
 
 class OutputBatch {
  public:
+  /// `writes` false: a batch that writes nothing (each rank of an MPI launch
+  /// but rank 0 makes the same files, and only rank 0 may write them).
+  explicit OutputBatch(bool writes = true) : writes_(writes) {}
+
   /// Writes `content` for `path` (asked for by `option`, e.g. "--report") to
   /// its temporary. A failure is rethrown with the option in front:
   /// "--trace: writing /dev/full failed: ...". An empty path is skipped.
@@ -41,6 +45,7 @@ class OutputBatch {
   /// other files were asked for, and none of them will be written now.
   [[noreturn]] void fail(const std::string& option, const std::exception& error, bool others) const;
 
+  bool writes_ = true;
   std::vector<Entry> entries_;
 };
 

@@ -13,6 +13,8 @@ struct CommandResult {
 
 /// Runs `splitscope ARGS` through the shell; ARGS is appended as written.
 CommandResult run_splitscope(const std::string& args);
+/// Runs `LAUNCHER splitscope ARGS` (e.g. LAUNCHER = "mpirun -np 2").
+CommandResult run_splitscope_under(const std::string& launcher, const std::string& args);
 
 /// A fresh, empty folder for one test's files.
 std::string fresh_temp_dir(const std::string& name);

@@ -61,6 +61,9 @@ class Scheduler {
                               std::optional<std::chrono::microseconds> deadline = std::nullopt);
 
   const SchedulerConfig& config() const { return config_; }
+  /// When the last run's clock started (its TaskTimings count from here):
+  /// a multi-process run puts its ranks' timings on one clock with it.
+  std::chrono::steady_clock::time_point last_run_start() const { return run_start_; }
 
  private:
   struct Worker;

@@ -9,22 +9,20 @@
 
 namespace splitscope {
 
-ValueBuffers::ValueBuffers(const Plan& plan) {
+ValueBuffers::ValueBuffers(const Plan& plan) : ValueBuffers(plan, [](const Value&) { return true; }) {}
+
+ValueBuffers::ValueBuffers(const Plan& plan, const std::function<bool(const Value&)>& keep) {
   storage_.reserve(plan.values.size());
   blocks_.reserve(plan.values.size());
   for (const Value& value : plan.values) {
     SPLITSCOPE_CHECK(value.id == static_cast<int>(blocks_.size()), "plan values out of order");
-    if (value.role == ValueRole::kParameter) {
-      // Weights live in the WeightStore, laid out for the kernels.
+    if (value.role == ValueRole::kParameter || !keep(value)) {
+      // Weights live in the WeightStore, laid out for the kernels; values `keep` refuses nowhere.
       storage_.emplace_back();
       blocks_.push_back(ChannelBlock{});
       continue;
     }
-    // A gradient is one flat row: its weights' tensors, end to end, as the WeightSlice lays them out.
-    const bool gradient = value.role == ValueRole::kGradient;
-    const Shape& shape = plan.graph->node(value.node).output_shapes.at(static_cast<size_t>(value.output));
-    ChannelBlock block = gradient ? ChannelBlock{nullptr, 1, {0, value_elements(*plan.graph, value)}, 1}
-                                  : ChannelBlock{nullptr, value.batch.size(), value.channels, inner_count(shape)};
+    ChannelBlock block = value_layout(plan, value);
     storage_.emplace_back(static_cast<size_t>(block.floats()), 0.0f);
     block.data = storage_.back().data();
     blocks_.push_back(block);
@@ -32,8 +30,16 @@ ValueBuffers::ValueBuffers(const Plan& plan) {
   }
 }
 
+ChannelBlock value_layout(const Plan& plan, const Value& value) {
+  SPLITSCOPE_CHECK(value.role != ValueRole::kParameter, "parameter values live in the WeightStore");
+  if (value.role == ValueRole::kGradient) return ChannelBlock{nullptr, 1, {0, value_elements(*plan.graph, value)}, 1};
+  const Shape& shape = plan.graph->node(value.node).output_shapes.at(static_cast<size_t>(value.output));
+  return ChannelBlock{nullptr, value.batch.size(), value.channels, inner_count(shape)};
+}
+
 void fill_network_inputs(const Plan& plan, uint64_t seed, ValueBuffers& buffers) {
   for (int id : plan.inputs) {
+    if (!buffers.holds(id)) continue;
     const Value& value = plan.value(id);
     const OpNode& node = plan.graph->node(value.node);
     SPLITSCOPE_CHECK(value.producer < 0, "network input value " + std::to_string(id) + " has a producer");
