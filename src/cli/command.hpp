@@ -29,5 +29,6 @@ Command add_demo_command(CLI::App& app);
 Command add_validate_command(CLI::App& app);
 Command add_collective_command(CLI::App& app);
 Command add_ensemble_command(CLI::App& app);
+Command add_sweep_command(CLI::App& app);
 
 }  // namespace splitscope::cli

@@ -209,7 +209,7 @@ TEST(DatasheetRules, PricingAWholePlanOpByOpGivesTheSameTimes) {
 }
 
 TEST(DatasheetRules, TheGpuPresetsHoldOnlyDatasheetFacts) {
-  for (const char* name : {"p100-pcie-8", "a100-nvlink-8", "h100-nvlink-8", "h100-pcie-4", "2x8-h100-ib"}) {
+  for (const char* name : {"p100-pcie-8", "a100-nvlink-8", "h100-nvlink-8", "h100-pcie-4", "2x8-h100-ib", "8x8-h100-ib"}) {
     const Machine machine = load_machine(name);
     EXPECT_TRUE(machine.device.efficiency.empty()) << name;
     EXPECT_GT(machine.device.sm_count, 0) << name;

@@ -188,7 +188,7 @@ TEST(MachineFileErrors, NotJsonAndNotAnObject) {
 TEST(MachineZoo, HasThePresetsTheIssueAsksFor) {
   const auto names = zoo_names(ZooShelf::kMachines);
   for (const char* name : {"h100-nvlink-8", "h100-pcie-4", "a100-nvlink-8", "p100-pcie-8",
-                           "2x8-h100-ib", "cpu-2"}) {
+                           "2x8-h100-ib", "8x8-h100-ib", "cpu-2"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
   }
 }

@@ -1,0 +1,233 @@
+// `splitscope sweep --over OPTION=V1,V2,... [--over ...] run MODEL ARGS...`:
+// the same `run` over a list of values of any of its options (the cartesian
+// product where several are swept), and how throughput follows them. Each
+// point is a whole `run` command, parsed and run in this process exactly as
+// it would be on its own, so every option of `run` can be swept without
+// this file knowing it.
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "cli/command.hpp"
+#include "cli/run_cli.hpp"
+#include "report/sweep_report.hpp"
+#include "util/errors.hpp"
+#include "util/output_batch.hpp"
+#include "util/output_files.hpp"
+
+namespace splitscope::cli {
+namespace {
+
+struct SweepOptions {
+  std::vector<std::string> over;
+  bool json = false;
+  bool quiet = false;
+  std::string report;
+  std::string html;
+};
+
+struct SweptOption {
+  std::string name;  ///< without the dashes
+  std::vector<std::string> values;
+};
+
+/// `run`'s short spellings, so that `-n 2` in the swept command line counts as --devices.
+const std::vector<std::pair<std::string, std::string>>& short_names() {
+  static const std::vector<std::pair<std::string, std::string>> names{
+      {"devices", "-n"}, {"strategy", "-s"}, {"microbatches", "-m"}};
+  return names;
+}
+
+SweptOption parse_over(const std::string& text) {
+  const size_t equals = text.find('=');
+  const std::string name = text.substr(0, equals);
+  if (equals == std::string::npos || name.empty() || equals + 1 >= text.size()) {
+    throw InputError("--over", text, "give OPTION=V1,V2,... (an option of run without its dashes), e.g. devices=1,2,4");
+  }
+  if (name.front() == '-' || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos) {
+    throw InputError("--over", text, "name the option as run spells it, without dashes: devices, batch, strategy...");
+  }
+  static const std::set<std::string> kept{"report", "trace", "html", "save-output", "quiet", "help", "launcher"};
+  if (kept.count(name) != 0) {
+    throw InputError("--over", text, "--" + name + " is not a value to sweep (sweep writes its own --report, --html)");
+  }
+  SweptOption option{name, {}};
+  std::stringstream values(text.substr(equals + 1));
+  for (std::string value; std::getline(values, value, ',');) {
+    if (value.empty()) throw InputError("--over", text, "has an empty value; separate values by single commas");
+    option.values.push_back(value);
+  }
+  return option;
+}
+
+void check_run_arguments(const std::vector<std::string>& arguments, const std::vector<SweptOption>& swept) {
+  if (arguments.empty() || arguments.front() != "run") {
+    throw InputError("sweep", "",
+                     "give the run command line to sweep after sweep's own options, e.g. splitscope sweep --over "
+                     "devices=1,2,4,8 run mlp --strategy data --train --backend sim --machine 2x8-h100-ib");
+  }
+  for (const std::string& word : arguments) {
+    for (const char* own : {"--report", "--trace", "--html", "--save-output"}) {
+      if (word == own || word.rfind(std::string(own) + "=", 0) == 0) {
+        throw InputError(own, "",
+                         "everything after `run` is the swept run's command line, and sweep gives each point its own "
+                         "report; put sweep's --report or --html before `run`");
+      }
+    }
+    if (word == "--launcher" || word.rfind("--launcher=", 0) == 0) {
+      throw InputError("--launcher", "", "sweep runs its points in this process; run them one by one under mpirun");
+    }
+  }
+  for (const SweptOption& option : swept) {
+    for (const std::string& word : arguments) {
+      const std::string long_name = "--" + option.name;
+      bool given = word == long_name || word.rfind(long_name + "=", 0) == 0;
+      for (const auto& [name, short_name] : short_names()) given = given || (name == option.name && word == short_name);
+      if (given) {
+        throw InputError("--over", option.name,
+                         "the run command line gives " + word + " already; drop it there, sweep sets it per point");
+      }
+    }
+  }
+}
+
+/// One point: `run ARGS --OPTION VALUE ... --report FILE --quiet`, run here,
+/// its standard output dropped. Returns run's exit code.
+int run_point(const std::vector<std::string>& arguments, const std::vector<std::pair<std::string, std::string>>& values,
+              const std::string& report) {
+  std::vector<std::string> words{"splitscope"};
+  words.insert(words.end(), arguments.begin(), arguments.end());
+  for (const auto& [option, value] : values) {
+    words.push_back("--" + option);
+    words.push_back(value);
+  }
+  words.insert(words.end(), {"--report", report, "--quiet"});
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  std::ostringstream dropped;
+  std::streambuf* const saved = std::cout.rdbuf(dropped.rdbuf());
+  int status = 0;
+  try {
+    status = run_cli(static_cast<int>(words.size()), argv.data());
+  } catch (...) {
+    std::cout.rdbuf(saved);
+    throw;
+  }
+  std::cout.rdbuf(saved);
+  return status;
+}
+
+SweepPoint read_point(const std::string& report, std::vector<std::pair<std::string, std::string>> values) {
+  std::ifstream in(report);
+  const nlohmann::json run = nlohmann::json::parse(in);
+  SweepPoint point;
+  point.values = std::move(values);
+  point.fits = run.value("fits", true);
+  point.verdict = run.value("verdict", "");
+  if (!point.fits || !run["makespan_ms"].is_object()) {
+    point.fits = false;
+    return point;
+  }
+  point.makespan_ms = run["makespan_ms"]["median"].get<double>();
+  if (run["speedup"].is_number() && run.value("baseline_makespan_ms", nlohmann::json()).is_number()) {
+    point.speedup = run["speedup"].get<double>();
+  }
+  const auto train = run.find("train");
+  if (train != run.end() && train->is_object() && (*train)["samples_per_s"].is_number()) {
+    point.samples_per_s = (*train)["samples_per_s"].get<double>();
+  } else if (point.makespan_ms > 0) {
+    point.samples_per_s = run["batch"].get<double>() / (point.makespan_ms / 1000.0);
+  }
+  return point;
+}
+
+int sweep_command(const SweepOptions& options, const std::vector<std::string>& arguments) {
+  if (options.over.empty()) throw InputError("--over", "", "give at least one OPTION=V1,V2,... to sweep");
+  std::vector<SweptOption> swept;
+  for (const std::string& text : options.over) {
+    swept.push_back(parse_over(text));
+    for (size_t i = 0; i + 1 < swept.size(); ++i) {
+      if (swept[i].name == swept.back().name) throw InputError("--over", text, "sweeps " + text + " twice");
+    }
+  }
+  check_run_arguments(arguments, swept);
+  check_output_files({{"--report", options.report}, {"--html", options.html}});
+
+  Sweep sweep;
+  sweep.run_arguments.assign(arguments.begin() + 1, arguments.end());
+  for (const SweptOption& option : swept) sweep.over.push_back(option.name);
+  size_t points = 1;
+  for (const SweptOption& option : swept) points *= option.values.size();
+
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::temp_directory_path() / fmt::format("splitscope-sweep-{}", ::getpid());
+  fs::create_directories(folder);
+  struct RemoveFolder {
+    fs::path path;
+    ~RemoveFolder() {
+      std::error_code ignored;
+      fs::remove_all(path, ignored);
+    }
+  } remove_folder{folder};
+
+  for (size_t index = 0; index < points; ++index) {
+    std::vector<std::pair<std::string, std::string>> values;
+    size_t rest = index;
+    for (const SweptOption& option : swept) {  // the first option varies fastest
+      values.emplace_back(option.name, option.values[rest % option.values.size()]);
+      rest /= option.values.size();
+    }
+    std::string label;
+    for (const auto& [option, value] : values) label += fmt::format("{}{}={}", label.empty() ? "" : " ", option, value);
+    if (!options.quiet) fmt::print(stderr, "sweep: {} ({} of {})\n", label, index + 1, points);
+    const std::string report = (folder / fmt::format("point-{}.json", index)).string();
+    if (const int status = run_point(arguments, values, report); status != 0) {
+      fmt::print(stderr, "sweep: the run at {} failed (exit {}; its error is above)\n", label, status);
+      return status;
+    }
+    sweep.points.push_back(read_point(report, values));
+  }
+
+  OutputBatch files;
+  files.add("--report", options.report, sweep_json(sweep).dump(2) + "\n");
+  files.add("--html", options.html, sweep_html(sweep));
+  std::cout << (options.json ? sweep_json(sweep).dump(2) + "\n" : sweep_text(sweep));
+  files.publish();
+  return 0;
+}
+
+}  // namespace
+
+Command add_sweep_command(CLI::App& app) {
+  auto options = std::make_shared<SweepOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "sweep",
+      "Run one `run` command line over a list of values of any of its options and show how throughput follows "
+      "them\n(e.g. splitscope sweep --over devices=1,2,4,8,16 run mlp --strategy data --train --backend sim "
+      "--machine 2x8-h100-ib)");
+  // Everything from the first word sweep does not know (`run`) on is the swept command line.
+  // (`run` must not be read as the top level's own command: no fallthrough.)
+  sub->prefix_command();
+  sub->fallthrough(false);
+  sub->add_option("--over", options->over,
+                  "OPTION=V1,V2,...: an option of run (no dashes) and its values; repeat to sweep the product "
+                  "(the first varies along the x axis)")
+      ->required()
+      ->allow_extra_args(false);  // one value an occurrence: what follows is the run command line
+  sub->add_flag("--json", options->json, "print the sweep as JSON (splitscope.sweep/1) instead of the table");
+  sub->add_flag("--quiet,-q", options->quiet, "no progress line per point on stderr");
+  sub->add_option("--report", options->report, "write the sweep as JSON (splitscope.sweep/1)");
+  sub->add_option("--html", options->html, "write a self-contained HTML page with the throughput curve");
+  return {sub, [options, sub](const std::vector<std::string>&) { return sweep_command(*options, sub->remaining()); }};
+}
+
+}  // namespace splitscope::cli
