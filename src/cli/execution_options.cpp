@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+
 #include "exec/cpu/cpu_executor.hpp"
 #include "exec/cuda_backend.hpp"
 #include "cli/host_machine.hpp"
@@ -54,7 +56,72 @@ void add_placement_option(CLI::App& command, ExecutionOptions& options) {
       ->capture_default_str();
 }
 
+void add_noise_options(CLI::App& command, ExecutionOptions& options) {
+  command.add_option("--jitter", options.jitter,
+                     "sim: lognormal:SIGMA, each op's time x a lognormal factor of mean 1 drawn per op and repeat "
+                     "(e.g. lognormal:0.2)");
+  command.add_option("--straggler", options.straggler,
+                     "cpu: D:MS, device D's work starts MS milliseconds late in every run (a slow worker)");
+}
+
+namespace {
+
+double parse_jitter(const std::string& text) {
+  const std::string prefix = "lognormal:";
+  double sigma = -1;
+  if (text.rfind(prefix, 0) == 0) {
+    const std::string number = text.substr(prefix.size());
+    const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), sigma);
+    if (error != std::errc() || end != number.data() + number.size()) sigma = -1;
+  }
+  if (!(sigma >= 0 && sigma <= 10)) {
+    throw InputError("--jitter", text, "give lognormal:SIGMA with SIGMA from 0 to 10, e.g. lognormal:0.2");
+  }
+  return sigma;
+}
+
+StragglerDelay parse_straggler(const std::string& text) {
+  StragglerDelay straggler{-1, -1};
+  const size_t colon = text.find(':');
+  if (colon != std::string::npos) {
+    const char* first = text.data();
+    const auto device = std::from_chars(first, first + colon, straggler.device);
+    const auto ms = std::from_chars(first + colon + 1, first + text.size(), straggler.ms);
+    if (device.ec != std::errc() || device.ptr != first + colon || ms.ec != std::errc() ||
+        ms.ptr != first + text.size()) {
+      straggler = {-1, -1};
+    }
+  }
+  if (straggler.device < 0 || !(straggler.ms >= 0 && straggler.ms <= 3.6e6)) {
+    throw InputError("--straggler", text, "give D:MS, a device from 0 and a delay from 0 to 3600000 ms, e.g. 1:20");
+  }
+  return straggler;
+}
+
+}  // namespace
+
 std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const std::string& backend, int devices) {
+  if (!options.jitter.empty()) {
+    parse_jitter(options.jitter);
+    if (backend != "sim") {
+      throw InputError("--jitter", options.jitter,
+                       "draws noise on simulated op times (--backend sim); on cpu, hold a device back with "
+                       "--straggler D:MS");
+    }
+  }
+  if (!options.straggler.empty()) {
+    const StragglerDelay straggler = parse_straggler(options.straggler);
+    if (backend != "cpu") {
+      throw InputError("--straggler", options.straggler,
+                       "holds a device of the cpu backend back; a simulation draws its noise with --jitter "
+                       "lognormal:SIGMA");
+    }
+    if (straggler.device >= devices) {
+      throw InputError("--straggler", options.straggler,
+                       fmt::format("device {} is not one of the {} devices (0 to {})", straggler.device, devices,
+                                   devices - 1));
+    }
+  }
   if (backend != "sim" && !options.machine.empty()) {
     throw InputError("--machine", "", "is for --backend sim; " + backend + " runs on the hardware here");
   }
@@ -110,6 +177,7 @@ ExecutionOptions ExecutionOptions::for_prediction_on(const std::string& machine_
   simulated.link = defaults.link;
   simulated.dtype = defaults.dtype;
   simulated.timeout_ms = defaults.timeout_ms;  // a deadline for the measured runs, not for the prediction
+  simulated.straggler = defaults.straggler;    // a slow cpu device is no part of the predicted machine
   return simulated;
 }
 
@@ -141,6 +209,8 @@ RunOptions run_options(const ExecutionOptions& options) {
                                  options.intra_op_threads));
   }
   RunOptions run;
+  if (!options.jitter.empty()) run.jitter_sigma = parse_jitter(options.jitter);
+  if (!options.straggler.empty()) run.straggler = parse_straggler(options.straggler);
   run.repeats = options.repeats;
   run.warmup = options.warmup;
   run.seed = options.seed;

@@ -37,6 +37,10 @@ struct ExecutionOptions {
   /// sim: default | topology, which machine device each plan device runs on
   /// (src/sim/device_placement.hpp); registered by add_placement_option.
   std::string placement = "default";
+  /// sim: `lognormal:SIGMA`, per-op noise; registered by add_noise_options.
+  std::string jitter;
+  /// cpu: `D:MS`, device D held back MS ms each run; registered by add_noise_options.
+  std::string straggler;
 
   /// These options for a simulated prediction on `machine`: the cuda-only
   /// options (a machine file sets its own math) and the deadline back at
@@ -71,6 +75,10 @@ void add_execution_options(CLI::App& command, ExecutionOptions& options, const s
 /// `compare`, whose simulated runs it places).
 void add_placement_option(CLI::App& command, ExecutionOptions& options);
 
+
+/// Registers `--jitter lognormal:SIGMA` (sim) and `--straggler D:MS` (cpu)
+/// on `command` (`run` and `compare`).
+void add_noise_options(CLI::App& command, ExecutionOptions& options);
 
 /// The executor for `backend` (cpu, cuda or sim). `devices` is the device
 /// count of the plans it will run (virtual CUDA devices are carved to match).

@@ -169,6 +169,7 @@ Command add_run_command(CLI::App& app) {
       ->capture_default_str();
   add_execution_options(*sub, options->execution, "cpu");
   add_placement_option(*sub, options->execution);
+  add_noise_options(*sub, options->execution);
   add_training_options(*sub, options->training, true);
   add_input_pipeline_options(*sub, options->input);
   add_launcher_option(*sub, options->launcher);

@@ -19,6 +19,13 @@
 
 namespace splitscope {
 
+/// A slow device (`--straggler D:MS`): device `device`'s work of every run
+/// starts `ms` milliseconds late, as on a machine that is busy elsewhere.
+struct StragglerDelay {
+  int device = 0;
+  double ms = 0;
+};
+
 struct RunOptions {
   int warmup = 1;    ///< untimed runs first (caches, allocators, clocks)
   int repeats = 3;   ///< timed runs; reports give median, min and max
@@ -27,6 +34,11 @@ struct RunOptions {
   int inter_op_threads = 0;  ///< cpu: workers running ops concurrently; 0 = one per device
   int intra_op_threads = 0;  ///< cpu: threads inside one op's kernel; 0 = cores / devices
   bool want_output = true;   ///< gather the network output into RunResult::output
+  /// sim: per-op lognormal noise on compute times (sim/op_jitter.hpp), 0 for
+  /// none; with it, each of `repeats` runs draws its own (`--jitter`).
+  double jitter_sigma = 0;
+  /// cpu: one device held back at the start of every run (`--straggler`).
+  std::optional<StragglerDelay> straggler;
   /// Called before each run (warm-up runs have index < 0); for progress output.
   std::function<void(int index, int repeats)> on_repeat;
 };

@@ -97,8 +97,9 @@ constexpr int kNetworkInput = -2;
 
 class Engine {
  public:
-  Engine(const Plan& plan, const Topology& topology, const OpCostModel& costs)
+  Engine(const Plan& plan, const Topology& topology, const OpCostModel& costs, const OpJitter* jitter)
       : plan_(plan),
+        jitter_(jitter),
         topology_(topology),
         costs_(costs),
         pricing_(costs, plan),
@@ -194,7 +195,7 @@ class Engine {
           state.device = static_cast<uint16_t>(op.device);
           scheduled_device[id] = op.device;
           // end_us holds the duration (seconds) until the op starts.
-          add_span(single_span(op), pricing_.seconds(op));
+          add_span(single_span(op), pricing_.seconds(op) * (jitter_ != nullptr ? jitter_->factor(static_cast<int>(id)) : 1.0));
           break;
         case OpRole::kTransfer:
           SPLITSCOPE_CHECK(on_device(op.device) && on_device(op.src_device) && op.inputs.size() == 1 &&
@@ -494,6 +495,7 @@ class Engine {
   }
 
   const Plan& plan_;
+  const OpJitter* jitter_;  ///< null: every op takes its priced time
   const Topology& topology_;
   const OpCostModel& costs_;
   OpCostModel::PlanPricing pricing_;
@@ -521,8 +523,9 @@ class Engine {
 
 }  // namespace
 
-Timeline simulate_plan(const Plan& plan, const Topology& topology, const OpCostModel& costs) {
-  return Engine(plan, topology, costs).run();
+Timeline simulate_plan(const Plan& plan, const Topology& topology, const OpCostModel& costs,
+                       const OpJitter* jitter) {
+  return Engine(plan, topology, costs, jitter).run();
 }
 
 }  // namespace splitscope

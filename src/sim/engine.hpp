@@ -32,13 +32,16 @@
 
 #include "partitioners/plan.hpp"
 #include "sim/op_cost_model.hpp"
+#include "sim/op_jitter.hpp"
 #include "sim/topology.hpp"
 #include "timeline/timeline.hpp"
 
 namespace splitscope {
 
 /// Simulates `plan` (whose devices are devices 0.. of `topology`), pricing
-/// its compute and epilogue ops with `costs`.
-Timeline simulate_plan(const Plan& plan, const Topology& topology, const OpCostModel& costs);
+/// its compute and epilogue ops with `costs`, each times `jitter`'s factor
+/// where one is given (op_jitter.hpp).
+Timeline simulate_plan(const Plan& plan, const Topology& topology, const OpCostModel& costs,
+                       const OpJitter* jitter = nullptr);
 
 }  // namespace splitscope

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <optional>
+
 #include <string>
 #include <vector>
 
@@ -92,12 +95,12 @@ void Simulator::check_devices(const Plan& plan) const {
   }
 }
 
-Timeline Simulator::simulate_on(const Plan& plan, const Topology& topology) const {
+Timeline Simulator::simulate_on(const Plan& plan, const Topology& topology, const OpJitter* jitter) const {
   if (machine_.pooled && plan.devices < machine_.devices) {
     const OpCostModel pooled_costs(machine_for_plan(machine_, plan.devices));
-    return simulate_plan(plan, topology, pooled_costs);
+    return simulate_plan(plan, topology, pooled_costs, jitter);
   }
-  return simulate_plan(plan, topology, costs_);
+  return simulate_plan(plan, topology, costs_, jitter);
 }
 
 Timeline Simulator::simulate(const Plan& plan) const {
@@ -176,16 +179,36 @@ RunInfo Simulator::info(const Plan& plan) const {
 RunResult Simulator::run(const Plan& plan, const RunOptions& options) {
   check_devices(plan);
   if (options.on_repeat) options.on_repeat(0, 1);
+  if (options.jitter_sigma < 0 || !std::isfinite(options.jitter_sigma)) {
+    throw InputError("--jitter", "", fmt::format("sigma {} must be 0 or more", options.jitter_sigma));
+  }
+  if (options.jitter_sigma > 0 && options.repeats < 1) throw InputError("--repeat", "", "must be at least 1");
   RunResult result;
   PlacementInfo placement = place(plan);
   const bool moved = placement.device_map != default_device_map(plan.devices);
-  result.timelines.push_back(moved ? simulate_on(plan, topology_.placed(placement.device_map))
-                                   : simulate_on(plan, topology_));
+  std::optional<Topology> placed;
+  if (moved) placed = topology_.placed(placement.device_map);
+  const Topology& runs_on = placed ? *placed : topology_;
+  if (options.jitter_sigma > 0) {
+    // Each repeat draws its own noise; without noise every repeat would be the same.
+    for (int repeat = 0; repeat < options.repeats; ++repeat) {
+      const OpJitter jitter(options.jitter_sigma, options.seed, repeat);
+      result.timelines.push_back(simulate_on(plan, runs_on, &jitter));
+    }
+  } else {
+    result.timelines.push_back(simulate_on(plan, runs_on));
+  }
   if (placement_ == PlacementMode::kTopology) {
     placement.default_makespan_us =
         moved ? simulate_on(plan, topology_).makespan_us() : result.timelines.front().makespan_us();
   }
   result.info = info(plan);
+  if (options.jitter_sigma > 0) {
+    result.info.facts.emplace_back(
+        "jitter", fmt::format("lognormal, sigma {:g}: each op's time x exp(sigma z - sigma^2/2), mean 1, drawn per "
+                              "op and repeat from --seed",
+                              options.jitter_sigma));
+  }
   result.info.placement = std::move(placement);
   return result;
 }

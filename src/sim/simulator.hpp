@@ -17,6 +17,7 @@
 #include "sim/device_placement.hpp"
 #include "sim/machine.hpp"
 #include "sim/op_cost_model.hpp"
+#include "sim/op_jitter.hpp"
 #include "sim/topology.hpp"
 
 namespace splitscope {
@@ -64,7 +65,7 @@ class Simulator : public Executor {
   void check_devices(const Plan& plan) const;
   RunInfo info(const Plan& plan) const;
   /// `plan` on `topology` (the machine's, or a placed copy).
-  Timeline simulate_on(const Plan& plan, const Topology& topology) const;
+  Timeline simulate_on(const Plan& plan, const Topology& topology, const OpJitter* jitter = nullptr) const;
 
   Machine machine_;
   PlacementMode placement_ = PlacementMode::kDefault;

@@ -11,7 +11,7 @@ namespace splitscope::testing {
 namespace {
 
 constexpr const char* kUnknownVerify =
-    "error: unknown command 'verify'; the commands are inspect, plan, run, compare, calibrate, demo, validate, collective, ensemble (run "
+    "error: unknown command 'verify'; the commands are inspect, plan, run, compare, calibrate, demo, validate, collective, ensemble, sweep (run "
     "'splitscope --help')\n";
 
 TEST(CommandLine, UnknownCommandIsExitTwoAndListsTheCommands) {

@@ -11,6 +11,7 @@
 #include "exec/output_compare.hpp"
 #include "hand_plan.hpp"
 #include "naive_reference.hpp"
+#include "partitioners/partitioner.hpp"
 #include "partitioners/plan_check.hpp"
 #include "timeline_checks.hpp"
 #include "util/errors.hpp"
@@ -368,6 +369,39 @@ TEST(CpuExecutor, RefusesAPlanThatBreaksItsOwnRules) {
   } catch (const std::logic_error& e) {
     EXPECT_NE(std::string(e.what()).find("needs rows [0, 8) channels [0, 10)"), std::string::npos) << e.what();
   }
+}
+
+}  // namespace
+}  // namespace splitscope
+
+namespace splitscope {
+namespace {
+
+// --straggler D:MS: device D's first op of each run sleeps MS first, inside
+// its own span; the numbers do not change.
+TEST(CpuExecutor, AStragglerHoldsItsDeviceBackEveryRun) {
+  const auto graph = testing_support::zoo_graph("mlp-small");
+  PartitionOptions partitioning;
+  partitioning.devices = 2;
+  const Plan plan = make_partitioner("pipeline")->partition(graph, partitioning);
+  RunOptions options;
+  options.warmup = 0;
+  options.repeats = 2;
+  const RunResult plain = CpuExecutor().run(plan, options);
+  options.straggler = StragglerDelay{1, 30};
+  const RunResult held = CpuExecutor().run(plan, options);
+  EXPECT_EQ(held.output.data, plain.output.data);
+  ASSERT_EQ(held.timelines.size(), 2u);
+  for (const Timeline& timeline : held.timelines) {
+    EXPECT_GE(timeline.makespan_us(), 30000.0);
+    double longest_on_1 = 0;
+    for (const Span& span : timeline.spans) {
+      if (span.device == 1 && span.kind == SpanKind::kCompute) longest_on_1 = std::max(longest_on_1, span.duration_us());
+    }
+    EXPECT_GE(longest_on_1, 30000.0) << "the delay is inside device 1's first op";
+  }
+  // mlp-small's pipeline takes well under a millisecond here without the delay.
+  EXPECT_LT(plain.timelines.front().makespan_us(), 30000.0);
 }
 
 }  // namespace

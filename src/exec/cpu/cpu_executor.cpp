@@ -35,6 +35,13 @@ void check_options(const Plan& plan, const RunOptions& options) {
   if (plan.graph == nullptr || plan.devices < 1) {
     throw InputError("plan", "", "the plan has no graph or no devices");
   }
+  if (options.straggler && !(options.straggler->ms >= 0 && std::isfinite(options.straggler->ms))) {
+    throw InputError("--straggler", "", fmt::format("a delay of {} ms; give 0 or more", options.straggler->ms));
+  }
+  if (options.jitter_sigma != 0) {
+    throw InputError("--jitter", "", "draws noise on simulated op times (--backend sim); on cpu, hold one device "
+                                     "back with --straggler D:MS");
+  }
 }
 
 // Every value gets its own buffer, and each device the weights of its
@@ -124,7 +131,7 @@ class CpuPreparedRun final : public PreparedRun {
         setup_threads_(threads_.hardware_threads),
         buffers_(plan),
         weights_(*plan.graph, options.seed, setup_threads_),
-        tasks_(build_plan_tasks(plan, buffers_, weights_)),
+        tasks_(build_plan_tasks(plan, buffers_, weights_, options.straggler)),
         scheduler_(scheduler_config(plan, threads_)) {
     if (options.timeout_ms) {
       deadline_ = std::chrono::microseconds(static_cast<int64_t>(std::ceil(*options.timeout_ms * 1000.0)));

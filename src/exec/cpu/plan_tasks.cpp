@@ -1,6 +1,8 @@
 #include "exec/cpu/plan_tasks.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <fmt/format.h>
 #include <unordered_map>
 
@@ -14,8 +16,9 @@ namespace {
 
 class TaskBuilder {
  public:
-  TaskBuilder(const Plan& plan, ValueBuffers& buffers, WeightStore& weights)
-      : plan_(plan), buffers_(buffers), weights_(weights), writer_(plan.values.size(), -1) {}
+  TaskBuilder(const Plan& plan, ValueBuffers& buffers, WeightStore& weights,
+              const std::optional<StragglerDelay>& straggler)
+      : plan_(plan), buffers_(buffers), weights_(weights), straggler_(straggler), writer_(plan.values.size(), -1) {}
 
   PlanTasks run() {
     const PlanWalk walk = walk_plan(plan_);
@@ -41,10 +44,11 @@ class TaskBuilder {
           SPLITSCOPE_CHECK(op.device >= 0 && op.device < plan_.devices,
                            op_label(plan_, op) + " is on no device of the plan");
           float* scratch = tasks_.scratch[static_cast<size_t>(op.device)].data();
-          const int task = add({op.device, Lane::kCompute, op_label(plan_, op),
-                                compute_task(plan_, op, buffers_, weights_, scratch)},
-                               {first_span_[static_cast<size_t>(id)], -1}, op.inputs);
           const int before = walk.schedule_previous[static_cast<size_t>(id)];
+          TaskFunction work = compute_task(plan_, op, buffers_, weights_, scratch);
+          if (straggler_ && straggler_->device == op.device && before < 0) work = held_back(std::move(work));
+          const int task = add({op.device, Lane::kCompute, op_label(plan_, op), std::move(work)},
+                               {first_span_[static_cast<size_t>(id)], -1}, op.inputs);
           if (before >= 0) tasks_.graph.add_dependency(op_task.at(static_cast<size_t>(before)), task);
           op_task[static_cast<size_t>(id)] = task;
           for (int value : op.outputs) writer_.at(static_cast<size_t>(value)) = task;
@@ -58,6 +62,15 @@ class TaskBuilder {
   }
 
  private:
+  /// `work` after the straggler's delay (a sleep: the core is someone else's meanwhile).
+  TaskFunction held_back(TaskFunction work) const {
+    const auto delay = std::chrono::duration<double, std::milli>(straggler_->ms);
+    return [work = std::move(work), delay](TaskContext& context) {
+      std::this_thread::sleep_for(delay);
+      work(context);
+    };
+  }
+
   /// Per-device scratch, sized for the hungriest op of the device.
   void allocate_scratch() {
     std::vector<int64_t> floats(static_cast<size_t>(plan_.devices), 0);
@@ -177,6 +190,7 @@ class TaskBuilder {
   const Plan& plan_;
   ValueBuffers& buffers_;
   WeightStore& weights_;
+  std::optional<StragglerDelay> straggler_;
   PlanTasks tasks_;
   std::vector<int> first_span_;  ///< by op: its first span
   std::vector<int> writer_;      ///< by value: the task writing it (not for collective outputs)
@@ -186,8 +200,9 @@ class TaskBuilder {
 
 }  // namespace
 
-PlanTasks build_plan_tasks(const Plan& plan, ValueBuffers& buffers, WeightStore& weights) {
-  return TaskBuilder(plan, buffers, weights).run();
+PlanTasks build_plan_tasks(const Plan& plan, ValueBuffers& buffers, WeightStore& weights,
+                           const std::optional<StragglerDelay>& straggler) {
+  return TaskBuilder(plan, buffers, weights, straggler).run();
 }
 
 }  // namespace splitscope

@@ -14,11 +14,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "exec/cpu/task_graph.hpp"
 #include "exec/cpu/value_buffers.hpp"
 #include "exec/cpu/weight_slices.hpp"
+#include "exec/executor.hpp"
 #include "partitioners/plan.hpp"
 #include "partitioners/plan_walk.hpp"
 
@@ -39,9 +41,12 @@ struct PlanTasks {
 };
 
 /// Builds the tasks of `plan` over `buffers` and `weights` (which must outlive
-/// the result). Throws std::logic_error (a bug in the plan) where the plan
-/// breaks its own rules: a compute op missing from its device's schedule, a
-/// value read before it is written, ranges that do not fit.
-PlanTasks build_plan_tasks(const Plan& plan, ValueBuffers& buffers, WeightStore& weights);
+/// the result). With `straggler`, the first op of its device's schedule
+/// sleeps its delay before its work (inside that op's span: the device is
+/// slow, not the data late). Throws std::logic_error (a bug in the plan)
+/// where the plan breaks its own rules: a compute op missing from its
+/// device's schedule, a value read before it is written, ranges that do not fit.
+PlanTasks build_plan_tasks(const Plan& plan, ValueBuffers& buffers, WeightStore& weights,
+                           const std::optional<StragglerDelay>& straggler = std::nullopt);
 
 }  // namespace splitscope

@@ -30,6 +30,10 @@ void check_options(const Plan& plan, const RunOptions& options, const MpiSession
     throw InputError("--timeout-ms", "", fmt::format("{} is not a positive number of milliseconds", *options.timeout_ms));
   }
   if (plan.graph == nullptr || plan.devices < 1) throw InputError("plan", "", "the plan has no graph or no devices");
+  if (options.straggler || options.jitter_sigma != 0) {
+    throw InputError(options.straggler ? "--straggler" : "--jitter", "",
+                     "is not supported under --launcher mpi (a rank is a machine: slow one down from outside)");
+  }
   if (plan.devices > session.size()) {
     throw InputError("--devices", "",
                      fmt::format("the {} plan has {} devices but this MPI job has {} ranks (one device each); "
