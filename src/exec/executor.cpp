@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "util/check.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {
@@ -14,6 +15,15 @@ RunResult Executor::run_input_stream(const Plan& plan, const RunOptions& options
       "--prefetch and --input-cost-us-per-sample: the {} backend has no input pipeline yet; use --backend cpu "
       "(measured) or --backend sim (predicted)",
       name()));
+}
+
+RunResult run_prepared(Executor& executor, const Plan& plan, const RunOptions& options) {
+  const std::unique_ptr<PreparedRun> prepared = executor.prepare(plan, options);
+  SPLITSCOPE_CHECK(prepared != nullptr, std::string(executor.name()) + " prepares every run");
+  RunResult result;
+  prepared->run(options.warmup, options.repeats, result);
+  if (options.want_output) result.output = prepared->output();
+  return result;
 }
 
 }  // namespace splitscope

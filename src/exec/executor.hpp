@@ -88,6 +88,11 @@ class Executor {
   virtual RunResult run_input_stream(const Plan& plan, const RunOptions& options, const InputPipelineOptions& input);
 };
 
+/// Executor::run() of a backend whose every run goes through prepare():
+/// prepares `plan`, runs the warm-up and timed runs, and gathers the output
+/// where `options.want_output` asks for it.
+RunResult run_prepared(Executor& executor, const Plan& plan, const RunOptions& options);
+
 /// Refuses (UnavailableError, exit 3) a plan with an op `executor` cannot
 /// run, naming the op and what to use instead.
 void require_supported(const Executor& executor, const Plan& plan);

@@ -2,15 +2,10 @@
 
 #include <algorithm>
 
+#include "util/splitmix.hpp"
+
 namespace splitscope {
 namespace {
-
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 /// Uniform in [-1, 1) from a counter: 24 random bits, exactly representable.
 float unit_uniform(uint64_t stream, int64_t element) {

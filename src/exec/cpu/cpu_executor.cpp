@@ -180,13 +180,7 @@ std::unique_ptr<PreparedRun> CpuExecutor::prepare(const Plan& plan, const RunOpt
   return std::make_unique<CpuPreparedRun>(plan, options, host);
 }
 
-RunResult CpuExecutor::run(const Plan& plan, const RunOptions& options) {
-  const std::unique_ptr<PreparedRun> prepared = prepare(plan, options);
-  RunResult result;
-  prepared->run(options.warmup, options.repeats, result);
-  if (options.want_output) result.output = prepared->output();
-  return result;
-}
+RunResult CpuExecutor::run(const Plan& plan, const RunOptions& options) { return run_prepared(*this, plan, options); }
 
 void check_fits_in_host_memory(const Plan& plan) { check_fits_in_memory(plan, read_host_info()); }
 

@@ -211,12 +211,6 @@ std::unique_ptr<PreparedRun> MpiExecutor::prepare(const Plan& plan, const RunOpt
   return std::make_unique<MpiPreparedRun>(session_, plan, options);
 }
 
-RunResult MpiExecutor::run(const Plan& plan, const RunOptions& options) {
-  const std::unique_ptr<PreparedRun> prepared = prepare(plan, options);
-  RunResult result;
-  prepared->run(options.warmup, options.repeats, result);
-  if (options.want_output) result.output = prepared->output();
-  return result;
-}
+RunResult MpiExecutor::run(const Plan& plan, const RunOptions& options) { return run_prepared(*this, plan, options); }
 
 }  // namespace splitscope
