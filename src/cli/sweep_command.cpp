@@ -126,10 +126,10 @@ int run_point(const std::vector<std::string>& arguments, const std::vector<std::
   return status;
 }
 
-SweepPoint read_point(const std::string& report, std::vector<std::pair<std::string, std::string>> values) {
+OptionSweepPoint read_point(const std::string& report, std::vector<std::pair<std::string, std::string>> values) {
   std::ifstream in(report);
   const nlohmann::json run = nlohmann::json::parse(in);
-  SweepPoint point;
+  OptionSweepPoint point;
   point.values = std::move(values);
   point.fits = run.value("fits", true);
   point.verdict = run.value("verdict", "");
@@ -162,7 +162,7 @@ int sweep_command(const SweepOptions& options, const std::vector<std::string>& a
   check_run_arguments(arguments, swept);
   check_output_files({{"--report", options.report}, {"--html", options.html}});
 
-  Sweep sweep;
+  OptionSweep sweep;
   sweep.run_arguments.assign(arguments.begin() + 1, arguments.end());
   for (const SweptOption& option : swept) sweep.over.push_back(option.name);
   size_t points = 1;
@@ -198,9 +198,9 @@ int sweep_command(const SweepOptions& options, const std::vector<std::string>& a
   }
 
   OutputBatch files;
-  files.add("--report", options.report, sweep_json(sweep).dump(2) + "\n");
-  files.add("--html", options.html, sweep_html(sweep));
-  std::cout << (options.json ? sweep_json(sweep).dump(2) + "\n" : sweep_text(sweep));
+  files.add("--report", options.report, option_sweep_json(sweep).dump(2) + "\n");
+  files.add("--html", options.html, option_sweep_html(sweep));
+  std::cout << (options.json ? option_sweep_json(sweep).dump(2) + "\n" : option_sweep_text(sweep));
   files.publish();
   return 0;
 }

@@ -12,7 +12,7 @@
 namespace splitscope {
 namespace {
 
-std::string series_name(const Sweep& sweep, const SweepPoint& point) {
+std::string series_name(const OptionSweep& sweep, const OptionSweepPoint& point) {
   std::string name;
   for (size_t i = 1; i < point.values.size(); ++i) {
     name += fmt::format("{}{}={}", name.empty() ? "" : " ", point.values[i].first, point.values[i].second);
@@ -28,7 +28,7 @@ std::string joined(const std::vector<std::string>& words, const std::string& bet
 
 }  // namespace
 
-std::vector<std::vector<size_t>> sweep_series(const Sweep& sweep) {
+std::vector<std::vector<size_t>> option_sweep_series(const OptionSweep& sweep) {
   std::vector<std::vector<size_t>> series;
   std::map<std::vector<std::string>, size_t> index;
   for (size_t p = 0; p < sweep.points.size(); ++p) {
@@ -41,25 +41,25 @@ std::vector<std::vector<size_t>> sweep_series(const Sweep& sweep) {
   return series;
 }
 
-std::vector<std::optional<double>> sweep_scaling(const Sweep& sweep) {
+std::vector<std::optional<double>> option_sweep_scaling(const OptionSweep& sweep) {
   std::vector<std::optional<double>> scaling(sweep.points.size());
-  for (const auto& series : sweep_series(sweep)) {
+  for (const auto& series : option_sweep_series(sweep)) {
     const auto first = std::find_if(series.begin(), series.end(), [&](size_t p) {
       return sweep.points[p].fits && sweep.points[p].samples_per_s > 0;
     });
     if (first == series.end()) continue;
     for (size_t p : series) {
-      const SweepPoint& point = sweep.points[p];
+      const OptionSweepPoint& point = sweep.points[p];
       if (point.fits) scaling[p] = point.samples_per_s / sweep.points[*first].samples_per_s;
     }
   }
   return scaling;
 }
 
-std::vector<std::string> sweep_findings(const Sweep& sweep) {
+std::vector<std::string> option_sweep_findings(const OptionSweep& sweep) {
   std::vector<std::string> findings;
-  const auto scaling = sweep_scaling(sweep);
-  for (const auto& series : sweep_series(sweep)) {
+  const auto scaling = option_sweep_scaling(sweep);
+  for (const auto& series : option_sweep_series(sweep)) {
     std::optional<size_t> peak;
     for (size_t p : series) {
       if (sweep.points[p].fits && (!peak || sweep.points[p].samples_per_s > sweep.points[*peak].samples_per_s)) peak = p;
@@ -71,7 +71,7 @@ std::vector<std::string> sweep_findings(const Sweep& sweep) {
       findings.push_back(prefix + "no point fits its devices' memory");
       continue;
     }
-    const SweepPoint& best = sweep.points[*peak];
+    const OptionSweepPoint& best = sweep.points[*peak];
     std::string text = fmt::format("{}throughput peaks at {}={} ({} samples/s{})", prefix, option,
                                    best.values.front().second, si_count(best.samples_per_s),
                                    scaling[*peak] ? fmt::format(", {:.2f}x the first that fits", *scaling[*peak]) : "");
@@ -101,16 +101,16 @@ std::vector<std::string> sweep_findings(const Sweep& sweep) {
   return findings;
 }
 
-std::string sweep_text(const Sweep& sweep) {
+std::string option_sweep_text(const OptionSweep& sweep) {
   std::vector<std::string> headers = sweep.over;
   std::vector<TextTable::Align> aligns(headers.size(), TextTable::Align::kRight);
   for (const char* header : {"makespan", "samples/s", "scaling", "speedup", "verdict"}) headers.emplace_back(header);
   aligns.insert(aligns.end(), {TextTable::Align::kRight, TextTable::Align::kRight, TextTable::Align::kRight,
                                TextTable::Align::kRight, TextTable::Align::kLeft});
   TextTable table(headers, aligns);
-  const auto scaling = sweep_scaling(sweep);
+  const auto scaling = option_sweep_scaling(sweep);
   for (size_t p = 0; p < sweep.points.size(); ++p) {
-    const SweepPoint& point = sweep.points[p];
+    const OptionSweepPoint& point = sweep.points[p];
     std::vector<std::string> cells;
     for (const auto& [option, value] : point.values) cells.push_back(value);
     if (!point.fits) {
@@ -128,7 +128,7 @@ std::string sweep_text(const Sweep& sweep) {
                                  joined(sweep.over, " x "));
   text += table.render();
   text += "\n";
-  for (const std::string& finding : sweep_findings(sweep)) text += finding + "\n";
+  for (const std::string& finding : option_sweep_findings(sweep)) text += finding + "\n";
   text += fmt::format(
       "\nsamples/s: the batch over the median makespan (a training step's, with --train). scaling: samples/s over "
       "the first {} value's that fits. speedup and verdict: each run's own, against single on one device.\n",
@@ -136,15 +136,15 @@ std::string sweep_text(const Sweep& sweep) {
   return text;
 }
 
-nlohmann::ordered_json sweep_json(const Sweep& sweep) {
+nlohmann::ordered_json option_sweep_json(const OptionSweep& sweep) {
   nlohmann::ordered_json document;
   document["schema"] = "splitscope.sweep/1";
   document["run_arguments"] = sweep.run_arguments;
   document["over"] = sweep.over;
-  const auto scaling = sweep_scaling(sweep);
+  const auto scaling = option_sweep_scaling(sweep);
   document["points"] = nlohmann::ordered_json::array();
   for (size_t p = 0; p < sweep.points.size(); ++p) {
-    const SweepPoint& point = sweep.points[p];
+    const OptionSweepPoint& point = sweep.points[p];
     nlohmann::ordered_json values = nlohmann::ordered_json::object();
     for (const auto& [option, value] : point.values) values[option] = value;
     nlohmann::ordered_json entry;
@@ -157,17 +157,17 @@ nlohmann::ordered_json sweep_json(const Sweep& sweep) {
     entry["verdict"] = point.verdict;
     document["points"].push_back(entry);
   }
-  document["findings"] = sweep_findings(sweep);
+  document["findings"] = option_sweep_findings(sweep);
   return document;
 }
 
-std::string sweep_html(const Sweep& sweep) {
+std::string option_sweep_html(const OptionSweep& sweep) {
   constexpr double kWidth = 900, kHeight = 420, kLeft = 90, kRight = 200, kTop = 20, kBottom = 60;
-  const auto series = sweep_series(sweep);
+  const auto series = option_sweep_series(sweep);
   size_t columns = 0;
   double top = 0;
   for (const auto& members : series) columns = std::max(columns, members.size());
-  for (const SweepPoint& point : sweep.points) {
+  for (const OptionSweepPoint& point : sweep.points) {
     if (point.fits) top = std::max(top, point.samples_per_s);
   }
   if (top <= 0) top = 1;
@@ -206,7 +206,7 @@ std::string sweep_html(const Sweep& sweep) {
     const char* colour = kColours[s % std::size(kColours)];
     std::string path;
     for (size_t column = 0; column < series[s].size(); ++column) {
-      const SweepPoint& point = sweep.points[series[s][column]];
+      const OptionSweepPoint& point = sweep.points[series[s][column]];
       if (!point.fits) continue;
       const double x = x_of(column);
       const double y = y_of(point.samples_per_s);
@@ -231,8 +231,8 @@ std::string sweep_html(const Sweep& sweep) {
                       escape_html(joined(sweep.over, " x ")));
   html += svg;
   html += "<ul>\n";
-  for (const std::string& finding : sweep_findings(sweep)) html += "<li>" + escape_html(finding) + "</li>\n";
-  html += "</ul>\n<pre>" + escape_html(sweep_text(sweep)) + "</pre>\n</body></html>\n";
+  for (const std::string& finding : option_sweep_findings(sweep)) html += "<li>" + escape_html(finding) + "</li>\n";
+  html += "</ul>\n<pre>" + escape_html(option_sweep_text(sweep)) + "</pre>\n</body></html>\n";
   return html;
 }
 

@@ -15,7 +15,7 @@
 
 namespace splitscope {
 
-struct SweepPoint {
+struct OptionSweepPoint {
   /// (option, value) for every swept option, in the sweep's order.
   std::vector<std::pair<std::string, std::string>> values;
   bool fits = true;           ///< false: the plan does not fit its devices' memory (no times)
@@ -25,27 +25,27 @@ struct SweepPoint {
   std::string verdict;
 };
 
-struct Sweep {
+struct OptionSweep {
   std::vector<std::string> run_arguments;  ///< the `run` command line swept, without the swept options
   std::vector<std::string> over;           ///< the swept options, the first one along the x axis
-  std::vector<SweepPoint> points;          ///< in sweep order: the first option varies fastest
+  std::vector<OptionSweepPoint> points;          ///< in sweep order: the first option varies fastest
 };
 
 /// Points of one series: those that share every swept value but the first
-/// option's, in sweep order (indices into Sweep::points).
-std::vector<std::vector<size_t>> sweep_series(const Sweep& sweep);
+/// option's, in sweep order (indices into OptionSweep::points).
+std::vector<std::vector<size_t>> option_sweep_series(const OptionSweep& sweep);
 
 /// Each point's throughput over its series' first point that fits (nullopt
 /// where the point does not fit, or none of its series does).
-std::vector<std::optional<double>> sweep_scaling(const Sweep& sweep);
+std::vector<std::optional<double>> option_sweep_scaling(const OptionSweep& sweep);
 
 /// Per series: where the throughput peaks, and what comes after the peak
 /// ("rises to the last value", "devices 32 and 64 are slower").
-std::vector<std::string> sweep_findings(const Sweep& sweep);
+std::vector<std::string> option_sweep_findings(const OptionSweep& sweep);
 
-std::string sweep_text(const Sweep& sweep);
-nlohmann::ordered_json sweep_json(const Sweep& sweep);
+std::string option_sweep_text(const OptionSweep& sweep);
+nlohmann::ordered_json option_sweep_json(const OptionSweep& sweep);
 /// A self-contained page: the table and the throughput curve of every series.
-std::string sweep_html(const Sweep& sweep);
+std::string option_sweep_html(const OptionSweep& sweep);
 
 }  // namespace splitscope

@@ -8,8 +8,8 @@
 namespace splitscope {
 namespace {
 
-SweepPoint point(const std::string& devices, const std::string& batch, double samples_per_s, bool fits = true) {
-  SweepPoint p;
+OptionSweepPoint point(const std::string& devices, const std::string& batch, double samples_per_s, bool fits = true) {
+  OptionSweepPoint p;
   p.values = {{"devices", devices}, {"batch", batch}};
   p.fits = fits;
   p.samples_per_s = samples_per_s;
@@ -19,8 +19,8 @@ SweepPoint point(const std::string& devices, const std::string& batch, double sa
   return p;
 }
 
-Sweep two_series() {
-  Sweep sweep;
+OptionSweep two_series() {
+  OptionSweep sweep;
   sweep.run_arguments = {"mlp", "--strategy", "data"};
   sweep.over = {"devices", "batch"};
   // batch 64 peaks at 4 devices and falls; batch 4096 does not fit on 1 device and rises to the end.
@@ -30,14 +30,14 @@ Sweep two_series() {
 }
 
 TEST(SweepReport, SeriesShareEveryValueButTheFirstOptions) {
-  const auto series = sweep_series(two_series());
+  const auto series = option_sweep_series(two_series());
   ASSERT_EQ(series.size(), 2u);
   EXPECT_EQ(series[0], (std::vector<size_t>{0, 1, 2, 3}));
   EXPECT_EQ(series[1], (std::vector<size_t>{4, 5, 6, 7}));
 }
 
 TEST(SweepReport, ScalingIsAgainstTheFirstPointThatFits) {
-  const auto scaling = sweep_scaling(two_series());
+  const auto scaling = option_sweep_scaling(two_series());
   ASSERT_EQ(scaling.size(), 8u);
   EXPECT_DOUBLE_EQ(*scaling[0], 1.0);
   EXPECT_DOUBLE_EQ(*scaling[2], 2.5);
@@ -48,7 +48,7 @@ TEST(SweepReport, ScalingIsAgainstTheFirstPointThatFits) {
 }
 
 TEST(SweepReport, FindingsNameThePeakAndWhatFollowsIt) {
-  const auto findings = sweep_findings(two_series());
+  const auto findings = option_sweep_findings(two_series());
   ASSERT_EQ(findings.size(), 2u);
   EXPECT_NE(findings[0].find("batch=64: throughput peaks at devices=4"), std::string::npos) << findings[0];
   EXPECT_NE(findings[0].find("devices=8 is slower"), std::string::npos) << findings[0];
@@ -57,7 +57,7 @@ TEST(SweepReport, FindingsNameThePeakAndWhatFollowsIt) {
 }
 
 TEST(SweepReport, JsonHoldsEveryPointAndNullsWhereAPointDoesNotFit) {
-  const auto document = sweep_json(two_series());
+  const auto document = option_sweep_json(two_series());
   EXPECT_EQ(document["schema"], "splitscope.sweep/1");
   ASSERT_EQ(document["points"].size(), 8u);
   EXPECT_EQ(document["points"][2]["values"]["devices"], "4");
@@ -68,7 +68,7 @@ TEST(SweepReport, JsonHoldsEveryPointAndNullsWhereAPointDoesNotFit) {
 }
 
 TEST(SweepReport, HtmlDrawsOneCurvePerSeries) {
-  const std::string html = sweep_html(two_series());
+  const std::string html = option_sweep_html(two_series());
   size_t curves = 0;
   for (size_t at = html.find("<polyline"); at != std::string::npos; at = html.find("<polyline", at + 1)) ++curves;
   EXPECT_EQ(curves, 2u);
