@@ -131,9 +131,7 @@ int collective_command(const CollectiveOptions& options, const std::string& back
 }
 
 int collective_command(const CollectiveOptions& options) {
-  const std::string& chosen = options.execution.backend;
-  const std::string backend =
-      !chosen.empty() ? chosen : (!options.launcher.empty() || !cuda_gpu_available() ? "cpu" : "cuda");
+  const std::string backend = measuring_backend(options.execution.backend, options.launcher);
   LaunchScope launch(options.launcher, backend);
   return launch.run([&] { return collective_command(options, backend, launch); });
 }

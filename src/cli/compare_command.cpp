@@ -43,18 +43,11 @@ struct CompareOptions {
   std::string launcher;
 };
 
-/// The backend given, else cuda where a GPU is present (cpu under --launcher mpi), else cpu.
-std::string launch_backend(const CompareOptions& options) {
-  if (!options.execution.backend.empty()) return options.execution.backend;
-  return !options.launcher.empty() || !cuda_gpu_available() ? "cpu" : "cuda";
-}
-
 int compare_command(const CompareOptions& options, const std::vector<std::string>& command_line,
-                    const LaunchScope& launch) {
+                    const std::string& backend, const LaunchScope& launch) {
   if (options.devices < 1) throw InputError("--devices", "", "must be at least 1");
   ExecutionOptions execution = options.execution;
   const bool defaulted = execution.backend.empty();
-  const std::string backend = launch_backend(options);
   if (defaulted && backend == "cuda" && !execution.virtual_devices && cuda_gpu_count() < options.devices) {
     // One GPU for several devices: carve them out of it rather than fail.
     execution.virtual_devices = true;
@@ -148,8 +141,9 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
 }
 
 int compare_command(const CompareOptions& options, const std::vector<std::string>& command_line) {
-  LaunchScope launch(options.launcher, launch_backend(options));
-  return launch.run([&] { return compare_command(options, command_line, launch); });
+  const std::string backend = measuring_backend(options.execution.backend, options.launcher);
+  LaunchScope launch(options.launcher, backend);
+  return launch.run([&] { return compare_command(options, command_line, backend, launch); });
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <new>
 #include <ostream>
 
+#include "exec/cuda_backend.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope::cli {
@@ -25,6 +26,11 @@ void add_launcher_option(CLI::App& command, std::string& launcher) {
       .add_option("--launcher", launcher,
                   "mpi: run as one rank per device under mpirun -np N (docs/mpi.md); rank 0 prints and writes files")
       ->check(CLI::IsMember({"mpi"}));
+}
+
+std::string measuring_backend(const std::string& chosen, const std::string& launcher) {
+  if (!chosen.empty()) return chosen;
+  return !launcher.empty() || !cuda_gpu_available() ? "cpu" : "cuda";
 }
 
 LaunchScope::LaunchScope(const std::string& launcher, const std::string& backend) {

@@ -26,6 +26,10 @@ namespace splitscope::cli {
 /// Registers `--launcher mpi` on `command`, into `launcher`.
 void add_launcher_option(CLI::App& command, std::string& launcher);
 
+/// The backend a measuring command runs: `chosen` where given, else cpu under
+/// `--launcher mpi` (the launcher's backend) or where no GPU is present, else cuda.
+std::string measuring_backend(const std::string& chosen, const std::string& launcher);
+
 class LaunchScope {
  public:
   /// Joins the MPI launch where `launcher` is "mpi" (the backend must then be

@@ -19,9 +19,8 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
-namespace {
 
-void check_options(const Plan& plan, const RunOptions& options) {
+void check_cpu_run_options(const Plan& plan, const RunOptions& options) {
   if (options.repeats < 1) {
     throw InputError("--repeat", "", fmt::format("{} timed runs; give at least 1", options.repeats));
   }
@@ -43,6 +42,13 @@ void check_options(const Plan& plan, const RunOptions& options) {
                                      "back with --straggler D:MS");
   }
 }
+
+std::optional<std::chrono::microseconds> run_deadline(const RunOptions& options) {
+  if (!options.timeout_ms) return std::nullopt;
+  return std::chrono::microseconds(static_cast<int64_t>(std::ceil(*options.timeout_ms * 1000.0)));
+}
+
+namespace {
 
 // Every value gets its own buffer, and each device the weights of its
 // parameter values (ValueBuffers, WeightStore): a run that cannot fit is
@@ -132,10 +138,8 @@ class CpuPreparedRun final : public PreparedRun {
         buffers_(plan),
         weights_(*plan.graph, options.seed, setup_threads_),
         tasks_(build_plan_tasks(plan, buffers_, weights_, options.straggler)),
-        scheduler_(scheduler_config(plan, threads_)) {
-    if (options.timeout_ms) {
-      deadline_ = std::chrono::microseconds(static_cast<int64_t>(std::ceil(*options.timeout_ms * 1000.0)));
-    }
+        scheduler_(scheduler_config(plan, threads_)),
+        deadline_(run_deadline(options)) {
     // No op writes an input value, so the inputs filled once serve every run.
     fill_network_inputs(plan, options.seed, buffers_);
   }
@@ -173,7 +177,7 @@ class CpuPreparedRun final : public PreparedRun {
 
 std::unique_ptr<PreparedRun> CpuExecutor::prepare(const Plan& plan, const RunOptions& options) {
   require_supported(*this, plan);
-  check_options(plan, options);
+  check_cpu_run_options(plan, options);
   const HostInfo host = read_host_info();
   check_fits_in_memory(plan, host);
   use_single_threaded_blas();

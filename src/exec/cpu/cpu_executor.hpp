@@ -17,6 +17,8 @@
 /// Usage: `CpuExecutor().run(plan, options)`; compare outputs of two runs with
 /// compare_outputs() (exec/output_compare.hpp).
 
+#include <chrono>
+#include <optional>
 #include <string_view>
 
 #include "exec/executor.hpp"
@@ -43,6 +45,16 @@ class CpuExecutor final : public Executor {
   /// Measured on real threads (input_stream.hpp).
   RunResult run_input_stream(const Plan& plan, const RunOptions& options, const InputPipelineOptions& input) override;
 };
+
+/// InputError (exit 2) for options a run of the cpu backend's kernels
+/// cannot take: no timed runs, negative warm-up, a deadline that is not a
+/// positive number, a negative --straggler delay, --jitter; or a plan with
+/// no graph or devices. Public for the other executors that run the cpu
+/// kernels (exec/mpi).
+void check_cpu_run_options(const Plan& plan, const RunOptions& options);
+
+/// The deadline of each run that --timeout-ms gives, as the scheduler takes it.
+std::optional<std::chrono::microseconds> run_deadline(const RunOptions& options);
 
 /// InputError (exit 2, naming --backend cpu) when the plan's tensors and
 /// weights would not fit this machine's memory; run() checks it too. Public

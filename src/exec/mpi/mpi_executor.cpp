@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <fmt/format.h>
 #include <set>
 
@@ -23,17 +22,11 @@ namespace splitscope {
 namespace {
 
 void check_options(const Plan& plan, const RunOptions& options, const MpiSession& session) {
-  if (options.repeats < 0 || options.warmup < 0) {
-    throw InputError(options.repeats < 0 ? "--repeat" : "--warmup", "", "must be 0 or more");
-  }
-  if (options.timeout_ms && !(*options.timeout_ms > 0 && std::isfinite(*options.timeout_ms))) {
-    throw InputError("--timeout-ms", "", fmt::format("{} is not a positive number of milliseconds", *options.timeout_ms));
-  }
-  if (plan.graph == nullptr || plan.devices < 1) throw InputError("plan", "", "the plan has no graph or no devices");
   if (options.straggler || options.jitter_sigma != 0) {
     throw InputError(options.straggler ? "--straggler" : "--jitter", "",
                      "is not supported under --launcher mpi (a rank is a machine: slow one down from outside)");
   }
+  check_cpu_run_options(plan, options);
   if (plan.devices > session.size()) {
     throw InputError("--devices", "",
                      fmt::format("the {} plan has {} devices but this MPI job has {} ranks (one device each); "
@@ -71,10 +64,8 @@ class MpiPreparedRun final : public PreparedRun {
         buffers_(plan, [&plan, rank = session_->rank()](const Value& value) { return rank_holds(plan, value, rank); }),
         weights_(*plan.graph, options.seed, setup_threads_),
         tasks_(plan, *session_, buffers_, weights_),
-        scheduler_(scheduler_config(threads_)) {
-    if (options.timeout_ms) {
-      deadline_ = std::chrono::microseconds(static_cast<int64_t>(std::ceil(*options.timeout_ms * 1000.0)));
-    }
+        scheduler_(scheduler_config(threads_)),
+        deadline_(run_deadline(options)) {
     fill_network_inputs(plan, options.seed, buffers_);
   }
 
