@@ -6,45 +6,109 @@
 // gradient on every replica, so it overlaps the backward of the layers
 // before it (one bucket per layer, as PyTorch DDP's buckets in the limit).
 // The alternative every model split must beat.
+//
+// `ps` (parameter servers) places the same replicas, but leaves each
+// replica's gradient of its own rows on it: the shards that hold the weights
+// aggregate and apply them outside the plan, synchronously or not
+// (exec/parameter_server.hpp), so its plan has no all-reduce and no update.
+#include <algorithm>
+
+#include "partitioners/parameter_shards.hpp"
 #include "partitioners/plan_builder.hpp"
 #include "partitioners/strategies.hpp"
+#include "util/errors.hpp"
 
 namespace splitscope {
 namespace {
 
-class DataPartitioner : public Partitioner {
+class ReplicaPartitioner : public Partitioner {
  public:
-  std::string_view name() const override { return "data"; }
-  std::string_view summary() const override {
-    return "replicas of the whole network, the batch split between them, gradients all-reduced";
-  }
-  StrategyTraits traits() const override { return {.trains = true, .replicated = true}; }
+  ReplicaPartitioner(std::string_view name, std::string_view summary, StrategyTraits traits)
+      : name_(name), summary_(summary), traits_(traits) {}
+
+  std::string_view name() const override { return name_; }
+  std::string_view summary() const override { return summary_; }
+  StrategyTraits traits() const override { return traits_; }
   int max_devices(const Graph& graph) const override {
     return static_cast<int>(std::min<int64_t>(graph.batch(), int64_t{1} << 20));
   }
-  /// The baseline of a training comparison beside `single`; forward
-  /// comparisons run it when asked (`--strategies data`).
+  /// `data` is the baseline of a training comparison beside `single`;
+  /// forward comparisons run it when asked (`--strategies data`). `ps` runs
+  /// through `run` only (its shards are not a plan a comparison can repeat).
   bool applies(const Graph& graph, int devices) const override {
-    return graph.is_training() && devices > 1 && devices <= max_devices(graph);
+    return !traits_.parameter_server && graph.is_training() && devices > 1 && devices <= max_devices(graph);
   }
 
   Plan partition(std::shared_ptr<const Graph> graph, const PartitionOptions& options) const override {
-    require_one_microbatch(options, "data");
-    require_devices(options, max_devices(*graph), "data", "one sample per replica at least");
+    require_one_microbatch(options, name_);
+    if (traits_.parameter_server && !graph->is_training()) {
+      throw InputError("--strategy", "", "ps trains (its shards apply gradients); add --train, or use data for inference");
+    }
+    require_devices(options, max_devices(*graph), name_, "one sample per replica at least");
     const auto rows = split_evenly(graph->batch(), options.devices);
-    PlanBuilder builder(graph, "data", traits(), options.devices, 1);
+    PlanBuilder builder(graph, name_, traits(), options.devices, 1);
     for (NodeId id : graph->wavefront_order()) {
       if (graph->node(id).kind == OpKind::kInput) continue;
       for (int device = 0; device < options.devices; ++device) {
         builder.place(id, 0, full_slice(graph->node(id), rows[static_cast<size_t>(device)]), device);
       }
     }
-    return builder.build();
+    Plan plan = builder.build();
+    if (traits_.parameter_server) add_shards(plan, options.parameter_servers);
+    return plan;
   }
+
+ private:
+  /// The shards, as devices after the workers: the weights and the
+  /// optimizer's state of the weight sets parameter_shards() gives them.
+  static void add_shards(Plan& plan, int shards) {
+    const int workers = plan.devices;
+    if (shards < 1) throw InputError("--ps", "", "needs at least one parameter-server shard, got " + std::to_string(shards));
+    const int weight_sets = static_cast<int>(std::count_if(plan.parameters.begin(), plan.parameters.end(),
+                                                           [&](int id) { return plan.value(id).device == 0; }));
+    if (shards > weight_sets) {
+      throw InputError("--ps", "",
+                       "each shard holds whole weight sets, and " + plan.graph->model().name + " has " +
+                           std::to_string(weight_sets) + "; give at most that many shards");
+    }
+    plan.parameter_servers = shards;
+    plan.devices = workers + shards;
+    plan.schedule.resize(static_cast<size_t>(plan.devices));
+    plan.memory.resize(static_cast<size_t>(plan.devices));
+    const std::vector<int> shard_of = parameter_shards(plan, 0);
+    const int per_param = plan.graph->is_training() ? plan.graph->training()->optimizer.state_per_param() : 0;
+    size_t index = 0;
+    for (int id : plan.parameters) {
+      const Value& value = plan.value(id);
+      if (value.device != 0) continue;
+      DeviceMemory& shard = plan.memory[static_cast<size_t>(workers + shard_of[index++])];
+      shard.params += value.bytes;
+      shard.optimizer_state += per_param * value.bytes;
+      shard.peak = shard.params + shard.optimizer_state;
+    }
+    const std::string who = shards == 1 ? "1 parameter-server shard (device " + std::to_string(workers) + ") holds"
+                                        : std::to_string(shards) + " parameter-server shards (devices " +
+                                              std::to_string(workers) + "-" + std::to_string(plan.devices - 1) + ") hold";
+    plan.notes.push_back(who + " the weights and the optimizer; the workers pull weights and push gradients");
+  }
+
+  std::string name_;
+  std::string summary_;
+  StrategyTraits traits_;
 };
 
 }  // namespace
 
-std::unique_ptr<Partitioner> make_data_partitioner() { return std::make_unique<DataPartitioner>(); }
+std::unique_ptr<Partitioner> make_data_partitioner() {
+  return std::make_unique<ReplicaPartitioner>(
+      "data", "replicas of the whole network, the batch split between them, gradients all-reduced",
+      StrategyTraits{.trains = true, .replicated = true});
+}
+
+std::unique_ptr<Partitioner> make_ps_partitioner() {
+  return std::make_unique<ReplicaPartitioner>(
+      "ps", "worker replicas of the whole network, the batch split between them, weights on parameter-server shards",
+      StrategyTraits{.trains = true, .replicated = true, .parameter_server = true});
+}
 
 }  // namespace splitscope

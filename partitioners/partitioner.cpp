@@ -7,6 +7,8 @@
 
 namespace splitscope {
 
+// `ps` is not listed: a comparison cannot repeat it (its shards run outside
+// the plan), so only `run --strategy ps` takes it (make_partitioner()).
 std::vector<std::string> strategy_names() {
   return {"single", "data", "horizontal", "pipeline", "vertical", "tensor", "branches"};
 }
@@ -26,8 +28,10 @@ std::unique_ptr<Partitioner> make_partitioner(std::string_view name) {
   if (name == "tensor") return make_tensor_partitioner();
   if (name == "data") return make_data_partitioner();
   if (name == "branches") return make_branches_partitioner();
+  if (name == "ps") return make_ps_partitioner();
   std::string known;
   for (const auto& strategy : strategy_names()) known += (known.empty() ? "" : ", ") + strategy;
+  known += " (or ps, with run --train)";
   throw InputError("--strategy", "", "unknown strategy '" + std::string(name) + "'; use one of " + known);
 }
 

@@ -21,6 +21,8 @@ struct PartitionOptions {
   std::shared_ptr<const CostFunction> cost;
   /// Training graphs on a micro-batched pipeline: each stage's order of forwards and backwards.
   PipelineSchedule schedule = PipelineSchedule::kGpipe;
+  /// `ps`: parameter-server shards, devices of their own after the workers.
+  int parameter_servers = 1;
 };
 
 class Partitioner {

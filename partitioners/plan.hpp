@@ -193,6 +193,10 @@ struct StrategyTraits {
   /// Every device holds the whole network and a share of the batch (data
   /// parallelism): the other baseline of a training comparison.
   bool replicated = false;
+  /// Training: each replica's gradients stay on it, summed over its own
+  /// rows, for parameter-server shards to aggregate and apply outside the
+  /// plan (exec/parameter_server.hpp): no all-reduce, no update op.
+  bool parameter_server = false;
 };
 
 /// The order in which a pipeline stage runs the forward and backward passes
@@ -208,6 +212,10 @@ struct Plan {
   StrategyTraits traits;
   int devices = 1;
   int microbatches = 1;
+  /// `ps`: the last this many devices are parameter-server shards holding
+  /// the weights and the optimizer's state (partitioners/parameter_shards.hpp);
+  /// the plan runs nothing on them (exec/parameter_server.hpp runs them).
+  int parameter_servers = 0;
   std::shared_ptr<const Graph> graph;
   /// Training plans: the order of each stage's forwards and backwards.
   PipelineSchedule pipeline_schedule = PipelineSchedule::kGpipe;

@@ -48,7 +48,7 @@ Plan PlanBuilder::build() {
   look_ahead();
   for (const Placement& placement : placements_) wire(placement);
   set_outputs();
-  if (plan_.graph->is_training()) add_updates();
+  if (plan_.graph->is_training() && !plan_.traits.parameter_server) add_updates();
   plan_.schedule.assign(static_cast<size_t>(plan_.devices), {});
   for (const PlanOp& op : plan_.ops) {
     if (op.role == OpRole::kCompute || op.role == OpRole::kEpilogue || op.role == OpRole::kUpdate) {

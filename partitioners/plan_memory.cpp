@@ -23,6 +23,14 @@ void add_params(const Plan& plan, std::vector<DeviceMemory>& memory) {
 void add_training_state(const Plan& plan, std::vector<DeviceMemory>& memory) {
   if (!plan.graph->is_training()) return;
   const int per_param = plan.graph->training()->optimizer.state_per_param();
+  if (plan.traits.parameter_server) {
+    // Each replica keeps its gradients for the shards, which hold the
+    // optimizer's state (outside the plan).
+    for (const Value& value : plan.values) {
+      if (value.role == ValueRole::kGradient) memory.at(static_cast<size_t>(value.device)).gradients += value.bytes;
+    }
+    return;
+  }
   for (const PlanOp& op : plan.ops) {
     if (op.role != OpRole::kUpdate) continue;
     DeviceMemory& device = memory.at(static_cast<size_t>(op.device));

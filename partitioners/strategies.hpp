@@ -14,6 +14,7 @@ std::unique_ptr<Partitioner> make_pipeline_partitioner();
 std::unique_ptr<Partitioner> make_vertical_partitioner();
 std::unique_ptr<Partitioner> make_tensor_partitioner();
 std::unique_ptr<Partitioner> make_data_partitioner();
+std::unique_ptr<Partitioner> make_ps_partitioner();
 std::unique_ptr<Partitioner> make_branches_partitioner();
 
 /// The options' cost function, or the default roofline.

@@ -28,6 +28,8 @@ struct PlanOptions {
   std::string strategy;
   int devices = 1;
   int microbatches = 1;
+  int parameter_servers = 1;
+  bool parameter_servers_given = false;
   std::optional<int64_t> batch;
   TrainingOptions training;
   bool json = false;
@@ -175,6 +177,9 @@ Command add_plan_command(CLI::App& app) {
   sub->add_option("--strategy,-s", options->strategy, "single | data | horizontal | pipeline | vertical | tensor")
       ->required();
   sub->add_option("--devices,-n", options->devices, "number of devices")->required();
+  sub->add_option("--ps", options->parameter_servers, "parameter-server shards (--strategy ps)")
+      ->capture_default_str()
+      ->each([options](const std::string&) { options->parameter_servers_given = true; });
   sub->add_option("--microbatches,-m", options->microbatches, "micro-batches (pipeline only)")
       ->capture_default_str();
   sub->add_option("--batch", options->batch, "override the network file's batch (as on run and compare)");
@@ -186,6 +191,10 @@ Command add_plan_command(CLI::App& app) {
             partition.devices = options->devices;
             partition.microbatches = options->microbatches;
             partition.schedule = pipeline_schedule(options->training);
+            partition.parameter_servers = options->parameter_servers;
+            if (options->parameter_servers_given && options->strategy != "ps") {
+              throw InputError("--ps", "", "counts the shards of --strategy ps");
+            }
             if (options->training.schedule_given && !make_partitioner(options->strategy)->traits().microbatched) {
               throw InputError("--schedule", "", "orders a pipeline's micro-batches; use it with --strategy pipeline");
             }

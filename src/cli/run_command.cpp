@@ -12,6 +12,7 @@
 #include "cli/input_pipeline_options.hpp"
 #include "cli/launch_scope.hpp"
 #include "cli/network_loading.hpp"
+#include "cli/parameter_server_options.hpp"
 #include "cli/training_options.hpp"
 #include "exec/cpu/cpu_executor.hpp"
 #include "exec/cuda_backend.hpp"
@@ -36,6 +37,7 @@ struct RunCommandOptions {
   int microbatches = 1;
   ExecutionOptions execution;
   TrainingOptions training;
+  ParameterServerCliOptions parameter_server;
   InputPipelineOptions input;
   bool check = false;
   std::string save_output;
@@ -92,12 +94,16 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
   if (launch.launched()) executor = launch.make_executor();
   PartitionOptions partitioning = partition_options(options.execution, backend, options.devices, options.microbatches);
   partitioning.schedule = pipeline_schedule(options.training);
+  partitioning.parameter_servers = options.parameter_server.shards;
+  const ParameterServerOptions ps =
+      parameter_server_options(options.parameter_server, options.strategy, options.training.steps);
   const auto plan = make_checked_plan(graph, options.strategy, partitioning);
   // A training run's repeats are its steps; a forward run's, timed repeats after warm-up.
   // Behind an input pipeline, the repeats are steps of a stream of batches.
   const auto execute = [&](const Plan& runnable, const RunOptions& run_options) {
     if (options.input.enabled) return executor->run_input_stream(runnable, run_options, options.input);
     if (!options.training.train) return executor->run(runnable, run_options);
+    if (runnable.traits.parameter_server) return executor->run_parameter_server(runnable, run_options, ps);
     return run_training_steps(*executor, runnable, run_options, options.training.steps);
   };
 
@@ -162,7 +168,7 @@ Command add_run_command(CLI::App& app) {
   auto options = std::make_shared<RunCommandOptions>();
   CLI::App* sub = app.add_subcommand("run", "Run (or simulate) one strategy and report its timeline");
   sub->add_option("MODEL", options->model, "network file, or a name from models/networks")->required();
-  sub->add_option("--strategy,-s", options->strategy, "single | data | horizontal | pipeline | vertical | tensor | branches")
+  sub->add_option("--strategy,-s", options->strategy, "single | data | ps | horizontal | pipeline | vertical | tensor | branches")
       ->required();
   sub->add_option("--devices,-n", options->devices, "number of devices")->required();
   sub->add_option("--microbatches,-m", options->microbatches, "micro-batches (pipeline only)")
@@ -171,6 +177,7 @@ Command add_run_command(CLI::App& app) {
   add_placement_option(*sub, options->execution);
   add_noise_options(*sub, options->execution);
   add_training_options(*sub, options->training, true);
+  add_parameter_server_options(*sub, options->parameter_server);
   add_input_pipeline_options(*sub, options->input);
   add_launcher_option(*sub, options->launcher);
   sub->add_flag("--check", options->check,

@@ -41,6 +41,11 @@ std::vector<std::string> chosen_strategies(const std::vector<std::string>& asked
   const std::vector<std::string> known = strategy_names();
   const std::string baseline = baseline_strategy();
   for (const auto& name : asked) {
+    if (name == "ps") {
+      throw InputError(option, "",
+                       "ps runs its workers and shards through `splitscope run NET --train --strategy ps`; "
+                       "a comparison cannot repeat it (compare data instead)");
+    }
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       std::string listed;
       for (const auto& strategy : known) listed += (listed.empty() ? "" : ", ") + strategy;

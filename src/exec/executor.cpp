@@ -17,6 +17,17 @@ RunResult Executor::run_input_stream(const Plan& plan, const RunOptions& options
       name()));
 }
 
+RunResult Executor::run_parameter_server(const Plan& plan, const RunOptions& options,
+                                         const ParameterServerOptions& ps) {
+  (void)plan;
+  (void)options;
+  (void)ps;
+  throw UnavailableError(fmt::format(
+      "--strategy ps: the {} backend has no parameter-server runtime yet; use --backend cpu (workers and shards "
+      "are real threads) or --backend sim (predicted)",
+      name()));
+}
+
 RunResult run_prepared(Executor& executor, const Plan& plan, const RunOptions& options) {
   const std::unique_ptr<PreparedRun> prepared = executor.prepare(plan, options);
   SPLITSCOPE_CHECK(prepared != nullptr, std::string(executor.name()) + " prepares every run");

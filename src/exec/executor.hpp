@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "exec/input_pipeline.hpp"
+#include "exec/parameter_server.hpp"
 #include "partitioners/plan.hpp"
 #include "timeline/run_result.hpp"
 #include "timeline/timeline.hpp"
@@ -86,6 +87,13 @@ class Executor {
   /// RunInfo::input_pipeline set. Backends without an input stage refuse
   /// it (UnavailableError, exit 3) by default.
   virtual RunResult run_input_stream(const Plan& plan, const RunOptions& options, const InputPipelineOptions& input);
+  /// Trains `plan` (strategy `ps`) with its workers and parameter-server
+  /// shards by the rules of `ps` (parameter_server.hpp): a Timeline per
+  /// step window, the loss of each, the output of the last step and
+  /// RunInfo::parameter_server. Backends that cannot refuse it
+  /// (UnavailableError, exit 3) by default.
+  virtual RunResult run_parameter_server(const Plan& plan, const RunOptions& options,
+                                         const ParameterServerOptions& ps);
 };
 
 /// Executor::run() of a backend whose every run goes through prepare():

@@ -101,15 +101,16 @@ Graph training_graph(const Graph& forward, const Optimizer& optimizer) {
   return graph;
 }
 
-double step_loss(const Graph& graph, std::span<const float> prediction, uint64_t seed) {
-  SPLITSCOPE_CHECK(graph.is_training(), "step_loss() of a graph that does not train");
+double rows_loss(const Graph& graph, std::span<const float> prediction, uint64_t seed, Range rows) {
+  SPLITSCOPE_CHECK(graph.is_training(), "rows_loss() of a graph that does not train");
+  SPLITSCOPE_CHECK(!rows.empty() && rows.begin >= 0 && rows.end <= graph.batch(), "rows outside the batch");
   const OpAttrs& target = graph.node(target_node(graph)).attrs;
-  const int64_t batch = graph.batch();
-  const auto width = static_cast<int64_t>(prediction.size()) / batch;
-  SPLITSCOPE_CHECK(width * batch == static_cast<int64_t>(prediction.size()), "a prediction that is not [batch, ...]");
+  const auto width = static_cast<int64_t>(prediction.size()) / rows.size();
+  SPLITSCOPE_CHECK(width * rows.size() == static_cast<int64_t>(prediction.size()), "a prediction that is not [rows, ...]");
   double total = 0.0;
-  for (int64_t b = 0; b < batch; ++b) {
-    const float* row = prediction.data() + b * width;
+  for (int64_t r = 0; r < rows.size(); ++r) {
+    const int64_t b = rows.begin + r;
+    const float* row = prediction.data() + r * width;
     if (target.loss == LossKind::kSoftmaxCrossEntropy) {
       const auto label = static_cast<int64_t>(target_value(seed, b, target.loss, target.classes));
       total -= std::log(std::max(static_cast<double>(row[label]), 1e-30));
@@ -122,7 +123,11 @@ double step_loss(const Graph& graph, std::span<const float> prediction, uint64_t
     }
     total += squares / static_cast<double>(width);
   }
-  return total / static_cast<double>(batch);
+  return total / static_cast<double>(rows.size());
+}
+
+double step_loss(const Graph& graph, std::span<const float> prediction, uint64_t seed) {
+  return rows_loss(graph, prediction, seed, Range{0, graph.batch()});
 }
 
 NodeId target_node(const Graph& graph) {

@@ -20,6 +20,7 @@
 #include <span>
 
 #include "ir/graph.hpp"
+#include "ir/range.hpp"
 #include "ir/training_spec.hpp"
 
 namespace splitscope {
@@ -39,5 +40,9 @@ NodeId target_node(const Graph& graph);
 /// forward pass of that step) and the seed's targets: the mean over the
 /// batch of -log p[label] (cross-entropy) or of the mean of (y - t)² (MSE).
 double step_loss(const Graph& graph, std::span<const float> prediction, uint64_t seed);
+
+/// The same loss over rows `rows` of the batch only, from their prediction
+/// [rows.size(), ...]: what one data-parallel worker sees of its share.
+double rows_loss(const Graph& graph, std::span<const float> prediction, uint64_t seed, Range rows);
 
 }  // namespace splitscope

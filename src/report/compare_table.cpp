@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "report/input_pipeline_text.hpp"
+#include "report/parameter_server_text.hpp"
 #include "report/placement_text.hpp"
 #include "report/text_table.hpp"
 #include "report/units.hpp"
@@ -121,6 +122,7 @@ std::string training_lines(const RunSummary& s) {
     for (double loss : t.losses) text += fmt::format(" {:.6g}", loss);
     text += "\n";
   }
+  text += parameter_server_lines(s.info);
   return text;
 }
 

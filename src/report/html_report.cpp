@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "report/svg_charts.hpp"
+#include "report/svg_line_chart.hpp"
 #include "report/text_table.hpp"
 #include "report/units.hpp"
 
@@ -96,6 +97,22 @@ std::string table_html(const Comparison& comparison, size_t index) {
   return html;
 }
 
+/// Parameter-server runs: the loss against wall time, one line per run.
+std::string loss_curves_html(const RunGroup& group) {
+  std::vector<LineSeries> series;
+  for (const RunReport& run : group.runs) {
+    const auto& ps = run.summary.info.parameter_server;
+    if (!ps || ps->loss_curve.empty()) continue;
+    LineSeries line{fmt::format("{} ({} workers)", ps->mode, ps->workers), {{0.0, ps->loss_curve.front().second}}};
+    for (const auto& [time_us, loss] : ps->loss_curve) line.points.emplace_back(time_us / 1000.0, loss);
+    series.push_back(std::move(line));
+  }
+  if (series.empty()) return {};
+  return "<h3>Loss against wall time</h3><p class=\"context\">Parameter servers: each step window's end and the "
+         "mean loss of the worker steps that ended in it (the first point is the first step's loss, at 0).</p>" +
+         svg_line_chart(series, "wall time (ms)", "loss");
+}
+
 std::string group_html(const Comparison& comparison, size_t index) {
   const RunGroup& group = comparison.groups[index];
   std::string html = fmt::format("<section class=\"group\"><h2>{}</h2>", escape_html(group_heading(group)));
@@ -131,6 +148,7 @@ std::string group_html(const Comparison& comparison, size_t index) {
                                           : run.judgement.reason),
         svg_timeline(run));
   }
+  html += loss_curves_html(group);
   html += "</section>";
   return html;
 }

@@ -26,6 +26,14 @@ std::string movement_phrase(const RunSummary& run) {
 }
 
 std::string transfer_phrase(const RunSummary& run) {
+  if (const auto& ps = run.info.parameter_server) {
+    // Its pulls and pushes run beside the plan, not as plan ops on a critical path.
+    int64_t bytes = 0;
+    for (int64_t shard : ps->shard_bytes) bytes += shard;
+    return fmt::format("each worker pulls the weights and pushes its gradients ({} each way a step): {} of device "
+                       "time moves them without computing",
+                       binary_bytes(double(bytes)), percent(run.shares.transfer));
+  }
   return fmt::format("transfers are {} of the critical path ({})", percent(run.critical_path.transfer_share()),
                      movement_phrase(run));
 }

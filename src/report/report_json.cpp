@@ -68,15 +68,38 @@ Json input_pipeline_json(const RunInfo& info) {
           {"input_bound", p.input_bound}};
 }
 
+Json parameter_server_json(const ParameterServerInfo& ps) {
+  Json curve = Json::array();
+  for (const auto& [time_us, loss] : ps.loss_curve) curve.push_back({{"time_ms", time_us / 1000.0}, {"loss", loss}});
+  return {{"mode", ps.mode},
+          {"workers", ps.workers},
+          {"shards", ps.shards},
+          {"spare", ps.spare},
+          {"updates", ps.updates},
+          {"gradients_pushed", ps.gradients_pushed},
+          {"gradients_applied", ps.gradients_applied},
+          {"gradients_dropped", ps.gradients_dropped},
+          {"wall_ms", ps.wall_us / 1000.0},
+          {"applied_samples_per_s", ps.applied_samples_per_s},
+          {"shard_bytes", ps.shard_bytes},
+          {"mitigations", ps.mitigations},
+          {"loss_curve", curve}};
+}
+
 Json train_json(const RunSummary& summary) {
   if (!summary.training) return nullptr;
   const TrainingSummary& t = summary.training.value();
-  return {{"steps", t.steps},
-          {"losses", t.losses.empty() ? Json(nullptr) : Json(t.losses)},
-          {"schedule", t.schedule},
-          {"samples_per_s", or_null(t.samples_per_s)},
-          {"optimizer", {{"name", t.optimizer}, {"learning_rate", t.learning_rate}, {"momentum", t.momentum}}},
-          {"loss", t.loss}};
+  Json train = {{"steps", t.steps},
+                {"losses", t.losses.empty() ? Json(nullptr) : Json(t.losses)},
+                {"schedule", t.schedule},
+                {"samples_per_s", or_null(t.samples_per_s)},
+                {"optimizer", {{"name", t.optimizer}, {"learning_rate", t.learning_rate}, {"momentum", t.momentum}}},
+                {"loss", t.loss}};
+  if (const auto& ps = summary.info.parameter_server) {
+    train["staleness"] = {{"mean", ps->staleness_mean}, {"max", ps->staleness_max}, {"histogram", ps->staleness_histogram}};
+    train["parameter_server"] = parameter_server_json(*ps);
+  }
+  return train;
 }
 
 Json transfers_json(const RunSummary& summary) {

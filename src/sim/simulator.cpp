@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/ops/op_def.hpp"
+#include "sim/ps_simulation.hpp"
 #include "partitioners/plan_traffic.hpp"
 #include "sim/engine.hpp"
 #include "sim/input_copy_cost.hpp"
@@ -210,6 +211,31 @@ RunResult Simulator::run(const Plan& plan, const RunOptions& options) {
                               options.jitter_sigma));
   }
   result.info.placement = std::move(placement);
+  return result;
+}
+
+RunResult Simulator::run_parameter_server(const Plan& plan, const RunOptions& options,
+                                          const ParameterServerOptions& ps) {
+  check_devices(plan);
+  if (placement_ == PlacementMode::kTopology) {
+    throw InputError("--placement", "",
+                     "ps puts its workers on devices 0..N-1 and its shards after them; drop --placement topology");
+  }
+  if (options.jitter_sigma < 0 || !std::isfinite(options.jitter_sigma)) {
+    throw InputError("--jitter", "", fmt::format("sigma {} must be 0 or more", options.jitter_sigma));
+  }
+  RunResult result = simulate_parameter_server(*this, plan, options, ps);
+  std::optional<ParameterServerInfo> parameter_server = std::move(result.info.parameter_server);
+  result.info = info(plan);
+  result.info.parameter_server = std::move(parameter_server);
+  result.info.facts.emplace_back("parameter servers",
+                                 "shards on the plan's last devices; pulls and pushes share the machine's links");
+  if (options.jitter_sigma > 0) {
+    result.info.facts.emplace_back(
+        "jitter", fmt::format("lognormal, sigma {:g}: each worker step's time x exp(sigma z - sigma^2/2), mean 1, "
+                              "drawn per worker and step from --seed",
+                              options.jitter_sigma));
+  }
   return result;
 }
 

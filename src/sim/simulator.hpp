@@ -48,6 +48,10 @@ class Simulator : public Executor {
   /// pipeline, then `repeats` timed ones (their windows, input_pipeline.hpp).
   RunResult run_input_stream(const Plan& plan, const RunOptions& options, const InputPipelineOptions& input) override;
 
+  /// Parameter-server training predicted (ps_simulation.hpp), with this
+  /// simulator's RunInfo; its `--jitter` noise is per worker step.
+  RunResult run_parameter_server(const Plan& plan, const RunOptions& options,
+                                 const ParameterServerOptions& ps) override;
   /// The predicted timeline alone, under this simulator's placement.
   Timeline simulate(const Plan& plan) const;
 

@@ -51,6 +51,31 @@ struct InputPipelineInfo {
   bool input_bound = false;   ///< the compute waited for its batch more than 5% of the step
 };
 
+/// A parameter-server training run (exec/parameter_server.hpp): how its
+/// gradients fared. Counts are of (gradient, shard) pairs: each worker's
+/// gradient is pushed to every shard, which takes or drops its part.
+struct ParameterServerInfo {
+  std::string mode;  ///< "sync", "async", "spare"
+  int workers = 0;
+  int shards = 0;
+  int spare = 0;
+  int updates = 0;               ///< updates applied by each shard (the fewest, if they differ)
+  int64_t gradients_pushed = 0;  ///< worker steps that pushed a gradient
+  int64_t gradients_applied = 0;
+  int64_t gradients_dropped = 0;
+  /// Applied gradients by staleness: histogram[s] counts those applied s updates after their pull.
+  std::vector<int64_t> staleness_histogram;
+  double staleness_mean = 0;
+  int staleness_max = 0;
+  double wall_us = 0;               ///< from the start to the last update
+  double applied_samples_per_s = 0; ///< rows of the applied gradients (of shard 0) per second of wall time
+  /// The loss against wall time: each step window's end and the mean loss
+  /// of the worker steps that finished their forward pass in it.
+  std::vector<std::pair<double, double>> loss_curve;
+  std::vector<int64_t> shard_bytes;  ///< weights each shard holds
+  std::string mitigations;           ///< async's mitigations in force, "none" otherwise
+};
+
 /// What a run was run on, for reports.
 struct RunInfo {
   std::string backend;       ///< "cpu", "cuda", "sim"
@@ -67,6 +92,8 @@ struct RunInfo {
   /// Set when the run streamed its batches through an input pipeline; its
   /// timelines are then one per step (exec/input_pipeline.hpp).
   std::optional<InputPipelineInfo> input_pipeline;
+  /// Set for a parameter-server training run; its timelines are its step windows.
+  std::optional<ParameterServerInfo> parameter_server;
 };
 
 struct RunResult {

@@ -12,6 +12,7 @@
 #include "exec/cpu/kernels/conv2d_backward.hpp"
 #include "exec/cpu/kernels/dense.hpp"
 #include "exec/cpu/kernels/dense_backward.hpp"
+#include "exec/cpu/kernels/optimizer_step.hpp"
 #include "exec/cpu/kernels/pooling.hpp"
 #include "exec/cpu/kernels/pooling_backward.hpp"
 #include "exec/cpu/kernels/cell_grad_products.hpp"
@@ -469,16 +470,8 @@ TaskFunction update_task(const Plan& plan, const PlanOp& op, ValueBuffers& buffe
   // update streams weights, gradient and state, so it is bound by memory
   // bandwidth, which one thread does not fill.
   return [=](TaskContext& context) {
-    const auto lr = static_cast<float>(optimizer.learning_rate);
     *updates += 1;
-    const auto t = static_cast<double>(*updates);
-    // Bias corrections in double: β^t loses float's precision early on.
-    const auto correct1 = static_cast<float>(1.0 / (1.0 - std::pow(Optimizer::kBeta1, t)));
-    const auto correct2 = static_cast<float>(1.0 / (1.0 - std::pow(Optimizer::kBeta2, t)));
-    const auto beta1 = static_cast<float>(Optimizer::kBeta1);
-    const auto beta2 = static_cast<float>(Optimizer::kBeta2);
-    const auto epsilon = static_cast<float>(Optimizer::kEpsilon);
-    const auto mu = static_cast<float>(optimizer.momentum);
+    const OptimizerStep step = optimizer_step(optimizer, optimizer.learning_rate, *updates);
     int64_t offset = 0;  // of the tensor in the flat gradient and state
     for (std::vector<float>& tensor : weights->tensors) {
       float* w = tensor.data();
@@ -486,18 +479,7 @@ TaskFunction update_task(const Plan& plan, const PlanOp& op, ValueBuffers& buffe
       float* first = state != nullptr ? state + offset : nullptr;
       float* second = optimizer.adam() ? state + count + offset : nullptr;
       context.parallel.run(static_cast<int64_t>(tensor.size()), kUpdateGrain, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) {
-          if (second != nullptr) {
-            first[i] = beta1 * first[i] + (1.0f - beta1) * g[i];
-            second[i] = beta2 * second[i] + (1.0f - beta2) * g[i] * g[i];
-            w[i] -= lr * (first[i] * correct1) / (std::sqrt(second[i] * correct2) + epsilon);
-          } else if (first != nullptr) {
-            first[i] = mu * first[i] + g[i];
-            w[i] -= lr * first[i];
-          } else {
-            w[i] -= lr * g[i];
-          }
-        }
+        apply_optimizer_step(step, w, g, first, second, begin, end);
       });
       offset += static_cast<int64_t>(tensor.size());
     }

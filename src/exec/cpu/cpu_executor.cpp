@@ -11,6 +11,7 @@
 #include "exec/cpu/intra_op_pool.hpp"
 #include "exec/cpu/kernels/gemm.hpp"
 #include "exec/cpu/plan_tasks.hpp"
+#include "exec/cpu/ps_training.hpp"
 #include "exec/cpu/scheduler.hpp"
 #include "exec/cpu/thread_config.hpp"
 #include "exec/cpu/value_buffers.hpp"
@@ -66,35 +67,7 @@ void check_fits_in_memory(const Plan& plan, const HostInfo& host) {
   }
 }
 
-// A span's start is the earliest start of the tasks in or touching it; its
-// end the latest end of the tasks doing its work (plan_tasks.hpp).
-Timeline to_timeline(const PlanTasks& tasks, const std::vector<TaskTiming>& timings) {
-  constexpr double kUnset = -1;
-  Timeline timeline;
-  timeline.spans.reserve(tasks.spans.size());
-  for (const SpanSlot& slot : tasks.spans) {
-    Span& span = timeline.spans.emplace_back(unstarted_span(slot));
-    span.start_us = kUnset;
-    span.end_us = kUnset;
-  }
-  const auto widen_start = [&](int index, double start) {
-    Span& span = timeline.spans.at(static_cast<size_t>(index));
-    span.start_us = span.start_us == kUnset ? start : std::min(span.start_us, start);
-  };
-  for (size_t task = 0; task < tasks.task_spans.size(); ++task) {
-    const TaskSpans& in = tasks.task_spans[task];
-    if (in.span >= 0) {
-      widen_start(in.span, timings[task].start_us);
-      Span& span = timeline.spans[static_cast<size_t>(in.span)];
-      span.end_us = std::max(span.end_us, timings[task].end_us);
-    }
-    if (in.touches >= 0) widen_start(in.touches, timings[task].start_us);
-  }
-  for (const Span& span : timeline.spans) {
-    SPLITSCOPE_CHECK(span.end_us != kUnset, fmt::format("op {} ran no task", span.op));
-  }
-  return timeline;
-}
+}  // namespace
 
 RunInfo cpu_run_info(const Plan& plan, const RunOptions& options, const ThreadConfig& threads) {
   const HostInfo host = read_host_info();
@@ -116,8 +89,6 @@ RunInfo cpu_run_info(const Plan& plan, const RunOptions& options, const ThreadCo
   };
   return info;
 }
-
-}  // namespace
 
 std::string CpuExecutor::unsupported(const Plan& plan, const PlanOp& op) const {
   if (op.role != OpRole::kCompute) return {};
@@ -148,7 +119,7 @@ class CpuPreparedRun final : public PreparedRun {
     for (int index = -warmup; index < repeats; ++index) {
       if (options_.on_repeat) options_.on_repeat(index, repeats);
       std::vector<TaskTiming> timings = scheduler_.run(tasks_.graph, deadline_);
-      if (index >= 0) into.timelines.push_back(to_timeline(tasks_, timings));
+      if (index >= 0) into.timelines.push_back(tasks_timeline(tasks_, timings));
     }
     into.info = cpu_run_info(plan_, options_, threads_);
   }
@@ -187,6 +158,15 @@ std::unique_ptr<PreparedRun> CpuExecutor::prepare(const Plan& plan, const RunOpt
 RunResult CpuExecutor::run(const Plan& plan, const RunOptions& options) { return run_prepared(*this, plan, options); }
 
 void check_fits_in_host_memory(const Plan& plan) { check_fits_in_memory(plan, read_host_info()); }
+
+RunResult CpuExecutor::run_parameter_server(const Plan& plan, const RunOptions& options,
+                                            const ParameterServerOptions& ps) {
+  require_supported(*this, plan);
+  check_cpu_run_options(plan, options);
+  check_fits_in_memory(plan, read_host_info());
+  use_single_threaded_blas();
+  return run_cpu_parameter_server(plan, options, ps);
+}
 
 RunResult CpuExecutor::run_input_stream(const Plan& plan, const RunOptions& options,
                                         const InputPipelineOptions& input) {

@@ -44,7 +44,15 @@ class CpuExecutor final : public Executor {
   std::unique_ptr<PreparedRun> prepare(const Plan& plan, const RunOptions& options) override;
   /// Measured on real threads (input_stream.hpp).
   RunResult run_input_stream(const Plan& plan, const RunOptions& options, const InputPipelineOptions& input) override;
+  /// Workers and shards as real threads (ps_training.hpp).
+  RunResult run_parameter_server(const Plan& plan, const RunOptions& options,
+                                 const ParameterServerOptions& ps) override;
 };
+
+struct ThreadConfig;
+
+/// What a run of the cpu backend ran on (this host, its threads), for reports.
+RunInfo cpu_run_info(const Plan& plan, const RunOptions& options, const ThreadConfig& threads);
 
 /// InputError (exit 2) for options a run of the cpu backend's kernels
 /// cannot take: no timed runs, negative warm-up, a deadline that is not a

@@ -205,4 +205,34 @@ PlanTasks build_plan_tasks(const Plan& plan, ValueBuffers& buffers, WeightStore&
   return TaskBuilder(plan, buffers, weights, straggler).run();
 }
 
+// A span's start is the earliest start of the tasks in or touching it; its
+// end the latest end of the tasks doing its work (plan_tasks.hpp).
+Timeline tasks_timeline(const PlanTasks& tasks, const std::vector<TaskTiming>& timings) {
+  constexpr double kUnset = -1;
+  Timeline timeline;
+  timeline.spans.reserve(tasks.spans.size());
+  for (const SpanSlot& slot : tasks.spans) {
+    Span& span = timeline.spans.emplace_back(unstarted_span(slot));
+    span.start_us = kUnset;
+    span.end_us = kUnset;
+  }
+  const auto widen_start = [&](int index, double start) {
+    Span& span = timeline.spans.at(static_cast<size_t>(index));
+    span.start_us = span.start_us == kUnset ? start : std::min(span.start_us, start);
+  };
+  for (size_t task = 0; task < tasks.task_spans.size(); ++task) {
+    const TaskSpans& in = tasks.task_spans[task];
+    if (in.span >= 0) {
+      widen_start(in.span, timings[task].start_us);
+      Span& span = timeline.spans[static_cast<size_t>(in.span)];
+      span.end_us = std::max(span.end_us, timings[task].end_us);
+    }
+    if (in.touches >= 0) widen_start(in.touches, timings[task].start_us);
+  }
+  for (const Span& span : timeline.spans) {
+    SPLITSCOPE_CHECK(span.end_us != kUnset, fmt::format("op {} ran no task", span.op));
+  }
+  return timeline;
+}
+
 }  // namespace splitscope

@@ -17,6 +17,7 @@
 #include <optional>
 #include <vector>
 
+#include "exec/cpu/scheduler.hpp"
 #include "exec/cpu/task_graph.hpp"
 #include "exec/cpu/value_buffers.hpp"
 #include "exec/cpu/weight_slices.hpp"
@@ -48,5 +49,10 @@ struct PlanTasks {
 /// device's schedule, a value read before it is written, ranges that do not fit.
 PlanTasks build_plan_tasks(const Plan& plan, ValueBuffers& buffers, WeightStore& weights,
                            const std::optional<StragglerDelay>& straggler = std::nullopt);
+
+/// The Timeline of one run of `tasks` from when each task ran: a span
+/// starts at the earliest start of the tasks in or touching it and ends at
+/// the latest end of the tasks doing its work.
+Timeline tasks_timeline(const PlanTasks& tasks, const std::vector<TaskTiming>& timings);
 
 }  // namespace splitscope

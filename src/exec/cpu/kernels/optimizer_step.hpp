@@ -1,0 +1,31 @@
+#pragma once
+/// \file
+/// The optimizer's step over a run of weights (ir/training_spec.hpp gives the
+/// equations): the update op of a plan and a parameter-server shard apply it
+/// alike.
+
+#include <cstdint>
+
+#include "ir/training_spec.hpp"
+
+namespace splitscope {
+
+/// What one update's element-wise step needs besides the data.
+struct OptimizerStep {
+  float learning_rate = 0;
+  float momentum = 0;  ///< SGD
+  bool adam = false;
+  bool has_state = false;  ///< SGD with momentum, or Adam
+  float correct1 = 1;      ///< Adam: 1 / (1 - β1^t)
+  float correct2 = 1;      ///< Adam: 1 / (1 - β2^t)
+};
+
+/// The step of update number `t` (1 for the first) of `optimizer` at `learning_rate`.
+OptimizerStep optimizer_step(const Optimizer& optimizer, double learning_rate, int64_t t);
+
+/// Applies `step` to weights w[begin, end) from gradient g; `first` is SGD's
+/// momentum or Adam's first moment, `second` Adam's second (null where unused).
+void apply_optimizer_step(const OptimizerStep& step, float* w, const float* g, float* first, float* second,
+                          int64_t begin, int64_t end);
+
+}  // namespace splitscope

@@ -1,0 +1,40 @@
+#include "exec/parameter_server.hpp"
+
+#include <string>
+
+#include "util/errors.hpp"
+
+namespace splitscope {
+
+std::string_view to_string(PsMode mode) {
+  switch (mode) {
+    case PsMode::kSync: return "sync";
+    case PsMode::kAsync: return "async";
+    case PsMode::kSpare: return "spare";
+  }
+  return "?";
+}
+
+void check_parameter_server_options(const ParameterServerOptions& options, int workers) {
+  if (options.steps < 1) throw InputError("--steps", "", "must be at least 1, got " + std::to_string(options.steps));
+  if (options.mode == PsMode::kSpare && (options.spare < 1 || options.spare >= workers)) {
+    throw InputError("--spare", "",
+                     "leaves out R of the " + std::to_string(workers) + " workers' gradients each step, so R must be in [1, " +
+                         std::to_string(workers - 1) + "]; got " + std::to_string(options.spare));
+  }
+  const bool mitigated = options.sync_warmup != 0 || options.max_staleness || options.staleness_scaled_lr;
+  if (mitigated && options.mode != PsMode::kAsync) {
+    throw InputError(options.sync_warmup != 0      ? "--sync-warmup"
+                     : options.max_staleness ? "--max-staleness"
+                                             : "--staleness-lr",
+                     "", "mitigates stale gradients, which only --async has; add --async");
+  }
+  if (options.sync_warmup < 0) {
+    throw InputError("--sync-warmup", "", "must be 0 or more steps, got " + std::to_string(options.sync_warmup));
+  }
+  if (options.max_staleness && *options.max_staleness < 0) {
+    throw InputError("--max-staleness", "", "must be 0 or more updates, got " + std::to_string(*options.max_staleness));
+  }
+}
+
+}  // namespace splitscope

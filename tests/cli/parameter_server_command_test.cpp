@@ -1,0 +1,93 @@
+// End to end: `splitscope run --train --strategy ps` on the cpu backend,
+// its report, and its refusals.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "cli_test_support.hpp"
+
+namespace splitscope::testing {
+namespace {
+
+TEST(ParameterServerCommand, AsyncRunReportsStalenessLossCurveAndShards) {
+  const std::string dir = fresh_temp_dir("ps-async");
+  const CommandResult result =
+      run_splitscope("run mlp-small --batch 32 --train --strategy ps --async --devices 3 --ps 2 --steps 5 --report " +
+                     dir + "/r.json --trace " + dir + "/t.json --html " + dir + "/p.html");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("parameter servers: async, 3 workers, 2 shards"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("staleness: mean"), std::string::npos) << result.out;
+  const auto report = nlohmann::json::parse(read_text_file(dir + "/r.json"));
+  EXPECT_EQ(report["strategy"], "ps");
+  EXPECT_EQ(report["devices"], 5);  // 3 workers, 2 shards
+  const auto& train = report["train"];
+  const auto& ps = train["parameter_server"];
+  EXPECT_EQ(ps["mode"], "async");
+  EXPECT_EQ(ps["gradients_pushed"], 15);
+  EXPECT_EQ(ps["gradients_applied"].get<int>() + ps["gradients_dropped"].get<int>(), 30);  // 15 gradients x 2 shards
+  int64_t counted = 0;
+  for (const auto& count : train["staleness"]["histogram"]) counted += count.get<int64_t>();
+  EXPECT_EQ(counted, ps["gradients_applied"].get<int64_t>());
+  EXPECT_LE(train["staleness"]["max"].get<int>(), 2 * 3);
+  EXPECT_EQ(ps["loss_curve"].size(), train["losses"].size());
+  EXPECT_EQ(ps["shard_bytes"].size(), 2u);
+  const std::string html = read_text_file(dir + "/p.html");
+  EXPECT_NE(html.find("Loss against wall time"), std::string::npos);
+  EXPECT_NE(html.find("async (3 workers)"), std::string::npos);
+  const int validated = run_script("validate-report", dir + "/r.json");
+  if (validated == kSkipExitCode) GTEST_SKIP() << "python3-jsonschema is missing (scripts/setup installs it)";
+  EXPECT_EQ(validated, 0) << "the ps report does not match reports/schema";
+}
+
+TEST(ParameterServerCommand, SyncPassesCheckAgainstSingle) {
+  const CommandResult result =
+      run_splitscope("run mlp-small --batch 16 --train --strategy ps --devices 2 --steps 3 --check");
+  ASSERT_EQ(result.exit_code, 0) << result.err << result.out;
+  EXPECT_NE(result.out.find("check: max relative error"), std::string::npos) << result.out;
+}
+
+TEST(ParameterServerCommand, SimulatedAsyncWorkersAreAboutNMinusOneStale) {
+  const std::string dir = fresh_temp_dir("ps-sim");
+  const CommandResult result =
+      run_splitscope("run mlp-small --train --strategy ps --async --devices 4 --steps 20 --backend sim --machine "
+                     "h100-nvlink-8 --report " + dir + "/r.json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto report = nlohmann::json::parse(read_text_file(dir + "/r.json"));
+  EXPECT_EQ(report["measured"], false);
+  EXPECT_TRUE(report["train"]["losses"].is_null());  // the simulator computes no loss
+  EXPECT_NEAR(report["train"]["staleness"]["mean"].get<double>(), 3.0, 0.6);
+  EXPECT_EQ(report["train"]["parameter_server"]["gradients_applied"], 80);
+}
+
+TEST(ParameterServerCommand, ImpossibleOptionsAreRefusedWithWhatToDo) {
+  const std::string dir = fresh_temp_dir("ps-refusals");
+  const std::string report = " --report " + dir + "/r.json";
+  struct Case {
+    std::string args;
+    int exit_code;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {"run mlp-small --train --strategy data --devices 2 --ps 2", 2, "--ps"},
+      {"run mlp-small --train --strategy ps --devices 2 --spare 1 --async", 2, "--spare"},
+      {"run mlp-small --train --strategy ps --devices 3 --spare 3", 2, "--spare"},
+      {"run mlp-small --train --strategy ps --devices 2 --staleness-lr", 2, "--async"},
+      {"run mlp-small --strategy ps --devices 2", 2, "--train"},
+      {"run mlp-small --train --strategy ps --devices 2 --ps 99", 2, "weight sets"},
+      {"run mlp-small --train --strategy ps --devices 2 --async --straggler 2:10", 2, "is not one of"},
+      {"run mlp-small --train --strategy ps --devices 2 --backend sim --machine h100-nvlink-8 --placement topology", 2,
+       "--placement"},
+      {"compare mlp-small --train --devices 2 --strategies data,ps", 2, "splitscope run"},
+  };
+  for (const Case& c : cases) {
+    const CommandResult result = run_splitscope(c.args + report);
+    EXPECT_EQ(result.exit_code, c.exit_code) << c.args << "\n" << result.err;
+    EXPECT_NE(result.err.find(c.says), std::string::npos) << c.args << "\n" << result.err;
+    EXPECT_FALSE(std::filesystem::exists(dir + "/r.json")) << c.args;
+  }
+}
+
+}  // namespace
+}  // namespace splitscope::testing
