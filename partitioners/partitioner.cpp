@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "partitioners/replicas.hpp"
 #include "partitioners/strategies.hpp"
 #include "util/errors.hpp"
 
@@ -33,6 +34,18 @@ std::unique_ptr<Partitioner> make_partitioner(std::string_view name) {
   for (const auto& strategy : strategy_names()) known += (known.empty() ? "" : ", ") + strategy;
   known += " (or ps, with run --train)";
   throw InputError("--strategy", "", "unknown strategy '" + std::string(name) + "'; use one of " + known);
+}
+
+std::unique_ptr<Partitioner> make_partitioner(std::string_view name, int replicas) {
+  if (replicas < 1) throw InputError("--replicas", "", "must be 1 or more, got " + std::to_string(replicas));
+  auto partitioner = make_partitioner(name);
+  if (replicas == 1) return partitioner;
+  if (partitioner->traits().replicated) {
+    throw InputError("--replicas", "",
+                     std::string(name) + " already replicates the whole network on every device; give it more "
+                                         "--devices instead, or replicate a model split (tensor, pipeline, ...)");
+  }
+  return with_replicas(std::move(partitioner), replicas);
 }
 
 const CostFunction& cost_function(const PartitionOptions& options) {

@@ -47,6 +47,10 @@ class Partitioner {
 
 /// The strategy of that name; InputError listing the names otherwise.
 std::unique_ptr<Partitioner> make_partitioner(std::string_view name);
+/// The strategy of that name run as `replicas` data-parallel copies
+/// (replicas.hpp; itself for 1). InputError for fewer than 1, or for a
+/// strategy that already replicates the network (data, ps).
+std::unique_ptr<Partitioner> make_partitioner(std::string_view name, int replicas);
 /// All strategy names, in the order `compare` shows them.
 std::vector<std::string> strategy_names();
 /// The name of the strategy every other is judged against (traits().baseline).

@@ -28,6 +28,7 @@ struct PlanOptions {
   std::string strategy;
   int devices = 1;
   int microbatches = 1;
+  int replicas = 1;
   int parameter_servers = 1;
   bool parameter_servers_given = false;
   std::optional<int64_t> batch;
@@ -182,6 +183,8 @@ Command add_plan_command(CLI::App& app) {
       ->each([options](const std::string&) { options->parameter_servers_given = true; });
   sub->add_option("--microbatches,-m", options->microbatches, "micro-batches (pipeline only)")
       ->capture_default_str();
+  sub->add_option("--replicas", options->replicas, "R data-parallel copies of the strategy over N/R devices each")
+      ->capture_default_str();
   sub->add_option("--batch", options->batch, "override the network file's batch (as on run and compare)");
   sub->add_flag("--json", options->json, "print JSON (FORMATS.md) instead of tables");
   add_training_options(*sub, options->training, false);
@@ -198,7 +201,7 @@ Command add_plan_command(CLI::App& app) {
             if (options->training.schedule_given && !make_partitioner(options->strategy)->traits().microbatched) {
               throw InputError("--schedule", "", "orders a pipeline's micro-batches; use it with --strategy pipeline");
             }
-            const Plan plan = make_partitioner(options->strategy)->partition(graph, partition);
+            const Plan plan = make_partitioner(options->strategy, options->replicas)->partition(graph, partition);
             check(plan);
             if (options->json) {
               std::cout << dump_json(plan_json(plan), 2) << "\n";

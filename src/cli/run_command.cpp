@@ -35,6 +35,7 @@ struct RunCommandOptions {
   std::string strategy;
   int devices = 1;
   int microbatches = 1;
+  int replicas = 1;
   ExecutionOptions execution;
   TrainingOptions training;
   ParameterServerCliOptions parameter_server;
@@ -46,8 +47,8 @@ struct RunCommandOptions {
 };
 
 std::shared_ptr<const Plan> make_checked_plan(const std::shared_ptr<const Graph>& graph, const std::string& strategy,
-                                              const PartitionOptions& options) {
-  auto plan = std::make_shared<const Plan>(make_partitioner(strategy)->partition(graph, options));
+                                              const PartitionOptions& options, int replicas = 1) {
+  auto plan = std::make_shared<const Plan>(make_partitioner(strategy, replicas)->partition(graph, options));
   check(*plan);
   return plan;
 }
@@ -97,7 +98,7 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
   partitioning.parameter_servers = options.parameter_server.shards;
   const ParameterServerOptions ps =
       parameter_server_options(options.parameter_server, options.strategy, options.training.steps);
-  const auto plan = make_checked_plan(graph, options.strategy, partitioning);
+  const auto plan = make_checked_plan(graph, options.strategy, partitioning, options.replicas);
   // A training run's repeats are its steps; a forward run's, timed repeats after warm-up.
   // Behind an input pipeline, the repeats are steps of a stream of batches.
   const auto execute = [&](const Plan& runnable, const RunOptions& run_options) {
@@ -172,6 +173,9 @@ Command add_run_command(CLI::App& app) {
       ->required();
   sub->add_option("--devices,-n", options->devices, "number of devices")->required();
   sub->add_option("--microbatches,-m", options->microbatches, "micro-batches (pipeline only)")
+      ->capture_default_str();
+  sub->add_option("--replicas", options->replicas,
+                  "run the strategy as R data-parallel copies over N/R devices each (hybrid parallelism)")
       ->capture_default_str();
   add_execution_options(*sub, options->execution, "cpu");
   add_placement_option(*sub, options->execution);

@@ -71,6 +71,13 @@ class Graph {
 
   const Model& model() const { return model_; }
   int64_t batch() const { return model_.batch; }
+  /// The same graph over `batch` samples (its shapes are per sample): one
+  /// data-parallel replica's share (partitioners/replicas.hpp).
+  Graph with_batch(int64_t batch) const {
+    Graph copy = *this;
+    copy.model_.batch = batch;
+    return copy;
+  }
   const std::string& name() const { return model_.name; }
 
   /// Sums over all nodes; parameters count each weight set once.

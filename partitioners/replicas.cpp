@@ -1,0 +1,226 @@
+#include "partitioners/replicas.hpp"
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+#include "partitioners/collective_schedule.hpp"
+#include "partitioners/plan_memory.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope {
+namespace {
+
+/// Where one replica's plan lands in the whole: its value and device offsets, its rows.
+struct ReplicaPlace {
+  int first_value = 0;
+  int first_device = 0;
+  int64_t first_row = 0;
+};
+
+class ReplicasPartitioner : public Partitioner {
+ public:
+  ReplicasPartitioner(std::unique_ptr<Partitioner> inner, int replicas)
+      : inner_(std::move(inner)),
+        replicas_(replicas),
+        name_(std::string(inner_->name()) + " x" + std::to_string(replicas)),
+        summary_(std::to_string(replicas) + " data-parallel replicas of " + std::string(inner_->name()) +
+                 ", gradients all-reduced across them") {}
+
+  std::string_view name() const override { return name_; }
+  std::string_view summary() const override { return summary_; }
+  StrategyTraits traits() const override {
+    StrategyTraits traits = inner_->traits();
+    traits.baseline = false;
+    return traits;
+  }
+  int max_devices(const Graph& graph) const override { return inner_->max_devices(graph) * replicas_; }
+  bool applies(const Graph& graph, int devices) const override {
+    return devices % replicas_ == 0 && inner_->applies(graph, devices / replicas_);
+  }
+
+  Plan partition(std::shared_ptr<const Graph> graph, const PartitionOptions& options) const override {
+    if (replicas_ < 2) throw InputError("--replicas", "", "must be 2 or more, got " + std::to_string(replicas_));
+    if (options.devices % replicas_ != 0) {
+      throw InputError("--replicas", "",
+                       std::to_string(replicas_) + " replicas need a multiple of " + std::to_string(replicas_) +
+                           " devices (each gets the same number); got --devices " + std::to_string(options.devices));
+    }
+    if (graph->batch() < replicas_) {
+      throw InputError("--replicas", "",
+                       "each replica needs a row of the batch; the batch has " + std::to_string(graph->batch()));
+    }
+    PartitionOptions each = options;
+    each.devices = options.devices / replicas_;
+    const std::vector<Range> rows = split_evenly(graph->batch(), replicas_);
+    std::vector<Plan> parts;
+    for (const Range& share : rows) {
+      parts.push_back(inner_->partition(std::make_shared<const Graph>(graph->with_batch(share.size())), each));
+    }
+    return combine(graph, parts, rows, each.devices);
+  }
+
+ private:
+  Plan combine(const std::shared_ptr<const Graph>& graph, const std::vector<Plan>& parts,
+               const std::vector<Range>& rows, int devices_each) const {
+    Plan plan;
+    plan.strategy = name_;
+    plan.traits = traits();
+    plan.devices = devices_each * replicas_;
+    plan.microbatches = parts.front().microbatches;
+    plan.graph = graph;
+    plan.pipeline_schedule = parts.front().pipeline_schedule;
+    plan.notes = parts.front().notes;
+    plan.notes.push_back(fmt_note(devices_each));
+    plan.schedule.assign(static_cast<size_t>(plan.devices), {});
+
+    // Ids: every replica's ops but its updates, replica by replica; then
+    // the gradients' all-reduces; then the updates (each device's last ops).
+    std::vector<ReplicaPlace> places;
+    std::vector<std::vector<int>> op_id(parts.size());
+    for (size_t r = 0; r < parts.size(); ++r) {
+      const ReplicaPlace place{static_cast<int>(plan.values.size()), static_cast<int>(r) * devices_each,
+                               rows[r].begin};
+      places.push_back(place);
+      for (const Value& value : parts[r].values) plan.values.push_back(moved(value, place));
+      op_id[r].assign(parts[r].ops.size(), -1);
+      for (const PlanOp& op : parts[r].ops) {
+        if (op.role == OpRole::kUpdate) continue;
+        op_id[r][static_cast<size_t>(op.id)] = add(plan, moved(op, place));
+      }
+    }
+    // Each weight slice's updates, one per replica, by (weight set, ranges, device within the replica).
+    std::map<std::tuple<int, int64_t, int64_t, int64_t, int64_t, int>, std::vector<std::pair<int, int>>> updates;
+    for (size_t r = 0; r < parts.size(); ++r) {
+      for (const PlanOp& op : parts[r].ops) {
+        if (op.role != OpRole::kUpdate) continue;
+        const Value& weights = parts[r].value(op.params);
+        updates[{graph->node(weights.node).param_key, weights.channels.begin, weights.channels.end,
+                 weights.reduce.begin, weights.reduce.end, op.device}]
+            .emplace_back(static_cast<int>(r), op.id);
+      }
+    }
+    std::vector<std::pair<PlanOp, std::pair<int, int>>> deferred;  // update ops, by (replica, inner id)
+    for (const auto& [key, group] : updates) {
+      if (group.size() != parts.size()) {
+        throw std::logic_error("replicas: the replicas' plans update different weight slices");
+      }
+      std::vector<int> gradients;
+      for (const auto& [r, id] : group) {
+        gradients.push_back(parts[static_cast<size_t>(r)].op(id).inputs.at(0) + places[static_cast<size_t>(r)].first_value);
+      }
+      const std::vector<int> sums = all_reduce(plan, gradients);
+      for (size_t i = 0; i < group.size(); ++i) {
+        const auto [r, id] = group[i];
+        PlanOp update = moved(parts[static_cast<size_t>(r)].op(id), places[static_cast<size_t>(r)]);
+        update.inputs = {sums[i]};
+        deferred.push_back({std::move(update), group[i]});
+      }
+    }
+    for (auto& [update, origin] : deferred) {
+      op_id[static_cast<size_t>(origin.first)][static_cast<size_t>(origin.second)] = add(plan, std::move(update));
+    }
+    // Producers, schedules and the plan's lists, in the new ids.
+    for (size_t r = 0; r < parts.size(); ++r) {
+      const ReplicaPlace& place = places[r];
+      for (const Value& value : parts[r].values) {
+        Value& copy = plan.values[static_cast<size_t>(value.id + place.first_value)];
+        if (value.producer >= 0) copy.producer = op_id[r].at(static_cast<size_t>(value.producer));
+      }
+      for (int d = 0; d < devices_each; ++d) {
+        for (int id : parts[r].schedule.at(static_cast<size_t>(d))) {
+          plan.schedule[static_cast<size_t>(place.first_device + d)].push_back(op_id[r].at(static_cast<size_t>(id)));
+        }
+      }
+      for (int id : parts[r].inputs) plan.inputs.push_back(id + place.first_value);
+      for (int id : parts[r].parameters) plan.parameters.push_back(id + place.first_value);
+      for (int id : parts[r].outputs) plan.outputs.push_back(id + place.first_value);
+    }
+    plan.memory = compute_memory(plan);
+    return plan;
+  }
+
+  std::string fmt_note(int devices_each) const {
+    return std::to_string(replicas_) + " replicas of " + std::string(inner_->name()) + " over " +
+           std::to_string(devices_each) + (devices_each == 1 ? " device" : " devices") +
+           " each (replica r on devices r*" + std::to_string(devices_each) +
+           " onward), every weight slice's gradient all-reduced across them";
+  }
+
+  /// A replica's value in the whole: its device, its rows, and a gradient
+  /// over the replica's rows only is a partial sum over the batch.
+  Value moved(Value value, const ReplicaPlace& place) const {
+    value.id += place.first_value;
+    value.device += place.first_device;
+    if (value.role != ValueRole::kParameter) value.batch = shifted(value.batch, place.first_row);
+    if (value.role == ValueRole::kGradient) value.partial = PartialSum::kBatch;
+    return value;
+  }
+
+  PlanOp moved(PlanOp op, const ReplicaPlace& place) const {
+    if (op.device >= 0) op.device += place.first_device;
+    if (op.src_device >= 0) op.src_device += place.first_device;
+    for (int& device : op.participants) device += place.first_device;
+    for (int& id : op.inputs) {
+      if (id >= 0) id += place.first_value;
+    }
+    for (int& id : op.outputs) id += place.first_value;
+    if (op.params >= 0) op.params += place.first_value;
+    if (op.role == OpRole::kCompute || op.role == OpRole::kEpilogue) op.slice.batch = shifted(op.slice.batch, place.first_row);
+    return op;
+  }
+
+  static Range shifted(Range range, int64_t by) { return Range{range.begin + by, range.end + by}; }
+
+  static int add(Plan& plan, PlanOp op) {
+    op.id = static_cast<int>(plan.ops.size());
+    plan.ops.push_back(std::move(op));
+    return plan.ops.back().id;
+  }
+
+  /// Ring all-reduce of one weight slice's gradients, one per replica: each gets the sum over the batch.
+  static std::vector<int> all_reduce(Plan& plan, const std::vector<int>& gradients) {
+    const Value first = plan.value(gradients.front());
+    PlanOp op;
+    op.role = OpRole::kCollective;
+    op.collective = CollectiveKind::kAllReduce;
+    op.algorithm = default_algorithm(op.collective);
+    op.node = first.node;
+    op.device = -1;
+    op.inputs = gradients;
+    op.id = static_cast<int>(plan.ops.size());
+    std::vector<int> sums;
+    for (int id : gradients) {
+      const int device = plan.value(id).device;
+      op.participants.push_back(device);
+      Value sum = first;
+      sum.id = static_cast<int>(plan.values.size());
+      sum.device = device;
+      sum.batch = Range{0, plan.graph->batch()};
+      sum.partial = PartialSum::kNone;
+      sum.producer = op.id;
+      plan.values.push_back(sum);
+      op.outputs.push_back(sum.id);
+      sums.push_back(sum.id);
+    }
+    const auto n = static_cast<int64_t>(gradients.size());
+    op.payload_bytes = first.bytes;
+    op.bytes_moved = 2 * (n - 1) * first.bytes;  // 2(N-1)/N·B per device, N devices
+    plan.ops.push_back(std::move(op));
+    return sums;
+  }
+
+  std::unique_ptr<Partitioner> inner_;
+  int replicas_;
+  std::string name_;
+  std::string summary_;
+};
+
+}  // namespace
+
+std::unique_ptr<Partitioner> with_replicas(std::unique_ptr<Partitioner> inner, int replicas) {
+  return std::make_unique<ReplicasPartitioner>(std::move(inner), replicas);
+}
+
+}  // namespace splitscope
