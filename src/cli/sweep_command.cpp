@@ -28,6 +28,7 @@ namespace {
 
 struct SweepOptions {
   std::vector<std::string> over;
+  std::vector<std::string> variants;
   bool json = false;
   bool quiet = false;
   std::string report;
@@ -38,6 +39,9 @@ struct SweptOption {
   std::string name;  ///< without the dashes
   std::vector<std::string> values;
 };
+
+/// The swept "option" of `--variant`: whole sets of run's options.
+constexpr const char* kVariant = "variant";
 
 /// `run`'s short spellings, so that `-n 2` in the swept command line counts as --devices.
 const std::vector<std::pair<std::string, std::string>>& short_names() {
@@ -106,6 +110,12 @@ int run_point(const std::vector<std::string>& arguments, const std::vector<std::
   std::vector<std::string> words{"splitscope"};
   words.insert(words.end(), arguments.begin(), arguments.end());
   for (const auto& [option, value] : values) {
+    if (option == kVariant) {
+      // A variant is a set of run's options, words apart ("--spare 1").
+      std::istringstream variant(value);
+      for (std::string word; variant >> word;) words.push_back(word);
+      continue;
+    }
     words.push_back("--" + option);
     words.push_back(value);
   }
@@ -142,6 +152,11 @@ OptionSweepPoint read_point(const std::string& report, std::vector<std::pair<std
     point.speedup = run["speedup"].get<double>();
   }
   const auto train = run.find("train");
+  if (train != run.end() && train->is_object() && train->contains("parameter_server")) {
+    for (const auto& sample : (*train)["parameter_server"]["loss_curve"]) {
+      point.loss_curve.emplace_back(sample["time_ms"].get<double>(), sample["loss"].get<double>());
+    }
+  }
   if (train != run.end() && train->is_object() && (*train)["samples_per_s"].is_number()) {
     point.samples_per_s = (*train)["samples_per_s"].get<double>();
   } else if (point.makespan_ms > 0) {
@@ -151,8 +166,18 @@ OptionSweepPoint read_point(const std::string& report, std::vector<std::pair<std
 }
 
 int sweep_command(const SweepOptions& options, const std::vector<std::string>& arguments) {
-  if (options.over.empty()) throw InputError("--over", "", "give at least one OPTION=V1,V2,... to sweep");
+  if (options.over.empty() && options.variants.empty()) {
+    throw InputError("--over", "", "give at least one OPTION=V1,V2,... (or --variant=OPTIONS) to sweep");
+  }
   std::vector<SweptOption> swept;
+  if (!options.variants.empty()) {
+    for (const std::string& variant : options.variants) {
+      if (variant.empty() || variant.front() != '-') {
+        throw InputError("--variant", variant, "give options of run, e.g. --variant=--async or --variant='--spare 1'");
+      }
+    }
+    swept.push_back({kVariant, options.variants});
+  }
   for (const std::string& text : options.over) {
     swept.push_back(parse_over(text));
     for (size_t i = 0; i + 1 < swept.size(); ++i) {
@@ -221,8 +246,11 @@ Command add_sweep_command(CLI::App& app) {
   sub->add_option("--over", options->over,
                   "OPTION=V1,V2,...: an option of run (no dashes) and its values; repeat to sweep the product "
                   "(the first varies along the x axis)")
-      ->required()
       ->allow_extra_args(false);  // one value an occurrence: what follows is the run command line
+  sub->add_option("--variant", options->variants,
+                  "=OPTIONS: a set of run's options as one point (--variant=--async --variant='--spare 1'); "
+                  "repeat for each; swept first (the x axis), before any --over")
+      ->allow_extra_args(false);
   sub->add_flag("--json", options->json, "print the sweep as JSON (splitscope.sweep/1) instead of the table");
   sub->add_flag("--quiet,-q", options->quiet, "no progress line per point on stderr");
   sub->add_option("--report", options->report, "write the sweep as JSON (splitscope.sweep/1)");

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "report/svg_charts.hpp"
+#include "report/svg_line_chart.hpp"
 #include "report/text_table.hpp"
 #include "report/units.hpp"
 
@@ -18,6 +19,25 @@ std::string series_name(const OptionSweep& sweep, const OptionSweepPoint& point)
     name += fmt::format("{}{}={}", name.empty() ? "" : " ", point.values[i].first, point.values[i].second);
   }
   return name.empty() ? sweep.over.front() : name;
+}
+
+/// Parameter-server points: the loss against wall time, one line each.
+std::string loss_curves_html(const OptionSweep& sweep) {
+  std::vector<LineSeries> series;
+  for (const OptionSweepPoint& point : sweep.points) {
+    if (point.loss_curve.empty()) continue;
+    std::string name;
+    for (const auto& [option, value] : point.values) {
+      name += fmt::format("{}{}", name.empty() ? "" : " ", option == "variant" ? value : option + "=" + value);
+    }
+    LineSeries line{name, {{0.0, point.loss_curve.front().second}}};
+    line.points.insert(line.points.end(), point.loss_curve.begin(), point.loss_curve.end());
+    series.push_back(std::move(line));
+  }
+  if (series.empty()) return {};
+  return "<h2>Loss against wall time</h2>\n<p>Each step window's end and the mean loss of the worker steps that "
+         "ended in it (the first point: the first step's loss, at 0).</p>\n" +
+         svg_line_chart(series, "wall time (ms)", "loss");
 }
 
 std::string joined(const std::vector<std::string>& words, const std::string& between) {
@@ -230,6 +250,7 @@ std::string option_sweep_html(const OptionSweep& sweep) {
   html += fmt::format("<h1>sweep of <code>run {}</code> over {}</h1>\n", escape_html(joined(sweep.run_arguments, " ")),
                       escape_html(joined(sweep.over, " x ")));
   html += svg;
+  html += loss_curves_html(sweep);
   html += "<ul>\n";
   for (const std::string& finding : option_sweep_findings(sweep)) html += "<li>" + escape_html(finding) + "</li>\n";
   html += "</ul>\n<pre>" + escape_html(option_sweep_text(sweep)) + "</pre>\n</body></html>\n";

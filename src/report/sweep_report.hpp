@@ -23,6 +23,8 @@ struct OptionSweepPoint {
   double samples_per_s = 0;   ///< samples a second: the batch over the makespan
   std::optional<double> speedup;  ///< against `single`, as the run reported it (none where single does not fit)
   std::string verdict;
+  /// Parameter-server training runs: the loss against wall time, (ms, loss) at each step window's end.
+  std::vector<std::pair<double, double>> loss_curve;
 };
 
 struct OptionSweep {

@@ -56,6 +56,22 @@ TEST(Sweep, SeveralListsSweepTheirProductFirstOptionFastest) {
   EXPECT_TRUE(valid == 0 || valid == kSkipExitCode) << "reports/schema/sweep.schema.json, exit " << valid;
 }
 
+TEST(Sweep, VariantsSweepSetsOfOptionsAndDrawParameterServersLossCurves) {
+  const std::string dir = fresh_temp_dir("sweep-variants");
+  // The cpu backend: it computes the losses the chart draws.
+  const std::string ps = "run mlp-small --train --strategy ps --devices 3 --steps 6 --backend cpu";
+  const CommandResult swept = run_splitscope("sweep -q --json --variant=--sync --variant=--async \"--variant=--spare 1\" "
+                                             "--html " + dir + "/s.html " + ps);
+  ASSERT_EQ(swept.exit_code, 0) << swept.err;
+  const auto document = nlohmann::json::parse(swept.out);
+  ASSERT_EQ(document["points"].size(), 3u);
+  EXPECT_EQ(document["points"][2]["values"]["variant"], "--spare 1");
+  const std::string html = read_text_file(dir + "/s.html");
+  EXPECT_NE(html.find("Loss against wall time"), std::string::npos);
+  for (const char* series : {">--sync<", ">--async<", ">--spare 1<"}) EXPECT_NE(html.find(series), std::string::npos) << series;
+  EXPECT_EQ(run_splitscope("sweep --variant=async " + ps).exit_code, 2);  // not an option
+}
+
 TEST(Sweep, RefusesWhatItCannotSweep) {
   const CommandResult twice = run_splitscope("sweep --over devices=1,2 " + kRun + " --devices 2");
   EXPECT_EQ(twice.exit_code, 2);

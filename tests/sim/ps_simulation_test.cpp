@@ -92,7 +92,9 @@ TEST(PsSimulation, OneShardsLinkSaturatesAsWorkersAreAdded) {
     const RunResult result = simulator.run_parameter_server(plan, RunOptions{}, steps_of(PsMode::kSync, 2));
     const double step_us = result.timelines.back().makespan_us();
     // Twice the workers: each computes half the rows, but the shard's port carries twice the bytes.
-    if (previous_step_us > 0) EXPECT_GT(step_us, 1.8 * previous_step_us) << workers << " workers";
+    if (previous_step_us > 0) {
+      EXPECT_GT(step_us, 1.8 * previous_step_us) << workers << " workers";
+    }
     previous_step_us = step_us;
   }
 }
