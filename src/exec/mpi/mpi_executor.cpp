@@ -204,4 +204,14 @@ std::unique_ptr<PreparedRun> MpiExecutor::prepare(const Plan& plan, const RunOpt
 
 RunResult MpiExecutor::run(const Plan& plan, const RunOptions& options) { return run_prepared(*this, plan, options); }
 
+RunResult MpiExecutor::run_parameter_server(const Plan& plan, const RunOptions& options,
+                                            const ParameterServerOptions& ps) {
+  (void)plan;
+  (void)options;
+  (void)ps;
+  throw UnavailableError(
+      "--strategy ps under --launcher mpi: its workers and shards are threads of one process, not MPI ranks, yet; "
+      "run it without mpirun (--backend cpu), or predict it (--backend sim)");
+}
+
 }  // namespace splitscope
