@@ -35,6 +35,7 @@ struct CompareOptions {
   std::vector<std::string> strategies;
   int devices = 2;
   std::optional<int> microbatches;
+  int replicas = 1;
   std::optional<std::string> predict_on;  ///< unset: kDefaultPredictionMachine beside measured runs
   ExecutionOptions execution;
   TrainingOptions training;
@@ -78,8 +79,12 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
   OutputBatch files(launch.writes());
   auto reporters = make_reporters(ReportKind::kCompare, std::cout, options.outputs, files);
   const auto graph = graph_to_run(load_network(options.model, execution.batch), options.training);
-  const auto strategies = chosen_strategies(options.strategies, options.devices, *graph);
-  const int microbatches = options.microbatches.value_or(default_microbatches(*graph, options.devices));
+  if (options.replicas < 1) throw InputError("--replicas", "", "must be 1 or more");
+  const auto strategies = chosen_strategies(options.strategies, options.devices, *graph, "--strategies", options.replicas);
+  // A replicated pipeline's micro-batches split its replica's rows over its devices.
+  const int microbatches = options.microbatches.value_or(
+      default_microbatches(graph->with_batch(std::max<int64_t>(1, graph->batch() / options.replicas)),
+                           options.devices / options.replicas));
   const auto microbatched = [](const std::string& name) { return make_partitioner(name)->traits().microbatched; };
   if (options.microbatches && std::none_of(strategies.begin(), strategies.end(), microbatched)) {
     // As `plan` and `run` refuse it: the number would be silently ignored.
@@ -90,7 +95,7 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
 
   const std::vector<std::shared_ptr<const Plan>> plans =
       comparison_plans(graph, strategies, options.devices, microbatches, execution, backend,
-                       pipeline_schedule(options.training));
+                       pipeline_schedule(options.training), options.replicas);
 
   Progress progress = stderr_progress(execution.quiet || !launch.writes());
   RunOptions run = run_options(execution);
@@ -156,6 +161,9 @@ Command add_compare_command(CLI::App& app) {
       ->delimiter(',');
   sub->add_option("--devices,-n", options->devices, "devices for the split strategies")->capture_default_str();
   sub->add_option("--microbatches,-m", options->microbatches, "pipeline micro-batches (default: 4N, but at least 8 rows each)");
+  sub->add_option("--replicas", options->replicas,
+                  "run every model split as R data-parallel copies over N/R devices each (data and single as they are)")
+      ->capture_default_str();
   sub->add_option("--predict-on", options->predict_on,
                   std::string("also simulate the plans on this machine (name or file; 'none' to skip; default ") +
                       kDefaultPredictionMachine + ")");

@@ -11,13 +11,30 @@
 #include "util/errors.hpp"
 
 namespace splitscope::cli {
+namespace {
+
+/// `name`, as `replicas` copies where it is a split that does not replicate
+/// the network itself (the baseline and data run as they are).
+std::unique_ptr<Partitioner> replicated(const std::string& name, int replicas) {
+  auto partitioner = make_partitioner(name);
+  const StrategyTraits traits = partitioner->traits();
+  if (replicas <= 1 || traits.baseline || traits.replicated) return partitioner;
+  return make_partitioner(name, replicas);
+}
+
+}  // namespace
 
 std::vector<std::string> chosen_strategies(const std::vector<std::string>& asked, int devices, const Graph& graph,
-                                           const std::string& option) {
+                                           const std::string& option, int replicas) {
   std::vector<std::string> chosen;
+  if (replicas > 1 && devices % replicas != 0) {
+    throw InputError("--replicas", "",
+                     std::to_string(replicas) + " replicas need a multiple of " + std::to_string(replicas) +
+                         " devices; got --devices " + std::to_string(devices));
+  }
   if (asked.empty()) {
     for (const auto& name : strategy_names()) {
-      const auto partitioner = make_partitioner(name);
+      const auto partitioner = replicated(name, replicas);
       // A training comparison runs the strategies that can train.
       if (graph.is_training() && !partitioner->traits().trains) continue;
       if (partitioner->applies(graph, devices)) chosen.push_back(name);
@@ -73,10 +90,11 @@ int default_microbatches(const Graph& graph, int devices) {
 std::vector<std::shared_ptr<const Plan>> comparison_plans(const std::shared_ptr<const Graph>& graph,
                                                           const std::vector<std::string>& strategies, int devices,
                                                           int microbatches, const ExecutionOptions& execution,
-                                                          const std::string& backend, PipelineSchedule schedule) {
+                                                          const std::string& backend, PipelineSchedule schedule,
+                                                          int replicas) {
   std::vector<std::shared_ptr<const Plan>> plans;
   for (const std::string& strategy : strategies) {
-    const auto partitioner = make_partitioner(strategy);
+    const auto partitioner = replicated(strategy, replicas);
     const StrategyTraits traits = partitioner->traits();
     PartitionOptions options =
         partition_options(execution, backend, traits.baseline ? 1 : devices, traits.microbatched ? microbatches : 1);

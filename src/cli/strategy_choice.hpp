@@ -18,19 +18,25 @@ namespace splitscope::cli {
 /// one that applies to `graph` when `asked` is empty; the baseline (`single`)
 /// always, first, since every speedup is against it. InputError (naming
 /// `option`) for an unknown strategy, or when no split applies at all.
+/// With `replicas` R > 1 (`compare --replicas`), the strategies that do not
+/// replicate the network run as R copies over devices / R each, and apply
+/// where they apply to devices / R.
 std::vector<std::string> chosen_strategies(const std::vector<std::string>& asked, int devices, const Graph& graph,
-                                           const std::string& option = "--strategies");
+                                           const std::string& option = "--strategies", int replicas = 1);
 
 /// GPipe's rule of thumb, M >= 4N, but no micro-batch under 8 rows.
 int default_microbatches(const Graph& graph, int devices);
 
 /// The checked plans of `strategies` (chosen_strategies()' order): the
 /// baseline on one device, the splits on `devices`, micro-batched ones in
-/// `microbatches`, priced for `backend` (partition_options()).
+/// `microbatches`, priced for `backend` (partition_options()); with
+/// `replicas` > 1 the splits that do not replicate run as that many copies
+/// (partitioners/replicas.hpp), micro-batched ones with `microbatches` each.
 std::vector<std::shared_ptr<const Plan>> comparison_plans(const std::shared_ptr<const Graph>& graph,
                                                           const std::vector<std::string>& strategies, int devices,
                                                           int microbatches, const ExecutionOptions& execution,
                                                           const std::string& backend,
-                                                          PipelineSchedule schedule = PipelineSchedule::kGpipe);
+                                                          PipelineSchedule schedule = PipelineSchedule::kGpipe,
+                                                          int replicas = 1);
 
 }  // namespace splitscope::cli

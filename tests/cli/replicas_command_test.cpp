@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -23,6 +24,20 @@ TEST(ReplicasCommand, TwoTensorReplicasTrainAsSingleAndReportTheirGradientAllRed
   const CommandResult plan = run_splitscope("plan mlp-small --train --strategy pipeline --replicas 2 --devices 4 -m 2");
   ASSERT_EQ(plan.exit_code, 0) << plan.err;
   EXPECT_NE(plan.out.find("2 replicas of pipeline over 2 devices each"), std::string::npos) << plan.out;
+}
+
+TEST(ReplicasCommand, CompareRunsEveryModelSplitAsReplicasBesideDataAndSingle) {
+  const std::string dir = fresh_temp_dir("replicas-compare");
+  const CommandResult result = run_splitscope(
+      "compare mlp-small --train --devices 4 --replicas 2 --strategies tensor,data --backend sim --machine "
+      "h100-nvlink-8 --report " + dir + "/c.json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto report = nlohmann::json::parse(read_text_file(dir + "/c.json"));
+  std::vector<std::string> strategies;
+  for (const auto& run : report["runs"]) strategies.push_back(run["strategy"]);
+  std::sort(strategies.begin(), strategies.end());
+  EXPECT_EQ(strategies, (std::vector<std::string>{"data", "single", "tensor x2"}));
+  EXPECT_EQ(run_splitscope("compare mlp-small --devices 3 --replicas 2 --backend sim --machine h100-nvlink-8").exit_code, 2);
 }
 
 TEST(ReplicasCommand, ImpossibleReplicasAreExitTwoAndWriteNothing) {
