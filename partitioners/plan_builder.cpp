@@ -4,6 +4,7 @@
 #include <map>
 
 #include "partitioners/collective_schedule.hpp"
+#include "partitioners/gradient_all_reduce.hpp"
 #include "partitioners/pipeline_schedule.hpp"
 #include "partitioners/plan_memory.hpp"
 #include "util/check.hpp"
@@ -419,47 +420,8 @@ void PlanBuilder::add_updates() {
   }
 }
 
-// Ring all-reduce of the partial gradients of one weight slice held by
-// several replicas: each gets the sum over the whole batch.
 std::vector<int> PlanBuilder::gradient_all_reduce(const std::vector<int>& partials) {
-  const Value first = plan_.value(partials.front());
-  PlanOp op;
-  op.role = OpRole::kCollective;
-  op.collective = CollectiveKind::kAllReduce;
-  op.algorithm = default_algorithm(op.collective);
-  op.node = first.node;
-  op.device = -1;
-  op.inputs = partials;
-  op.id = static_cast<int>(plan_.ops.size());
-  Range rows = first.batch;
-  for (int id : partials) {
-    const Value& partial = plan_.value(id);
-    SPLITSCOPE_CHECK(partial.channels == first.channels && partial.reduce == first.reduce,
-                     "gradient all-reduce over different weight slices");
-    SPLITSCOPE_CHECK(!contains(op.participants, partial.device), "two gradients of one weight slice on one device");
-    op.participants.push_back(partial.device);
-    rows = Range{std::min(rows.begin, partial.batch.begin), std::max(rows.end, partial.batch.end)};
-  }
-  SPLITSCOPE_CHECK(rows.size() == plan_.graph->batch(), "replicas' gradients of " +
-                                                            plan_.graph->node(first.node).name +
-                                                            " do not cover the batch");
-  std::vector<int> sums;
-  for (int device : op.participants) {
-    Value value = first;
-    value.id = static_cast<int>(plan_.values.size());
-    value.device = device;
-    value.batch = rows;
-    value.partial = PartialSum::kNone;
-    value.producer = op.id;
-    plan_.values.push_back(value);
-    op.outputs.push_back(value.id);
-    sums.push_back(value.id);
-  }
-  const int64_t n = static_cast<int64_t>(partials.size());
-  op.payload_bytes = first.bytes;
-  op.bytes_moved = 2 * (n - 1) * first.bytes;  // 2(N-1)/N·B per device, N devices
-  add_op(std::move(op));
-  return sums;
+  return add_gradient_all_reduce(plan_, partials);
 }
 
 // The optimizer step of the parameter value on `gradient`'s device.

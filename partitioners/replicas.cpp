@@ -5,7 +5,7 @@
 #include <string>
 #include <tuple>
 
-#include "partitioners/collective_schedule.hpp"
+#include "partitioners/gradient_all_reduce.hpp"
 #include "partitioners/plan_memory.hpp"
 #include "util/errors.hpp"
 
@@ -110,7 +110,7 @@ class ReplicasPartitioner : public Partitioner {
       for (const auto& [r, id] : group) {
         gradients.push_back(parts[static_cast<size_t>(r)].op(id).inputs.at(0) + places[static_cast<size_t>(r)].first_value);
       }
-      const std::vector<int> sums = all_reduce(plan, gradients);
+      const std::vector<int> sums = add_gradient_all_reduce(plan, gradients);
       for (size_t i = 0; i < group.size(); ++i) {
         const auto [r, id] = group[i];
         PlanOp update = moved(parts[static_cast<size_t>(r)].op(id), places[static_cast<size_t>(r)]);
@@ -177,38 +177,6 @@ class ReplicasPartitioner : public Partitioner {
     op.id = static_cast<int>(plan.ops.size());
     plan.ops.push_back(std::move(op));
     return plan.ops.back().id;
-  }
-
-  /// Ring all-reduce of one weight slice's gradients, one per replica: each gets the sum over the batch.
-  static std::vector<int> all_reduce(Plan& plan, const std::vector<int>& gradients) {
-    const Value first = plan.value(gradients.front());
-    PlanOp op;
-    op.role = OpRole::kCollective;
-    op.collective = CollectiveKind::kAllReduce;
-    op.algorithm = default_algorithm(op.collective);
-    op.node = first.node;
-    op.device = -1;
-    op.inputs = gradients;
-    op.id = static_cast<int>(plan.ops.size());
-    std::vector<int> sums;
-    for (int id : gradients) {
-      const int device = plan.value(id).device;
-      op.participants.push_back(device);
-      Value sum = first;
-      sum.id = static_cast<int>(plan.values.size());
-      sum.device = device;
-      sum.batch = Range{0, plan.graph->batch()};
-      sum.partial = PartialSum::kNone;
-      sum.producer = op.id;
-      plan.values.push_back(sum);
-      op.outputs.push_back(sum.id);
-      sums.push_back(sum.id);
-    }
-    const auto n = static_cast<int64_t>(gradients.size());
-    op.payload_bytes = first.bytes;
-    op.bytes_moved = 2 * (n - 1) * first.bytes;  // 2(N-1)/N·B per device, N devices
-    plan.ops.push_back(std::move(op));
-    return sums;
   }
 
   std::unique_ptr<Partitioner> inner_;

@@ -15,6 +15,7 @@
 #include "exec/training_run.hpp"
 #include "ir/training.hpp"
 #include "naive_reference.hpp"
+#include "training_support.hpp"
 #include "partitioners/parameter_shards.hpp"
 #include "partitioners/partitioner.hpp"
 #include "partitioners/plan_check.hpp"
@@ -205,9 +206,9 @@ TEST(PsPlan, WorkersKeepTheirGradientsAndTheShardsHoldTheWeights) {
 
 // --- real runs on the cpu backend ---
 
-struct Trained {
-  std::vector<double> losses;
-  HostTensor output;
+using testing_support::expect_same_training;
+
+struct Trained : testing_support::TrainedRun {
   ParameterServerInfo info;
   size_t windows = 0;
 };
@@ -220,7 +221,7 @@ Trained train_ps(const char* json, int workers, int shards, const ParameterServe
   run.straggler = straggler;
   const RunResult result = CpuExecutor().run_parameter_server(plan, run, ps);
   EXPECT_TRUE(result.info.parameter_server.has_value());
-  return {result.losses, result.output, result.info.parameter_server.value_or(ParameterServerInfo{}),
+  return {{result.losses, result.output}, result.info.parameter_server.value_or(ParameterServerInfo{}),
           result.timelines.size()};
 }
 
@@ -232,20 +233,9 @@ Trained train_single(const char* json, int steps, Optimizer optimizer) {
   run.seed = kSeed;
   CpuExecutor executor;
   const RunResult result = run_training_steps(executor, plan, run, steps);
-  return {result.losses, result.output, {}, result.timelines.size()};
+  return {{result.losses, result.output}, {}, result.timelines.size()};
 }
 
-void expect_same_training(const Trained& a, const Trained& b, const std::string& what) {
-  ASSERT_EQ(a.losses.size(), b.losses.size()) << what;
-  for (size_t i = 0; i < a.losses.size(); ++i) {
-    EXPECT_NEAR(a.losses[i], b.losses[i], 1e-4 * std::abs(b.losses[i])) << what << " step " << i;
-  }
-  ASSERT_EQ(a.output.data.size(), b.output.data.size()) << what;
-  for (size_t i = 0; i < a.output.data.size(); ++i) {
-    EXPECT_NEAR(a.output.data[i], b.output.data[i], 1e-4 * std::max(1.0f, std::abs(b.output.data[i])))
-        << what << " output " << i;
-  }
-}
 
 Optimizer adam() {
   Optimizer optimizer;

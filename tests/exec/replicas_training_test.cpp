@@ -9,6 +9,7 @@
 #include "exec/training_run.hpp"
 #include "ir/training.hpp"
 #include "naive_reference.hpp"
+#include "training_support.hpp"
 #include "partitioners/partitioner.hpp"
 #include "partitioners/plan_check.hpp"
 #include "util/errors.hpp"
@@ -28,10 +29,8 @@ const char* kLstm = R"({"name": "lstm", "batch": 6, "input": [4, 5], "layers": [
     {"name": "l", "type": "lstm", "hidden": 4, "layers": 2, "return_sequences": false},
     {"type": "dense", "units": 3}, {"type": "softmax"}]})";
 
-struct Trained {
-  std::vector<double> losses;
-  HostTensor output;
-};
+using Trained = testing_support::TrainedRun;
+using testing_support::expect_same_training;
 
 Trained train(const char* json, const std::string& strategy, int replicas, int devices, int microbatches) {
   const auto forward = graph_from_json(json);
@@ -49,17 +48,6 @@ Trained train(const char* json, const std::string& strategy, int replicas, int d
   return {result.losses, result.output};
 }
 
-void expect_same_training(const Trained& a, const Trained& b, const std::string& what) {
-  ASSERT_EQ(a.losses.size(), b.losses.size()) << what;
-  for (size_t i = 0; i < a.losses.size(); ++i) {
-    EXPECT_NEAR(a.losses[i], b.losses[i], 1e-4 * std::abs(b.losses[i])) << what << " step " << i;
-  }
-  ASSERT_EQ(a.output.data.size(), b.output.data.size()) << what;
-  for (size_t i = 0; i < a.output.data.size(); ++i) {
-    EXPECT_NEAR(a.output.data[i], b.output.data[i], 1e-4 * std::max(1.0f, std::abs(b.output.data[i])))
-        << what << " output " << i;
-  }
-}
 
 TEST(Replicas, HybridPlansTrainStepForStepAsSingle) {
   for (const char* json : {kDense, kLstm}) {

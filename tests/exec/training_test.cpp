@@ -15,6 +15,7 @@
 #include "ir/params.hpp"
 #include "ir/training.hpp"
 #include "naive_reference.hpp"
+#include "training_support.hpp"
 #include "partitioners/partitioner.hpp"
 #include "partitioners/plan_check.hpp"
 #include "util/errors.hpp"
@@ -160,10 +161,8 @@ TEST(Training, AConcatHandsEachInputItsChannelsOfTheGradient) { expect_gradients
 TEST(Training, LstmGradientsThroughTimeMatchCentralFiniteDifferences) { expect_gradients_match_finite_differences(kLstm); }
 TEST(Training, GruGradientsThroughTimeMatchCentralFiniteDifferences) { expect_gradients_match_finite_differences(kGru); }
 
-struct Trained {
-  std::vector<double> losses;
-  HostTensor output;  ///< the forward output of the last step
-};
+using Trained = testing_support::TrainedRun;
+using testing_support::expect_same_training;
 
 Trained train(const char* json, const std::string& strategy, int devices, int microbatches,
               PipelineSchedule schedule, int steps, Optimizer optimizer) {
@@ -187,17 +186,6 @@ Optimizer momentum_sgd() {
   return optimizer;
 }
 
-void expect_same_training(const Trained& a, const Trained& b, const std::string& what) {
-  ASSERT_EQ(a.losses.size(), b.losses.size()) << what;
-  for (size_t i = 0; i < a.losses.size(); ++i) {
-    EXPECT_NEAR(a.losses[i], b.losses[i], 1e-4 * std::abs(b.losses[i])) << what << " step " << i;
-  }
-  ASSERT_EQ(a.output.data.size(), b.output.data.size()) << what;
-  for (size_t i = 0; i < a.output.data.size(); ++i) {
-    EXPECT_NEAR(a.output.data[i], b.output.data[i], 1e-4 * std::max(1.0f, std::abs(b.output.data[i])))
-        << what << " output " << i;
-  }
-}
 
 TEST(Training, EveryTrainingStrategyMatchesSingleStepForStep) {
   for (const char* json : {kDense, kConv, kResidualMse, kTowers, kLstm, kGru}) {
