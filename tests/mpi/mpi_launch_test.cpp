@@ -191,6 +191,28 @@ TEST_F(MpiLaunch, RefusesWhatItCannotRun) {
   const CommandResult input = run_splitscope_under(mpirun(2), "run mlp-small --strategy pipeline --devices 2 --launcher mpi "
                                                               "--input-cost-us-per-sample 10");
   EXPECT_NE(input.exit_code, 0);
+
+  // Parameter servers' workers and shards are threads of one process, not ranks.
+  const CommandResult ps =
+      run_splitscope_under(mpirun(2), "run mlp-small --train --strategy ps --devices 1 --launcher mpi");
+  EXPECT_EQ(ps.exit_code, 3);
+  EXPECT_NE(ps.err.find("not MPI ranks"), std::string::npos) << ps.err;
+}
+
+TEST_F(MpiLaunch, HybridReplicasTrainAsTheOneProcessRunAcrossRanks) {
+  const std::string dir = fresh_temp_dir("mpi-hybrid");
+  const std::string common = "run mlp-small --strategy horizontal --replicas 2 --devices 2 --train --steps 2 --quiet --report ";
+  const CommandResult launched = run_splitscope_under(mpirun(2), common + dir + "/mpi.json --launcher mpi");
+  ASSERT_EQ(launched.exit_code, 0) << launched.err;
+  const CommandResult alone = run_splitscope(common + dir + "/one.json");
+  ASSERT_EQ(alone.exit_code, 0) << alone.err;
+  const auto mpi = nlohmann::json::parse(read_text_file(dir + "/mpi.json"))["train"]["losses"];
+  const auto one = nlohmann::json::parse(read_text_file(dir + "/one.json"))["train"]["losses"];
+  ASSERT_EQ(mpi.size(), 2u);
+  ASSERT_EQ(one.size(), 2u);
+  for (size_t step = 0; step < 2; ++step) {
+    EXPECT_NEAR(mpi[step].get<double>(), one[step].get<double>(), 1e-5 * std::abs(one[step].get<double>()));
+  }
 }
 
 TEST_F(MpiLaunch, CompareRunsEveryStrategyAcrossRanks) {
