@@ -93,6 +93,7 @@ nlohmann::json plan_json(const Plan& plan) {
           {"strategy", plan.strategy},
           {"devices", plan.devices},
           {"microbatches", plan.microbatches},
+          {"parameter_servers", plan.parameter_servers},
           {"per_device", devices},
           {"transfers", {{"count", totals.transfer_count}, {"bytes", totals.transfer_bytes}}},
           {"collectives", {{"count", totals.collective_count}, {"bytes", totals.collective_bytes}, {"kinds", kinds}}},

@@ -41,6 +41,15 @@ TEST(ParameterServerCommand, AsyncRunReportsStalenessLossCurveAndShards) {
   EXPECT_EQ(validated, 0) << "the ps report does not match reports/schema";
 }
 
+TEST(ParameterServerCommand, PlanShowsTheShardsAsDevicesAfterTheWorkers) {
+  const CommandResult plan = run_splitscope("plan mlp-small --train --strategy ps --devices 3 --ps 2 --json");
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  const auto doc = nlohmann::json::parse(plan.out);
+  EXPECT_EQ(doc["devices"], 5);
+  EXPECT_EQ(doc["parameter_servers"], 2);
+  EXPECT_EQ(doc["collectives"]["count"], 0);  // no all-reduce: the shards aggregate
+}
+
 TEST(ParameterServerCommand, SyncPassesCheckAgainstSingle) {
   const CommandResult result =
       run_splitscope("run mlp-small --batch 16 --train --strategy ps --devices 2 --steps 3 --check");
