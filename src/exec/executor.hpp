@@ -22,9 +22,15 @@ namespace splitscope {
 
 /// A slow device (`--straggler D:MS`): device `device`'s work of every run
 /// starts `ms` milliseconds late, as on a machine that is busy elsewhere.
+/// Device kEveryDevice holds every device back alike (equal-speed workers
+/// whose pace a delay sets, not the cores they share: the parameter-server
+/// tests use it).
 struct StragglerDelay {
+  static constexpr int kEveryDevice = -1;
   int device = 0;
   double ms = 0;
+
+  bool holds_back(int d) const { return device == kEveryDevice || device == d; }
 };
 
 struct RunOptions {

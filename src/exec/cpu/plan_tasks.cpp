@@ -46,7 +46,7 @@ class TaskBuilder {
           float* scratch = tasks_.scratch[static_cast<size_t>(op.device)].data();
           const int before = walk.schedule_previous[static_cast<size_t>(id)];
           TaskFunction work = compute_task(plan_, op, buffers_, weights_, scratch);
-          if (straggler_ && straggler_->device == op.device && before < 0) work = held_back(std::move(work));
+          if (straggler_ && straggler_->holds_back(op.device) && before < 0) work = held_back(std::move(work));
           const int task = add({op.device, Lane::kCompute, op_label(plan_, op), std::move(work)},
                                {first_span_[static_cast<size_t>(id)], -1}, op.inputs);
           if (before >= 0) tasks_.graph.add_dependency(op_task.at(static_cast<size_t>(before)), task);

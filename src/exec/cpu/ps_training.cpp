@@ -130,7 +130,7 @@ class PsWorker {
 
  private:
   static std::optional<StragglerDelay> straggler_of(const RunOptions& options, int index) {
-    if (!options.straggler || options.straggler->device != index) return std::nullopt;
+    if (!options.straggler || !options.straggler->holds_back(index)) return std::nullopt;
     return StragglerDelay{0, options.straggler->ms};
   }
   static SchedulerConfig scheduler_config(const ThreadConfig& threads) {
@@ -470,7 +470,8 @@ RunResult run_cpu_parameter_server(const Plan& plan, const RunOptions& options, 
                    "run_cpu_parameter_server() of a plan that is not ps training");
   const int workers = ps_workers(plan);
   check_parameter_server_options(ps, workers);
-  if (options.straggler && (options.straggler->device < 0 || options.straggler->device >= workers)) {
+  if (options.straggler && options.straggler->device != StragglerDelay::kEveryDevice &&
+      (options.straggler->device < 0 || options.straggler->device >= workers)) {
     throw InputError("--straggler", "",
                      fmt::format("names device {}; the workers are devices 0-{} (the shards after them)",
                                  options.straggler->device, workers - 1));
