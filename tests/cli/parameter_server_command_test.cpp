@@ -30,7 +30,8 @@ TEST(ParameterServerCommand, AsyncRunReportsStalenessLossCurveAndShards) {
   int64_t counted = 0;
   for (const auto& count : train["staleness"]["histogram"]) counted += count.get<int64_t>();
   EXPECT_EQ(counted, ps["gradients_applied"].get<int64_t>());
-  EXPECT_LE(train["staleness"]["max"].get<int>(), 2 * 3);
+  // Only the other two workers' gradients can land between a pull and its push: at most 2 x 5 steps.
+  EXPECT_LE(train["staleness"]["max"].get<int>(), 2 * 5);
   EXPECT_EQ(ps["loss_curve"].size(), train["losses"].size());
   EXPECT_EQ(ps["shard_bytes"].size(), 2u);
   const std::string html = read_text_file(dir + "/p.html");
