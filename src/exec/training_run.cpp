@@ -8,6 +8,8 @@ namespace splitscope {
 
 RunResult run_training_steps(Executor& executor, const Plan& plan, const RunOptions& options, int steps) {
   SPLITSCOPE_CHECK(plan.graph->is_training(), "run_training_steps() of a plan that does not train");
+  // Its plan has no update op: the shards apply the gradients (Executor::run_parameter_server).
+  SPLITSCOPE_CHECK(!plan.traits.parameter_server, "run_training_steps() of a parameter-server plan");
   if (steps < 1) throw InputError("--steps", "", "must be at least 1, got " + std::to_string(steps));
   RunOptions each = options;
   each.warmup = 0;
