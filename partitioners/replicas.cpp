@@ -72,7 +72,7 @@ class ReplicasPartitioner : public Partitioner {
     plan.graph = graph;
     plan.pipeline_schedule = parts.front().pipeline_schedule;
     plan.notes = parts.front().notes;
-    plan.notes.push_back(fmt_note(devices_each));
+    plan.notes.push_back(replicas_note(devices_each));
     plan.schedule.assign(static_cast<size_t>(plan.devices), {});
 
     // Ids: every replica's ops but its updates, replica by replica; then
@@ -141,7 +141,7 @@ class ReplicasPartitioner : public Partitioner {
     return plan;
   }
 
-  std::string fmt_note(int devices_each) const {
+  std::string replicas_note(int devices_each) const {
     return std::to_string(replicas_) + " replicas of " + std::string(inner_->name()) + " over " +
            std::to_string(devices_each) + (devices_each == 1 ? " device" : " devices") +
            " each (replica r on devices r*" + std::to_string(devices_each) +

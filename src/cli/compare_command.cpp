@@ -83,8 +83,7 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
   const auto strategies = chosen_strategies(options.strategies, options.devices, *graph, "--strategies", options.replicas);
   // A replicated pipeline's micro-batches split its replica's rows over its devices.
   const int microbatches = options.microbatches.value_or(
-      default_microbatches(graph->with_batch(std::max<int64_t>(1, graph->batch() / options.replicas)),
-                           options.devices / options.replicas));
+      default_microbatches(std::max<int64_t>(1, graph->batch() / options.replicas), options.devices / options.replicas));
   const auto microbatched = [](const std::string& name) { return make_partitioner(name)->traits().microbatched; };
   if (options.microbatches && std::none_of(strategies.begin(), strategies.end(), microbatched)) {
     // As `plan` and `run` refuse it: the number would be silently ignored.

@@ -80,10 +80,10 @@ std::vector<std::string> chosen_strategies(const std::vector<std::string>& asked
 /// GPipe's rule of thumb, M >= 4N, keeps the bubble under a fifth; but
 /// micro-batches of fewer than 8 rows turn matrix products memory-bound
 /// (every micro-batch reads the weights again), so no smaller than that.
-int default_microbatches(const Graph& graph, int devices) {
+int default_microbatches(int64_t batch, int devices) {
   constexpr int64_t kMinRows = 8;
   const int64_t by_bubble = 4 * static_cast<int64_t>(devices);
-  const int64_t by_rows = std::max<int64_t>(1, graph.batch() / kMinRows);
+  const int64_t by_rows = std::max<int64_t>(1, batch / kMinRows);
   return static_cast<int>(std::min(by_bubble, by_rows));
 }
 

@@ -4,6 +4,7 @@
 /// gets by default: `compare` and `validate` choose alike, so that a
 /// validation scores the very runs a comparison makes.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,8 +25,9 @@ namespace splitscope::cli {
 std::vector<std::string> chosen_strategies(const std::vector<std::string>& asked, int devices, const Graph& graph,
                                            const std::string& option = "--strategies", int replicas = 1);
 
-/// GPipe's rule of thumb, M >= 4N, but no micro-batch under 8 rows.
-int default_microbatches(const Graph& graph, int devices);
+/// GPipe's rule of thumb, M >= 4N, but no micro-batch under 8 rows, for a
+/// pipeline of `batch` rows over `devices` stages.
+int default_microbatches(int64_t batch, int devices);
 
 /// The checked plans of `strategies` (chosen_strategies()' order): the
 /// baseline on one device, the splits on `devices`, micro-batched ones in

@@ -129,7 +129,7 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
       }
       const std::vector<std::string> strategies = chosen_strategies(options.strategies, devices, *graph);
       const std::vector<std::shared_ptr<const Plan>> plans = comparison_plans(
-          graph, strategies, devices, default_microbatches(*graph, devices), execution, backend);
+          graph, strategies, devices, default_microbatches(graph->batch(), devices), execution, backend);
       const std::vector<RunResult> measured = run_interleaved(*executor, plans, run, progress, policy);
       for (size_t p = 0; p < plans.size(); ++p) {
         const RunResult predicted = simulators[d]->run(*plans[p], run);

@@ -62,7 +62,8 @@ struct ShardState {
   int serving = -1;  ///< the worker whose gradient it is dealing with
   bool completes = false;
   double busy_start = 0;
-  int64_t floats = 0;  ///< weights it holds (per worker's replica)
+  /// Weights it holds (of each worker's replica); tally.bytes counts them.
+  int64_t floats() const { return tally.bytes / 4; }
   ShardTally tally;
 };
 
@@ -97,7 +98,6 @@ class PsSimulation {
       const Value& value = plan.value(id);
       if (value.device != 0) continue;
       ShardState& shard = shards_.at(static_cast<size_t>(shard_of[index++]));
-      shard.floats += value.bytes / 4;
       shard.tally.bytes += value.bytes;
     }
   }
@@ -165,7 +165,7 @@ class PsSimulation {
     copy.worker = worker;
     copy.shard = shard;
     copy.push = push;
-    copy.bytes = static_cast<double>(shards_.at(static_cast<size_t>(shard)).floats) * 4.0;
+    copy.bytes = static_cast<double>(shards_.at(static_cast<size_t>(shard)).tally.bytes);
     copy.route = push ? simulator_.topology().route(worker, shard_device(shard))
                       : simulator_.topology().route(shard_device(shard), worker);
     const int id = static_cast<int>(copies_.size());
@@ -228,7 +228,7 @@ class PsSimulation {
 
   int64_t replica_bytes() const {
     int64_t bytes = 0;
-    for (const ShardState& shard : shards_) bytes += shard.floats * 4;
+    for (const ShardState& shard : shards_) bytes += shard.tally.bytes;
     return bytes;
   }
 
@@ -253,8 +253,8 @@ class PsSimulation {
         continue;
       }
       shard.tally.taken(verdict.staleness, arrival.rows);
-      double seconds = accumulate_seconds(shard.floats);
-      if (verdict.completes) seconds += update_seconds(shard.floats);
+      double seconds = accumulate_seconds(shard.floats());
+      if (verdict.completes) seconds += update_seconds(shard.floats());
       shard.busy = true;
       shard.serving = arrival.worker;
       shard.completes = verdict.completes;
@@ -277,7 +277,7 @@ class PsSimulation {
       span.label = fmt::format("shard {} update {}", k, shard.ledger.version());
       span.start_us = shard.busy_start * 1e6;
       span.end_us = now_us();
-      span.flops = plan_.graph->training()->optimizer.update_flops(shard.floats);
+      span.flops = plan_.graph->training()->optimizer.update_flops(shard.floats());
       spans_.push_back(span);
     }
     answered(shard.serving);

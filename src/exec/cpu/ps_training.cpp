@@ -110,21 +110,20 @@ class PsWorker {
   WeightSlice& weights(int set) { return *weights_.get_mutable(part_.plan.value(part_.plan.parameters.at(set))); }
   /// Its gradient, flat.
   ConstChannelBlock gradient(int set) const { return buffers_.block(gradients_.at(static_cast<size_t>(set))); }
-  /// Runs the forward and backward pass; returns its op spans on `device`, on the clock of `start`.
-  std::vector<Span> step(Clock::time_point start, const std::optional<std::chrono::microseconds>& deadline,
-                         const std::vector<int>& plan_op) {
+  /// Runs the forward and backward pass; returns its op spans (the whole
+  /// plan's op ids, its own device), on the clock of `start`.
+  std::vector<Span> step(Clock::time_point start, const std::optional<std::chrono::microseconds>& deadline) {
     const std::vector<TaskTiming> timings = scheduler_.run(tasks_.graph, deadline);
     const double offset = microseconds_between(start, scheduler_.last_run_start());
     Timeline timeline = tasks_timeline(tasks_, timings);
     for (Span& span : timeline.spans) {
       span.device = index_;
-      span.op = plan_op.at(static_cast<size_t>(span.op));
+      span.op = part_.plan_op.at(static_cast<size_t>(span.op));
       span.start_us += offset;
       span.end_us += offset;
     }
     return std::move(timeline.spans);
   }
-  const std::vector<int>& plan_op() const { return part_.plan_op; }
   /// Its rows of the network output, [rows][output].
   ConstChannelBlock output() const { return buffers_.block(part_.plan.outputs[0]); }
 
@@ -182,7 +181,9 @@ class PsRun {
   RunResult run() {
     start_ = Clock::now();
     std::vector<std::thread> threads;
-    for (auto& shard : shards_) threads.emplace_back([this, s = shard.get()] { guarded([&] { serve(*s); }); });
+    for (size_t k = 0; k < shards_.size(); ++k) {
+      threads.emplace_back([this, k] { guarded([&] { serve(*shards_[k], workers_count_ + static_cast<int>(k)); }); });
+    }
     std::vector<std::thread> worker_threads;
     for (auto& worker : workers_) {
       worker_threads.emplace_back([this, w = worker.get()] { guarded([&] { work(*w); }); });
@@ -253,7 +254,7 @@ class PsRun {
       }
       record_worker_span(worker.index(), Lane::kCopyIn, "pull weights", pull_start, now_us(), pulled_bytes);
       // Compute.
-      std::vector<Span> spans = worker.step(start_, deadline_, worker.plan_op());
+      std::vector<Span> spans = worker.step(start_, deadline_);
       const ConstChannelBlock out = worker.output();
       const double loss = rows_loss(*plan_.graph, std::span<const float>(out.data, static_cast<size_t>(out.floats())),
                                     options_.seed, worker.rows());
@@ -306,16 +307,13 @@ class PsRun {
     worker_spans_.push_back(std::move(span));
   }
 
-  void serve(Shard& shard) {
-    const int device = workers_count_ + index_of(shard);
+  /// Shard thread: takes the gradients in arrival order; `device` is the shard's in the plan.
+  void serve(Shard& shard, int device) {
     std::unique_lock lock(shard.mutex);
     for (;;) {
       shard.arrived.wait(lock, [&] { return stop_ || workers_done_ || !shard.inbox.empty(); });
       if (stop_) return;
-      if (shard.inbox.empty()) {
-        if (workers_done_) return;
-        continue;
-      }
+      if (shard.inbox.empty()) return;  // the workers are done and every gradient dealt with
       GradientMessage message = std::move(shard.inbox.front());
       shard.inbox.pop_front();
       const GradientVerdict verdict = shard.ledger.offer(message.pulled);
@@ -336,13 +334,6 @@ class PsRun {
       if (verdict.completes) apply(shard, device);
       shard.version_changed.notify_all();
     }
-  }
-
-  int index_of(const Shard& shard) const {
-    for (size_t k = 0; k < shards_.size(); ++k) {
-      if (shards_[k].get() == &shard) return static_cast<int>(k);
-    }
-    return 0;
   }
 
   /// Applies the aggregated update, under the shard's lock: the rows-weighted
