@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "exec/cpu/kernels/activation.hpp"
+#include "exec/cpu/kernels/optimizer_step.hpp"
 #include "exec/cuda/program_data.hpp"
 #include "ir/params.hpp"
 
@@ -38,6 +39,8 @@ class Machine {
           data.resize(static_cast<size_t>(spec.elements));
           for (size_t i = 0; i < data.size(); ++i) data[i] = input_value(seed, static_cast<int64_t>(i));
         }
+      } else if (spec.kind == BufferKind::kState) {
+        data.assign(static_cast<size_t>(spec.elements), 0.0f);  // an optimizer's state starts at zero
       } else {
         data.assign(static_cast<size_t>(spec.elements), std::numeric_limits<float>::quiet_NaN());
       }
@@ -77,47 +80,90 @@ class Machine {
   }
 
   void execute(const MatMulStep& m, const Step&) {
-    const float* x = at(m.x, extent(m.rows, m.inner, m.x_stride));
-    const float* w = at(m.w, extent(m.inner, m.cols, m.w_stride));
+    const float* x = m.transpose_x ? at(m.x, extent(m.inner, m.rows, m.x_stride)) : at(m.x, extent(m.rows, m.inner, m.x_stride));
+    const float* w = m.transpose_w ? at(m.w, extent(m.cols, m.inner, m.w_stride)) : at(m.w, extent(m.inner, m.cols, m.w_stride));
     float* y = at(m.y, extent(m.rows, m.cols, m.y_stride));
+    auto x_at = [&](int64_t r, int64_t k) { return m.transpose_x ? x[k * m.x_stride + r] : x[r * m.x_stride + k]; };
+    auto w_at = [&](int64_t k, int64_t c) { return m.transpose_w ? w[c * m.w_stride + k] : w[k * m.w_stride + c]; };
     for (int64_t r = 0; r < m.rows; ++r) {
       for (int64_t c = 0; c < m.cols; ++c) {
         double sum = m.accumulate ? y[r * m.y_stride + c] : 0.0;
-        for (int64_t k = 0; k < m.inner; ++k) sum += double(x[r * m.x_stride + k]) * w[k * m.w_stride + c];
+        for (int64_t k = 0; k < m.inner; ++k) sum += double(x_at(r, k)) * w_at(k, c);
         y[r * m.y_stride + c] = static_cast<float>(sum);
       }
     }
   }
 
-  void execute(const ConvStep& s, const Step&) {
+  /// Every (sample, filter, output position, input channel, kernel tap) of a
+  /// convolution step that touches a real input element, as flat indices into
+  /// x, filter and y: the three passes are the same sum read three ways.
+  template <typename Visit>
+  static void each_tap(const ConvStep& s, Visit visit) {
     const int64_t plane = s.height * s.width;
-    const float* x = at(s.x, extent(s.batch, s.in_channels * plane, s.x_sample_stride));
     const int64_t per_group = s.in_channels / s.groups;
     const int64_t filters_per_group = s.filters / s.groups;
-    if (per_group * s.groups != s.in_channels || filters_per_group * s.groups != s.filters) fail("uneven groups");
-    const float* k = at(s.filter, s.filters * per_group * s.kernel_h * s.kernel_w);
-    float* y = at(s.y, extent(s.batch, s.filters * s.out_h * s.out_w, s.y_sample_stride));
     for (int64_t n = 0; n < s.batch; ++n) {
       for (int64_t f = 0; f < s.filters; ++f) {
         const int64_t group = f / filters_per_group;
         for (int64_t oy = 0; oy < s.out_h; ++oy) {
           for (int64_t ox = 0; ox < s.out_w; ++ox) {
-            double sum = 0;
+            const int64_t y_at = n * s.y_sample_stride + (f * s.out_h + oy) * s.out_w + ox;
             for (int64_t c = 0; c < per_group; ++c) {
               for (int64_t ky = 0; ky < s.kernel_h; ++ky) {
                 for (int64_t kx = 0; kx < s.kernel_w; ++kx) {
                   const int64_t iy = oy * s.stride_h - s.pad_h + ky;
                   const int64_t ix = ox * s.stride_w - s.pad_w + kx;
                   if (iy < 0 || iy >= s.height || ix < 0 || ix >= s.width) continue;
-                  sum += double(x[n * s.x_sample_stride + (group * per_group + c) * plane + iy * s.width + ix]) *
-                         k[((f * per_group + c) * s.kernel_h + ky) * s.kernel_w + kx];
+                  visit(n * s.x_sample_stride + (group * per_group + c) * plane + iy * s.width + ix,
+                        ((f * per_group + c) * s.kernel_h + ky) * s.kernel_w + kx, y_at);
                 }
               }
             }
-            y[n * s.y_sample_stride + (f * s.out_h + oy) * s.out_w + ox] = static_cast<float>(sum);
           }
         }
       }
+    }
+  }
+
+  void execute(const ConvStep& s, const Step&) {
+    const int64_t plane = s.height * s.width;
+    const int64_t per_group = s.in_channels / s.groups;
+    const int64_t filters_per_group = s.filters / s.groups;
+    if (per_group * s.groups != s.in_channels || filters_per_group * s.groups != s.filters) fail("uneven groups");
+    const int64_t x_extent = extent(s.batch, s.in_channels * plane, s.x_sample_stride);
+    const int64_t filter_extent = s.filters * per_group * s.kernel_h * s.kernel_w;
+    const int64_t y_extent = extent(s.batch, s.filters * s.out_h * s.out_w, s.y_sample_stride);
+    float* x = at(s.x, x_extent);
+    float* k = at(s.filter, filter_extent);
+    float* y = at(s.y, y_extent);
+    // Sums in double, rounded once, as the forward pass does.
+    std::vector<double> sum;
+    switch (s.pass) {
+      case ConvPass::kForward:
+        sum.assign(static_cast<size_t>(y_extent), 0.0);
+        each_tap(s, [&](int64_t xi, int64_t ki, int64_t yi) { sum[static_cast<size_t>(yi)] += double(x[xi]) * k[ki]; });
+        for (int64_t n = 0; n < s.batch; ++n) {
+          for (int64_t e = 0; e < s.filters * s.out_h * s.out_w; ++e) {
+            y[n * s.y_sample_stride + e] = static_cast<float>(sum[static_cast<size_t>(n * s.y_sample_stride + e)]);
+          }
+        }
+        return;
+      case ConvPass::kBackwardData:
+        sum.assign(static_cast<size_t>(x_extent), 0.0);
+        each_tap(s, [&](int64_t xi, int64_t ki, int64_t yi) { sum[static_cast<size_t>(xi)] += double(y[yi]) * k[ki]; });
+        for (int64_t n = 0; n < s.batch; ++n) {
+          for (int64_t e = 0; e < s.in_channels * plane; ++e) {
+            x[n * s.x_sample_stride + e] = static_cast<float>(sum[static_cast<size_t>(n * s.x_sample_stride + e)]);
+          }
+        }
+        return;
+      case ConvPass::kBackwardFilter:
+        sum.assign(static_cast<size_t>(filter_extent), 0.0);
+        each_tap(s, [&](int64_t xi, int64_t ki, int64_t yi) { sum[static_cast<size_t>(ki)] += double(x[xi]) * y[yi]; });
+        for (int64_t i = 0; i < filter_extent; ++i) {
+          k[i] = static_cast<float>((s.accumulate ? double(k[i]) : 0.0) + sum[static_cast<size_t>(i)]);
+        }
+        return;
     }
   }
 
@@ -247,6 +293,96 @@ class Machine {
     }
   }
 
+  void execute(const LossGradStep& s, const Step&) {
+    const float* p = at(s.prediction, extent(s.rows, s.width, s.prediction_stride));
+    const float* t = at(s.target, extent(s.rows, s.cross_entropy ? 1 : s.width, s.target_stride));
+    float* g = at(s.gradient, s.rows * s.width);
+    const auto batch = static_cast<float>(s.batch);
+    const float scale = 2.0f / (batch * static_cast<float>(s.width));
+    for (int64_t r = 0; r < s.rows; ++r) {
+      for (int64_t j = 0; j < s.width; ++j) {
+        const float pj = p[r * s.prediction_stride + j];
+        g[r * s.width + j] = s.cross_entropy
+                                 ? (pj - (j == static_cast<int64_t>(t[r * s.target_stride]) ? 1.0f : 0.0f)) / batch
+                                 : scale * (pj - t[r * s.target_stride + j]);
+      }
+    }
+  }
+
+  void execute(const ActivationGradStep& s, const Step&) {
+    const float* dy = at(s.dy, extent(s.rows, s.width, s.dy_stride));
+    const float* y = s.activation == Activation::kNone ? nullptr : at(s.y, extent(s.rows, s.width, s.y_stride));
+    float* dx = at(s.dx, extent(s.rows, s.width, s.dx_stride));
+    activation_grad_rows(s.activation, dy, s.dy_stride, y, s.y_stride, dx, s.dx_stride, s.rows, s.width);
+  }
+
+  void execute(const BiasGradStep& s, const Step&) {
+    const float* dz = at(s.dz, extent(s.rows, s.channels * s.inner, s.dz_stride));
+    float* db = at(s.db, s.channels);
+    for (int64_t c = 0; c < s.channels; ++c) {
+      double total = s.accumulate ? db[c] : 0.0;
+      for (int64_t r = 0; r < s.rows; ++r) {
+        for (int64_t i = 0; i < s.inner; ++i) total += dz[r * s.dz_stride + c * s.inner + i];
+      }
+      db[c] = static_cast<float>(total);
+    }
+  }
+
+  void execute(const PoolGradStep& s, const Step&) {
+    const int64_t plane = s.height * s.width;
+    const float* x = s.max ? at(s.x, extent(s.batch, s.channels * plane, s.x_sample_stride)) : nullptr;
+    const float* dy = at(s.dy, extent(s.batch, s.channels * s.out_h * s.out_w, s.dy_sample_stride));
+    float* dx = at(s.dx, extent(s.batch, s.channels * plane, s.dx_sample_stride));
+    // Scattered window by window, as the cpu backend does (the GPU gathers; the sums agree).
+    for (int64_t n = 0; n < s.batch; ++n) {
+      for (int64_t c = 0; c < s.channels; ++c) {
+        float* grad_in = dx + n * s.dx_sample_stride + c * plane;
+        std::fill_n(grad_in, plane, 0.0f);
+        const float* in = x != nullptr ? x + n * s.x_sample_stride + c * plane : nullptr;
+        for (int64_t oy = 0; oy < s.out_h; ++oy) {
+          const int64_t top = std::max<int64_t>(oy * s.stride_h - s.pad_h, 0);
+          const int64_t bottom = std::min(oy * s.stride_h - s.pad_h + s.kernel_h, s.height);
+          for (int64_t ox = 0; ox < s.out_w; ++ox) {
+            const int64_t left = std::max<int64_t>(ox * s.stride_w - s.pad_w, 0);
+            const int64_t right = std::min(ox * s.stride_w - s.pad_w + s.kernel_w, s.width);
+            const float g = dy[n * s.dy_sample_stride + (c * s.out_h + oy) * s.out_w + ox];
+            if (s.max) {
+              float best = -INFINITY;
+              int64_t best_at = top * s.width + left;
+              for (int64_t i = top; i < bottom; ++i) {
+                for (int64_t j = left; j < right; ++j) {
+                  if (best < in[i * s.width + j]) {
+                    best = in[i * s.width + j];
+                    best_at = i * s.width + j;
+                  }
+                }
+              }
+              grad_in[best_at] += g;
+            } else {
+              const float share = g * (1.0f / static_cast<float>((bottom - top) * (right - left)));
+              for (int64_t i = top; i < bottom; ++i) {
+                for (int64_t j = left; j < right; ++j) grad_in[i * s.width + j] += share;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  void execute(const UpdateStep& s, const Step&) {
+    float* w = at(s.weights, s.elements);
+    const float* g = at(s.gradient, s.elements);
+    float* first = s.first.valid() ? at(s.first, s.elements) : nullptr;
+    float* second = s.second.valid() ? at(s.second, s.elements) : nullptr;
+    float* counter = s.counter.valid() ? at(s.counter, 1) : nullptr;
+    if (s.optimizer.adam() && counter == nullptr) fail("an Adam update without its counter");
+    if (counter != nullptr) *counter += 1.0f;
+    const OptimizerStep step =
+        optimizer_step(s.optimizer, s.optimizer.learning_rate, counter != nullptr ? static_cast<int64_t>(*counter) : 1);
+    apply_optimizer_step(step, w, g, first, second, 0, s.elements);
+  }
+
   const Plan& plan_;
   const DeviceProgram& program_;
   std::vector<std::vector<float>> memory_;
@@ -258,8 +394,10 @@ int stream_index(const StreamId& stream) { return stream.device * 3 + static_cas
 
 }  // namespace
 
-Interpretation interpret(const Plan& plan, const DeviceProgram& program, uint64_t seed, uint32_t schedule_seed) {
-  Machine machine(plan, program, seed);
+namespace {
+
+/// One run of the whole program on `machine`, in an order the streams and waits allow.
+std::vector<int> run_once(Machine& machine, const DeviceProgram& program, std::mt19937& random, uint32_t schedule_seed) {
   const int streams = program.devices * 3;
   std::vector<std::vector<int>> queues(static_cast<size_t>(streams));
   for (size_t i = 0; i < program.steps.size(); ++i) {
@@ -267,9 +405,8 @@ Interpretation interpret(const Plan& plan, const DeviceProgram& program, uint64_
   }
   std::vector<size_t> head(static_cast<size_t>(streams), 0);
   std::vector<bool> done(program.steps.size(), false);
-  std::mt19937 random(schedule_seed);
-  Interpretation result;
-  while (result.order.size() < program.steps.size()) {
+  std::vector<int> order;
+  while (order.size() < program.steps.size()) {
     std::vector<int> ready;
     for (int s = 0; s < streams; ++s) {
       const auto& queue = queues[static_cast<size_t>(s)];
@@ -287,19 +424,45 @@ Interpretation interpret(const Plan& plan, const DeviceProgram& program, uint64_
     machine.run(next);
     done[static_cast<size_t>(next)] = true;
     ++head[static_cast<size_t>(stream_index(program.steps[static_cast<size_t>(next)].stream))];
-    result.order.push_back(next);
+    order.push_back(next);
   }
+  return order;
+}
+
+HostTensor output_of(const Machine& machine, const Plan& plan, const DeviceProgram& program) {
+  HostTensor output = make_output_tensor(plan);
+  for (int id : plan.outputs) {
+    place_output_value(plan, plan.value(id), machine.buffer(program.value_buffer[static_cast<size_t>(id)]), output);
+  }
+  return output;
+}
+
+}  // namespace
+
+Interpretation interpret(const Plan& plan, const DeviceProgram& program, uint64_t seed, uint32_t schedule_seed) {
+  Machine machine(plan, program, seed);
+  std::mt19937 random(schedule_seed);
+  Interpretation result;
+  result.order = run_once(machine, program, random, schedule_seed);
   for (size_t id = 0; id < plan.values.size(); ++id) {
     // Parameter values have no buffer of their own (their tensors have weight buffers).
     const int buffer = program.value_buffer[id];
     result.values.push_back(buffer >= 0 ? machine.buffer(buffer) : std::vector<float>{});
   }
-  result.output = make_output_tensor(plan);
-  for (int id : plan.outputs) {
-    place_output_value(plan, plan.value(id), machine.buffer(program.value_buffer[static_cast<size_t>(id)]),
-                       result.output);
-  }
+  result.output = output_of(machine, plan, program);
   return result;
+}
+
+std::vector<HostTensor> interpret_runs(const Plan& plan, const DeviceProgram& program, uint64_t seed, int runs,
+                                       uint32_t schedule_seed) {
+  Machine machine(plan, program, seed);
+  std::mt19937 random(schedule_seed);
+  std::vector<HostTensor> outputs;
+  for (int run = 0; run < runs; ++run) {
+    run_once(machine, program, random, schedule_seed);
+    outputs.push_back(output_of(machine, plan, program));
+  }
+  return outputs;
 }
 
 }  // namespace splitscope::testing

@@ -33,4 +33,10 @@ struct Interpretation {
 Interpretation interpret(const Plan& plan, const gpu::DeviceProgram& program, uint64_t seed,
                          uint32_t schedule_seed = 0);
 
+/// Interprets `program` `runs` times on the same memory (weights, optimizer
+/// state and all: a training plan's steps), returning the network output of
+/// each run.
+std::vector<HostTensor> interpret_runs(const Plan& plan, const gpu::DeviceProgram& program, uint64_t seed, int runs,
+                                       uint32_t schedule_seed = 0);
+
 }  // namespace splitscope::testing

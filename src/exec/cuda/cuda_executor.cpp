@@ -120,12 +120,108 @@ std::string dtype_fact(Dtype dtype) {
 
 }  // namespace
 
+/// A plan set up on the GPU once: devices, compiled program, buffers, weights.
+/// Its runs share them, so a training plan's runs are successive steps.
+class CudaPreparedRun : public PreparedRun {
+ public:
+  CudaPreparedRun(const Plan& plan, const RunOptions& options, const CudaOptions& cuda, const DriverApi& driver)
+      : plan_(plan), options_(options), cuda_(cuda), devices_(make_devices(plan, cuda, driver)),
+        runner_(plan, compile_plan(plan, CompileOptions{cuda.link}), devices_,
+                RunnerOptions{cuda.dtype, options.seed}) {}
+
+  void run(int warmup, int repeats, RunResult& into) override {
+    if (repeats < 1) throw InputError("--repeat", "", "must be at least 1");
+    RunOptions options = options_;
+    options.repeats = repeats;
+    for (int w = 0; w < warmup; ++w) {
+      if (options.on_repeat) options.on_repeat(w - warmup, repeats);
+      const double started = now_ms();
+      runner_.issue(nullptr, 0);
+      runner_.wait(options.timeout_ms, started);
+    }
+    // Built from a list: GCC 12 warns falsely (-Warray-bounds) on a first emplace_back here.
+    std::vector<std::pair<std::string, std::string>> facts{
+        {"link", cuda_.link == LinkMode::kHost ? "host (every cross-device copy staged through pinned host memory)"
+                                               : "device (device-to-device copies)"},
+        {"dtype", dtype_fact(cuda_.dtype)}};
+    if (cuda_.cuda_graph) {
+      const TimedRuns eager = time_eager(runner_, options, false);
+      TimedRuns graph = time_graph(runner_, options);
+      facts.emplace_back("timing", graph.method);
+      facts.emplace_back("cuda_graph", "yes: the timed runs replay one captured graph");
+      facts.emplace_back("eager_makespan_ms", fmt::format("{:.4f} (median; timed with {})",
+                                                          median_makespan_ms(eager.timelines), eager.method));
+      facts.emplace_back("graph_makespan_ms", fmt::format("{:.4f} (median)", median_makespan_ms(graph.timelines)));
+      append(into.timelines, std::move(graph.timelines));
+    } else {
+      TimedRuns eager = time_eager(runner_, options, true);
+      facts.emplace_back("timing", eager.method);
+      facts.emplace_back("cuda_graph", "no");
+      append(into.timelines, std::move(eager.timelines));
+    }
+    describe(facts, into.info);
+  }
+
+  HostTensor output() override { return runner_.read_output(); }
+
+ private:
+  /// The partitions a GPU is carved into: `--virtual-devices`, else one per plan device.
+  static int partitions(const Plan& plan, const CudaOptions& cuda) {
+    return cuda.mode == DeviceMode::kVirtual && cuda.virtual_devices > 0 ? cuda.virtual_devices : plan.devices;
+  }
+
+  static DeviceSet make_devices(const Plan& plan, const CudaOptions& cuda, const DriverApi& driver) {
+    if (cuda.mode == DeviceMode::kVirtual && plan.devices > partitions(plan, cuda)) {
+      throw InputError("--devices", "",
+                       fmt::format("the plan uses {} devices, more than the {} virtual devices carved", plan.devices,
+                                   cuda.virtual_devices));
+    }
+    return cuda.mode == DeviceMode::kVirtual
+               ? DeviceSet::virtual_devices(cuda.gpu, partitions(plan, cuda), plan.devices, driver)
+               : DeviceSet::physical(plan.devices);
+  }
+
+  static void append(std::vector<Timeline>& into, std::vector<Timeline> more) {
+    for (Timeline& timeline : more) into.push_back(std::move(timeline));
+  }
+
+  void describe(std::vector<std::pair<std::string, std::string>> facts, RunInfo& info) const {
+    cudaDeviceProp properties{};
+    SPLITSCOPE_CUDA_CHECK(cudaGetDeviceProperties(&properties, devices_.device(0).ordinal));
+    const LibraryVersions versions = library_versions();
+    info.backend = "cuda";
+    info.measured = true;
+    info.device_mode = devices_.mode();
+    info.machine_name = host_name();
+    info.device_name = properties.name;
+    info.driver = versions.driver;
+    info.device_memory_bytes.clear();
+    const int carved = partitions(plan_, cuda_);
+    for (int d = 0; d < plan_.devices; ++d) {
+      cudaDeviceProp device{};
+      SPLITSCOPE_CUDA_CHECK(cudaGetDeviceProperties(&device, devices_.device(d).ordinal));
+      const auto total = static_cast<int64_t>(device.totalGlobalMem);
+      info.device_memory_bytes.push_back(devices_.is_virtual() ? total / carved : total);
+    }
+    info.facts = std::move(facts);
+    for (const auto& fact : devices_.facts()) info.facts.push_back(fact);
+    for (const auto& fact : runner_.facts()) info.facts.push_back(fact);
+    info.facts.emplace_back("cuda", versions.describe());
+  }
+
+  const Plan& plan_;
+  RunOptions options_;
+  CudaOptions cuda_;
+  DeviceSet devices_;      // before runner_, which uses it
+  ProgramRunner runner_;
+};
+
 CudaExecutor::CudaExecutor(const CudaOptions& options) : options_(options) {}
 
 std::string CudaExecutor::unsupported(const Plan& plan, const PlanOp& op) const {
-  if (plan.graph->is_training()) {
-    return "the cuda backend does not train yet (its backward kernels are still to come): train with --backend cpu "
-           "or sim";
+  if (plan.graph->is_training() && options_.cuda_graph) {
+    return "a training step runs once per step, and --graph times replays beside eager runs (each would be a step): "
+           "drop --graph to train on the cuda backend";
   }
   if (op.role == OpRole::kCollective && static_cast<int>(op.participants.size()) > kernels::kMaxSumInputs) {
     return fmt::format("the cuda backend runs collectives over at most {} devices; this one has {}",
@@ -136,81 +232,26 @@ std::string CudaExecutor::unsupported(const Plan& plan, const PlanOp& op) const 
     return fmt::format("the cuda backend adds at most {} inputs in one op", kernels::kMaxSumInputs);
   }
   if (op.role == OpRole::kCompute && !gpu::has_cuda_kernel(plan.graph->node(op.node).kind)) {
-    return fmt::format("the cuda backend has no kernel for {} ops", to_string(plan.graph->node(op.node).kind));
+    const OpKind kind = plan.graph->node(op.node).kind;
+    if (plan.graph->node(op.node).pass == Pass::kBackward) {
+      return fmt::format("the cuda backend has no backward kernel for {} ops yet (recurrent cells train on the cpu "
+                         "backend): train this network with --backend cpu, or predict it with --backend sim",
+                         to_string(kind));
+    }
+    return fmt::format("the cuda backend has no kernel for {} ops", to_string(kind));
   }
   return {};
 }
 
-RunResult CudaExecutor::run(const Plan& plan, const RunOptions& options) {
+std::unique_ptr<PreparedRun> CudaExecutor::prepare(const Plan& plan, const RunOptions& options) {
   SPLITSCOPE_CHECK(plan.graph != nullptr, "plan without a graph");
   require_supported(*this, plan);
+  return std::make_unique<CudaPreparedRun>(plan, options, options_, driver_);
+}
+
+RunResult CudaExecutor::run(const Plan& plan, const RunOptions& options) {
   if (options.repeats < 1) throw InputError("--repeat", "", "must be at least 1");
-
-  int partitions = plan.devices;
-  if (options_.mode == DeviceMode::kVirtual && options_.virtual_devices > 0) {
-    if (plan.devices > options_.virtual_devices) {
-      throw InputError("--devices", "", fmt::format("the plan uses {} devices, more than the {} virtual devices carved",
-                                                    plan.devices, options_.virtual_devices));
-    }
-    partitions = options_.virtual_devices;
-  }
-  DeviceSet devices = options_.mode == DeviceMode::kVirtual
-                          ? DeviceSet::virtual_devices(options_.gpu, partitions, plan.devices, driver_)
-                          : DeviceSet::physical(plan.devices);
-  DeviceProgram program = compile_plan(plan, CompileOptions{options_.link});
-  ProgramRunner runner(plan, std::move(program), devices, RunnerOptions{options_.dtype, options.seed});
-
-  for (int w = 0; w < options.warmup; ++w) {
-    if (options.on_repeat) options.on_repeat(w - options.warmup, options.repeats);
-    const double started = now_ms();
-    runner.issue(nullptr, 0);
-    runner.wait(options.timeout_ms, started);
-  }
-
-  RunResult result;
-  std::vector<std::pair<std::string, std::string>> facts;
-  facts.emplace_back("link", options_.link == LinkMode::kHost
-                                 ? "host (every cross-device copy staged through pinned host memory)"
-                                 : "device (device-to-device copies)");
-  facts.emplace_back("dtype", dtype_fact(options_.dtype));
-  if (options_.cuda_graph) {
-    const TimedRuns eager = time_eager(runner, options, false);
-    TimedRuns graph = time_graph(runner, options);
-    facts.emplace_back("timing", graph.method);
-    facts.emplace_back("cuda_graph", "yes: the timed runs replay one captured graph");
-    facts.emplace_back("eager_makespan_ms", fmt::format("{:.4f} (median; timed with {})",
-                                                        median_makespan_ms(eager.timelines), eager.method));
-    facts.emplace_back("graph_makespan_ms", fmt::format("{:.4f} (median)", median_makespan_ms(graph.timelines)));
-    result.timelines = std::move(graph.timelines);
-  } else {
-    TimedRuns eager = time_eager(runner, options, true);
-    facts.emplace_back("timing", eager.method);
-    facts.emplace_back("cuda_graph", "no");
-    result.timelines = std::move(eager.timelines);
-  }
-  if (options.want_output) result.output = runner.read_output();
-
-  cudaDeviceProp properties{};
-  SPLITSCOPE_CUDA_CHECK(cudaGetDeviceProperties(&properties, devices.device(0).ordinal));
-  const LibraryVersions versions = library_versions();
-  RunInfo& info = result.info;
-  info.backend = "cuda";
-  info.measured = true;
-  info.device_mode = devices.mode();
-  info.machine_name = host_name();
-  info.device_name = properties.name;
-  info.driver = versions.driver;
-  for (int d = 0; d < plan.devices; ++d) {
-    cudaDeviceProp device{};
-    SPLITSCOPE_CUDA_CHECK(cudaGetDeviceProperties(&device, devices.device(d).ordinal));
-    const auto total = static_cast<int64_t>(device.totalGlobalMem);
-    info.device_memory_bytes.push_back(devices.is_virtual() ? total / partitions : total);
-  }
-  info.facts = std::move(facts);
-  for (const auto& fact : devices.facts()) info.facts.push_back(fact);
-  for (const auto& fact : runner.facts()) info.facts.push_back(fact);
-  info.facts.emplace_back("cuda", versions.describe());
-  return result;
+  return run_prepared(*this, plan, options);
 }
 
 }  // namespace gpu

@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// The CUDA backend's Executor. For each run() it sets up the devices
+/// The CUDA backend's Executor. For each prepare() (run() prepares once) it sets up the devices
 /// (device_set.hpp), compiles the plan (plan_compiler.hpp), prepares and fills
 /// every buffer (program_runner.hpp), runs `warmup` untimed issues, then
 /// `repeats` timed ones: spans from CUPTI activity records where CUPTI works,
@@ -24,6 +24,9 @@ class CudaExecutor : public Executor {
   std::string_view name() const override { return "cuda"; }
   std::string unsupported(const Plan& plan, const PlanOp& op) const override;
   RunResult run(const Plan& plan, const RunOptions& options) override;
+  /// Devices, program, buffers and weights set up once; its runs share them
+  /// (a training plan's runs are successive steps, its weights kept on the GPU).
+  std::unique_ptr<PreparedRun> prepare(const Plan& plan, const RunOptions& options) override;
 
  private:
   CudaOptions options_;

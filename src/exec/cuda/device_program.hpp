@@ -21,6 +21,7 @@
 
 #include "ir/layer.hpp"
 #include "ir/range.hpp"
+#include "ir/training_spec.hpp"
 #include "timeline/timeline.hpp"
 
 namespace splitscope::gpu {
@@ -58,6 +59,7 @@ enum class BufferKind {
   kScratch,  ///< per-device work space of the cells' gate products
   kReceive,  ///< an all-reduce input received from another device
   kStaging,  ///< pinned host memory for `--link host` (device = -1)
+  kState,    ///< an optimizer's state (training): zeros once, then kept from step to step
 };
 
 struct BufferSpec {
@@ -77,7 +79,12 @@ struct Ref {
   bool operator==(const Ref&) const = default;
 };
 
-/// Y[rows, cols] (+)= X[rows, inner] · W[inner, cols].
+/// Y[rows, cols] (+)= op(X)[rows, inner] · op(W)[inner, cols], where op(X) is
+/// X stored [rows][inner], or with `transpose_x` X stored [inner][rows]
+/// (element (r, k) at x[k·x_stride + r]); likewise op(W) is W stored
+/// [inner][cols], or with `transpose_w` [cols][inner]. The backward pass's
+/// products read the forward operands transposed in place this way
+/// (dX = dZ·Wᵀ, dW = Xᵀ·dZ), as cuBLAS's transpose flags do.
 struct MatMulStep {
   int64_t rows = 0, cols = 0, inner = 0;
   Ref x;
@@ -87,7 +94,18 @@ struct MatMulStep {
   Ref y;
   int64_t y_stride = 0;
   bool accumulate = false;  ///< add to Y instead of overwriting it
+  bool transpose_x = false;
+  bool transpose_w = false;
 };
+
+/// Which of cuDNN's three convolution calls a ConvStep is. The geometry is
+/// always the forward layer's; what is read and written changes:
+/// - kForward: y = conv(x, filter);
+/// - kBackwardData: x (the input's gradient) = conv_transpose(y (the output's
+///   gradient), filter);
+/// - kBackwardFilter: filter (the weights' gradient) (+)= corr(x, y (the
+///   output's gradient)), summed over the batch.
+enum class ConvPass { kForward, kBackwardData, kBackwardFilter };
 
 /// A (grouped) convolution, NCHW, without bias. Within one sample, channel c
 /// of x starts at c·height·width and of y at c·out_h·out_w; samples are
@@ -103,6 +121,8 @@ struct ConvStep {
   Ref y;
   int64_t y_sample_stride = 0;
   int64_t out_h = 0, out_w = 0;
+  ConvPass pass = ConvPass::kForward;
+  bool accumulate = false;  ///< kBackwardFilter: add to the filter gradient already there
 };
 
 /// Max or average pooling, NCHW, strides as in ConvStep; padding adds window
@@ -182,6 +202,79 @@ struct SumStep {
   std::vector<Ref> inputs;
 };
 
+/// The loss's gradient w.r.t. the network output, over `rows` rows of
+/// `width`: softmax cross-entropy, g = (p − onehot(label)) / batch, with the
+/// label the first target of a row; mean squared error, g = 2(p − t) /
+/// (batch·width). `batch` is the whole batch's, whatever rows a micro-batch holds.
+struct LossGradStep {
+  int64_t rows = 0, width = 0;
+  bool cross_entropy = false;
+  int64_t batch = 1;
+  Ref prediction;
+  int64_t prediction_stride = 0;
+  Ref target;
+  int64_t target_stride = 0;
+  Ref gradient;  ///< [rows][width], contiguous
+};
+
+/// dx[r][i] = dy[r][i]·f'(y[r][i]) for i < width, with f' written in terms of
+/// the activation's output y (relu: y > 0; tanh: 1 − y²; sigmoid: y(1 − y));
+/// none: dx = dy (y is not read).
+struct ActivationGradStep {
+  int64_t rows = 0, width = 0;
+  Ref dy;
+  int64_t dy_stride = 0;
+  Ref y;
+  int64_t y_stride = 0;
+  Ref dx;
+  int64_t dx_stride = 0;
+  Activation activation = Activation::kNone;
+};
+
+/// A bias's gradient: db[c] (+)= Σ_r Σ_i dz[r·dz_stride + c·inner + i] for c
+/// < channels (inner: 1 for a dense layer, out_h·out_w for a convolution).
+struct BiasGradStep {
+  int64_t rows = 0, channels = 0, inner = 1;
+  Ref dz;
+  int64_t dz_stride = 0;
+  Ref db;
+  bool accumulate = false;
+};
+
+/// Pooling's backward, NCHW as PoolStep (height, width: the input's; out_h,
+/// out_w: the pooled output's). Each input element gathers the gradients of
+/// the windows it belongs to, in window order: max, of the windows whose
+/// first largest element it is (as the forward scan picks); average, dy over
+/// the window's real element count. `x` (the forward input) only for max.
+struct PoolGradStep {
+  bool max = true;
+  int64_t batch = 0, channels = 0, height = 0, width = 0;
+  int64_t kernel_h = 0, kernel_w = 0, stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
+  int64_t out_h = 0, out_w = 0;
+  Ref x;
+  int64_t x_sample_stride = 0;
+  Ref dy;
+  int64_t dy_sample_stride = 0;
+  Ref dx;
+  int64_t dx_sample_stride = 0;
+};
+
+/// One optimizer step over `elements` weights in place (ir/training_spec.hpp's
+/// equations, exec/cpu/kernels/optimizer_step.hpp's arithmetic): SGD, SGD with
+/// momentum (`first` its velocity) or Adam (`first`, `second` its moments).
+/// Adam's bias correction needs the update's number: `counter` (one float
+/// kept on the device) counts the updates and is advanced by the step itself
+/// before the weights, so a replayed CUDA graph counts as eager runs do.
+struct UpdateStep {
+  int64_t elements = 0;
+  Optimizer optimizer;
+  Ref weights;
+  Ref gradient;
+  Ref first;
+  Ref second;
+  Ref counter;
+};
+
 /// `height` rows of `width` elements from src (rows `src_pitch` apart) to dst
 /// (rows `dst_pitch` apart). Between devices, or through pinned host memory,
 /// as the buffers' devices say.
@@ -195,7 +288,8 @@ struct CopyStep {
 };
 
 using StepAction = std::variant<MatMulStep, ConvStep, PoolStep, BiasActivationStep, MapStep, SoftmaxStep,
-                                LstmCellStep, GruCellStep, SumStep, CopyStep>;
+                                LstmCellStep, GruCellStep, SumStep, CopyStep, LossGradStep, ActivationGradStep,
+                                BiasGradStep, PoolGradStep, UpdateStep>;
 
 struct Step {
   StepAction action;

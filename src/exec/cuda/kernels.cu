@@ -2,6 +2,7 @@
 // block per row for the softmax reductions.
 
 #include <cfloat>
+#include <cstdint>
 
 #include "exec/cuda/kernels.hpp"
 
@@ -134,7 +135,149 @@ __global__ void sum_kernel(float* y, SumInputs inputs, int count, int64_t elemen
   }
 }
 
+// The same sums, four floats per load (16-byte transactions): the H200 run
+// measured the scalar kernel at 13% of the copy roofline on resnet50's adds
+// (reports/h200/FINDINGS.md). Summed in the same order, so bit-identical.
+__global__ void sum4_kernel(float4* y, SumInputs inputs, int count, int64_t quads) {
+  for (int64_t e = global_index(); e < quads; e += grid_stride()) {
+    float4 total = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (int k = 0; k < count; ++k) {
+      const float4 v = reinterpret_cast<const float4*>(inputs.pointers[k])[e];
+      total.x += v.x;
+      total.y += v.y;
+      total.z += v.z;
+      total.w += v.w;
+    }
+    y[e] = total;
+  }
+}
+
+bool aligned16(const void* pointer) { return reinterpret_cast<uintptr_t>(pointer) % 16 == 0; }
+
 __global__ void empty_kernel() {}
+
+__global__ void loss_grad_kernel(const float* prediction, int64_t prediction_stride, const float* target,
+                                 int64_t target_stride, float* gradient, int64_t rows, int64_t width,
+                                 bool cross_entropy, float batch) {
+  const int64_t total = rows * width;
+  const float scale = 2.0f / (batch * static_cast<float>(width));
+  for (int64_t e = global_index(); e < total; e += grid_stride()) {
+    const int64_t r = e / width;
+    const int64_t j = e % width;
+    const float p = prediction[r * prediction_stride + j];
+    if (cross_entropy) {
+      const auto label = static_cast<int64_t>(target[r * target_stride]);
+      gradient[e] = (p - (j == label ? 1.0f : 0.0f)) / batch;
+    } else {
+      gradient[e] = scale * (p - target[r * target_stride + j]);
+    }
+  }
+}
+
+__global__ void activation_grad_kernel(const float* dy, int64_t dy_stride, const float* y, int64_t y_stride, float* dx,
+                                       int64_t dx_stride, int64_t rows, int64_t width, int activation) {
+  const int64_t total = rows * width;
+  for (int64_t e = global_index(); e < total; e += grid_stride()) {
+    const int64_t r = e / width;
+    const int64_t i = e % width;
+    const float g = dy[r * dy_stride + i];
+    float result = g;
+    if (activation != 0) {
+      const float out = y[r * y_stride + i];
+      switch (activation) {
+        case 1: result = out > 0.0f ? g : 0.0f; break;
+        case 2: result = g * (1.0f - out * out); break;
+        case 3: result = g * out * (1.0f - out); break;
+        default: break;
+      }
+    }
+    dx[r * dx_stride + i] = result;
+  }
+}
+
+__global__ void bias_grad_kernel(const float* dz, int64_t dz_stride, float* db, int64_t rows, int64_t inner,
+                                 bool accumulate) {
+  __shared__ float shared[kThreads];
+  const int64_t channel = blockIdx.x;
+  const int64_t per_channel = rows * inner;
+  float local = 0.0f;
+  for (int64_t e = threadIdx.x; e < per_channel; e += blockDim.x) {
+    local += dz[(e / inner) * dz_stride + channel * inner + e % inner];
+  }
+  const float total = block_reduce(local, false, shared);
+  if (threadIdx.x == 0) db[channel] = (accumulate ? db[channel] : 0.0f) + total;
+}
+
+__global__ void pool_grad_kernel(PoolGradShape s, const float* x, const float* dy, float* dx) {
+  const int64_t plane = s.height * s.width;
+  const int64_t total = s.batch * s.channels * plane;
+  for (int64_t e = global_index(); e < total; e += grid_stride()) {
+    const int64_t n = e / (s.channels * plane);
+    const int64_t c = (e / plane) % s.channels;
+    const int64_t iy = (e % plane) / s.width;
+    const int64_t ix = e % s.width;
+    const float* in = x != nullptr ? x + n * s.x_sample_stride + c * plane : nullptr;
+    const float* grad_out = dy + n * s.dy_sample_stride + c * s.out_h * s.out_w;
+    // The windows holding (iy, ix): oy·stride − pad ≤ iy < oy·stride − pad + kernel.
+    const int64_t first_y = iy + s.pad_h - s.kernel_h + 1 > 0 ? (iy + s.pad_h - s.kernel_h + s.stride_h) / s.stride_h : 0;
+    const int64_t last_y = min((iy + s.pad_h) / s.stride_h, s.out_h - 1);
+    const int64_t first_x = ix + s.pad_w - s.kernel_w + 1 > 0 ? (ix + s.pad_w - s.kernel_w + s.stride_w) / s.stride_w : 0;
+    const int64_t last_x = min((ix + s.pad_w) / s.stride_w, s.out_w - 1);
+    float sum = 0.0f;
+    for (int64_t oy = first_y; oy <= last_y; ++oy) {
+      const int64_t top = max(oy * s.stride_h - s.pad_h, int64_t{0});
+      const int64_t bottom = min(oy * s.stride_h - s.pad_h + s.kernel_h, s.height);
+      for (int64_t ox = first_x; ox <= last_x; ++ox) {
+        const int64_t left = max(ox * s.stride_w - s.pad_w, int64_t{0});
+        const int64_t right = min(ox * s.stride_w - s.pad_w + s.kernel_w, s.width);
+        const float g = grad_out[oy * s.out_w + ox];
+        if (s.max) {
+          // The forward scan: the first of equal maxima wins.
+          float best = -INFINITY;
+          int64_t best_at = top * s.width + left;
+          for (int64_t i = top; i < bottom; ++i) {
+            for (int64_t j = left; j < right; ++j) {
+              if (best < in[i * s.width + j]) {
+                best = in[i * s.width + j];
+                best_at = i * s.width + j;
+              }
+            }
+          }
+          if (best_at == iy * s.width + ix) sum += g;
+        } else {
+          sum += g * (1.0f / static_cast<float>((bottom - top) * (right - left)));
+        }
+      }
+    }
+    dx[n * s.dx_sample_stride + c * plane + iy * s.width + ix] = sum;
+  }
+}
+
+__global__ void count_update_kernel(float* counter) { *counter += 1.0f; }
+
+__global__ void optimizer_kernel(int kind, float lr, float momentum, float* w, const float* g, float* first,
+                                 float* second, const float* counter, int64_t elements) {
+  float correct1 = 1.0f;
+  float correct2 = 1.0f;
+  if (kind == 2) {
+    // In double, as the cpu backend's optimizer_step(): β^t loses float's precision early on.
+    const double t = static_cast<double>(*counter);
+    correct1 = static_cast<float>(1.0 / (1.0 - pow(0.9, t)));
+    correct2 = static_cast<float>(1.0 / (1.0 - pow(0.999, t)));
+  }
+  for (int64_t i = global_index(); i < elements; i += grid_stride()) {
+    if (kind == 2) {
+      first[i] = 0.9f * first[i] + (1.0f - 0.9f) * g[i];
+      second[i] = 0.999f * second[i] + (1.0f - 0.999f) * g[i] * g[i];
+      w[i] -= lr * (first[i] * correct1) / (sqrtf(second[i] * correct2) + 1e-8f);
+    } else if (kind == 1) {
+      first[i] = momentum * first[i] + g[i];
+      w[i] -= lr * first[i];
+    } else {
+      w[i] -= lr * g[i];
+    }
+  }
+}
 
 }  // namespace
 
@@ -181,8 +324,68 @@ cudaError_t sum(cudaStream_t stream, float* y, const float* const* inputs, int c
   if (count < 1 || count > kMaxSumInputs) return cudaErrorInvalidValue;
   if (elements == 0) return cudaSuccess;
   SumInputs packed{};
-  for (int k = 0; k < count; ++k) packed.pointers[k] = inputs[k];
-  sum_kernel<<<blocks_for(elements), kThreads, 0, stream>>>(y, packed, count, elements);
+  bool vector = elements % 4 == 0 && aligned16(y);
+  for (int k = 0; k < count; ++k) {
+    packed.pointers[k] = inputs[k];
+    vector = vector && aligned16(inputs[k]);
+  }
+  if (vector) {
+    sum4_kernel<<<blocks_for(elements / 4), kThreads, 0, stream>>>(reinterpret_cast<float4*>(y), packed, count,
+                                                                   elements / 4);
+  } else {
+    sum_kernel<<<blocks_for(elements), kThreads, 0, stream>>>(y, packed, count, elements);
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t loss_grad(cudaStream_t stream, const float* prediction, int64_t prediction_stride, const float* target,
+                      int64_t target_stride, float* gradient, int64_t rows, int64_t width, bool cross_entropy,
+                      int64_t batch) {
+  if (rows * width == 0) return cudaSuccess;
+  loss_grad_kernel<<<blocks_for(rows * width), kThreads, 0, stream>>>(prediction, prediction_stride, target,
+                                                                      target_stride, gradient, rows, width,
+                                                                      cross_entropy, static_cast<float>(batch));
+  return cudaGetLastError();
+}
+
+cudaError_t activation_grad(cudaStream_t stream, const float* dy, int64_t dy_stride, const float* y, int64_t y_stride,
+                            float* dx, int64_t dx_stride, int64_t rows, int64_t width, int activation) {
+  if (rows * width == 0) return cudaSuccess;
+  activation_grad_kernel<<<blocks_for(rows * width), kThreads, 0, stream>>>(dy, dy_stride, y, y_stride, dx, dx_stride,
+                                                                            rows, width, activation);
+  return cudaGetLastError();
+}
+
+cudaError_t bias_grad(cudaStream_t stream, const float* dz, int64_t dz_stride, float* db, int64_t rows,
+                      int64_t channels, int64_t inner, bool accumulate) {
+  if (channels == 0) return cudaSuccess;
+  if (channels > 0x7fffffff) return cudaErrorInvalidValue;
+  bias_grad_kernel<<<static_cast<unsigned>(channels), kThreads, 0, stream>>>(dz, dz_stride, db, rows, inner,
+                                                                             accumulate);
+  return cudaGetLastError();
+}
+
+cudaError_t pool_grad(cudaStream_t stream, const PoolGradShape& shape, const float* x, const float* dy, float* dx) {
+  const int64_t total = shape.batch * shape.channels * shape.height * shape.width;
+  if (total == 0) return cudaSuccess;
+  if (shape.max && x == nullptr) return cudaErrorInvalidValue;
+  pool_grad_kernel<<<blocks_for(total), kThreads, 0, stream>>>(shape, x, dy, dx);
+  return cudaGetLastError();
+}
+
+cudaError_t optimizer_update(cudaStream_t stream, int kind, float learning_rate, float momentum, float* w,
+                             const float* g, float* first, float* second, float* counter, int64_t elements) {
+  if (kind < 0 || kind > 2 || (kind >= 1 && first == nullptr) || (kind == 2 && (second == nullptr || counter == nullptr))) {
+    return cudaErrorInvalidValue;
+  }
+  if (kind == 2) {
+    count_update_kernel<<<1, 1, 0, stream>>>(counter);
+    const cudaError_t counted = cudaGetLastError();
+    if (counted != cudaSuccess) return counted;
+  }
+  if (elements == 0) return cudaSuccess;
+  optimizer_kernel<<<blocks_for(elements), kThreads, 0, stream>>>(kind, learning_rate, momentum, w, g, first, second,
+                                                                  counter, elements);
   return cudaGetLastError();
 }
 

@@ -42,6 +42,37 @@ cudaError_t gru_cell(cudaStream_t stream, const float* gx, const float* gh, cons
 /// y[i] = Σ_k inputs[k][i] in order, for `count` ≤ kMaxSumInputs inputs (`inputs` is a host array of device pointers).
 cudaError_t sum(cudaStream_t stream, float* y, const float* const* inputs, int count, int64_t elements);
 
+// --- the backward pass and the optimizer (device_program.hpp's steps) ------
+
+/// The loss's gradient (LossGradStep): cross-entropy (p − onehot(target[r][0])) / batch, or MSE 2(p − t) / (batch·width).
+cudaError_t loss_grad(cudaStream_t stream, const float* prediction, int64_t prediction_stride, const float* target,
+                      int64_t target_stride, float* gradient, int64_t rows, int64_t width, bool cross_entropy,
+                      int64_t batch);
+
+/// dx[r][i] = dy[r][i]·f'(y[r][i]), f' from the activation's output (ActivationGradStep); y unused for none.
+cudaError_t activation_grad(cudaStream_t stream, const float* dy, int64_t dy_stride, const float* y, int64_t y_stride,
+                            float* dx, int64_t dx_stride, int64_t rows, int64_t width, int activation);
+
+/// db[c] (+)= Σ_r Σ_i dz[r·dz_stride + c·inner + i]: one block per channel.
+cudaError_t bias_grad(cudaStream_t stream, const float* dz, int64_t dz_stride, float* db, int64_t rows,
+                      int64_t channels, int64_t inner, bool accumulate);
+
+/// Pooling's backward (PoolGradStep), one thread per input element gathering from its windows in order.
+struct PoolGradShape {
+  bool max = true;
+  int64_t batch = 0, channels = 0, height = 0, width = 0;
+  int64_t kernel_h = 0, kernel_w = 0, stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
+  int64_t out_h = 0, out_w = 0;
+  int64_t x_sample_stride = 0, dy_sample_stride = 0, dx_sample_stride = 0;
+};
+cudaError_t pool_grad(cudaStream_t stream, const PoolGradShape& shape, const float* x, const float* dy, float* dx);
+
+/// One optimizer step in place (UpdateStep): kind 0 SGD, 1 SGD with momentum
+/// (`first`), 2 Adam (`first`, `second`, and `counter`, one float counting the
+/// updates, advanced first by a one-thread kernel).
+cudaError_t optimizer_update(cudaStream_t stream, int kind, float learning_rate, float momentum, float* w,
+                             const float* g, float* first, float* second, float* counter, int64_t elements);
+
 /// An empty kernel, to measure launch overhead.
 cudaError_t empty(cudaStream_t stream);
 

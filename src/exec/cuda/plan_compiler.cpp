@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "ir/layer_costs.hpp"
@@ -87,10 +88,7 @@ class Compiler {
         case OpRole::kEpilogue: epilogue(op); break;
         case OpRole::kTransfer: transfer(op); break;
         case OpRole::kCollective: collective(op); break;
-        case OpRole::kUpdate:
-          // CudaExecutor::unsupported() refuses training plans before they get here.
-          SPLITSCOPE_CHECK(false, "the cuda backend does not train yet: " + op_label(plan_, op));
-          break;
+        case OpRole::kUpdate: update(op); break;
       }
     }
     for (const SpanSpec& span : program_.spans) {
@@ -119,6 +117,12 @@ class Compiler {
     view.device = value.device;
     view.batch = value.batch;
     view.channels = value.channels;
+    if (value.role == ValueRole::kGradient) {
+      // A weight gradient lies flat (its tensors end to end), whatever rows it summed over.
+      view.batch = {0, 1};
+      view.channels = {0, value_elements(graph_, value)};
+      return view;
+    }
     view.inner = inner_count(graph_.node(value.node).output_shapes.at(static_cast<size_t>(value.output)));
     return view;
   }
@@ -157,29 +161,79 @@ class Compiler {
     program_.steps.push_back(std::move(step));
   }
 
-  /// The buffer holding tensor `gather.tensor` of the op's parameter value
-  /// (PlanOp::params), laid out as `gather` says; shared by every op reading
-  /// that value (a recurrent layer's steps, a stage's micro-batches).
-  Ref weight(const PlanOp& op, const WeightGather& gather, const std::string& label) {
-    SPLITSCOPE_CHECK(op.params >= 0 && plan_.value(op.params).device == op.device,
-                     "op " + std::to_string(op.id) + " has weights but no parameter value on its device");
-    const WeightKey key{op.params, gather.tensor};
-    auto found = weights_.find(key);
-    if (found != weights_.end()) {
-      SPLITSCOPE_CHECK(program_.buffers[static_cast<size_t>(found->second)].elements == gather.elements(),
-                       "ops reading one parameter value lay its weights out differently (op " +
-                           std::to_string(op.id) + ")");
-      return Ref{found->second, 0};
+  /// How tensor `tensor` of parameter value `params` lies in its weight
+  /// buffer: the rows and columns of params.hpp's tensor that a slice with the
+  /// value's output and reduction ranges reads, as the cpu backend's
+  /// WeightSlice lays them out (so a weight gradient, its tensors end to end,
+  /// matches tensor by tensor). nullopt for a tensor the value does not hold
+  /// (no bias; a row-split product's bias lives with the slice starting the reduction).
+  std::optional<WeightGather> parameter_gather(const Value& params, int tensor) const {
+    const OpNode& node = graph_.node(params.node);
+    const auto tensors = param_tensors(graph_, params.node);
+    if (tensor >= static_cast<int>(tensors.size())) return std::nullopt;
+    const float scale = tensors[static_cast<size_t>(tensor)].scale;
+    const Range out = params.channels;
+    if (node.kind == OpKind::kDense) {
+      const int64_t units = node.output_shapes.at(0).at(0);
+      if (tensor == kWeight) return WeightGather{node.param_key, kWeight, scale, params.reduce, units, {out}};
+      if (params.reduce.begin != 0) return std::nullopt;
+      return WeightGather{node.param_key, kBias, scale, {0, 1}, units, {out}};
     }
+    if (node.kind == OpKind::kConv2d) {
+      const Shape& shape = tensors[kWeight].shape;
+      const int64_t per_filter = shape.at(1) * shape.at(2) * shape.at(3);
+      if (tensor == kWeight) return WeightGather{node.param_key, kWeight, scale, out, per_filter, {{0, per_filter}}};
+      return WeightGather{node.param_key, kBias, scale, {0, 1}, node.output_shapes.at(0).at(0), {out}};
+    }
+    SPLITSCOPE_CHECK(is_cell(node.kind), "weights of an unexpected op kind " + std::string(to_string(node.kind)));
+    const int64_t hidden = node.attrs.hidden;
+    const int64_t gates = tensors.at(kInputWeight).shape.at(1) / hidden;
+    std::vector<Range> blocks;  // columns g·H + u for u in the slice, per gate, packed [.., G·U]
+    for (int64_t g = 0; g < gates; ++g) blocks.push_back({g * hidden + out.begin, g * hidden + out.end});
+    const Range rows = tensor == kInputWeight ? Range{0, tensors[kInputWeight].shape.at(0)}
+                       : tensor == kRecurrentWeight ? Range{0, hidden}
+                                                    : Range{0, 1};
+    return WeightGather{node.param_key, tensor, scale, rows, gates * hidden, blocks};
+  }
+
+  std::string tensor_label(const Value& params, int tensor) const {
+    const OpNode& node = graph_.node(params.node);
+    if (is_cell(node.kind)) {
+      static constexpr std::array<const char*, 3> kCellNames{".Wx", ".Wh", ".b"};
+      return fmt::format("{}/l{}{}", node.layer_name, node.sublayer, kCellNames.at(static_cast<size_t>(tensor)));
+    }
+    return node.layer_name + (tensor == kWeight ? ".W" : ".b");
+  }
+
+  /// The buffer holding tensor `tensor` of parameter value `params_id`,
+  /// filled before the runs (and updated in place by a training step's
+  /// update op); shared by every op reading that value (a recurrent layer's
+  /// steps, a stage's micro-batches, the backward ops). Invalid when the
+  /// value holds no such tensor.
+  Ref weight(int params_id, int tensor) {
+    const Value& params = plan_.value(params_id);
+    SPLITSCOPE_CHECK(params.role == ValueRole::kParameter, fmt::format("value {} holds no weights", params_id));
+    const std::optional<WeightGather> gather = parameter_gather(params, tensor);
+    if (!gather) return {};
+    const WeightKey key{params_id, tensor};
+    auto found = weights_.find(key);
+    if (found != weights_.end()) return Ref{found->second, 0};
     BufferSpec spec;
     spec.kind = BufferKind::kWeight;
-    spec.device = op.device;
-    spec.elements = gather.elements();
-    spec.weight = gather;
-    spec.label = label;
+    spec.device = params.device;
+    spec.elements = gather->elements();
+    spec.weight = *gather;
+    spec.label = tensor_label(params, tensor);
     const int buffer = add_buffer(std::move(spec));
     weights_.emplace(key, buffer);
     return Ref{buffer, 0};
+  }
+
+  /// Tensor `tensor` of the weights compute op `op` reads (PlanOp::params, on its device).
+  Ref weight(const PlanOp& op, int tensor) {
+    SPLITSCOPE_CHECK(op.params >= 0 && plan_.value(op.params).device == op.device,
+                     "op " + std::to_string(op.id) + " has weights but no parameter value on its device");
+    return weight(op.params, tensor);
   }
 
   /// The device's gate scratch, grown to at least `elements`.
@@ -278,6 +332,16 @@ class Compiler {
       set(OpKind::kStepSlice, &Compiler::step_slice);
       set(OpKind::kAdd, &Compiler::add);
       set(OpKind::kConcat, &Compiler::concat);
+      set(OpKind::kLoss, &Compiler::loss);
+      set(OpKind::kActivationGrad, &Compiler::activation_grad);
+      set(OpKind::kDenseGradInput, &Compiler::dense_grad_input);
+      set(OpKind::kDenseGradWeight, &Compiler::dense_grad_weight);
+      set(OpKind::kConv2dGradInput, &Compiler::conv2d_grad_input);
+      set(OpKind::kConv2dGradWeight, &Compiler::conv2d_grad_weight);
+      set(OpKind::kMaxPoolGrad, &Compiler::pool_grad);
+      set(OpKind::kAvgPoolGrad, &Compiler::pool_grad);
+      set(OpKind::kUnflatten, &Compiler::copy_from_first_channel);
+      set(OpKind::kChannelSlice, &Compiler::copy_from_first_channel);
       return t;
     }();
     return table;
@@ -297,28 +361,17 @@ class Compiler {
 
   void dense(const PlanOp& op, int span) {
     const OpNode& layer = graph_.node(op.node);
-    const auto tensors = param_tensors(graph_, op.node);
     const Slice& slice = op.slice;
     const ValueView x = input(op, 0);
     const ValueView y = output(op, 0, slice.out);
     const int64_t rows = slice.batch.size();
     const int64_t cols = slice.out.size();
-    const int64_t units = layer.output_shapes.at(0).at(0);
-    const Ref w = weight(op,
-                         WeightGather{graph_.node(op.node).param_key, kWeight, tensors[kWeight].scale, slice.reduce,
-                                      units, {slice.out}},
-                         layer.layer_name + ".W");
+    const Ref w = weight(op, kWeight);
     add_step(MatMulStep{rows, cols, slice.reduce.size(), x.at_channel(slice.reduce.begin), x.row_stride(), w, cols,
                         y.start(), cols, false},
              compute_stream(op), span, {x.buffer, w.buffer}, {y.buffer});
     const bool partial = slice.is_partial(graph_.node(op.node));
-    Ref bias;
-    if (layer.attrs.bias && slice.reduce.begin == 0) {
-      bias = weight(op,
-                    WeightGather{graph_.node(op.node).param_key, kBias, tensors[kBias].scale, {0, 1}, units,
-                                 {slice.out}},
-                    layer.layer_name + ".b");
-    }
+    const Ref bias = weight(op, kBias);
     const Activation act = partial ? Activation::kNone : layer.attrs.activation;
     if (bias.valid() || act != Activation::kNone) {
       std::vector<int> reads{y.buffer};
@@ -333,7 +386,6 @@ class Compiler {
     const OpAttrs& attrs = node.attrs;
     const Shape& input_shape = node.input_shapes.at(0);
     const int64_t filters = node.output_shapes.at(0).at(0);
-    const auto tensors = param_tensors(graph_, op.node);
     const Slice& slice = op.slice;
     const ValueView x = input(op, 0);
     const ValueView y = output(op, 0, slice.out);
@@ -345,10 +397,7 @@ class Compiler {
     const int64_t out_h = node.output_shapes[0][1];
     const int64_t out_w = node.output_shapes[0][2];
     const int64_t rows = slice.batch.size();
-    const Ref filter = weight(op,
-                              WeightGather{node.param_key, kWeight, tensors[kWeight].scale, slice.out, per_filter,
-                                           {{0, per_filter}}},
-                              node.layer_name + ".W");
+    const Ref filter = weight(op, kWeight);
     ConvStep base;
     base.batch = rows;
     base.height = height;
@@ -386,12 +435,7 @@ class Compiler {
       step.y = Ref{y.buffer, (piece.begin - slice.out.begin) * out_h * out_w};
       add_step(step, compute_stream(op), span, {x.buffer, filter.buffer}, {y.buffer});
     }
-    Ref bias;
-    if (attrs.bias) {
-      bias = weight(op,
-                    WeightGather{node.param_key, kBias, tensors[kBias].scale, {0, 1}, filters, {slice.out}},
-                    node.layer_name + ".b");
-    }
+    const Ref bias = weight(op, kBias);
     if (bias.valid() || attrs.activation != Activation::kNone) {
       std::vector<int> reads{y.buffer};
       if (bias.valid()) reads.push_back(bias.buffer);
@@ -537,30 +581,7 @@ class Compiler {
   };
 
   CellWeights cell_weights(const PlanOp& op) {
-    const OpNode& node = graph_.node(op.node);
-    const auto tensors = param_tensors(graph_, op.node);
-    const int64_t hidden = node.attrs.hidden;
-    const int64_t gates = tensors.at(kInputWeight).shape.at(1) / hidden;
-    const int64_t input_size = node.input_shapes[kCellInputSlot][0];
-    std::vector<Range> blocks;
-    for (int64_t g = 0; g < gates; ++g) blocks.push_back({g * hidden + op.slice.out.begin, g * hidden + op.slice.out.end});
-    const std::string name = fmt::format("{}/l{}", node.layer_name, node.sublayer);
-    CellWeights weights;
-    weights.input = weight(op,
-                           WeightGather{node.param_key, kInputWeight, tensors[kInputWeight].scale, {0, input_size},
-                                        gates * hidden, blocks},
-                           name + ".Wx");
-    weights.recurrent = weight(op,
-                               WeightGather{node.param_key, kRecurrentWeight, tensors[kRecurrentWeight].scale,
-                                            {0, hidden}, gates * hidden, blocks},
-                               name + ".Wh");
-    if (node.attrs.bias) {
-      weights.bias = weight(op,
-                            WeightGather{node.param_key, kCellBias, tensors[kCellBias].scale, {0, 1}, gates * hidden,
-                                         blocks},
-                            name + ".b");
-    }
-    return weights;
+    return CellWeights{weight(op, kInputWeight), weight(op, kRecurrentWeight), weight(op, kCellBias)};
   }
 
   void lstm_cell(const PlanOp& op, int span) {
@@ -622,6 +643,277 @@ class Compiler {
       reads.push_back(h.buffer);
     }
     add_step(cell, compute_stream(op), span, std::move(reads), {h_out.buffer});
+  }
+
+  // --- the backward pass (training) ----------------------------------------
+
+  /// Where slot `slot` is read from: the first channel the op needs of it.
+  Ref needed_start(const PlanOp& op, const ValueView& value, int slot) const {
+    return value.at_channel(needed_input_channels(graph_, op.node, op.slice, slot).begin);
+  }
+
+  /// A weight-gradient op's output, flat; when the op adds to the running sum
+  /// of earlier micro-batches (its extra last input), that sum is first copied
+  /// in, and the products then accumulate onto it. Returns whether they must.
+  struct GradientTarget {
+    ValueView value;
+    bool accumulate = false;
+  };
+  GradientTarget gradient_output(const PlanOp& op, int span) {
+    SPLITSCOPE_CHECK(op.outputs.size() == 1, "op " + std::to_string(op.id) + " writes more than one gradient");
+    const ValueView out = view(op.outputs[0]);
+    SPLITSCOPE_CHECK(plan_.value(out.id).role == ValueRole::kGradient,
+                     "op " + std::to_string(op.id) + " writes a weight gradient into a value that is not one");
+    if (op.inputs.size() <= graph_.node(op.node).input_shapes.size()) return {out, false};
+    const ValueView previous = view(op.inputs.back());
+    SPLITSCOPE_CHECK(previous.elements() == out.elements(), "a running gradient sum of another size");
+    if (previous.buffer != out.buffer) {
+      add_step(CopyStep{previous.start(), out.elements(), out.start(), out.elements(), out.elements(), 1},
+               compute_stream(op), span, {previous.buffer}, {out.buffer});
+    }
+    return {out, true};
+  }
+
+  void loss(const PlanOp& op, int span) {
+    const OpNode& node = graph_.node(op.node);
+    const ValueView prediction = input(op, 0);
+    const ValueView target = input(op, 1);
+    const ValueView gradient = output(op, 0, op.slice.out);
+    LossGradStep step;
+    step.rows = op.slice.batch.size();
+    step.width = gradient.row_stride();
+    step.cross_entropy = node.attrs.loss == LossKind::kSoftmaxCrossEntropy;
+    step.batch = graph_.batch();
+    step.prediction = needed_start(op, prediction, 0);
+    step.prediction_stride = prediction.row_stride();
+    step.target = needed_start(op, target, 1);
+    step.target_stride = target.row_stride();
+    step.gradient = gradient.start();
+    add_step(step, compute_stream(op), span, {prediction.buffer, target.buffer}, {gradient.buffer});
+  }
+
+  void activation_grad(const PlanOp& op, int span) {
+    const ValueView dy = input(op, 0);
+    const ValueView y = input(op, 1);
+    const ValueView dx = output(op, 0, op.slice.out);
+    add_step(ActivationGradStep{op.slice.batch.size(), dx.row_stride(), needed_start(op, dy, 0), dy.row_stride(),
+                                needed_start(op, y, 1), y.row_stride(), dx.start(), dx.row_stride(),
+                                graph_.node(op.node).attrs.activation},
+             compute_stream(op), span, {dy.buffer, y.buffer}, {dx.buffer});
+  }
+
+  /// dX = dZ·Wᵀ: the forward slice's W [inputs][units], read transposed.
+  void dense_grad_input(const PlanOp& op, int span) {
+    const ValueView dz = input(op, 0);
+    const ValueView dx = output(op, 0, op.slice.out);
+    const Ref w = weight(op, kWeight);
+    const int64_t units = op.slice.reduce.size();
+    MatMulStep step{op.slice.batch.size(), op.slice.out.size(), units, needed_start(op, dz, 0), dz.row_stride(), w,
+                    units, dx.start(), dx.row_stride(), false};
+    step.transpose_w = true;
+    add_step(step, compute_stream(op), span, {dz.buffer, w.buffer}, {dx.buffer});
+  }
+
+  /// dW (+)= Xᵀ·dZ, then db (+)= Σ rows dZ where the slice starts the reduction.
+  void dense_grad_weight(const PlanOp& op, int span) {
+    const ValueView x = input(op, 0);
+    const ValueView dz = input(op, 1);
+    const GradientTarget out = gradient_output(op, span);
+    const int64_t inputs = op.slice.reduce.size();
+    const int64_t units = op.slice.out.size();
+    MatMulStep step{inputs, units, op.slice.batch.size(), needed_start(op, x, 0), x.row_stride(),
+                    needed_start(op, dz, 1), dz.row_stride(), out.value.start(), units, out.accumulate};
+    step.transpose_x = true;
+    std::vector<int> reads{x.buffer, dz.buffer};
+    if (out.accumulate) reads.push_back(out.value.buffer);
+    add_step(step, compute_stream(op), span, reads, {out.value.buffer});
+    if (graph_.node(op.node).attrs.bias && op.slice.reduce.begin == 0) {
+      SPLITSCOPE_CHECK(out.value.elements() == inputs * units + units, "a dense gradient without room for its bias");
+      add_step(BiasGradStep{op.slice.batch.size(), units, 1, needed_start(op, dz, 1), dz.row_stride(),
+                            Ref{out.value.buffer, inputs * units}, out.accumulate},
+               compute_stream(op), span, {dz.buffer, out.value.buffer}, {out.value.buffer});
+    }
+  }
+
+  /// The forward convolution's geometry, from its input [C][H][W] and output [F][Ho][Wo] shapes.
+  ConvStep conv_geometry(const OpNode& node, const Shape& input_shape, const Shape& output_shape, int64_t rows) const {
+    const OpAttrs& attrs = node.attrs;
+    ConvStep step;
+    step.batch = rows;
+    step.in_channels = input_shape.at(0);
+    step.height = input_shape.at(1);
+    step.width = input_shape.at(2);
+    step.filters = output_shape.at(0);
+    step.out_h = output_shape.at(1);
+    step.out_w = output_shape.at(2);
+    step.kernel_h = attrs.kernel.h;
+    step.kernel_w = attrs.kernel.w;
+    step.stride_h = attrs.stride.h;
+    step.stride_w = attrs.stride.w;
+    step.pad_h = attrs.padding.h;
+    step.pad_w = attrs.padding.w;
+    step.groups = attrs.groups;
+    return step;
+  }
+
+  /// dX, the convolution's adjoint (cuDNN backward data), whole layers only
+  /// (no strategy slices a convolution for training).
+  void conv2d_grad_input(const PlanOp& op, int span) {
+    const OpNode& node = graph_.node(op.node);
+    // Its shapes are the layer's, swapped: it reads dZ [F][Ho][Wo] and writes dX [C][H][W].
+    const Shape& x_shape = node.output_shapes.at(0);
+    SPLITSCOPE_CHECK((op.slice.out == Range{0, x_shape.at(0)}),
+                     "the cuda backend computes a convolution's input gradient whole (op " + std::to_string(op.id) + ")");
+    const ValueView dz = input(op, 0);
+    const ValueView dx = output(op, 0, op.slice.out);
+    SPLITSCOPE_CHECK((dz.channels == Range{0, node.input_shapes.at(0).at(0)}), "a convolution's input gradient needs all of dZ");
+    ConvStep step = conv_geometry(node, x_shape, node.input_shapes.at(0), op.slice.batch.size());
+    step.pass = ConvPass::kBackwardData;
+    step.x = dx.start();
+    step.x_sample_stride = dx.row_stride();
+    step.y = dz.start();
+    step.y_sample_stride = dz.row_stride();
+    step.filter = weight(op, kWeight);
+    add_step(step, compute_stream(op), span, {dz.buffer, step.filter.buffer}, {dx.buffer});
+  }
+
+  /// dW (+)= corr(X, dZ) (cuDNN backward filter), then db (+)= Σ dZ.
+  void conv2d_grad_weight(const PlanOp& op, int span) {
+    const OpNode& node = graph_.node(op.node);
+    const Shape& x_shape = node.input_shapes.at(0);
+    const Shape& z_shape = node.input_shapes.at(1);
+    SPLITSCOPE_CHECK((op.slice.out == Range{0, z_shape.at(0)}),
+                     "the cuda backend computes a convolution's weight gradient whole (op " + std::to_string(op.id) + ")");
+    const ValueView x = input(op, 0);
+    const ValueView dz = input(op, 1);
+    SPLITSCOPE_CHECK((x.channels == Range{0, x_shape.at(0)} && dz.channels == Range{0, z_shape.at(0)}),
+                     "a convolution's weight gradient needs all of X and dZ");
+    const GradientTarget out = gradient_output(op, span);
+    ConvStep step = conv_geometry(node, x_shape, z_shape, op.slice.batch.size());
+    step.pass = ConvPass::kBackwardFilter;
+    step.accumulate = out.accumulate;
+    step.x = x.start();
+    step.x_sample_stride = x.row_stride();
+    step.y = dz.start();
+    step.y_sample_stride = dz.row_stride();
+    step.filter = out.value.start();
+    std::vector<int> reads{x.buffer, dz.buffer};
+    if (out.accumulate) reads.push_back(out.value.buffer);
+    add_step(step, compute_stream(op), span, reads, {out.value.buffer});
+    if (node.attrs.bias) {
+      const int64_t filters = z_shape.at(0);
+      const int64_t w_floats = filters * (x_shape.at(0) / node.attrs.groups) * node.attrs.kernel.h * node.attrs.kernel.w;
+      SPLITSCOPE_CHECK(out.value.elements() == w_floats + filters, "a convolution's gradient without room for its bias");
+      add_step(BiasGradStep{op.slice.batch.size(), filters, z_shape.at(1) * z_shape.at(2), dz.start(), dz.row_stride(),
+                            Ref{out.value.buffer, w_floats}, out.accumulate},
+               compute_stream(op), span, {dz.buffer, out.value.buffer}, {out.value.buffer});
+    }
+  }
+
+  void pool_grad(const PlanOp& op, int span) {
+    const OpNode& node = graph_.node(op.node);
+    const OpAttrs& attrs = node.attrs;
+    const bool max = node.kind == OpKind::kMaxPoolGrad;
+    const int dy_slot = max ? 1 : 0;
+    const Shape& x_shape = node.output_shapes.at(0);
+    const Shape& y_shape = node.input_shapes.at(static_cast<size_t>(dy_slot));
+    const ValueView dy = input(op, dy_slot);
+    const ValueView dx = output(op, 0, op.slice.out);
+    PoolGradStep step;
+    step.max = max;
+    step.batch = op.slice.batch.size();
+    step.channels = op.slice.out.size();
+    step.height = x_shape.at(1);
+    step.width = x_shape.at(2);
+    step.kernel_h = attrs.kernel.h;
+    step.kernel_w = attrs.kernel.w;
+    step.stride_h = attrs.stride.h;
+    step.stride_w = attrs.stride.w;
+    step.pad_h = attrs.padding.h;
+    step.pad_w = attrs.padding.w;
+    step.out_h = y_shape.at(1);
+    step.out_w = y_shape.at(2);
+    step.dy = dy.at_channel(op.slice.out.begin);
+    step.dy_sample_stride = dy.row_stride();
+    step.dx = dx.start();
+    step.dx_sample_stride = dx.row_stride();
+    std::vector<int> reads{dy.buffer};
+    if (max) {
+      const ValueView x = input(op, 0);
+      step.x = x.at_channel(op.slice.out.begin);
+      step.x_sample_stride = x.row_stride();
+      reads.push_back(x.buffer);
+    }
+    add_step(step, compute_stream(op), span, std::move(reads), {dx.buffer});
+  }
+
+  /// unflatten and channel_slice: each row a contiguous run from the first
+  /// input channel the slice needs (as flatten, its shapes the other way).
+  void copy_from_first_channel(const PlanOp& op, int span) {
+    const ValueView x = input(op, 0);
+    const ValueView y = output(op, 0, op.slice.out);
+    add_step(CopyStep{needed_start(op, x, 0), x.row_stride(), y.start(), y.row_stride(), y.row_stride(),
+                      op.slice.batch.size()},
+             compute_stream(op), span, {x.buffer}, {y.buffer});
+  }
+
+  /// The optimizer step of one parameter value: a step per tensor it holds,
+  /// reading that tensor's run of the flat gradient, with its optimizer state
+  /// (zeros at first, then kept from step to step) in one buffer per value.
+  void update(const PlanOp& op) {
+    SPLITSCOPE_CHECK(graph_.is_training() && op.inputs.size() == 1, op_label(plan_, op) + " is not an update");
+    const int span = new_span(single_span(op));
+    const Optimizer& optimizer = graph_.training()->optimizer;
+    const Value& params = plan_.value(op.params);
+    const ValueView gradient = view(op.inputs[0]);
+    const auto tensors = param_tensors(graph_, params.node);
+    std::vector<std::pair<Ref, int64_t>> held;  // each tensor's buffer and size
+    int64_t total = 0;
+    for (int tensor = 0; tensor < static_cast<int>(tensors.size()); ++tensor) {
+      const Ref buffer = weight(op.params, tensor);
+      if (!buffer.valid()) continue;
+      const int64_t elements = program_.buffers[static_cast<size_t>(buffer.buffer)].elements;
+      held.emplace_back(buffer, elements);
+      total += elements;
+    }
+    SPLITSCOPE_CHECK(total == gradient.elements(), op_label(plan_, op) + ": its gradient and weights differ in size");
+    const int per_weight = optimizer.state_per_param();
+    int state = -1;
+    int counter = -1;
+    if (per_weight > 0) state = state_buffer(params.device, total * per_weight, fmt::format("optimizer state of value {}", params.id));
+    if (optimizer.adam()) counter = state_buffer(params.device, static_cast<int64_t>(held.size()), fmt::format("update count of value {}", params.id));
+    int64_t offset = 0;
+    for (size_t t = 0; t < held.size(); ++t) {
+      const auto& [buffer, elements] = held[t];
+      UpdateStep step;
+      step.elements = elements;
+      step.optimizer = optimizer;
+      step.weights = buffer;
+      step.gradient = Ref{gradient.buffer, offset};
+      std::vector<int> touched{buffer.buffer};
+      if (state >= 0) {
+        step.first = Ref{state, offset};
+        if (optimizer.adam()) step.second = Ref{state, total + offset};
+        touched.push_back(state);
+      }
+      if (counter >= 0) {
+        step.counter = Ref{counter, static_cast<int64_t>(t)};
+        touched.push_back(counter);
+      }
+      std::vector<int> reads = touched;
+      reads.push_back(gradient.buffer);
+      add_step(step, compute_stream(op), span, std::move(reads), std::move(touched));
+      offset += elements;
+    }
+  }
+
+  int state_buffer(int device, int64_t elements, std::string label) {
+    BufferSpec spec;
+    spec.kind = BufferKind::kState;
+    spec.device = device;
+    spec.elements = elements;
+    spec.label = std::move(label);
+    return add_buffer(std::move(spec));
   }
 
   // --- epilogue, transfers, collectives ------------------------------------

@@ -69,7 +69,9 @@ std::vector<float> network_input(const Plan& plan, const Value& value, uint64_t 
   const int64_t inner = inner_count(input);
   for (int64_t b = value.batch.begin; b < value.batch.end; ++b) {
     for (int64_t e = value.channels.begin * inner; e < value.channels.end * inner; ++e) {
-      data[at++] = input_value(seed, b * sample + e, which);
+      // A training step's labels or targets come from their own draw, as on the cpu.
+      data[at++] = node.attrs.target ? target_value(seed, b * sample + e, node.attrs.loss, node.attrs.classes)
+                                     : input_value(seed, b * sample + e, which);
     }
   }
   return data;

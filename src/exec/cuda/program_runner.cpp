@@ -297,6 +297,47 @@ void ProgramRunner::launch(int index, cudaStream_t stream) {
         } else if constexpr (std::is_same_v<Action, CopyStep>) {
           launch_copy(action, address(action.src), address(action.dst),
                       CopyEnds{ordinal_of_buffer(action.src.buffer), ordinal_of_buffer(action.dst.buffer)}, stream);
+        } else if constexpr (std::is_same_v<Action, LossGradStep>) {
+          SPLITSCOPE_CUDA_CHECK(kernels::loss_grad(stream, address(action.prediction), action.prediction_stride,
+                                                   address(action.target), action.target_stride,
+                                                   address(action.gradient), action.rows, action.width,
+                                                   action.cross_entropy, action.batch));
+        } else if constexpr (std::is_same_v<Action, ActivationGradStep>) {
+          SPLITSCOPE_CUDA_CHECK(kernels::activation_grad(stream, address(action.dy), action.dy_stride, optional(action.y),
+                                                         action.y_stride, address(action.dx), action.dx_stride,
+                                                         action.rows, action.width,
+                                                         static_cast<int>(action.activation)));
+        } else if constexpr (std::is_same_v<Action, BiasGradStep>) {
+          SPLITSCOPE_CUDA_CHECK(kernels::bias_grad(stream, address(action.dz), action.dz_stride, address(action.db),
+                                                   action.rows, action.channels, action.inner, action.accumulate));
+        } else if constexpr (std::is_same_v<Action, PoolGradStep>) {
+          kernels::PoolGradShape shape;
+          shape.max = action.max;
+          shape.batch = action.batch;
+          shape.channels = action.channels;
+          shape.height = action.height;
+          shape.width = action.width;
+          shape.kernel_h = action.kernel_h;
+          shape.kernel_w = action.kernel_w;
+          shape.stride_h = action.stride_h;
+          shape.stride_w = action.stride_w;
+          shape.pad_h = action.pad_h;
+          shape.pad_w = action.pad_w;
+          shape.out_h = action.out_h;
+          shape.out_w = action.out_w;
+          shape.x_sample_stride = action.x_sample_stride;
+          shape.dy_sample_stride = action.dy_sample_stride;
+          shape.dx_sample_stride = action.dx_sample_stride;
+          SPLITSCOPE_CUDA_CHECK(
+              kernels::pool_grad(stream, shape, optional(action.x), address(action.dy), address(action.dx)));
+        } else if constexpr (std::is_same_v<Action, UpdateStep>) {
+          const Optimizer& optimizer = action.optimizer;
+          const int kind = optimizer.adam() ? 2 : optimizer.state_per_param() > 0 ? 1 : 0;
+          auto writable = [&](const Ref& ref) -> float* { return ref.valid() ? address(ref) : nullptr; };
+          SPLITSCOPE_CUDA_CHECK(kernels::optimizer_update(
+              stream, kind, static_cast<float>(optimizer.learning_rate), static_cast<float>(optimizer.momentum),
+              address(action.weights), address(action.gradient), writable(action.first), writable(action.second),
+              writable(action.counter), action.elements));
         }
       },
       step.action);

@@ -43,6 +43,39 @@ std::string algorithm_name(cudnnConvolutionFwdAlgo_t algorithm) {
   }
 }
 
+std::string algorithm_name(cudnnConvolutionBwdDataAlgo_t algorithm) {
+  switch (algorithm) {
+    case CUDNN_CONVOLUTION_BWD_DATA_ALGO_0: return "algo 0";
+    case CUDNN_CONVOLUTION_BWD_DATA_ALGO_1: return "algo 1";
+    case CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT: return "fft";
+    case CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING: return "fft tiling";
+    case CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD: return "winograd";
+    case CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED: return "winograd nonfused";
+    default: return "algorithm " + std::to_string(static_cast<int>(algorithm));
+  }
+}
+
+std::string algorithm_name(cudnnConvolutionBwdFilterAlgo_t algorithm) {
+  switch (algorithm) {
+    case CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0: return "algo 0";
+    case CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1: return "algo 1";
+    case CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT: return "fft";
+    case CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3: return "algo 3";
+    case CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED: return "winograd nonfused";
+    case CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING: return "fft tiling";
+    default: return "algorithm " + std::to_string(static_cast<int>(algorithm));
+  }
+}
+
+std::string_view pass_name(ConvPass pass) {
+  switch (pass) {
+    case ConvPass::kForward: return "convolution forward";
+    case ConvPass::kBackwardData: return "backward data";
+    case ConvPass::kBackwardFilter: return "backward filter";
+  }
+  return "?";
+}
+
 std::string math_name(cudnnMathType_t math) {
   switch (math) {
     case CUDNN_FMA_MATH: return "fma";
@@ -69,11 +102,15 @@ void launch_matmul(cublasHandle_t handle, cublasComputeType_t compute, const Mat
   // Row-major Y[M×N] = X[M×K]·W[K×N] is column-major Yᵀ[N×M] = Wᵀ[N×K]·Xᵀ[K×M],
   // and a row-major matrix with row stride s is its transpose, column-major,
   // with leading dimension s: so A = W (lda = w_stride), B = X (ldb = x_stride).
+  // An operand stored transposed (MatMulStep::transpose_*) is then read with
+  // cuBLAS's transpose flag instead.
   const float alpha = 1.0f;
   const float beta = step.accumulate ? 1.0f : 0.0f;
-  SPLITSCOPE_CUBLAS_CHECK(cublasGemmEx_64(handle, CUBLAS_OP_N, CUBLAS_OP_N, step.cols, step.rows, step.inner, &alpha,
-                                          w, CUDA_R_32F, step.w_stride, x, CUDA_R_32F, step.x_stride, &beta, y,
-                                          CUDA_R_32F, step.y_stride, compute, CUBLAS_GEMM_DEFAULT));
+  SPLITSCOPE_CUBLAS_CHECK(cublasGemmEx_64(handle, step.transpose_w ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                          step.transpose_x ? CUBLAS_OP_T : CUBLAS_OP_N, step.cols, step.rows,
+                                          step.inner, &alpha, w, CUDA_R_32F, step.w_stride, x, CUDA_R_32F,
+                                          step.x_stride, &beta, y, CUDA_R_32F, step.y_stride, compute,
+                                          CUBLAS_GEMM_DEFAULT));
 }
 
 ConvPlan::ConvPlan(const ConvStep& step, cudnnHandle_t handle, Dtype dtype) {
@@ -101,46 +138,100 @@ ConvPlan::ConvPlan(const ConvStep& step, cudnnHandle_t handle, Dtype dtype) {
                                step.batch, step.filters, step.out_h, step.out_w));
   describe_nchw(y_, step.batch, step.filters, step.out_h, step.out_w, step.y_sample_stride);
 
-  int limit = 0;
-  SPLITSCOPE_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithmMaxCount(handle, &limit));
-  std::vector<cudnnConvolutionFwdAlgoPerf_t> candidates(static_cast<size_t>(limit));
-  int returned = 0;
+  pass_ = step.pass;
+  accumulate_ = step.accumulate;
   // Timed, not guessed: cudnnFind runs each algorithm once on this shape and
   // returns them fastest first, as PyTorch's cudnn.benchmark does. The
   // heuristics (cudnnGetConvolutionForwardAlgorithm_v7) picked FFT for
   // AlexNet's fp32 conv2/conv3 on an H100, where PyTorch with benchmark on ran
   // the cnn 21% faster (reports/h100-80gb-hbm3/FINDINGS.md). It runs at plan
   // preparation, before any timed run, on this handle's stream.
-  SPLITSCOPE_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithm(handle, x_.get(), filter_.get(), convolution_.get(),
-                                                              y_.get(), limit, &returned, candidates.data()));
+  switch (pass_) {
+    case ConvPass::kForward: {
+      int limit = 0;
+      SPLITSCOPE_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithmMaxCount(handle, &limit));
+      std::vector<cudnnConvolutionFwdAlgoPerf_t> candidates(static_cast<size_t>(limit));
+      int returned = 0;
+      SPLITSCOPE_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithm(handle, x_.get(), filter_.get(), convolution_.get(),
+                                                                  y_.get(), limit, &returned, candidates.data()));
+      candidates.resize(static_cast<size_t>(returned));
+      if (choose(candidates, dtype)) return;
+      break;
+    }
+    case ConvPass::kBackwardData: {
+      int limit = 0;
+      SPLITSCOPE_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, &limit));
+      std::vector<cudnnConvolutionBwdDataAlgoPerf_t> candidates(static_cast<size_t>(limit));
+      int returned = 0;
+      SPLITSCOPE_CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithm(
+          handle, filter_.get(), y_.get(), convolution_.get(), x_.get(), limit, &returned, candidates.data()));
+      candidates.resize(static_cast<size_t>(returned));
+      if (choose(candidates, dtype)) return;
+      break;
+    }
+    case ConvPass::kBackwardFilter: {
+      int limit = 0;
+      SPLITSCOPE_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, &limit));
+      std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> candidates(static_cast<size_t>(limit));
+      int returned = 0;
+      SPLITSCOPE_CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithm(
+          handle, x_.get(), y_.get(), convolution_.get(), filter_.get(), limit, &returned, candidates.data()));
+      candidates.resize(static_cast<size_t>(returned));
+      if (choose(candidates, dtype)) return;
+      break;
+    }
+  }
+  throw RunError(fmt::format("cuDNN offers no {} algorithm for a {}x{}x{}x{} input, {} filters {}x{}, groups {} "
+                             "with {} math and at most {} MiB of workspace",
+                             pass_name(pass_), step.batch, step.in_channels, step.height, step.width, step.filters,
+                             step.kernel_h, step.kernel_w, step.groups, math_name(wanted), kMaxConvWorkspace >> 20));
+}
+
+template <typename Perf>
+bool ConvPlan::choose(const std::vector<Perf>& candidates, Dtype dtype) {
   // First pass: only the math asked for. Second pass (fp32 only, should the
   // search offer no FMA kernel): any math, said in the description.
   for (int pass = 0; pass < 2; ++pass) {
-    for (int i = 0; i < returned; ++i) {
-      const cudnnConvolutionFwdAlgoPerf_t& candidate = candidates[static_cast<size_t>(i)];
+    for (const Perf& candidate : candidates) {
       if (candidate.status != CUDNN_STATUS_SUCCESS || candidate.memory > kMaxConvWorkspace) continue;
       if (pass == 0 && dtype == Dtype::kFp32 && candidate.mathType != CUDNN_FMA_MATH) continue;
-      algorithm_ = candidate.algo;
+      algorithm_ = static_cast<int>(candidate.algo);
       workspace_bytes_ = candidate.memory;
       // cuDNN needs the algorithm's own math type on the descriptor.
       SPLITSCOPE_CUDNN_CHECK(cudnnSetConvolutionMathType(convolution_.get(), candidate.mathType));
-      description_ = fmt::format("{} ({}{})", algorithm_name(candidate.algo), math_name(candidate.mathType),
+      description_ = fmt::format("{}{} ({}{})", pass_ == ConvPass::kForward ? "" : std::string(pass_name(pass_)) + ": ",
+                                 algorithm_name(candidate.algo), math_name(candidate.mathType),
                                  pass == 1 ? "; no FMA-only kernel was offered" : "");
-      return;
+      return true;
     }
   }
-  throw RunError(fmt::format("cuDNN offers no convolution algorithm for a {}x{}x{}x{} input, {} filters {}x{}, groups {} "
-                             "with {} math and at most {} MiB of workspace",
-                             step.batch, step.in_channels, step.height, step.width, step.filters, step.kernel_h,
-                             step.kernel_w, step.groups, math_name(wanted), kMaxConvWorkspace >> 20));
+  return false;
 }
 
-void ConvPlan::launch(cudnnHandle_t handle, const float* x, const float* filter, float* y, void* workspace,
+void ConvPlan::launch(cudnnHandle_t handle, float* x, float* filter, float* y, void* workspace,
                       size_t workspace_bytes) const {
   const float alpha = 1.0f;
-  const float beta = 0.0f;
-  SPLITSCOPE_CUDNN_CHECK(cudnnConvolutionForward(handle, &alpha, x_.get(), x, filter_.get(), filter, convolution_.get(),
-                                                 algorithm_, workspace, workspace_bytes, &beta, y_.get(), y));
+  const float beta = accumulate_ ? 1.0f : 0.0f;
+  switch (pass_) {
+    case ConvPass::kForward:
+      SPLITSCOPE_CUDNN_CHECK(cudnnConvolutionForward(handle, &alpha, x_.get(), x, filter_.get(), filter,
+                                                     convolution_.get(),
+                                                     static_cast<cudnnConvolutionFwdAlgo_t>(algorithm_), workspace,
+                                                     workspace_bytes, &beta, y_.get(), y));
+      return;
+    case ConvPass::kBackwardData:
+      SPLITSCOPE_CUDNN_CHECK(cudnnConvolutionBackwardData(handle, &alpha, filter_.get(), filter, y_.get(), y,
+                                                          convolution_.get(),
+                                                          static_cast<cudnnConvolutionBwdDataAlgo_t>(algorithm_),
+                                                          workspace, workspace_bytes, &beta, x_.get(), x));
+      return;
+    case ConvPass::kBackwardFilter:
+      SPLITSCOPE_CUDNN_CHECK(cudnnConvolutionBackwardFilter(handle, &alpha, x_.get(), x, y_.get(), y,
+                                                            convolution_.get(),
+                                                            static_cast<cudnnConvolutionBwdFilterAlgo_t>(algorithm_),
+                                                            workspace, workspace_bytes, &beta, filter_.get(), filter));
+      return;
+  }
 }
 
 PoolPlan::PoolPlan(const PoolStep& step) {

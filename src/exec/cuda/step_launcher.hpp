@@ -11,6 +11,7 @@
 #include <cudnn.h>
 
 #include <string>
+#include <vector>
 
 #include "exec/cuda/device_program.hpp"
 #include "exec/cuda/library_handles.hpp"
@@ -26,24 +27,32 @@ cublasComputeType_t cublas_compute_type(Dtype dtype);
 void launch_matmul(cublasHandle_t handle, cublasComputeType_t compute, const MatMulStep& step, const float* x,
                    const float* w, float* y);
 
-/// A convolution step with its cuDNN descriptors and algorithm, chosen once.
+/// A convolution step (any ConvPass) with its cuDNN descriptors and algorithm, chosen once.
 class ConvPlan {
  public:
-  /// Describes `step` and picks the fastest algorithm the heuristics offer
-  /// that uses only the math `dtype` allows (fp32: FMA kernels, no TF32).
+  /// Describes `step` and picks the fastest algorithm of its pass that
+  /// cudnnFind measures, among those using only the math `dtype` allows
+  /// (fp32: FMA kernels, no TF32).
   ConvPlan(const ConvStep& step, cudnnHandle_t handle, Dtype dtype);
   size_t workspace_bytes() const { return workspace_bytes_; }
-  /// "implicit precomp gemm (fma)": for reports.
+  /// "implicit precomp gemm (fma)", "backward data: algo 1 (fma)": for reports.
   const std::string& description() const { return description_; }
-  void launch(cudnnHandle_t handle, const float* x, const float* filter, float* y, void* workspace,
-              size_t workspace_bytes) const;
+  /// Forward: reads x and filter, writes y. Backward data: reads y (dY) and
+  /// filter, writes x (dX). Backward filter: reads x and y (dY), writes (or
+  /// adds to) filter (dW).
+  void launch(cudnnHandle_t handle, float* x, float* filter, float* y, void* workspace, size_t workspace_bytes) const;
 
  private:
+  template <typename Perf>
+  bool choose(const std::vector<Perf>& candidates, Dtype dtype);
+
   TensorDescriptor x_;
   FilterDescriptor filter_;
   ConvolutionDescriptor convolution_;
   TensorDescriptor y_;
-  cudnnConvolutionFwdAlgo_t algorithm_ = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+  ConvPass pass_ = ConvPass::kForward;
+  bool accumulate_ = false;
+  int algorithm_ = 0;  ///< the cudnnConvolution*Algo_t of the pass
   size_t workspace_bytes_ = 0;
   std::string description_;
 };
