@@ -130,7 +130,8 @@ class CudaPreparedRun : public PreparedRun {
                 RunnerOptions{cuda.dtype, options.seed}) {}
 
   void run(int warmup, int repeats, RunResult& into) override {
-    if (repeats < 1) throw InputError("--repeat", "", "must be at least 1");
+    // repeats 0: warm-ups only (compare warms every plan up before it interleaves their timed runs).
+    if (repeats < 0) throw InputError("--repeat", "", "must be at least 1");
     RunOptions options = options_;
     options.repeats = repeats;
     for (int w = 0; w < warmup; ++w) {
@@ -144,6 +145,7 @@ class CudaPreparedRun : public PreparedRun {
         {"link", cuda_.link == LinkMode::kHost ? "host (every cross-device copy staged through pinned host memory)"
                                                : "device (device-to-device copies)"},
         {"dtype", dtype_fact(cuda_.dtype)}};
+    if (repeats == 0) return;
     if (cuda_.cuda_graph) {
       const TimedRuns eager = time_eager(runner_, options, false);
       TimedRuns graph = time_graph(runner_, options);
