@@ -83,7 +83,12 @@ OpCostModel::OpCostModel(const Machine& machine)
   SPLITSCOPE_CHECK(flops_per_second_ > 0 && bytes_per_second_ > 0, "a device needs positive peaks");
   // One row per op definition, so a kind added to the table is priced too.
   for (const OpDef* def : op_defs()) {
-    kind_efficiency_.push_back(machine.device.efficiency_of(def->name));
+    // A kind the file does not list takes the efficiency of the kind it runs
+    // like (OpDef::efficiency_like) where the file lists that one, before `default`.
+    const bool own = machine.device.efficiency.count(std::string(def->name)) > 0;
+    const bool borrowed = !own && !def->efficiency_like.empty() &&
+                          machine.device.efficiency.count(std::string(def->efficiency_like)) > 0;
+    kind_efficiency_.push_back(machine.device.efficiency_of(borrowed ? def->efficiency_like : def->name));
     Rule rule = Rule::kStreaming;
     if (machine.device.has_efficiency(def->name)) {
       rule = Rule::kRoofline;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "hand_plan.hpp"
+#include "ir/training.hpp"
 #include "ir/op_signature.hpp"
 #include "sim/machine_cost_function.hpp"
 #include "sim/op_cost_model.hpp"
@@ -67,6 +68,27 @@ TEST(OpCostModel, MatrixMathPicksThePeak) {
   // 134217728 / 8e12 = 16.777216 µs (still above the memory side, 4.72 µs).
   EXPECT_NEAR(OpCostModel(machine).slice_seconds(hand.graph(), fc, full_slice(hand.graph().node(fc), {0, 64})),
               16.777216e-6, 1e-15);
+}
+
+// A calibration measures forward kinds: a backward kind the file does not
+// list runs at the efficiency of the kind it runs like (dense_grad_input's
+// product is a GEMM of the layer's size), not at `default`.
+TEST(OpCostModel, ABackwardProductTakesItsForwardKindsEfficiency) {
+  HandPlan hand(kNet, 1);
+  const Graph training = training_graph(hand.graph(), Optimizer{});
+  const OpCostModel model(machine_with(1, 1000, 5, 0.5));
+  int priced = 0;
+  for (NodeId id = 0; id < static_cast<NodeId>(training.num_nodes()); ++id) {
+    const OpNode& node = training.node(id);
+    if (node.kind != OpKind::kDenseGradInput && node.kind != OpKind::kDenseGradWeight) continue;
+    // dX = dZ·Wᵀ and dW = Xᵀ·dZ: 2·64·1024·1024 FLOPs each (dW adds db's 64·1024),
+    // compute-bound at 1 TFLOP/s: / 0.5 (dense's, not the default 0.25) + 5 µs.
+    const Slice slice = full_slice(node, {0, 64});
+    const double flops = static_cast<double>(slice_cost(training, id, slice).flops);
+    EXPECT_NEAR(model.slice_seconds(training, id, slice), flops / 1e12 / 0.5 + 5e-6, 1e-12) << node.name;
+    ++priced;
+  }
+  EXPECT_EQ(priced, 1) << "the first layer's input gradient is not computed: only dW";
 }
 
 TEST(OpCostModel, ElementwiseOpsAreMemoryBoundAtTheirKindsEfficiency) {

@@ -20,6 +20,7 @@ const OpDef& activation_grad_def() {
     OpDef d;
     d.kind = OpKind::kActivationGrad;
     d.name = "activation_grad";
+    d.efficiency_like = "relu";
     d.channel_local = true;
     d.split.out = true;
     d.cost = cost;

@@ -28,6 +28,7 @@ const OpDef& avgpool_grad_def() {
     OpDef d;
     d.kind = OpKind::kAvgPoolGrad;
     d.name = "avgpool_grad";
+    d.efficiency_like = "avgpool";
     d.channel_local = true;
     d.split.out = true;
     d.cost = cost;

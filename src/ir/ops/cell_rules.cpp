@@ -105,6 +105,7 @@ OpDef gradient_product_def(OpKind kind, std::string_view name) {
   d.kind = kind;
   d.name = name;
   d.cost_class = CostClass::kMatrix;
+  d.efficiency_like = "dense";  // its products are GEMMs, as a dense layer's
   d.split.out = true;  // by its weights' rule; no partitioner slices it yet
   d.input_channels = op_rules::all_channels;
   d.param_slice = gradient_param_slice;
@@ -114,6 +115,7 @@ OpDef gradient_product_def(OpKind kind, std::string_view name) {
 
 OpDef step_gradient_def(OpKind kind, std::string_view name) {
   OpDef d = gradient_product_def(kind, name);
+  d.efficiency_like = kind == OpKind::kLstmCellGrad ? "lstm_cell" : "gru_cell";  // the step's gates, recomputed
   d.weighted = true;
   d.cost = step_gradient_cost;
   d.signature = step_gradient_signature;

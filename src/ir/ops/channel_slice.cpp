@@ -26,6 +26,7 @@ const OpDef& channel_slice_def() {
     OpDef d;
     d.kind = OpKind::kChannelSlice;
     d.name = "channel_slice";
+    d.efficiency_like = "concat";
     d.channel_local = true;
     d.split.out = true;
     d.cost = cost;

@@ -76,6 +76,7 @@ const OpDef& conv2d_grad_input_def() {
     OpDef d;
     d.kind = OpKind::kConv2dGradInput;
     d.name = "conv2d_grad_input";
+    d.efficiency_like = "conv2d";
     d.cost_class = CostClass::kMatrix;
     d.weighted = true;
     d.split.out = true;  // by its weights' rule; no partitioner slices a backward op yet

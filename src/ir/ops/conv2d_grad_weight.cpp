@@ -61,6 +61,7 @@ const OpDef& conv2d_grad_weight_def() {
     OpDef d;
     d.kind = OpKind::kConv2dGradWeight;
     d.name = "conv2d_grad_weight";
+    d.efficiency_like = "conv2d";
     d.cost_class = CostClass::kMatrix;
     d.writes_gradient = true;
     d.split.out = true;

@@ -54,6 +54,7 @@ const OpDef& dense_grad_input_def() {
     OpDef d;
     d.kind = OpKind::kDenseGradInput;
     d.name = "dense_grad_input";
+    d.efficiency_like = "dense";
     d.cost_class = CostClass::kMatrix;
     d.weighted = true;
     d.split.out = true;

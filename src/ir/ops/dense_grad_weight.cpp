@@ -44,6 +44,7 @@ const OpDef& dense_grad_weight_def() {
     OpDef d;
     d.kind = OpKind::kDenseGradWeight;
     d.name = "dense_grad_weight";
+    d.efficiency_like = "dense";
     d.cost_class = CostClass::kMatrix;
     d.writes_gradient = true;
     d.split.out = true;

@@ -21,6 +21,7 @@ const OpDef& maxpool_grad_def() {
     OpDef d;
     d.kind = OpKind::kMaxPoolGrad;
     d.name = "maxpool_grad";
+    d.efficiency_like = "maxpool";
     d.channel_local = true;
     d.split.out = true;
     d.cost = cost;

@@ -78,6 +78,13 @@ struct OpDef {
   /// signature, and its efficiency key in machine files: "dense", "lstm_cell".
   std::string_view name;
   CostClass cost_class = CostClass::kElementwise;
+  /// The kind whose efficiency prices this one where a machine file gives it
+  /// none of its own (a calibration measures the forward kinds): a backward
+  /// kind runs the library kernels of its forward kind — a product's backward
+  /// is two products of the same family (cuBLAS GEMMs, cuDNN convolutions),
+  /// pooling's backward reads the windows the forward read — so the fraction
+  /// of the roofline measured for one carries over. Empty: the file's `default`.
+  std::string_view efficiency_like;
   /// Carries weights that are sliced with its output channels.
   bool weighted = false;
   /// A slice of the output needs only the matching slice of each input

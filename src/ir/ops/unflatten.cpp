@@ -20,6 +20,7 @@ const OpDef& unflatten_def() {
     OpDef d;
     d.kind = OpKind::kUnflatten;
     d.name = "unflatten";
+    d.efficiency_like = "flatten";
     d.cost_class = CostClass::kFree;
     d.channel_local = true;
     d.split.out = true;
