@@ -1,7 +1,6 @@
 // Training on a real GPU: three steps of every trainable small zoo network x
 // strategy on 2 virtual devices against the cpu backend training the same
-// plan (every step's loss and the last output within 1e-4), and recurrent
-// networks refused with a clear reason. Skipped, with the reason, where
+// plan (every step's loss and the last output within 1e-4). Skipped, with the reason, where
 // there is no GPU.
 
 #include <gtest/gtest.h>
@@ -51,7 +50,7 @@ void PrintTo(const TrainCase& c, std::ostream* out) { *out << case_name(c); }
 std::vector<TrainCase> all_cases() {
   std::vector<TrainCase> cases;
   for (const char* network : {"mlp-small", "cnn-small", "residual-small", "resnet-small", "two-tower-small",
-                              "inception-small"}) {
+                              "inception-small", "lstm-small", "gru-small"}) {
     cases.push_back({network, "single", 1});
     for (const char* strategy : {"data", "horizontal", "vertical", "tensor", "branches"}) {
       cases.push_back({network, strategy});
@@ -113,20 +112,6 @@ TEST_P(GpuTraining, MatchesTheCpuBackendStepForStep) {
 
 INSTANTIATE_TEST_SUITE_P(SmallNetworks, GpuTraining, ::testing::ValuesIn(all_cases()),
                          [](const ::testing::TestParamInfo<TrainCase>& info) { return case_name(info.param); });
-
-TEST(GpuTraining, RecurrentNetworksAreRefusedWithTheReason) {
-  SKIP_WITHOUT_GPU();
-  const auto training = std::make_shared<const Graph>(training_graph(*zoo_graph("lstm-small"), Optimizer{}));
-  const Plan plan = make_partitioner("single")->partition(training, PartitionOptions{1, 1, nullptr});
-  RunOptions run;
-  try {
-    run_training_steps(*make_cuda_executor(CudaOptions{}), plan, run, 1);
-    FAIL() << "an LSTM trained on the cuda backend, which has no backward kernel for its cells";
-  } catch (const UnavailableError& error) {
-    EXPECT_NE(std::string(error.what()).find("no backward kernel for lstm_cell_grad"), std::string::npos)
-        << error.what();
-  }
-}
 
 }  // namespace
 }  // namespace splitscope::testing

@@ -1,4 +1,5 @@
-// Training plans compiled for the GPU, interpreted on the host for three
+// Training plans compiled for the GPU (every small zoo network, recurrent
+// ones included), interpreted on the host for three
 // steps, against the cpu backend training the same plan: every step's loss
 // and the last step's output within 1e-4 (training_support.hpp). The
 // backward pass's device steps — transposed products, cuDNN's backward data
@@ -50,7 +51,7 @@ Optimizer optimizer_of(const TrainCase& c) {
 std::vector<TrainCase> all_cases() {
   std::vector<TrainCase> cases;
   for (const char* network : {"mlp-small", "cnn-small", "residual-small", "towers-small", "resnet-small",
-                              "two-tower-small", "inception-small"}) {
+                              "two-tower-small", "inception-small", "lstm-small", "gru-small"}) {
     cases.push_back({network, "single"});
     for (int devices : {2, 3}) {
       for (const char* strategy : {"data", "horizontal", "vertical", "tensor", "branches"}) {
@@ -65,6 +66,7 @@ std::vector<TrainCase> all_cases() {
   cases.push_back({"mlp-small", "single", 1, 1, PipelineSchedule::kGpipe, LinkMode::kDevice, true});
   cases.push_back({"mlp-small", "data", 2, 1, PipelineSchedule::kGpipe, LinkMode::kHost, true});
   cases.push_back({"cnn-small", "pipeline", 2, 2, PipelineSchedule::kOneForwardOneBackward, LinkMode::kDevice, true});
+  cases.push_back({"gru-small", "data", 3, 1, PipelineSchedule::kGpipe, LinkMode::kDevice, true});
   return cases;
 }
 

@@ -12,10 +12,7 @@ namespace splitscope {
 namespace {
 
 /// The kinds the cuda backend declares it does not run (inputs are provided, not computed).
-// The recurrent cells' backward kinds: the cuda backend refuses to train
-// recurrent networks (exit 3) until their kernels land (docs/training.md).
-const std::set<OpKind> kDeclaredUnsupported{OpKind::kInput,          OpKind::kLstmCellGrad,   OpKind::kGruCellGrad,
-                                            OpKind::kCellGradInput,  OpKind::kCellGradHidden, OpKind::kCellGradWeight};
+const std::set<OpKind> kDeclaredUnsupported{OpKind::kInput};
 
 TEST(CudaKernelTable, EveryKindHasAKernelOrIsDeclaredUnsupported) {
   for (const OpDef* def : op_defs()) {

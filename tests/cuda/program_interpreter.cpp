@@ -383,6 +383,65 @@ class Machine {
     apply_optimizer_step(step, w, g, first, second, 0, s.elements);
   }
 
+  void execute(const CellGradStep& s, const Step&) {
+    const int64_t width = (s.gru ? 3 : 4) * s.units;
+    const float* gates = at(s.gates, s.rows * width);
+    const float* hidden = s.hidden_gates.valid() ? at(s.hidden_gates, s.rows * width) : nullptr;
+    const float* bias = s.bias.valid() ? at(s.bias, width) : nullptr;
+    const float* c_prev = s.c_prev.valid() ? at(s.c_prev, extent(s.rows, s.units, s.c_prev_stride)) : nullptr;
+    const float* h_prev = s.h_prev.valid() ? at(s.h_prev, extent(s.rows, s.units, s.h_prev_stride)) : nullptr;
+    const float* dh = at(s.dh, extent(s.rows, s.units, s.dh_stride));
+    const float* dc = s.dc.valid() ? at(s.dc, extent(s.rows, s.units, s.dc_stride)) : nullptr;
+    float* dgates = at(s.dgates, extent(s.rows, 4 * s.units, s.dgates_stride));
+    float* second = at(s.second, extent(s.rows, s.units, s.second_stride));
+    for (int64_t r = 0; r < s.rows; ++r) {
+      for (int64_t u = 0; u < s.units; ++u) {
+        float* out = dgates + r * s.dgates_stride + u * 4;
+        const float g_h = dh[r * s.dh_stride + u];
+        auto b = [&](int k) { return bias != nullptr ? bias[k * s.units + u] : 0.0f; };
+        if (!s.gru) {
+          auto pre = [&](int k) { return gates[r * width + k * s.units + u] + b(k); };
+          const float i = sigmoid(pre(0)), f = sigmoid(pre(1)), g = std::tanh(pre(2)), o = sigmoid(pre(3));
+          const float previous = c_prev != nullptr ? c_prev[r * s.c_prev_stride + u] : 0.0f;
+          const float tanh_c = std::tanh(f * previous + i * g);
+          const float dc_total = (dc != nullptr ? dc[r * s.dc_stride + u] : 0.0f) + g_h * o * (1.0f - tanh_c * tanh_c);
+          out[0] = dc_total * g * i * (1.0f - i);
+          out[1] = dc_total * previous * f * (1.0f - f);
+          out[2] = dc_total * i * (1.0f - g * g);
+          out[3] = g_h * tanh_c * o * (1.0f - o);
+          second[r * s.second_stride + u] = dc_total * f;
+        } else {
+          auto hid = [&](int k) { return hidden != nullptr ? hidden[r * width + k * s.units + u] : 0.0f; };
+          const float* px = gates + r * width;
+          const float reset = sigmoid(px[u] + hid(0) + b(0));
+          const float update = sigmoid(px[s.units + u] + hid(1) + b(1));
+          const float candidate = std::tanh(px[2 * s.units + u] + b(2) + reset * hid(2));
+          const float previous = h_prev != nullptr ? h_prev[r * s.h_prev_stride + u] : 0.0f;
+          const float d_candidate = g_h * (1.0f - update) * (1.0f - candidate * candidate);
+          out[0] = d_candidate * hid(2) * reset * (1.0f - reset);
+          out[1] = g_h * (previous - candidate) * update * (1.0f - update);
+          out[2] = d_candidate;
+          out[3] = d_candidate * reset;
+          second[r * s.second_stride + u] = g_h * update;
+        }
+      }
+    }
+  }
+
+  void execute(const GateGatherStep& s, const Step&) {
+    const float* dgates = at(s.dgates, extent(s.rows, 4 * s.units, s.dgates_stride));
+    float* out = at(s.out, s.rows * s.count * s.units);
+    for (int64_t r = 0; r < s.rows; ++r) {
+      for (int g = 0; g < s.count; ++g) {
+        for (int64_t u = 0; u < s.units; ++u) {
+          out[(r * s.count + g) * s.units + u] = dgates[r * s.dgates_stride + u * 4 + s.columns[static_cast<size_t>(g)]];
+        }
+      }
+    }
+  }
+
+  void execute(const ZeroStep& s, const Step&) { std::fill_n(at(s.y, s.elements), s.elements, 0.0f); }
+
   const Plan& plan_;
   const DeviceProgram& program_;
   std::vector<std::vector<float>> memory_;

@@ -234,13 +234,7 @@ std::string CudaExecutor::unsupported(const Plan& plan, const PlanOp& op) const 
     return fmt::format("the cuda backend adds at most {} inputs in one op", kernels::kMaxSumInputs);
   }
   if (op.role == OpRole::kCompute && !gpu::has_cuda_kernel(plan.graph->node(op.node).kind)) {
-    const OpKind kind = plan.graph->node(op.node).kind;
-    if (plan.graph->node(op.node).pass == Pass::kBackward) {
-      return fmt::format("the cuda backend has no backward kernel for {} ops yet (recurrent cells train on the cpu "
-                         "backend): train this network with --backend cpu, or predict it with --backend sim",
-                         to_string(kind));
-    }
-    return fmt::format("the cuda backend has no kernel for {} ops", to_string(kind));
+    return fmt::format("the cuda backend has no kernel for {} ops", to_string(plan.graph->node(op.node).kind));
   }
   return {};
 }

@@ -13,6 +13,7 @@
 /// Conventions: every size, offset and stride counts float32 elements; every
 /// matrix is row-major (the runner translates to cuBLAS's column-major).
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -275,6 +276,53 @@ struct UpdateStep {
   Ref counter;
 };
 
+/// A recurrent cell step's backward, element-wise half (the cpu backend's
+/// recurrent_cell_backward.hpp equations), after its gate pre-activations are
+/// recomputed by products as the forward pass computes them:
+/// - LSTM: `gates` [rows][4·units] = x·Wx + h·Wh (i, f, g, o), `bias` added
+///   here as the forward kernel adds it; c_prev and dc optional (zeros);
+/// - GRU: `gates` = x·Wx [rows][3·units] (r, z, n), `hidden_gates` = h·Wh or
+///   none (t = 0), `bias` on the input side; h_prev optional.
+/// Writes `dgates` unit-major [rows][units][4] (LSTM di, df, dg, do; GRU dr,
+/// dz, dn, dn·r) and `second` [rows][units] (LSTM dc_prev; GRU dh⊙z).
+struct CellGradStep {
+  bool gru = false;
+  int64_t rows = 0, units = 0;
+  Ref gates;
+  Ref hidden_gates;
+  Ref bias;
+  Ref c_prev;
+  int64_t c_prev_stride = 0;
+  Ref h_prev;
+  int64_t h_prev_stride = 0;
+  Ref dh;
+  int64_t dh_stride = 0;
+  Ref dc;
+  int64_t dc_stride = 0;
+  Ref dgates;
+  int64_t dgates_stride = 0;
+  Ref second;
+  int64_t second_stride = 0;
+};
+
+/// The gate-major matrix a cell's gradient products take, gathered from the
+/// unit-major gate gradients: out[r][g·units + u] = dgates[r·dgates_stride +
+/// u·4 + columns[g]] for g < count (out contiguous, rows count·units apart).
+struct GateGatherStep {
+  int64_t rows = 0, units = 0;
+  int count = 0;
+  std::array<int, 4> columns{};
+  Ref dgates;
+  int64_t dgates_stride = 0;
+  Ref out;
+};
+
+/// y[0, elements) = 0 (a weight gradient with nothing to add, e.g. dWh of a one-step sequence).
+struct ZeroStep {
+  Ref y;
+  int64_t elements = 0;
+};
+
 /// `height` rows of `width` elements from src (rows `src_pitch` apart) to dst
 /// (rows `dst_pitch` apart). Between devices, or through pinned host memory,
 /// as the buffers' devices say.
@@ -289,7 +337,7 @@ struct CopyStep {
 
 using StepAction = std::variant<MatMulStep, ConvStep, PoolStep, BiasActivationStep, MapStep, SoftmaxStep,
                                 LstmCellStep, GruCellStep, SumStep, CopyStep, LossGradStep, ActivationGradStep,
-                                BiasGradStep, PoolGradStep, UpdateStep>;
+                                BiasGradStep, PoolGradStep, UpdateStep, CellGradStep, GateGatherStep, ZeroStep>;
 
 struct Step {
   StepAction action;

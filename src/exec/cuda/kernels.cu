@@ -253,6 +253,74 @@ __global__ void pool_grad_kernel(PoolGradShape s, const float* x, const float* d
   }
 }
 
+__global__ void lstm_grad_kernel(CellGradPointers p, int64_t rows, int64_t units) {
+  const int64_t total = rows * units;
+  const int64_t width = 4 * units;
+  for (int64_t e = global_index(); e < total; e += grid_stride()) {
+    const int64_t r = e / units;
+    const int64_t u = e % units;
+    const float* pre = p.gates + r * width;
+    auto gate = [&](int k) { return pre[k * units + u] + (p.bias != nullptr ? p.bias[k * units + u] : 0.0f); };
+    // The forward kernel's own expressions, then the chain rule (recurrent_cell_backward.cpp).
+    const float i = sigmoid(gate(0));
+    const float f = sigmoid(gate(1));
+    const float g = tanhf(gate(2));
+    const float o = sigmoid(gate(3));
+    const float previous = p.c_prev != nullptr ? p.c_prev[r * p.c_prev_stride + u] : 0.0f;
+    const float c_next = f * previous + i * g;
+    const float tanh_c = tanhf(c_next);
+    const float dh = p.dh[r * p.dh_stride + u];
+    const float dc_total = (p.dc != nullptr ? p.dc[r * p.dc_stride + u] : 0.0f) + dh * o * (1.0f - tanh_c * tanh_c);
+    float* out = p.dgates + r * p.dgates_stride + u * 4;
+    out[0] = dc_total * g * i * (1.0f - i);
+    out[1] = dc_total * previous * f * (1.0f - f);
+    out[2] = dc_total * i * (1.0f - g * g);
+    out[3] = dh * tanh_c * o * (1.0f - o);
+    p.second[r * p.second_stride + u] = dc_total * f;
+  }
+}
+
+__global__ void gru_grad_kernel(CellGradPointers p, int64_t rows, int64_t units) {
+  const int64_t total = rows * units;
+  const int64_t width = 3 * units;
+  for (int64_t e = global_index(); e < total; e += grid_stride()) {
+    const int64_t r = e / units;
+    const int64_t u = e % units;
+    const float* px = p.gates + r * width;
+    const float* ph = p.hidden_gates != nullptr ? p.hidden_gates + r * width : nullptr;
+    auto b = [&](int k) { return p.bias != nullptr ? p.bias[k * units + u] : 0.0f; };
+    auto hidden = [&](int k) { return ph != nullptr ? ph[k * units + u] : 0.0f; };
+    const float reset = sigmoid(px[u] + hidden(0) + b(0));
+    const float update = sigmoid(px[units + u] + hidden(1) + b(1));
+    const float candidate = tanhf(px[2 * units + u] + b(2) + reset * hidden(2));
+    const float previous = p.h_prev != nullptr ? p.h_prev[r * p.h_prev_stride + u] : 0.0f;
+    const float dh = p.dh[r * p.dh_stride + u];
+    const float d_candidate = dh * (1.0f - update) * (1.0f - candidate * candidate);
+    float* out = p.dgates + r * p.dgates_stride + u * 4;
+    out[0] = d_candidate * hidden(2) * reset * (1.0f - reset);
+    out[1] = dh * (previous - candidate) * update * (1.0f - update);
+    out[2] = d_candidate;
+    out[3] = d_candidate * reset;
+    p.second[r * p.second_stride + u] = dh * update;
+  }
+}
+
+struct GateColumns {
+  int columns[4];
+};
+
+__global__ void gate_gather_kernel(const float* dgates, int64_t dgates_stride, GateColumns columns, int count,
+                                   float* out, int64_t rows, int64_t units) {
+  const int64_t width = count * units;
+  const int64_t total = rows * width;
+  for (int64_t e = global_index(); e < total; e += grid_stride()) {
+    const int64_t r = e / width;
+    const int64_t g = (e % width) / units;
+    const int64_t u = e % units;
+    out[e] = dgates[r * dgates_stride + u * 4 + columns.columns[g]];
+  }
+}
+
 __global__ void count_update_kernel(float* counter) { *counter += 1.0f; }
 
 __global__ void optimizer_kernel(int kind, float lr, float momentum, float* w, const float* g, float* first,
@@ -386,6 +454,31 @@ cudaError_t optimizer_update(cudaStream_t stream, int kind, float learning_rate,
   if (elements == 0) return cudaSuccess;
   optimizer_kernel<<<blocks_for(elements), kThreads, 0, stream>>>(kind, learning_rate, momentum, w, g, first, second,
                                                                   counter, elements);
+  return cudaGetLastError();
+}
+
+cudaError_t cell_grad(cudaStream_t stream, bool gru, const CellGradPointers& p, int64_t rows, int64_t units) {
+  if (rows * units == 0) return cudaSuccess;
+  if (p.gates == nullptr || p.dh == nullptr || p.dgates == nullptr || p.second == nullptr) return cudaErrorInvalidValue;
+  if (gru) {
+    gru_grad_kernel<<<blocks_for(rows * units), kThreads, 0, stream>>>(p, rows, units);
+  } else {
+    lstm_grad_kernel<<<blocks_for(rows * units), kThreads, 0, stream>>>(p, rows, units);
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t gate_gather(cudaStream_t stream, const float* dgates, int64_t dgates_stride, const int* columns, int count,
+                        float* out, int64_t rows, int64_t units) {
+  if (count < 1 || count > 4) return cudaErrorInvalidValue;
+  if (rows * units == 0) return cudaSuccess;
+  GateColumns packed{};
+  for (int g = 0; g < count; ++g) {
+    if (columns[g] < 0 || columns[g] > 3) return cudaErrorInvalidValue;
+    packed.columns[g] = columns[g];
+  }
+  gate_gather_kernel<<<blocks_for(rows * count * units), kThreads, 0, stream>>>(dgates, dgates_stride, packed, count,
+                                                                                 out, rows, units);
   return cudaGetLastError();
 }
 

@@ -73,6 +73,30 @@ cudaError_t pool_grad(cudaStream_t stream, const PoolGradShape& shape, const flo
 cudaError_t optimizer_update(cudaStream_t stream, int kind, float learning_rate, float momentum, float* w,
                              const float* g, float* first, float* second, float* counter, int64_t elements);
 
+/// A recurrent cell step's backward, element-wise half (CellGradStep in device_program.hpp).
+struct CellGradPointers {
+  const float* gates = nullptr;         ///< LSTM x·Wx + h·Wh; GRU x·Wx
+  const float* hidden_gates = nullptr;  ///< GRU h·Wh, or null (t = 0)
+  const float* bias = nullptr;
+  const float* c_prev = nullptr;
+  int64_t c_prev_stride = 0;
+  const float* h_prev = nullptr;
+  int64_t h_prev_stride = 0;
+  const float* dh = nullptr;
+  int64_t dh_stride = 0;
+  const float* dc = nullptr;
+  int64_t dc_stride = 0;
+  float* dgates = nullptr;
+  int64_t dgates_stride = 0;
+  float* second = nullptr;
+  int64_t second_stride = 0;
+};
+cudaError_t cell_grad(cudaStream_t stream, bool gru, const CellGradPointers& p, int64_t rows, int64_t units);
+
+/// out[r][g·units + u] = dgates[r·dgates_stride + u·4 + columns[g]] for g < count (≤ 4).
+cudaError_t gate_gather(cudaStream_t stream, const float* dgates, int64_t dgates_stride, const int* columns, int count,
+                        float* out, int64_t rows, int64_t units);
+
 /// An empty kernel, to measure launch overhead.
 cudaError_t empty(cudaStream_t stream);
 

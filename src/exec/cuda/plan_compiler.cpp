@@ -342,6 +342,11 @@ class Compiler {
       set(OpKind::kAvgPoolGrad, &Compiler::pool_grad);
       set(OpKind::kUnflatten, &Compiler::copy_from_first_channel);
       set(OpKind::kChannelSlice, &Compiler::copy_from_first_channel);
+      set(OpKind::kLstmCellGrad, &Compiler::cell_grad);
+      set(OpKind::kGruCellGrad, &Compiler::cell_grad);
+      set(OpKind::kCellGradInput, &Compiler::cell_grad_input);
+      set(OpKind::kCellGradHidden, &Compiler::cell_grad_hidden);
+      set(OpKind::kCellGradWeight, &Compiler::cell_grad_weight);
       return t;
     }();
     return table;
@@ -855,6 +860,175 @@ class Compiler {
     add_step(CopyStep{needed_start(op, x, 0), x.row_stride(), y.start(), y.row_stride(), y.row_stride(),
                       op.slice.batch.size()},
              compute_stream(op), span, {x.buffer}, {y.buffer});
+  }
+
+  // --- recurrent cells' backward (whole layers: no strategy slices a cell for training) ---
+
+  /// The gate-gradient columns each product of a cell's backward takes
+  /// (unit-major dgates, four per unit): LSTM all four; GRU r, z, n on the
+  /// input side and r, z, n·r on the recurrent side.
+  static std::pair<std::array<int, 4>, int> gate_columns(bool gru, bool recurrent) {
+    if (!gru) return {{0, 1, 2, 3}, 4};
+    return {recurrent ? std::array<int, 4>{0, 1, 3, 0} : std::array<int, 4>{0, 1, 2, 0}, 3};
+  }
+
+  void require_whole_cell(const PlanOp& op) const {
+    SPLITSCOPE_CHECK((op.params < 0 || plan_.value(op.params).channels == Range{0, graph_.node(op.node).attrs.hidden}),
+                     "the cuda backend computes a cell's gradients for whole layers (op " + std::to_string(op.id) + ")");
+  }
+
+  /// dgates and the second output of one step: the forward's gate products
+  /// recomputed into the device's scratch, then the element-wise kernel.
+  void cell_grad(const PlanOp& op, int span) {
+    require_whole_cell(op);
+    const OpNode& node = graph_.node(op.node);
+    const bool gru = node.kind == OpKind::kGruCellGrad;
+    const int64_t rows = op.slice.batch.size();
+    const int64_t units = node.attrs.hidden;
+    const int64_t inputs = node.attrs.cell_inputs;
+    const int64_t cols = (gru ? 3 : 4) * units;
+    const Ref wx = weight(op, kInputWeight);
+    const Ref wh = weight(op, kRecurrentWeight);
+    const Ref bias = weight(op, kCellBias);
+    const int gates = scratch(op.device, (gru ? 2 : 1) * rows * cols);
+    const ValueView x = input(op, 0);
+    add_step(MatMulStep{rows, cols, inputs, needed_start(op, x, 0), x.row_stride(), wx, cols, Ref{gates, 0}, cols,
+                        false},
+             compute_stream(op), span, {x.buffer, wx.buffer}, {gates});
+    CellGradStep step;
+    step.gru = gru;
+    step.rows = rows;
+    step.units = units;
+    step.gates = Ref{gates, 0};
+    step.bias = bias;
+    std::vector<int> reads{gates};
+    if (bias.valid()) reads.push_back(bias.buffer);
+    if (has_input(op, 1)) {
+      const ValueView h = input(op, 1);
+      const Ref into{gates, gru ? rows * cols : 0};
+      add_step(MatMulStep{rows, cols, units, needed_start(op, h, 1), h.row_stride(), wh, cols, into, cols, !gru},
+               compute_stream(op), span, {h.buffer, wh.buffer, gates}, {gates});
+      if (gru) step.hidden_gates = into;
+      step.h_prev = needed_start(op, h, 1);
+      step.h_prev_stride = h.row_stride();
+      reads.push_back(h.buffer);
+    }
+    if (!gru && has_input(op, 2)) {
+      const ValueView c = input(op, 2);
+      step.c_prev = needed_start(op, c, 2);
+      step.c_prev_stride = c.row_stride();
+      reads.push_back(c.buffer);
+    }
+    const int dh_slot = gru ? 2 : 3;
+    const ValueView dh = input(op, dh_slot);
+    step.dh = needed_start(op, dh, dh_slot);
+    step.dh_stride = dh.row_stride();
+    reads.push_back(dh.buffer);
+    if (!gru && has_input(op, 4)) {
+      const ValueView dc = input(op, 4);
+      step.dc = needed_start(op, dc, 4);
+      step.dc_stride = dc.row_stride();
+      reads.push_back(dc.buffer);
+    }
+    const ValueView dgates = output(op, 0, op.slice.out);
+    const ValueView second = output(op, 1, op.slice.out);
+    step.dgates = dgates.start();
+    step.dgates_stride = dgates.row_stride();
+    step.second = second.start();
+    step.second_stride = second.row_stride();
+    add_step(step, compute_stream(op), span, std::move(reads), {dgates.buffer, second.buffer});
+  }
+
+  /// Gathers the gate-major matrix of `columns` from the dgates input into the scratch at `at`.
+  Ref gather_gates(const PlanOp& op, int span, int slot, bool recurrent, int64_t at) {
+    const OpNode& node = graph_.node(op.node);
+    const ValueView dgates = input(op, slot);
+    const auto [columns, count] = gate_columns(node.attrs.gru, recurrent);
+    const int64_t rows = op.slice.batch.size();
+    const int64_t units = node.attrs.hidden;
+    const int buffer = scratch(op.device, at + rows * count * units);
+    const Ref out{buffer, at};
+    add_step(GateGatherStep{rows, units, count, columns, needed_start(op, dgates, slot), dgates.row_stride(), out},
+             compute_stream(op), span, {dgates.buffer, buffer}, {buffer});
+    return out;
+  }
+
+  /// dx = Gx·Wxᵀ.
+  void cell_grad_input(const PlanOp& op, int span) {
+    require_whole_cell(op);
+    const OpNode& node = graph_.node(op.node);
+    const int64_t width = (node.attrs.gru ? 3 : 4) * node.attrs.hidden;
+    const Ref gx = gather_gates(op, span, 0, false, 0);
+    const Ref wx = weight(op, kInputWeight);
+    const ValueView dx = output(op, 0, op.slice.out);
+    MatMulStep step{op.slice.batch.size(), node.attrs.cell_inputs, width, gx, width, wx, width, dx.start(),
+                    dx.row_stride(), false};
+    step.transpose_w = true;
+    add_step(step, compute_stream(op), span, {gx.buffer, wx.buffer}, {dx.buffer});
+  }
+
+  /// dh_prev = Gh·Whᵀ, plus the GRU's direct part dh⊙z (copied in first).
+  void cell_grad_hidden(const PlanOp& op, int span) {
+    require_whole_cell(op);
+    const OpNode& node = graph_.node(op.node);
+    const int64_t rows = op.slice.batch.size();
+    const int64_t units = node.attrs.hidden;
+    const int64_t width = (node.attrs.gru ? 3 : 4) * units;
+    const Ref gh = gather_gates(op, span, 0, true, 0);
+    const Ref wh = weight(op, kRecurrentWeight);
+    const ValueView dh = output(op, 0, op.slice.out);
+    const bool direct = node.attrs.gru && has_input(op, 1);
+    if (direct) {
+      const ValueView part = input(op, 1);
+      add_step(CopyStep{needed_start(op, part, 1), part.row_stride(), dh.start(), dh.row_stride(), units, rows},
+               compute_stream(op), span, {part.buffer}, {dh.buffer});
+    }
+    MatMulStep step{rows, units, width, gh, width, wh, width, dh.start(), dh.row_stride(), direct};
+    step.transpose_w = true;
+    std::vector<int> reads{gh.buffer, wh.buffer};
+    if (direct) reads.push_back(dh.buffer);
+    add_step(step, compute_stream(op), span, std::move(reads), {dh.buffer});
+  }
+
+  /// The step's weight gradient, flat (Wx [I × G·H], Wh [H × G·H], b [G·H]),
+  /// added to the later steps' running sum: dWx = xᵀ·Gx, dWh = h_prevᵀ·Gh
+  /// (nothing at t = 0), db = Σ rows Gx.
+  void cell_grad_weight(const PlanOp& op, int span) {
+    require_whole_cell(op);
+    const OpNode& node = graph_.node(op.node);
+    const int64_t rows = op.slice.batch.size();
+    const int64_t units = node.attrs.hidden;
+    const int64_t inputs = node.attrs.cell_inputs;
+    const int64_t width = (node.attrs.gru ? 3 : 4) * units;
+    const ValueView x = input(op, 0);
+    const GradientTarget out = gradient_output(op, span);
+    SPLITSCOPE_CHECK(out.value.elements() == (inputs + units) * width + (node.attrs.bias ? width : 0),
+                     "a cell's weight gradient of the wrong size (op " + std::to_string(op.id) + ")");
+    const Ref gx = gather_gates(op, span, 2, false, 0);
+    std::vector<int> reads{x.buffer, gx.buffer};
+    if (out.accumulate) reads.push_back(out.value.buffer);
+    MatMulStep dwx{inputs, width, rows, needed_start(op, x, 0), x.row_stride(), gx, width, out.value.start(), width,
+                   out.accumulate};
+    dwx.transpose_x = true;
+    add_step(dwx, compute_stream(op), span, reads, {out.value.buffer});
+    const Ref dwh_at{out.value.buffer, inputs * width};
+    if (has_input(op, 1)) {
+      const ValueView h = input(op, 1);
+      // The GRU's recurrent side takes other columns; the LSTM's are the input side's.
+      const Ref gh = node.attrs.gru ? gather_gates(op, span, 2, true, rows * width) : gx;
+      MatMulStep dwh{units, width, rows, needed_start(op, h, 1), h.row_stride(), gh, width, dwh_at, width,
+                     out.accumulate};
+      dwh.transpose_x = true;
+      std::vector<int> h_reads{h.buffer, gh.buffer, out.value.buffer};
+      add_step(dwh, compute_stream(op), span, std::move(h_reads), {out.value.buffer});
+    } else if (!out.accumulate) {
+      add_step(ZeroStep{dwh_at, units * width}, compute_stream(op), span, {}, {out.value.buffer});
+    }
+    if (node.attrs.bias) {
+      add_step(BiasGradStep{rows, width, 1, gx, width, Ref{out.value.buffer, (inputs + units) * width},
+                            out.accumulate},
+               compute_stream(op), span, {gx.buffer, out.value.buffer}, {out.value.buffer});
+    }
   }
 
   /// The optimizer step of one parameter value: a step per tensor it holds,

@@ -338,6 +338,31 @@ void ProgramRunner::launch(int index, cudaStream_t stream) {
               stream, kind, static_cast<float>(optimizer.learning_rate), static_cast<float>(optimizer.momentum),
               address(action.weights), address(action.gradient), writable(action.first), writable(action.second),
               writable(action.counter), action.elements));
+        } else if constexpr (std::is_same_v<Action, CellGradStep>) {
+          kernels::CellGradPointers pointers;
+          pointers.gates = address(action.gates);
+          pointers.hidden_gates = optional(action.hidden_gates);
+          pointers.bias = optional(action.bias);
+          pointers.c_prev = optional(action.c_prev);
+          pointers.c_prev_stride = action.c_prev_stride;
+          pointers.h_prev = optional(action.h_prev);
+          pointers.h_prev_stride = action.h_prev_stride;
+          pointers.dh = address(action.dh);
+          pointers.dh_stride = action.dh_stride;
+          pointers.dc = optional(action.dc);
+          pointers.dc_stride = action.dc_stride;
+          pointers.dgates = address(action.dgates);
+          pointers.dgates_stride = action.dgates_stride;
+          pointers.second = address(action.second);
+          pointers.second_stride = action.second_stride;
+          SPLITSCOPE_CUDA_CHECK(kernels::cell_grad(stream, action.gru, pointers, action.rows, action.units));
+        } else if constexpr (std::is_same_v<Action, GateGatherStep>) {
+          SPLITSCOPE_CUDA_CHECK(kernels::gate_gather(stream, address(action.dgates), action.dgates_stride,
+                                                     action.columns.data(), action.count, address(action.out),
+                                                     action.rows, action.units));
+        } else if constexpr (std::is_same_v<Action, ZeroStep>) {
+          SPLITSCOPE_CUDA_CHECK(cudaMemsetAsync(address(action.y), 0,
+                                                static_cast<size_t>(action.elements) * sizeof(float), stream));
         }
       },
       step.action);
