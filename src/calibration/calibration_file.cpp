@@ -152,6 +152,11 @@ CalibrationResult parse_document(const json& doc, const std::string& source) {
     result.launch.device_seconds_per_kernel =
         launch.optional_number("device_seconds_per_kernel", 0.0, NumberRule::kNonNegative);
   }
+  if (top.has("host_issue")) {
+    const JsonFields issue = top.object("host_issue", "the host's cost of issuing one device step");
+    result.host_issue.steps = static_cast<int>(issue.optional_integer("steps", 0, 0, 1 << 30));
+    result.host_issue.seconds_per_step = issue.optional_number("seconds_per_step", 0.0, NumberRule::kNonNegative);
+  }
   if (top.has("lane_handoff")) {
     const JsonFields handoff = top.object("lane_handoff", "the hand-off between a device's lanes");
     result.lane_handoff.samples = static_cast<int>(handoff.optional_integer("samples", 0, 0, 1 << 30));
@@ -204,7 +209,7 @@ std::string calibration_to_json(const CalibrationResult& result) {
     if (op.shares > 1) entry["shares"] = op.shares;  // one share (every GPU time) is left unsaid
     ops.push_back(std::move(entry));
   }
-  const json document{
+  json document{
       {"schema", result.schema},
       {"date", result.date},
       {"host", result.host},
@@ -230,6 +235,11 @@ std::string calibration_to_json(const CalibrationResult& result) {
       {"op_times", ops},
       {"notes", result.notes},
   };
+  // GPU calibrations only: files without it read as unmeasured.
+  if (result.host_issue.steps > 0) {
+    document["host_issue"] = {{"steps", result.host_issue.steps},
+                              {"seconds_per_step", result.host_issue.seconds_per_step}};
+  }
   return document.dump(2) + "\n";
 }
 

@@ -67,6 +67,15 @@ struct LaneHandoff {
   double seconds = 0;  ///< median
 };
 
+/// What one device step costs the host thread that issues an eager run
+/// (sim/host_issue.hpp), measured the way a run issues: a chain of tiny ops
+/// compiled and issued by the executor itself, with its timing observer
+/// attached, host wall time over the steps issued. GPU only; 0 unmeasured.
+struct HostIssue {
+  int steps = 0;                ///< device steps per issue of the probe plan
+  double seconds_per_step = 0;  ///< median over the repeats
+};
+
 /// The measured time of one op slice shape.
 struct OpTime {
   std::string signature;  ///< op_signature(): the simulator's key
@@ -108,6 +117,7 @@ struct CalibrationResult {
   std::vector<CopySeries> copies;
   LaunchOverhead launch;
   LaneHandoff lane_handoff;
+  HostIssue host_issue;
   std::vector<OpTime> op_times;
   std::vector<ConvRate> conv;      ///< conv_rates(op_times)
   std::vector<std::string> notes;  ///< what could not be measured, and why

@@ -153,8 +153,9 @@ std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const s
     if (options.machine.empty()) {
       throw InputError("--machine", "", "--backend sim needs a machine to simulate, e.g. --machine h100-nvlink-8");
     }
-    return std::make_unique<Simulator>(load_machine(resolve_machine(options.machine)),
-                                       parse_placement_mode(options.placement));
+    Machine machine = load_machine(resolve_machine(options.machine));
+    if (options.predict_replayed_graph) machine.device.host_issue_us = 0;  // a replayed graph issues no calls
+    return std::make_unique<Simulator>(std::move(machine), parse_placement_mode(options.placement));
   }
   if (backend == "cuda") {
     CudaOptions cuda;
@@ -174,6 +175,7 @@ ExecutionOptions ExecutionOptions::for_prediction_on(const std::string& machine_
   simulated.machine = machine_name;
   simulated.virtual_devices = defaults.virtual_devices;
   simulated.cuda_graph = defaults.cuda_graph;
+  simulated.predict_replayed_graph = cuda_graph;
   simulated.link = defaults.link;
   simulated.dtype = defaults.dtype;
   simulated.timeout_ms = defaults.timeout_ms;  // a deadline for the measured runs, not for the prediction

@@ -25,6 +25,9 @@ struct ExecutionOptions {
   std::string link = "device";
   std::string dtype = "fp32";
   bool cuda_graph = false;
+  /// sim, set by for_prediction_on() for a measured run replayed from a CUDA graph: the
+  /// prediction charges no host issue per call (DeviceSpec::host_issue_us), as the replay issues none.
+  bool predict_replayed_graph = false;
   int repeats = 3;
   bool repeats_given = false;  ///< --repeat was on the command line (compare then runs exactly that many)
   int warmup = 1;

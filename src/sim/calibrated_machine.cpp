@@ -165,6 +165,8 @@ DeviceSpec device_from(const calibration::CalibrationResult& result, const Calib
   if (result.memory_bytes <= 0) missing(options, "device.memory_bytes", "the GPU's memory is not given");
   device.memory_gib = static_cast<double>(result.memory_bytes) / kBytesPerGib;
   device.launch_overhead_us = result.launch.device_seconds_per_kernel * 1e6;
+  // The host's cost per device step of an eager run, where calibrate measured it (sim/host_issue.hpp).
+  device.host_issue_us = result.host_issue.steps > 0 ? result.host_issue.seconds_per_step * 1e6 : 0.0;
   // The SM count the GPU reported, for the kinds the datasheet rules price (those never measured).
   device.sm_count = result.sm_count > 0 ? result.sm_count : 0;
   return device;

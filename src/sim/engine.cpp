@@ -10,6 +10,7 @@
 
 #include "partitioners/collective_schedule.hpp"
 #include "partitioners/plan_walk.hpp"
+#include "sim/host_issue.hpp"
 #include "sim/collective_schedule_cache.hpp"
 #include "sim/event_queue.hpp"
 #include "sim/flow_network.hpp"
@@ -25,6 +26,7 @@ constexpr double kMicro = 1e6;
 enum class EventKind : uint8_t {
   kComputeDone,  ///< subject: op
   kSendArrives,  ///< subject: send; its latency has passed, its bytes start to flow
+  kReleased,     ///< subject: op; the host has issued its first call (host_issue.hpp)
   kSendDone,     ///< subject: send; its last byte has arrived
   kHandedOff,    ///< subject: compute op; an input a copy lane brought reached its lane
 };
@@ -117,6 +119,7 @@ class Engine {
         case EventKind::kSendArrives: send_arrives(event.payload.subject); break;
         case EventKind::kSendDone: send_done(event.payload.subject); break;
         case EventKind::kHandedOff: input_ready(event.payload.subject); break;
+        case EventKind::kReleased: released(event.payload.subject); break;
       }
     }
     check_finished();
@@ -148,6 +151,7 @@ class Engine {
     read_values(ops, values);
     std::vector<int> scheduled_device(ops, -1);
     read_ops(ops, values, scheduled_device);
+    hold_for_host();
     // Every compute op is in its device's schedule exactly once (plan_walk.hpp's rule).
     schedule_predecessors(plan_, std::move(scheduled_device));
   }
@@ -230,6 +234,31 @@ class Engine {
     }
   }
 
+  /// With a host lane (DeviceSpec::host_issue_us), every compute, epilogue,
+  /// update and transfer op also waits for the host to issue it: one more
+  /// pending input, which its release event supplies. Collectives are not
+  /// held (their sends are issued together at their turn).
+  void hold_for_host() {
+    const double issue = costs_.host_issue_seconds();
+    if (issue <= 0) return;
+    releases_ = host_releases(plan_, issue);
+    for (size_t id = 0; id < state_.size(); ++id) {
+      if (state_[id].role() == OpRole::kCollective) continue;
+      SPLITSCOPE_CHECK(state_[id].pending < UINT16_MAX, "too many inputs");
+      state_[id].pending += 1;
+    }
+  }
+
+  /// The host has issued `op`'s first call.
+  void released(int op) {
+    OpState& state = state_[static_cast<size_t>(op)];
+    if (state.role() == OpRole::kTransfer) {
+      if (--state.pending == 0) start_transfer(op);
+      return;
+    }
+    input_ready(op);
+  }
+
   /// Appends a span, built in place (a million of them is much of the work).
   void add_span(const SpanSlot& slot, double end_us) {
     timeline_.spans.emplace_back(unstarted_span(slot)).end_us = end_us;
@@ -272,6 +301,10 @@ class Engine {
   /// does (the run hands its first ops to the lanes).
   void start() {
     now_ = handoff_;
+    for (size_t id = 0; id < releases_.size(); ++id) {
+      if (state_[id].role() == OpRole::kCollective) continue;
+      queue_.insert(std::max(now_, releases_[id].first), {EventKind::kReleased, static_cast<int>(id)});
+    }
     for (size_t id = 0; id < state_.size(); ++id) {
       if (state_[id].role() == OpRole::kTransfer && state_[id].pending == 0) start_transfer(static_cast<int>(id));
     }
@@ -334,7 +367,9 @@ class Engine {
     busy_[d] = true;
     next_in_schedule_[d] += 1;
     Span& span = span_of(id);
-    const double finish = now_ + span.end_us;  // end_us held the duration
+    // end_us held the duration; with a host lane, not before the host has issued the op's last call.
+    const double finish = std::max(now_ + span.end_us,
+                                   releases_.empty() ? 0.0 : releases_[static_cast<size_t>(id)].last);
     span.start_us = now_ * kMicro;
     span.end_us = finish * kMicro;
     queue_.insert(finish, {EventKind::kComputeDone, id});
@@ -500,6 +535,7 @@ class Engine {
   const OpCostModel& costs_;
   OpCostModel::PlanPricing pricing_;
   double handoff_ = 0;  ///< seconds: DeviceSpec::lane_handoff_us
+  std::vector<HostRelease> releases_;  ///< per op, with a host lane; empty without one
   FlowNetwork flows_;
   EventQueue<Payload> queue_;
   double now_ = 0;

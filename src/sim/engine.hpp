@@ -14,7 +14,11 @@
 /// - network inputs exist at time 0, and the first ops start one lane
 ///   hand-off later (DeviceSpec::lane_handoff_us, 0 unless given); a
 ///   compute op whose input a transfer or collective wrote sees it one
-///   hand-off after the copy ends.
+///   hand-off after the copy ends;
+/// - with a host lane (DeviceSpec::host_issue_us > 0), a compute, epilogue,
+///   update or transfer op also waits until the one host thread has issued
+///   its first call, and a compute op ends no earlier than its last call's
+///   issue (host_issue.hpp).
 /// Spans (partitioners/plan_walk.hpp's op_spans): one per compute/epilogue
 /// op on its device's compute lane; one per transfer on the destination's
 /// copy-in lane; one per output device of a collective on its copy-in lane, from the first

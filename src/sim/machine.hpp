@@ -47,6 +47,11 @@ struct DeviceSpec {
   /// handing work to each other (measured by calibrate --backend cpu); 0 on
   /// GPUs until measured there (a cross-stream event wait).
   double lane_handoff_us = 0;
+  /// What one device call (a kernel launch, a library call, an asynchronous
+  /// copy) costs the host thread that issues a plan's work, eagerly
+  /// (sim/host_issue.hpp); 0: not modelled, as for a run replayed from a
+  /// CUDA graph. Measured by `calibrate` on a GPU.
+  double host_issue_us = 0;
   /// Optional datasheet facts the shape rules read (device_facts.hpp says
   /// what each defaults to when 0): streaming multiprocessors, and the boost
   /// clock in MHz that the fp32 peak is quoted at.

@@ -58,7 +58,7 @@ LinkSpec parse_link(const JsonFields& topology, std::string_view field, std::str
 
 DeviceSpec parse_device(const JsonFields& device) {
   device.allow_only({"name", "peak_tflops", "matrix_math", "memory_bandwidth_GBps", "memory_GiB",
-                     "launch_overhead_us", "lane_handoff_us", "sm_count", "boost_clock_MHz", "efficiency",
+                     "launch_overhead_us", "lane_handoff_us", "host_issue_us", "sm_count", "boost_clock_MHz", "efficiency",
                      "comment"},
                     "a device");
   device.optional_string("comment", "");  // free text, but text
@@ -90,6 +90,7 @@ DeviceSpec parse_device(const JsonFields& device) {
   spec.launch_overhead_given = device.has("launch_overhead_us");
   spec.launch_overhead_us = device.optional_number("launch_overhead_us", 0.0, NumberRule::kQuantityOrZero);
   spec.lane_handoff_us = device.optional_number("lane_handoff_us", 0.0, NumberRule::kQuantityOrZero);
+  spec.host_issue_us = device.optional_number("host_issue_us", 0.0, NumberRule::kQuantityOrZero);
   spec.sm_count = static_cast<int>(device.optional_integer("sm_count", 0, 1, kMaxSmCount));
   spec.boost_clock_mhz = device.optional_number("boost_clock_MHz", 0.0, NumberRule::kQuantity);
 
@@ -240,6 +241,7 @@ std::string machine_to_json(const Machine& machine) {
   device["memory_GiB"] = spec.memory_gib;
   if (spec.launch_overhead_given) device["launch_overhead_us"] = spec.launch_overhead_us;
   if (spec.lane_handoff_us > 0) device["lane_handoff_us"] = spec.lane_handoff_us;
+  if (spec.host_issue_us > 0) device["host_issue_us"] = spec.host_issue_us;
   if (spec.sm_count > 0) device["sm_count"] = spec.sm_count;
   if (spec.boost_clock_mhz > 0) device["boost_clock_MHz"] = spec.boost_clock_mhz;
   if (!spec.efficiency.empty()) {

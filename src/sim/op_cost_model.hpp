@@ -74,6 +74,8 @@ class OpCostModel {
   const DeviceFacts& facts() const { return facts_; }
   /// The hand-off between two lanes of a device (DeviceSpec::lane_handoff_us), in seconds.
   double lane_handoff_seconds() const { return device_->lane_handoff_us * 1e-6; }
+  /// The host's cost of issuing one device call (DeviceSpec::host_issue_us), in seconds.
+  double host_issue_seconds() const { return device_->host_issue_us * 1e-6; }
 
   class PlanPricing;
 

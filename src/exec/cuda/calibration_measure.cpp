@@ -11,6 +11,7 @@
 
 #include "exec/cuda/calibration.hpp"
 #include "exec/cuda/cuda_check.hpp"
+#include "exec/cuda/cupti_tracer.hpp"
 #include "exec/cuda/library_versions.hpp"
 #include "exec/cuda/cuda_resources.hpp"
 #include "exec/cuda/device_set.hpp"
@@ -21,7 +22,10 @@
 #include "exec/cuda/plan_compiler.hpp"
 #include "exec/cuda/program_runner.hpp"
 #include "exec/cuda/step_launcher.hpp"
+#include "ir/lower.hpp"
+#include "ir/model_parser.hpp"
 #include "ir/slice.hpp"
+#include "partitioners/partitioner.hpp"
 #include "util/errors.hpp"
 #include "util/utc_time.hpp"
 
@@ -243,6 +247,48 @@ void measure_ops(const CalibrationOptions& options, const DeviceSet& devices, Ca
   }
 }
 
+/// Element-wise ops in the host-issue probe: a chain of tiny kernels the
+/// device finishes faster than the host issues them.
+constexpr int kProbeOps = 64;
+
+/// The host's cost of one device step as an eager run pays it: the probe
+/// chain compiled and issued by the executor itself (ProgramRunner::issue,
+/// with the CUPTI tracer observing as time_eager() has it, or the event
+/// timer where CUPTI is unavailable), host wall time of each issue over its
+/// steps; the median over the repeats.
+void measure_host_issue(const CalibrationOptions& options, const DeviceSet& devices, CalibrationResult& result) {
+  std::string layers;
+  for (int k = 0; k < kProbeOps; ++k) layers += fmt::format("{}{{\"type\": \"relu\"}}", k == 0 ? "" : ", ");
+  const auto graph = std::make_shared<const Graph>(lower(parse_model_text(
+      fmt::format(R"({{"name": "host-issue-probe", "batch": 1, "input": [256], "layers": [{}]}})", layers),
+      "host-issue-probe")));
+  const Plan plan = make_partitioner("single")->partition(graph, PartitionOptions{1, 1, nullptr});
+  ProgramRunner runner(plan, compile_plan(plan, CompileOptions{}), devices, RunnerOptions{Dtype::kFp32, options.seed});
+  const int steps = static_cast<int>(runner.program().steps.size());
+  for (int w = 0; w < options.warmup; ++w) {
+    runner.issue(nullptr, 0);
+    runner.wait(std::nullopt, 0);
+  }
+  std::string why_not;
+  std::unique_ptr<CuptiTracer> tracer = CuptiTracer::start(&why_not);
+  EventTimer timer(runner.step_ordinals(), runner.ordinals());
+  StepObserver* observer = tracer ? static_cast<StepObserver*>(tracer.get()) : static_cast<StepObserver*>(&timer);
+  std::vector<double> per_step;
+  for (int r = 0; r < std::max(5, options.repeats); ++r) {
+    const auto begun = std::chrono::steady_clock::now();
+    runner.issue(observer, r);
+    const auto issued = std::chrono::steady_clock::now();
+    runner.wait(std::nullopt, 0);
+    if (tracer) tracer->collect();
+    per_step.push_back(std::chrono::duration<double>(issued - begun).count() / steps);
+  }
+  result.host_issue.steps = steps;
+  result.host_issue.seconds_per_step = median(per_step);
+  result.notes.push_back(fmt::format("host issue: {:.2f} us a device step over a chain of {} steps, observed by {}",
+                                     result.host_issue.seconds_per_step * 1e6, steps,
+                                     tracer ? "CUPTI" : "CUDA events (CUPTI unavailable: " + why_not + ")"));
+}
+
 }  // namespace
 
 CalibrationResult calibrate_device(const CalibrationOptions& options) {
@@ -302,6 +348,7 @@ CalibrationResult calibrate_device(const CalibrationOptions& options) {
   measure_gemm(options, stream, result);
   measure_all_copies(options, stream, result);
   measure_launches(options, stream, result);
+  measure_host_issue(options, devices, result);
   measure_ops(options, devices, result);
   result.conv = conv_rates(result.op_times);
   return result;

@@ -1,0 +1,101 @@
+#include "sim/host_issue.hpp"
+
+#include <algorithm>
+
+#include "ir/ops/conv2d_rules.hpp"
+#include "ir/params.hpp"
+#include "partitioners/collective_schedule.hpp"
+#include "partitioners/plan_walk.hpp"
+
+namespace splitscope {
+namespace {
+
+bool has_input(const PlanOp& op, int slot) {
+  return static_cast<size_t>(slot) < op.inputs.size() && op.inputs[static_cast<size_t>(slot)] >= 0;
+}
+
+/// A weight-gradient op that adds to an earlier running sum (its extra last input) first copies that sum in.
+int running_sum_copy(const OpNode& node, const PlanOp& op) {
+  return op.inputs.size() > node.input_shapes.size() ? 1 : 0;
+}
+
+int compute_calls(const Plan& plan, const PlanOp& op) {
+  const OpNode& node = plan.graph->node(op.node);
+  const OpAttrs& attrs = node.attrs;
+  switch (node.kind) {
+    case OpKind::kDense: {
+      const bool partial = op.slice.is_partial(node);
+      const bool bias = attrs.bias && op.slice.reduce.begin == 0;
+      return 1 + ((bias || (!partial && attrs.activation != Activation::kNone)) ? 1 : 0);
+    }
+    case OpKind::kConv2d: {
+      const int64_t per_group = node.output_shapes.at(0).at(0) / attrs.groups;
+      const bool whole_groups = op.slice.out.begin % per_group == 0 && op.slice.out.end % per_group == 0;
+      const int64_t pieces =
+          whole_groups ? 1 : (op.slice.out.end - 1) / per_group - op.slice.out.begin / per_group + 1;
+      return static_cast<int>(pieces) + ((attrs.bias || attrs.activation != Activation::kNone) ? 1 : 0);
+    }
+    case OpKind::kLstmCell:
+    case OpKind::kGruCell:
+    case OpKind::kLstmCellGrad:
+    case OpKind::kGruCellGrad: return 2 + (has_input(op, kCellHiddenSlot) ? 1 : 0);
+    case OpKind::kStack: return std::max<int>(1, static_cast<int>(op.slice.out.size()));
+    case OpKind::kConcat: return std::max<int>(1, static_cast<int>(node.input_shapes.size()));
+    case OpKind::kDenseGradWeight:
+      return 1 + ((attrs.bias && op.slice.reduce.begin == 0) ? 1 : 0) + running_sum_copy(node, op);
+    case OpKind::kConv2dGradWeight: return 1 + (attrs.bias ? 1 : 0) + running_sum_copy(node, op);
+    case OpKind::kCellGradInput: return 2;
+    case OpKind::kCellGradHidden: return 2 + ((attrs.gru && has_input(op, 1)) ? 1 : 0);
+    case OpKind::kCellGradWeight:
+      // Gather and dWx; gather (GRU) and dWh, or a zero fill; the bias sum; the running sum copied in.
+      return 2 + (has_input(op, 1) ? (attrs.gru ? 2 : 1) : 1) + (attrs.bias ? 1 : 0) + running_sum_copy(node, op);
+    default: return 1;
+  }
+}
+
+int update_calls(const Plan& plan, const PlanOp& op) {
+  const Value& params = plan.value(op.params);
+  const OpNode& node = plan.graph->node(params.node);
+  int tensors = static_cast<int>(param_tensors(*plan.graph, params.node).size());
+  // A row-split product's bias lives with the slice that starts the reduction.
+  if (node.kind == OpKind::kDense && tensors > kBias && params.reduce.begin != 0) tensors -= 1;
+  const bool adam = plan.graph->is_training() && plan.graph->training()->optimizer.adam();
+  return std::max(1, tensors * (adam ? 2 : 1));
+}
+
+int collective_calls(const Plan& plan, const PlanOp& op) {
+  const CollectiveSchedule schedule = collective_schedule(plan, op);
+  int calls = 0;
+  for (const CollectiveSend& send : schedule.sends) calls += send.reduces ? 2 : 1;
+  for (const CollectiveDelivery& delivery : schedule.deliveries) calls += delivery.local_copy >= 0 ? 1 : 0;
+  return std::max(1, calls);
+}
+
+}  // namespace
+
+int device_calls(const Plan& plan, const PlanOp& op) {
+  switch (op.role) {
+    case OpRole::kCompute: return compute_calls(plan, op);
+    case OpRole::kEpilogue:
+    case OpRole::kTransfer: return 1;
+    case OpRole::kCollective: return collective_calls(plan, op);
+    case OpRole::kUpdate: return update_calls(plan, op);
+  }
+  return 1;
+}
+
+std::vector<HostRelease> host_releases(const Plan& plan, double issue_seconds) {
+  std::vector<HostRelease> releases(plan.ops.size());
+  if (issue_seconds <= 0) return releases;
+  double issued = 0;  // host time spent so far
+  for (int id : walk_plan(plan).order) {
+    const int calls = device_calls(plan, plan.op(id));
+    HostRelease& release = releases[static_cast<size_t>(id)];
+    release.first = issued + issue_seconds;
+    issued += calls * issue_seconds;
+    release.last = issued;
+  }
+  return releases;
+}
+
+}  // namespace splitscope
