@@ -40,15 +40,25 @@ int compute_calls(const Plan& plan, const PlanOp& op) {
     case OpKind::kLstmCellGrad:
     case OpKind::kGruCellGrad: return 2 + (has_input(op, kCellHiddenSlot) ? 1 : 0);
     case OpKind::kStack: return std::max<int>(1, static_cast<int>(op.slice.out.size()));
-    case OpKind::kConcat: return std::max<int>(1, static_cast<int>(node.input_shapes.size()));
+    case OpKind::kConcat: {
+      int copies = 0;  // one per input the slice takes channels from
+      for (size_t slot = 0; slot < node.input_shapes.size(); ++slot) {
+        copies += needed_input_channels(*plan.graph, op.node, op.slice, static_cast<int>(slot)).size() > 0 ? 1 : 0;
+      }
+      return std::max(1, copies);
+    }
     case OpKind::kDenseGradWeight:
       return 1 + ((attrs.bias && op.slice.reduce.begin == 0) ? 1 : 0) + running_sum_copy(node, op);
     case OpKind::kConv2dGradWeight: return 1 + (attrs.bias ? 1 : 0) + running_sum_copy(node, op);
     case OpKind::kCellGradInput: return 2;
     case OpKind::kCellGradHidden: return 2 + ((attrs.gru && has_input(op, 1)) ? 1 : 0);
-    case OpKind::kCellGradWeight:
-      // Gather and dWx; gather (GRU) and dWh, or a zero fill; the bias sum; the running sum copied in.
-      return 2 + (has_input(op, 1) ? (attrs.gru ? 2 : 1) : 1) + (attrs.bias ? 1 : 0) + running_sum_copy(node, op);
+    case OpKind::kCellGradWeight: {
+      // Gather and dWx; gather (GRU) and dWh, or at t = 0 a zero fill where nothing is summed onto;
+      // the bias sum; the running sum copied in.
+      const int sum = running_sum_copy(node, op);
+      const int recurrent = has_input(op, 1) ? (attrs.gru ? 2 : 1) : (sum == 0 ? 1 : 0);
+      return 2 + recurrent + (attrs.bias ? 1 : 0) + sum;
+    }
     default: return 1;
   }
 }
