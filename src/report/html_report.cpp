@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "report/svg_charts.hpp"
+#include "report/memory_timeline.hpp"
 #include "report/svg_line_chart.hpp"
 #include "report/text_table.hpp"
 #include "report/units.hpp"
@@ -113,6 +114,33 @@ std::string loss_curves_html(const RunGroup& group) {
          svg_line_chart(series, "wall time (ms)", "loss");
 }
 
+/// Training runs: the bytes in use on each device over the representative step.
+std::string memory_charts_html(const RunGroup& group) {
+  std::string html;
+  for (const RunReport& run : group.runs) {
+    if (!run.summary.timed() || run.plan == nullptr || !run.plan->graph->is_training()) continue;
+    const auto devices = memory_over_time(*run.plan, run.timeline);
+    std::vector<LineSeries> series;
+    for (size_t d = 0; d < devices.size(); ++d) {
+      LineSeries line{fmt::format("device {}", d), {}};
+      for (const MemoryPoint& point : devices[d]) {
+        // A step function: hold the level until the next change.
+        if (!line.points.empty()) line.points.emplace_back(point.time_us / 1000.0, line.points.back().second);
+        line.points.emplace_back(point.time_us / 1000.0, static_cast<double>(point.bytes) / (1 << 20));
+      }
+      series.push_back(std::move(line));
+    }
+    html += fmt::format("<figure><figcaption>{}</figcaption>{}</figure>", escape_html(run.summary.strategy),
+                        svg_line_chart(series, "time in the step (ms)", "memory in use (MiB)"));
+  }
+  if (html.empty()) return {};
+  return "<h3>Memory per device over the step</h3><p class=\"context\">Weights, gradient buffers and optimizer "
+         "state throughout, plus each activation from the start of the op writing it to the end of the last op "
+         "reading it: a pipeline's stash grows through its forwards and drains through its backwards (1F1B keeps "
+         "at most N micro-batches on the first stage).</p>" +
+         html;
+}
+
 std::string group_html(const Comparison& comparison, size_t index) {
   const RunGroup& group = comparison.groups[index];
   std::string html = fmt::format("<section class=\"group\"><h2>{}</h2>", escape_html(group_heading(group)));
@@ -148,6 +176,7 @@ std::string group_html(const Comparison& comparison, size_t index) {
                                           : run.judgement.reason),
         svg_timeline(run));
   }
+  html += memory_charts_html(group);
   html += loss_curves_html(group);
   html += "</section>";
   return html;
