@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+
+#include <map>
 #include <string>
 
 #include "../cli/cli_test_support.hpp"
@@ -134,6 +136,25 @@ TEST_F(MpiLaunch, RankZeroWritesOneReportOfTheMergedTimeline) {
     ++spans;
   }
   EXPECT_GT(spans, 0);
+}
+
+TEST_F(MpiLaunch, AStragglerRankStartsItsWorkLate) {
+  const std::string dir = fresh_temp_dir("mpi-straggler");
+  const CommandResult launched =
+      run_splitscope_under(mpirun(2), "run mlp-small --strategy data --devices 2 --repeat 1 --warmup 0 --quiet "
+                                      "--launcher mpi --straggler 1:300 --trace " + dir + "/t.json");
+  ASSERT_EQ(launched.exit_code, 0) << launched.err;
+  const auto trace = nlohmann::json::parse(read_text_file(dir + "/t.json"));
+  // The delay is inside the held-back device's first op (as on the cpu backend).
+  std::map<int, double> longest;  // device (trace pid) -> its longest compute span, µs
+  for (const auto& event : trace["traceEvents"]) {
+    if (event.value("ph", "") != "X" || event.value("cat", "") != "compute") continue;
+    double& top = longest[event["pid"].get<int>()];
+    top = std::max(top, event["dur"].get<double>());
+  }
+  ASSERT_EQ(longest.size(), 2u) << trace.dump().substr(0, 400);
+  EXPECT_LT(longest[0], 300'000.0);  // rank 0 is not held back
+  EXPECT_GE(longest[1], 300'000.0);  // rank 1 sleeps 300 ms in its first op
 }
 
 TEST_F(MpiLaunch, ARankPastItsDeadlineEndsTheJobWithItsReason) {

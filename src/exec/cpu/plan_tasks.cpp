@@ -1,5 +1,7 @@
 #include "exec/cpu/plan_tasks.hpp"
 
+#include "exec/cpu/held_back.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <thread>
@@ -46,7 +48,7 @@ class TaskBuilder {
           float* scratch = tasks_.scratch[static_cast<size_t>(op.device)].data();
           const int before = walk.schedule_previous[static_cast<size_t>(id)];
           TaskFunction work = compute_task(plan_, op, buffers_, weights_, scratch);
-          if (straggler_ && straggler_->holds_back(op.device) && before < 0) work = held_back(std::move(work));
+          if (straggler_ && straggler_->holds_back(op.device) && before < 0) work = held_back(std::move(work), straggler_->ms);
           const int task = add({op.device, Lane::kCompute, op_label(plan_, op), std::move(work)},
                                {first_span_[static_cast<size_t>(id)], -1}, op.inputs);
           if (before >= 0) tasks_.graph.add_dependency(op_task.at(static_cast<size_t>(before)), task);
@@ -62,15 +64,6 @@ class TaskBuilder {
   }
 
  private:
-  /// `work` after the straggler's delay (a sleep: the core is someone else's meanwhile).
-  TaskFunction held_back(TaskFunction work) const {
-    const auto delay = std::chrono::duration<double, std::milli>(straggler_->ms);
-    return [work = std::move(work), delay](TaskContext& context) {
-      std::this_thread::sleep_for(delay);
-      work(context);
-    };
-  }
-
   /// Per-device scratch, sized for the hungriest op of the device.
   void allocate_scratch() {
     std::vector<int64_t> floats(static_cast<size_t>(plan_.devices), 0);

@@ -22,9 +22,9 @@ namespace splitscope {
 namespace {
 
 void check_options(const Plan& plan, const RunOptions& options, const MpiSession& session) {
-  if (options.straggler || options.jitter_sigma != 0) {
-    throw InputError(options.straggler ? "--straggler" : "--jitter", "",
-                     "is not supported under --launcher mpi (a rank is a machine: slow one down from outside)");
+  if (options.jitter_sigma != 0) {
+    throw InputError("--jitter", "",
+                     "draws noise on simulated op times; under --launcher mpi hold a rank back with --straggler D:MS");
   }
   check_cpu_run_options(plan, options);
   if (plan.devices > session.size()) {
@@ -63,7 +63,7 @@ class MpiPreparedRun final : public PreparedRun {
         setup_threads_(threads_.intra_op),
         buffers_(plan, [&plan, rank = session_->rank()](const Value& value) { return rank_holds(plan, value, rank); }),
         weights_(*plan.graph, options.seed, setup_threads_),
-        tasks_(plan, *session_, buffers_, weights_),
+        tasks_(plan, *session_, buffers_, weights_, options.straggler),
         scheduler_(scheduler_config(threads_)),
         deadline_(run_deadline(options)) {
     fill_network_inputs(plan, options.seed, buffers_);

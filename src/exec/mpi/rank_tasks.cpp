@@ -6,6 +6,7 @@
 
 #include "exec/cpu/collectives.hpp"
 #include "exec/cpu/compute_task.hpp"
+#include "exec/cpu/held_back.hpp"
 #include "exec/mpi/mpi_check.hpp"
 #include "exec/mpi/mpi_session.hpp"
 #include "util/check.hpp"
@@ -39,8 +40,10 @@ bool rank_holds(const Plan& plan, const Value& value, int rank) {
   return rank == 0 && std::find(plan.outputs.begin(), plan.outputs.end(), value.id) != plan.outputs.end();
 }
 
-RankTasks::RankTasks(const Plan& plan, const MpiSession& session, ValueBuffers& buffers, WeightStore& weights)
+RankTasks::RankTasks(const Plan& plan, const MpiSession& session, ValueBuffers& buffers, WeightStore& weights,
+                     const std::optional<StragglerDelay>& straggler)
     : plan_(plan),
+      straggler_(straggler),
       rank_(session.rank()),
       largest_tag_(session.largest_tag()),
       buffers_(buffers),
@@ -97,10 +100,11 @@ void RankTasks::after_writer(int value, int task) {
 
 void RankTasks::compute(const PlanOp& op, const PlanWalk& walk, std::vector<int>& op_task) {
   if (op.device != rank_) return;
-  const int task = add({kRankDevice, Lane::kCompute, op_label(plan_, op),
-                        compute_task(plan_, op, buffers_, weights_, scratch_.front().data())},
-                       {first_span_[static_cast<size_t>(op.id)], -1, -1}, op.inputs);
   const int before = walk.schedule_previous[static_cast<size_t>(op.id)];
+  TaskFunction work = compute_task(plan_, op, buffers_, weights_, scratch_.front().data());
+  if (straggler_ && straggler_->holds_back(rank_) && before < 0) work = held_back(std::move(work), straggler_->ms);
+  const int task = add({kRankDevice, Lane::kCompute, op_label(plan_, op), std::move(work)},
+                       {first_span_[static_cast<size_t>(op.id)], -1, -1}, op.inputs);
   if (before >= 0) graph_.add_dependency(op_task.at(static_cast<size_t>(before)), task);
   op_task[static_cast<size_t>(op.id)] = task;
   for (int value : op.outputs) writer_.at(static_cast<size_t>(value)) = task;

@@ -21,11 +21,13 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "exec/cpu/task_graph.hpp"
 #include "exec/cpu/value_buffers.hpp"
 #include "exec/cpu/weight_slices.hpp"
+#include "exec/executor.hpp"
 #include "exec/mpi/mpi_wait.hpp"
 #include "exec/mpi/rank_timeline.hpp"
 #include "partitioners/plan.hpp"
@@ -46,7 +48,10 @@ class RankTasks {
   /// (every rank calls this, in the same order: MPI_Comm_split is
   /// collective). Throws std::logic_error where the plan breaks its rules,
   /// RunError where MPI fails.
-  RankTasks(const Plan& plan, const MpiSession& session, ValueBuffers& buffers, WeightStore& weights);
+  /// A `straggler` holding this rank's device back sleeps before the rank's
+  /// first compute op of every run (held_back.hpp), as the cpu executor's does.
+  RankTasks(const Plan& plan, const MpiSession& session, ValueBuffers& buffers, WeightStore& weights,
+            const std::optional<StragglerDelay>& straggler = std::nullopt);
   ~RankTasks();
   RankTasks(const RankTasks&) = delete;
   RankTasks& operator=(const RankTasks&) = delete;
@@ -79,6 +84,7 @@ class RankTasks {
   MPI_Comm communicator_of(const PlanOp& op, std::vector<int>& members);
 
   const Plan& plan_;
+  std::optional<StragglerDelay> straggler_;
   const int rank_;
   const int largest_tag_;
   ValueBuffers& buffers_;
