@@ -14,15 +14,11 @@
 #include "exec/cuda_backend.hpp"
 #include "partitioners/partitioner.hpp"
 #include "reference_network.hpp"
+#include "training_cases.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope::testing {
 namespace {
-
-#define SKIP_WITHOUT_GPU()                                                                   \
-  do {                                                                                       \
-    if (gpu::gpu_count() == 0) GTEST_SKIP() << "no CUDA GPU here: the GPU tests need one";  \
-  } while (false)
 
 struct Case {
   std::string network;

@@ -16,15 +16,11 @@
 #include "partitioners/partitioner.hpp"
 #include "partitioners/plan_check.hpp"
 #include "reference_network.hpp"
+#include "training_cases.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope::testing {
 namespace {
-
-#define SKIP_WITHOUT_GPU()                                                                   \
-  do {                                                                                       \
-    if (gpu::gpu_count() == 0) GTEST_SKIP() << "no CUDA GPU here: the GPU tests need one";  \
-  } while (false)
 
 constexpr uint64_t kSeed = 3;
 constexpr int kSteps = 3;
@@ -64,17 +60,7 @@ std::vector<TrainCase> all_cases() {
   return cases;
 }
 
-Optimizer optimizer_of(const TrainCase& c) {
-  Optimizer optimizer;
-  if (c.adam) {
-    optimizer.kind = OptimizerKind::kAdam;
-    optimizer.learning_rate = 0.01;
-  } else {
-    optimizer.learning_rate = 0.05;
-    optimizer.momentum = 0.9;
-  }
-  return optimizer;
-}
+Optimizer optimizer_of(const TrainCase& c) { return training_optimizer(c.adam); }
 
 CudaOptions virtual_devices(int count, LinkMode link) {
   CudaOptions cuda;

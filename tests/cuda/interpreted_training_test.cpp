@@ -18,6 +18,7 @@
 #include "partitioners/plan_check.hpp"
 #include "program_interpreter.hpp"
 #include "reference_network.hpp"
+#include "training_cases.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope::testing {
@@ -36,17 +37,7 @@ struct TrainCase {
   bool adam = false;
 };
 
-Optimizer optimizer_of(const TrainCase& c) {
-  Optimizer optimizer;
-  if (c.adam) {
-    optimizer.kind = OptimizerKind::kAdam;
-    optimizer.learning_rate = 0.01;
-  } else {
-    optimizer.learning_rate = 0.05;
-    optimizer.momentum = 0.9;
-  }
-  return optimizer;
-}
+Optimizer optimizer_of(const TrainCase& c) { return training_optimizer(c.adam); }
 
 std::vector<TrainCase> all_cases() {
   std::vector<TrainCase> cases;
