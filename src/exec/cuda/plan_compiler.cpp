@@ -397,26 +397,13 @@ class Compiler {
     const int64_t in_per_group = input_shape[0] / attrs.groups;
     const int64_t filters_per_group = filters / attrs.groups;
     const int64_t per_filter = in_per_group * attrs.kernel.h * attrs.kernel.w;
-    const int64_t height = input_shape[1];
-    const int64_t width = input_shape[2];
     const int64_t out_h = node.output_shapes[0][1];
     const int64_t out_w = node.output_shapes[0][2];
     const int64_t rows = slice.batch.size();
     const Ref filter = weight(op, kWeight);
-    ConvStep base;
-    base.batch = rows;
-    base.height = height;
-    base.width = width;
+    ConvStep base = conv_geometry(node, input_shape, node.output_shapes[0], rows);
     base.x_sample_stride = x.row_stride();
-    base.kernel_h = attrs.kernel.h;
-    base.kernel_w = attrs.kernel.w;
-    base.stride_h = attrs.stride.h;
-    base.stride_w = attrs.stride.w;
-    base.pad_h = attrs.padding.h;
-    base.pad_w = attrs.padding.w;
     base.y_sample_stride = y.row_stride();
-    base.out_h = out_h;
-    base.out_w = out_w;
     // One grouped call when the slice is made of whole groups; otherwise one
     // call per group it touches (cuDNN needs equal filters per group).
     const bool whole_groups = slice.out.begin % filters_per_group == 0 && slice.out.end % filters_per_group == 0;
