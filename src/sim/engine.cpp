@@ -10,10 +10,10 @@
 
 #include "partitioners/collective_schedule.hpp"
 #include "partitioners/plan_walk.hpp"
-#include "sim/host_issue.hpp"
 #include "sim/collective_schedule_cache.hpp"
 #include "sim/event_queue.hpp"
 #include "sim/flow_network.hpp"
+#include "sim/host_issue.hpp"
 #include "sim/nccl_protocol.hpp"
 #include "util/check.hpp"
 
