@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "exec/cuda/device_set.hpp"
+#include "exec/cuda_backend.hpp"
 #include "ir/training_spec.hpp"
 
 namespace splitscope::testing {
@@ -27,5 +27,5 @@ inline Optimizer training_optimizer(bool adam) {
 /// Skips the test, with the reason, where there is no CUDA GPU.
 #define SKIP_WITHOUT_GPU()                                                                   \
   do {                                                                                       \
-    if (::splitscope::gpu::gpu_count() == 0) GTEST_SKIP() << "no CUDA GPU here: the GPU tests need one";  \
+    if (::splitscope::cuda_gpu_count() == 0) GTEST_SKIP() << "no CUDA GPU here: the GPU tests need one";  \
   } while (false)
