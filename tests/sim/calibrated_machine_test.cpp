@@ -63,6 +63,21 @@ TEST(CalibratedMachine, DeviceFieldsFollowTheMeasurements) {
   expect_close(device.launch_overhead_us, 2);  // GPU time per empty kernel, not the host's 3 µs
 }
 
+// The host-issue probe's time per step is the machine's host lane (sim/host_issue.hpp); a raw file
+// without it (older GPU calibrations, every cpu one) leaves the lane off.
+TEST(CalibratedMachine, TheHostIssueProbeBecomesTheHostLane) {
+  calibration::CalibrationResult result = hand_calibration();
+  EXPECT_EQ(machine_from_calibration(result, options_for(CalibratedLink::kVirtualDevice)).device.host_issue_us, 0.0);
+  result.host_issue.steps = 64;
+  result.host_issue.seconds_per_step = 17.5e-6;
+  expect_close(machine_from_calibration(result, options_for(CalibratedLink::kVirtualDevice)).device.host_issue_us, 17.5);
+  // The raw file carries it.
+  const calibration::CalibrationResult read =
+      calibration::parse_calibration_result(calibration::calibration_to_json(result), "test");
+  EXPECT_EQ(read.host_issue.steps, 64);
+  EXPECT_DOUBLE_EQ(read.host_issue.seconds_per_step, 17.5e-6);
+}
+
 TEST(CalibratedMachine, EfficiencyPerKindMakesTheRooflineMatchTheMeasuredTotal) {
   const Machine machine = machine_from_calibration(hand_calibration(), options_for(CalibratedLink::kVirtualDevice));
   const auto& efficiency = machine.device.efficiency;
