@@ -11,6 +11,7 @@
 
 #include "exec/cpu/kernels/activation.hpp"
 #include "exec/cpu/kernels/optimizer_step.hpp"
+#include "exec/cpu/kernels/pooling_backward.hpp"
 #include "exec/cuda/program_data.hpp"
 #include "ir/params.hpp"
 
@@ -330,43 +331,29 @@ class Machine {
 
   void execute(const PoolGradStep& s, const Step&) {
     const int64_t plane = s.height * s.width;
-    const float* x = s.max ? at(s.x, extent(s.batch, s.channels * plane, s.x_sample_stride)) : nullptr;
+    PoolArgs args;
+    args.rows = s.batch;
+    args.channels = s.channels;
+    args.in_h = s.height;
+    args.in_w = s.width;
+    args.kernel_h = s.kernel_h;
+    args.kernel_w = s.kernel_w;
+    args.stride_h = s.stride_h;
+    args.stride_w = s.stride_w;
+    args.pad_h = s.pad_h;
+    args.pad_w = s.pad_w;
+    if (args.out_h() != s.out_h || args.out_w() != s.out_w) fail("pooling gradient of the wrong output size");
+    if (s.max) {
+      args.input = at(s.x, extent(s.batch, s.channels * plane, s.x_sample_stride));
+      args.input_stride = s.x_sample_stride;
+    }
     const float* dy = at(s.dy, extent(s.batch, s.channels * s.out_h * s.out_w, s.dy_sample_stride));
     float* dx = at(s.dx, extent(s.batch, s.channels * plane, s.dx_sample_stride));
-    // Scattered window by window, as the cpu backend does (the GPU gathers; the sums agree).
-    for (int64_t n = 0; n < s.batch; ++n) {
-      for (int64_t c = 0; c < s.channels; ++c) {
-        float* grad_in = dx + n * s.dx_sample_stride + c * plane;
-        std::fill_n(grad_in, plane, 0.0f);
-        const float* in = x != nullptr ? x + n * s.x_sample_stride + c * plane : nullptr;
-        for (int64_t oy = 0; oy < s.out_h; ++oy) {
-          const int64_t top = std::max<int64_t>(oy * s.stride_h - s.pad_h, 0);
-          const int64_t bottom = std::min(oy * s.stride_h - s.pad_h + s.kernel_h, s.height);
-          for (int64_t ox = 0; ox < s.out_w; ++ox) {
-            const int64_t left = std::max<int64_t>(ox * s.stride_w - s.pad_w, 0);
-            const int64_t right = std::min(ox * s.stride_w - s.pad_w + s.kernel_w, s.width);
-            const float g = dy[n * s.dy_sample_stride + (c * s.out_h + oy) * s.out_w + ox];
-            if (s.max) {
-              float best = -INFINITY;
-              int64_t best_at = top * s.width + left;
-              for (int64_t i = top; i < bottom; ++i) {
-                for (int64_t j = left; j < right; ++j) {
-                  if (best < in[i * s.width + j]) {
-                    best = in[i * s.width + j];
-                    best_at = i * s.width + j;
-                  }
-                }
-              }
-              grad_in[best_at] += g;
-            } else {
-              const float share = g * (1.0f / static_cast<float>((bottom - top) * (right - left)));
-              for (int64_t i = top; i < bottom; ++i) {
-                for (int64_t j = left; j < right; ++j) grad_in[i * s.width + j] += share;
-              }
-            }
-          }
-        }
-      }
+    // The cpu backend's kernels, scattering window by window (the GPU gathers; the sums agree).
+    if (s.max) {
+      max_pool_grad(args, dy, s.dy_sample_stride, dx, s.dx_sample_stride);
+    } else {
+      avg_pool_grad(args, dy, s.dy_sample_stride, dx, s.dx_sample_stride);
     }
   }
 
