@@ -55,21 +55,6 @@ CellShape cell_shape(const OpNode& node, const Slice& slice) {
   return s;
 }
 
-/// What makes two ops of a rule cost the same: the rule and up to eight numbers.
-struct ShapeKey {
-  int rule = 0;
-  std::array<int64_t, 8> values{};
-  bool operator==(const ShapeKey&) const = default;
-};
-
-struct ShapeKeyHash {
-  size_t operator()(const ShapeKey& key) const {
-    size_t hash = std::hash<int>{}(key.rule);
-    for (int64_t value : key.values) hash = hash * 1'000'003u ^ std::hash<int64_t>{}(value);
-    return hash;
-  }
-};
-
 }  // namespace
 
 OpCostModel::OpCostModel(const Machine& machine)
@@ -201,6 +186,21 @@ double OpCostModel::slice_seconds(const Graph& graph, NodeId node, const Slice& 
 /// The last slice priced of each node (a pipeline's micro-batches and a
 /// layer's steps repeat it), and the times of the shape rules' shapes.
 struct OpCostModel::PlanPricing::Memo {
+  /// What makes two ops of a rule cost the same: the rule and up to eight numbers.
+  struct ShapeKey {
+    int rule = 0;
+    std::array<int64_t, 8> values{};
+    bool operator==(const ShapeKey&) const = default;
+  };
+
+  struct ShapeKeyHash {
+    size_t operator()(const ShapeKey& key) const {
+      size_t hash = std::hash<int>{}(key.rule);
+      for (int64_t value : key.values) hash = hash * 1'000'003u ^ std::hash<int64_t>{}(value);
+      return hash;
+    }
+  };
+
   struct Last {
     int64_t rows = -1;
     Range out;
@@ -240,7 +240,7 @@ double OpCostModel::PlanPricing::seconds(const PlanOp& op, bool* calibrated) {
   if (!shaped || op.role != OpRole::kCompute || model_.has_calibration()) {
     time = model_.op_seconds(plan_, op, node.kind, &from_table);
   } else {
-    ShapeKey key;
+    Memo::ShapeKey key;
     key.rule = static_cast<int>(rule);
     switch (rule) {
       case Rule::kGemm: {

@@ -7,6 +7,7 @@
 #include "cli_test_support.hpp"
 
 namespace splitscope::testing {
+namespace collective_test {
 namespace {
 
 TEST(CollectiveCommand, JsonRowsFollowNcclTestsDefinitions) {
@@ -54,4 +55,5 @@ TEST(CollectiveCommand, RefusesWhatItCannotRunWithExitTwo) {
 }
 
 }  // namespace
+}  // namespace collective_test
 }  // namespace splitscope::testing

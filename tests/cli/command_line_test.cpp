@@ -8,6 +8,7 @@
 #include "cli_test_support.hpp"
 
 namespace splitscope::testing {
+namespace command_line_test {
 namespace {
 
 constexpr const char* kUnknownVerify =
@@ -60,4 +61,5 @@ TEST(CommandLine, PlanTakesBatchLikeRun) {
 }
 
 }  // namespace
+}  // namespace command_line_test
 }  // namespace splitscope::testing

@@ -8,6 +8,7 @@
 #include "exec/cuda_backend.hpp"
 
 namespace splitscope::testing {
+namespace compare_test {
 namespace {
 
 /// The run of `strategy` in a compare report's `runs`.
@@ -119,4 +120,5 @@ TEST(CompareCommand, EachStrategyRunsOnceWithSingleFirst) {
 }
 
 }  // namespace
+}  // namespace compare_test
 }  // namespace splitscope::testing

@@ -11,6 +11,7 @@
 #include "exec/cuda_backend.hpp"
 
 namespace splitscope::testing {
+namespace demo_test {
 namespace {
 
 constexpr const char* kSmallCpu =
@@ -137,4 +138,5 @@ TEST(DemoCommand, CudaWithoutAGpuIsExitThree) {
 }
 
 }  // namespace
+}  // namespace demo_test
 }  // namespace splitscope::testing

@@ -9,6 +9,7 @@
 #include "cli_test_support.hpp"
 
 namespace splitscope::testing {
+namespace ensemble_test {
 namespace {
 
 TEST(EnsembleCommand, AStragglerMissesTheDeadlineAndTheReportSaysSo) {
@@ -60,4 +61,5 @@ TEST(EnsembleCommand, RefusesWhatItCannotRunWithExitTwoAndWritesNothing) {
 }
 
 }  // namespace
+}  // namespace ensemble_test
 }  // namespace splitscope::testing

@@ -9,6 +9,7 @@
 #include "cli_test_support.hpp"
 
 namespace splitscope::testing {
+namespace host_machine_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -58,4 +59,5 @@ TEST(HostMachine, AnUnusableCacheFolderIsBadInputNamingIt) {
 }
 
 }  // namespace
+}  // namespace host_machine_test
 }  // namespace splitscope::testing

@@ -10,6 +10,7 @@
 #include "cli_test_support.hpp"
 
 namespace splitscope::testing {
+namespace input_files_test {
 namespace {
 
 std::string write_file(const std::string& dir, const std::string& name, const std::string& text) {
@@ -138,4 +139,5 @@ TEST(InputFiles, ACommentIsAStringAsInMachineFiles) {
 }
 
 }  // namespace
+}  // namespace input_files_test
 }  // namespace splitscope::testing

@@ -13,6 +13,7 @@
 #include "cli_test_support.hpp"
 
 namespace splitscope::testing {
+namespace input_pipeline_test {
 namespace {
 
 TEST(InputPipelineCli, ASimulatedRunSaysItIsInputBoundAndWhatPrefetchBought) {
@@ -102,4 +103,5 @@ TEST(InputPipelineCli, ImpossibleCombinationsAreRefusedWithNoReport) {
 }
 
 }  // namespace
+}  // namespace input_pipeline_test
 }  // namespace splitscope::testing

@@ -8,6 +8,7 @@
 #include "cli_test_support.hpp"
 
 namespace splitscope::testing {
+namespace inspect_test {
 namespace {
 
 TEST(InspectCommand, JsonOfTheSmallMlpHasHandComputedTotals) {
@@ -74,4 +75,5 @@ TEST(InspectCommand, VersionAndHelp) {
 }
 
 }  // namespace
+}  // namespace inspect_test
 }  // namespace splitscope::testing

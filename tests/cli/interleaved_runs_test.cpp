@@ -11,6 +11,7 @@
 #include "cli/interleaved_runs.hpp"
 
 namespace splitscope::cli {
+namespace interleaved_runs_test {
 namespace {
 
 /// Records what runs when: "A" for a timed run of plan 0, "a" for a warm-up, and so on.
@@ -126,4 +127,5 @@ TEST(InterleavedRuns, AdaptiveRepeatsGoOnWhileTheVerdictIsUncertain) {
 }
 
 }  // namespace
+}  // namespace interleaved_runs_test
 }  // namespace splitscope::cli

@@ -10,6 +10,7 @@
 #include "cli_test_support.hpp"
 
 namespace splitscope::testing {
+namespace limits_test {
 namespace {
 
 constexpr const char* kOpLimit =
@@ -120,4 +121,5 @@ TEST(Limits, ALayerSplitOverManyDevicesIsQuick) {
 }
 
 }  // namespace
+}  // namespace limits_test
 }  // namespace splitscope::testing

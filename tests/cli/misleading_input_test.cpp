@@ -8,6 +8,7 @@
 #include "cli_test_support.hpp"
 
 namespace splitscope::testing {
+namespace misleading_input_test {
 namespace {
 
 struct Case {
@@ -97,4 +98,5 @@ TEST(MisleadingInput, ControlCharactersInNamesAreEscapedInTheTable) {
 }
 
 }  // namespace
+}  // namespace misleading_input_test
 }  // namespace splitscope::testing

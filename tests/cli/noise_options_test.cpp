@@ -8,6 +8,7 @@
 #include "cli_test_support.hpp"
 
 namespace splitscope::testing {
+namespace noise_options_test {
 namespace {
 
 TEST(NoiseOptions, JitterGivesASimulatedRunSpreadOverItsRepeats) {
@@ -52,4 +53,5 @@ TEST(NoiseOptions, EachBelongsToItsBackend) {
 }
 
 }  // namespace
+}  // namespace noise_options_test
 }  // namespace splitscope::testing

@@ -10,6 +10,7 @@
 #include "cli_test_support.hpp"
 
 namespace splitscope::testing {
+namespace output_safety_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -101,4 +102,5 @@ TEST(OutputSafety, AFailedWritePublishesNoOutput) {
 }
 
 }  // namespace
+}  // namespace output_safety_test
 }  // namespace splitscope::testing

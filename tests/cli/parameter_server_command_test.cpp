@@ -9,6 +9,7 @@
 #include "cli_test_support.hpp"
 
 namespace splitscope::testing {
+namespace parameter_server_command_test {
 namespace {
 
 TEST(ParameterServerCommand, AsyncRunReportsStalenessLossCurveAndShards) {
@@ -100,4 +101,5 @@ TEST(ParameterServerCommand, ImpossibleOptionsAreRefusedWithWhatToDo) {
 }
 
 }  // namespace
+}  // namespace parameter_server_command_test
 }  // namespace splitscope::testing

@@ -8,6 +8,7 @@
 #include "cli_test_support.hpp"
 
 namespace splitscope::testing {
+namespace placement_test {
 namespace {
 
 const std::string kOnTwoNodes = " --backend sim --machine 2x8-h100-ib --quiet";
@@ -110,4 +111,5 @@ TEST(Placement, BadUsesAreExitTwoNamingTheOption) {
 }
 
 }  // namespace
+}  // namespace placement_test
 }  // namespace splitscope::testing

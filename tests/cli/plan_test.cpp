@@ -7,6 +7,7 @@
 #include "cli_test_support.hpp"
 
 namespace splitscope::testing {
+namespace plan_test {
 namespace {
 
 TEST(PlanCommand, JsonForEveryZooNetworkAndStrategy) {
@@ -58,4 +59,5 @@ TEST(PlanCommand, ImpossibleOptionsAreExitTwo) {
 }
 
 }  // namespace
+}  // namespace plan_test
 }  // namespace splitscope::testing

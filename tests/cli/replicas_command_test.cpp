@@ -9,6 +9,7 @@
 #include "cli_test_support.hpp"
 
 namespace splitscope::testing {
+namespace replicas_command_test {
 namespace {
 
 TEST(ReplicasCommand, TwoTensorReplicasTrainAsSingleAndReportTheirGradientAllReduces) {
@@ -53,4 +54,5 @@ TEST(ReplicasCommand, ImpossibleReplicasAreExitTwoAndWriteNothing) {
 }
 
 }  // namespace
+}  // namespace replicas_command_test
 }  // namespace splitscope::testing

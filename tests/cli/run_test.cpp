@@ -11,6 +11,7 @@
 #include "exec/cuda_backend.hpp"
 
 namespace splitscope::testing {
+namespace run_test {
 namespace {
 
 TEST(RunCommand, CpuRunWritesValidReportTraceAndOutput) {
@@ -183,4 +184,5 @@ TEST(RunCommand, AReportThroughALinkLandsInTheLinkedFileAndKeepsTheLink) {
 }
 
 }  // namespace
+}  // namespace run_test
 }  // namespace splitscope::testing

@@ -8,6 +8,7 @@
 #include "cli_test_support.hpp"
 
 namespace splitscope::testing {
+namespace sweep_test {
 namespace {
 
 const std::string kRun = "run mlp-small --strategy data --train --backend sim --machine h100-nvlink-8";
@@ -93,4 +94,5 @@ TEST(Sweep, RefusesWhatItCannotSweep) {
 }
 
 }  // namespace
+}  // namespace sweep_test
 }  // namespace splitscope::testing

@@ -10,6 +10,7 @@
 #include "cli_test_support.hpp"
 
 namespace splitscope::testing {
+namespace validate_test {
 namespace {
 
 TEST(ValidateCommand, ScoresEveryStrategyOfEachNetworkAndDeviceCount) {
@@ -83,4 +84,5 @@ TEST(ValidateCommand, ImpossibleRequestsAreBadInputAndWriteNothing) {
 }
 
 }  // namespace
+}  // namespace validate_test
 }  // namespace splitscope::testing

@@ -7,6 +7,7 @@
 #include "exec/cuda/activity_mapping.hpp"
 
 namespace splitscope::testing {
+namespace activity_mapping_test {
 namespace {
 
 using namespace gpu;
@@ -119,4 +120,5 @@ TEST(SpansFromRecords, PairedCuptiRecordsOfTwoRunsMapSeparately) {
 }
 
 }  // namespace
+}  // namespace activity_mapping_test
 }  // namespace splitscope::testing

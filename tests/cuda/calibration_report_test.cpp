@@ -14,6 +14,7 @@
 #include "reference_network.hpp"
 
 namespace splitscope::testing {
+namespace calibration_report_test {
 namespace {
 
 using namespace gpu;
@@ -140,4 +141,5 @@ TEST(Calibration, JsonNamesEveryFieldWithItsUnit) {
 }
 
 }  // namespace
+}  // namespace calibration_report_test
 }  // namespace splitscope::testing

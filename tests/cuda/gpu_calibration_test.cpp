@@ -10,6 +10,7 @@
 #include "reference_network.hpp"
 
 namespace splitscope::testing {
+namespace gpu_calibration_test {
 namespace {
 
 TEST(GpuCalibration, QuickRunMeasuresRatesBandwidthsAndEveryOp) {
@@ -34,4 +35,5 @@ TEST(GpuCalibration, QuickRunMeasuresRatesBandwidthsAndEveryOp) {
 }
 
 }  // namespace
+}  // namespace gpu_calibration_test
 }  // namespace splitscope::testing

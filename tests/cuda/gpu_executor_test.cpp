@@ -18,6 +18,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope::testing {
+namespace gpu_executor_test {
 namespace {
 
 struct Case {
@@ -158,4 +159,5 @@ TEST(GpuExecutorModes, Tf32StaysWithinItsTolerance) {
 }
 
 }  // namespace
+}  // namespace gpu_executor_test
 }  // namespace splitscope::testing

@@ -9,6 +9,7 @@
 #include "reference_network.hpp"
 
 namespace splitscope::testing {
+namespace gpu_fused_rnn_test {
 namespace {
 
 class FusedRnn : public ::testing::TestWithParam<std::string> {};
@@ -51,4 +52,5 @@ TEST_P(FusedRnn, EqualsTheCellByCellOutput) {
 INSTANTIATE_TEST_SUITE_P(Cells, FusedRnn, ::testing::Values("lstm", "gru"));
 
 }  // namespace
+}  // namespace gpu_fused_rnn_test
 }  // namespace splitscope::testing

@@ -20,6 +20,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope::testing {
+namespace gpu_training_test {
 namespace {
 
 constexpr uint64_t kSeed = 3;
@@ -100,4 +101,5 @@ INSTANTIATE_TEST_SUITE_P(SmallNetworks, GpuTraining, ::testing::ValuesIn(all_cas
                          [](const ::testing::TestParamInfo<TrainCase>& info) { return case_name(info.param); });
 
 }  // namespace
+}  // namespace gpu_training_test
 }  // namespace splitscope::testing

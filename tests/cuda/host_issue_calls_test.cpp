@@ -15,6 +15,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope::testing {
+namespace host_issue_calls_test {
 namespace {
 
 void expect_counts_match(const Plan& plan, const std::string& what) {
@@ -55,4 +56,5 @@ TEST(HostIssueCalls, EveryOpsCallsAreItsCompiledSteps) {
 }
 
 }  // namespace
+}  // namespace host_issue_calls_test
 }  // namespace splitscope::testing

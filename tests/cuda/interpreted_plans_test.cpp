@@ -16,6 +16,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope::testing {
+namespace interpreted_plans_test {
 namespace {
 
 /// A network the zoo lacks: a whole [T, F] tensor cut into steps (step
@@ -102,4 +103,5 @@ TEST_P(InterpretedPlan, MatchesTheReferenceUnderEverySchedule) {
 INSTANTIATE_TEST_SUITE_P(AllSmallNetworks, InterpretedPlan, ::testing::ValuesIn(all_cases()), case_name);
 
 }  // namespace
+}  // namespace interpreted_plans_test
 }  // namespace splitscope::testing

@@ -22,6 +22,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope::testing {
+namespace interpreted_training_test {
 namespace {
 
 constexpr uint64_t kSeed = 5;
@@ -108,4 +109,5 @@ TEST_P(InterpretedTraining, MatchesTheCpuBackendStepForStep) {
 INSTANTIATE_TEST_SUITE_P(SmallNetworks, InterpretedTraining, ::testing::ValuesIn(all_cases()), case_name);
 
 }  // namespace
+}  // namespace interpreted_training_test
 }  // namespace splitscope::testing

@@ -9,6 +9,7 @@
 #include "ir/ops/op_def.hpp"
 
 namespace splitscope {
+namespace kernel_table_test {
 namespace {
 
 /// The kinds the cuda backend declares it does not run (inputs are provided, not computed).
@@ -22,4 +23,5 @@ TEST(CudaKernelTable, EveryKindHasAKernelOrIsDeclaredUnsupported) {
 }
 
 }  // namespace
+}  // namespace kernel_table_test
 }  // namespace splitscope

@@ -6,6 +6,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope::testing {
+namespace options_test {
 namespace {
 
 TEST(CudaOptions, LinkModes) {
@@ -46,4 +47,5 @@ TEST(CudaOptions, DefaultsArePhysicalDeviceLinksFp32Eager) {
 }
 
 }  // namespace
+}  // namespace options_test
 }  // namespace splitscope::testing

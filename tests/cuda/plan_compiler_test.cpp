@@ -17,6 +17,7 @@
 #include "reference_network.hpp"
 
 namespace splitscope::testing {
+namespace plan_compiler_test {
 namespace {
 
 using gpu::BufferKind;
@@ -506,9 +507,11 @@ TEST(PlanCompiler, DeviceBytesCountEveryBufferOnItsDeviceAndNoPinnedHostMemory) 
 }
 
 }  // namespace
+}  // namespace plan_compiler_test
 }  // namespace splitscope::testing
 
 namespace splitscope::testing {
+namespace plan_compiler_test {
 namespace {
 
 // Plan::schedule is authoritative: a last stage that runs its micro-batches
@@ -537,4 +540,5 @@ TEST(PlanCompiler, ComputeStreamsFollowTheSchedule) {
 }
 
 }  // namespace
+}  // namespace plan_compiler_test
 }  // namespace splitscope::testing

@@ -9,6 +9,7 @@
 #include "reference_network.hpp"
 
 namespace splitscope::testing {
+namespace program_data_test {
 namespace {
 
 using gpu::WeightGather;
@@ -105,4 +106,5 @@ TEST(OutputAssembly, ValuesLandAtTheirRowsAndChannels) {
 }
 
 }  // namespace
+}  // namespace program_data_test
 }  // namespace splitscope::testing

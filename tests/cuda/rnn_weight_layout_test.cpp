@@ -7,6 +7,7 @@
 #include "reference_network.hpp"
 
 namespace splitscope::testing {
+namespace rnn_weight_layout_test {
 namespace {
 
 using gpu::cudnn_gate_bias;
@@ -73,4 +74,5 @@ TEST(RnnWeightLayout, GruUsesItsThreeGates) {
 }
 
 }  // namespace
+}  // namespace rnn_weight_layout_test
 }  // namespace splitscope::testing

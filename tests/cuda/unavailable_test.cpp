@@ -14,6 +14,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope::testing {
+namespace unavailable_test {
 namespace {
 
 /// True where a CUDA GPU answers (then the refusals are not expected).
@@ -75,4 +76,5 @@ TEST(NoGpu, CalibrateCommandRejectsABadDtypeAsBadInput) {
 }
 
 }  // namespace
+}  // namespace unavailable_test
 }  // namespace splitscope::testing

@@ -11,6 +11,7 @@
 #include "exec/cpu/cpu_executor.hpp"
 
 namespace splitscope::testing {
+namespace cpu_order_test {
 namespace {
 
 using CellKey = std::tuple<int, int, int>;  // micro-batch, layer, step
@@ -67,4 +68,5 @@ TEST(CpuWavefront, MicroBatchedAndSharedDevicesKeepTheOrder) {
 }
 
 }  // namespace
+}  // namespace cpu_order_test
 }  // namespace splitscope::testing

@@ -13,6 +13,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope::testing {
+namespace fused_loop_test {
 namespace {
 
 /// The demo's bound: relative error (max |a - b| / max |b|) of the fused loop against the cell-by-cell run.
@@ -84,4 +85,5 @@ TEST(FusedLoop, RefusesWhatIsNotARecurrentFirstLayer) {
 }
 
 }  // namespace
+}  // namespace fused_loop_test
 }  // namespace splitscope::testing

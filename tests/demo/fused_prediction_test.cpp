@@ -8,6 +8,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope::testing {
+namespace fused_prediction_test {
 namespace {
 
 // An LSTM of 2 layers, H = I = 16, T = 10, B = 4 (G = 4 gates, 4·H = 64 columns).
@@ -77,4 +78,5 @@ TEST(FusedPrediction, RefusesALayerThatIsNotRecurrent) {
 }
 
 }  // namespace
+}  // namespace fused_prediction_test
 }  // namespace splitscope::testing

@@ -6,6 +6,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
+namespace rnn_demo_model_test {
 namespace {
 
 TEST(RnnDemoModel, BuildsTheStack) {
@@ -53,4 +54,5 @@ TEST(RnnSweep, RejectsNonsense) {
 }
 
 }  // namespace
+}  // namespace rnn_demo_model_test
 }  // namespace splitscope

@@ -13,6 +13,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope::testing {
+namespace rnn_demo_test {
 namespace {
 
 DemoBackend sim_backend(const Machine& machine) {
@@ -208,4 +209,5 @@ TEST(RnnDemo, PooledDevicesAreJudgedThreadForThread) {
 }
 
 }  // namespace
+}  // namespace rnn_demo_test
 }  // namespace splitscope::testing

@@ -15,6 +15,7 @@
 #include "sim/simulator.hpp"
 
 namespace splitscope::testing {
+namespace sim_wavefront_test {
 namespace {
 
 // Transfers on the free links add (L - 1) · 256 B / 1e18 B/s ≈ 1e-15 µs to the critical path.
@@ -96,4 +97,5 @@ TEST_P(SimulatedWavefront, MicroBatchesRefineTheWavefront) {
 INSTANTIATE_TEST_SUITE_P(Cells, SimulatedWavefront, ::testing::Values("lstm", "gru"));
 
 }  // namespace
+}  // namespace sim_wavefront_test
 }  // namespace splitscope::testing

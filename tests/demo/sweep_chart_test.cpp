@@ -5,6 +5,7 @@
 #include "demo/sweep_chart.hpp"
 
 namespace splitscope {
+namespace sweep_chart_test {
 namespace {
 
 size_t count(const std::string& text, const std::string& part) {
@@ -66,4 +67,5 @@ TEST(SweepChart, LogAxisSpansWholeDecades) {
 }
 
 }  // namespace
+}  // namespace sweep_chart_test
 }  // namespace splitscope

@@ -13,6 +13,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope::testing {
+namespace sweep_test {
 namespace {
 
 SweepPoint point(int64_t value, std::optional<double> split, std::optional<double> microbatched) {
@@ -140,4 +141,5 @@ TEST(SweepRun, ABadPointIsNamedByTheSweep) {
 }
 
 }  // namespace
+}  // namespace sweep_test
 }  // namespace splitscope::testing

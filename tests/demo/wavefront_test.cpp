@@ -8,6 +8,7 @@
 #include "partitioners/partitioner.hpp"
 
 namespace splitscope {
+namespace wavefront_test {
 namespace {
 
 /// L layers on L devices, T steps, every cell taking `t` µs, free links:
@@ -147,4 +148,5 @@ TEST(Wavefront, BusyCountsFoldRuns) {
 }
 
 }  // namespace
+}  // namespace wavefront_test
 }  // namespace splitscope

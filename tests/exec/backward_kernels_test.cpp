@@ -26,6 +26,7 @@
 #include "kernel_gradient_check.hpp"
 
 namespace splitscope {
+namespace backward_kernels_test {
 namespace {
 
 using namespace kernel_check;  // the shared helpers of the backward kernels' tests
@@ -524,4 +525,5 @@ TEST(PoolingBackward, HandComputedWindows) {
 }
 
 }  // namespace
+}  // namespace backward_kernels_test
 }  // namespace splitscope

@@ -7,6 +7,7 @@
 #include "exec/cpu/collectives.hpp"
 
 namespace splitscope {
+namespace collectives_test {
 namespace {
 
 /// Block of 2 rows × channels [c0, c1) × inner 2 whose element (r, c, i) is 100·r + 10·c + i.
@@ -64,4 +65,5 @@ TEST(Collectives, SumAddsThePartialSums) {
 }
 
 }  // namespace
+}  // namespace collectives_test
 }  // namespace splitscope

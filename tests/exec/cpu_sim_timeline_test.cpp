@@ -14,6 +14,7 @@
 #include "timeline_checks.hpp"
 
 namespace splitscope {
+namespace cpu_sim_timeline_test {
 namespace {
 
 struct Case {
@@ -77,4 +78,5 @@ TEST_P(CpuSimTimeline, SameSpansAndDependencies) {
 INSTANTIATE_TEST_SUITE_P(Zoo, CpuSimTimeline, testing::ValuesIn(cases()), case_name);
 
 }  // namespace
+}  // namespace cpu_sim_timeline_test
 }  // namespace splitscope

@@ -15,6 +15,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
+namespace ensemble_test {
 namespace {
 
 /// A dense net on [6] answering [3], batch 2, its width `hidden`: members that differ but can be averaged.
@@ -126,4 +127,5 @@ TEST(Ensemble, OnTheSimulatorADeviceRunsItsMembersInTurn) {
 }
 
 }  // namespace
+}  // namespace ensemble_test
 }  // namespace splitscope

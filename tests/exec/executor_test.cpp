@@ -18,6 +18,7 @@
 #include "util/npy.hpp"
 
 namespace splitscope {
+namespace executor_test {
 namespace {
 
 using testing_support::graph_from_json;
@@ -372,9 +373,11 @@ TEST(CpuExecutor, RefusesAPlanThatBreaksItsOwnRules) {
 }
 
 }  // namespace
+}  // namespace executor_test
 }  // namespace splitscope
 
 namespace splitscope {
+namespace executor_test {
 namespace {
 
 // --straggler D:MS: device D's first op of each run sleeps MS first, inside
@@ -405,4 +408,5 @@ TEST(CpuExecutor, AStragglerHoldsItsDeviceBackEveryRun) {
 }
 
 }  // namespace
+}  // namespace executor_test
 }  // namespace splitscope

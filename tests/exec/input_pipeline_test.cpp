@@ -16,6 +16,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
+namespace input_pipeline_test {
 namespace {
 
 using testing_support::single_plan;
@@ -186,4 +187,5 @@ TEST(CpuInputStream, KeepsThePipelinesRulesOnRealThreadsAndComputesTheSameOutput
 }
 
 }  // namespace
+}  // namespace input_pipeline_test
 }  // namespace splitscope

@@ -13,6 +13,7 @@
 #include "exec/cpu/intra_op_pool.hpp"
 
 namespace splitscope {
+namespace intra_op_pool_test {
 namespace {
 
 TEST(IntraOpPool, CoversEveryIndexOnce) {
@@ -76,4 +77,5 @@ TEST(SerialFor, OneChunk) {
 }
 
 }  // namespace
+}  // namespace intra_op_pool_test
 }  // namespace splitscope

@@ -13,6 +13,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
+namespace kernel_table_test {
 namespace {
 
 /// The kinds the cpu backend declares it does not run (inputs are provided, not computed).
@@ -45,4 +46,5 @@ TEST(CpuKernelTable, AnOpWithoutAKernelIsRefusedBeforeTheRunNamingIt) {
 }
 
 }  // namespace
+}  // namespace kernel_table_test
 }  // namespace splitscope

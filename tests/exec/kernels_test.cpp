@@ -17,6 +17,7 @@
 #include "naive_reference.hpp"
 
 namespace splitscope {
+namespace kernels_test {
 namespace {
 
 std::vector<float> random_vector(size_t n, unsigned seed) {
@@ -330,4 +331,5 @@ TEST(Softmax, HandComputedAndSliced) {
 }
 
 }  // namespace
+}  // namespace kernels_test
 }  // namespace splitscope

@@ -9,6 +9,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
+namespace output_compare_test {
 namespace {
 
 TEST(OutputCompare, RelativeErrorAndWorstPosition) {
@@ -65,4 +66,5 @@ TEST(OutputCompare, ShapeMismatchIsARunError) {
 }
 
 }  // namespace
+}  // namespace output_compare_test
 }  // namespace splitscope

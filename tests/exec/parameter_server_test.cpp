@@ -23,6 +23,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
+namespace parameter_server_test {
 namespace {
 
 using testing_support::graph_from_json;
@@ -303,4 +304,5 @@ TEST(ParameterServerTraining, SpareReplicasDoNotWaitForTheStraggler) {
 }
 
 }  // namespace
+}  // namespace parameter_server_test
 }  // namespace splitscope

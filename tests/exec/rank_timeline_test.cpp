@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 namespace splitscope {
+namespace rank_timeline_test {
 namespace {
 
 // Span 0: rank 0's compute op. Span 1: a transfer 0 -> 1, sent by rank 0 and
@@ -65,4 +66,5 @@ TEST(RankTimeline, ASpanNoRankEndedIsABug) {
 }
 
 }  // namespace
+}  // namespace rank_timeline_test
 }  // namespace splitscope

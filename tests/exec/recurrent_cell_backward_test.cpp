@@ -23,6 +23,7 @@
 #include "kernel_gradient_check.hpp"
 
 namespace splitscope {
+namespace recurrent_cell_backward_test {
 namespace {
 
 using namespace kernel_check;  // the shared helpers of the backward kernels' tests
@@ -415,4 +416,5 @@ TEST(CellGradSplitting, SplitRunsMatchTheSerialRun) {
 }
 
 }  // namespace
+}  // namespace recurrent_cell_backward_test
 }  // namespace splitscope

@@ -11,6 +11,7 @@
 #include "exec/cpu/kernels/recurrent_cell.hpp"
 
 namespace splitscope {
+namespace recurrent_cell_test {
 namespace {
 
 std::vector<float> random_vector(size_t n, unsigned seed) {
@@ -194,4 +195,5 @@ TEST(SliceGateColumns, PicksEachGatesColumnsOfTheUnits) {
 }
 
 }  // namespace
+}  // namespace recurrent_cell_test
 }  // namespace splitscope

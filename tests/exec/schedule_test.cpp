@@ -21,6 +21,7 @@
 #include "timeline_checks.hpp"
 
 namespace splitscope {
+namespace schedule_test {
 namespace {
 
 RunOptions one_run() {
@@ -102,4 +103,5 @@ TEST(Schedule, EveryComputeOpOnceOnItsOwnDevice) {
 }
 
 }  // namespace
+}  // namespace schedule_test
 }  // namespace splitscope

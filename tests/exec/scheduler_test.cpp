@@ -13,6 +13,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
+namespace scheduler_test {
 namespace {
 
 using std::chrono::milliseconds;
@@ -202,4 +203,5 @@ TEST(TaskGraph, CountsDependenciesOnce) {
 }
 
 }  // namespace
+}  // namespace scheduler_test
 }  // namespace splitscope

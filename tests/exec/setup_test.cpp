@@ -17,6 +17,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
+namespace setup_test {
 namespace {
 
 RunOptions threads(int inter, int intra) {
@@ -158,4 +159,5 @@ TEST(ValueBuffers, InputsFollowTheNetworkInputLayout) {
 }
 
 }  // namespace
+}  // namespace setup_test
 }  // namespace splitscope

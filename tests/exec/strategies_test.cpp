@@ -15,6 +15,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
+namespace strategies_test {
 namespace {
 
 struct StrategyCase {
@@ -109,4 +110,5 @@ TEST(SingleStrategy, MatchesTheNaiveReference) {
 }
 
 }  // namespace
+}  // namespace strategies_test
 }  // namespace splitscope

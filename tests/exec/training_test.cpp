@@ -21,6 +21,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
+namespace training_test {
 namespace {
 
 using testing_support::graph_from_json;
@@ -299,4 +300,5 @@ TEST(Training, ASlicedConvolutionSaysItsInputGradientIsNotBuiltYet) {
 }
 
 }  // namespace
+}  // namespace training_test
 }  // namespace splitscope

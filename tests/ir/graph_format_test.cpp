@@ -14,6 +14,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
+namespace graph_format_test {
 namespace {
 
 void expect_error(const std::string& text, const std::string& field, const std::string& words) {
@@ -212,4 +213,5 @@ TEST(GraphFormat, SeveralInputsNeedTheFirstLayerToSayWhichItReads) {
 }
 
 }  // namespace
+}  // namespace graph_format_test
 }  // namespace splitscope

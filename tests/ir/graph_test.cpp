@@ -8,6 +8,7 @@
 #include "ir/model_parser.hpp"
 
 namespace splitscope {
+namespace graph_test {
 namespace {
 
 Graph lower_text(const std::string& text) { return lower(parse_model_text(text, "graph.json")); }
@@ -109,9 +110,11 @@ TEST(Graph, CellsOfOneStackedLayerShareTheirWeights) {
 }
 
 }  // namespace
+}  // namespace graph_test
 }  // namespace splitscope
 
 namespace splitscope {
+namespace graph_test {
 namespace {
 
 TEST(Graph, WavefrontOrderRunsAnUnrolledStackDiagonally) {
@@ -137,4 +140,5 @@ TEST(Graph, WavefrontOrderRunsAnUnrolledStackDiagonally) {
 }
 
 }  // namespace
+}  // namespace graph_test
 }  // namespace splitscope

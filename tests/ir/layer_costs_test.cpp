@@ -7,6 +7,7 @@
 #include "ir/model_parser.hpp"
 
 namespace splitscope {
+namespace layer_costs_test {
 namespace {
 
 Model parse(const std::string& text) { return parse_model_text(text, "costs.json"); }
@@ -80,4 +81,5 @@ TEST(LayerCosts, GraphTotalsEqualTheSumOfLayers) {
 }
 
 }  // namespace
+}  // namespace layer_costs_test
 }  // namespace splitscope

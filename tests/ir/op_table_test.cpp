@@ -11,6 +11,7 @@
 #include "ir/slice.hpp"
 
 namespace splitscope {
+namespace op_table_test {
 namespace {
 
 TEST(OpTable, EveryKindHasOneCompleteDefinitionInEnumOrder) {
@@ -54,4 +55,5 @@ TEST(OpTable, ATableRuleEqualsTheHandCountOfEachKindInAGraph) {
 }
 
 }  // namespace
+}  // namespace op_table_test
 }  // namespace splitscope

@@ -9,6 +9,7 @@
 #include "ir/params.hpp"
 
 namespace splitscope {
+namespace params_test {
 namespace {
 
 TEST(Params, DeterministicAndBounded) {
@@ -65,4 +66,5 @@ TEST(Params, CellTensors) {
 }
 
 }  // namespace
+}  // namespace params_test
 }  // namespace splitscope

@@ -5,6 +5,7 @@
 #include "ir/model_parser.hpp"
 
 namespace splitscope {
+namespace parser_test {
 namespace {
 
 Model parse(const std::string& text) { return parse_model_text(text, "test.json"); }
@@ -86,4 +87,5 @@ TEST(Parser, ActivationLayersKeepTheShape) {
 }
 
 }  // namespace
+}  // namespace parser_test
 }  // namespace splitscope

@@ -8,6 +8,7 @@
 #include "ir/slice.hpp"
 
 namespace splitscope {
+namespace slice_test {
 namespace {
 
 Graph lower_text(const std::string& text) { return lower(parse_model_text(text, "slice.json")); }
@@ -91,4 +92,5 @@ TEST(Slice, CellSliceByHiddenUnits) {
 }
 
 }  // namespace
+}  // namespace slice_test
 }  // namespace splitscope

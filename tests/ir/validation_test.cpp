@@ -9,6 +9,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
+namespace validation_test {
 namespace {
 
 /// Parses `text` expecting an InputError at `field` whose message contains `words`.
@@ -182,4 +183,5 @@ TEST(Validation, AWholeNumberWrittenAsAFloatSaysHowToWriteIt) {
 }
 
 }  // namespace
+}  // namespace validation_test
 }  // namespace splitscope

@@ -11,6 +11,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
+namespace zoo_test {
 namespace {
 
 TEST(Zoo, HasTheNetworksTheIssueAsksFor) {
@@ -94,4 +95,5 @@ TEST(Zoo, AMissingPathIsNotLookedUpInTheZoo) {
 }
 
 }  // namespace
+}  // namespace zoo_test
 }  // namespace splitscope

@@ -19,6 +19,7 @@
 #include "util/npy.hpp"
 
 namespace splitscope::testing {
+namespace mpi_launch_test {
 namespace {
 
 bool have_mpirun() { return std::system("command -v mpirun >/dev/null 2>&1") == 0; }
@@ -263,4 +264,5 @@ TEST_F(MpiLaunch, CollectiveTimesMpisOwnCollectivesAcrossRanks) {
 }
 
 }  // namespace
+}  // namespace mpi_launch_test
 }  // namespace splitscope::testing

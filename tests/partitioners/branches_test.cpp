@@ -12,6 +12,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope::testing {
+namespace branches_test {
 namespace {
 
 /// The names of each branch's units, branch by branch, for every fork.
@@ -149,4 +150,5 @@ TEST(Branches, RefusesMoreDevicesThanTheWidestForkAndNetworksWithoutForks) {
 }
 
 }  // namespace
+}  // namespace branches_test
 }  // namespace splitscope::testing

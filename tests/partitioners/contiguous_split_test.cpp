@@ -7,6 +7,7 @@
 #include "partitioners/contiguous_split.hpp"
 
 namespace splitscope {
+namespace contiguous_split_test {
 namespace {
 
 /// Smallest bottleneck over every way to cut `costs` into `parts` non-empty parts.
@@ -79,4 +80,5 @@ TEST(ContiguousSplit, GreedyWouldBeWorse) {
 }
 
 }  // namespace
+}  // namespace contiguous_split_test
 }  // namespace splitscope

@@ -8,6 +8,7 @@
 #include "plan_test_support.hpp"
 
 namespace splitscope::testing {
+namespace every_plan_test {
 namespace {
 
 struct Case {
@@ -81,4 +82,5 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 INSTANTIATE_TEST_SUITE_P(Zoo, EveryPlan, ::testing::ValuesIn(all_cases()), case_name);
 
 }  // namespace
+}  // namespace every_plan_test
 }  // namespace splitscope::testing

@@ -7,6 +7,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope::testing {
+namespace horizontal_test {
 namespace {
 
 TEST(Horizontal, DominantLayerGetsADeviceOfItsOwn) {
@@ -78,4 +79,5 @@ TEST(Horizontal, RefusesMicroBatches) {
 }
 
 }  // namespace
+}  // namespace horizontal_test
 }  // namespace splitscope::testing

@@ -6,6 +6,7 @@
 #include "plan_test_support.hpp"
 
 namespace splitscope::testing {
+namespace memory_test {
 namespace {
 
 TEST(Memory, SingleDenseChainByHand) {
@@ -57,4 +58,5 @@ TEST(Memory, VerticalSplitsTheWeights) {
 }
 
 }  // namespace
+}  // namespace memory_test
 }  // namespace splitscope::testing

@@ -10,6 +10,7 @@
 #include "plan_test_support.hpp"
 
 namespace splitscope {
+namespace op_samples_test {
 namespace {
 
 TEST(OpSamples, AReplicatedOpRunsOnEveryDeviceOnInputsOfItsOwn) {
@@ -62,4 +63,5 @@ TEST(OpSamples, RunsPerDeviceFollowEachOtherOnTheirDeviceAndShareItsInputs) {
 }
 
 }  // namespace
+}  // namespace op_samples_test
 }  // namespace splitscope

@@ -7,6 +7,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope::testing {
+namespace pipeline_test {
 namespace {
 
 TEST(Pipeline, MicroBatchesTileTheBatchUnevenlyWhenTheyMust) {
@@ -54,4 +55,5 @@ TEST(Pipeline, MoreMicroBatchesThanRowsIsRefused) {
 }
 
 }  // namespace
+}  // namespace pipeline_test
 }  // namespace splitscope::testing

@@ -8,6 +8,7 @@
 #include "plan_test_support.hpp"
 
 namespace splitscope::testing {
+namespace plan_check_test {
 namespace {
 
 Plan sound_plan() { return make_plan(zoo_graph("mlp-small"), "horizontal", 2); }
@@ -94,4 +95,5 @@ TEST(PlanCheck, WrongFlops) {
 }
 
 }  // namespace
+}  // namespace plan_check_test
 }  // namespace splitscope::testing

@@ -7,6 +7,7 @@
 #include "plan_test_support.hpp"
 
 namespace splitscope::testing {
+namespace plan_traffic_test {
 namespace {
 
 // in 10 -> dense 6 -> dense 4, batch 3.
@@ -64,4 +65,5 @@ TEST(PlanTraffic, ACopyInsideOneDeviceCrossesNothing) {
 }
 
 }  // namespace
+}  // namespace plan_traffic_test
 }  // namespace splitscope::testing

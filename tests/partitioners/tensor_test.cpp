@@ -6,6 +6,7 @@
 #include "plan_test_support.hpp"
 
 namespace splitscope::testing {
+namespace tensor_test {
 namespace {
 
 TEST(Tensor, EvenDenseStackHasOneAllReducePerPair) {
@@ -46,9 +47,11 @@ TEST(Tensor, PartialSlicesCarryTheBiasOnce) {
 }
 
 }  // namespace
+}  // namespace tensor_test
 }  // namespace splitscope::testing
 
 namespace splitscope::testing {
+namespace tensor_test {
 namespace {
 
 TEST(Tensor, AppliesOnlyWhereThereIsAPair) {
@@ -61,4 +64,5 @@ TEST(Tensor, AppliesOnlyWhereThereIsAPair) {
 }
 
 }  // namespace
+}  // namespace tensor_test
 }  // namespace splitscope::testing

@@ -6,6 +6,7 @@
 #include "plan_test_support.hpp"
 
 namespace splitscope::testing {
+namespace transfer_bytes_test {
 namespace {
 
 // in 10 -> dense 6 -> dense 4, batch 3.
@@ -80,4 +81,5 @@ TEST(TransferBytes, VerticalSoftmaxConcatenatesOnlyOnDeviceZero) {
 }
 
 }  // namespace
+}  // namespace transfer_bytes_test
 }  // namespace splitscope::testing

@@ -9,6 +9,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope::testing {
+namespace vertical_test {
 namespace {
 
 /// Names of the graph ops whose tensors cross devices.
@@ -83,4 +84,5 @@ TEST(Vertical, TooManyDevicesNamesTheLimitingLayer) {
 }
 
 }  // namespace
+}  // namespace vertical_test
 }  // namespace splitscope::testing

@@ -7,6 +7,7 @@
 #include "report_test_support.hpp"
 
 namespace splitscope {
+namespace comparison_test {
 namespace {
 
 using testing::sample_comparison;
@@ -60,4 +61,5 @@ TEST(Comparison, NoSingleRunMeansNoVerdict) {
 }
 
 }  // namespace
+}  // namespace comparison_test
 }  // namespace splitscope

@@ -7,6 +7,7 @@
 #include "splitscope_config.h"
 
 namespace splitscope {
+namespace context_test {
 namespace {
 
 TEST(ReportContext, DescribesThisBuildAndCommandLine) {
@@ -39,4 +40,5 @@ TEST(Units, TimesSharesAndSpeedups) {
 }
 
 }  // namespace
+}  // namespace context_test
 }  // namespace splitscope

@@ -7,6 +7,7 @@
 #include "report_test_support.hpp"
 
 namespace splitscope {
+namespace critical_path_test {
 namespace {
 
 using testing::compute_span;
@@ -91,4 +92,5 @@ TEST(CriticalPath, EmptyTimelineHasAnEmptyPath) {
 }
 
 }  // namespace
+}  // namespace critical_path_test
 }  // namespace splitscope

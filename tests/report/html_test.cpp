@@ -11,6 +11,7 @@
 #include "util/atomic_file.hpp"
 
 namespace splitscope {
+namespace html_test {
 namespace {
 
 size_t count_of(const std::string& text, const std::string& needle) {
@@ -75,4 +76,5 @@ TEST(Html, RendersInHeadlessChromium) {
 }
 
 }  // namespace
+}  // namespace html_test
 }  // namespace splitscope

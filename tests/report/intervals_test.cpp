@@ -5,6 +5,7 @@
 #include "report/intervals.hpp"
 
 namespace splitscope {
+namespace intervals_test {
 namespace {
 
 TEST(IntervalSet, UnionMergesOverlapsAndTouchingIntervals) {
@@ -35,4 +36,5 @@ TEST(IntervalSet, AddKeepsTheSetDisjoint) {
 }
 
 }  // namespace
+}  // namespace intervals_test
 }  // namespace splitscope

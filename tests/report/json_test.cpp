@@ -7,6 +7,7 @@
 #include "report_test_support.hpp"
 
 namespace splitscope {
+namespace json_test {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -153,4 +154,5 @@ TEST(ReportJson, CompareReport) {
 }
 
 }  // namespace
+}  // namespace json_test
 }  // namespace splitscope

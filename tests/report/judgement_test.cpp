@@ -8,6 +8,7 @@
 #include "report_test_support.hpp"
 
 namespace splitscope {
+namespace judgement_test {
 namespace {
 
 using testing::compute_span;
@@ -243,4 +244,5 @@ TEST(Judgement, BaselineAndNoBaseline) {
 }
 
 }  // namespace
+}  // namespace judgement_test
 }  // namespace splitscope

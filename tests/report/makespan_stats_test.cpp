@@ -6,6 +6,7 @@
 #include "report_test_support.hpp"
 
 namespace splitscope {
+namespace makespan_stats_test {
 namespace {
 
 using testing::compute_span;
@@ -43,4 +44,5 @@ TEST(MakespanStats, OneRepeatHasNoSpread) {
 }
 
 }  // namespace
+}  // namespace makespan_stats_test
 }  // namespace splitscope

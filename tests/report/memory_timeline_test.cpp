@@ -17,6 +17,7 @@
 #include "report/memory_timeline.hpp"
 
 namespace splitscope {
+namespace memory_timeline_test {
 namespace {
 
 using testing::ideal_schedule;
@@ -76,4 +77,5 @@ TEST(MemoryTimeline, ThinningKeepsThePeak) {
 }
 
 }  // namespace
+}  // namespace memory_timeline_test
 }  // namespace splitscope

@@ -7,6 +7,7 @@
 #include "report_test_support.hpp"
 
 namespace splitscope {
+namespace placement_text_test {
 namespace {
 
 using testing::sample_comparison;
@@ -47,4 +48,5 @@ TEST(PlacementText, OnlyTopologyRunsPrintTheirPlacement) {
 }
 
 }  // namespace
+}  // namespace placement_text_test
 }  // namespace splitscope

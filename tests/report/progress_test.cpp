@@ -8,6 +8,7 @@
 #include "report/progress.hpp"
 
 namespace splitscope {
+namespace progress_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -63,4 +64,5 @@ TEST(Progress, DisabledPrintsNothing) {
 }
 
 }  // namespace
+}  // namespace progress_test
 }  // namespace splitscope

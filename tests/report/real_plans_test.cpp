@@ -19,6 +19,7 @@
 #include "report_test_support.hpp"
 
 namespace splitscope {
+namespace real_plans_test {
 namespace {
 
 using testing::IdealCosts;
@@ -155,4 +156,5 @@ TEST(RealPlans, ANeuronSplitLosesMoreOnSlowerLinks) {
 }
 
 }  // namespace
+}  // namespace real_plans_test
 }  // namespace splitscope

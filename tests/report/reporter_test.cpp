@@ -12,6 +12,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
+namespace reporter_test {
 namespace {
 
 nlohmann::json read_json(const std::string& path) {
@@ -80,4 +81,5 @@ TEST(Reporters, AMissingFolderIsBadInputBeforeAnythingRuns) {
 }
 
 }  // namespace
+}  // namespace reporter_test
 }  // namespace splitscope

@@ -12,6 +12,7 @@
 #include "util/atomic_file.hpp"
 
 namespace splitscope {
+namespace schema_test {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -96,4 +97,5 @@ TEST_F(SchemaTest, AMissingOrMistypedFieldIsRejected) {
 }
 
 }  // namespace
+}  // namespace schema_test
 }  // namespace splitscope

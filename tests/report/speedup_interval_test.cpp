@@ -11,6 +11,7 @@
 #include "report_test_support.hpp"
 
 namespace splitscope {
+namespace speedup_interval_test {
 namespace {
 
 using testing::compute_span;
@@ -107,4 +108,5 @@ TEST(NoiseWarning, NamesTheRunsWhoseRepeatsVariedOverTenPercent) {
 }
 
 }  // namespace
+}  // namespace speedup_interval_test
 }  // namespace splitscope

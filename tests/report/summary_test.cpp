@@ -9,6 +9,7 @@
 #include "report_test_support.hpp"
 
 namespace splitscope {
+namespace summary_test {
 namespace {
 
 using testing::compute_span;
@@ -214,4 +215,5 @@ TEST(Summary, MemoryCheckNamesTheWorstDeviceAndCountsTheOthers) {
 }
 
 }  // namespace
+}  // namespace summary_test
 }  // namespace splitscope

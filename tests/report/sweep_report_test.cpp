@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace splitscope {
+namespace sweep_report_test {
 namespace {
 
 OptionSweepPoint point(const std::string& devices, const std::string& batch, double samples_per_s, bool fits = true) {
@@ -78,4 +79,5 @@ TEST(SweepReport, HtmlDrawsOneCurvePerSeries) {
 }
 
 }  // namespace
+}  // namespace sweep_report_test
 }  // namespace splitscope

@@ -7,6 +7,7 @@
 #include "report_test_support.hpp"
 
 namespace splitscope {
+namespace table_test {
 namespace {
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -87,4 +88,5 @@ TEST(Units, CountsInPowersOfAThousandBytesInPowersOf1024) {
 }
 
 }  // namespace
+}  // namespace table_test
 }  // namespace splitscope

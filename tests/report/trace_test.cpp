@@ -10,6 +10,7 @@
 #include "report_test_support.hpp"
 
 namespace splitscope {
+namespace trace_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -116,4 +117,5 @@ TEST(ChromeTrace, SeveralRunsGetTheirOwnProcesses) {
 }
 
 }  // namespace
+}  // namespace trace_test
 }  // namespace splitscope

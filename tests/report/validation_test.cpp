@@ -10,6 +10,7 @@
 #include "report/validation_report.hpp"
 
 namespace splitscope {
+namespace validation_test {
 namespace {
 
 TEST(KendallTau, SameOrderIsOneReversedIsMinusOne) {
@@ -100,4 +101,5 @@ TEST(Validation, TheJsonReportCarriesEveryCaseAndTheSummary) {
 }
 
 }  // namespace
+}  // namespace validation_test
 }  // namespace splitscope

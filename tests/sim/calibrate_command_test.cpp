@@ -28,6 +28,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
+namespace calibrate_command_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -287,9 +288,11 @@ TEST(CalibrationResultFile, RawCalibrationsBesideMachinesAreNotListedAsMachines)
 }
 
 }  // namespace
+}  // namespace calibrate_command_test
 }  // namespace splitscope
 
 namespace splitscope {
+namespace calibrate_command_test {
 namespace {
 
 // --- the cpu backend: this host measured, a pooled machine made of it ---
@@ -385,4 +388,5 @@ TEST(CpuCalibration, CalibrateMeasuresThisHostAndWritesAMachineThatPredictsIt) {
 }
 
 }  // namespace
+}  // namespace calibrate_command_test
 }  // namespace splitscope

@@ -27,6 +27,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
+namespace calibrated_machine_test {
 namespace {
 
 using testing::hand_calibration;
@@ -334,4 +335,5 @@ TEST(CalibratedMachine, SimulatorUsesMeasuredTimesForTabledOpsAndTheRooflineForT
 }
 
 }  // namespace
+}  // namespace calibrated_machine_test
 }  // namespace splitscope

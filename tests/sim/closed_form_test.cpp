@@ -9,6 +9,7 @@
 #include "sim/simulator.hpp"
 
 namespace splitscope {
+namespace closed_form_test {
 namespace {
 
 using testing::free_links;
@@ -300,4 +301,5 @@ TEST(ClosedForm, ADeviceRunsItsScheduleInOrderEvenIfALaterOpIsReady) {
 }
 
 }  // namespace
+}  // namespace closed_form_test
 }  // namespace splitscope

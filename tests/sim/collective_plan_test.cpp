@@ -10,6 +10,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
+namespace collective_plan_test {
 namespace {
 
 using testing::switch_topology;
@@ -63,4 +64,5 @@ TEST(CollectivePlan, SizesAreWholeFloatsAndBusFactorsAreNcclTests) {
 }
 
 }  // namespace
+}  // namespace collective_plan_test
 }  // namespace splitscope

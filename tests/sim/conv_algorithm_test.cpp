@@ -9,6 +9,7 @@
 #include "sim/gemm_efficiency.hpp"
 
 namespace splitscope {
+namespace conv_algorithm_test {
 namespace {
 
 using testing::v100;
@@ -121,4 +122,5 @@ TEST(ConvAlgorithm, OneByOneAndLargePlanesAreImplicitGemm) {
 }
 
 }  // namespace
+}  // namespace conv_algorithm_test
 }  // namespace splitscope

@@ -21,6 +21,7 @@
 #include "sim/simulator.hpp"
 
 namespace splitscope {
+namespace datasheet_rules_test {
 namespace {
 
 using testing::HandPlan;
@@ -225,4 +226,5 @@ TEST(DatasheetRules, TheGpuPresetsHoldOnlyDatasheetFacts) {
 }
 
 }  // namespace
+}  // namespace datasheet_rules_test
 }  // namespace splitscope

@@ -14,6 +14,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
+namespace device_placement_test {
 namespace {
 
 /// `bytes` each way between `a` and `b`.
@@ -160,4 +161,5 @@ TEST(DevicePlacement, RecoversPlantedNodesHiddenUnderAShuffle) {
 }
 
 }  // namespace
+}  // namespace device_placement_test
 }  // namespace splitscope

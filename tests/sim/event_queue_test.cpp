@@ -14,6 +14,7 @@
 #include "sim/event_queue.hpp"
 
 namespace splitscope {
+namespace event_queue_test {
 namespace {
 
 TEST(EventQueue, GivesEventsInTimeOrder) {
@@ -100,4 +101,5 @@ TEST(EventQueue, MatchesAReferenceOverARandomRun) {
 }
 
 }  // namespace
+}  // namespace event_queue_test
 }  // namespace splitscope

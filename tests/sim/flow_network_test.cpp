@@ -7,6 +7,7 @@
 #include "sim/flow_network.hpp"
 
 namespace splitscope {
+namespace flow_network_test {
 namespace {
 
 TEST(FlowNetwork, ALoneFlowGetsTheSlowestLinkOfItsRoute) {
@@ -72,4 +73,5 @@ TEST(FlowNetwork, EqualFlowsSplitEvenly) {
 }
 
 }  // namespace
+}  // namespace flow_network_test
 }  // namespace splitscope

@@ -9,6 +9,7 @@
 #include "rule_devices.hpp"
 
 namespace splitscope {
+namespace gemm_efficiency_test {
 namespace {
 
 using testing::a100;
@@ -104,4 +105,5 @@ TEST(GemmEfficiency, ComplexProductsCostEightFlopsAMultiplyAdd) {
 }
 
 }  // namespace
+}  // namespace gemm_efficiency_test
 }  // namespace splitscope

@@ -10,6 +10,7 @@
 #include "sim/simulator.hpp"
 
 namespace splitscope {
+namespace host_issue_test {
 namespace {
 
 using testing::HandPlan;
@@ -84,4 +85,5 @@ TEST(HostIssue, TheMachineFileCarriesIt) {
 }
 
 }  // namespace
+}  // namespace host_issue_test
 }  // namespace splitscope

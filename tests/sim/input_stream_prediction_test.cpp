@@ -18,6 +18,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
+namespace input_stream_prediction_test {
 namespace {
 
 using testing::switch_topology;
@@ -123,4 +124,5 @@ TEST(InputStreamPrediction, PresetsAndCalibratedMachinesSayHowFastTheirHostLinks
 }
 
 }  // namespace
+}  // namespace input_stream_prediction_test
 }  // namespace splitscope

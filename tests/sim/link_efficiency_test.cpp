@@ -14,6 +14,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
+namespace link_efficiency_test {
 namespace {
 
 using testing::HandPlan;
@@ -111,4 +112,5 @@ TEST(LinkEfficiency, AMachineFileLinkIsTheLineRateOfWhatItsPlaceImplies) {
 }
 
 }  // namespace
+}  // namespace link_efficiency_test
 }  // namespace splitscope

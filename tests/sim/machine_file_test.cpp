@@ -17,6 +17,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
+namespace machine_file_test {
 namespace {
 
 using nlohmann::json;
@@ -230,9 +231,11 @@ TEST(MachineZoo, AnUnknownNameListsTheMachines) {
 }
 
 }  // namespace
+}  // namespace machine_file_test
 }  // namespace splitscope
 
 namespace splitscope {
+namespace machine_file_test {
 namespace {
 
 // The machine file's efficiency keys come from the op table: every computed
@@ -252,4 +255,5 @@ TEST(MachineFile, EveryComputedOpKindIsAnEfficiencyKeyOfTheCostModel) {
 }
 
 }  // namespace
+}  // namespace machine_file_test
 }  // namespace splitscope

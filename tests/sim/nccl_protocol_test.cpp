@@ -27,6 +27,7 @@
 #include "sim/topology.hpp"
 
 namespace splitscope {
+namespace nccl_protocol_test {
 namespace {
 
 using testing::HandPlan;
@@ -212,4 +213,5 @@ TEST(NcclProtocol, AcrossNodesTheInterStepsPayTheNetworksLatency) {
 }
 
 }  // namespace
+}  // namespace nccl_protocol_test
 }  // namespace splitscope

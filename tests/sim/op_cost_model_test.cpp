@@ -12,6 +12,7 @@
 #include "sim/simulator.hpp"
 
 namespace splitscope {
+namespace op_cost_model_test {
 namespace {
 
 using testing::HandPlan;
@@ -159,4 +160,5 @@ TEST(MachineCostFunction, GivesThePartitionersTheSameNumbers) {
 }
 
 }  // namespace
+}  // namespace op_cost_model_test
 }  // namespace splitscope

@@ -16,6 +16,7 @@
 #include "sim/simulator.hpp"
 
 namespace splitscope {
+namespace op_jitter_test {
 namespace {
 
 TEST(OpJitter, NoSigmaNoNoise) {
@@ -90,4 +91,5 @@ TEST(OpJitter, TheSimulatorScalesEachComputeSpanByItsFactor) {
 }
 
 }  // namespace
+}  // namespace op_jitter_test
 }  // namespace splitscope

@@ -20,6 +20,7 @@
 #include "sim/simulator.hpp"
 
 namespace splitscope {
+namespace partitioned_test {
 namespace {
 
 using testing::free_links;
@@ -186,4 +187,5 @@ TEST(Partitioned, TheMachinesCostModelSteersTheLayerBalance) {
 }
 
 }  // namespace
+}  // namespace partitioned_test
 }  // namespace splitscope

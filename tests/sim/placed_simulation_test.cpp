@@ -16,6 +16,7 @@
 #include "sim/simulator.hpp"
 
 namespace splitscope {
+namespace placed_simulation_test {
 namespace {
 
 using testing::HandPlan;
@@ -139,4 +140,5 @@ TEST(PlacedSimulation, OnOneNodeTopologyChangesNothingAndSaysWhy) {
 }
 
 }  // namespace
+}  // namespace placed_simulation_test
 }  // namespace splitscope

@@ -17,6 +17,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
+namespace ps_simulation_test {
 namespace {
 
 using testing::switch_topology;
@@ -106,4 +107,5 @@ TEST(PsSimulation, RefusesATopologyPlacement) {
 }
 
 }  // namespace
+}  // namespace ps_simulation_test
 }  // namespace splitscope

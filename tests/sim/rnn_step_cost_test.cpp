@@ -9,6 +9,7 @@
 #include "rule_devices.hpp"
 
 namespace splitscope {
+namespace rnn_step_cost_test {
 namespace {
 
 using testing::v100;
@@ -84,4 +85,5 @@ TEST(RnnStepCost, AGruHasThreeGatesAndNoCellState) {
 }
 
 }  // namespace
+}  // namespace rnn_step_cost_test
 }  // namespace splitscope

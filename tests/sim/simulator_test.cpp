@@ -10,6 +10,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
+namespace simulator_test {
 namespace {
 
 using testing::HandPlan;
@@ -211,4 +212,5 @@ TEST(Simulator, AScheduleOrderAgainstTheDataFlowStallsAndSaysSo) {
 }
 
 }  // namespace
+}  // namespace simulator_test
 }  // namespace splitscope

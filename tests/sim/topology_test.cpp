@@ -9,6 +9,7 @@
 #include "sim/topology.hpp"
 
 namespace splitscope {
+namespace topology_test {
 namespace {
 
 std::vector<std::string> route_names(const Topology& topology, int from, int to) {
@@ -76,4 +77,5 @@ TEST(Topology, NoRouteFromADeviceToItself) {
 }
 
 }  // namespace
+}  // namespace topology_test
 }  // namespace splitscope

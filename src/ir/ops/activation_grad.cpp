@@ -4,7 +4,7 @@
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
-namespace {
+namespace activation_grad_op {
 
 SliceCost cost(const OpNode& node, const Slice& slice) {
   SliceCost c;
@@ -13,7 +13,7 @@ SliceCost cost(const OpNode& node, const Slice& slice) {
   return c;
 }
 
-}  // namespace
+}  // namespace activation_grad_op
 
 const OpDef& activation_grad_def() {
   static const OpDef def = [] {
@@ -23,7 +23,7 @@ const OpDef& activation_grad_def() {
     d.efficiency_like = "relu";
     d.channel_local = true;
     d.split.out = true;
-    d.cost = cost;
+    d.cost = activation_grad_op::cost;
     d.input_channels = op_rules::same_channels;
     d.signature = op_rules::elements_signature;
     return d;

@@ -7,7 +7,7 @@
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
-namespace {
+namespace add_op {
 
 SliceCost cost(const OpNode& node, const Slice& slice) {
   SliceCost c;
@@ -21,15 +21,15 @@ std::string signature(const OpNode& node, const Slice& slice) {
                      node.input_shapes.size());
 }
 
-}  // namespace
+}  // namespace add_op
 
-namespace {
+namespace add_op {
 /// Every input's gradient is the output's.
 void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
   const size_t inputs = builder.node(node).input_shapes.size();
   for (size_t slot = 0; slot < inputs; ++slot) builder.contribute(builder.input(node, static_cast<int>(slot)), *gradients.at(0));
 }
-}  // namespace
+}  // namespace add_op
 
 const OpDef& add_def() {
   static const OpDef def = [] {
@@ -38,10 +38,10 @@ const OpDef& add_def() {
     d.name = "add";
     d.channel_local = true;
     d.split.out = true;
-    d.cost = cost;
+    d.cost = add_op::cost;
     d.input_channels = op_rules::same_channels;
-    d.signature = signature;
-    d.gradient = gradient;
+    d.signature = add_op::signature;
+    d.gradient = add_op::gradient;
     return d;
   }();
   return def;

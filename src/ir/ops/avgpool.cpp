@@ -4,11 +4,11 @@
 
 namespace splitscope {
 
-namespace {
+namespace avgpool_op {
 void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
   gradient_rules::unary(builder, node, gradients, OpKind::kAvgPoolGrad, {gradient_rules::kOutputGradient});
 }
-}  // namespace
+}  // namespace avgpool_op
 
 const OpDef& avgpool_def() {
   static const OpDef def = [] {
@@ -20,7 +20,7 @@ const OpDef& avgpool_def() {
     d.cost = op_rules::channel_local_cost;
     d.input_channels = op_rules::same_channels;
     d.signature = op_rules::pool_signature;
-    d.gradient = gradient;
+    d.gradient = avgpool_op::gradient;
     return d;
   }();
   return def;

@@ -5,7 +5,7 @@
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
-namespace {
+namespace avgpool_grad_op {
 
 SliceCost cost(const OpNode& node, const Slice& slice) {
   SliceCost c;
@@ -21,7 +21,7 @@ std::string signature(const OpNode& node, const Slice& slice) {
                      in.at(2), a.kernel.h, a.kernel.w, a.stride.h, a.stride.w);
 }
 
-}  // namespace
+}  // namespace avgpool_grad_op
 
 const OpDef& avgpool_grad_def() {
   static const OpDef def = [] {
@@ -31,9 +31,9 @@ const OpDef& avgpool_grad_def() {
     d.efficiency_like = "avgpool";
     d.channel_local = true;
     d.split.out = true;
-    d.cost = cost;
+    d.cost = avgpool_grad_op::cost;
     d.input_channels = op_rules::same_channels;
-    d.signature = signature;
+    d.signature = avgpool_grad_op::signature;
     return d;
   }();
   return def;

@@ -7,7 +7,7 @@
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
-namespace {
+namespace cell_grad_hidden_op {
 
 using op_rules::kFloat;
 
@@ -34,16 +34,16 @@ GemmDims gemm(const OpNode& node, const Slice& slice) {
   return GemmDims{slice.batch.size(), node.attrs.hidden, cell_rules::gradient_gates(node) * node.attrs.hidden, 1};
 }
 
-}  // namespace
+}  // namespace cell_grad_hidden_op
 
 const OpDef& cell_grad_hidden_def() {
   static const OpDef def = [] {
     OpDef d = cell_rules::gradient_product_def(OpKind::kCellGradHidden, "cell_grad_hidden");
     d.weighted = true;
     d.params = cell_rules::gradient_params;
-    d.cost = cost;
-    d.signature = signature;
-    d.gemm = gemm;
+    d.cost = cell_grad_hidden_op::cost;
+    d.signature = cell_grad_hidden_op::signature;
+    d.gemm = cell_grad_hidden_op::gemm;
     return d;
   }();
   return def;

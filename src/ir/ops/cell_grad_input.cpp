@@ -7,7 +7,7 @@
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
-namespace {
+namespace cell_grad_input_op {
 
 using op_rules::kFloat;
 
@@ -33,16 +33,16 @@ GemmDims gemm(const OpNode& node, const Slice& slice) {
                   1};
 }
 
-}  // namespace
+}  // namespace cell_grad_input_op
 
 const OpDef& cell_grad_input_def() {
   static const OpDef def = [] {
     OpDef d = cell_rules::gradient_product_def(OpKind::kCellGradInput, "cell_grad_input");
     d.weighted = true;
     d.params = cell_rules::gradient_params;
-    d.cost = cost;
-    d.signature = signature;
-    d.gemm = gemm;
+    d.cost = cell_grad_input_op::cost;
+    d.signature = cell_grad_input_op::signature;
+    d.gemm = cell_grad_input_op::gemm;
     return d;
   }();
   return def;

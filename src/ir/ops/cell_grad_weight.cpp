@@ -8,7 +8,7 @@
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
-namespace {
+namespace cell_grad_weight_op {
 
 using op_rules::kFloat;
 
@@ -37,15 +37,15 @@ GemmDims gemm(const OpNode& node, const Slice& slice) {
                   slice.batch.size(), 1};
 }
 
-}  // namespace
+}  // namespace cell_grad_weight_op
 
 const OpDef& cell_grad_weight_def() {
   static const OpDef def = [] {
     OpDef d = cell_rules::gradient_product_def(OpKind::kCellGradWeight, "cell_grad_weight");
     d.writes_gradient = true;
-    d.cost = cost;
-    d.signature = signature;
-    d.gemm = gemm;
+    d.cost = cell_grad_weight_op::cost;
+    d.signature = cell_grad_weight_op::signature;
+    d.gemm = cell_grad_weight_op::gemm;
     return d;
   }();
   return def;

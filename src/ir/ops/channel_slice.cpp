@@ -6,7 +6,7 @@
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
-namespace {
+namespace channel_slice_op {
 
 SliceCost cost(const OpNode& node, const Slice& slice) {
   SliceCost c;
@@ -19,7 +19,7 @@ Range input_channels(const OpNode& node, const Slice& slice, int) {
   return {node.attrs.offset + slice.out.begin, node.attrs.offset + slice.out.end};
 }
 
-}  // namespace
+}  // namespace channel_slice_op
 
 const OpDef& channel_slice_def() {
   static const OpDef def = [] {
@@ -29,8 +29,8 @@ const OpDef& channel_slice_def() {
     d.efficiency_like = "concat";
     d.channel_local = true;
     d.split.out = true;
-    d.cost = cost;
-    d.input_channels = input_channels;
+    d.cost = channel_slice_op::cost;
+    d.input_channels = channel_slice_op::input_channels;
     d.signature = op_rules::elements_signature;
     return d;
   }();

@@ -10,7 +10,7 @@
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
-namespace {
+namespace concat_op {
 
 SliceCost cost(const OpNode& node, const Slice& slice) {
   SliceCost c;
@@ -48,7 +48,7 @@ void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::opti
   }
 }
 
-}  // namespace
+}  // namespace concat_op
 
 /// Where input slot `slot` starts along a concat's output axis 0.
 int64_t concat_offset(const OpNode& node, int slot) {
@@ -63,10 +63,10 @@ const OpDef& concat_def() {
     d.kind = OpKind::kConcat;
     d.name = "concat";
     d.split.out = true;
-    d.cost = cost;
-    d.input_channels = input_channels;
-    d.signature = signature;
-    d.gradient = gradient;
+    d.cost = concat_op::cost;
+    d.input_channels = concat_op::input_channels;
+    d.signature = concat_op::signature;
+    d.gradient = concat_op::gradient;
     return d;
   }();
   return def;

@@ -10,7 +10,7 @@
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
-namespace {
+namespace conv2d_op {
 
 using op_rules::kFloat;
 
@@ -54,7 +54,7 @@ std::vector<ParamTensor> params(const OpNode& node) {
   return tensors;
 }
 
-}  // namespace
+}  // namespace conv2d_op
 
 Range conv_input_channels(const OpNode& conv, Range out) {
   const int64_t filters_per_group = conv.output_shapes.at(0).at(0) / conv.attrs.groups;
@@ -64,11 +64,11 @@ Range conv_input_channels(const OpNode& conv, Range out) {
   return {first_group * channels_per_group, (last_group + 1) * channels_per_group};
 }
 
-namespace {
+namespace conv2d_op {
 void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
   gradient_rules::weighted(builder, node, gradients, OpKind::kConv2dGradInput, OpKind::kConv2dGradWeight);
 }
-}  // namespace
+}  // namespace conv2d_op
 
 const OpDef& conv2d_def() {
   static const OpDef def = [] {
@@ -78,11 +78,11 @@ const OpDef& conv2d_def() {
     d.cost_class = CostClass::kMatrix;
     d.weighted = true;
     d.split.out = true;
-    d.cost = cost;
-    d.input_channels = input_channels;
-    d.signature = signature;
-    d.params = params;
-    d.gradient = gradient;
+    d.cost = conv2d_op::cost;
+    d.input_channels = conv2d_op::input_channels;
+    d.signature = conv2d_op::signature;
+    d.params = conv2d_op::params;
+    d.gradient = conv2d_op::gradient;
     return d;
   }();
   return def;

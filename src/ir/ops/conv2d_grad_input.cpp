@@ -11,7 +11,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
-namespace {
+namespace conv2d_grad_input_op {
 
 using op_rules::kFloat;
 
@@ -69,7 +69,7 @@ Slice from_forward(const OpNode& node, const Slice& forward) {
   return Slice{forward.batch, {0, node.output_shapes.at(0).at(0)}, {0, filters_of(node)}};
 }
 
-}  // namespace
+}  // namespace conv2d_grad_input_op
 
 const OpDef& conv2d_grad_input_def() {
   static const OpDef def = [] {
@@ -80,13 +80,13 @@ const OpDef& conv2d_grad_input_def() {
     d.cost_class = CostClass::kMatrix;
     d.weighted = true;
     d.split.out = true;  // by its weights' rule; no partitioner slices a backward op yet
-    d.cost = cost;
+    d.cost = conv2d_grad_input_op::cost;
     d.input_channels = op_rules::all_channels;
-    d.signature = signature;
-    d.from_forward = from_forward;
-    d.gemm = gemm;
-    d.params = params;
-    d.param_slice = param_slice;
+    d.signature = conv2d_grad_input_op::signature;
+    d.from_forward = conv2d_grad_input_op::from_forward;
+    d.gemm = conv2d_grad_input_op::gemm;
+    d.params = conv2d_grad_input_op::params;
+    d.param_slice = conv2d_grad_input_op::param_slice;
     return d;
   }();
   return def;

@@ -9,7 +9,7 @@
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
-namespace {
+namespace conv2d_grad_weight_op {
 
 using op_rules::kFloat;
 
@@ -54,7 +54,7 @@ GemmDims gemm(const OpNode& node, const Slice& slice) {
 
 Slice from_forward(const OpNode&, const Slice& forward) { return forward; }
 
-}  // namespace
+}  // namespace conv2d_grad_weight_op
 
 const OpDef& conv2d_grad_weight_def() {
   static const OpDef def = [] {
@@ -65,11 +65,11 @@ const OpDef& conv2d_grad_weight_def() {
     d.cost_class = CostClass::kMatrix;
     d.writes_gradient = true;
     d.split.out = true;
-    d.cost = cost;
-    d.input_channels = input_channels;
-    d.signature = signature;
-    d.from_forward = from_forward;
-    d.gemm = gemm;
+    d.cost = conv2d_grad_weight_op::cost;
+    d.input_channels = conv2d_grad_weight_op::input_channels;
+    d.signature = conv2d_grad_weight_op::signature;
+    d.from_forward = conv2d_grad_weight_op::from_forward;
+    d.gemm = conv2d_grad_weight_op::gemm;
     return d;
   }();
   return def;

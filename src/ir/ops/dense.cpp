@@ -10,7 +10,7 @@
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
-namespace {
+namespace dense_op {
 
 using op_rules::kFloat;
 
@@ -41,13 +41,13 @@ std::vector<ParamTensor> params(const OpNode& node) {
   return tensors;
 }
 
-}  // namespace
+}  // namespace dense_op
 
-namespace {
+namespace dense_op {
 void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
   gradient_rules::weighted(builder, node, gradients, OpKind::kDenseGradInput, OpKind::kDenseGradWeight);
 }
-}  // namespace
+}  // namespace dense_op
 
 const OpDef& dense_def() {
   static const OpDef def = [] {
@@ -58,11 +58,11 @@ const OpDef& dense_def() {
     d.weighted = true;
     d.split.out = true;
     d.split.reduce = true;
-    d.cost = cost;
-    d.input_channels = input_channels;
-    d.signature = signature;
-    d.params = params;
-    d.gradient = gradient;
+    d.cost = dense_op::cost;
+    d.input_channels = dense_op::input_channels;
+    d.signature = dense_op::signature;
+    d.params = dense_op::params;
+    d.gradient = dense_op::gradient;
     return d;
   }();
   return def;

@@ -9,7 +9,7 @@
 #include "ir/slice.hpp"
 
 namespace splitscope {
-namespace {
+namespace dense_grad_input_op {
 
 using op_rules::kFloat;
 
@@ -47,7 +47,7 @@ Slice param_slice(const OpNode&, const Slice& slice) { return Slice{slice.batch,
 /// the forward slice is a row split.
 Slice from_forward(const OpNode&, const Slice& forward) { return Slice{forward.batch, forward.reduce, forward.out}; }
 
-}  // namespace
+}  // namespace dense_grad_input_op
 
 const OpDef& dense_grad_input_def() {
   static const OpDef def = [] {
@@ -59,12 +59,12 @@ const OpDef& dense_grad_input_def() {
     d.weighted = true;
     d.split.out = true;
     d.split.reduce = true;
-    d.cost = cost;
-    d.input_channels = input_channels;
-    d.signature = signature;
-    d.from_forward = from_forward;
-    d.params = params;
-    d.param_slice = param_slice;
+    d.cost = dense_grad_input_op::cost;
+    d.input_channels = dense_grad_input_op::input_channels;
+    d.signature = dense_grad_input_op::signature;
+    d.from_forward = dense_grad_input_op::from_forward;
+    d.params = dense_grad_input_op::params;
+    d.param_slice = dense_grad_input_op::param_slice;
     return d;
   }();
   return def;

@@ -8,7 +8,7 @@
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
-namespace {
+namespace dense_grad_weight_op {
 
 using op_rules::kFloat;
 
@@ -37,7 +37,7 @@ GemmDims gemm(const OpNode&, const Slice& slice) {
 
 Slice from_forward(const OpNode&, const Slice& forward) { return forward; }
 
-}  // namespace
+}  // namespace dense_grad_weight_op
 
 const OpDef& dense_grad_weight_def() {
   static const OpDef def = [] {
@@ -48,11 +48,11 @@ const OpDef& dense_grad_weight_def() {
     d.cost_class = CostClass::kMatrix;
     d.writes_gradient = true;
     d.split.out = true;
-    d.cost = cost;
-    d.input_channels = input_channels;
-    d.signature = signature;
-    d.from_forward = from_forward;
-    d.gemm = gemm;
+    d.cost = dense_grad_weight_op::cost;
+    d.input_channels = dense_grad_weight_op::input_channels;
+    d.signature = dense_grad_weight_op::signature;
+    d.from_forward = dense_grad_weight_op::from_forward;
+    d.gemm = dense_grad_weight_op::gemm;
     return d;
   }();
   return def;

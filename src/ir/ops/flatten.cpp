@@ -5,7 +5,7 @@
 #include "util/check.hpp"
 
 namespace splitscope {
-namespace {
+namespace flatten_op {
 
 SliceCost cost(const OpNode&, const Slice&) { return {}; }
 
@@ -16,13 +16,13 @@ Range input_channels(const OpNode& node, const Slice& slice, int) {
   return {slice.out.begin / inner, slice.out.end / inner};
 }
 
-}  // namespace
+}  // namespace flatten_op
 
-namespace {
+namespace flatten_op {
 void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
   gradient_rules::unary(builder, node, gradients, OpKind::kUnflatten, {gradient_rules::kOutputGradient});
 }
-}  // namespace
+}  // namespace flatten_op
 
 const OpDef& flatten_def() {
   static const OpDef def = [] {
@@ -32,10 +32,10 @@ const OpDef& flatten_def() {
     d.cost_class = CostClass::kFree;
     d.channel_local = true;
     d.split.out = true;
-    d.cost = cost;
-    d.input_channels = input_channels;
+    d.cost = flatten_op::cost;
+    d.input_channels = flatten_op::input_channels;
     d.signature = op_rules::elements_signature;
-    d.gradient = gradient;
+    d.gradient = flatten_op::gradient;
     return d;
   }();
   return def;

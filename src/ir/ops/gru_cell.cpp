@@ -4,20 +4,20 @@
 #include "ir/ops/cell_rules.hpp"
 
 namespace splitscope {
-namespace {
+namespace gru_cell_op {
 
 constexpr int64_t kGates = 3;
 
 SliceCost cost(const OpNode& node, const Slice& slice) { return cell_rules::cost(node, slice, kGates, false); }
 std::vector<ParamTensor> params(const OpNode& node) { return cell_rules::params(node, kGates); }
 
-}  // namespace
+}  // namespace gru_cell_op
 
-namespace {
+namespace gru_cell_op {
 void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
   gradient_rules::cell(builder, node, gradients, true);
 }
-}  // namespace
+}  // namespace gru_cell_op
 
 const OpDef& gru_cell_def() {
   static const OpDef def = [] {
@@ -28,11 +28,11 @@ const OpDef& gru_cell_def() {
     d.weighted = true;
     d.cell = true;
     d.split.out = true;
-    d.cost = cost;
+    d.cost = gru_cell_op::cost;
     d.input_channels = cell_rules::input_channels;
     d.signature = cell_rules::signature;
-    d.params = params;
-    d.gradient = gradient;
+    d.params = gru_cell_op::params;
+    d.gradient = gru_cell_op::gradient;
     return d;
   }();
   return def;

@@ -3,7 +3,7 @@
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
-namespace {
+namespace input_op {
 
 SliceCost cost(const OpNode& node, const Slice& slice) {
   SliceCost c;
@@ -11,7 +11,7 @@ SliceCost cost(const OpNode& node, const Slice& slice) {
   return c;
 }
 
-}  // namespace
+}  // namespace input_op
 
 const OpDef& input_def() {
   static const OpDef def = [] {
@@ -19,7 +19,7 @@ const OpDef& input_def() {
     d.kind = OpKind::kInput;
     d.name = "input";
     d.cost_class = CostClass::kFree;
-    d.cost = cost;
+    d.cost = input_op::cost;
     d.input_channels = op_rules::all_channels;
     d.signature = op_rules::elements_signature;
     return d;

@@ -5,7 +5,7 @@
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
-namespace {
+namespace loss_op {
 
 SliceCost cost(const OpNode& node, const Slice& slice) {
   SliceCost c;
@@ -16,14 +16,14 @@ SliceCost cost(const OpNode& node, const Slice& slice) {
   return c;
 }
 
-}  // namespace
+}  // namespace loss_op
 
 const OpDef& loss_def() {
   static const OpDef def = [] {
     OpDef d;
     d.kind = OpKind::kLoss;
     d.name = "loss";
-    d.cost = cost;
+    d.cost = loss_op::cost;
     d.input_channels = op_rules::all_channels;
     d.signature = op_rules::elements_signature;
     return d;

@@ -3,20 +3,20 @@
 #include "ir/ops/cell_rules.hpp"
 
 namespace splitscope {
-namespace {
+namespace lstm_cell_op {
 
 constexpr int64_t kGates = 4;
 
 SliceCost cost(const OpNode& node, const Slice& slice) { return cell_rules::cost(node, slice, kGates, true); }
 std::vector<ParamTensor> params(const OpNode& node) { return cell_rules::params(node, kGates); }
 
-}  // namespace
+}  // namespace lstm_cell_op
 
-namespace {
+namespace lstm_cell_op {
 void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
   gradient_rules::cell(builder, node, gradients, false);
 }
-}  // namespace
+}  // namespace lstm_cell_op
 
 const OpDef& lstm_cell_def() {
   static const OpDef def = [] {
@@ -27,11 +27,11 @@ const OpDef& lstm_cell_def() {
     d.weighted = true;
     d.cell = true;
     d.split.out = true;
-    d.cost = cost;
+    d.cost = lstm_cell_op::cost;
     d.input_channels = cell_rules::input_channels;
     d.signature = cell_rules::signature;
-    d.params = params;
-    d.gradient = gradient;
+    d.params = lstm_cell_op::params;
+    d.gradient = lstm_cell_op::gradient;
     return d;
   }();
   return def;

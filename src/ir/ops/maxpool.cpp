@@ -4,12 +4,12 @@
 
 namespace splitscope {
 
-namespace {
+namespace maxpool_op {
 void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
   gradient_rules::unary(builder, node, gradients, OpKind::kMaxPoolGrad,
                         {gradient_rules::kForwardInput, gradient_rules::kOutputGradient});
 }
-}  // namespace
+}  // namespace maxpool_op
 
 const OpDef& maxpool_def() {
   static const OpDef def = [] {
@@ -21,7 +21,7 @@ const OpDef& maxpool_def() {
     d.cost = op_rules::channel_local_cost;
     d.input_channels = op_rules::same_channels;
     d.signature = op_rules::pool_signature;
-    d.gradient = gradient;
+    d.gradient = maxpool_op::gradient;
     return d;
   }();
   return def;

@@ -4,7 +4,7 @@
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
-namespace {
+namespace maxpool_grad_op {
 
 SliceCost cost(const OpNode& node, const Slice& slice) {
   SliceCost c;
@@ -14,7 +14,7 @@ SliceCost cost(const OpNode& node, const Slice& slice) {
   return c;
 }
 
-}  // namespace
+}  // namespace maxpool_grad_op
 
 const OpDef& maxpool_grad_def() {
   static const OpDef def = [] {
@@ -24,7 +24,7 @@ const OpDef& maxpool_grad_def() {
     d.efficiency_like = "maxpool";
     d.channel_local = true;
     d.split.out = true;
-    d.cost = cost;
+    d.cost = maxpool_grad_op::cost;
     d.input_channels = op_rules::same_channels;
     d.signature = op_rules::pool_signature;
     return d;

@@ -4,11 +4,11 @@
 
 namespace splitscope {
 
-namespace {
+namespace relu_op {
 void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
   gradient_rules::activation(builder, node, gradients, Activation::kRelu);
 }
-}  // namespace
+}  // namespace relu_op
 
 const OpDef& relu_def() {
   static const OpDef def = [] {
@@ -21,7 +21,7 @@ const OpDef& relu_def() {
     d.cost = op_rules::channel_local_cost;
     d.input_channels = op_rules::same_channels;
     d.signature = op_rules::elements_signature;
-    d.gradient = gradient;
+    d.gradient = relu_op::gradient;
     return d;
   }();
   return def;

@@ -3,7 +3,7 @@
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
-namespace {
+namespace softmax_op {
 
 SliceCost cost(const OpNode& node, const Slice& slice) {
   SliceCost c;
@@ -12,14 +12,14 @@ SliceCost cost(const OpNode& node, const Slice& slice) {
   return c;
 }
 
-}  // namespace
+}  // namespace softmax_op
 
 const OpDef& softmax_def() {
   static const OpDef def = [] {
     OpDef d;
     d.kind = OpKind::kSoftmax;
     d.name = "softmax";
-    d.cost = cost;
+    d.cost = softmax_op::cost;
     d.input_channels = op_rules::all_channels;
     d.signature = op_rules::elements_signature;
     return d;

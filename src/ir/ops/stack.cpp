@@ -4,7 +4,7 @@
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
-namespace {
+namespace stack_op {
 
 SliceCost cost(const OpNode& node, const Slice& slice) {
   SliceCost c;
@@ -13,9 +13,9 @@ SliceCost cost(const OpNode& node, const Slice& slice) {
   return c;
 }
 
-}  // namespace
+}  // namespace stack_op
 
-namespace {
+namespace stack_op {
 /// Step t's output gets row t of the sequence's gradient (a step slice).
 void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
   // Copies: adding nodes moves the graph's nodes.
@@ -30,17 +30,17 @@ void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::opti
     builder.contribute(step, TensorRef{slice, 0});
   }
 }
-}  // namespace
+}  // namespace stack_op
 
 const OpDef& stack_def() {
   static const OpDef def = [] {
     OpDef d;
     d.kind = OpKind::kStack;
     d.name = "stack";
-    d.cost = cost;
+    d.cost = stack_op::cost;
     d.input_channels = op_rules::all_channels;
     d.signature = op_rules::elements_signature;
-    d.gradient = gradient;
+    d.gradient = stack_op::gradient;
     return d;
   }();
   return def;

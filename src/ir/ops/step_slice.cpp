@@ -5,7 +5,7 @@
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
-namespace {
+namespace step_slice_op {
 
 SliceCost cost(const OpNode& node, const Slice& slice) {
   SliceCost c;
@@ -14,9 +14,9 @@ SliceCost cost(const OpNode& node, const Slice& slice) {
   return c;
 }
 
-}  // namespace
+}  // namespace step_slice_op
 
-namespace {
+namespace step_slice_op {
 /// A sequence cut into steps for a recurrent layer: its gradient is needed
 /// only when the sequence is computed (not a network input).
 void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
@@ -27,17 +27,17 @@ void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::opti
                    "layer '" + builder.node(node).layer_name + "' reads a computed sequence step by step; its "
                    "gradient (a stack of the steps' gradients) is not built yet");
 }
-}  // namespace
+}  // namespace step_slice_op
 
 const OpDef& step_slice_def() {
   static const OpDef def = [] {
     OpDef d;
     d.kind = OpKind::kStepSlice;
     d.name = "step_slice";
-    d.cost = cost;
+    d.cost = step_slice_op::cost;
     d.input_channels = op_rules::all_channels;
     d.signature = op_rules::elements_signature;
-    d.gradient = gradient;
+    d.gradient = step_slice_op::gradient;
     return d;
   }();
   return def;

@@ -4,11 +4,11 @@
 
 namespace splitscope {
 
-namespace {
+namespace tanh_op {
 void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
   gradient_rules::activation(builder, node, gradients, Activation::kTanh);
 }
-}  // namespace
+}  // namespace tanh_op
 
 const OpDef& tanh_def() {
   static const OpDef def = [] {
@@ -21,7 +21,7 @@ const OpDef& tanh_def() {
     d.cost = op_rules::channel_local_cost;
     d.input_channels = op_rules::same_channels;
     d.signature = op_rules::elements_signature;
-    d.gradient = gradient;
+    d.gradient = tanh_op::gradient;
     return d;
   }();
   return def;

@@ -4,7 +4,7 @@
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
-namespace {
+namespace unflatten_op {
 
 SliceCost cost(const OpNode&, const Slice&) { return {}; }
 
@@ -13,7 +13,7 @@ Range input_channels(const OpNode& node, const Slice& slice, int) {
   return {slice.out.begin * inner, slice.out.end * inner};
 }
 
-}  // namespace
+}  // namespace unflatten_op
 
 const OpDef& unflatten_def() {
   static const OpDef def = [] {
@@ -24,8 +24,8 @@ const OpDef& unflatten_def() {
     d.cost_class = CostClass::kFree;
     d.channel_local = true;
     d.split.out = true;
-    d.cost = cost;
-    d.input_channels = input_channels;
+    d.cost = unflatten_op::cost;
+    d.input_channels = unflatten_op::input_channels;
     d.signature = op_rules::elements_signature;
     return d;
   }();
