@@ -1,5 +1,6 @@
 #include "partitioners/collective_schedule.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "util/check.hpp"
@@ -15,11 +16,13 @@ void add_deliveries(CollectiveSchedule& schedule, const PlanOp& op, bool local_c
   for (int i = 0; i < n; ++i) {
     CollectiveDelivery delivery;
     delivery.device = op.participants[static_cast<size_t>(i)];
-    delivery.value = op.outputs[static_cast<size_t>(i)];
+    delivery.value = op.outputs[static_cast<size_t>(schedule.index(i, 0))];
     if (local_copy) {
       delivery.local_copy = i;
-      delivery.waits_for = 1;
-      schedule.deliveries_needing_input[static_cast<size_t>(i)].push_back(i);
+      for (int k = 0; k < schedule.segments; ++k) {
+        delivery.waits_for += 1;
+        schedule.deliveries_needing_input[static_cast<size_t>(schedule.index(i, k))].push_back(i);
+      }
     }
     schedule.deliveries.push_back(delivery);
   }
@@ -30,13 +33,12 @@ void add_send(CollectiveSchedule& schedule, CollectiveSend send, const std::vect
   const int id = static_cast<int>(schedule.sends.size());
   send.waits_for = static_cast<int>(after.size());
   for (int before : after) schedule.sends[static_cast<size_t>(before)].then.push_back(id);
-  if (send.needs_input >= 0) {
-    send.waits_for += 1;
-    schedule.sends_needing_input[static_cast<size_t>(send.needs_input)].push_back(id);
-  }
-  if (send.needs_receiver_input >= 0) {
-    send.waits_for += 1;
-    schedule.sends_needing_input[static_cast<size_t>(send.needs_receiver_input)].push_back(id);
+  for (int slot : {send.needs_input, send.needs_receiver_input}) {
+    if (slot < 0) continue;
+    for (int k = 0; k < schedule.segments; ++k) {
+      send.waits_for += 1;
+      schedule.sends_needing_input[static_cast<size_t>(schedule.index(slot, k))].push_back(id);
+    }
   }
   CollectiveDelivery& target = schedule.deliveries[static_cast<size_t>(send.delivers_to)];
   target.waits_for += 1;
@@ -48,13 +50,17 @@ CollectiveSchedule ring(const Plan& plan, const PlanOp& op) {
   const int n = static_cast<int>(op.participants.size());
   const bool reduce = op.collective == CollectiveKind::kAllReduce;
   CollectiveSchedule schedule;
-  schedule.sends_needing_input.resize(static_cast<size_t>(n));
-  schedule.deliveries_needing_input.resize(static_cast<size_t>(n));
+  schedule.segments = static_cast<int>(op.inputs.size()) / n;
+  schedule.sends_needing_input.resize(op.inputs.size());
+  schedule.deliveries_needing_input.resize(op.inputs.size());
   // An all-reduce over one participant is a copy; otherwise every element arrives by a send.
   add_deliveries(schedule, op, !reduce || n == 1);
 
-  const Value& first = plan.value(op.inputs.front());
-  const int64_t elements = first.bytes / 4;
+  schedule.segment_starts.push_back(0);
+  for (int k = 0; k < schedule.segments; ++k) {
+    schedule.segment_starts.push_back(schedule.segment_starts.back() + plan.value(op.inputs[static_cast<size_t>(k)]).bytes / 4);
+  }
+  const int64_t elements = schedule.segment_starts.back();
   const auto chunk = [&](int c) {
     const int64_t begin = c * (elements / n) + std::min<int64_t>(c, elements % n);
     return Range{begin, begin + elements / n + (c < elements % n ? 1 : 0)};
@@ -96,8 +102,8 @@ CollectiveSchedule ring(const Plan& plan, const PlanOp& op) {
 CollectiveSchedule direct_concat(const Plan& plan, const PlanOp& op) {
   const int n = static_cast<int>(op.participants.size());
   CollectiveSchedule schedule;
-  schedule.sends_needing_input.resize(static_cast<size_t>(n));
-  schedule.deliveries_needing_input.resize(static_cast<size_t>(n));
+  schedule.sends_needing_input.resize(op.inputs.size());
+  schedule.deliveries_needing_input.resize(op.inputs.size());
   CollectiveDelivery root;
   root.device = op.device;
   root.value = op.outputs.front();
@@ -127,6 +133,18 @@ CollectiveSchedule direct_concat(const Plan& plan, const PlanOp& op) {
 
 }  // namespace
 
+std::vector<SegmentPiece> CollectiveSchedule::pieces(Range elements) const {
+  std::vector<SegmentPiece> pieces;
+  for (int k = 0; k < segments; ++k) {
+    const int64_t begin = std::max(elements.begin, segment_starts[static_cast<size_t>(k)]);
+    const int64_t end = std::min(elements.end, segment_starts[static_cast<size_t>(k) + 1]);
+    if (begin >= end) continue;
+    const int64_t start = segment_starts[static_cast<size_t>(k)];
+    pieces.push_back(SegmentPiece{k, Range{begin - start, end - start}, begin - elements.begin});
+  }
+  return pieces;
+}
+
 void NextSends::push_back(int send) {
   SPLITSCOPE_CHECK(count_ < static_cast<int>(sends_.size()), "a send enables at most two others");
   sends_[static_cast<size_t>(count_++)] = send;
@@ -147,8 +165,10 @@ bool algorithm_fits(CollectiveKind kind, CollectiveAlgorithm algorithm) {
 
 CollectiveSchedule collective_schedule(const Plan& plan, const PlanOp& op) {
   SPLITSCOPE_CHECK(op.role == OpRole::kCollective, "not a collective");
-  SPLITSCOPE_CHECK(!op.participants.empty() && op.inputs.size() == op.participants.size(),
-                   fmt::format("collective op {} needs one input per participant", op.id));
+  const size_t n = op.participants.size();
+  const bool segmented = op.collective == CollectiveKind::kAllReduce;
+  SPLITSCOPE_CHECK(n > 0 && (op.inputs.size() == n || (segmented && !op.inputs.empty() && op.inputs.size() % n == 0)),
+                   fmt::format("collective op {} needs one input per participant (an all-reduce: as many each)", op.id));
   SPLITSCOPE_CHECK(algorithm_fits(op.collective, op.algorithm),
                    fmt::format("collective op {}: a {} cannot run as {}", op.id, to_string(op.collective),
                                to_string(op.algorithm)));
@@ -156,8 +176,17 @@ CollectiveSchedule collective_schedule(const Plan& plan, const PlanOp& op) {
     SPLITSCOPE_CHECK(op.outputs.size() == 1, fmt::format("concat op {} has one output", op.id));
     return direct_concat(plan, op);
   }
-  SPLITSCOPE_CHECK(op.outputs.size() == op.participants.size(),
-                   fmt::format("collective op {} needs one output per participant", op.id));
+  SPLITSCOPE_CHECK(op.outputs.size() == op.inputs.size(),
+                   fmt::format("collective op {} needs an output for each input", op.id));
+  if (segmented) {
+    const size_t segments = op.inputs.size() / n;
+    for (size_t p = 1; p < n; ++p) {
+      for (size_t k = 0; k < segments; ++k) {
+        SPLITSCOPE_CHECK(plan.value(op.inputs[p * segments + k]).bytes == plan.value(op.inputs[k]).bytes,
+                         fmt::format("all-reduce op {}: participants' segments differ in size", op.id));
+      }
+    }
+  }
   return ring(plan, op);
 }
 

@@ -21,11 +21,15 @@
 ///   result is the same to the bit (each chunk is summed once, then copied).
 ///   This is NCCL's ring algorithm (docs: "NCCL collective operations";
 ///   nccl-tests PERFORMANCE.md: busbw = algbw · 2(N-1)/N).
+///   A bucketed all-reduce (partitioners/gradient_all_reduce.hpp) holds
+///   several values per participant, its segments (op.inputs and op.outputs
+///   participant-major: participant p's segment k at p·S + k): the ring runs
+///   over their concatenation, so a chunk may span segments (pieces()).
 /// - Direct concat: every participant other than the root sends its slice
 ///   straight to the root, all at once; the root copies its own locally.
 ///
 /// When a send may start: after the data it carries exists (the sender's
-/// input for a first step, else the send that brought it), after the
+/// input, every segment of it, for a first step, else the send that brought it), after the
 /// sender's previous send (one send at a time per participant), and, for a
 /// reducing send, after the receiver's own input exists (a rank joins a
 /// collective only once its input is computed). A delivery (one output
@@ -57,7 +61,7 @@ class NextSends {
 };
 
 struct CollectiveSend {
-  int from = 0;          ///< participant slot sending (index into op.participants and op.inputs)
+  int from = 0;          ///< participant slot sending (index into op.participants; its inputs: segments())
   int from_device = 0;
   int to_device = 0;
   int delivers_to = -1;  ///< the delivery (index into op.outputs) it writes into
@@ -66,7 +70,7 @@ struct CollectiveSend {
 
   // What moves.
   int slice = -1;        ///< gathers: the participant slot whose input slice it carries; -1 for a chunk
-  Range elements;        ///< all-reduce: the chunk, as element offsets into every participant's value
+  Range elements;        ///< all-reduce: the chunk, as element offsets into the segments' concatenation
   bool from_input = false;  ///< read from the sender's input value; else from its output value
   bool reduces = false;     ///< the receiver stores its own input's chunk plus the data; else the data
 
@@ -78,21 +82,38 @@ struct CollectiveSend {
   NextSends then;                 ///< sends that wait for this one
 };
 
-/// One output value of the collective: where it is, and what it waits for.
+/// One participant's output of the collective (the value of each segment):
+/// where it is, and what it waits for.
 struct CollectiveDelivery {
   int device = 0;
-  int value = -1;
-  int local_copy = -1;  ///< the input slot copied into the output on its own device; -1 for none
-  int waits_for = 0;    ///< sends into it, plus one for the local copy's input
+  int value = -1;       ///< its first segment's value (op.outputs[slot·S]); the others follow it in op.outputs
+  int local_copy = -1;  ///< the participant slot whose input is copied into the output on its own device; -1 for none
+  int waits_for = 0;    ///< sends into it, plus one for each segment of the local copy's input
   int64_t bytes_received = 0;  ///< what its span's bytes are (docs: a collective's span bytes)
+};
+
+/// Part of an all-reduce chunk that lies in one segment.
+struct SegmentPiece {
+  int segment = 0;
+  Range elements;      ///< within the segment's value
+  int64_t offset = 0;  ///< of its first element from the chunk's first
 };
 
 struct CollectiveSchedule {
   std::vector<CollectiveSend> sends;
-  std::vector<CollectiveDelivery> deliveries;  ///< in op.outputs order
-  /// For each input slot: the sends and the deliveries (local copies) waiting for it.
+  std::vector<CollectiveDelivery> deliveries;  ///< in participant order (op.outputs order, one per S outputs)
+  /// For each input value (op.inputs index): the sends and the deliveries (local copies) waiting for it.
   std::vector<std::vector<int>> sends_needing_input;
   std::vector<std::vector<int>> deliveries_needing_input;
+  /// Values each participant holds, S (1 but for a bucketed all-reduce).
+  int segments = 1;
+  /// All-reduce: where each segment starts in the concatenation, and its end (S + 1 offsets, in elements).
+  std::vector<int64_t> segment_starts;
+
+  /// The op.inputs (or op.outputs) index of participant `slot`'s segment `segment`.
+  int index(int slot, int segment) const { return slot * segments + segment; }
+  /// The pieces of all-reduce chunk `elements`, in order.
+  std::vector<SegmentPiece> pieces(Range elements) const;
 };
 
 /// The sends of collective op `op` of `plan` under its algorithm. Throws

@@ -1,10 +1,10 @@
 // `data` (mirrored data parallelism): N replicas of the whole network, the
 // batch split N ways (the first B mod N replicas one row more). A forward run
 // is batch-split inference and moves nothing; a training step ends with one
-// ring all-reduce per weight slice of its gradient, which the plan builder
-// places: each starts as soon as its layer's backward has written the
-// gradient on every replica, so it overlaps the backward of the layers
-// before it (one bucket per layer, as PyTorch DDP's buckets in the limit).
+// ring all-reduce per bucket of its gradients (PyTorch DDP's buckets,
+// `bucket_bytes`; gradient_all_reduce.hpp), which the plan builder places:
+// each starts as soon as backward has written the bucket's gradients on
+// every replica, so it overlaps the backward of the layers before them.
 // The alternative every model split must beat.
 //
 // `ps` (parameter servers) places the same replicas, but leaves each
@@ -47,6 +47,7 @@ class ReplicaPartitioner : public Partitioner {
     require_devices(options, max_devices(*graph), name_, "one sample per replica at least");
     const auto rows = split_evenly(graph->batch(), options.devices);
     PlanBuilder builder(graph, name_, traits(), options.devices, 1);
+    builder.set_gradient_buckets(options.bucket_bytes);
     for (NodeId id : graph->wavefront_order()) {
       if (graph->node(id).kind == OpKind::kInput) continue;
       for (int device = 0; device < options.devices; ++device) {

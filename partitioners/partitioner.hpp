@@ -23,6 +23,10 @@ struct PartitionOptions {
   PipelineSchedule schedule = PipelineSchedule::kGpipe;
   /// `ps`: parameter-server shards, devices of their own after the workers.
   int parameter_servers = 1;
+  /// Training replicas (`data`, `--replicas`): the gradient all-reduce's
+  /// bucket size in bytes (gradient_all_reduce.hpp; PyTorch DDP's
+  /// bucket_cap_mb, 25 MiB); 0: one all-reduce per weight slice.
+  int64_t bucket_bytes = int64_t{25} << 20;
 };
 
 class Partitioner {

@@ -85,8 +85,12 @@ std::string op_label(const Plan& plan, const PlanOp& op) {
     }
     case OpRole::kTransfer:
       return fmt::format("{}{} {}->{}", node, mb, op.src_device, op.device);
-    case OpRole::kCollective:
-      return fmt::format("{} {}{}", to_string(op.collective), node, mb);
+    case OpRole::kCollective: {
+      // A gradient bucket: its first tensor and how many more travel with it.
+      const size_t segments = op.participants.empty() ? 1 : op.inputs.size() / op.participants.size();
+      const std::string more = segments > 1 ? fmt::format(" +{}", segments - 1) : "";
+      return fmt::format("{} {}{}{}", to_string(op.collective), node, more, mb);
+    }
   }
   return node;
 }

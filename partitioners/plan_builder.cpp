@@ -41,6 +41,8 @@ void PlanBuilder::note(std::string text) { plan_.notes.push_back(std::move(text)
 
 void PlanBuilder::set_pipeline_schedule(PipelineSchedule schedule) { plan_.pipeline_schedule = schedule; }
 
+void PlanBuilder::set_gradient_buckets(int64_t bytes) { bucket_bytes_ = bytes; }
+
 PlanBuilder::TensorKey PlanBuilder::key(NodeId node, int output, int microbatch) const {
   return (static_cast<int64_t>(node) * outputs_per_node_ + output) * plan_.microbatches + microbatch;
 }
@@ -413,15 +415,17 @@ void PlanBuilder::add_updates() {
     const Value& weights = plan_.value(params);
     replicas[{plan_.graph->node(weights.node).param_key, weights.channels, weights.reduce}].push_back(gradient);
   }
+  std::vector<std::vector<int>> replicated;
   for (const auto& [slice, gradients] : replicas) {
-    std::vector<int> summed = gradients;
-    if (gradients.size() > 1) summed = gradient_all_reduce(gradients);
-    for (int gradient : summed) update(gradient);
+    if (gradients.size() > 1) {
+      replicated.push_back(gradients);
+    } else {
+      update(gradients.front());
+    }
   }
-}
-
-std::vector<int> PlanBuilder::gradient_all_reduce(const std::vector<int>& partials) {
-  return add_gradient_all_reduce(plan_, partials);
+  for (const std::vector<int>& sums : add_gradient_all_reduces(plan_, replicated, bucket_bytes_)) {
+    for (int gradient : sums) update(gradient);
+  }
 }
 
 // The optimizer step of the parameter value on `gradient`'s device.

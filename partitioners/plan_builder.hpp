@@ -39,6 +39,11 @@ class PlanBuilder {
   /// rather than in placement order.
   void set_pipeline_schedule(PipelineSchedule schedule);
 
+  /// Training: replicas of a weight slice all-reduce their gradients in
+  /// buckets of `bytes` (gradient_all_reduce.hpp); 0 (the default): one
+  /// all-reduce per weight slice.
+  void set_gradient_buckets(int64_t bytes);
+
   /// Wires the data movement and returns the finished plan (not yet checked).
   Plan build();
 
@@ -66,7 +71,6 @@ class PlanBuilder {
   int epilogue(int value);
   int gradient(PlanOp& op, const Placement& placement);
   void add_updates();
-  std::vector<int> gradient_all_reduce(const std::vector<int>& partials);
   void update(int gradient);
   void order_schedules();
   int gather(const std::vector<int>& slices, int device, bool to_all);
@@ -74,6 +78,7 @@ class PlanBuilder {
 
   Plan plan_;
   int64_t outputs_per_node_ = 1;  ///< the most outputs any node has, so tensor keys never collide
+  int64_t bucket_bytes_ = 0;
   std::vector<Placement> placements_;
   std::unordered_map<TensorKey, std::vector<int>> values_of_;       ///< every value of a tensor
   std::unordered_map<TensorKey, std::vector<int>> primary_of_;      ///< values written by compute slices

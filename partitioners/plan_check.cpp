@@ -280,37 +280,48 @@ class Checker {
   }
 
   void check_collective(const PlanOp& op) {
-    if (op.inputs.size() != op.participants.size() || op.inputs.empty()) {
-      fail("{} needs one input per participant", name(op));
+    const size_t n = op.participants.size();
+    const bool reduce = op.collective == CollectiveKind::kAllReduce;
+    // A bucketed all-reduce holds as many values (segments) on every participant, participant-major.
+    if (n == 0 || op.inputs.empty() || (reduce ? op.inputs.size() % n != 0 : op.inputs.size() != n)) {
+      fail("{} needs one input per participant{}", name(op), reduce ? " (a bucket: as many on each)" : "");
       return;
     }
+    const size_t segments = op.inputs.size() / n;
     if (!algorithm_fits(op.collective, op.algorithm)) {
       fail("{} cannot run as {}", name(op), to_string(op.algorithm));
     }
     std::vector<int> seen;
     for (size_t i = 0; i < op.inputs.size(); ++i) {
       const Value& value = plan_.value(op.inputs[i]);
-      if (value.device != op.participants[i]) fail("{} input {} is not on participant {}", name(op), i, op.participants[i]);
+      const int participant = op.participants[i / segments];
+      if (value.device != participant) fail("{} input {} is not on participant {}", name(op), i, participant);
+      if (i % segments != 0) continue;
       if (std::find(seen.begin(), seen.end(), value.device) != seen.end()) fail("{} has device {} twice", name(op), value.device);
       seen.push_back(value.device);
     }
     const Value& first = plan_.value(op.inputs.front());
     int64_t moved = 0;
-    if (op.collective == CollectiveKind::kAllReduce) {
-      for (int input : op.inputs) {
-        const Value& value = plan_.value(input);
+    if (reduce) {
+      for (size_t i = 0; i < op.inputs.size(); ++i) {
+        const Value& value = plan_.value(op.inputs[i]);
+        const Value& segment = plan_.value(op.inputs[i % segments]);
         // Replicas' gradients sum over different rows of the batch.
-        const bool same_rows = value.batch == first.batch || value.role == ValueRole::kGradient;
-        if (!value.is_partial() || value.channels != first.channels || !same_rows || value.role != first.role) {
+        const bool same_rows = value.batch == segment.batch || value.role == ValueRole::kGradient;
+        if (!value.is_partial() || value.node != segment.node || value.channels != segment.channels ||
+            value.reduce != segment.reduce || !same_rows || value.role != first.role) {
           fail("{} reduces values that are not matching partial sums", name(op));
         }
       }
-      if (op.outputs.size() != op.participants.size()) fail("{} must give every participant the sum", name(op));
-      moved = 2 * static_cast<int64_t>(op.inputs.size() - 1) * first.bytes;
-      for (size_t i = 0; i < op.outputs.size() && i < op.participants.size(); ++i) {
+      if (op.outputs.size() != op.inputs.size()) fail("{} must give every participant the sum", name(op));
+      for (size_t k = 0; k < segments; ++k) moved += 2 * static_cast<int64_t>(n - 1) * plan_.value(op.inputs[k]).bytes;
+      for (size_t i = 0; i < op.outputs.size() && i < op.inputs.size(); ++i) {
         const Value& out = plan_.value(op.outputs[i]);
-        if (out.is_partial() || out.device != op.participants[i] || out.channels != first.channels) {
-          fail("{} output {} is not the sum on participant {}", name(op), i, op.participants[i]);
+        const Value& segment = plan_.value(op.inputs[i % segments]);
+        const int participant = op.participants[i / segments];
+        if (out.is_partial() || out.device != participant || out.node != segment.node ||
+            out.channels != segment.channels) {
+          fail("{} output {} is not the sum on participant {}", name(op), i, participant);
         }
       }
     } else {

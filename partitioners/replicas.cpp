@@ -58,12 +58,12 @@ class ReplicasPartitioner : public Partitioner {
     for (const Range& share : rows) {
       parts.push_back(inner_->partition(std::make_shared<const Graph>(graph->with_batch(share.size())), each));
     }
-    return combine(graph, parts, rows, each.devices);
+    return combine(graph, parts, rows, each.devices, options.bucket_bytes);
   }
 
  private:
   Plan combine(const std::shared_ptr<const Graph>& graph, const std::vector<Plan>& parts,
-               const std::vector<Range>& rows, int devices_each) const {
+               const std::vector<Range>& rows, int devices_each, int64_t bucket_bytes) const {
     Plan plan;
     plan.strategy = name_;
     plan.traits = traits();
@@ -101,22 +101,29 @@ class ReplicasPartitioner : public Partitioner {
             .emplace_back(static_cast<int>(r), op.id);
       }
     }
-    std::vector<std::pair<PlanOp, std::pair<int, int>>> deferred;  // update ops, by (replica, inner id)
+    // The gradients' producers are still the replicas' own op ids here: alike
+    // in every replica, so they order the buckets as well as the plan's would.
+    std::vector<std::vector<int>> slices;
     for (const auto& [key, group] : updates) {
       if (group.size() != parts.size()) {
         throw std::logic_error("replicas: the replicas' plans update different weight slices");
       }
-      std::vector<int> gradients;
+      std::vector<int>& gradients = slices.emplace_back();
       for (const auto& [r, id] : group) {
         gradients.push_back(parts[static_cast<size_t>(r)].op(id).inputs.at(0) + places[static_cast<size_t>(r)].first_value);
       }
-      const std::vector<int> sums = add_gradient_all_reduce(plan, gradients);
+    }
+    const std::vector<std::vector<int>> sums = add_gradient_all_reduces(plan, slices, bucket_bytes);
+    std::vector<std::pair<PlanOp, std::pair<int, int>>> deferred;  // update ops, by (replica, inner id)
+    size_t slice = 0;
+    for (const auto& [key, group] : updates) {
       for (size_t i = 0; i < group.size(); ++i) {
         const auto [r, id] = group[i];
         PlanOp update = moved(parts[static_cast<size_t>(r)].op(id), places[static_cast<size_t>(r)]);
-        update.inputs = {sums[i]};
+        update.inputs = {sums[slice][i]};
         deferred.push_back({std::move(update), group[i]});
       }
+      ++slice;
     }
     for (auto& [update, origin] : deferred) {
       op_id[static_cast<size_t>(origin.first)][static_cast<size_t>(origin.second)] = add(plan, std::move(update));

@@ -126,7 +126,10 @@ std::string movement_table(const Plan& plan) {
       for (int device : op.participants) route += (route.empty() ? "" : ",") + std::to_string(device);
       if (op.collective == CollectiveKind::kConcat) route += fmt::format(" -> {}", op.device);
     }
-    Row& row = rows[{group_name(*plan.graph, op.node), kind, route}];
+    // A gradient bucket is named by its first tensor and how many more travel with it.
+    const size_t segments = op.participants.empty() ? 1 : op.inputs.size() / op.participants.size();
+    const std::string tensor = group_name(*plan.graph, op.node) + (segments > 1 ? fmt::format(" +{}", segments - 1) : "");
+    Row& row = rows[{tensor, kind, route}];
     row.count += 1;
     row.bytes += op.bytes_moved;
   }
@@ -195,6 +198,7 @@ Command add_plan_command(CLI::App& app) {
             partition.devices = options->devices;
             partition.microbatches = options->microbatches;
             partition.schedule = pipeline_schedule(options->training);
+            partition.bucket_bytes = bucket_bytes(options->training);
             partition.parameter_servers = options->parameter_servers;
             if (options->parameter_servers_given && options->strategy != "ps") {
               throw InputError("--ps", "", "counts the shards of --strategy ps");

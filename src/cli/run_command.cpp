@@ -95,6 +95,7 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
   if (launch.launched()) executor = launch.make_executor();
   PartitionOptions partitioning = partition_options(options.execution, backend, options.devices, options.microbatches);
   partitioning.schedule = pipeline_schedule(options.training);
+  partitioning.bucket_bytes = bucket_bytes(options.training);
   partitioning.parameter_servers = options.parameter_server.shards;
   const ParameterServerOptions ps =
       parameter_server_options(options.parameter_server, options.strategy, options.training.steps);

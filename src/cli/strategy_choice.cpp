@@ -91,7 +91,7 @@ std::vector<std::shared_ptr<const Plan>> comparison_plans(const std::shared_ptr<
                                                           const std::vector<std::string>& strategies, int devices,
                                                           int microbatches, const ExecutionOptions& execution,
                                                           const std::string& backend, PipelineSchedule schedule,
-                                                          int replicas) {
+                                                          int replicas, int64_t bucket_bytes) {
   std::vector<std::shared_ptr<const Plan>> plans;
   for (const std::string& strategy : strategies) {
     const auto partitioner = replicated(strategy, replicas);
@@ -99,6 +99,7 @@ std::vector<std::shared_ptr<const Plan>> comparison_plans(const std::shared_ptr<
     PartitionOptions options =
         partition_options(execution, backend, traits.baseline ? 1 : devices, traits.microbatched ? microbatches : 1);
     options.schedule = schedule;
+    options.bucket_bytes = bucket_bytes;
     auto plan = std::make_shared<const Plan>(partitioner->partition(graph, options));
     check(*plan);
     plans.push_back(std::move(plan));

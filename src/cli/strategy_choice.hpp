@@ -11,6 +11,7 @@
 
 #include "cli/execution_options.hpp"
 #include "ir/graph.hpp"
+#include "partitioners/partitioner.hpp"
 #include "partitioners/plan.hpp"
 
 namespace splitscope::cli {
@@ -39,6 +40,7 @@ std::vector<std::shared_ptr<const Plan>> comparison_plans(const std::shared_ptr<
                                                           int microbatches, const ExecutionOptions& execution,
                                                           const std::string& backend,
                                                           PipelineSchedule schedule = PipelineSchedule::kGpipe,
-                                                          int replicas = 1);
+                                                          int replicas = 1,
+                                                          int64_t bucket_bytes = PartitionOptions{}.bucket_bytes);
 
 }  // namespace splitscope::cli

@@ -1,5 +1,7 @@
 #include "cli/training_options.hpp"
 
+#include <fmt/format.h>
+
 #include "ir/training.hpp"
 #include "util/errors.hpp"
 
@@ -24,14 +26,19 @@ void add_training_options(CLI::App& command, TrainingOptions& options, bool step
   command.add_option("--momentum", options.momentum, "SGD momentum, 0 for plain SGD (with --train)")
       ->capture_default_str()
       ->each([&options](const std::string&) { options.momentum_given = true; });
+  command.add_option("--bucket-mib", options.bucket_mib,
+                     "training data and --replicas: all-reduce the gradients in buckets of this many MiB, "
+                     "as PyTorch DDP's bucket_cap_mb (the first bucket 1 MiB at most); 0: one per weight slice")
+      ->capture_default_str()
+      ->each([&options](const std::string&) { options.bucket_given = true; });
   command.add_flag("--recompute", options.recompute,
                    "re-materialise activations in the backward pass (not built yet: refused)");
 }
 
 std::shared_ptr<const Graph> graph_to_run(std::shared_ptr<const Graph> graph, const TrainingOptions& options) {
   if (!options.train) {
-    if (options.schedule_given || options.recompute) {
-      throw InputError(options.recompute ? "--recompute" : "--schedule", "",
+    if (options.schedule_given || options.recompute || options.bucket_given) {
+      throw InputError(options.recompute ? "--recompute" : options.bucket_given ? "--bucket-mib" : "--schedule", "",
                        "applies to training runs only; add --train");
     }
     return graph;
@@ -55,6 +62,15 @@ std::shared_ptr<const Graph> graph_to_run(std::shared_ptr<const Graph> graph, co
   optimizer.learning_rate = options.learning_rate;
   optimizer.momentum = adam ? 0.0 : options.momentum;
   return std::make_shared<const Graph>(training_graph(*graph, optimizer));
+}
+
+int64_t bucket_bytes(const TrainingOptions& options) {
+  // Up to 1 TiB: beyond it every network's gradients are one bucket anyway.
+  if (!(options.bucket_mib >= 0 && options.bucket_mib <= 1 << 20)) {
+    throw InputError("--bucket-mib", "",
+                     fmt::format("must be between 0 and {} MiB, got {}", 1 << 20, options.bucket_mib));
+  }
+  return static_cast<int64_t>(options.bucket_mib * (1 << 20));
 }
 
 PipelineSchedule pipeline_schedule(const TrainingOptions& options) {

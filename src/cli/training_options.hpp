@@ -24,6 +24,8 @@ struct TrainingOptions {
   bool momentum_given = false;
   std::string optimizer = "sgd";
   bool recompute = false;
+  double bucket_mib = 25;  ///< PyTorch DDP's bucket_cap_mb
+  bool bucket_given = false;
 };
 
 /// Registers the options on `command`; `steps`: whether it runs steps
@@ -38,5 +40,8 @@ std::shared_ptr<const Graph> graph_to_run(std::shared_ptr<const Graph> graph, co
 
 /// The pipeline schedule --schedule names.
 PipelineSchedule pipeline_schedule(const TrainingOptions& options);
+
+/// `--bucket-mib` in bytes (PartitionOptions::bucket_bytes).
+int64_t bucket_bytes(const TrainingOptions& options);
 
 }  // namespace splitscope::cli

@@ -12,7 +12,7 @@ size_t CollectiveScheduleCache::ShapeHash::operator()(const Shape& shape) const 
 
 const CollectiveSchedule& CollectiveScheduleCache::of(const Plan& plan, const PlanOp& op) {
   Shape shape;
-  shape.numbers.reserve(5 + 2 * op.participants.size());
+  shape.numbers.reserve(6 + op.participants.size() + op.inputs.size());
   shape.numbers.push_back(static_cast<int64_t>(op.role));
   shape.numbers.push_back(static_cast<int64_t>(op.collective));
   shape.numbers.push_back(static_cast<int64_t>(op.algorithm));
@@ -21,11 +21,9 @@ const CollectiveSchedule& CollectiveScheduleCache::of(const Plan& plan, const Pl
   // collective_schedule() sees it and throws, naming it.
   shape.numbers.push_back(static_cast<int64_t>(op.inputs.size()));
   shape.numbers.push_back(static_cast<int64_t>(op.outputs.size()));
-  for (size_t i = 0; i < op.participants.size(); ++i) {
-    shape.numbers.push_back(op.participants[i]);
-    const int input = i < op.inputs.size() ? op.inputs[i] : -1;
-    shape.numbers.push_back(input >= 0 ? plan.value(input).bytes : -1);
-  }
+  for (int device : op.participants) shape.numbers.push_back(device);
+  // Every input's size: a bucket's segments as well as each participant's.
+  for (int input : op.inputs) shape.numbers.push_back(input >= 0 ? plan.value(input).bytes : -1);
   auto it = schedules_.find(shape);
   if (it == schedules_.end()) it = schedules_.emplace(std::move(shape), collective_schedule(plan, op)).first;
   return it->second;

@@ -513,8 +513,11 @@ class Engine {
       state_[static_cast<size_t>(op)].flags |= kDone;
       ++finished_;
     }
-    // Delivery i writes output i (a shared schedule's values are another op's).
-    value_ready(plan_.ops[static_cast<size_t>(op)].outputs[i], true);
+    // Delivery i writes participant i's outputs (a shared schedule's values are another op's).
+    const std::vector<int>& outputs = plan_.ops[static_cast<size_t>(op)].outputs;
+    for (int k = 0; k < run.schedule->segments; ++k) {
+      value_ready(outputs[static_cast<size_t>(run.schedule->index(index, k))], true);
+    }
   }
 
   // --- the end ------------------------------------------------------------

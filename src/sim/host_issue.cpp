@@ -76,8 +76,14 @@ int update_calls(const Plan& plan, const PlanOp& op) {
 int collective_calls(const Plan& plan, const PlanOp& op) {
   const CollectiveSchedule schedule = collective_schedule(plan, op);
   int calls = 0;
-  for (const CollectiveSend& send : schedule.sends) calls += send.reduces ? 2 : 1;
-  for (const CollectiveDelivery& delivery : schedule.deliveries) calls += delivery.local_copy >= 0 ? 1 : 0;
+  // The cuda backend copies (and sums) each segment a chunk spans on its own.
+  for (const CollectiveSend& send : schedule.sends) {
+    const int pieces = send.slice >= 0 ? 1 : static_cast<int>(schedule.pieces(send.elements).size());
+    calls += pieces * (send.reduces ? 2 : 1);
+  }
+  for (const CollectiveDelivery& delivery : schedule.deliveries) {
+    calls += delivery.local_copy >= 0 ? schedule.segments : 0;
+  }
   return std::max(1, calls);
 }
 

@@ -11,6 +11,7 @@
 #include "cli_test_support.hpp"
 
 namespace splitscope::testing {
+namespace train_test {
 namespace {
 
 TEST(TrainCommand, CpuTrainingRunReportsEveryStepsLossAndThePartsOfTheStep) {
@@ -82,6 +83,22 @@ TEST(TrainCommand, PlanCountsTheStashOfTheChosenSchedule) {
   EXPECT_LT(stash("1f1b"), stash("gpipe"));
 }
 
+TEST(TrainCommand, PlanShowsDataParallelGradientsInBucketsOfTheGivenSize) {
+  const auto all_reduces = [](const std::string& bucket) {
+    const CommandResult result =
+        run_splitscope("plan mlp-small --strategy data --devices 2 --train --json --bucket-mib " + bucket);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    const auto collectives = nlohmann::json::parse(result.out)["collectives"];
+    // However many buckets, every gradient moves once: 2(N-1)/N of its bytes into each of N = 2 devices
+    // (4 x dense 64 from 64 inputs, a 10-way classifier: 17,290 floats).
+    EXPECT_EQ(collectives["bytes"], 2 * 1 * 4 * (4 * (64 * 64 + 64) + 64 * 10 + 10));
+    return collectives["count"].get<int>();
+  };
+  // mlp-small's five dense layers: one all-reduce each without buckets; 25 MiB holds them all.
+  EXPECT_EQ(all_reduces("0"), 5);
+  EXPECT_EQ(all_reduces("25"), 1);
+}
+
 TEST(TrainCommand, ImpossibleTrainingOptionsAreExitTwoAndWriteNothing) {
   const std::string dir = fresh_temp_dir("train-bad");
   struct Case {
@@ -99,6 +116,9 @@ TEST(TrainCommand, ImpossibleTrainingOptionsAreExitTwoAndWriteNothing) {
       {"run mlp-small --strategy single --devices 1 --train --recompute", "not built yet"},
       {"run mlp-small --strategy single --devices 1 --train --optimizer adam --momentum 0.5", "applies to --optimizer sgd"},
       {"run mlp-small --strategy single --devices 1 --train --optimizer lamb", "--optimizer"},
+      {"run mlp-small --strategy data --devices 2 --bucket-mib 5", "add --train"},
+      {"run mlp-small --strategy data --devices 2 --train --bucket-mib -1", "--bucket-mib"},
+      {"run mlp-small --strategy data --devices 2 --train --bucket-mib nan", "--bucket-mib"},
   };
   for (const Case& c : cases) {
     const CommandResult result = run_splitscope(c.args + " --report " + dir + "/r.json");
@@ -109,9 +129,11 @@ TEST(TrainCommand, ImpossibleTrainingOptionsAreExitTwoAndWriteNothing) {
 }
 
 }  // namespace
+}  // namespace train_test
 }  // namespace splitscope::testing
 
 namespace splitscope::testing {
+namespace train_test {
 namespace {
 
 TEST(TrainCommand, CompareTrainJudgesEverySplitAgainstTheFasterOfSingleAndData) {
@@ -140,4 +162,5 @@ TEST(TrainCommand, CompareTrainJudgesEverySplitAgainstTheFasterOfSingleAndData) 
 }
 
 }  // namespace
+}  // namespace train_test
 }  // namespace splitscope::testing

@@ -15,6 +15,7 @@
 #include "util/errors.hpp"
 
 namespace splitscope {
+namespace replicas_training_test {
 namespace {
 
 using testing_support::graph_from_json;
@@ -67,26 +68,35 @@ TEST(Replicas, HybridPlansTrainStepForStepAsSingle) {
 TEST(Replicas, EachReplicaKeepsItsGroupOfDevicesAndOnlyGradientsCrossGroups) {
   const auto forward = graph_from_json(kDense);
   const auto training = std::make_shared<const Graph>(training_graph(*forward, Optimizer{}));
-  const Plan plan = make_partitioner("tensor", 2)->partition(training, PartitionOptions{4, 1, nullptr});
-  check(plan);
-  EXPECT_EQ(plan.strategy, "tensor x2");
-  int gradient_all_reduces = 0;
-  for (const PlanOp& op : plan.ops) {
-    if (op.role == OpRole::kCompute) {
-      // Replica 0: rows [0, 4) on devices 0-1; replica 1: rows [4, 7) on devices 2-3.
-      EXPECT_EQ(op.device < 2, op.slice.batch.begin < 4) << op_label(plan, op);
+  for (const int64_t bucket_bytes : {PartitionOptions{}.bucket_bytes, int64_t{0}}) {
+    PartitionOptions options{4, 1, nullptr};
+    options.bucket_bytes = bucket_bytes;
+    const Plan plan = make_partitioner("tensor", 2)->partition(training, options);
+    check(plan);
+    EXPECT_EQ(plan.strategy, "tensor x2");
+    int gradient_all_reduces = 0;
+    int gradient_slices = 0;
+    for (const PlanOp& op : plan.ops) {
+      if (op.role == OpRole::kCompute) {
+        // Replica 0: rows [0, 4) on devices 0-1; replica 1: rows [4, 7) on devices 2-3.
+        EXPECT_EQ(op.device < 2, op.slice.batch.begin < 4) << op_label(plan, op);
+      }
+      if (op.role != OpRole::kCollective || op.participants.size() != 2) continue;
+      const bool across = (op.participants[0] < 2) != (op.participants[1] < 2);
+      if (!across) continue;
+      // Only a gradient crosses groups, from device d to d + 2, all-reduced by the ring: 2(R-1) x its bytes.
+      EXPECT_EQ(plan.value(op.inputs[0]).role, ValueRole::kGradient) << op_label(plan, op);
+      EXPECT_EQ(op.participants[1], op.participants[0] + 2);
+      EXPECT_EQ(op.bytes_moved, 2 * op.payload_bytes);
+      ++gradient_all_reduces;
+      gradient_slices += static_cast<int>(op.inputs.size() / op.participants.size());
     }
-    if (op.role != OpRole::kCollective || op.participants.size() != 2) continue;
-    const bool across = (op.participants[0] < 2) != (op.participants[1] < 2);
-    if (!across) continue;
-    // Only a gradient crosses groups, from device d to d + 2, all-reduced by the ring: 2(R-1) x its bytes.
-    EXPECT_EQ(plan.value(op.inputs[0]).role, ValueRole::kGradient) << op_label(plan, op);
-    EXPECT_EQ(op.participants[1], op.participants[0] + 2);
-    EXPECT_EQ(op.bytes_moved, 2 * op.payload_bytes);
-    ++gradient_all_reduces;
+    // Three dense layers, each split over two devices: six weight slices, in
+    // one 25 MiB bucket per pair of replicas' devices ({0, 2} and {1, 3}), or
+    // one all-reduce each without buckets.
+    EXPECT_EQ(gradient_slices, 6);
+    EXPECT_EQ(gradient_all_reduces, bucket_bytes == 0 ? 6 : 2);
   }
-  // Three dense layers, each split over two devices: six weight slices.
-  EXPECT_EQ(gradient_all_reduces, 6);
 }
 
 TEST(Replicas, RefusesDevicesThatDoNotDivideAndStrategiesThatReplicateAlready) {
@@ -99,4 +109,5 @@ TEST(Replicas, RefusesDevicesThatDoNotDivideAndStrategiesThatReplicateAlready) {
 }
 
 }  // namespace
+}  // namespace replicas_training_test
 }  // namespace splitscope

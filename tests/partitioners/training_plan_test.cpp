@@ -10,6 +10,7 @@
 #include "plan_test_support.hpp"
 
 namespace splitscope {
+namespace training_plan_test {
 namespace {
 
 using testing::zoo_graph;
@@ -56,9 +57,10 @@ std::shared_ptr<const Graph> training(const std::string& zoo_name) {
 }
 
 Plan training_plan(const std::shared_ptr<const Graph>& graph, const std::string& strategy, int devices,
-                   int microbatches, PipelineSchedule schedule) {
+                   int microbatches, PipelineSchedule schedule, int64_t bucket_bytes = PartitionOptions{}.bucket_bytes) {
   PartitionOptions options{devices, microbatches, nullptr};
   options.schedule = schedule;
+  options.bucket_bytes = bucket_bytes;
   return make_partitioner(strategy)->partition(graph, options);
 }
 
@@ -173,15 +175,17 @@ TEST(TrainingPlan, ASchedulePastTheDataFlowIsRefusedByTheWalk) {
 }
 
 }  // namespace
+}  // namespace training_plan_test
 }  // namespace splitscope
 
 namespace splitscope {
+namespace training_plan_test {
 namespace {
 
 TEST(DataParallelPlan, EachWeightSliceIsAllReducedOnceAcrossTheReplicasThenUpdatedOnEach) {
   const auto graph = training("cnn-small");
   for (int devices : {2, 3}) {
-    const Plan plan = training_plan(graph, "data", devices, 1, PipelineSchedule::kGpipe);
+    const Plan plan = training_plan(graph, "data", devices, 1, PipelineSchedule::kGpipe, /*bucket_bytes=*/0);
     check(plan);
     int weight_sets = 0;
     int64_t weight_bytes = 0;
@@ -210,6 +214,96 @@ TEST(DataParallelPlan, EachWeightSliceIsAllReducedOnceAcrossTheReplicasThenUpdat
   }
 }
 
+/// The all-reduces of `plan`, as the layer names of each one's segments.
+std::vector<std::vector<std::string>> buckets_of(const Plan& plan) {
+  std::vector<std::vector<std::string>> buckets;
+  for (const PlanOp& op : plan.ops) {
+    if (op.role != OpRole::kCollective) continue;
+    std::vector<std::string>& names = buckets.emplace_back();
+    const size_t segments = op.inputs.size() / op.participants.size();
+    for (size_t k = 0; k < segments; ++k) names.push_back(plan.graph->node(plan.value(op.inputs[k]).node).name);
+  }
+  return buckets;
+}
+
+// Three dense layers: fc1 100·1000 + 1000 = 101,000 floats (404,000 bytes),
+// fc2 1000·300 + 300 = 300,300 (1,201,200 bytes), fc3 300·10 + 10 = 3,010
+// (12,040 bytes). Backward finishes fc3, fc2, fc1 in that order.
+constexpr const char* kThreeLayers = R"({"batch": 6, "input": [100], "layers": [
+    {"type": "dense", "units": 1000, "name": "fc1"}, {"type": "dense", "units": 300, "name": "fc2"},
+    {"type": "dense", "units": 10, "name": "fc3"}, {"type": "softmax"}]})";
+
+TEST(DataParallelPlan, GradientsTravelInDdpBucketsInTheOrderBackwardFinishesThem) {
+  const auto graph = std::make_shared<const Graph>(training_graph(*testing::graph_from_text(kThreeLayers), Optimizer{}));
+  using Buckets = std::vector<std::vector<std::string>>;
+  // 25 MiB: the first bucket closes at 1 MiB (12,040 + 1,201,200 bytes), fc1 is the last.
+  EXPECT_EQ(buckets_of(training_plan(graph, "data", 2, 1, PipelineSchedule::kGpipe, 25 << 20)),
+            (Buckets{{"fc3", "fc2"}, {"fc1"}}));
+  // 0.5 MiB (524,288 bytes): fc3 + fc2 pass it, fc1 alone does not but ends the step.
+  EXPECT_EQ(buckets_of(training_plan(graph, "data", 3, 1, PipelineSchedule::kGpipe, 1 << 19)),
+            (Buckets{{"fc3", "fc2"}, {"fc1"}}));
+  // 12,040 bytes: every slice fills a bucket alone. So does a cap of 0.
+  for (int64_t cap : {int64_t{12'040}, int64_t{0}}) {
+    EXPECT_EQ(buckets_of(training_plan(graph, "data", 2, 1, PipelineSchedule::kGpipe, cap)),
+              (Buckets{{"fc3"}, {"fc2"}, {"fc1"}}))
+        << cap;
+  }
+  // 12,041 bytes: fc3 stays open for fc2.
+  EXPECT_EQ(buckets_of(training_plan(graph, "data", 2, 1, PipelineSchedule::kGpipe, 12'041)),
+            (Buckets{{"fc3", "fc2"}, {"fc1"}}));
+  // 2 MiB: the first bucket still closes at 1 MiB; fc1 then opens the next.
+  EXPECT_EQ(buckets_of(training_plan(graph, "data", 2, 1, PipelineSchedule::kGpipe, 2 << 20)),
+            (Buckets{{"fc3", "fc2"}, {"fc1"}}));
+  // 100 bytes for the first bucket, as DDP's first cap is min(1 MiB, cap).
+  const Plan plan = training_plan(graph, "data", 3, 1, PipelineSchedule::kGpipe, 100);
+  check(plan);
+  EXPECT_EQ(buckets_of(plan).size(), 3u);
+}
+
+TEST(DataParallelPlan, ABucketIsOneAllReduceOverItsSlicesThatMovesTheirBytesAndFeedsEachUpdate) {
+  const auto graph = std::make_shared<const Graph>(training_graph(*testing::graph_from_text(kThreeLayers), Optimizer{}));
+  const Plan plan = training_plan(graph, "data", 3, 1, PipelineSchedule::kGpipe, 64 << 20);
+  check(plan);
+  ASSERT_EQ(buckets_of(plan).size(), 2u);
+  const PlanOp* first = nullptr;
+  for (const PlanOp& op : plan.ops) {
+    if (op.role == OpRole::kCollective && first == nullptr) first = &op;
+  }
+  ASSERT_NE(first, nullptr);
+  ASSERT_EQ(first->inputs.size(), 6u) << "two segments on each of three participants";
+  ASSERT_EQ(first->outputs.size(), 6u);
+  EXPECT_EQ(first->payload_bytes, 12'040 + 1'201'200);
+  EXPECT_EQ(first->bytes_moved, 2 * 2 * (12'040 + 1'201'200));
+  for (size_t i = 0; i < first->inputs.size(); ++i) {
+    EXPECT_EQ(plan.value(first->inputs[i]).device, first->participants[i / 2]);
+    EXPECT_EQ(plan.value(first->outputs[i]).device, first->participants[i / 2]);
+    EXPECT_EQ(plan.value(first->outputs[i]).partial, PartialSum::kNone);
+  }
+  // Every sum feeds the update of its own layer on its own device.
+  int fed = 0;
+  for (const PlanOp& op : plan.ops) {
+    if (op.role != OpRole::kUpdate) continue;
+    const Value& sum = plan.value(op.inputs.at(0));
+    if (sum.producer != first->id) continue;
+    ++fed;
+    EXPECT_EQ(sum.node, plan.value(op.params).node);
+    EXPECT_EQ(sum.device, op.device);
+  }
+  EXPECT_EQ(fed, 6);
+}
+
+TEST(DataParallelPlan, TheCheckRefusesABucketWhoseSegmentsAreOnTheWrongDevice) {
+  const auto graph = std::make_shared<const Graph>(training_graph(*testing::graph_from_text(kThreeLayers), Optimizer{}));
+  Plan plan = training_plan(graph, "data", 2, 1, PipelineSchedule::kGpipe, 64 << 20);
+  for (PlanOp& op : plan.ops) {
+    if (op.role == OpRole::kCollective && op.inputs.size() == 4) {
+      std::swap(op.inputs[1], op.inputs[2]);  // participant 0's second segment is now participant 1's first
+      break;
+    }
+  }
+  EXPECT_THROW(check(plan), std::logic_error);
+}
+
 TEST(DataParallelPlan, AForwardRunSplitsTheBatchAndMovesNothing) {
   const Plan plan = testing::make_plan(zoo_graph("mlp-small"), "data", 4);
   check(plan);
@@ -219,4 +313,5 @@ TEST(DataParallelPlan, AForwardRunSplitsTheBatchAndMovesNothing) {
 }
 
 }  // namespace
+}  // namespace training_plan_test
 }  // namespace splitscope

@@ -118,49 +118,78 @@ class TaskBuilder {
     const std::string label = op_label(plan_, op);
     const int span = first_span_[static_cast<size_t>(op.id)];
     const auto input = [&](int slot) { return op.inputs.at(static_cast<size_t>(slot)); };
-    const auto output = [&](int delivery) { return schedule.deliveries.at(static_cast<size_t>(delivery)).value; };
-    for (const CollectiveDelivery& delivery : schedule.deliveries) {
-      SPLITSCOPE_CHECK(plan_.value(delivery.value).device == delivery.device,
-                       label + ": an output is not on its participant");
+    const auto output = [&](int index) { return op.outputs.at(static_cast<size_t>(index)); };
+    // Every value of participant `slot` (its segments).
+    const auto values_of = [&](const std::vector<int>& values, int slot) {
+      std::vector<int> ids;
+      for (int k = 0; k < schedule.segments; ++k) ids.push_back(values.at(static_cast<size_t>(schedule.index(slot, k))));
+      return ids;
+    };
+    for (size_t d = 0; d < schedule.deliveries.size(); ++d) {
+      for (int value : values_of(op.outputs, static_cast<int>(d))) {
+        SPLITSCOPE_CHECK(plan_.value(value).device == schedule.deliveries[d].device,
+                         label + ": an output is not on its participant");
+      }
     }
 
     std::vector<std::vector<int>> writers(schedule.deliveries.size());
     for (size_t d = 0; d < schedule.deliveries.size(); ++d) {
       const CollectiveDelivery& delivery = schedule.deliveries[d];
       if (delivery.local_copy < 0) continue;
-      const ConstChannelBlock own = std::as_const(buffers_).block(input(delivery.local_copy));
-      const ChannelBlock target = buffers_.block(delivery.value);
-      TaskFunction work = [own, target](TaskContext&) { copy_channels(own, target); };
-      writers[d].push_back(add({delivery.device, Lane::kCopyIn, fmt::format("{} (own part on {})", label, delivery.device),
-                                std::move(work)},
-                               {span + static_cast<int>(d), -1}, {input(delivery.local_copy)}));
+      for (int k = 0; k < schedule.segments; ++k) {
+        const int from = input(schedule.index(delivery.local_copy, k));
+        const ConstChannelBlock own = std::as_const(buffers_).block(from);
+        const ChannelBlock target = buffers_.block(output(schedule.index(static_cast<int>(d), k)));
+        TaskFunction work = [own, target](TaskContext&) { copy_channels(own, target); };
+        writers[d].push_back(add({delivery.device, Lane::kCopyIn,
+                                  fmt::format("{} (own part on {})", label, delivery.device), std::move(work)},
+                                 {span + static_cast<int>(d), -1}, {from}));
+      }
     }
 
     std::vector<int> send_task(schedule.sends.size(), -1);
     for (size_t s = 0; s < schedule.sends.size(); ++s) {
       const CollectiveSend& send = schedule.sends[s];
-      const int source_value = send.from_input ? input(send.from) : output(send.touches_from);
-      const ConstChannelBlock source = std::as_const(buffers_).block(source_value);
-      const ChannelBlock target = buffers_.block(output(send.delivers_to));
       TaskFunction work;
       if (send.slice >= 0) {
+        const int source_value = send.from_input ? input(send.from) : output(send.touches_from);
+        const ConstChannelBlock source = std::as_const(buffers_).block(source_value);
+        const ChannelBlock target = buffers_.block(output(send.delivers_to));
         const Range channels = plan_.value(input(send.slice)).channels;
         work = [source, target, channels](TaskContext&) { copy_channel_range(source, target, channels); };
       } else {
-        SPLITSCOPE_CHECK(source.floats() == target.floats() && send.elements.end <= target.floats(),
-                         label + ": an all-reduce chunk outside its values");
-        const float* own = send.reduces
-                               ? std::as_const(buffers_).block(input(send.needs_receiver_input)).data
-                               : nullptr;
-        const Range chunk = send.elements;
-        work = [source, target, own, chunk](TaskContext&) {
-          receive_chunk(source.data + chunk.begin, own != nullptr ? own + chunk.begin : nullptr,
-                        target.data + chunk.begin, chunk.size());
+        // One receive per segment the chunk spans (a bucket's gradients).
+        struct Piece {
+          const float* data;
+          const float* own;
+          float* to;
+          int64_t count;
+        };
+        std::vector<Piece> pieces;
+        for (const SegmentPiece& piece : schedule.pieces(send.elements)) {
+          const int from = send.from_input ? input(schedule.index(send.from, piece.segment))
+                                           : output(schedule.index(send.touches_from, piece.segment));
+          const ConstChannelBlock source = std::as_const(buffers_).block(from);
+          const ChannelBlock target = buffers_.block(output(schedule.index(send.delivers_to, piece.segment)));
+          SPLITSCOPE_CHECK(source.floats() == target.floats() && piece.elements.end <= target.floats(),
+                           label + ": an all-reduce chunk outside its values");
+          const float* own =
+              send.reduces
+                  ? std::as_const(buffers_).block(input(schedule.index(send.needs_receiver_input, piece.segment))).data
+                  : nullptr;
+          const int64_t at = piece.elements.begin;
+          pieces.push_back({source.data + at, own != nullptr ? own + at : nullptr, target.data + at,
+                            piece.elements.size()});
+        }
+        work = [pieces = std::move(pieces)](TaskContext&) {
+          for (const Piece& piece : pieces) receive_chunk(piece.data, piece.own, piece.to, piece.count);
         };
       }
       std::vector<int> reads;
-      if (send.needs_input >= 0) reads.push_back(input(send.needs_input));
-      if (send.needs_receiver_input >= 0) reads.push_back(input(send.needs_receiver_input));
+      for (int slot : {send.needs_input, send.needs_receiver_input}) {
+        if (slot < 0) continue;
+        for (int value : values_of(op.inputs, slot)) reads.push_back(value);
+      }
       const int task = add({send.to_device, Lane::kCopyIn,
                             fmt::format("{} (send {}: {} -> {})", label, s, send.from_device, send.to_device),
                             std::move(work)},
@@ -176,7 +205,7 @@ class TaskBuilder {
     }
     for (size_t d = 0; d < schedule.deliveries.size(); ++d) {
       SPLITSCOPE_CHECK(!writers[d].empty(), label + ": an output nothing writes");
-      collective_writers_[schedule.deliveries[d].value] = std::move(writers[d]);
+      for (int value : values_of(op.outputs, static_cast<int>(d))) collective_writers_[value] = writers[d];
     }
   }
 

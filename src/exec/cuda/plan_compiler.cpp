@@ -1105,59 +1105,73 @@ class Compiler {
   /// a receive buffer and a sum kernel adds the receiver's own chunk.
   void collective(const PlanOp& op) {
     const CollectiveSchedule schedule = collective_schedule(plan_, op);
+    const auto at = [&schedule](const std::vector<ValueView>& views, int slot, int segment) -> const ValueView& {
+      return views.at(static_cast<size_t>(schedule.index(slot, segment)));
+    };
     std::vector<ValueView> inputs;
     for (size_t i = 0; i < op.inputs.size(); ++i) {
       inputs.push_back(view(op.inputs[i]));
-      SPLITSCOPE_CHECK(inputs.back().device == op.participants[i], "collective input not on its participant");
+      SPLITSCOPE_CHECK(inputs.back().device == op.participants[i / static_cast<size_t>(schedule.segments)],
+                       "collective input not on its participant");
     }
-    std::vector<ValueView> outputs;
+    std::vector<ValueView> outputs;  // op.outputs order: a delivery's segments in a row
+    for (int id : op.outputs) outputs.push_back(view(id));
     std::vector<int> spans;
-    for (const CollectiveDelivery& delivery : schedule.deliveries) {
-      outputs.push_back(view(delivery.value));
+    for (size_t d = 0; d < schedule.deliveries.size(); ++d) {
+      const CollectiveDelivery& delivery = schedule.deliveries[d];
       spans.push_back(new_span(delivery_span(op, delivery)));
-      if (delivery.local_copy >= 0) {
-        copy_slice(op, spans.back(), inputs[static_cast<size_t>(delivery.local_copy)], outputs.back(),
-                   inputs[static_cast<size_t>(delivery.local_copy)].channels);
+      if (delivery.local_copy < 0) continue;
+      for (int k = 0; k < schedule.segments; ++k) {
+        const ValueView& own = at(inputs, delivery.local_copy, k);
+        copy_slice(op, spans.back(), own, at(outputs, static_cast<int>(d), k), own.channels);
       }
     }
     std::map<int, int> receive_buffers;  // receiving delivery -> its buffer for reducing sends
     for (const CollectiveSend& send : schedule.sends) {
-      const ValueView& source = send.from_input ? inputs.at(static_cast<size_t>(send.from))
-                                                : outputs.at(static_cast<size_t>(send.touches_from));
-      const ValueView& target = outputs.at(static_cast<size_t>(send.delivers_to));
       const int span = spans.at(static_cast<size_t>(send.delivers_to));
       if (send.slice >= 0) {
-        copy_slice(op, span, source, target, inputs.at(static_cast<size_t>(send.slice)).channels);
+        const ValueView& source = send.from_input ? inputs.at(static_cast<size_t>(send.from))
+                                                  : outputs.at(static_cast<size_t>(send.touches_from));
+        copy_slice(op, span, source, outputs.at(static_cast<size_t>(send.delivers_to)),
+                   inputs.at(static_cast<size_t>(send.slice)).channels);
         continue;
       }
-      SPLITSCOPE_CHECK(source.elements() == target.elements() && send.elements.end <= target.elements(),
-                       "all-reduce chunk outside its values (op " + std::to_string(op.id) + ")");
-      const Ref from{source.buffer, send.elements.begin};
-      const Ref into{target.buffer, send.elements.begin};
-      const int64_t count = send.elements.size();
-      if (!send.reduces) {
-        copy_between(op, span, source.device, target.device, from, count, into, count, count, 1);
-        continue;
+      // A chunk of a bucket may span several of its values: a copy (and a sum) for each.
+      for (const SegmentPiece& piece : schedule.pieces(send.elements)) {
+        const ValueView& source = send.from_input ? at(inputs, send.from, piece.segment)
+                                                  : at(outputs, send.touches_from, piece.segment);
+        const ValueView& target = at(outputs, send.delivers_to, piece.segment);
+        SPLITSCOPE_CHECK(source.elements() == target.elements() && piece.elements.end <= target.elements(),
+                         "all-reduce chunk outside its values (op " + std::to_string(op.id) + ")");
+        const Ref from{source.buffer, piece.elements.begin};
+        const Ref into{target.buffer, piece.elements.begin};
+        const int64_t count = piece.elements.size();
+        if (!send.reduces) {
+          copy_between(op, span, source.device, target.device, from, count, into, count, count, 1);
+          continue;
+        }
+        auto [slot, fresh] = receive_buffers.try_emplace(send.delivers_to, -1);
+        if (fresh) {
+          const int64_t total = schedule.segment_starts.back();
+          const auto n = static_cast<int64_t>(op.participants.size());
+          BufferSpec spec;
+          spec.kind = BufferKind::kReceive;
+          spec.device = target.device;
+          spec.elements = (total + n - 1) / n;
+          spec.label = fmt::format("all-reduce op {}: receives on device {}", op.id, target.device);
+          slot->second = add_buffer(std::move(spec));
+        }
+        const int receive = slot->second;
+        const Ref landed{receive, piece.offset};
+        copy_between(op, span, source.device, target.device, from, count, landed, count, count, 1);
+        const ValueView& own = at(inputs, send.needs_receiver_input, piece.segment);
+        SumStep sum;
+        sum.elements = count;
+        sum.y = into;
+        sum.inputs = {Ref{own.buffer, piece.elements.begin}, landed};
+        add_step(std::move(sum), StreamId{target.device, StreamLane::kCopyIn}, span, {own.buffer, receive},
+                 {target.buffer});
       }
-      auto [slot, fresh] = receive_buffers.try_emplace(send.delivers_to, -1);
-      if (fresh) {
-        BufferSpec spec;
-        spec.kind = BufferKind::kReceive;
-        spec.device = target.device;
-        spec.elements = (target.elements() + static_cast<int64_t>(op.participants.size()) - 1) /
-                        static_cast<int64_t>(op.participants.size());
-        spec.label = fmt::format("all-reduce op {}: receives on device {}", op.id, target.device);
-        slot->second = add_buffer(std::move(spec));
-      }
-      const int receive = slot->second;
-      copy_between(op, span, source.device, target.device, from, count, Ref{receive, 0}, count, count, 1);
-      const ValueView& own = inputs.at(static_cast<size_t>(send.needs_receiver_input));
-      SumStep sum;
-      sum.elements = count;
-      sum.y = into;
-      sum.inputs = {Ref{own.buffer, send.elements.begin}, Ref{receive, 0}};
-      add_step(std::move(sum), StreamId{target.device, StreamLane::kCopyIn}, span, {own.buffer, receive},
-               {target.buffer});
     }
   }
 

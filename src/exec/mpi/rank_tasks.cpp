@@ -170,11 +170,14 @@ void RankTasks::collective(const PlanOp& op) {
   const std::string label = op_label(plan_, op);
   const int first = first_span_[static_cast<size_t>(op.id)];
   const int slot = index_of(op.participants, rank_);  // -1: the root of a concat that holds no part
-  int delivery = -1;                                   // my output, by its place in op.outputs
+  // A bucketed all-reduce holds several values (segments) per participant, participant-major.
+  const size_t segments = op.inputs.size() / op.participants.size();
+  int delivery = -1;  // my output(s), by participant
   for (size_t i = 0; i < op.outputs.size(); ++i) {
-    if (plan_.value(op.outputs[i]).device == rank_) delivery = static_cast<int>(i);
+    if (plan_.value(op.outputs[i]).device == rank_) delivery = static_cast<int>(i / segments);
   }
-  const std::vector<int> reads = slot >= 0 ? std::vector<int>{op.inputs.at(static_cast<size_t>(slot))} : std::vector<int>{};
+  std::vector<int> reads;
+  for (size_t k = 0; slot >= 0 && k < segments; ++k) reads.push_back(op.inputs.at(static_cast<size_t>(slot) * segments + k));
   const RankTaskSpans spans = delivery >= 0 ? RankTaskSpans{first + delivery, -1, -1} : RankTaskSpans{-1, first, -1};
   std::string ranks;
   for (int member : members) ranks += (ranks.empty() ? "" : ", ") + std::to_string(member);
@@ -183,15 +186,36 @@ void RankTasks::collective(const PlanOp& op) {
   TaskFunction work;
   if (op.collective == CollectiveKind::kAllReduce) {
     SPLITSCOPE_CHECK(slot >= 0 && delivery >= 0, label + ": an all-reduce participant without its parts");
-    const ConstChannelBlock in = std::as_const(buffers_).block(op.inputs.at(static_cast<size_t>(slot)));
-    const ChannelBlock out = buffers_.block(op.outputs.at(static_cast<size_t>(delivery)));
-    SPLITSCOPE_CHECK(in.floats() == out.floats(), label + ": an all-reduce changes the size of its value");
-    const int count = message_count(out.floats(), label);
-    work = [this, in, out, count, communicator, what](TaskContext&) {
+    std::vector<ConstChannelBlock> ins;
+    std::vector<ChannelBlock> outs;
+    int64_t total = 0;
+    for (size_t k = 0; k < segments; ++k) {
+      ins.push_back(std::as_const(buffers_).block(op.inputs.at(static_cast<size_t>(slot) * segments + k)));
+      outs.push_back(buffers_.block(op.outputs.at(static_cast<size_t>(delivery) * segments + k)));
+      SPLITSCOPE_CHECK(ins.back().floats() == outs.back().floats(), label + ": an all-reduce changes the size of its value");
+      total += outs.back().floats();
+    }
+    const int count = message_count(total, label);
+    // A bucket travels as one message, packed as DDP packs its flat bucket.
+    float* packed = segments > 1 ? collective_staging_.emplace_back(static_cast<size_t>(total)).data() : nullptr;
+    work = [this, ins, outs, packed, count, communicator, what](TaskContext&) {
       MPI_Request request = MPI_REQUEST_NULL;
-      check_mpi(MPI_Iallreduce(in.data, out.data, count, MPI_FLOAT, MPI_SUM, communicator, &request),
+      if (packed == nullptr) {
+        check_mpi(MPI_Iallreduce(ins[0].data, outs[0].data, count, MPI_FLOAT, MPI_SUM, communicator, &request),
+                  "MPI_Iallreduce (" + what + ")");
+        wait_for_request(request, deadline_, what);
+        return;
+      }
+      float* at = packed;
+      for (const ConstChannelBlock& in : ins) at = std::copy(in.data, in.data + in.floats(), at);
+      check_mpi(MPI_Iallreduce(MPI_IN_PLACE, packed, count, MPI_FLOAT, MPI_SUM, communicator, &request),
                 "MPI_Iallreduce (" + what + ")");
       wait_for_request(request, deadline_, what);
+      const float* from = packed;
+      for (const ChannelBlock& out : outs) {
+        std::copy(from, from + out.floats(), out.data);
+        from += out.floats();
+      }
     };
   } else {
     // All-gather and concat: every part lands, packed, in a staging buffer,
@@ -240,7 +264,9 @@ void RankTasks::collective(const PlanOp& op) {
     };
   }
   const int task = add({kRankDevice, Lane::kHost, label, std::move(work)}, spans, reads);
-  if (delivery >= 0) writer_.at(static_cast<size_t>(op.outputs[static_cast<size_t>(delivery)])) = task;
+  for (size_t k = 0; delivery >= 0 && k < segments; ++k) {
+    writer_.at(static_cast<size_t>(op.outputs[static_cast<size_t>(delivery) * segments + k])) = task;
+  }
 }
 
 void RankTasks::post_receives(const MpiDeadline& deadline) {
