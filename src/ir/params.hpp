@@ -33,6 +33,13 @@ inline constexpr int kInputWeight = 0;      ///< cells: Wx
 inline constexpr int kRecurrentWeight = 1;  ///< cells: Wh
 inline constexpr int kCellBias = 2;         ///< cells: b
 
+/// Whether a slice of a dense layer (or of its weight gradient) over
+/// reduction rows `reduce` carries the bias: a row-split product adds it
+/// once, in the slice that starts the reduction, so only that slice holds
+/// its weights' bias tensor, computes its gradient and updates it. Every
+/// backend and the simulator's call counts follow this one rule.
+inline bool slice_carries_bias(const OpNode& node, Range reduce) { return node.attrs.bias && reduce.begin == 0; }
+
 /// Element `element` of tensor `tensor` of weight set `param_key`.
 float param_value(uint64_t seed, int param_key, int tensor, int64_t element, float scale);
 

@@ -370,7 +370,7 @@ TaskFunction dense_grad_weight_task(const PlanOp& op, const OpBinding& b) {
   args.x_stride = x.stride;
   args.dz = dz.data;
   args.dz_stride = dz.stride;
-  const bool bias = b.node().attrs.bias && op.slice.reduce.begin == 0;
+  const bool bias = slice_carries_bias(b.node(), op.slice.reduce);
   const int64_t w_floats = args.inputs * args.outputs;
   args.dw = b.gradient_output();
   args.db = bias ? args.dw + w_floats : nullptr;

@@ -49,7 +49,7 @@ WeightSlice materialise_weights(const Graph& graph, NodeId id, const Slice& slic
     weights.tensors[kWeight] = gather(parallel, seed, key, kWeight, params[kWeight], slice.reduce, units, out.size(),
                                       [&](int64_t c) { return out.begin + c; });
     // A row-split product adds the bias once, in the slice that starts the reduction.
-    if (params.size() > kBias && slice.reduce.begin == 0) {
+    if (params.size() > kBias && slice_carries_bias(node, slice.reduce)) {
       weights.tensors[kBias] = gather(parallel, seed, key, kBias, params[kBias], {0, 1}, 0, out.size(),
                                       [&](int64_t c) { return out.begin + c; });
     }
