@@ -57,26 +57,27 @@ std::string_view to_string(CollectiveTest test) {
   switch (test) {
     case CollectiveTest::kAllReduce: return "all-reduce";
     case CollectiveTest::kAllGather: return "all-gather";
+    case CollectiveTest::kReduceScatter: return "reduce-scatter";
+    case CollectiveTest::kBroadcast: return "broadcast";
     case CollectiveTest::kSendRecv: return "send-recv";
   }
   return "?";
 }
 
 CollectiveTest parse_collective_test(std::string_view name, const std::string& option) {
-  for (CollectiveTest test : {CollectiveTest::kAllReduce, CollectiveTest::kAllGather, CollectiveTest::kSendRecv}) {
+  for (CollectiveTest test : {CollectiveTest::kAllReduce, CollectiveTest::kAllGather, CollectiveTest::kReduceScatter,
+                              CollectiveTest::kBroadcast, CollectiveTest::kSendRecv}) {
     if (name == to_string(test)) return test;
   }
-  if (name == "reduce-scatter" || name == "broadcast") {
-    throw InputError(option, std::string(name),
-                     "is not built yet (the plans carry ring all-reduce, ring all-gather and point-to-point "
-                     "copies only); use all-reduce, all-gather or send-recv");
-  }
-  throw InputError(option, std::string(name), "unknown collective; use all-reduce, all-gather or send-recv");
+  throw InputError(option, std::string(name),
+                   "unknown collective; use all-reduce, all-gather, reduce-scatter, broadcast or send-recv");
 }
 
 int64_t collective_bytes(CollectiveTest test, int devices, int64_t bytes) {
   const int64_t elements = bytes / kFloat;
-  if (test == CollectiveTest::kAllGather) return elements / devices * devices * kFloat;
+  if (test == CollectiveTest::kAllGather || test == CollectiveTest::kReduceScatter) {
+    return elements / devices * devices * kFloat;
+  }
   return elements * kFloat;
 }
 
@@ -84,7 +85,9 @@ double bus_bandwidth_factor(CollectiveTest test, int devices) {
   const double n = devices;
   switch (test) {
     case CollectiveTest::kAllReduce: return 2 * (n - 1) / n;
-    case CollectiveTest::kAllGather: return (n - 1) / n;
+    case CollectiveTest::kAllGather:
+    case CollectiveTest::kReduceScatter: return (n - 1) / n;
+    case CollectiveTest::kBroadcast:
     case CollectiveTest::kSendRecv: return 1;
   }
   return 1;
@@ -125,6 +128,39 @@ Plan collective_plan(CollectiveTest test, int devices, int64_t bytes) {
       // Summed over the devices: ring all-reduce 2(N-1)/N of the tensor into
       // each (as the plan builder counts it); all-gather what each lacks.
       op.bytes_moved = (reduce ? 2 : 1) * static_cast<int64_t>(devices - 1) * moved;
+      b.add(std::move(op));
+      break;
+    }
+    case CollectiveTest::kReduceScatter: {
+      op.role = OpRole::kCollective;
+      op.collective = CollectiveKind::kReduceScatter;
+      op.algorithm = default_algorithm(op.collective);
+      op.node = b.tensor;
+      op.device = -1;
+      const int64_t slice = elements / devices;
+      for (int d = 0; d < devices; ++d) {
+        op.participants.push_back(d);
+        op.inputs.push_back(b.value(d, whole, -1, PartialSum::kReduction));
+      }
+      op.id = 0;
+      for (int d = 0; d < devices; ++d) op.outputs.push_back(b.value(d, {d * slice, (d + 1) * slice}, 0));
+      op.payload_bytes = moved;
+      op.bytes_moved = static_cast<int64_t>(devices - 1) * moved;  // each device receives the others' chunks
+      b.add(std::move(op));
+      break;
+    }
+    case CollectiveTest::kBroadcast: {
+      op.role = OpRole::kCollective;
+      op.collective = CollectiveKind::kBroadcast;
+      op.algorithm = default_algorithm(op.collective);
+      op.node = b.tensor;
+      op.device = 0;  // the root, first in the ring
+      for (int d = 0; d < devices; ++d) op.participants.push_back(d);
+      op.inputs.push_back(b.value(0, whole, -1));
+      op.id = 0;
+      for (int d = 0; d < devices; ++d) op.outputs.push_back(b.value(d, whole, 0));
+      op.payload_bytes = moved;
+      op.bytes_moved = static_cast<int64_t>(devices - 1) * moved;
       b.add(std::move(op));
       break;
     }

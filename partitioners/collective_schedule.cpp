@@ -99,6 +99,98 @@ CollectiveSchedule ring(const Plan& plan, const PlanOp& op) {
   return schedule;
 }
 
+/// Participant c's chunk of a reduce-scatter, in elements of the (one-row) tensor.
+Range reduce_scatter_chunk(const Value& whole, int n, int c) {
+  const int64_t channels = whole.channels.size();
+  const int64_t per_channel = whole.bytes / 4 / std::max<int64_t>(1, channels);
+  const int64_t begin = c * (channels / n) + std::min<int64_t>(c, channels % n);
+  const int64_t end = begin + channels / n + (c < channels % n ? 1 : 0);
+  return Range{begin * per_channel, end * per_channel};
+}
+
+CollectiveSchedule ring_reduce_scatter(const Plan& plan, const PlanOp& op) {
+  const int n = static_cast<int>(op.participants.size());
+  CollectiveSchedule schedule;
+  schedule.sends_needing_input.resize(op.inputs.size());
+  schedule.deliveries_needing_input.resize(op.inputs.size());
+  schedule.staged = n > 1;
+  const Value& whole = plan.value(op.inputs.front());
+  SPLITSCOPE_CHECK(whole.batch.size() == 1, fmt::format("reduce-scatter op {} splits a tensor of one row", op.id));
+  schedule.segment_starts = {0, whole.bytes / 4};
+  // One participant copies its (whole) chunk; otherwise every chunk arrives by a send.
+  add_deliveries(schedule, op, n == 1);
+  for (int i = 0; i < n; ++i) schedule.deliveries[static_cast<size_t>(i)].first_element = reduce_scatter_chunk(whole, n, i).begin;
+  const auto send_id = [n](int step, int i) { return step * n + i; };
+  for (int step = 0; step < n - 1; ++step) {
+    for (int i = 0; i < n; ++i) {
+      CollectiveSend send;
+      send.from = i;
+      send.from_device = op.participants[static_cast<size_t>(i)];
+      send.to_device = op.participants[static_cast<size_t>(wrap(i + 1, n))];
+      send.delivers_to = wrap(i + 1, n);
+      send.touches_from = i;
+      send.elements = reduce_scatter_chunk(whole, n, wrap(i - step - 1, n));
+      send.bytes = send.elements.size() * 4;
+      send.reduces = true;
+      send.needs_receiver_input = wrap(i + 1, n);
+      send.from_input = step == 0;
+      send.from_staging = step > 0;
+      send.to_staging = step < n - 2;  // the last step lands the receiver's own chunk in its output
+      if (step == 0) {
+        send.needs_input = i;
+        add_send(schedule, std::move(send), {});
+      } else {
+        add_send(schedule, std::move(send), {send_id(step - 1, wrap(i - 1, n)), send_id(step - 1, i)});
+      }
+    }
+  }
+  return schedule;
+}
+
+CollectiveSchedule ring_broadcast(const Plan& plan, const PlanOp& op) {
+  const int n = static_cast<int>(op.participants.size());
+  CollectiveSchedule schedule;
+  schedule.sends_needing_input.resize(op.inputs.size());
+  schedule.deliveries_needing_input.resize(op.inputs.size());
+  const Value& whole = plan.value(op.inputs.front());
+  const int64_t elements = whole.bytes / 4;
+  schedule.segment_starts = {0, elements};
+  for (int i = 0; i < n; ++i) {
+    CollectiveDelivery delivery;
+    delivery.device = op.participants[static_cast<size_t>(i)];
+    delivery.value = op.outputs[static_cast<size_t>(i)];
+    if (i == 0) {
+      delivery.local_copy = 0;
+      delivery.waits_for = 1;
+      schedule.deliveries_needing_input[0].push_back(0);
+    }
+    schedule.deliveries.push_back(delivery);
+  }
+  const int64_t per_chunk = kBroadcastChunkBytes / 4;
+  const int64_t chunks = std::max<int64_t>(1, (elements + per_chunk - 1) / per_chunk);
+  const auto send_id = [n](int64_t chunk, int hop) { return static_cast<int>(chunk * (n - 1) + hop); };
+  for (int64_t k = 0; k < chunks; ++k) {
+    const Range part{k * elements / chunks, (k + 1) * elements / chunks};
+    for (int hop = 0; hop < n - 1; ++hop) {
+      CollectiveSend send;
+      send.from = hop;
+      send.from_device = op.participants[static_cast<size_t>(hop)];
+      send.to_device = op.participants[static_cast<size_t>(hop + 1)];
+      send.delivers_to = hop + 1;
+      send.touches_from = hop;
+      send.elements = part;
+      send.bytes = part.size() * 4;
+      send.from_input = hop == 0;
+      std::vector<int> after;
+      if (hop > 0) after.push_back(send_id(k, hop - 1));  // the chunk has arrived here
+      if (k > 0) after.push_back(send_id(k - 1, hop));    // this participant's previous send
+      if (hop == 0) send.needs_input = 0;
+      add_send(schedule, std::move(send), after);
+    }
+  }
+  return schedule;
+}
+
 CollectiveSchedule direct_concat(const Plan& plan, const PlanOp& op) {
   const int n = static_cast<int>(op.participants.size());
   CollectiveSchedule schedule;
@@ -151,13 +243,16 @@ void NextSends::push_back(int send) {
 }
 
 CollectiveAlgorithm default_algorithm(CollectiveKind kind) {
+  // Every kind but concat runs as a ring.
   return kind == CollectiveKind::kConcat ? CollectiveAlgorithm::kDirect : CollectiveAlgorithm::kRing;
 }
 
 bool algorithm_fits(CollectiveKind kind, CollectiveAlgorithm algorithm) {
   switch (kind) {
     case CollectiveKind::kAllGather:
-    case CollectiveKind::kAllReduce: return algorithm == CollectiveAlgorithm::kRing;
+    case CollectiveKind::kAllReduce:
+    case CollectiveKind::kReduceScatter:
+    case CollectiveKind::kBroadcast: return algorithm == CollectiveAlgorithm::kRing;
     case CollectiveKind::kConcat: return algorithm == CollectiveAlgorithm::kDirect;
   }
   return false;
@@ -166,18 +261,25 @@ bool algorithm_fits(CollectiveKind kind, CollectiveAlgorithm algorithm) {
 CollectiveSchedule collective_schedule(const Plan& plan, const PlanOp& op) {
   SPLITSCOPE_CHECK(op.role == OpRole::kCollective, "not a collective");
   const size_t n = op.participants.size();
-  const bool segmented = op.collective == CollectiveKind::kAllReduce;
-  SPLITSCOPE_CHECK(n > 0 && (op.inputs.size() == n || (segmented && !op.inputs.empty() && op.inputs.size() % n == 0)),
-                   fmt::format("collective op {} needs one input per participant (an all-reduce: as many each)", op.id));
   SPLITSCOPE_CHECK(algorithm_fits(op.collective, op.algorithm),
                    fmt::format("collective op {}: a {} cannot run as {}", op.id, to_string(op.collective),
                                to_string(op.algorithm)));
+  if (op.collective == CollectiveKind::kBroadcast) {
+    SPLITSCOPE_CHECK(n > 0 && op.inputs.size() == 1 && op.outputs.size() == n && op.participants[0] == op.device,
+                     fmt::format("broadcast op {} needs the root's input, the root first and an output per participant",
+                                 op.id));
+    return ring_broadcast(plan, op);
+  }
+  const bool segmented = op.collective == CollectiveKind::kAllReduce;
+  SPLITSCOPE_CHECK(n > 0 && (op.inputs.size() == n || (segmented && !op.inputs.empty() && op.inputs.size() % n == 0)),
+                   fmt::format("collective op {} needs one input per participant (an all-reduce: as many each)", op.id));
   if (op.collective == CollectiveKind::kConcat) {
     SPLITSCOPE_CHECK(op.outputs.size() == 1, fmt::format("concat op {} has one output", op.id));
     return direct_concat(plan, op);
   }
   SPLITSCOPE_CHECK(op.outputs.size() == op.inputs.size(),
                    fmt::format("collective op {} needs an output for each input", op.id));
+  if (op.collective == CollectiveKind::kReduceScatter) return ring_reduce_scatter(plan, op);
   if (segmented) {
     const size_t segments = op.inputs.size() / n;
     for (size_t p = 1; p < n; ++p) {

@@ -25,6 +25,18 @@
 ///   several values per participant, its segments (op.inputs and op.outputs
 ///   participant-major: participant p's segment k at p·S + k): the ring runs
 ///   over their concatenation, so a chunk may span segments (pieces()).
+/// - Ring reduce-scatter: N-1 steps; in step s participant i sends chunk
+///   i-s-1 (participant p's chunk is its output's channels) to i+1, which
+///   stores its own input's chunk plus what arrived: in its staging (a
+///   participant's scratch copy of the whole tensor) until the last step,
+///   which lands chunk i+1 in participant i+1's output. Every participant
+///   receives (N-1)/N of the tensor.
+/// - Ring broadcast: the root (participants[0]) cuts its tensor into chunks
+///   of at most kBroadcastChunkBytes; each chunk travels the ring root ->
+///   participant 1 -> ... -> participant N-1, a participant forwarding a
+///   chunk from its output once it has arrived, one send at a time, so the
+///   chunks pipeline: (K + N - 2) steps of a chunk for K chunks. The root
+///   copies its own locally.
 /// - Direct concat: every participant other than the root sends its slice
 ///   straight to the root, all at once; the root copies its own locally.
 ///
@@ -71,8 +83,10 @@ struct CollectiveSend {
   // What moves.
   int slice = -1;        ///< gathers: the participant slot whose input slice it carries; -1 for a chunk
   Range elements;        ///< all-reduce: the chunk, as element offsets into the segments' concatenation
-  bool from_input = false;  ///< read from the sender's input value; else from its output value
+  bool from_input = false;  ///< read from the sender's input value; else from its output value (or staging)
   bool reduces = false;     ///< the receiver stores its own input's chunk plus the data; else the data
+  bool from_staging = false;  ///< reduce-scatter: read from the sender's staging
+  bool to_staging = false;    ///< reduce-scatter: written into the receiver's staging, not its output
 
   // When it may start: `waits_for` counts the sends of which it is in `then`,
   // plus one for each input slot below.
@@ -90,6 +104,9 @@ struct CollectiveDelivery {
   int local_copy = -1;  ///< the participant slot whose input is copied into the output on its own device; -1 for none
   int waits_for = 0;    ///< sends into it, plus one for each segment of the local copy's input
   int64_t bytes_received = 0;  ///< what its span's bytes are (docs: a collective's span bytes)
+  /// The element of the tensor at its output's first element (a
+  /// reduce-scatter's chunk starts past 0; every other output holds it all).
+  int64_t first_element = 0;
 };
 
 /// Part of an all-reduce chunk that lies in one segment.
@@ -107,8 +124,11 @@ struct CollectiveSchedule {
   std::vector<std::vector<int>> deliveries_needing_input;
   /// Values each participant holds, S (1 but for a bucketed all-reduce).
   int segments = 1;
-  /// All-reduce: where each segment starts in the concatenation, and its end (S + 1 offsets, in elements).
+  /// Sends by element (all-reduce, reduce-scatter, broadcast): where each
+  /// segment starts in the concatenation, and its end (S + 1 offsets, in elements).
   std::vector<int64_t> segment_starts;
+  /// Reduce-scatter: every participant needs a staging copy of the whole tensor.
+  bool staged = false;
 
   /// The op.inputs (or op.outputs) index of participant `slot`'s segment `segment`.
   int index(int slot, int segment) const { return slot * segments + segment; }
@@ -120,8 +140,12 @@ struct CollectiveSchedule {
 /// std::logic_error for a malformed op or an algorithm its kind cannot use.
 CollectiveSchedule collective_schedule(const Plan& plan, const PlanOp& op);
 
-/// The algorithm the partitioners choose for `kind` today (ring for all-gather
-/// and all-reduce, direct for concat).
+/// A broadcast's largest chunk: NCCL's ring step (NCCL_BUFFSIZE 4 MiB over
+/// NCCL_STEPS 8, the Simple protocol's defaults), the unit its ring pipelines.
+inline constexpr int64_t kBroadcastChunkBytes = int64_t{512} << 10;
+
+/// The algorithm the partitioners choose for `kind` today (ring for all-gather,
+/// all-reduce, reduce-scatter and broadcast, direct for concat).
 CollectiveAlgorithm default_algorithm(CollectiveKind kind);
 
 /// Whether `algorithm` can carry out a collective of `kind`.

@@ -31,6 +31,8 @@ std::string_view to_string(CollectiveKind kind) {
     case CollectiveKind::kAllGather: return "all-gather";
     case CollectiveKind::kAllReduce: return "all-reduce";
     case CollectiveKind::kConcat: return "concat";
+    case CollectiveKind::kReduceScatter: return "reduce-scatter";
+    case CollectiveKind::kBroadcast: return "broadcast";
   }
   return "?";
 }

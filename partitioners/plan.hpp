@@ -122,6 +122,12 @@ enum class CollectiveKind {
   kAllGather,  ///< channel slices on each participant -> the whole tensor on each
   kAllReduce,  ///< partial sums on each participant -> the sum on each
   kConcat,     ///< channel slices on the participants -> the whole tensor on one root (`device`)
+  /// Partial sums of the whole tensor on each participant -> participant i
+  /// gets its chunk of the sum: the i-th of N even channel ranges (the first
+  /// C mod N one channel longer), as nccl-tests' reduce_scatter.
+  kReduceScatter,
+  /// The root's (`device`, participants[0]) tensor -> the same tensor on every participant.
+  kBroadcast,
 };
 
 /// How a collective moves its data (collective_schedule.hpp). Every backend

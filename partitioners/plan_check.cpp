@@ -279,7 +279,31 @@ class Checker {
     if (op.bytes_moved != from.bytes) fail("{} moves {} bytes of a {}-byte value", name(op), op.bytes_moved, from.bytes);
   }
 
+  /// The root's tensor, unchanged, on every participant (the root first).
+  void check_broadcast(const PlanOp& op) {
+    const size_t n = op.participants.size();
+    if (n == 0 || op.inputs.size() != 1 || op.outputs.size() != n || op.participants.front() != op.device) {
+      fail("{} needs the root's input, the root first and an output per participant", name(op));
+      return;
+    }
+    const Value& whole = plan_.value(op.inputs.front());
+    if (whole.device != op.device || whole.is_partial()) fail("{} sends no final tensor from its root", name(op));
+    for (size_t i = 0; i < n; ++i) {
+      const Value& out = plan_.value(op.outputs[i]);
+      if (out.device != op.participants[i] || out.channels != whole.channels || out.batch != whole.batch ||
+          out.is_partial()) {
+        fail("{} output {} is not the root's tensor on participant {}", name(op), i, op.participants[i]);
+      }
+    }
+    const int64_t moved = static_cast<int64_t>(n - 1) * whole.bytes;
+    if (op.bytes_moved != moved) fail("{} counts {} bytes moved, its copies make {}", name(op), op.bytes_moved, moved);
+  }
+
   void check_collective(const PlanOp& op) {
+    if (op.collective == CollectiveKind::kBroadcast) {
+      check_broadcast(op);
+      return;
+    }
     const size_t n = op.participants.size();
     const bool reduce = op.collective == CollectiveKind::kAllReduce;
     // A bucketed all-reduce holds as many values (segments) on every participant, participant-major.
@@ -302,7 +326,29 @@ class Checker {
     }
     const Value& first = plan_.value(op.inputs.front());
     int64_t moved = 0;
-    if (reduce) {
+    if (op.collective == CollectiveKind::kReduceScatter) {
+      // Participant i's chunk of the sum: the i-th even channel range; every participant receives the others'.
+      const std::vector<Range> chunks = split_evenly(first.channels.size(), static_cast<int64_t>(n));
+      for (int input : op.inputs) {
+        const Value& value = plan_.value(input);
+        if (!value.is_partial() || value.channels != first.channels || value.batch != first.batch ||
+            value.batch.size() != 1) {
+          fail("{} reduces values that are not matching one-row partial sums", name(op));
+        }
+      }
+      if (op.outputs.size() != n) {
+        fail("{} must give every participant its chunk", name(op));
+        return;
+      }
+      for (size_t i = 0; i < n; ++i) {
+        const Value& out = plan_.value(op.outputs[i]);
+        const Range chunk{first.channels.begin + chunks[i].begin, first.channels.begin + chunks[i].end};
+        if (out.is_partial() || out.device != op.participants[i] || out.channels != chunk || out.batch != first.batch) {
+          fail("{} output {} is not participant {}'s chunk of the sum", name(op), i, op.participants[i]);
+        }
+        moved += first.bytes - out.bytes;
+      }
+    } else if (reduce) {
       for (size_t i = 0; i < op.inputs.size(); ++i) {
         const Value& value = plan_.value(op.inputs[i]);
         const Value& segment = plan_.value(op.inputs[i % segments]);

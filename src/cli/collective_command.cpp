@@ -45,6 +45,9 @@ std::string algorithm_of(CollectiveTest test) {
     case CollectiveTest::kAllReduce:
       return "ring (reduce-scatter then all-gather, 2(N-1) steps; the plans carry no tree)";
     case CollectiveTest::kAllGather: return "ring (N-1 steps)";
+    case CollectiveTest::kReduceScatter: return "ring (N-1 steps, each adding the receiver's chunk)";
+    case CollectiveTest::kBroadcast:
+      return "ring from device 0, pipelined in chunks of 512 KiB (NCCL's ring step), N-2 + chunks steps";
     case CollectiveTest::kSendRecv: return "every device copies to the next, all at once";
   }
   return "";
@@ -55,6 +58,9 @@ std::string mpi_algorithm_of(CollectiveTest test) {
   switch (test) {
     case CollectiveTest::kAllReduce: return "MPI_Iallreduce over the ranks (the MPI library picks the algorithm)";
     case CollectiveTest::kAllGather: return "MPI_Iallgatherv over the ranks (the MPI library picks the algorithm)";
+    case CollectiveTest::kReduceScatter:
+      return "MPI_Ireduce_scatter over the ranks (the MPI library picks the algorithm)";
+    case CollectiveTest::kBroadcast: return "MPI_Ibcast from rank 0 (the MPI library picks the algorithm)";
     case CollectiveTest::kSendRecv: return "every rank sends to the next with MPI_Isend, all at once";
   }
   return "";

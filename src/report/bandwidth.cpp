@@ -17,6 +17,9 @@ double bus_factor(CollectiveKind kind, int ranks) {
     case CollectiveKind::kAllReduce: return all_reduce_bus_factor(ranks);
     case CollectiveKind::kAllGather: return all_gather_bus_factor(ranks);
     case CollectiveKind::kConcat: return concat_bus_factor(ranks);
+    // nccl-tests doc/PERFORMANCE.md: reduce-scatter as all-gather, broadcast 1.
+    case CollectiveKind::kReduceScatter: return all_gather_bus_factor(ranks);
+    case CollectiveKind::kBroadcast: return 1.0;
   }
   return 1.0;
 }

@@ -25,7 +25,7 @@ int compute_calls(const Plan& plan, const PlanOp& op) {
   switch (node.kind) {
     case OpKind::kDense: {
       const bool partial = op.slice.is_partial(node);
-      const bool bias = attrs.bias && op.slice.reduce.begin == 0;
+      const bool bias = slice_carries_bias(node, op.slice.reduce);
       return 1 + ((bias || (!partial && attrs.activation != Activation::kNone)) ? 1 : 0);
     }
     case OpKind::kConv2d: {
@@ -48,7 +48,7 @@ int compute_calls(const Plan& plan, const PlanOp& op) {
       return std::max(1, copies);
     }
     case OpKind::kDenseGradWeight:
-      return 1 + ((attrs.bias && op.slice.reduce.begin == 0) ? 1 : 0) + running_sum_copy(node, op);
+      return 1 + (slice_carries_bias(node, op.slice.reduce) ? 1 : 0) + running_sum_copy(node, op);
     case OpKind::kConv2dGradWeight: return 1 + (attrs.bias ? 1 : 0) + running_sum_copy(node, op);
     case OpKind::kCellGradInput: return 2;
     case OpKind::kCellGradHidden: return 2 + ((attrs.gru && has_input(op, 1)) ? 1 : 0);
@@ -67,8 +67,7 @@ int update_calls(const Plan& plan, const PlanOp& op) {
   const Value& params = plan.value(op.params);
   const OpNode& node = plan.graph->node(params.node);
   int tensors = static_cast<int>(param_tensors(*plan.graph, params.node).size());
-  // A row-split product's bias lives with the slice that starts the reduction.
-  if (node.kind == OpKind::kDense && tensors > kBias && params.reduce.begin != 0) tensors -= 1;
+  if (node.kind == OpKind::kDense && tensors > kBias && !slice_carries_bias(node, params.reduce)) tensors -= 1;
   const bool adam = plan.graph->is_training() && plan.graph->training()->optimizer.adam();
   return std::max(1, tensors * (adam ? 2 : 1));
 }

@@ -152,8 +152,11 @@ NcclProtocol nccl_protocol(const NcclRing& ring, double bytes) {
 
 bool nccl_ring_sends(const Plan& plan, const PlanOp& op, const CollectiveSchedule& schedule,
                      const Topology& topology, NcclGeneration generation, NcclRingSends* sends) {
+  // NCCL's step model here is its ring all-reduce's and all-gather's; the
+  // other kinds run as plain sends.
   if (op.role != OpRole::kCollective || op.algorithm != CollectiveAlgorithm::kRing ||
-      op.collective == CollectiveKind::kConcat || op.participants.size() < 2) {
+      (op.collective != CollectiveKind::kAllReduce && op.collective != CollectiveKind::kAllGather) ||
+      op.participants.size() < 2) {
     return false;
   }
   // Each send's route: its Simple rate (the slowest link at the lower of its

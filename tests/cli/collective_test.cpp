@@ -39,9 +39,27 @@ TEST(CollectiveCommand, MeasuresOnTheCpuBackendAndPrintsTheTable) {
   EXPECT_NE(result.out.find("65536"), std::string::npos) << result.out;
 }
 
+TEST(CollectiveCommand, ReduceScatterAndBroadcastRunOnTheCpuBackendAndTheSimulator) {
+  for (const std::string op : {"reduce-scatter", "broadcast"}) {
+    const CommandResult cpu = run_splitscope("collective " + op + " -n 3 --backend cpu --bytes 1M --repeat 2 -q --json");
+    ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+    const auto measured = nlohmann::json::parse(cpu.out)["rows"];
+    ASSERT_EQ(measured.size(), 1u);
+    EXPECT_EQ(measured[0]["op"], op);
+    EXPECT_EQ(measured[0]["bytes"], op == "broadcast" ? 1 << 20 : (1 << 20) / 12 * 12) << "whole floats, 3 each";
+    const CommandResult sim =
+        run_splitscope("collective " + op + " -n 4 --backend sim --machine h100-nvlink-8 --bytes 64M --json");
+    ASSERT_EQ(sim.exit_code, 0) << sim.err;
+    const auto row = nlohmann::json::parse(sim.out)["rows"][0];
+    const double factor = op == "broadcast" ? 1.0 : 0.75;  // nccl-tests: 1 and (N-1)/N
+    EXPECT_NEAR(row["busbw_GBps"].get<double>(), factor * row["algbw_GBps"].get<double>(),
+                1e-9 * row["algbw_GBps"].get<double>());
+  }
+}
+
 TEST(CollectiveCommand, RefusesWhatItCannotRunWithExitTwo) {
   for (const std::string args :
-       {"collective broadcast --backend sim --machine h100-nvlink-8", "collective all-reduce --devices 1 --backend sim "
+       {"collective all-to-all --backend sim --machine h100-nvlink-8", "collective all-reduce --devices 1 --backend sim "
         "--machine h100-nvlink-8", "collective all-reduce --bytes 1X --backend sim --machine h100-nvlink-8",
         "collective all-reduce --bytes 1M:1K --backend sim --machine h100-nvlink-8",
         "collective all-reduce --bytes 0 --backend sim --machine h100-nvlink-8",

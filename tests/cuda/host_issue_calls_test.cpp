@@ -9,6 +9,7 @@
 
 #include "exec/cuda/plan_compiler.hpp"
 #include "ir/training.hpp"
+#include "partitioners/collective_plan.hpp"
 #include "partitioners/partitioner.hpp"
 #include "reference_network.hpp"
 #include "sim/host_issue.hpp"
@@ -51,6 +52,17 @@ TEST(HostIssueCalls, EveryOpsCallsAreItsCompiledSteps) {
                                         (graph->is_training() ? " train" : ""));
         }
       }
+    }
+  }
+}
+
+TEST(HostIssueCalls, EveryCollectiveTestsCallsAreItsCompiledSteps) {
+  // Chunks that span a reduce-scatter's outputs, a broadcast of several chunks.
+  for (const CollectiveTest test : {CollectiveTest::kAllReduce, CollectiveTest::kAllGather,
+                                    CollectiveTest::kReduceScatter, CollectiveTest::kBroadcast}) {
+    for (int devices : {2, 3, 4}) {
+      expect_counts_match(collective_plan(test, devices, 4 * 300'000),
+                          std::string(to_string(test)) + " N=" + std::to_string(devices));
     }
   }
 }

@@ -263,6 +263,20 @@ TEST_F(MpiLaunch, CollectiveTimesMpisOwnCollectivesAcrossRanks) {
   }
 }
 
+TEST_F(MpiLaunch, ReduceScatterAndBroadcastAreMpisOwnToo) {
+  for (const std::string op : {"reduce-scatter", "broadcast"}) {
+    const CommandResult timed =
+        run_splitscope_under(mpirun(2), "collective " + op + " --bytes 1M --launcher mpi --repeat 2 --json");
+    ASSERT_EQ(timed.exit_code, 0) << op << ": " << timed.err;
+    const auto document = nlohmann::json::parse(timed.out);
+    EXPECT_NE(document["algorithm"].get<std::string>().find(op == "broadcast" ? "MPI_Ibcast" : "MPI_Ireduce_scatter"),
+              std::string::npos)
+        << document["algorithm"];
+    ASSERT_EQ(document["rows"].size(), 1u);
+    EXPECT_GT(document["rows"][0]["time_us"].get<double>(), 0.0);
+  }
+}
+
 }  // namespace
 }  // namespace mpi_launch_test
 }  // namespace splitscope::testing

@@ -215,6 +215,33 @@ TEST(ClosedForm, ACollectiveWaitsForItsLastInput) {
   EXPECT_NEAR(timeline.makespan_us(), 1000.0 + 100.0, kTolUs);
 }
 
+TEST(ClosedForm, ABucketIsOneRingOverItsGradientsThatStartsWhenTheLastIsReady) {
+  // Two gradients of 600 kB and 400 kB on each of 2 devices, device 1's
+  // second ready at 1 ms: the ring runs over 1 MB, 2 steps of 500 kB at
+  // 10 GB/s and 2 µs each, once the last segment exists: 1000 + 2·(2 + 50).
+  HandPlan bucketed(kDenseNet, 2);
+  const NodeId fc1 = bucketed.node("fc1");
+  const int x = bucketed.input(fc1, 1, 64);
+  const int late = bucketed.compute(fc1, 1, {x}, 1'000'000'000, 400'000);
+  bucketed.collective(CollectiveKind::kAllReduce, {bucketed.input(fc1, 0, 600'000), bucketed.input(fc1, 0, 400'000),
+                                                   bucketed.input(fc1, 1, 600'000), late});
+  const Timeline one = simulate(bucketed.plan(), test_machine(2, switch_topology(10, 2)));
+  EXPECT_NEAR(one.makespan_us(), 1000.0 + 2 * (2.0 + 50.0), kTolUs);
+  for (int d = 0; d < 2; ++d) EXPECT_EQ(span_of(one, 1, d).bytes, 1'000'000) << "2(N-1)/N of the bucket into each";
+
+  // The same gradients as two all-reduces: the first is done at 2·(2 + 30)
+  // µs, the second at 1000 + 2·(2 + 20): a bucket pays one latency per step
+  // instead of two, and waits for its last gradient.
+  HandPlan apart(kDenseNet, 2);
+  const int x2 = apart.input(fc1, 1, 64);
+  const int late2 = apart.compute(fc1, 1, {x2}, 1'000'000'000, 400'000);
+  apart.collective(CollectiveKind::kAllReduce, {apart.input(fc1, 0, 600'000), apart.input(fc1, 1, 600'000)});
+  apart.collective(CollectiveKind::kAllReduce, {apart.input(fc1, 0, 400'000), late2});
+  const Timeline two = simulate(apart.plan(), test_machine(2, switch_topology(10, 2)));
+  EXPECT_NEAR(span_of(two, 1, 0).end_us, 2 * (2.0 + 30.0), kTolUs);
+  EXPECT_NEAR(two.makespan_us(), 1000.0 + 2 * (2.0 + 20.0), kTolUs);
+}
+
 TEST(ClosedForm, HorizontalSplitOfTwoBalancedLayers) {
   // fc1 on device 0, its output (256 KB) to device 1, fc2 there:
   // t1 + (L + bytes / W) + t2 = 1000 + (3 + 256000 / 10e9 s = 25.6 µs) + 1000 µs.

@@ -46,6 +46,29 @@ TEST(CollectivePlan, RingAllGatherAndSendRecvTakeTheirClosedForms) {
   }
 }
 
+TEST(CollectivePlan, RingReduceScatterTakesNMinusOneStepsOfAChunk) {
+  const int64_t bytes = 3 << 20;  // 786,432 floats: every chunk is B/N for N = 2, 3, 4
+  for (const int n : {2, 3, 4}) {
+    const double expected = (n - 1.0) / n * static_cast<double>(bytes) / (kGBps * 1e3) + (n - 1) * kLatencyUs;
+    EXPECT_NEAR(simulated_us(CollectiveTest::kReduceScatter, n, bytes), expected, 1e-6) << n << " devices";
+  }
+}
+
+TEST(CollectivePlan, RingBroadcastPipelinesItsChunksDownTheRing) {
+  // 3 MiB in K = 6 chunks of 512 KiB; chunk k leaves hop p at step k + p, so
+  // the last lands after K + N - 2 steps of one chunk: B/W·(K + N - 2)/K + (K + N - 2)·L.
+  const int64_t bytes = 3 << 20;
+  const int chunks = 6;
+  for (const int n : {2, 3, 4, 8}) {
+    const int steps = chunks + n - 2;
+    const double expected =
+        steps * (static_cast<double>(bytes) / chunks / (kGBps * 1e3) + kLatencyUs);
+    EXPECT_NEAR(simulated_us(CollectiveTest::kBroadcast, n, bytes), expected, 1e-6) << n << " devices";
+  }
+  // Under one chunk, a plain relay: N - 1 hops of the whole tensor.
+  EXPECT_NEAR(simulated_us(CollectiveTest::kBroadcast, 4, 4096), 3 * (4096 / (kGBps * 1e3) + kLatencyUs), 1e-6);
+}
+
 TEST(CollectivePlan, SizesAreWholeFloatsAndBusFactorsAreNcclTests) {
   EXPECT_EQ(collective_bytes(CollectiveTest::kAllReduce, 4, 10), 8);
   EXPECT_EQ(collective_bytes(CollectiveTest::kAllGather, 3, 40), 36);  // 10 floats -> 9, three each
@@ -59,7 +82,14 @@ TEST(CollectivePlan, SizesAreWholeFloatsAndBusFactorsAreNcclTests) {
   EXPECT_EQ(plan.ops[0].bytes_moved, 2 * 3 * 1024);  // 2(N-1)/N·B into each of N devices
   EXPECT_EQ(plan.outputs.size(), 4u);
   EXPECT_EQ(parse_collective_test("send-recv", "op"), CollectiveTest::kSendRecv);
-  EXPECT_THROW(parse_collective_test("broadcast", "op"), InputError);
+  EXPECT_EQ(parse_collective_test("broadcast", "op"), CollectiveTest::kBroadcast);
+  EXPECT_EQ(parse_collective_test("reduce-scatter", "op"), CollectiveTest::kReduceScatter);
+  EXPECT_EQ(collective_bytes(CollectiveTest::kReduceScatter, 3, 40), 36);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveTest::kReduceScatter, 4), 0.75);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveTest::kBroadcast, 4), 1);
+  EXPECT_EQ(collective_plan(CollectiveTest::kReduceScatter, 4, 1024).ops[0].bytes_moved, 3 * 1024);
+  EXPECT_EQ(collective_plan(CollectiveTest::kBroadcast, 4, 1024).ops[0].bytes_moved, 3 * 1024);
+  EXPECT_THROW(parse_collective_test("all-to-all", "op"), InputError);
   EXPECT_THROW(parse_collective_test("all_reduce", "op"), InputError);
 }
 

@@ -1,5 +1,6 @@
 #include "hand_plan.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 
@@ -108,7 +109,14 @@ std::vector<int> HandPlan::collective(CollectiveKind kind, const std::vector<int
   op.collective = kind;
   op.algorithm = default_algorithm(kind);
   op.inputs = inputs;
-  for (int input : inputs) op.participants.push_back(plan_.value(input).device);
+  // An all-reduce may hold several values per participant (a gradient bucket), listed participant by participant.
+  for (int input : inputs) {
+    const int device = plan_.value(input).device;
+    const bool bucket = kind == CollectiveKind::kAllReduce;
+    if (!bucket || std::find(op.participants.begin(), op.participants.end(), device) == op.participants.end()) {
+      op.participants.push_back(device);
+    }
+  }
   const int id = op.id;
   std::vector<int> outputs;
   if (kind == CollectiveKind::kConcat) {
@@ -116,12 +124,10 @@ std::vector<int> HandPlan::collective(CollectiveKind kind, const std::vector<int
     for (int input : inputs) bytes += plan_.value(input).bytes;
     outputs.push_back(add_value(root, first.node, first.output, first.microbatch, id, bytes));
   } else {
-    int64_t bytes = first.bytes;
-    if (kind == CollectiveKind::kAllGather) {
-      bytes = 0;
-      for (int input : inputs) bytes += plan_.value(input).bytes;
-    }
+    int64_t gathered = 0;
+    for (int input : inputs) gathered += plan_.value(input).bytes;
     for (int input : inputs) {
+      const int64_t bytes = kind == CollectiveKind::kAllGather ? gathered : plan_.value(input).bytes;
       outputs.push_back(
           add_value(plan_.value(input).device, first.node, first.output, first.microbatch, id, bytes));
     }

@@ -132,6 +132,15 @@ class TaskBuilder {
       }
     }
 
+    // A reduce-scatter's partial sums in transit: a copy of the whole tensor per participant.
+    std::vector<float*> staging(schedule.staged ? op.participants.size() : 0, nullptr);
+    for (float*& copy : staging) {
+      copy = tasks_.staging.emplace_back(static_cast<size_t>(schedule.segment_starts.back())).data();
+    }
+    const auto staged = [&](int slot, Range at) -> float* {
+      SPLITSCOPE_CHECK(at.end <= schedule.segment_starts.back(), label + ": a chunk outside the staging copy");
+      return staging.at(static_cast<size_t>(slot)) + at.begin;
+    };
     std::vector<std::vector<int>> writers(schedule.deliveries.size());
     for (size_t d = 0; d < schedule.deliveries.size(); ++d) {
       const CollectiveDelivery& delivery = schedule.deliveries[d];
@@ -166,20 +175,35 @@ class TaskBuilder {
           int64_t count;
         };
         std::vector<Piece> pieces;
+        const CollectiveDelivery& receiver = schedule.deliveries.at(static_cast<size_t>(send.delivers_to));
         for (const SegmentPiece& piece : schedule.pieces(send.elements)) {
-          const int from = send.from_input ? input(schedule.index(send.from, piece.segment))
-                                           : output(schedule.index(send.touches_from, piece.segment));
-          const ConstChannelBlock source = std::as_const(buffers_).block(from);
-          const ChannelBlock target = buffers_.block(output(schedule.index(send.delivers_to, piece.segment)));
-          SPLITSCOPE_CHECK(source.floats() == target.floats() && piece.elements.end <= target.floats(),
-                           label + ": an all-reduce chunk outside its values");
+          const Range at = piece.elements;
+          const float* data = nullptr;
+          if (send.from_staging) {
+            data = staged(send.from, at);
+          } else {
+            const int from = send.from_input ? input(schedule.index(send.from, piece.segment))
+                                             : output(schedule.index(send.touches_from, piece.segment));
+            const ConstChannelBlock source = std::as_const(buffers_).block(from);
+            SPLITSCOPE_CHECK(at.end <= source.floats(), label + ": a chunk outside the value it is sent from");
+            data = source.data + at.begin;
+          }
+          float* to = nullptr;
+          if (send.to_staging) {
+            to = staged(send.delivers_to, at);
+          } else {
+            // A reduce-scatter's output holds only its own chunk, from receiver.first_element on.
+            const ChannelBlock target = buffers_.block(output(schedule.index(send.delivers_to, piece.segment)));
+            SPLITSCOPE_CHECK(at.begin >= receiver.first_element && at.end - receiver.first_element <= target.floats(),
+                             label + ": a chunk outside the value it lands in");
+            to = target.data + (at.begin - receiver.first_element);
+          }
           const float* own =
               send.reduces
-                  ? std::as_const(buffers_).block(input(schedule.index(send.needs_receiver_input, piece.segment))).data
+                  ? std::as_const(buffers_).block(input(schedule.index(send.needs_receiver_input, piece.segment))).data +
+                        at.begin
                   : nullptr;
-          const int64_t at = piece.elements.begin;
-          pieces.push_back({source.data + at, own != nullptr ? own + at : nullptr, target.data + at,
-                            piece.elements.size()});
+          pieces.push_back({data, own, to, at.size()});
         }
         work = [pieces = std::move(pieces)](TaskContext&) {
           for (const Piece& piece : pieces) receive_chunk(piece.data, piece.own, piece.to, piece.count);

@@ -39,6 +39,7 @@ struct PlanTasks {
   std::vector<SpanSlot> spans;         ///< the timeline's spans, in op order
   std::vector<TaskSpans> task_spans;   ///< by task id
   std::vector<std::vector<float>> scratch;  ///< per device, for the kernels that need it
+  std::vector<std::vector<float>> staging;  ///< reduce-scatters' partial sums in transit (collective_schedule.hpp)
 };
 
 /// Builds the tasks of `plan` over `buffers` and `weights` (which must outlive

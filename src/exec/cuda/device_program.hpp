@@ -58,7 +58,7 @@ enum class BufferKind {
   kValue,    ///< one Value of the plan
   kWeight,   ///< a weight slice, filled once before the runs
   kScratch,  ///< per-device work space of the cells' gate products
-  kReceive,  ///< an all-reduce input received from another device
+  kReceive,  ///< a collective's scratch on a device: chunks received to sum, a reduce-scatter's partial sums
   kStaging,  ///< pinned host memory for `--link host` (device = -1)
   kState,    ///< an optimizer's state (training): zeros once, then kept from step to step
 };

@@ -176,7 +176,7 @@ class Compiler {
     if (node.kind == OpKind::kDense) {
       const int64_t units = node.output_shapes.at(0).at(0);
       if (tensor == kWeight) return WeightGather{node.param_key, kWeight, scale, params.reduce, units, {out}};
-      if (params.reduce.begin != 0) return std::nullopt;
+      if (!slice_carries_bias(node, params.reduce)) return std::nullopt;
       return WeightGather{node.param_key, kBias, scale, {0, 1}, units, {out}};
     }
     if (node.kind == OpKind::kConv2d) {
@@ -719,7 +719,7 @@ class Compiler {
     std::vector<int> reads{x.buffer, dz.buffer};
     if (out.accumulate) reads.push_back(out.value.buffer);
     add_step(step, compute_stream(op), span, reads, {out.value.buffer});
-    if (graph_.node(op.node).attrs.bias && op.slice.reduce.begin == 0) {
+    if (slice_carries_bias(graph_.node(op.node), op.slice.reduce)) {
       SPLITSCOPE_CHECK(out.value.elements() == inputs * units + units, "a dense gradient without room for its bias");
       add_step(BiasGradStep{op.slice.batch.size(), units, 1, needed_start(op, dz, 1), dz.row_stride(),
                             Ref{out.value.buffer, inputs * units}, out.accumulate},
@@ -1127,6 +1127,16 @@ class Compiler {
       }
     }
     std::map<int, int> receive_buffers;  // receiving delivery -> its buffer for reducing sends
+    // A reduce-scatter's partial sums in transit: a copy of the whole tensor on each participant.
+    std::vector<int> staging;
+    for (size_t i = 0; schedule.staged && i < op.participants.size(); ++i) {
+      BufferSpec spec;
+      spec.kind = BufferKind::kReceive;
+      spec.device = op.participants[i];
+      spec.elements = schedule.segment_starts.back();
+      spec.label = fmt::format("{} op {}: partial sums on device {}", to_string(op.collective), op.id, spec.device);
+      staging.push_back(add_buffer(std::move(spec)));
+    }
     for (const CollectiveSend& send : schedule.sends) {
       const int span = spans.at(static_cast<size_t>(send.delivers_to));
       if (send.slice >= 0) {
@@ -1137,28 +1147,36 @@ class Compiler {
         continue;
       }
       // A chunk of a bucket may span several of its values: a copy (and a sum) for each.
+      const int64_t first = schedule.deliveries.at(static_cast<size_t>(send.delivers_to)).first_element;
       for (const SegmentPiece& piece : schedule.pieces(send.elements)) {
+        const Range part = piece.elements;
         const ValueView& source = send.from_input ? at(inputs, send.from, piece.segment)
                                                   : at(outputs, send.touches_from, piece.segment);
         const ValueView& target = at(outputs, send.delivers_to, piece.segment);
-        SPLITSCOPE_CHECK(source.elements() == target.elements() && piece.elements.end <= target.elements(),
-                         "all-reduce chunk outside its values (op " + std::to_string(op.id) + ")");
-        const Ref from{source.buffer, piece.elements.begin};
-        const Ref into{target.buffer, piece.elements.begin};
-        const int64_t count = piece.elements.size();
+        // From the sender's staging or value, into the receiver's staging or (its chunk of) its output.
+        SPLITSCOPE_CHECK((send.from_staging || part.end <= source.elements()) &&
+                             (send.to_staging || (part.begin >= first && part.end - first <= target.elements())),
+                         "collective chunk outside its values (op " + std::to_string(op.id) + ")");
+        const Ref from = send.from_staging ? Ref{staging.at(static_cast<size_t>(send.from)), part.begin}
+                                           : Ref{source.buffer, part.begin};
+        const Ref into = send.to_staging ? Ref{staging.at(static_cast<size_t>(send.delivers_to)), part.begin}
+                                         : Ref{target.buffer, part.begin - first};
+        const int64_t count = part.size();
         if (!send.reduces) {
           copy_between(op, span, source.device, target.device, from, count, into, count, count, 1);
           continue;
         }
         auto [slot, fresh] = receive_buffers.try_emplace(send.delivers_to, -1);
         if (fresh) {
-          const int64_t total = schedule.segment_starts.back();
-          const auto n = static_cast<int64_t>(op.participants.size());
+          int64_t largest = 0;  // the longest chunk any reducing send carries
+          for (const CollectiveSend& other : schedule.sends) {
+            if (other.reduces) largest = std::max(largest, other.elements.size());
+          }
           BufferSpec spec;
           spec.kind = BufferKind::kReceive;
           spec.device = target.device;
-          spec.elements = (total + n - 1) / n;
-          spec.label = fmt::format("all-reduce op {}: receives on device {}", op.id, target.device);
+          spec.elements = largest;
+          spec.label = fmt::format("{} op {}: receives on device {}", to_string(op.collective), op.id, target.device);
           slot->second = add_buffer(std::move(spec));
         }
         const int receive = slot->second;
@@ -1168,9 +1186,9 @@ class Compiler {
         SumStep sum;
         sum.elements = count;
         sum.y = into;
-        sum.inputs = {Ref{own.buffer, piece.elements.begin}, landed};
+        sum.inputs = {Ref{own.buffer, part.begin}, landed};
         add_step(std::move(sum), StreamId{target.device, StreamLane::kCopyIn}, span, {own.buffer, receive},
-                 {target.buffer});
+                 {into.buffer});
       }
     }
   }

@@ -170,21 +170,58 @@ void RankTasks::collective(const PlanOp& op) {
   const std::string label = op_label(plan_, op);
   const int first = first_span_[static_cast<size_t>(op.id)];
   const int slot = index_of(op.participants, rank_);  // -1: the root of a concat that holds no part
-  // A bucketed all-reduce holds several values (segments) per participant, participant-major.
-  const size_t segments = op.inputs.size() / op.participants.size();
+  // A bucketed all-reduce holds several values (segments) per participant,
+  // participant-major; a broadcast one input, the root's.
+  const bool broadcast = op.collective == CollectiveKind::kBroadcast;
+  const size_t segments = broadcast ? 1 : op.inputs.size() / op.participants.size();
   int delivery = -1;  // my output(s), by participant
   for (size_t i = 0; i < op.outputs.size(); ++i) {
     if (plan_.value(op.outputs[i]).device == rank_) delivery = static_cast<int>(i / segments);
   }
   std::vector<int> reads;
-  for (size_t k = 0; slot >= 0 && k < segments; ++k) reads.push_back(op.inputs.at(static_cast<size_t>(slot) * segments + k));
+  if (broadcast) {
+    if (slot == 0) reads.push_back(op.inputs.at(0));
+  } else {
+    for (size_t k = 0; slot >= 0 && k < segments; ++k) reads.push_back(op.inputs.at(static_cast<size_t>(slot) * segments + k));
+  }
   const RankTaskSpans spans = delivery >= 0 ? RankTaskSpans{first + delivery, -1, -1} : RankTaskSpans{-1, first, -1};
   std::string ranks;
   for (int member : members) ranks += (ranks.empty() ? "" : ", ") + std::to_string(member);
   const std::string what = label + " over ranks [" + ranks + "]";
 
   TaskFunction work;
-  if (op.collective == CollectiveKind::kAllReduce) {
+  if (op.collective == CollectiveKind::kBroadcast) {
+    SPLITSCOPE_CHECK(slot >= 0 && delivery >= 0 && members.front() == op.device,
+                     label + ": a broadcast participant without its output, or a root not first");
+    const ChannelBlock out = buffers_.block(op.outputs.at(static_cast<size_t>(delivery)));
+    const ConstChannelBlock in = slot == 0 ? std::as_const(buffers_).block(op.inputs.at(0)) : ConstChannelBlock{};
+    SPLITSCOPE_CHECK(slot != 0 || in.floats() == out.floats(), label + ": a broadcast changes the size of its value");
+    const int count = message_count(out.floats(), label);
+    work = [this, in, out, count, communicator, what](TaskContext&) {
+      if (in.data != nullptr) std::copy(in.data, in.data + in.floats(), out.data);
+      MPI_Request request = MPI_REQUEST_NULL;
+      check_mpi(MPI_Ibcast(out.data, count, MPI_FLOAT, 0, communicator, &request), "MPI_Ibcast (" + what + ")");
+      wait_for_request(request, deadline_, what);
+    };
+  } else if (op.collective == CollectiveKind::kReduceScatter) {
+    SPLITSCOPE_CHECK(slot >= 0 && delivery >= 0, label + ": a reduce-scatter participant without its parts");
+    const ConstChannelBlock in = std::as_const(buffers_).block(op.inputs.at(static_cast<size_t>(slot)));
+    const ChannelBlock out = buffers_.block(op.outputs.at(static_cast<size_t>(delivery)));
+    std::vector<int> counts;  // each member's chunk, in floats
+    int64_t total = 0;
+    for (int output : op.outputs) {
+      const int64_t floats = plan_.value(output).bytes / 4;
+      counts.push_back(message_count(floats, label));
+      total += floats;
+    }
+    SPLITSCOPE_CHECK(in.floats() == total, label + ": the chunks do not tile the tensor");
+    work = [this, in, out, counts, communicator, what](TaskContext&) {
+      MPI_Request request = MPI_REQUEST_NULL;
+      check_mpi(MPI_Ireduce_scatter(in.data, out.data, counts.data(), MPI_FLOAT, MPI_SUM, communicator, &request),
+                "MPI_Ireduce_scatter (" + what + ")");
+      wait_for_request(request, deadline_, what);
+    };
+  } else if (op.collective == CollectiveKind::kAllReduce) {
     SPLITSCOPE_CHECK(slot >= 0 && delivery >= 0, label + ": an all-reduce participant without its parts");
     std::vector<ConstChannelBlock> ins;
     std::vector<ChannelBlock> outs;
