@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <stdexcept>
 
 #include "ir/lower.hpp"
 #include "ir/model_parser.hpp"
@@ -50,6 +51,17 @@ struct Builder {
     return plan.ops.back();
   }
 };
+
+CollectiveKind collective_kind(CollectiveTest test) {
+  switch (test) {
+    case CollectiveTest::kAllReduce: return CollectiveKind::kAllReduce;
+    case CollectiveTest::kAllGather: return CollectiveKind::kAllGather;
+    case CollectiveTest::kReduceScatter: return CollectiveKind::kReduceScatter;
+    case CollectiveTest::kBroadcast: return CollectiveKind::kBroadcast;
+    case CollectiveTest::kSendRecv: break;
+  }
+  throw std::logic_error("send-recv is transfers, not a collective op");
+}
 
 }  // namespace
 
@@ -106,61 +118,37 @@ Plan collective_plan(CollectiveTest test, int devices, int64_t bytes) {
   Builder b{plan, 0};
   while (plan.graph->node(b.tensor).kind != OpKind::kInput) ++b.tensor;
   const Range whole{0, elements};
-  PlanOp op;
   switch (test) {
     case CollectiveTest::kAllReduce:
-    case CollectiveTest::kAllGather: {
-      const bool reduce = test == CollectiveTest::kAllReduce;
-      op.role = OpRole::kCollective;
-      op.collective = reduce ? CollectiveKind::kAllReduce : CollectiveKind::kAllGather;
-      op.algorithm = default_algorithm(op.collective);
-      op.node = b.tensor;
-      op.device = -1;
-      const int64_t slice = elements / devices;
-      for (int d = 0; d < devices; ++d) {
-        op.participants.push_back(d);
-        op.inputs.push_back(reduce ? b.value(d, whole, -1, PartialSum::kReduction)
-                                   : b.value(d, {d * slice, (d + 1) * slice}, -1));
-      }
-      op.id = 0;
-      for (int d = 0; d < devices; ++d) op.outputs.push_back(b.value(d, whole, 0));
-      op.payload_bytes = moved;
-      // Summed over the devices: ring all-reduce 2(N-1)/N of the tensor into
-      // each (as the plan builder counts it); all-gather what each lacks.
-      op.bytes_moved = (reduce ? 2 : 1) * static_cast<int64_t>(devices - 1) * moved;
-      b.add(std::move(op));
-      break;
-    }
-    case CollectiveTest::kReduceScatter: {
-      op.role = OpRole::kCollective;
-      op.collective = CollectiveKind::kReduceScatter;
-      op.algorithm = default_algorithm(op.collective);
-      op.node = b.tensor;
-      op.device = -1;
-      const int64_t slice = elements / devices;
-      for (int d = 0; d < devices; ++d) {
-        op.participants.push_back(d);
-        op.inputs.push_back(b.value(d, whole, -1, PartialSum::kReduction));
-      }
-      op.id = 0;
-      for (int d = 0; d < devices; ++d) op.outputs.push_back(b.value(d, {d * slice, (d + 1) * slice}, 0));
-      op.payload_bytes = moved;
-      op.bytes_moved = static_cast<int64_t>(devices - 1) * moved;  // each device receives the others' chunks
-      b.add(std::move(op));
-      break;
-    }
+    case CollectiveTest::kAllGather:
+    case CollectiveTest::kReduceScatter:
     case CollectiveTest::kBroadcast: {
+      PlanOp op;
       op.role = OpRole::kCollective;
-      op.collective = CollectiveKind::kBroadcast;
+      op.collective = collective_kind(test);
       op.algorithm = default_algorithm(op.collective);
       op.node = b.tensor;
-      op.device = 0;  // the root, first in the ring
-      for (int d = 0; d < devices; ++d) op.participants.push_back(d);
-      op.inputs.push_back(b.value(0, whole, -1));
+      const bool broadcast = op.collective == CollectiveKind::kBroadcast;
+      op.device = broadcast ? 0 : -1;  // a broadcast's root, first in the ring
+      const int64_t slice = elements / devices;
+      const auto own = [slice](int d) { return Range{d * slice, (d + 1) * slice}; };
+      for (int d = 0; d < devices; ++d) {
+        op.participants.push_back(d);
+        if (op.collective == CollectiveKind::kAllGather) {
+          op.inputs.push_back(b.value(d, own(d), -1));
+        } else if (!broadcast || d == 0) {
+          op.inputs.push_back(broadcast ? b.value(d, whole, -1) : b.value(d, whole, -1, PartialSum::kReduction));
+        }
+      }
       op.id = 0;
-      for (int d = 0; d < devices; ++d) op.outputs.push_back(b.value(d, whole, 0));
+      for (int d = 0; d < devices; ++d) {
+        op.outputs.push_back(b.value(d, op.collective == CollectiveKind::kReduceScatter ? own(d) : whole, 0));
+      }
       op.payload_bytes = moved;
-      op.bytes_moved = static_cast<int64_t>(devices - 1) * moved;
+      // Summed over the devices: what each receives. Ring all-reduce 2(N-1)/N
+      // of the tensor into each (as the plan builder counts it); the others
+      // (N-1)/N (all-gather, reduce-scatter) or all of it (broadcast, but the root).
+      op.bytes_moved = (op.collective == CollectiveKind::kAllReduce ? 2 : 1) * static_cast<int64_t>(devices - 1) * moved;
       b.add(std::move(op));
       break;
     }

@@ -46,6 +46,19 @@ void add_send(CollectiveSchedule& schedule, CollectiveSend send, const std::vect
   schedule.sends.push_back(std::move(send));
 }
 
+/// Registers ring send `send` of step `step` from participant `i` of `n`:
+/// a first step waits for the sender's input; a later one for the send that
+/// brought what it forwards, (step-1, i-1), and the sender's own last, (step-1, i).
+void add_ring_send(CollectiveSchedule& schedule, CollectiveSend send, int step, int i, int n) {
+  const auto send_id = [n](int s, int p) { return s * n + p; };
+  if (step == 0) {
+    send.needs_input = i;
+    add_send(schedule, std::move(send), {});
+  } else {
+    add_send(schedule, std::move(send), {send_id(step - 1, wrap(i - 1, n)), send_id(step - 1, i)});
+  }
+}
+
 CollectiveSchedule ring(const Plan& plan, const PlanOp& op) {
   const int n = static_cast<int>(op.participants.size());
   const bool reduce = op.collective == CollectiveKind::kAllReduce;
@@ -66,7 +79,6 @@ CollectiveSchedule ring(const Plan& plan, const PlanOp& op) {
     return Range{begin, begin + elements / n + (c < elements % n ? 1 : 0)};
   };
   const int steps = reduce ? 2 * (n - 1) : n - 1;
-  const auto send_id = [n](int step, int i) { return step * n + i; };
   for (int step = 0; step < steps; ++step) {
     for (int i = 0; i < n; ++i) {
       CollectiveSend send;
@@ -87,13 +99,7 @@ CollectiveSchedule ring(const Plan& plan, const PlanOp& op) {
         send.elements = chunk(wrap(i + 1 - (step - (n - 1)), n));  // all-gather of the sums
       }
       if (reduce) send.bytes = send.elements.size() * 4;
-      if (step == 0) {
-        send.needs_input = i;
-        add_send(schedule, std::move(send), {});
-      } else {
-        // The data it forwards arrived with (step-1, i-1); its own last send was (step-1, i).
-        add_send(schedule, std::move(send), {send_id(step - 1, wrap(i - 1, n)), send_id(step - 1, i)});
-      }
+      add_ring_send(schedule, std::move(send), step, i, n);
     }
   }
   return schedule;
@@ -120,7 +126,6 @@ CollectiveSchedule ring_reduce_scatter(const Plan& plan, const PlanOp& op) {
   // One participant copies its (whole) chunk; otherwise every chunk arrives by a send.
   add_deliveries(schedule, op, n == 1);
   for (int i = 0; i < n; ++i) schedule.deliveries[static_cast<size_t>(i)].first_element = reduce_scatter_chunk(whole, n, i).begin;
-  const auto send_id = [n](int step, int i) { return step * n + i; };
   for (int step = 0; step < n - 1; ++step) {
     for (int i = 0; i < n; ++i) {
       CollectiveSend send;
@@ -136,12 +141,7 @@ CollectiveSchedule ring_reduce_scatter(const Plan& plan, const PlanOp& op) {
       send.from_input = step == 0;
       send.from_staging = step > 0;
       send.to_staging = step < n - 2;  // the last step lands the receiver's own chunk in its output
-      if (step == 0) {
-        send.needs_input = i;
-        add_send(schedule, std::move(send), {});
-      } else {
-        add_send(schedule, std::move(send), {send_id(step - 1, wrap(i - 1, n)), send_id(step - 1, i)});
-      }
+      add_ring_send(schedule, std::move(send), step, i, n);
     }
   }
   return schedule;
