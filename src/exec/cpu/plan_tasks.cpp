@@ -198,11 +198,13 @@ class TaskBuilder {
                              label + ": a chunk outside the value it lands in");
             to = target.data + (at.begin - receiver.first_element);
           }
-          const float* own =
-              send.reduces
-                  ? std::as_const(buffers_).block(input(schedule.index(send.needs_receiver_input, piece.segment))).data +
-                        at.begin
-                  : nullptr;
+          const float* own = nullptr;  // the receiver's own contribution, for a reducing send
+          if (send.reduces) {
+            const ConstChannelBlock mine =
+                std::as_const(buffers_).block(input(schedule.index(send.needs_receiver_input, piece.segment)));
+            SPLITSCOPE_CHECK(at.end <= mine.floats(), label + ": a chunk outside the receiver's own input");
+            own = mine.data + at.begin;
+          }
           pieces.push_back({data, own, to, at.size()});
         }
         work = [pieces = std::move(pieces)](TaskContext&) {
