@@ -242,6 +242,31 @@ TEST(ClosedForm, ABucketIsOneRingOverItsGradientsThatStartsWhenTheLastIsReady) {
   EXPECT_NEAR(two.makespan_us(), 1000.0 + 2 * (2.0 + 20.0), kTolUs);
 }
 
+TEST(ClosedForm, EqualBucketsOverlapTheBackwardAndOnlyTheLastIsExposed) {
+  // Backward writes three 200 kB gradients on each of 2 devices, one per ms.
+  // Three buckets (one gradient each): each ring takes 2·(2 + 10) = 24 µs
+  // and overlaps the next gradient's compute, so only the last is exposed:
+  // 3000 + 24. One bucket of all three starts at 3000 and takes 2·(2 + 30).
+  for (const bool one_bucket : {false, true}) {
+    HandPlan hand(kDenseNet, 2);
+    const NodeId fc1 = hand.node("fc1");
+    std::vector<std::vector<int>> gradients(3);  // [gradient][device]
+    for (int d = 0; d < 2; ++d) {
+      const int x = hand.input(fc1, d, 64);
+      for (int g = 0; g < 3; ++g) gradients[static_cast<size_t>(g)].push_back(hand.compute(fc1, d, {x}, 1'000'000'000, 200'000));
+    }
+    if (one_bucket) {
+      hand.collective(CollectiveKind::kAllReduce, {gradients[0][0], gradients[1][0], gradients[2][0], gradients[0][1],
+                                                   gradients[1][1], gradients[2][1]});
+    } else {
+      for (const std::vector<int>& gradient : gradients) hand.collective(CollectiveKind::kAllReduce, gradient);
+    }
+    const Timeline timeline = simulate(hand.plan(), test_machine(2, switch_topology(10, 2)));
+    EXPECT_NEAR(timeline.makespan_us(), one_bucket ? 3000.0 + 2 * (2.0 + 30.0) : 3000.0 + 2 * (2.0 + 10.0), kTolUs)
+        << (one_bucket ? "one bucket" : "three buckets");
+  }
+}
+
 TEST(ClosedForm, HorizontalSplitOfTwoBalancedLayers) {
   // fc1 on device 0, its output (256 KB) to device 1, fc2 there:
   // t1 + (L + bytes / W) + t2 = 1000 + (3 + 256000 / 10e9 s = 25.6 µs) + 1000 µs.
