@@ -1,4 +1,4 @@
-// `splitscope collective all-reduce|all-gather|send-recv --devices N --bytes
+// `splitscope collective all-reduce|all-gather|reduce-scatter|broadcast|send-recv --devices N --bytes
 // LIST [--json]` (and run's execution options): nccl-tests' table (size,
 // time, algbw, busbw) for one collective over a range of sizes, measured on
 // cpu or cuda or predicted on a simulated machine. Each size is a plan of
@@ -148,7 +148,7 @@ Command add_collective_command(CLI::App& app) {
   auto options = std::make_shared<CollectiveOptions>();
   CLI::App* sub = app.add_subcommand(
       "collective", "Time one collective over a range of sizes, as nccl-tests does (size, time, algbw, busbw)");
-  sub->add_option("op", options->op, "all-reduce | all-gather | send-recv")->required();
+  sub->add_option("op", options->op, "all-reduce | all-gather | reduce-scatter | broadcast | send-recv")->required();
   sub->add_option("--devices,-n", options->devices, "devices taking part")->capture_default_str();
   sub->add_option("--bytes", options->bytes,
                   "sizes: one (64M), a comma list (1K,1M), or a range MIN:MAX of doublings; K, M, G are 1024^1..3")
