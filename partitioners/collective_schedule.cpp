@@ -10,6 +10,14 @@ namespace {
 
 int wrap(int index, int n) { return ((index % n) + n) % n; }
 
+/// A schedule with a waiting list (sends, local copies) for each of the op's inputs.
+CollectiveSchedule empty_schedule(const PlanOp& op) {
+  CollectiveSchedule schedule;
+  schedule.sends_needing_input.resize(op.inputs.size());
+  schedule.deliveries_needing_input.resize(op.inputs.size());
+  return schedule;
+}
+
 /// Each participant's delivery; with `local_copy`, its own input is copied in.
 void add_deliveries(CollectiveSchedule& schedule, const PlanOp& op, bool local_copy) {
   const int n = static_cast<int>(op.participants.size());
@@ -62,10 +70,8 @@ void add_ring_send(CollectiveSchedule& schedule, CollectiveSend send, int step, 
 CollectiveSchedule ring(const Plan& plan, const PlanOp& op) {
   const int n = static_cast<int>(op.participants.size());
   const bool reduce = op.collective == CollectiveKind::kAllReduce;
-  CollectiveSchedule schedule;
+  CollectiveSchedule schedule = empty_schedule(op);
   schedule.segments = static_cast<int>(op.inputs.size()) / n;
-  schedule.sends_needing_input.resize(op.inputs.size());
-  schedule.deliveries_needing_input.resize(op.inputs.size());
   // An all-reduce over one participant is a copy; otherwise every element arrives by a send.
   add_deliveries(schedule, op, !reduce || n == 1);
 
@@ -116,9 +122,7 @@ Range reduce_scatter_chunk(const Value& whole, int n, int c) {
 
 CollectiveSchedule ring_reduce_scatter(const Plan& plan, const PlanOp& op) {
   const int n = static_cast<int>(op.participants.size());
-  CollectiveSchedule schedule;
-  schedule.sends_needing_input.resize(op.inputs.size());
-  schedule.deliveries_needing_input.resize(op.inputs.size());
+  CollectiveSchedule schedule = empty_schedule(op);
   schedule.staged = n > 1;
   const Value& whole = plan.value(op.inputs.front());
   SPLITSCOPE_CHECK(whole.batch.size() == 1, fmt::format("reduce-scatter op {} splits a tensor of one row", op.id));
@@ -149,23 +153,16 @@ CollectiveSchedule ring_reduce_scatter(const Plan& plan, const PlanOp& op) {
 
 CollectiveSchedule ring_broadcast(const Plan& plan, const PlanOp& op) {
   const int n = static_cast<int>(op.participants.size());
-  CollectiveSchedule schedule;
-  schedule.sends_needing_input.resize(op.inputs.size());
-  schedule.deliveries_needing_input.resize(op.inputs.size());
+  CollectiveSchedule schedule = empty_schedule(op);
   const Value& whole = plan.value(op.inputs.front());
   const int64_t elements = whole.bytes / 4;
   schedule.segment_starts = {0, elements};
-  for (int i = 0; i < n; ++i) {
-    CollectiveDelivery delivery;
-    delivery.device = op.participants[static_cast<size_t>(i)];
-    delivery.value = op.outputs[static_cast<size_t>(i)];
-    if (i == 0) {
-      delivery.local_copy = 0;
-      delivery.waits_for = 1;
-      schedule.deliveries_needing_input[0].push_back(0);
-    }
-    schedule.deliveries.push_back(delivery);
-  }
+  // Every participant receives; the root copies its own input instead.
+  add_deliveries(schedule, op, false);
+  CollectiveDelivery& root = schedule.deliveries.front();
+  root.local_copy = 0;
+  root.waits_for = 1;
+  schedule.deliveries_needing_input[0].push_back(0);
   const int64_t per_chunk = kBroadcastChunkBytes / 4;
   const int64_t chunks = std::max<int64_t>(1, (elements + per_chunk - 1) / per_chunk);
   const auto send_id = [n](int64_t chunk, int hop) { return static_cast<int>(chunk * (n - 1) + hop); };
@@ -193,9 +190,7 @@ CollectiveSchedule ring_broadcast(const Plan& plan, const PlanOp& op) {
 
 CollectiveSchedule direct_concat(const Plan& plan, const PlanOp& op) {
   const int n = static_cast<int>(op.participants.size());
-  CollectiveSchedule schedule;
-  schedule.sends_needing_input.resize(op.inputs.size());
-  schedule.deliveries_needing_input.resize(op.inputs.size());
+  CollectiveSchedule schedule = empty_schedule(op);
   CollectiveDelivery root;
   root.device = op.device;
   root.value = op.outputs.front();
