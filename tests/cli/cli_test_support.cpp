@@ -14,11 +14,19 @@ namespace splitscope::testing {
 
 CommandResult run_splitscope(const std::string& args) { return run_splitscope_under("", args); }
 
-CommandResult run_splitscope_under(const std::string& launcher, const std::string& args) {
+std::string splitscope_path() {
   const char* bin = std::getenv("SPLITSCOPE_BIN");
   if (bin == nullptr) throw std::runtime_error("SPLITSCOPE_BIN is not set; run the tests with meson test");
+  return bin;
+}
+
+CommandResult run_splitscope_under(const std::string& launcher, const std::string& args) {
+  return run_executable((launcher.empty() ? "" : launcher + " ") + splitscope_path(), args);
+}
+
+CommandResult run_executable(const std::string& executable, const std::string& args) {
   const std::string err_path = fresh_temp_dir("stderr") + "/err.txt";
-  const std::string command = (launcher.empty() ? "" : launcher + " ") + bin + " " + args + " 2>" + err_path;
+  const std::string command = executable + " " + args + " 2>" + err_path;
   CommandResult result;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) throw std::runtime_error("popen failed for " + command);

@@ -15,6 +15,10 @@ struct CommandResult {
 CommandResult run_splitscope(const std::string& args);
 /// Runs `LAUNCHER splitscope ARGS` (e.g. LAUNCHER = "mpirun -np 2").
 CommandResult run_splitscope_under(const std::string& launcher, const std::string& args);
+/// Runs `EXECUTABLE ARGS`: a copy of splitscope elsewhere, say.
+CommandResult run_executable(const std::string& executable, const std::string& args);
+/// $SPLITSCOPE_BIN, the built `splitscope`.
+std::string splitscope_path();
 
 /// A fresh, empty folder for one test's files.
 std::string fresh_temp_dir(const std::string& name);
