@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "partitioners/recompute.hpp"
 #include "partitioners/replicas.hpp"
 #include "partitioners/strategies.hpp"
 #include "util/errors.hpp"
@@ -46,6 +47,14 @@ std::unique_ptr<Partitioner> make_partitioner(std::string_view name, int replica
                                          "--devices instead, or replicate a model split (tensor, pipeline, ...)");
   }
   return with_replicas(std::move(partitioner), replicas);
+}
+
+Plan make_plan(const Partitioner& partitioner, std::shared_ptr<const Graph> graph, const PartitionOptions& options) {
+  if (options.recompute && !graph->is_training()) {
+    throw InputError("--recompute", "", "re-runs forward passes for a backward pass; add --train");
+  }
+  Plan plan = partitioner.partition(std::move(graph), options);
+  return options.recompute ? recompute_activations(std::move(plan)) : plan;
 }
 
 const CostFunction& cost_function(const PartitionOptions& options) {

@@ -27,6 +27,9 @@ struct PartitionOptions {
   /// bucket size in bytes (gradient_all_reduce.hpp; PyTorch DDP's
   /// bucket_cap_mb, 25 MiB); 0: one all-reduce per weight slice.
   int64_t bucket_bytes = int64_t{25} << 20;
+  /// Training: re-run each micro-batch's forward ops for its backward instead
+  /// of stashing their activations (`--recompute`, recompute.hpp); make_plan() applies it.
+  bool recompute = false;
 };
 
 class Partitioner {
@@ -55,6 +58,9 @@ std::unique_ptr<Partitioner> make_partitioner(std::string_view name);
 /// (replicas.hpp; itself for 1). InputError for fewer than 1, or for a
 /// strategy that already replicates the network (data, ps).
 std::unique_ptr<Partitioner> make_partitioner(std::string_view name, int replicas);
+/// `partitioner`'s plan of `graph`, then what `options` asks of every
+/// strategy's plan alike (re-materialisation). InputError as partition().
+Plan make_plan(const Partitioner& partitioner, std::shared_ptr<const Graph> graph, const PartitionOptions& options);
 /// All strategy names, in the order `compare` shows them.
 std::vector<std::string> strategy_names();
 /// The name of the strategy every other is judged against (traits().baseline).

@@ -75,6 +75,7 @@ std::string op_label(const Plan& plan, const PlanOp& op) {
       std::string label = node + mb;
       if (split) label += " " + op.slice.out.to_string();
       if (op.slice.is_partial(graph_node)) label += " partial " + op.slice.reduce.to_string();
+      if (op.recomputes >= 0) label += " (recompute)";
       return label;
     }
     case OpRole::kEpilogue:

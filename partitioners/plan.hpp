@@ -178,6 +178,10 @@ struct PlanOp {
   int64_t bytes_moved = 0;
   /// Collective: bytes of the whole tensor (nccl-tests' "size").
   int64_t payload_bytes = 0;
+  /// Compute: the forward op whose slice this one runs again, for the
+  /// backward pass to read instead of a stashed activation (recompute.hpp);
+  /// -1 for an op that is no re-run.
+  int recomputes = -1;
 };
 
 /// Memory one device needs to run its part of the plan (bytes).

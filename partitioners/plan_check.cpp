@@ -191,6 +191,10 @@ class Checker {
 
   void check_compute(const PlanOp& op) {
     const OpNode& node = graph_.node(op.node);
+    if (op.recomputes >= 0) {
+      check_recompute(op);
+      return;
+    }
     const auto slots = graph_.inputs(op.node);
     const bool writes_gradient = op_def(node.kind).writes_gradient;
     if (op.inputs.size() != slots.size() && !(writes_gradient && op.inputs.size() == slots.size() + 1)) {
@@ -399,10 +403,49 @@ class Checker {
     if (op.bytes_moved != moved) fail("{} counts {} bytes moved, its slices make {}", name(op), op.bytes_moved, moved);
   }
 
+  // A re-run (recompute.hpp) is its forward op again, on its device, for the
+  // same micro-batch and slice, reading the same tensors and writing new
+  // values of the same ones; it counts in no tiling.
+  void check_recompute(const PlanOp& op) {
+    if (op.recomputes >= op.id || plan_.op(op.recomputes).role != OpRole::kCompute) {
+      fail("{} re-runs op {}, which is no earlier compute op", name(op), op.recomputes);
+      return;
+    }
+    const PlanOp& original = plan_.op(op.recomputes);
+    if (original.recomputes >= 0 || graph_.node(original.node).pass != Pass::kForward) {
+      fail("{} re-runs op {}, which is no forward op of its own", name(op), original.id);
+    }
+    if (op.node != original.node || op.microbatch != original.microbatch || op.device != original.device ||
+        op.slice.batch != original.slice.batch || op.slice.out != original.slice.out ||
+        op.slice.reduce != original.slice.reduce || op.params != original.params ||
+        op.inputs.size() != original.inputs.size() || op.outputs.size() != original.outputs.size()) {
+      fail("{} is not the op {} it re-runs", name(op), original.id);
+      return;
+    }
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      if ((op.inputs[i] < 0) != (original.inputs[i] < 0)) fail("{} slot {} differs from op {}'s", name(op), i, original.id);
+      if (op.inputs[i] < 0 || op.inputs[i] == original.inputs[i]) continue;
+      const Value& mine = plan_.value(op.inputs[i]);
+      const Value& theirs = plan_.value(original.inputs[i]);
+      if (mine.node != theirs.node || mine.output != theirs.output || mine.batch != theirs.batch ||
+          mine.channels != theirs.channels || mine.device != op.device) {
+        fail("{} slot {} reads another tensor than op {}", name(op), i, original.id);
+      }
+    }
+    for (size_t i = 0; i < op.outputs.size(); ++i) {
+      const Value& mine = plan_.value(op.outputs[i]);
+      const Value& theirs = plan_.value(original.outputs[i]);
+      if (mine.producer != op.id || mine.node != theirs.node || mine.output != theirs.output ||
+          mine.batch != theirs.batch || mine.channels != theirs.channels || mine.device != op.device) {
+        fail("{} output {} is not a copy of op {}'s", name(op), i, original.id);
+      }
+    }
+  }
+
   void check_tiling() {
     int64_t flops = 0;
     for (const PlanOp& op : plan_.ops) {
-      if (op.role == OpRole::kCompute) flops += op.flops;
+      if (op.role == OpRole::kCompute && op.recomputes < 0) flops += op.flops;
     }
     if (flops != graph_.total_flops()) fail("compute slices count {} FLOPs, the network {}", flops, graph_.total_flops());
     std::map<NodeId, std::vector<Box>> per_node;

@@ -94,7 +94,7 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
 
   const std::vector<std::shared_ptr<const Plan>> plans =
       comparison_plans(graph, strategies, options.devices, microbatches, execution, backend,
-                       pipeline_schedule(options.training), options.replicas, bucket_bytes(options.training));
+                       options.training, options.replicas);
 
   Progress progress = stderr_progress(execution.quiet || !launch.writes());
   RunOptions run = run_options(execution);

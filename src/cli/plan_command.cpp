@@ -197,8 +197,7 @@ Command add_plan_command(CLI::App& app) {
             PartitionOptions partition;
             partition.devices = options->devices;
             partition.microbatches = options->microbatches;
-            partition.schedule = pipeline_schedule(options->training);
-            partition.bucket_bytes = bucket_bytes(options->training);
+            set_training_plan_options(options->training, partition);
             partition.parameter_servers = options->parameter_servers;
             if (options->parameter_servers_given && options->strategy != "ps") {
               throw InputError("--ps", "", "counts the shards of --strategy ps");
@@ -206,7 +205,7 @@ Command add_plan_command(CLI::App& app) {
             if (options->training.schedule_given && !make_partitioner(options->strategy)->traits().microbatched) {
               throw InputError("--schedule", "", "orders a pipeline's micro-batches; use it with --strategy pipeline");
             }
-            const Plan plan = make_partitioner(options->strategy, options->replicas)->partition(graph, partition);
+            const Plan plan = make_plan(*make_partitioner(options->strategy, options->replicas), graph, partition);
             check(plan);
             if (options->json) {
               std::cout << dump_json(plan_json(plan), 2) << "\n";

@@ -48,7 +48,7 @@ struct RunCommandOptions {
 
 std::shared_ptr<const Plan> make_checked_plan(const std::shared_ptr<const Graph>& graph, const std::string& strategy,
                                               const PartitionOptions& options, int replicas = 1) {
-  auto plan = std::make_shared<const Plan>(make_partitioner(strategy, replicas)->partition(graph, options));
+  auto plan = std::make_shared<const Plan>(make_plan(*make_partitioner(strategy, replicas), graph, options));
   check(*plan);
   return plan;
 }
@@ -94,8 +94,7 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
   auto executor = make_executor(options.execution, backend, options.devices);
   if (launch.launched()) executor = launch.make_executor();
   PartitionOptions partitioning = partition_options(options.execution, backend, options.devices, options.microbatches);
-  partitioning.schedule = pipeline_schedule(options.training);
-  partitioning.bucket_bytes = bucket_bytes(options.training);
+  set_training_plan_options(options.training, partitioning);
   partitioning.parameter_servers = options.parameter_server.shards;
   const ParameterServerOptions ps =
       parameter_server_options(options.parameter_server, options.strategy, options.training.steps);

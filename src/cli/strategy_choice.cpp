@@ -90,17 +90,16 @@ int default_microbatches(int64_t batch, int devices) {
 std::vector<std::shared_ptr<const Plan>> comparison_plans(const std::shared_ptr<const Graph>& graph,
                                                           const std::vector<std::string>& strategies, int devices,
                                                           int microbatches, const ExecutionOptions& execution,
-                                                          const std::string& backend, PipelineSchedule schedule,
-                                                          int replicas, int64_t bucket_bytes) {
+                                                          const std::string& backend,
+                                                          const TrainingOptions& training, int replicas) {
   std::vector<std::shared_ptr<const Plan>> plans;
   for (const std::string& strategy : strategies) {
     const auto partitioner = replicated(strategy, replicas);
     const StrategyTraits traits = partitioner->traits();
     PartitionOptions options =
         partition_options(execution, backend, traits.baseline ? 1 : devices, traits.microbatched ? microbatches : 1);
-    options.schedule = schedule;
-    options.bucket_bytes = bucket_bytes;
-    auto plan = std::make_shared<const Plan>(partitioner->partition(graph, options));
+    set_training_plan_options(training, options);
+    auto plan = std::make_shared<const Plan>(make_plan(*partitioner, graph, options));
     check(*plan);
     plans.push_back(std::move(plan));
   }

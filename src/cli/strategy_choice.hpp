@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/execution_options.hpp"
+#include "cli/training_options.hpp"
 #include "ir/graph.hpp"
 #include "partitioners/partitioner.hpp"
 #include "partitioners/plan.hpp"
@@ -34,13 +35,12 @@ int default_microbatches(int64_t batch, int devices);
 /// baseline on one device, the splits on `devices`, micro-batched ones in
 /// `microbatches`, priced for `backend` (partition_options()); with
 /// `replicas` > 1 the splits that do not replicate run as that many copies
-/// (partitioners/replicas.hpp), micro-batched ones with `microbatches` each.
+/// (partitioners/replicas.hpp), micro-batched ones with `microbatches` each;
+/// `training` says what training plans add (set_training_plan_options()).
 std::vector<std::shared_ptr<const Plan>> comparison_plans(const std::shared_ptr<const Graph>& graph,
                                                           const std::vector<std::string>& strategies, int devices,
                                                           int microbatches, const ExecutionOptions& execution,
                                                           const std::string& backend,
-                                                          PipelineSchedule schedule = PipelineSchedule::kGpipe,
-                                                          int replicas = 1,
-                                                          int64_t bucket_bytes = PartitionOptions{}.bucket_bytes);
+                                                          const TrainingOptions& training = {}, int replicas = 1);
 
 }  // namespace splitscope::cli

@@ -32,7 +32,9 @@ void add_training_options(CLI::App& command, TrainingOptions& options, bool step
       ->capture_default_str()
       ->each([&options](const std::string&) { options.bucket_given = true; });
   command.add_flag("--recompute", options.recompute,
-                   "re-materialise activations in the backward pass (not built yet: refused)");
+                   "training: keep only each device's inputs of a micro-batch's forward pass and re-run the forward "
+                   "just before its backward (GPipe's re-materialisation): less activation memory, one more forward "
+                   "of FLOPs");
 }
 
 std::shared_ptr<const Graph> graph_to_run(std::shared_ptr<const Graph> graph, const TrainingOptions& options) {
@@ -42,9 +44,6 @@ std::shared_ptr<const Graph> graph_to_run(std::shared_ptr<const Graph> graph, co
                        "applies to training runs only; add --train");
     }
     return graph;
-  }
-  if (options.recompute) {
-    throw InputError("--recompute", "", "re-materialisation is not built yet; train without --recompute");
   }
   if (options.steps < 1) throw InputError("--steps", "", "must be at least 1, got " + std::to_string(options.steps));
   if (!(options.learning_rate > 0)) {
@@ -75,6 +74,12 @@ int64_t bucket_bytes(const TrainingOptions& options) {
 
 PipelineSchedule pipeline_schedule(const TrainingOptions& options) {
   return options.schedule == "1f1b" ? PipelineSchedule::kOneForwardOneBackward : PipelineSchedule::kGpipe;
+}
+
+void set_training_plan_options(const TrainingOptions& options, PartitionOptions& partition) {
+  partition.schedule = pipeline_schedule(options);
+  partition.bucket_bytes = bucket_bytes(options);
+  partition.recompute = options.train && options.recompute;
 }
 
 }  // namespace splitscope::cli

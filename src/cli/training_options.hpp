@@ -1,7 +1,8 @@
 #pragma once
 /// \file
 /// The options that make `run`, `compare` and `plan` train: `--train`, with
-/// `--steps`, `--schedule`, `--optimizer`, `--lr`, `--momentum` (docs/training.md). Each
+/// `--steps`, `--schedule`, `--optimizer`, `--lr`, `--momentum`, `--bucket-mib`,
+/// `--recompute` (docs/training.md). Each
 /// command registers them and turns a forward network into its training
 /// graph here.
 
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "ir/graph.hpp"
+#include "partitioners/partitioner.hpp"
 #include "partitioners/plan.hpp"
 
 namespace splitscope::cli {
@@ -34,8 +36,8 @@ void add_training_options(CLI::App& command, TrainingOptions& options, bool step
 
 /// `graph`, or with --train its training graph. InputError (exit 2) for an
 /// impossible combination (training options without --train, a learning
-/// rate that is not positive, momentum outside [0, 1), --recompute, which
-/// is not built yet) or a network with a layer that cannot train.
+/// rate that is not positive, momentum outside [0, 1)) or a network with a
+/// layer that cannot train.
 std::shared_ptr<const Graph> graph_to_run(std::shared_ptr<const Graph> graph, const TrainingOptions& options);
 
 /// The pipeline schedule --schedule names.
@@ -43,5 +45,8 @@ PipelineSchedule pipeline_schedule(const TrainingOptions& options);
 
 /// `--bucket-mib` in bytes (PartitionOptions::bucket_bytes).
 int64_t bucket_bytes(const TrainingOptions& options);
+
+/// Sets what the training options ask of a plan (schedule, buckets, --recompute) in `partition`.
+void set_training_plan_options(const TrainingOptions& options, PartitionOptions& partition);
 
 }  // namespace splitscope::cli

@@ -36,6 +36,7 @@ struct TrainCase {
   PipelineSchedule schedule = PipelineSchedule::kGpipe;
   LinkMode link = LinkMode::kDevice;
   bool adam = false;
+  bool recompute = false;  ///< --recompute (partitioners/recompute.hpp)
 };
 
 Optimizer optimizer_of(const TrainCase& c) { return training_optimizer(c.adam); }
@@ -54,7 +55,11 @@ std::vector<TrainCase> all_cases() {
       }
     }
     cases.push_back({network, "pipeline", 2, 2, PipelineSchedule::kGpipe, LinkMode::kHost});
+    cases.push_back({network, "pipeline", 2, 3, PipelineSchedule::kOneForwardOneBackward, LinkMode::kDevice, false,
+                     true});
   }
+  cases.push_back({"mlp-small", "tensor", 2, 1, PipelineSchedule::kGpipe, LinkMode::kDevice, false, true});
+  cases.push_back({"resnet-small", "data", 2, 1, PipelineSchedule::kGpipe, LinkMode::kDevice, false, true});
   cases.push_back({"mlp-small", "single", 1, 1, PipelineSchedule::kGpipe, LinkMode::kDevice, true});
   cases.push_back({"mlp-small", "data", 2, 1, PipelineSchedule::kGpipe, LinkMode::kHost, true});
   cases.push_back({"cnn-small", "pipeline", 2, 2, PipelineSchedule::kOneForwardOneBackward, LinkMode::kDevice, true});
@@ -66,7 +71,7 @@ std::string case_name(const ::testing::TestParamInfo<TrainCase>& info) {
   const TrainCase& c = info.param;
   std::string name = c.network + "_" + c.strategy + "_N" + std::to_string(c.devices) + "_M" +
                      std::to_string(c.microbatches) + "_" + std::string(to_string(c.schedule)) + "_" +
-                     to_string(c.link) + (c.adam ? "_adam" : "");
+                     to_string(c.link) + (c.adam ? "_adam" : "") + (c.recompute ? "_recompute" : "");
   for (char& ch : name) {
     if (ch == '-' || ch == ' ') ch = '_';
   }
@@ -82,9 +87,10 @@ TEST_P(InterpretedTraining, MatchesTheCpuBackendStepForStep) {
   const auto training = std::make_shared<const Graph>(training_graph(*zoo_graph(c.network), optimizer_of(c)));
   PartitionOptions options{c.devices, c.microbatches, nullptr};
   options.schedule = c.schedule;
+  options.recompute = c.recompute;
   Plan plan;
   try {
-    plan = make_partitioner(c.strategy)->partition(training, options);
+    plan = make_plan(*make_partitioner(c.strategy), training, options);
   } catch (const InputError& error) {
     GTEST_SKIP() << "the strategy refuses to train this split: " << error.what();
   }
