@@ -7,17 +7,22 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
+#include <optional>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli/byte_sizes.hpp"
 #include "cli/command.hpp"
 #include "cli/execution_options.hpp"
+#include "cli/host_machine.hpp"
 #include "cli/launch_scope.hpp"
 #include "exec/cuda_backend.hpp"
 #include "partitioners/collective_plan.hpp"
 #include "report/makespan_stats.hpp"
+#include "sim/machine_file.hpp"
+#include "sim/nccl_protocol.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope::cli {
@@ -37,13 +42,17 @@ struct Row {
   double time_us = 0;
   double algbw_gbps = 0;
   double busbw_gbps = 0;
+  std::string nccl;  ///< sim: NCCL's algorithm/protocol for this size; empty for plain sends
 };
 
 /// Which algorithm runs `test`, and why, for the table's heading.
-std::string algorithm_of(CollectiveTest test) {
+std::string algorithm_of(CollectiveTest test, bool simulated) {
   switch (test) {
     case CollectiveTest::kAllReduce:
-      return "ring (reduce-scatter then all-gather, 2(N-1) steps; the plans carry no tree)";
+      return simulated ? "NCCL's ring (reduce-scatter then all-gather, 2(N-1) steps) or tree (a chain in each node, "
+                         "a binary tree across nodes), whichever NCCL's tuning model predicts faster at each size "
+                         "(column nccl: algorithm/protocol); a tree runs as the ring's sends paced to the tree's time"
+                       : "ring (reduce-scatter then all-gather, 2(N-1) steps; these backends run no tree)";
     case CollectiveTest::kAllGather: return "ring (N-1 steps)";
     case CollectiveTest::kReduceScatter: return "ring (N-1 steps, each adding the receiver's chunk)";
     case CollectiveTest::kBroadcast:
@@ -76,7 +85,11 @@ int collective_command(const CollectiveOptions& options, const std::string& back
   const std::vector<int64_t> requested = parse_byte_sizes(options.bytes, "--bytes");
   auto executor = make_executor(execution, backend, options.devices);
   if (launch.launched()) executor = launch.make_executor();
-  const std::string algorithm = launch.launched() ? mpi_algorithm_of(test) : algorithm_of(test);
+  const bool simulated = backend == "sim";
+  const std::string algorithm = launch.launched() ? mpi_algorithm_of(test) : algorithm_of(test, simulated);
+  // The simulator's NCCL choice per size (sim/nccl_protocol.hpp), said beside its time.
+  const std::optional<Machine> machine =
+      simulated ? std::optional<Machine>(load_machine(resolve_machine(execution.machine))) : std::nullopt;
   RunOptions run = run_options(execution);
   run.want_output = false;
 
@@ -95,6 +108,14 @@ int collective_command(const CollectiveOptions& options, const std::string& back
     row.time_us = makespan_stats(result.timelines).median_ms * 1e3;
     row.algbw_gbps = row.time_us > 0 ? static_cast<double>(bytes) / (row.time_us * 1e-6) / 1e9 : 0;
     row.busbw_gbps = row.algbw_gbps * bus_bandwidth_factor(test, options.devices);
+    if (machine) {
+      for (const PlanOp& op : plan.ops) {
+        if (op.role != OpRole::kCollective) continue;
+        if (const auto choice = nccl_choice_on(plan, op, *machine)) {
+          row.nccl = fmt::format("{}/{}", to_string(choice->algorithm), to_string(choice->protocol));
+        }
+      }
+    }
     rows.push_back(row);
   }
   if (rows.empty()) {
@@ -109,9 +130,11 @@ int collective_command(const CollectiveOptions& options, const std::string& back
     document["algorithm"] = algorithm;
     document["rows"] = nlohmann::ordered_json::array();
     for (const Row& row : rows) {
-      document["rows"].push_back({{"op", to_string(test)}, {"devices", options.devices}, {"bytes", row.bytes},
-                                  {"time_us", row.time_us}, {"algbw_GBps", row.algbw_gbps},
-                                  {"busbw_GBps", row.busbw_gbps}});
+      nlohmann::ordered_json json_row{{"op", to_string(test)}, {"devices", options.devices}, {"bytes", row.bytes},
+                                      {"time_us", row.time_us}, {"algbw_GBps", row.algbw_gbps},
+                                      {"busbw_GBps", row.busbw_gbps}};
+      if (!row.nccl.empty()) json_row["nccl"] = row.nccl;
+      document["rows"].push_back(std::move(json_row));
     }
     std::cout << document.dump(2) << "\n";
     return 0;
@@ -120,11 +143,12 @@ int collective_command(const CollectiveOptions& options, const std::string& back
                            backend == "sim" ? "simulated on " : "measured on ",
                            backend == "sim" ? execution.machine : backend + (launch.launched() ? " (mpi)" : ""),
                            algorithm);
-  std::cout << fmt::format("{:>14} {:>12} {:>12} {:>12}\n", "size (B)", "time (us)", "algbw (GB/s)",
-                           "busbw (GB/s)");
+  const bool nccl_column = std::any_of(rows.begin(), rows.end(), [](const Row& row) { return !row.nccl.empty(); });
+  std::cout << fmt::format("{:>14} {:>12} {:>12} {:>12}{}\n", "size (B)", "time (us)", "algbw (GB/s)",
+                           "busbw (GB/s)", nccl_column ? fmt::format(" {:>12}", "nccl") : "");
   for (const Row& row : rows) {
-    std::cout << fmt::format("{:>14} {:>12.2f} {:>12.2f} {:>12.2f}\n", row.bytes, row.time_us, row.algbw_gbps,
-                             row.busbw_gbps);
+    std::cout << fmt::format("{:>14} {:>12.2f} {:>12.2f} {:>12.2f}{}\n", row.bytes, row.time_us, row.algbw_gbps,
+                             row.busbw_gbps, nccl_column ? fmt::format(" {:>12}", row.nccl) : "");
   }
   for (const int64_t request : skipped) {
     std::cout << fmt::format("skipped: {} B is less than one float32 per device\n", request);

@@ -29,6 +29,26 @@ constexpr std::array<std::array<double, 3>, 3> kRingHardwareLatencyUs{{
 // (the default; AMD hosts 2), three of them per Simple step.
 constexpr double kNetOverheadUs = 1.0;
 constexpr double kSimpleNetOverheads = 3;
+// tuning.cc: baseLat[Tree] and hwLat[hardware][Tree] {LL, LL128, Simple}, µs.
+constexpr std::array<double, 3> kTreeBaseLatencyUs{6.8, 14.0, 0.0};
+constexpr std::array<std::array<double, 3>, 3> kTreeHardwareLatencyUs{{
+    {0.6, 1.25, 28.0},
+    {1.0, 1.9, 28.0},
+    {5.0, 8.5, 28.0},
+}};
+// tuning.cc: busBw*.92 for any tree; LL 1/3.8 of it; LL128 7/9 in one node, 120/128 across nodes;
+// algorithm bandwidth half the bus bandwidth.
+constexpr double kTreeShare = 0.92;
+constexpr double kTreeLlDivisor = 3.8;
+constexpr double kTreeLl128OneNode = 7.0 / 9.0;
+constexpr double kTreeLl128AcrossNodes = 120.0 / 128.0;
+constexpr double kTreeAlgorithmRatio = 0.5;
+// tuning.cc, treeCorrectionFactor[protocol][log2(bytes / 64)], 64 B to 256 MB.
+constexpr std::array<std::array<double, 23>, 3> kTreeCorrection{{
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
+}};
 // tuning.cc: LL128 carries 120 of 128 bytes; NCCL's model uses 0.92.
 constexpr double kLl128Share = 0.92;
 // tuning.cc, llMaxBws (GB/s per GPU): one node by generation {Volta and
@@ -44,7 +64,30 @@ constexpr double kNvlinkShareHopper = 20.6 / 25;
 // topo.h: PCI_BW 12 GB/s for PCIe 3.0 x16, whose line rate is 8 GT/s · 16 · 128/130 / 8 = 15.754 GB/s.
 constexpr double kPcieShare = 12.0 / (8.0 * 16 * 128 / 130 / 8);
 
+/// log2i: the floor of log2(n), 0 for n < 2 (NCCL's helper).
+int floor_log2(int64_t n) {
+  int log = 0;
+  while (n >= 2) {
+    n >>= 1;
+    ++log;
+  }
+  return log;
+}
+
+/// llMaxBws, GB/s per GPU: one node by generation, several by node count.
+double ll_max_bytes_per_second(const NcclRing& ring) {
+  const double gbps = ring.nodes == 1 ? kLlMaxOneNodeGBps[ring.generation == NcclGeneration::kHopper   ? 2
+                                                          : ring.generation == NcclGeneration::kAmpere ? 1
+                                                                                                       : 0]
+                                      : kLlMaxAcrossNodesGBps[ring.nodes == 2 ? 1 : 2];
+  return gbps * kGiga;
+}
+
 }  // namespace
+
+std::string_view to_string(NcclAlgorithm algorithm) {
+  return algorithm == NcclAlgorithm::kTree ? "Tree" : "Ring";
+}
 
 std::string_view to_string(NcclProtocol protocol) {
   switch (protocol) {
@@ -105,12 +148,7 @@ double nccl_protocol_rate(const NcclRing& ring, NcclProtocol protocol, double si
     case NcclProtocol::kLl128: return simple_bytes_per_second * kLl128Share;
     case NcclProtocol::kLl: {
       const bool quarter = ring.nodes > 1 || ring.kind == CollectiveKind::kAllReduce;
-      const double cap_gbps = ring.nodes == 1
-                                  ? kLlMaxOneNodeGBps[ring.generation == NcclGeneration::kHopper   ? 2
-                                                      : ring.generation == NcclGeneration::kAmpere ? 1
-                                                                                                   : 0]
-                                  : kLlMaxAcrossNodesGBps[ring.nodes == 2 ? 1 : 2];
-      return std::min(simple_bytes_per_second / (quarter ? 4.0 : 3.0), cap_gbps * kGiga);
+      return std::min(simple_bytes_per_second / (quarter ? 4.0 : 3.0), ll_max_bytes_per_second(ring));
     }
   }
   return simple_bytes_per_second;
@@ -148,6 +186,60 @@ NcclProtocol nccl_protocol(const NcclRing& ring, double bytes) {
     }
   }
   return best;
+}
+
+double nccl_tree_bus_rate(const NcclRing& ring, NcclProtocol protocol) {
+  const double simple = kTreeShare * ring.bus_bytes_per_second;
+  switch (protocol) {
+    case NcclProtocol::kSimple: return simple;
+    case NcclProtocol::kLl: return std::min(simple / kTreeLlDivisor, ll_max_bytes_per_second(ring));
+    case NcclProtocol::kLl128: return simple * (ring.nodes == 1 ? kTreeLl128OneNode : kTreeLl128AcrossNodes);
+  }
+  return simple;
+}
+
+double nccl_tree_latency_seconds(const NcclRing& ring, NcclProtocol protocol) {
+  const double intra_us = kTreeHardwareLatencyUs[index(ring.intra)][index(protocol)];
+  const double inter_us = kTreeHardwareLatencyUs[index(NcclHardware::kNet)][index(protocol)];
+  const int per_node = ring.ranks / ring.nodes;
+  return (kTreeBaseLatencyUs[index(protocol)] + 2 * ((per_node - 1) * intra_us + floor_log2(ring.nodes) * inter_us)) *
+         kMicro;
+}
+
+double nccl_tree_correction(NcclProtocol protocol, double bytes) {
+  const int log = floor_log2(static_cast<int64_t>(bytes) >> 6);
+  return log < static_cast<int>(kTreeCorrection[0].size()) ? kTreeCorrection[index(protocol)][static_cast<size_t>(log)]
+                                                           : 1.0;
+}
+
+double nccl_tree_seconds(const NcclRing& ring, NcclProtocol protocol, double bytes) {
+  const double algorithm_rate =
+      nccl_tree_bus_rate(ring, protocol) * kTreeAlgorithmRatio * nccl_tree_correction(protocol, bytes);
+  return nccl_tree_latency_seconds(ring, protocol) + bytes / algorithm_rate;
+}
+
+NcclChoice nccl_choice(const NcclRing& ring, double bytes) {
+  NcclChoice best;
+  best.seconds = std::numeric_limits<double>::infinity();
+  for (NcclAlgorithm algorithm : {NcclAlgorithm::kTree, NcclAlgorithm::kRing}) {
+    if (algorithm == NcclAlgorithm::kTree && ring.kind != CollectiveKind::kAllReduce) continue;
+    for (NcclProtocol p : {NcclProtocol::kLl, NcclProtocol::kLl128, NcclProtocol::kSimple}) {
+      if (!nccl_enabled(ring, p)) continue;
+      const double seconds =
+          algorithm == NcclAlgorithm::kTree ? nccl_tree_seconds(ring, p, bytes) : nccl_seconds(ring, p, bytes);
+      if (seconds < best.seconds) best = {algorithm, p, seconds};
+    }
+  }
+  return best;
+}
+
+std::optional<NcclChoice> nccl_choice_on(const Plan& plan, const PlanOp& op, const Machine& machine) {
+  const Topology topology(machine);
+  NcclRingSends sends;
+  if (!nccl_ring_sends(plan, op, collective_schedule(plan, op), topology, nccl_generation(machine.device), &sends)) {
+    return std::nullopt;
+  }
+  return nccl_choice(sends.ring, sends.message_bytes);
 }
 
 bool nccl_ring_sends(const Plan& plan, const PlanOp& op, const CollectiveSchedule& schedule,
@@ -209,12 +301,25 @@ bool nccl_ring_sends(const Plan& plan, const PlanOp& op, const CollectiveSchedul
   NcclRingSends priced;
   priced.ring = ring;
   priced.message_bytes = message;
-  priced.protocol = nccl_protocol(ring, message);
-  priced.send_latency_seconds = nccl_latency_seconds(ring, priced.protocol) / ring.steps();
+  const NcclChoice choice = nccl_choice(ring, message);
+  priced.algorithm = choice.algorithm;
+  priced.protocol = choice.protocol;
   priced.flow_bytes.reserve(schedule.sends.size());
-  for (size_t i = 0; i < schedule.sends.size(); ++i) {
-    const double rate = nccl_protocol_rate(ring, priced.protocol, rates[i].simple);
-    priced.flow_bytes.push_back(static_cast<double>(schedule.sends[i].bytes) * rates[i].payload / rate);
+  if (choice.algorithm == NcclAlgorithm::kTree) {
+    // The ring's critical path is its steps, each a chunk of S/n: draining at
+    // algbw(tree) · steps / n makes it S / algbw(tree), plus the tree's latency.
+    const double tree_rate = nccl_tree_bus_rate(ring, choice.protocol) * kTreeAlgorithmRatio *
+                             nccl_tree_correction(choice.protocol, message) * ring.steps() / ring.ranks;
+    priced.send_latency_seconds = nccl_tree_latency_seconds(ring, choice.protocol) / ring.steps();
+    for (size_t i = 0; i < schedule.sends.size(); ++i) {
+      priced.flow_bytes.push_back(static_cast<double>(schedule.sends[i].bytes) * rates[i].payload / tree_rate);
+    }
+  } else {
+    priced.send_latency_seconds = nccl_latency_seconds(ring, choice.protocol) / ring.steps();
+    for (size_t i = 0; i < schedule.sends.size(); ++i) {
+      const double rate = nccl_protocol_rate(ring, choice.protocol, rates[i].simple);
+      priced.flow_bytes.push_back(static_cast<double>(schedule.sends[i].bytes) * rates[i].payload / rate);
+    }
   }
   *sends = std::move(priced);
   return true;

@@ -38,10 +38,38 @@
 /// one step run together; a ring's critical path is its steps) and drain
 /// its bytes at busbw(p) of its own route instead of the link's payload rate.
 ///
-/// Left out: NCCL's tree, CollNet and NVLS algorithms (the schedule is a
-/// ring), the ring's plateau factor across nodes, and the per-channel LL128
-/// cap (it needs NCCL's channel count, which its topology search decides).
+/// NCCL's tree for an all-reduce (a chain inside each node, a double binary
+/// tree across nodes: reduce up, broadcast down, pipelined), from the same
+/// tuning model:
+///
+///   time = latency + S / (busbw · 0.5 · correction(p, S))
+///   busbw(Simple) = 0.92 · bw, bw the ring's: the slowest link a send
+///     crosses (tuning.cc takes the graph's bwIntra on up to 2 nodes, else
+///     its bwInter; NCCL's topology search sets both per channel, and a
+///     channel across nodes passes a NIC, so both are the bottleneck's);
+///   busbw(LL) = min(busbw(Simple) / 3.8, llMaxBw);
+///   busbw(LL128) = busbw(Simple) · (7/9 in one node, 120/128 across nodes);
+///   latency = baseLat[p] + 2 · ((n/nodes − 1) · hwLat[intra][p] +
+///     log2(nodes) · hwLat[net][p]), baseLat tree {LL 6.8, LL128 14.0,
+///     Simple 0}, hwLat tree NVLink {0.6, 1.25, 28}, PCI {1.0, 1.9, 28},
+///     network {5.0, 8.5, 28} µs;
+///   correction: treeCorrectionFactor[p][log2(S/64)] below 256 MB, NCCL's
+///     static factor for trees "not perfectly sticking to the model for
+///     medium sizes" (0.4 to 1).
+///
+/// NCCL runs the (algorithm, protocol) of least time, the tree only for an
+/// all-reduce (nccl_choice()). The simulator has no tree schedule: an
+/// all-reduce NCCL's model gives to the tree runs the ring's sends paced to
+/// the tree's time (each send pays latency / steps and drains at the rate
+/// that makes the ring's critical path S / algbw(tree)), on the ring's
+/// links. The time is the tree's; which links carry its bytes is the ring's.
+///
+/// Left out: CollNet and NVLS, the ring's plateau factor across nodes, the
+/// per-channel caps (perChMaxTreeBw, the LL128 caps: they need NCCL's
+/// channel count, which its topology search decides), and the tree graph's
+/// 0.85 for NIC traffic through one GPU.
 
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -58,6 +86,12 @@ enum class NcclProtocol { kLl, kLl128, kSimple };
 
 /// "LL", "LL128", "Simple" (NCCL's names).
 std::string_view to_string(NcclProtocol protocol);
+
+/// The algorithms of NCCL's model that splitscope prices.
+enum class NcclAlgorithm { kTree, kRing };
+
+/// "Tree", "Ring" (NCCL's names).
+std::string_view to_string(NcclAlgorithm algorithm);
 
 /// The rows of NCCL's latency table.
 enum class NcclHardware { kNvlink, kPci, kNet };
@@ -109,12 +143,34 @@ double nccl_seconds(const NcclRing& ring, NcclProtocol protocol, double bytes);
 /// one NCCL tries first: LL, LL128, Simple).
 NcclProtocol nccl_protocol(const NcclRing& ring, double bytes);
 
+/// The tree's busbw(protocol) for `ring`'s ranks, in bytes/s (before the 0.5 and the correction).
+double nccl_tree_bus_rate(const NcclRing& ring, NcclProtocol protocol);
+/// The tree's latency(protocol), in seconds.
+double nccl_tree_latency_seconds(const NcclRing& ring, NcclProtocol protocol);
+/// treeCorrectionFactor for `bytes` under `protocol` (1 from 256 MB).
+double nccl_tree_correction(NcclProtocol protocol, double bytes);
+/// The tree's time(protocol) for `bytes`, in seconds.
+double nccl_tree_seconds(const NcclRing& ring, NcclProtocol protocol, double bytes);
+
+/// What NCCL's model runs a collective as, and its estimate.
+struct NcclChoice {
+  NcclAlgorithm algorithm = NcclAlgorithm::kRing;
+  NcclProtocol protocol = NcclProtocol::kSimple;
+  double seconds = 0;
+};
+
+/// The (algorithm, protocol) of least time for `bytes`: the tree only for an
+/// all-reduce; on a tie, the one NCCL tries first (tree before ring; LL,
+/// LL128, Simple).
+NcclChoice nccl_choice(const NcclRing& ring, double bytes);
+
 /// How the sends of one ring collective run under NCCL's model.
 struct NcclRingSends {
   NcclRing ring;
+  NcclAlgorithm algorithm = NcclAlgorithm::kRing;  ///< kTree: the ring's sends paced to the tree's time
   NcclProtocol protocol = NcclProtocol::kSimple;
   double message_bytes = 0;         ///< S
-  double send_latency_seconds = 0;  ///< latency(protocol) / steps, paid by every send
+  double send_latency_seconds = 0;  ///< latency(algorithm, protocol) / steps, paid by every send
   /// Per send of the schedule: its bytes × (its route's payload rate /
   /// busbw(protocol) of its route), so that its flow drains in the time
   /// NCCL's model gives its bytes.
@@ -128,5 +184,10 @@ struct NcclRingSends {
 /// the links' rates, each paying its route's latency.
 bool nccl_ring_sends(const Plan& plan, const PlanOp& op, const CollectiveSchedule& schedule,
                      const Topology& topology, NcclGeneration generation, NcclRingSends* sends);
+
+/// What the simulator runs collective `op` of `plan` as on `machine` (plan
+/// device d on machine device d), with NCCL's estimate; nullopt where it
+/// runs plain sends (nccl_ring_sends() says when).
+std::optional<NcclChoice> nccl_choice_on(const Plan& plan, const PlanOp& op, const Machine& machine);
 
 }  // namespace splitscope

@@ -32,6 +32,29 @@ TEST(CollectiveCommand, JsonRowsFollowNcclTestsDefinitions) {
   EXPECT_EQ(document["backend"], "sim");
 }
 
+TEST(CollectiveCommand, TheSimulatorSaysWhetherNcclRunsTheTreeOrTheRing) {
+  // 64 GPUs on 8 nodes: a small all-reduce pays the tree's 2·log2(8) network
+  // hops instead of the ring's 16; a large one wants the ring's bandwidth.
+  const CommandResult result = run_splitscope(
+      "collective all-reduce --devices 64 --backend sim --machine 8x8-h100-ib --bytes 4K,1G --json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto rows = nlohmann::json::parse(result.out)["rows"];
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["nccl"], "Tree/LL");
+  EXPECT_EQ(rows[1]["nccl"], "Ring/Simple");
+  // In one node the ring wins at every size; all-gather is never a tree.
+  for (const char* args : {"all-reduce --devices 8 --machine h100-nvlink-8", "all-gather --devices 64 --machine 8x8-h100-ib"}) {
+    const CommandResult other =
+        run_splitscope(std::string("collective ") + args + " --backend sim --bytes 4K,1M,1G --json");
+    ASSERT_EQ(other.exit_code, 0) << other.err;
+    const auto document = nlohmann::json::parse(other.out);  // kept: the loop would outlive a temporary
+    ASSERT_EQ(document["rows"].size(), 3u);
+    for (const auto& row : document["rows"]) {
+      EXPECT_EQ(row["nccl"].get<std::string>().rfind("Ring/", 0), 0u) << args << ": " << row.dump();
+    }
+  }
+}
+
 TEST(CollectiveCommand, MeasuresOnTheCpuBackendAndPrintsTheTable) {
   const CommandResult result = run_splitscope("collective send-recv -n 2 --backend cpu --bytes 4K,64K --repeat 2 -q");
   ASSERT_EQ(result.exit_code, 0) << result.err;

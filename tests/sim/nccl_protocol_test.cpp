@@ -212,6 +212,94 @@ TEST(NcclProtocol, AcrossNodesTheInterStepsPayTheNetworksLatency) {
   EXPECT_DOUBLE_EQ(nccl_protocol_rate(sends.ring, NcclProtocol::kLl, 400e9), 39e9);
 }
 
+/// 4 nodes of 2 Hopper GPUs (NVLink 450 GB/s ports, one 50 GB/s NIC a GPU).
+Machine hopper_nodes(int nodes) {
+  TopologySpec topology = multi_node_topology(2, 2, 450, 50);
+  topology.link.protocol = LinkProtocol::kNvlink;
+  topology.nic.protocol = LinkProtocol::kInfiniband;
+  Machine machine = test_machine(2 * nodes, topology);
+  machine.device.peak_tflops = {{"fp32", 67}, {"tf32", 494.5}, {"fp8", 1979}};
+  return machine;
+}
+
+/// NCCL's pricing of an all-reduce of `bytes` per rank over every device of `machine`, and its simulated makespan.
+struct PricedAllReduce {
+  NcclRingSends sends;
+  double simulated_us = 0;
+};
+
+PricedAllReduce priced_all_reduce(const Machine& machine, int64_t bytes) {
+  HandPlan hand(R"({"batch": 4, "input": [16], "layers": [{"type": "dense", "units": 16, "name": "fc"}]})",
+                machine.devices);
+  std::vector<int> inputs;
+  for (int d = 0; d < machine.devices; ++d) inputs.push_back(hand.input(hand.node("fc"), d, bytes));
+  hand.collective(CollectiveKind::kAllReduce, inputs);
+  const PlanOp& op = hand.plan().ops.at(static_cast<size_t>(hand.last_op()));
+  PricedAllReduce priced;
+  const Topology links(machine);
+  EXPECT_TRUE(nccl_ring_sends(hand.plan(), op, collective_schedule(hand.plan(), op), links, NcclGeneration::kHopper,
+                              &priced.sends));
+  priced.simulated_us = simulate(hand.plan(), machine).makespan_us();
+  return priced;
+}
+
+TEST(NcclTree, LatencyAndBandwidthOfEachProtocolAcrossNodes) {
+  // 8 ranks on 4 nodes: 2 a node, log2(4) = 2 levels of tree.
+  //   LL:     6.8  + 2 · ((2 - 1) · 0.6  + 2 · 5.0) = 28.0 µs
+  //   LL128: 14.0  + 2 · ((2 - 1) · 1.25 + 2 · 8.5) = 50.5 µs
+  //   Simple: 0    + 2 · ((2 - 1) · 28   + 2 · 28)  = 168 µs
+  const PricedAllReduce priced = priced_all_reduce(hopper_nodes(4), 4096);
+  const NcclRing& ring = priced.sends.ring;
+  ASSERT_EQ(ring.nodes, 4);
+  EXPECT_NEAR(nccl_tree_latency_seconds(ring, NcclProtocol::kLl) * 1e6, 28.0, 1e-9);
+  EXPECT_NEAR(nccl_tree_latency_seconds(ring, NcclProtocol::kLl128) * 1e6, 50.5, 1e-9);
+  EXPECT_NEAR(nccl_tree_latency_seconds(ring, NcclProtocol::kSimple) * 1e6, 168.0, 1e-9);
+  // The tree's bw is the ring's bottleneck, the NIC (50 GB/s at
+  // InfiniBand's 4096/4122), 0.92 of it; LL 1/3.8 of that (under the 20.4
+  // cap); LL128 120/128 across nodes.
+  const double nic = 50e9 * 4096 / 4122;
+  EXPECT_DOUBLE_EQ(ring.bus_bytes_per_second, nic);
+  EXPECT_DOUBLE_EQ(nccl_tree_bus_rate(ring, NcclProtocol::kSimple), 0.92 * nic);
+  EXPECT_DOUBLE_EQ(nccl_tree_bus_rate(ring, NcclProtocol::kLl), 0.92 * nic / 3.8);
+  EXPECT_DOUBLE_EQ(nccl_tree_bus_rate(ring, NcclProtocol::kLl128), 0.92 * nic * 120 / 128);
+  // treeCorrectionFactor: 4096 B is log2(4096/64) = 6: LL 0.7, Simple 0.9; 1 GiB is past the table.
+  EXPECT_DOUBLE_EQ(nccl_tree_correction(NcclProtocol::kLl, 4096), 0.7);
+  EXPECT_DOUBLE_EQ(nccl_tree_correction(NcclProtocol::kSimple, 4096), 0.9);
+  EXPECT_DOUBLE_EQ(nccl_tree_correction(NcclProtocol::kSimple, 1 << 30), 1.0);
+  // 4096 B by the tree's LL: 28.0 + 4096 / (0.92 · nic / 3.8 · 0.5 · 0.7).
+  EXPECT_NEAR(nccl_tree_seconds(ring, NcclProtocol::kLl, 4096) * 1e6,
+              28.0 + 4096 / (0.92 * nic / 3.8 * 0.5 * 0.7) * 1e6, 1e-9);
+}
+
+TEST(NcclTree, ASmallAllReduceAcrossNodesRunsAsTheTreeInTheTreesTime) {
+  // 4096 B over 8 ranks on 4 nodes. The ring's LL: 14 steps, 8 across the
+  // network: 6.6 + 6 · max(0.6, 1) + 8 · 2.7 = 34.2 µs of latency alone,
+  // against the tree's 28.0 + 1.0: NCCL runs the tree, and the simulated
+  // collective takes the tree's estimate.
+  const PricedAllReduce priced = priced_all_reduce(hopper_nodes(4), 4096);
+  EXPECT_NEAR(nccl_latency_seconds(priced.sends.ring, NcclProtocol::kLl) * 1e6, 34.2, 1e-9);
+  EXPECT_EQ(priced.sends.algorithm, NcclAlgorithm::kTree);
+  EXPECT_EQ(priced.sends.protocol, NcclProtocol::kLl);
+  const double tree_us = nccl_tree_seconds(priced.sends.ring, NcclProtocol::kLl, 4096) * 1e6;
+  EXPECT_NEAR(priced.simulated_us, tree_us, 1e-6);
+  EXPECT_LT(tree_us, nccl_seconds(priced.sends.ring, NcclProtocol::kLl, 4096) * 1e6);
+}
+
+TEST(NcclTree, LargeAllReducesRunAsTheRingAndOtherCollectivesNeverAsATree) {
+  const PricedAllReduce large = priced_all_reduce(hopper_nodes(4), 1 << 30);
+  EXPECT_EQ(large.sends.algorithm, NcclAlgorithm::kRing);
+  EXPECT_EQ(large.sends.protocol, NcclProtocol::kSimple);
+  NcclRing gather = large.sends.ring;
+  gather.kind = CollectiveKind::kAllGather;
+  EXPECT_EQ(nccl_choice(gather, 4096).algorithm, NcclAlgorithm::kRing);
+  // In one node the ring wins at every size (the tree's chain pays as many
+  // hops with a higher latency per hop and half the bandwidth).
+  const NcclRing one_node = volta_ring();
+  for (double bytes : {1e3, 65536.0, 1e6, 64e6}) {
+    EXPECT_EQ(nccl_choice(one_node, bytes).algorithm, NcclAlgorithm::kRing) << bytes;
+  }
+}
+
 }  // namespace
 }  // namespace nccl_protocol_test
 }  // namespace splitscope
