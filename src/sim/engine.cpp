@@ -241,7 +241,7 @@ class Engine {
   void hold_for_host() {
     const double issue = costs_.host_issue_seconds();
     if (issue <= 0) return;
-    releases_ = host_releases(plan_, issue);
+    releases_ = host_releases(plan_, issue, schedules_);
     for (size_t id = 0; id < state_.size(); ++id) {
       if (state_[id].role() == OpRole::kCollective) continue;
       SPLITSCOPE_CHECK(state_[id].pending < UINT16_MAX, "too many inputs");

@@ -72,8 +72,8 @@ int update_calls(const Plan& plan, const PlanOp& op) {
   return std::max(1, tensors * (adam ? 2 : 1));
 }
 
-int collective_calls(const Plan& plan, const PlanOp& op) {
-  const CollectiveSchedule schedule = collective_schedule(plan, op);
+int collective_calls(const Plan& plan, const PlanOp& op, CollectiveScheduleCache& schedules) {
+  const CollectiveSchedule& schedule = schedules.of(plan, op);
   int calls = 0;
   // The cuda backend copies (and sums) each segment a chunk spans on its own.
   for (const CollectiveSend& send : schedule.sends) {
@@ -88,23 +88,33 @@ int collective_calls(const Plan& plan, const PlanOp& op) {
 
 }  // namespace
 
-int device_calls(const Plan& plan, const PlanOp& op) {
+int device_calls(const Plan& plan, const PlanOp& op, CollectiveScheduleCache& schedules) {
   switch (op.role) {
     case OpRole::kCompute: return compute_calls(plan, op);
     case OpRole::kEpilogue:
     case OpRole::kTransfer: return 1;
-    case OpRole::kCollective: return collective_calls(plan, op);
+    case OpRole::kCollective: return collective_calls(plan, op, schedules);
     case OpRole::kUpdate: return update_calls(plan, op);
   }
   return 1;
 }
 
+int device_calls(const Plan& plan, const PlanOp& op) {
+  CollectiveScheduleCache schedules;
+  return device_calls(plan, op, schedules);
+}
+
 std::vector<HostRelease> host_releases(const Plan& plan, double issue_seconds) {
+  CollectiveScheduleCache schedules;
+  return host_releases(plan, issue_seconds, schedules);
+}
+
+std::vector<HostRelease> host_releases(const Plan& plan, double issue_seconds, CollectiveScheduleCache& schedules) {
   std::vector<HostRelease> releases(plan.ops.size());
   if (issue_seconds <= 0) return releases;
   double issued = 0;  // host time spent so far
   for (int id : walk_plan(plan).order) {
-    const int calls = device_calls(plan, plan.op(id));
+    const int calls = device_calls(plan, plan.op(id), schedules);
     HostRelease& release = releases[static_cast<size_t>(id)];
     release.first = issued + issue_seconds;
     issued += calls * issue_seconds;

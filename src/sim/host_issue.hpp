@@ -28,10 +28,14 @@
 #include <vector>
 
 #include "partitioners/plan.hpp"
+#include "sim/collective_schedule_cache.hpp"
 
 namespace splitscope {
 
-/// The device calls the host issues for `op` (at least 1).
+/// The device calls the host issues for `op` (at least 1); a collective's
+/// schedule comes from `schedules` (the engine's, shared with its run).
+int device_calls(const Plan& plan, const PlanOp& op, CollectiveScheduleCache& schedules);
+/// The same, with a cache of its own (one op looked at alone).
 int device_calls(const Plan& plan, const PlanOp& op);
 
 /// When the host has issued each op's first and last call, in seconds from
@@ -40,6 +44,7 @@ struct HostRelease {
   double first = 0;
   double last = 0;
 };
+std::vector<HostRelease> host_releases(const Plan& plan, double issue_seconds, CollectiveScheduleCache& schedules);
 std::vector<HostRelease> host_releases(const Plan& plan, double issue_seconds);
 
 }  // namespace splitscope

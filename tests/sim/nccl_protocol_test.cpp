@@ -61,14 +61,19 @@ Machine volta_machine(int devices, LinkProtocol protocol, double gbps) {
   return machine;
 }
 
-/// The makespan of one ring all-reduce of `bytes` per participant on `machine`.
-double all_reduce_us(const Machine& machine, int64_t bytes) {
+/// One all-reduce of `bytes` per participant over every device of `machine`.
+HandPlan all_reduce_plan(const Machine& machine, int64_t bytes) {
   HandPlan hand(R"({"batch": 4, "input": [16], "layers": [{"type": "dense", "units": 16, "name": "fc"}]})",
                 machine.devices);
   std::vector<int> inputs;
   for (int d = 0; d < machine.devices; ++d) inputs.push_back(hand.input(hand.node("fc"), d, bytes));
   hand.collective(CollectiveKind::kAllReduce, inputs);
-  return simulate(hand.plan(), machine).makespan_us();
+  return hand;
+}
+
+/// The makespan of that all-reduce, simulated.
+double all_reduce_us(const Machine& machine, int64_t bytes) {
+  return simulate(all_reduce_plan(machine, bytes).plan(), machine).makespan_us();
 }
 
 TEST(NcclProtocol, TheGenerationComesFromTheDatasheetPrecisions) {
@@ -229,11 +234,7 @@ struct PricedAllReduce {
 };
 
 PricedAllReduce priced_all_reduce(const Machine& machine, int64_t bytes) {
-  HandPlan hand(R"({"batch": 4, "input": [16], "layers": [{"type": "dense", "units": 16, "name": "fc"}]})",
-                machine.devices);
-  std::vector<int> inputs;
-  for (int d = 0; d < machine.devices; ++d) inputs.push_back(hand.input(hand.node("fc"), d, bytes));
-  hand.collective(CollectiveKind::kAllReduce, inputs);
+  const HandPlan hand = all_reduce_plan(machine, bytes);
   const PlanOp& op = hand.plan().ops.at(static_cast<size_t>(hand.last_op()));
   PricedAllReduce priced;
   const Topology links(machine);
