@@ -180,11 +180,12 @@ std::string run_text(const RunReport& run) {
 
   if (!s.movement.empty()) {
     text += "\n";
-    TextTable movement({"data movement", "count", "bytes", "time", "algbw", "busbw"},
-                       {Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight, Align::kRight});
+    TextTable movement({"data movement", "count", "bytes", "time", "exposed", "algbw", "busbw"},
+                       {Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight, Align::kRight,
+                        Align::kRight});
     for (const MovementSummary& m : s.movement) {
       movement.add_row({m.kind, std::to_string(m.count), binary_bytes(double(m.bytes_moved)),
-                        timed ? format_ms(m.time_ms) : "-",
+                        timed ? format_ms(m.time_ms) : "-", timed ? format_ms(m.exposed_ms) : "-",
                         timed ? format_gbps(m.algbw_gbps) : "-", timed ? format_gbps(m.busbw_gbps) : "-"});
     }
     text += movement.render();

@@ -29,6 +29,16 @@ double IntervalSet::length() const {
   return total;
 }
 
+double IntervalSet::overlap(Interval interval) const {
+  auto it = std::lower_bound(intervals_.begin(), intervals_.end(), interval.start,
+                             [](const Interval& held, double start) { return held.end <= start; });
+  double total = 0;
+  for (; it != intervals_.end() && it->start < interval.end; ++it) {
+    total += std::min(it->end, interval.end) - std::max(it->start, interval.start);
+  }
+  return total;
+}
+
 IntervalSet IntervalSet::intersect(const IntervalSet& a, const IntervalSet& b) {
   // Both lists are sorted and disjoint: one merge-like sweep.
   std::vector<Interval> out;

@@ -28,6 +28,9 @@ class IntervalSet {
   double length() const;
   /// The disjoint, sorted intervals.
   const std::vector<Interval>& intervals() const { return intervals_; }
+  /// Length of `interval`'s intersection with the union (a binary search and
+  /// the intervals it touches: cheap against a set of a million).
+  double overlap(Interval interval) const;
 
   /// Intersection of two unions.
   static IntervalSet intersect(const IntervalSet& a, const IntervalSet& b);

@@ -112,7 +112,8 @@ Json transfers_json(const RunSummary& summary) {
                      {"payload_bytes", m.payload_bytes},
                      {"time_ms", timed ? Json(m.time_ms) : Json(nullptr)},
                      {"algbw_gbps", timed ? Json(m.algbw_gbps) : Json(nullptr)},
-                     {"busbw_gbps", timed ? Json(m.busbw_gbps) : Json(nullptr)}});
+                     {"busbw_gbps", timed ? Json(m.busbw_gbps) : Json(nullptr)},
+                     {"exposed_ms", timed ? Json(m.exposed_ms) : Json(nullptr)}});
   }
   return {{"count", summary.transfers.count},
           {"bytes", summary.transfers.bytes},

@@ -81,13 +81,36 @@ void fill_movement(const Plan& plan, const Timeline* timeline, RunSummary& summa
     double end = std::numeric_limits<double>::lowest();
   };
   std::map<int, OpTime> times;
+  // By kind (movement_order()): the mean, over the devices moving data of
+  // that kind, of the time they spend on it while not computing.
+  std::map<int, double> exposed_us;
   if (timeline != nullptr) {
+    std::vector<std::vector<Interval>> compute(static_cast<size_t>(plan.devices));
+    std::map<std::pair<int, int>, std::vector<Interval>> moving;  // (kind, device) -> its spans there
     for (const Span& span : timeline->spans) {
-      if (span.kind == SpanKind::kCompute || span.op < 0) continue;
+      if (span.device < 0 || span.device >= plan.devices) continue;
+      if (span.kind == SpanKind::kCompute) {
+        compute[static_cast<size_t>(span.device)].push_back({span.start_us, span.end_us});
+        continue;
+      }
+      if (span.op < 0) continue;
       OpTime& time = times[span.op];
       time.start = std::min(time.start, span.start_us);
       time.end = std::max(time.end, span.end_us);
+      moving[{movement_order(plan.op(span.op)), span.device}].push_back({span.start_us, span.end_us});
     }
+    std::vector<IntervalSet> computing;
+    for (auto& intervals : compute) computing.emplace_back(std::move(intervals));
+    std::map<int, int> devices_of;
+    for (auto& [key, intervals] : moving) {
+      const auto [kind, device] = key;
+      const IntervalSet spans(std::move(intervals));
+      double hidden = 0;
+      for (const Interval& interval : spans.intervals()) hidden += computing[static_cast<size_t>(device)].overlap(interval);
+      exposed_us[kind] += spans.length() - hidden;
+      devices_of[kind] += 1;
+    }
+    for (auto& [kind, total] : exposed_us) total /= devices_of[kind];
   }
   std::map<int, MovementSummary> by_kind;  // by movement_order()
   std::map<int, double> bus_bytes;         // payload · bus factor, summed
@@ -107,6 +130,7 @@ void fill_movement(const Plan& plan, const Timeline* timeline, RunSummary& summa
     if (auto it = times.find(op.id); it != times.end()) entry.time_ms += (it->second.end - it->second.start) / 1000.0;
   }
   for (auto& [kind, entry] : by_kind) {
+    entry.exposed_ms = exposed_us[kind] / 1000.0;
     const double seconds = entry.time_ms / 1000.0;
     entry.algbw_gbps = gigabytes_per_second(entry.payload_bytes, seconds);
     entry.busbw_gbps = seconds > 0 ? bus_bytes[kind] / seconds / 1e9 : 0.0;

@@ -61,6 +61,12 @@ struct MovementSummary {
   double time_ms = 0;         ///< each op's time (first span start to last span end), summed
   double algbw_gbps = 0;      ///< payload / time
   double busbw_gbps = 0;      ///< payload · bus factor / time (bandwidth.hpp); = algbw for transfers
+  /// The communication of this kind the compute did not hide: per device,
+  /// the time it spends moving data of this kind while not computing (the
+  /// union of those spans outside its compute spans); the mean over the
+  /// devices that move data of this kind (a data-parallel step's exposed
+  /// gradient all-reduce, say).
+  double exposed_ms = 0;
 };
 
 /// All data movement: transfers and collectives together.

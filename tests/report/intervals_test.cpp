@@ -26,6 +26,16 @@ TEST(IntervalSet, IntersectionKeepsOnlyCommonTime) {
   EXPECT_DOUBLE_EQ(IntervalSet::unite(a, b).length(), 40);
 }
 
+TEST(IntervalSet, OverlapIsTheIntersectionsLength) {
+  const IntervalSet set({{0, 10}, {20, 30}, {40, 50}});
+  EXPECT_DOUBLE_EQ(set.overlap({5, 45}), 5 + 10 + 5);
+  EXPECT_DOUBLE_EQ(set.overlap({10, 20}), 0);   // between two, touching both
+  EXPECT_DOUBLE_EQ(set.overlap({25, 26}), 1);   // inside one
+  EXPECT_DOUBLE_EQ(set.overlap({-5, 100}), 30);  // around all
+  EXPECT_DOUBLE_EQ(set.overlap({60, 70}), 0);   // past the end
+  EXPECT_DOUBLE_EQ(IntervalSet().overlap({0, 1}), 0);
+}
+
 TEST(IntervalSet, AddKeepsTheSetDisjoint) {
   IntervalSet set;
   set.add({10, 20});

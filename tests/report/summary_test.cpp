@@ -103,6 +103,38 @@ TEST(Summary, OverlapOfCopiesWithCompute) {
   EXPECT_NEAR(s.shares.compute + s.shares.transfer + s.shares.idle, 1.0, 1e-12);
 }
 
+TEST(Summary, ExposedCommunicationIsWhatItsDevicesSpentOutsideTheirCompute) {
+  // A gradient all-reduce over 2 devices, [80, 170) on both, and a second
+  // one [90, 140) beside it. d0 computes [0, 100) and [150, 200): of the
+  // all-reduces' union [80, 170), [100, 150) is exposed there, 50 us. d1
+  // computes [0, 200): none. Mean over the devices: 25 us. A transfer into
+  // d1, [200, 260), after d1's compute: 60 us, its one device.
+  HandPlan hand("data", 2);
+  const int c0 = hand.compute(0, 1, {hand.input(0)}, 1);
+  const int c0b = hand.compute(0, 2, {hand.output(c0)}, 1);
+  const int c1 = hand.compute(1, 1, {hand.input(1)}, 1);
+  const int reduce =
+      hand.collective(CollectiveKind::kAllReduce, {hand.output(c0), hand.output(c1)}, {0, 1}, 4000, 4000);
+  const int second =
+      hand.collective(CollectiveKind::kAllReduce, {hand.output(c0b), hand.output(c1)}, {0, 1}, 4000, 4000);
+  const int copy = hand.transfer(hand.output(c0b), 1, 64);
+  const Timeline timeline{{compute_span(0, c0, 0, 100), compute_span(0, c0b, 150, 200), compute_span(1, c1, 0, 200),
+                           copy_span(0, reduce, SpanKind::kCollective, 80, 170),
+                           copy_span(1, reduce, SpanKind::kCollective, 80, 170),
+                           copy_span(0, second, SpanKind::kCollective, 90, 140),
+                           copy_span(1, second, SpanKind::kCollective, 90, 140),
+                           copy_span(1, copy, SpanKind::kTransfer, 200, 260)}};
+  const RunSummary s = summarize(hand.plan(), run_result({timeline}));
+  ASSERT_EQ(s.movement.size(), 2u);
+  EXPECT_EQ(s.movement[0].kind, "transfer");
+  EXPECT_DOUBLE_EQ(s.movement[0].exposed_ms, 0.060);
+  EXPECT_EQ(s.movement[1].kind, "all-reduce");
+  EXPECT_DOUBLE_EQ(s.movement[1].time_ms, 0.090 + 0.050);  // each op's time, summed
+  EXPECT_DOUBLE_EQ(s.movement[1].exposed_ms, 0.025);
+  // Device 0's exposed transfer time is the same 50 us.
+  EXPECT_DOUBLE_EQ(s.per_device[0].exposed_transfer_ms(), 0.050);
+}
+
 TEST(Summary, CollectiveBandwidthsFollowNcclTests) {
   // One all-gather of a 4000-byte tensor over 2 devices, taking 60 us (first
   // span start 100, last span end 160); one all-reduce of 8000 bytes over 4
