@@ -179,7 +179,7 @@ Command add_collective_command(CLI::App& app) {
       ->delimiter(',')
       ->capture_default_str();
   add_launcher_option(*sub, options->launcher);
-  sub->add_flag("--json", options->json, "print {\"rows\": [{op, devices, bytes, time_us, algbw_GBps, busbw_GBps}]}");
+  sub->add_flag("--json", options->json, "print {\"rows\": [{op, devices, bytes, time_us, algbw_GBps, busbw_GBps, nccl (sim)}]}");
   add_execution_options(*sub, options->execution, "cuda if a GPU is present, else cpu");
   return {sub, [options](const std::vector<std::string>&) { return collective_command(*options); }};
 }
