@@ -64,13 +64,16 @@ class Recomputation {
         }
       }
       reordered.push_back(schedule[at]);
-      if (backward) {
-        for (int& input : plan_.ops[static_cast<size_t>(schedule[at])].inputs) {
-          if (const auto found = replacement.find(input); found != replacement.end()) input = found->second;
-        }
-      }
+      if (backward) read_reruns(plan_.ops[static_cast<size_t>(schedule[at])].inputs, replacement);
     }
     plan_.schedule[static_cast<size_t>(device)] = std::move(reordered);
+  }
+
+  /// Points `inputs` at the re-run values of the originals `replacement` maps.
+  static void read_reruns(std::vector<int>& inputs, const std::unordered_map<int, int>& replacement) {
+    for (int& input : inputs) {
+      if (const auto found = replacement.find(input); found != replacement.end()) input = found->second;
+    }
   }
 
   /// Adds `op` and, through its inputs, the forward ops it reads to `ops`.
@@ -86,9 +89,7 @@ class Recomputation {
     PlanOp copy = plan_.op(original);
     copy.id = static_cast<int>(plan_.ops.size());
     copy.recomputes = original;
-    for (int& input : copy.inputs) {
-      if (const auto found = replacement.find(input); found != replacement.end()) input = found->second;
-    }
+    read_reruns(copy.inputs, replacement);
     for (int& output : copy.outputs) {
       Value value = plan_.value(output);
       value.id = static_cast<int>(plan_.values.size());

@@ -51,19 +51,30 @@ void fill_pass_times(const Plan& plan, const Timeline& timeline, std::vector<Dev
   }
 }
 
+/// Each device's compute spans of one repeat, as one union per device.
+std::vector<IntervalSet> computing_by_device(const Timeline& timeline, size_t devices) {
+  std::vector<std::vector<Interval>> compute(devices);
+  for (const Span& span : timeline.spans) {
+    SPLITSCOPE_CHECK(span.device >= 0 && static_cast<size_t>(span.device) < devices,
+                     "a timeline span is on a device the plan does not have");
+    if (span.kind == SpanKind::kCompute) compute[static_cast<size_t>(span.device)].push_back({span.start_us, span.end_us});
+  }
+  std::vector<IntervalSet> computing;
+  computing.reserve(devices);
+  for (auto& intervals : compute) computing.emplace_back(std::move(intervals));
+  return computing;
+}
+
 /// Per-device busy intervals by kind, from one repeat.
-void fill_device_times(const Timeline& timeline, std::vector<DeviceSummary>& devices) {
+void fill_device_times(const Timeline& timeline, const std::vector<IntervalSet>& computing_of,
+                       std::vector<DeviceSummary>& devices) {
   const double makespan_us = timeline.makespan_us();
-  std::vector<std::vector<Interval>> compute(devices.size());
   std::vector<std::vector<Interval>> transfer(devices.size());
   for (const Span& span : timeline.spans) {
-    SPLITSCOPE_CHECK(span.device >= 0 && static_cast<size_t>(span.device) < devices.size(),
-                     "a timeline span is on a device the plan does not have");
-    auto& list = span.kind == SpanKind::kCompute ? compute : transfer;
-    list[static_cast<size_t>(span.device)].push_back({span.start_us, span.end_us});
+    if (span.kind != SpanKind::kCompute) transfer[static_cast<size_t>(span.device)].push_back({span.start_us, span.end_us});
   }
   for (size_t d = 0; d < devices.size(); ++d) {
-    const IntervalSet computing(std::move(compute[d]));
+    const IntervalSet& computing = computing_of[d];
     const IntervalSet moving(std::move(transfer[d]));
     const double busy_us = IntervalSet::unite(computing, moving).length();
     devices[d].compute_ms = computing.length() / 1000.0;
@@ -74,8 +85,10 @@ void fill_device_times(const Timeline& timeline, std::vector<DeviceSummary>& dev
 }
 
 /// Count and bytes of every data-movement op by kind (from the plan), and
-/// their times and bandwidths (from `timeline` when there is one).
-void fill_movement(const Plan& plan, const Timeline* timeline, RunSummary& summary) {
+/// their times, bandwidths and exposed part (from `timeline` and its
+/// devices' compute, `computing`, when there is one).
+void fill_movement(const Plan& plan, const Timeline* timeline, const std::vector<IntervalSet>* computing,
+                   RunSummary& summary) {
   struct OpTime {
     double start = std::numeric_limits<double>::max();
     double end = std::numeric_limits<double>::lowest();
@@ -85,28 +98,20 @@ void fill_movement(const Plan& plan, const Timeline* timeline, RunSummary& summa
   // that kind, of the time they spend on it while not computing.
   std::map<int, double> exposed_us;
   if (timeline != nullptr) {
-    std::vector<std::vector<Interval>> compute(static_cast<size_t>(plan.devices));
     std::map<std::pair<int, int>, std::vector<Interval>> moving;  // (kind, device) -> its spans there
     for (const Span& span : timeline->spans) {
-      if (span.device < 0 || span.device >= plan.devices) continue;
-      if (span.kind == SpanKind::kCompute) {
-        compute[static_cast<size_t>(span.device)].push_back({span.start_us, span.end_us});
-        continue;
-      }
-      if (span.op < 0) continue;
+      if (span.kind == SpanKind::kCompute || span.op < 0) continue;
       OpTime& time = times[span.op];
       time.start = std::min(time.start, span.start_us);
       time.end = std::max(time.end, span.end_us);
       moving[{movement_order(plan.op(span.op)), span.device}].push_back({span.start_us, span.end_us});
     }
-    std::vector<IntervalSet> computing;
-    for (auto& intervals : compute) computing.emplace_back(std::move(intervals));
     std::map<int, int> devices_of;
     for (auto& [key, intervals] : moving) {
       const auto [kind, device] = key;
       const IntervalSet spans(std::move(intervals));
       double hidden = 0;
-      for (const Interval& interval : spans.intervals()) hidden += computing[static_cast<size_t>(device)].overlap(interval);
+      for (const Interval& interval : spans.intervals()) hidden += (*computing)[static_cast<size_t>(device)].overlap(interval);
       exposed_us[kind] += spans.length() - hidden;
       devices_of[kind] += 1;
     }
@@ -216,20 +221,21 @@ RunSummary summarize(const Plan& plan, const RunResult& result) {
   const bool run = summary.fits() && !result.timelines.empty();
   SPLITSCOPE_CHECK(run || !summary.fits(), "a run that fits needs at least one timed repeat");
   if (!run) {
-    fill_movement(plan, nullptr, summary);
+    fill_movement(plan, nullptr, nullptr, summary);
     return summary;
   }
 
   summary.makespan = makespan_stats(result.timelines);
   const Timeline& timeline = result.timelines[static_cast<size_t>(summary.makespan->representative)];
-  fill_device_times(timeline, summary.per_device);
+  const std::vector<IntervalSet> computing = computing_by_device(timeline, summary.per_device.size());
+  fill_device_times(timeline, computing, summary.per_device);
   if (plan.graph->is_training()) {
     fill_pass_times(plan, timeline, summary.per_device);
     if (summary.makespan->median_ms > 0) {
       summary.training->samples_per_s = static_cast<double>(plan.graph->batch()) / (summary.makespan->median_ms / 1000.0);
     }
   }
-  fill_movement(plan, &timeline, summary);
+  fill_movement(plan, &timeline, &computing, summary);
   summary.critical_path = find_critical_path(plan, timeline);
 
   const double device_time_ms = timeline.makespan_us() / 1000.0 * plan.devices;

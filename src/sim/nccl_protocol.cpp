@@ -212,10 +212,12 @@ double nccl_tree_correction(NcclProtocol protocol, double bytes) {
                                                            : 1.0;
 }
 
+double nccl_tree_algorithm_rate(const NcclRing& ring, NcclProtocol protocol, double bytes) {
+  return nccl_tree_bus_rate(ring, protocol) * kTreeAlgorithmRatio * nccl_tree_correction(protocol, bytes);
+}
+
 double nccl_tree_seconds(const NcclRing& ring, NcclProtocol protocol, double bytes) {
-  const double algorithm_rate =
-      nccl_tree_bus_rate(ring, protocol) * kTreeAlgorithmRatio * nccl_tree_correction(protocol, bytes);
-  return nccl_tree_latency_seconds(ring, protocol) + bytes / algorithm_rate;
+  return nccl_tree_latency_seconds(ring, protocol) + bytes / nccl_tree_algorithm_rate(ring, protocol, bytes);
 }
 
 NcclChoice nccl_choice(const NcclRing& ring, double bytes) {
@@ -308,8 +310,7 @@ bool nccl_ring_sends(const Plan& plan, const PlanOp& op, const CollectiveSchedul
   if (choice.algorithm == NcclAlgorithm::kTree) {
     // The ring's critical path is its steps, each a chunk of S/n: draining at
     // algbw(tree) · steps / n makes it S / algbw(tree), plus the tree's latency.
-    const double tree_rate = nccl_tree_bus_rate(ring, choice.protocol) * kTreeAlgorithmRatio *
-                             nccl_tree_correction(choice.protocol, message) * ring.steps() / ring.ranks;
+    const double tree_rate = nccl_tree_algorithm_rate(ring, choice.protocol, message) * ring.steps() / ring.ranks;
     priced.send_latency_seconds = nccl_tree_latency_seconds(ring, choice.protocol) / ring.steps();
     for (size_t i = 0; i < schedule.sends.size(); ++i) {
       priced.flow_bytes.push_back(static_cast<double>(schedule.sends[i].bytes) * rates[i].payload / tree_rate);

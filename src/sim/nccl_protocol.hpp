@@ -149,6 +149,8 @@ double nccl_tree_bus_rate(const NcclRing& ring, NcclProtocol protocol);
 double nccl_tree_latency_seconds(const NcclRing& ring, NcclProtocol protocol);
 /// treeCorrectionFactor for `bytes` under `protocol` (1 from 256 MB).
 double nccl_tree_correction(NcclProtocol protocol, double bytes);
+/// The tree's algbw(protocol) for `bytes`: half its busbw, times the correction; bytes/s.
+double nccl_tree_algorithm_rate(const NcclRing& ring, NcclProtocol protocol, double bytes);
 /// The tree's time(protocol) for `bytes`, in seconds.
 double nccl_tree_seconds(const NcclRing& ring, NcclProtocol protocol, double bytes);
 
