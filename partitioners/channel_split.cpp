@@ -23,22 +23,48 @@ std::vector<Range> weighted_output_split(const Graph& graph, NodeId id, int devi
   return split_evenly(outputs, devices);
 }
 
+namespace {
+
+/// The slices of backward `node` beside `forward_slices`, by its from_forward.
+/// Its partial sums are all-reduced together, so either every slice is one
+/// or none is (a convolution whose slices are whole groups on some devices
+/// only is refused).
+std::vector<Slice> backward_slices(const OpNode& node, const std::vector<Slice>& forward_slices) {
+  std::vector<Slice> slices;
+  size_t partials = 0;
+  for (const Slice& forward : forward_slices) {
+    slices.push_back(op_def(node.kind).from_forward(node, forward));
+    partials += slices.back().is_partial(node) ? 1 : 0;
+  }
+  if (partials != 0 && partials != slices.size()) {
+    throw InputError("--train", "",
+                     "layer '" + node.layer_name + "' is split into slices of which some are whole groups of filters "
+                     "and some are not, so its input gradient would be complete on some devices and a partial sum "
+                     "on others: use at most " + std::to_string(node.attrs.groups) +
+                         " devices (the split then follows whole groups) or a count whose slices are all smaller "
+                         "than a group");
+  }
+  return slices;
+}
+
+}  // namespace
+
 bool backward_follows_split(const Graph& graph, int devices) {
   if (!graph.is_training()) return true;
   for (NodeId id = 0; id < graph.num_nodes(); ++id) {
     const OpNode& node = graph.node(id);
-    const auto from_forward = op_def(node.kind).from_forward;
-    if (node.pass != Pass::kBackward || from_forward == nullptr) continue;
+    if (node.pass != Pass::kBackward || op_def(node.kind).from_forward == nullptr) continue;
     const auto forward = static_cast<NodeId>(node.forward);
     if (!is_weighted(graph.node(forward).kind)) continue;
+    std::vector<Slice> forward_slices;
     for (const Range& range : weighted_output_split(graph, forward, devices)) {
-      Slice slice = full_slice(graph.node(forward), {0, graph.batch()});
-      slice.out = range;
-      try {
-        (void)from_forward(node, slice);
-      } catch (const InputError&) {
-        return false;
-      }
+      forward_slices.push_back(full_slice(graph.node(forward), {0, graph.batch()}));
+      forward_slices.back().out = range;
+    }
+    try {
+      (void)backward_slices(node, forward_slices);
+    } catch (const InputError&) {
+      return false;
     }
   }
   return true;
@@ -191,16 +217,19 @@ void ChannelSplitter::place_whole(NodeId id, int device) {
 
 void ChannelSplitter::place_backward(NodeId id) {
   const OpNode& node = graph_.node(id);
-  const auto from_forward = op_def(node.kind).from_forward;
-  if (from_forward == nullptr) {
+  if (op_def(node.kind).from_forward == nullptr) {
     place_vertical(id);
     return;
   }
-  const auto forward = static_cast<NodeId>(node.forward);
+  const auto& forward_placed = placed_.at(static_cast<NodeId>(node.forward));
+  std::vector<Slice> forward_slices;
+  for (const auto& placed : forward_placed) forward_slices.push_back(placed.first);
+  const std::vector<Slice> slices = backward_slices(node, forward_slices);
   std::map<int, Range> out_of;  // the output each device computes
   bool whole_everywhere = false;
-  for (const auto& [forward_slice, device] : placed_.at(forward)) {
-    const Slice slice = from_forward(node, forward_slice);
+  for (size_t i = 0; i < slices.size(); ++i) {
+    const Slice& slice = slices[i];
+    const int device = forward_placed[i].second;
     builder_.place(id, 0, slice, device);
     placed_[id].emplace_back(slice, device);
     whole_everywhere = whole_everywhere || slice.is_partial(node);

@@ -19,6 +19,15 @@ struct Box {
   int64_t volume() const { return rows.size() * out.size() * reduce.size(); }
 };
 
+/// The work of `slice`: rows x outputs x reductions. A kind with its own
+/// partial-sum rule (OpDef::partial: a convolution's input gradient) writes
+/// the channels its reduction range determines, whatever range of them it
+/// holds, so its slices tile rows x reductions alone.
+Box work_of(const OpNode& node, const Slice& slice) {
+  if (op_def(node.kind).partial != nullptr) return {slice.batch, {0, 1}, slice.reduce};
+  return {slice.batch, slice.out, slice.reduce};
+}
+
 bool overlaps(const Range& a, const Range& b) { return a.begin < b.end && b.begin < a.end; }
 bool overlaps(const Box& a, const Box& b) {
   return overlaps(a.rows, b.rows) && overlaps(a.out, b.out) && overlaps(a.reduce, b.reduce);
@@ -233,7 +242,7 @@ class Checker {
     if (writes_gradient) {
       check_gradient_output(op, slots.size());
       check_params(op, cost);
-      boxes_[{op.node, op.microbatch}].push_back({op.slice.batch, op.slice.out, op.slice.reduce});
+      boxes_[{op.node, op.microbatch}].push_back(work_of(node, op.slice));
       return;
     }
     if (op.outputs.size() != node.output_shapes.size()) {
@@ -249,7 +258,7 @@ class Checker {
     }
     if (cost.flops != op.flops) fail("{} counts {} FLOPs, its slice has {}", name(op), op.flops, cost.flops);
     check_params(op, cost);
-    boxes_[{op.node, op.microbatch}].push_back({op.slice.batch, op.slice.out, op.slice.reduce});
+    boxes_[{op.node, op.microbatch}].push_back(work_of(node, op.slice));
   }
 
   void check_epilogue(const PlanOp& op) {
@@ -457,8 +466,7 @@ class Checker {
       const OpNode& node = graph_.node(id);
       if (node.kind == OpKind::kInput) continue;
       const auto& boxes = per_node[id];
-      const Slice whole = full_slice(node, {0, graph_.batch()});
-      const Box full{whole.batch, whole.out, whole.reduce};
+      const Box full = work_of(node, full_slice(node, {0, graph_.batch()}));
       int64_t volume = 0;
       for (size_t i = 0; i < boxes.size(); ++i) {
         volume += boxes[i].volume();

@@ -5,7 +5,9 @@
 namespace splitscope {
 
 bool Slice::is_partial(const OpNode& node) const {
-  if (!op_def(node.kind).split.reduce) return false;
+  const OpDef& def = op_def(node.kind);
+  if (!def.split.reduce) return false;
+  if (def.partial != nullptr) return def.partial(node, *this);
   return reduce.size() != node.input_shapes.at(0).at(0);
 }
 

@@ -5,7 +5,8 @@
 ///
 /// Slicing is along the batch, along axis 0 of the op's (first) output (dense
 /// units, conv filters, cell hidden units, channels of a channel-local op), and
-/// for a row-split matrix product along the reduction axis (input features),
+/// for a row-split matrix product along the reduction axis (a dense layer's
+/// input features; the filters a convolution's input gradient sums over),
 /// which leaves a partial sum to be all-reduced.
 
 #include <cstdint>
@@ -19,10 +20,10 @@ namespace splitscope {
 struct Slice {
   Range batch;   ///< sample rows
   Range out;     ///< axis 0 of the output
-  Range reduce;  ///< input features summed over (dense only; the full range otherwise)
+  Range reduce;  ///< what is summed over (dense and the product gradients; the full range otherwise)
 
   /// True when the op splits along its reduction axis and `reduce` does not
-  /// cover all of it: the result is a partial sum.
+  /// cover all of it (OpDef::partial refines this): the result is a partial sum.
   bool is_partial(const OpNode& node) const;
 };
 

@@ -29,16 +29,27 @@ int compute_calls(const Plan& plan, const PlanOp& op) {
       return 1 + ((bias || (!partial && attrs.activation != Activation::kNone)) ? 1 : 0);
     }
     case OpKind::kConv2d: {
-      const int64_t per_group = node.output_shapes.at(0).at(0) / attrs.groups;
-      const bool whole_groups = op.slice.out.begin % per_group == 0 && op.slice.out.end % per_group == 0;
-      const int64_t pieces =
-          whole_groups ? 1 : (op.slice.out.end - 1) / per_group - op.slice.out.begin / per_group + 1;
-      return static_cast<int>(pieces) + ((attrs.bias || attrs.activation != Activation::kNone) ? 1 : 0);
+      const auto pieces = group_pieces(op.slice.out, node.output_shapes.at(0).at(0) / attrs.groups);
+      return static_cast<int>(pieces.size()) + ((attrs.bias || attrs.activation != Activation::kNone) ? 1 : 0);
+    }
+    case OpKind::kConv2dGradInput: {
+      // One call per piece, and a zero fill where the pieces leave channels unwritten.
+      const int64_t per_group = node.input_shapes.at(0).at(0) / attrs.groups;
+      const int64_t channels = node.output_shapes.at(0).at(0) / attrs.groups;
+      const int zero = group_channels(op.slice.reduce, per_group, channels) != op.slice.out ? 1 : 0;
+      return static_cast<int>(group_pieces(op.slice.reduce, per_group).size()) + zero;
     }
     case OpKind::kLstmCell:
     case OpKind::kGruCell:
     case OpKind::kLstmCellGrad:
     case OpKind::kGruCellGrad: return 2 + (has_input(op, kCellHiddenSlot) ? 1 : 0);
+    case OpKind::kAdd:
+      // One sum over the slice's rows where every input holds just its
+      // channels; else one per row (the rows of the inputs are strided apart).
+      for (int input : op.inputs) {
+        if (input >= 0 && plan.value(input).channels != op.slice.out) return static_cast<int>(op.slice.batch.size());
+      }
+      return 1;
     case OpKind::kStack: return std::max<int>(1, static_cast<int>(op.slice.out.size()));
     case OpKind::kConcat: {
       int copies = 0;  // one per input the slice takes channels from
@@ -49,7 +60,10 @@ int compute_calls(const Plan& plan, const PlanOp& op) {
     }
     case OpKind::kDenseGradWeight:
       return 1 + (slice_carries_bias(node, op.slice.reduce) ? 1 : 0) + running_sum_copy(node, op);
-    case OpKind::kConv2dGradWeight: return 1 + (attrs.bias ? 1 : 0) + running_sum_copy(node, op);
+    case OpKind::kConv2dGradWeight: {
+      const auto pieces = group_pieces(op.slice.out, node.input_shapes.at(1).at(0) / attrs.groups);
+      return static_cast<int>(pieces.size()) + (attrs.bias ? 1 : 0) + running_sum_copy(node, op);
+    }
     case OpKind::kCellGradInput: return 2;
     case OpKind::kCellGradHidden: return 2 + ((attrs.gru && has_input(op, 1)) ? 1 : 0);
     case OpKind::kCellGradWeight: {

@@ -384,6 +384,74 @@ TEST(Conv2dBackward, MatchesFiniteDifferencesOfTheForward) {
   check_conv_backward("depthwise 1x1", {3, 4, 4, 3, 3, 1, 1, 1, 1, 0, 0}, 1);
 }
 
+TEST(Conv2dBackward, FilterSlicesAddUpToTheWholeLayersGradients) {
+  // A vertical split computes each slice of filters on its own device: its
+  // dx (over the channels of its groups, or every channel where it is part of
+  // a group) summed over the slices is the layer's dx, and its dw, db are the
+  // layer's rows. [0, 2) and [2, 3) are parts of group 0 (partial sums over
+  // all four channels), [3, 6) is group 1 whole (channels [2, 4) only).
+  //                     Cin H  W  Cout G kh kw sh sw ph pw
+  const Conv2dGeometry g{4, 6, 5, 6, 2, 3, 2, 1, 2, 1, 0};
+  const int64_t rows = 2, plane = g.in_h * g.in_w, pixels = g.out_h() * g.out_w();
+  const int64_t in_size = g.in_channels * plane, out_size = g.filters * pixels, patch = g.patch_size();
+  const auto x = random_vector(at(rows * in_size), 60);
+  const auto w = random_vector(at(g.filters * patch), 61);
+  const auto dz = random_vector(at(rows * out_size), 62);
+  std::vector<float> workspace(at(conv2d_backward_workspace_floats(g)));
+  SerialFor serial;
+
+  std::vector<float> whole_dx(at(rows * in_size)), whole_dw(w.size()), whole_db(at(g.filters));
+  Conv2dGradInputArgs whole_input{g, {}, {}, rows, dz.data(), out_size, w.data(), whole_dx.data(), in_size,
+                                  workspace.data()};
+  conv2d_grad_input(serial, whole_input);
+  Conv2dGradWeightArgs whole_weight;
+  whole_weight.geometry = g;
+  whole_weight.rows = rows;
+  whole_weight.x = x.data();
+  whole_weight.x_stride = in_size;
+  whole_weight.dz = dz.data();
+  whole_weight.dz_stride = out_size;
+  whole_weight.dw = whole_dw.data();
+  whole_weight.db = whole_db.data();
+  whole_weight.workspace = workspace.data();
+  conv2d_grad_weight(serial, whole_weight);
+
+  std::vector<double> summed_dx(whole_dx.size(), 0.0);
+  const struct {
+    Range filters;
+    Range channels;
+  } slices[] = {{{0, 2}, {0, 4}}, {{2, 3}, {0, 4}}, {{3, 6}, {2, 4}}};
+  for (const auto& slice : slices) {
+    SCOPED_TRACE("filters " + slice.filters.to_string());
+    const int64_t channels = slice.channels.size();
+    std::vector<float> dx(at(rows * channels * plane), 1e9f);
+    const Conv2dGradInputArgs input{g, slice.filters, slice.channels, rows, dz.data() + slice.filters.begin * pixels,
+                                    out_size, w.data() + slice.filters.begin * patch, dx.data(), channels * plane,
+                                    workspace.data()};
+    conv2d_grad_input(serial, input);
+    for (int64_t n = 0; n < rows; ++n) {
+      for (int64_t e = 0; e < channels * plane; ++e) {
+        summed_dx[at(n * in_size + slice.channels.begin * plane + e)] += dx[at(n * channels * plane + e)];
+      }
+    }
+
+    const int64_t filters = slice.filters.size();
+    std::vector<float> dw(at(filters * patch), 1e9f), db(at(filters), 1e9f);
+    Conv2dGradWeightArgs weight = whole_weight;
+    weight.filters = slice.filters;
+    weight.x = x.data() + (slice.filters.begin / g.filters_per_group()) * g.channels_per_group() * plane;
+    weight.dz = dz.data() + slice.filters.begin * pixels;
+    weight.dw = dw.data();
+    weight.db = db.data();
+    conv2d_grad_weight(serial, weight);
+    for (int64_t i = 0; i < filters * patch; ++i) {
+      EXPECT_FLOAT_EQ(dw[at(i)], whole_dw[at(slice.filters.begin * patch + i)]) << "dw " << i;
+    }
+    for (int64_t f = 0; f < filters; ++f) EXPECT_FLOAT_EQ(db[at(f)], whole_db[at(slice.filters.begin + f)]);
+  }
+  expect_close(whole_dx, summed_dx, 1e-5, 1e-6, "dx against its sum over the slices");
+}
+
 TEST(Conv2dBackward, Col2imIsTheAdjointOfIm2col) {
   // <im2col(x), C> = <x, col2im(C)> for any x and C, overlapping windows and padding included.
   const Conv2dGeometry g{2, 6, 5, 1, 1, 3, 2, 1, 2, 1, 1};

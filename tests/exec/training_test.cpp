@@ -304,8 +304,12 @@ TEST(Training, TheLossFallsOverFiftyStepsOfAFixedBatch) {
   EXPECT_LT(run.losses[25], run.losses.front());
 }
 
-TEST(Training, TheSlicedStrategiesTrainDenseLayersStepForStepWithSingle) {
-  for (const char* json : {kDense, kResidualMse, kTowers}) {
+TEST(Training, TheSlicedStrategiesTrainStepForStepWithSingle) {
+  // kConv's grouped layer (2 groups of 3 filters) splits along whole groups
+  // over 2 devices (its input gradient stays on each device) and into parts
+  // of groups over 3 (partial sums over every channel, all-reduced); its
+  // ungrouped layer leaves partial sums either way.
+  for (const char* json : {kDense, kResidualMse, kTowers, kConv}) {
     const Trained single = train(json, "single", 1, 1, PipelineSchedule::kGpipe, 3, momentum_sgd());
     for (int devices : {2, 3}) {
       for (const char* strategy : {"vertical", "tensor"}) {
@@ -317,10 +321,51 @@ TEST(Training, TheSlicedStrategiesTrainDenseLayersStepForStepWithSingle) {
   }
 }
 
-TEST(Training, ASlicedConvolutionSaysItsInputGradientIsNotBuiltYet) {
-  const auto training = std::make_shared<const Graph>(training_graph(*graph_from_json(kConv), plain_sgd(0.1)));
-  for (const char* strategy : {"vertical", "tensor"}) {
-    EXPECT_THROW((void)make_partitioner(strategy)->partition(training, {2, 1, nullptr}), InputError) << strategy;
+/// Bytes that op kind `kind` of layer `layer` moves between devices in the vertical plan over `devices`.
+int64_t moved_by(const std::shared_ptr<const Graph>& training, int devices, OpKind kind, const std::string& layer) {
+  const Plan plan = make_partitioner("vertical")->partition(training, {devices, 1, nullptr});
+  int64_t bytes = 0;
+  for (const PlanOp& op : plan.ops) {
+    const OpNode& node = training->node(op.node);
+    if (node.kind == kind && node.layer_name == layer && op.role != OpRole::kCompute) bytes += op.bytes_moved;
+  }
+  return bytes;
+}
+
+// A grouped convolution after another (the first layer's input needs no gradient).
+const char* kGroupedSecond = R"({"name": "grouped", "batch": 3, "input": [2, 7, 7], "layers": [
+    {"name": "c1", "type": "conv2d", "filters": 4, "kernel": 3, "padding": 1, "activation": "relu"},
+    {"name": "c2", "type": "conv2d", "filters": 6, "kernel": 3, "groups": 2, "activation": "tanh"},
+    {"type": "flatten"}, {"type": "dense", "units": 4}]})";
+
+TEST(Training, AConvolutionSplitAlongWholeGroupsMovesNoInputGradient) {
+  const auto training = std::make_shared<const Graph>(training_graph(*graph_from_json(kGroupedSecond), plain_sgd(0.1)));
+  // 2 devices: c2's two groups, one a device; each device's dX is its group's channels.
+  EXPECT_EQ(moved_by(training, 2, OpKind::kConv2dGradInput, "c2"), 0);
+  // 3 devices: parts of groups, partial sums of dX [4, 7, 7] over 3 samples, all-reduced: 2(N-1)·B.
+  EXPECT_EQ(moved_by(training, 3, OpKind::kConv2dGradInput, "c2"), 2 * 2 * (3 * 4 * 7 * 7 * 4));
+  const Trained single = train(kGroupedSecond, "single", 1, 1, PipelineSchedule::kGpipe, 3, momentum_sgd());
+  for (int devices : {2, 3, 4}) {
+    expect_same_training(train(kGroupedSecond, "vertical", devices, 1, PipelineSchedule::kGpipe, 3, momentum_sgd()),
+                         single, "vertical N=" + std::to_string(devices));
+  }
+}
+
+TEST(Training, AConvolutionWhoseSlicesAreWholeGroupsOnlySomewhereIsRefused) {
+  // c2's 4 filters in 2 groups over 3 devices: [0, 2) is group 0, [2, 3) and [3, 4) are halves of group 1.
+  const char* json = R"({"name": "mixed", "batch": 2, "input": [2, 5, 5], "layers": [
+      {"type": "conv2d", "filters": 4, "kernel": 1}, {"name": "c2", "type": "conv2d", "filters": 4, "kernel": 3,
+      "groups": 2}, {"type": "flatten"}, {"type": "dense", "units": 3}]})";
+  const auto training = std::make_shared<const Graph>(training_graph(*graph_from_json(json), plain_sgd(0.1)));
+  const auto vertical = make_partitioner("vertical");
+  EXPECT_FALSE(vertical->applies(*training, 3));
+  EXPECT_TRUE(vertical->applies(*training, 2));
+  try {
+    (void)vertical->partition(training, {3, 1, nullptr});
+    FAIL() << "a mixed split was planned";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("layer 'c2'"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("at most 2 devices"), std::string::npos) << error.what();
   }
 }
 

@@ -386,9 +386,12 @@ Conv2dGeometry grad_input_geometry(const OpNode& node) {
   return conv2d_geometry(node.attrs, node.output_shapes.at(0), node.input_shapes.at(0).at(0));
 }
 
-TaskFunction conv2d_grad_input_task(const OpBinding& b, std::shared_ptr<const WeightSlice> weights, float* scratch) {
+TaskFunction conv2d_grad_input_task(const PlanOp& op, const OpBinding& b, std::shared_ptr<const WeightSlice> weights,
+                                     float* scratch) {
   Conv2dGradInputArgs args;
   args.geometry = grad_input_geometry(b.node());
+  args.filters = op.slice.reduce;
+  args.channels = op.slice.out;
   args.rows = b.rows();
   const Rows dz = b.required_input(0);
   args.dz = dz.data;
@@ -401,9 +404,10 @@ TaskFunction conv2d_grad_input_task(const OpBinding& b, std::shared_ptr<const We
   return [args, weights = std::move(weights)](TaskContext& context) { conv2d_grad_input(context.parallel, args); };
 }
 
-TaskFunction conv2d_grad_weight_task(const OpBinding& b, float* scratch) {
+TaskFunction conv2d_grad_weight_task(const PlanOp& op, const OpBinding& b, float* scratch) {
   Conv2dGradWeightArgs args;
   args.geometry = conv2d_geometry(b.node());
+  args.filters = op.slice.out;
   args.rows = b.rows();
   const Rows x = b.required_input(0);
   const Rows dz = b.required_input(1);
@@ -411,7 +415,7 @@ TaskFunction conv2d_grad_weight_task(const OpBinding& b, float* scratch) {
   args.x_stride = x.stride;
   args.dz = dz.data;
   args.dz_stride = dz.stride;
-  const int64_t w_floats = args.geometry.filters * args.geometry.patch_size();
+  const int64_t w_floats = args.filters.size() * args.geometry.patch_size();
   const bool bias = b.node().attrs.bias;
   args.dw = b.gradient_output();
   args.db = bias ? args.dw + w_floats : nullptr;
@@ -632,11 +636,11 @@ TaskFunction bind_dense_grad_input(const PlanOp& op, const OpBinding& b, WeightS
 TaskFunction bind_dense_grad_weight(const PlanOp& op, const OpBinding& b, WeightStore&, float*) {
   return dense_grad_weight_task(op, b);
 }
-TaskFunction bind_conv2d_grad_input(const PlanOp&, const OpBinding& b, WeightStore& w, float* scratch) {
-  return conv2d_grad_input_task(b, weights_of(b, w), scratch);
+TaskFunction bind_conv2d_grad_input(const PlanOp& op, const OpBinding& b, WeightStore& w, float* scratch) {
+  return conv2d_grad_input_task(op, b, weights_of(b, w), scratch);
 }
-TaskFunction bind_conv2d_grad_weight(const PlanOp&, const OpBinding& b, WeightStore&, float* scratch) {
-  return conv2d_grad_weight_task(b, scratch);
+TaskFunction bind_conv2d_grad_weight(const PlanOp& op, const OpBinding& b, WeightStore&, float* scratch) {
+  return conv2d_grad_weight_task(op, b, scratch);
 }
 TaskFunction bind_pool_grad(const PlanOp& op, const OpBinding& b, WeightStore&, float*) { return pool_grad_task(op, b); }
 

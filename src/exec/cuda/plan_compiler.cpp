@@ -404,19 +404,7 @@ class Compiler {
     ConvStep base = conv_geometry(node, input_shape, node.output_shapes[0], rows);
     base.x_sample_stride = x.row_stride();
     base.y_sample_stride = y.row_stride();
-    // One grouped call when the slice is made of whole groups; otherwise one
-    // call per group it touches (cuDNN needs equal filters per group).
-    const bool whole_groups = slice.out.begin % filters_per_group == 0 && slice.out.end % filters_per_group == 0;
-    std::vector<Range> pieces;
-    if (whole_groups) {
-      pieces.push_back(slice.out);
-    } else {
-      for (int64_t g = slice.out.begin / filters_per_group; g * filters_per_group < slice.out.end; ++g) {
-        pieces.push_back({std::max(slice.out.begin, g * filters_per_group),
-                          std::min(slice.out.end, (g + 1) * filters_per_group)});
-      }
-    }
-    for (const Range& piece : pieces) {
+    for (const Range& piece : group_pieces(slice.out, filters_per_group)) {
       const Range channels = conv_input_channels(node, piece);
       ConvStep step = base;
       step.in_channels = channels.size();
@@ -748,56 +736,81 @@ class Compiler {
     return step;
   }
 
-  /// dX, the convolution's adjoint (cuDNN backward data), whole layers only
-  /// (no strategy slices a convolution for training).
+  /// dX, the convolution's adjoint (cuDNN backward data), over the slice's
+  /// filters: one call per piece (conv2d()'s rule), each writing the channels
+  /// of its groups; channels of groups no filter of the slice touches (a
+  /// partial sum over every channel) are zeroed first.
   void conv2d_grad_input(const PlanOp& op, int span) {
     const OpNode& node = graph_.node(op.node);
+    const OpAttrs& attrs = node.attrs;
     // Its shapes are the layer's, swapped: it reads dZ [F][Ho][Wo] and writes dX [C][H][W].
     const Shape& x_shape = node.output_shapes.at(0);
-    SPLITSCOPE_CHECK((op.slice.out == Range{0, x_shape.at(0)}),
-                     "the cuda backend computes a convolution's input gradient whole (op " + std::to_string(op.id) + ")");
+    const Shape& z_shape = node.input_shapes.at(0);
+    const Slice& slice = op.slice;
     const ValueView dz = input(op, 0);
-    const ValueView dx = output(op, 0, op.slice.out);
-    SPLITSCOPE_CHECK((dz.channels == Range{0, node.input_shapes.at(0).at(0)}), "a convolution's input gradient needs all of dZ");
-    ConvStep step = conv_geometry(node, x_shape, node.input_shapes.at(0), op.slice.batch.size());
-    step.pass = ConvPass::kBackwardData;
-    step.x = dx.start();
-    step.x_sample_stride = dx.row_stride();
-    step.y = dz.start();
-    step.y_sample_stride = dz.row_stride();
-    step.filter = weight(op, kWeight);
-    add_step(step, compute_stream(op), span, {dz.buffer, step.filter.buffer}, {dx.buffer});
+    const ValueView dx = output(op, 0, slice.out);
+    const int64_t in_per_group = x_shape.at(0) / attrs.groups;
+    const int64_t filters_per_group = z_shape.at(0) / attrs.groups;
+    const int64_t per_filter = in_per_group * attrs.kernel.h * attrs.kernel.w;
+    const Ref filter = weight(op, kWeight);
+    ConvStep base = conv_geometry(node, x_shape, z_shape, slice.batch.size());
+    base.pass = ConvPass::kBackwardData;
+    base.x_sample_stride = dx.row_stride();
+    base.y_sample_stride = dz.row_stride();
+    if (group_channels(slice.reduce, filters_per_group, in_per_group) != slice.out) {
+      add_step(ZeroStep{dx.start(), dx.elements()}, compute_stream(op), span, {}, {dx.buffer});
+    }
+    for (const Range& piece : group_pieces(slice.reduce, filters_per_group)) {
+      const Range channels = group_channels(piece, filters_per_group, in_per_group);
+      ConvStep step = base;
+      step.in_channels = channels.size();
+      step.groups = channels.size() / in_per_group;
+      step.filters = piece.size();
+      step.x = dx.at_channel(channels.begin);
+      step.y = dz.at_channel(piece.begin);
+      step.filter = Ref{filter.buffer, filter.offset + (piece.begin - slice.reduce.begin) * per_filter};
+      add_step(step, compute_stream(op), span, {dz.buffer, filter.buffer}, {dx.buffer});
+    }
   }
 
-  /// dW (+)= corr(X, dZ) (cuDNN backward filter), then db (+)= Σ dZ.
+  /// dW (+)= corr(X, dZ) (cuDNN backward filter) over the slice's filters, one
+  /// call per piece as conv2d(), then db (+)= Σ dZ.
   void conv2d_grad_weight(const PlanOp& op, int span) {
     const OpNode& node = graph_.node(op.node);
+    const OpAttrs& attrs = node.attrs;
     const Shape& x_shape = node.input_shapes.at(0);
     const Shape& z_shape = node.input_shapes.at(1);
-    SPLITSCOPE_CHECK((op.slice.out == Range{0, z_shape.at(0)}),
-                     "the cuda backend computes a convolution's weight gradient whole (op " + std::to_string(op.id) + ")");
+    const Slice& slice = op.slice;
     const ValueView x = input(op, 0);
     const ValueView dz = input(op, 1);
-    SPLITSCOPE_CHECK((x.channels == Range{0, x_shape.at(0)} && dz.channels == Range{0, z_shape.at(0)}),
-                     "a convolution's weight gradient needs all of X and dZ");
     const GradientTarget out = gradient_output(op, span);
-    ConvStep step = conv_geometry(node, x_shape, z_shape, op.slice.batch.size());
-    step.pass = ConvPass::kBackwardFilter;
-    step.accumulate = out.accumulate;
-    step.x = x.start();
-    step.x_sample_stride = x.row_stride();
-    step.y = dz.start();
-    step.y_sample_stride = dz.row_stride();
-    step.filter = out.value.start();
+    const int64_t in_per_group = x_shape.at(0) / attrs.groups;
+    const int64_t filters_per_group = z_shape.at(0) / attrs.groups;
+    const int64_t per_filter = in_per_group * attrs.kernel.h * attrs.kernel.w;
+    ConvStep base = conv_geometry(node, x_shape, z_shape, slice.batch.size());
+    base.pass = ConvPass::kBackwardFilter;
+    base.accumulate = out.accumulate;
+    base.x_sample_stride = x.row_stride();
+    base.y_sample_stride = dz.row_stride();
     std::vector<int> reads{x.buffer, dz.buffer};
     if (out.accumulate) reads.push_back(out.value.buffer);
-    add_step(step, compute_stream(op), span, reads, {out.value.buffer});
-    if (node.attrs.bias) {
-      const int64_t filters = z_shape.at(0);
-      const int64_t w_floats = filters * (x_shape.at(0) / node.attrs.groups) * node.attrs.kernel.h * node.attrs.kernel.w;
+    for (const Range& piece : group_pieces(slice.out, filters_per_group)) {
+      const Range channels = group_channels(piece, filters_per_group, in_per_group);
+      ConvStep step = base;
+      step.in_channels = channels.size();
+      step.groups = channels.size() / in_per_group;
+      step.filters = piece.size();
+      step.x = x.at_channel(channels.begin);
+      step.y = dz.at_channel(piece.begin);
+      step.filter = Ref{out.value.buffer, (piece.begin - slice.out.begin) * per_filter};
+      add_step(step, compute_stream(op), span, reads, {out.value.buffer});
+    }
+    if (attrs.bias) {
+      const int64_t filters = slice.out.size();
+      const int64_t w_floats = filters * per_filter;
       SPLITSCOPE_CHECK(out.value.elements() == w_floats + filters, "a convolution's gradient without room for its bias");
-      add_step(BiasGradStep{op.slice.batch.size(), filters, z_shape.at(1) * z_shape.at(2), dz.start(), dz.row_stride(),
-                            Ref{out.value.buffer, w_floats}, out.accumulate},
+      add_step(BiasGradStep{slice.batch.size(), filters, z_shape.at(1) * z_shape.at(2), dz.at_channel(slice.out.begin),
+                            dz.row_stride(), Ref{out.value.buffer, w_floats}, out.accumulate},
                compute_stream(op), span, {dz.buffer, out.value.buffer}, {out.value.buffer});
     }
   }

@@ -2,6 +2,7 @@
 // FLOPs 2·filters·Hout·Wout·(Cin/groups)·kh·kw·rows; a slice of filters reads
 // only the input channels of the groups those filters belong to.
 #include "ir/ops/gradient_rules.hpp"
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -57,11 +58,27 @@ std::vector<ParamTensor> params(const OpNode& node) {
 }  // namespace conv2d_op
 
 Range conv_input_channels(const OpNode& conv, Range out) {
-  const int64_t filters_per_group = conv.output_shapes.at(0).at(0) / conv.attrs.groups;
-  const int64_t channels_per_group = conv.input_shapes.at(0).at(0) / conv.attrs.groups;
-  const int64_t first_group = out.begin / filters_per_group;
-  const int64_t last_group = (out.end - 1) / filters_per_group;
+  const int64_t groups = conv.attrs.groups;
+  return group_channels(out, conv.output_shapes.at(0).at(0) / groups, conv.input_shapes.at(0).at(0) / groups);
+}
+
+Range group_channels(Range filters, int64_t filters_per_group, int64_t channels_per_group) {
+  const int64_t first_group = filters.begin / filters_per_group;
+  const int64_t last_group = (filters.end - 1) / filters_per_group;
   return {first_group * channels_per_group, (last_group + 1) * channels_per_group};
+}
+
+bool whole_groups(Range filters, int64_t filters_per_group) {
+  return filters.begin % filters_per_group == 0 && filters.end % filters_per_group == 0;
+}
+
+std::vector<Range> group_pieces(Range filters, int64_t filters_per_group) {
+  if (whole_groups(filters, filters_per_group)) return {filters};
+  std::vector<Range> pieces;
+  for (int64_t g = filters.begin / filters_per_group; g * filters_per_group < filters.end; ++g) {
+    pieces.push_back({std::max(filters.begin, g * filters_per_group), std::min(filters.end, (g + 1) * filters_per_group)});
+  }
+  return pieces;
 }
 
 namespace conv2d_op {

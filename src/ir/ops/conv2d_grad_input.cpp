@@ -1,14 +1,19 @@
 // conv2d_grad_input: the convolution's adjoint, dX from dZ and W (per sample
 // and group W_gᵀ·dZ_g, then col2im). Reads the forward layer's W
-// [filters, in/groups, kh, kw]. FLOPs: the forward convolution's. Whole
-// layers only: its parameter slice is the forward layer's whole weight set.
+// [filters, in/groups, kh, kw]. FLOPs: the forward convolution's.
+//
+// Sliced beside a slice of the forward layer's filters (a vertical split),
+// its reduce range is those filters and its output the channels of their
+// groups: complete where the filters are whole groups (a grouped layer split
+// along its groups needs no communication, as in the forward pass), a
+// partial sum over all input channels otherwise (every filter of a group
+// adds to every channel of it), all-reduced like a dense column split's dX.
 #include <fmt/format.h>
 
 #include "ir/layer_costs.hpp"
+#include "ir/ops/conv2d_rules.hpp"
 #include "ir/ops/op_rules.hpp"
 #include "ir/slice.hpp"
-#include "util/check.hpp"
-#include "util/errors.hpp"
 
 namespace splitscope {
 namespace conv2d_grad_input_op {
@@ -16,26 +21,43 @@ namespace conv2d_grad_input_op {
 using op_rules::kFloat;
 
 int64_t filters_of(const OpNode& node) { return node.input_shapes.at(0).at(0); }
-int64_t in_per_group(const OpNode& node) { return node.output_shapes.at(0).at(0) / node.attrs.groups; }
+int64_t channels_of(const OpNode& node) { return node.output_shapes.at(0).at(0); }
+int64_t filters_per_group(const OpNode& node) { return filters_of(node) / node.attrs.groups; }
+int64_t in_per_group(const OpNode& node) { return channels_of(node) / node.attrs.groups; }
+
+/// The groups `slice`'s filters touch.
+int64_t groups_touched(const OpNode& node, const Slice& slice) {
+  return group_channels(slice.reduce, filters_per_group(node), in_per_group(node)).size() / in_per_group(node);
+}
 
 SliceCost cost(const OpNode& node, const Slice& slice) {
   const Shape& dz = node.input_shapes.at(0);
   const OpAttrs& a = node.attrs;
+  const int64_t filters = slice.reduce.size();
   SliceCost c;
-  c.flops = conv2d_flops(filters_of(node), dz.at(1), dz.at(2), in_per_group(node), a.kernel.h, a.kernel.w,
-                         slice.batch.size());
-  c.param_count = filters_of(node) * in_per_group(node) * a.kernel.h * a.kernel.w;
-  c.bytes_read = slice.batch.size() * element_count(dz) * kFloat + c.param_count * kFloat;
+  c.flops = conv2d_flops(filters, dz.at(1), dz.at(2), in_per_group(node), a.kernel.h, a.kernel.w, slice.batch.size());
+  c.param_count = filters * in_per_group(node) * a.kernel.h * a.kernel.w;
+  c.bytes_read = slice.batch.size() * filters * inner_count(dz) * kFloat + c.param_count * kFloat;
   c.bytes_written = op_rules::output_bytes(node, slice);
   return c;
+}
+
+/// dZ of the slice's filters.
+Range input_channels(const OpNode&, const Slice& slice, int) { return slice.reduce; }
+
+/// Partial unless its filters are every filter of the groups it writes.
+bool partial(const OpNode& node, const Slice& slice) {
+  const Range complete{slice.out.begin / in_per_group(node) * filters_per_group(node),
+                       slice.out.end / in_per_group(node) * filters_per_group(node)};
+  return slice.reduce != complete;
 }
 
 std::string signature(const OpNode& node, const Slice& slice) {
   const Shape& out = node.output_shapes.at(0);
   const OpAttrs& a = node.attrs;
-  return fmt::format("conv2d_grad_input:b{}:c{}:h{}:w{}:f{}:k{}x{}:s{}x{}:p{}x{}:g{}", slice.batch.size(), out.at(0),
-                     out.at(1), out.at(2), filters_of(node), a.kernel.h, a.kernel.w, a.stride.h, a.stride.w,
-                     a.padding.h, a.padding.w, a.groups);
+  return fmt::format("conv2d_grad_input:b{}:c{}:h{}:w{}:f{}:k{}x{}:s{}x{}:p{}x{}:g{}", slice.batch.size(),
+                     slice.out.size(), out.at(1), out.at(2), slice.reduce.size(), a.kernel.h, a.kernel.w, a.stride.h,
+                     a.stride.w, a.padding.h, a.padding.w, groups_touched(node, slice));
 }
 
 std::vector<ParamTensor> params(const OpNode& node) {
@@ -45,28 +67,28 @@ std::vector<ParamTensor> params(const OpNode& node) {
   return tensors;
 }
 
+/// The forward slice's weights: its filters, all of their input channels.
 Slice param_slice(const OpNode& node, const Slice& slice) {
-  SPLITSCOPE_CHECK(slice.out.size() == node.output_shapes.at(0).at(0), node.name + " is computed whole or not at all");
-  return Slice{slice.batch, {0, filters_of(node)}, {0, node.output_shapes.at(0).at(0)}};
+  return Slice{slice.batch, slice.reduce, {0, channels_of(node)}};
 }
 
-/// Per sample and group: columns [patch × pixels] = W_gᵀ [patch × filters/g] · dZ_g [filters/g × pixels].
+/// Per sample and touched group: columns [patch × pixels] = W_gᵀ [patch × its filters] · dZ_g [its filters × pixels].
 GemmDims gemm(const OpNode& node, const Slice& slice) {
   const Shape& dz = node.input_shapes.at(0);
   const OpAttrs& a = node.attrs;
-  return GemmDims{in_per_group(node) * a.kernel.h * a.kernel.w, dz.at(1) * dz.at(2), filters_of(node) / a.groups,
-                  slice.batch.size() * a.groups};
+  const int64_t groups = groups_touched(node, slice);
+  return GemmDims{in_per_group(node) * a.kernel.h * a.kernel.w, dz.at(1) * dz.at(2), slice.reduce.size() / groups,
+                  slice.batch.size() * groups};
 }
 
-/// Whole layers only: a slice of the filters would leave a partial input
-/// gradient this kind cannot write yet.
+/// Beside a forward slice of filters: the channels of their groups when they
+/// are whole groups, else every channel (so that the partial sums of the
+/// slices of one layer cover the same channels, as an all-reduce needs).
 Slice from_forward(const OpNode& node, const Slice& forward) {
-  if (forward.out.size() != filters_of(node)) {
-    throw InputError("--train", "",
-                     "layer '" + node.layer_name + "' is split by filters, and the input gradient of a filter slice "
-                     "is not built yet: train convolutional networks with single, data, horizontal or pipeline");
-  }
-  return Slice{forward.batch, {0, node.output_shapes.at(0).at(0)}, {0, filters_of(node)}};
+  const Range channels = whole_groups(forward.out, filters_per_group(node))
+                             ? group_channels(forward.out, filters_per_group(node), in_per_group(node))
+                             : Range{0, channels_of(node)};
+  return Slice{forward.batch, channels, forward.out};
 }
 
 }  // namespace conv2d_grad_input_op
@@ -79,9 +101,11 @@ const OpDef& conv2d_grad_input_def() {
     d.efficiency_like = "conv2d";
     d.cost_class = CostClass::kMatrix;
     d.weighted = true;
-    d.split.out = true;  // by its weights' rule; no partitioner slices a backward op yet
+    d.split.out = true;
+    d.split.reduce = true;
     d.cost = conv2d_grad_input_op::cost;
-    d.input_channels = op_rules::all_channels;
+    d.input_channels = conv2d_grad_input_op::input_channels;
+    d.partial = conv2d_grad_input_op::partial;
     d.signature = conv2d_grad_input_op::signature;
     d.from_forward = conv2d_grad_input_op::from_forward;
     d.gemm = conv2d_grad_input_op::gemm;

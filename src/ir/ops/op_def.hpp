@@ -111,6 +111,11 @@ struct OpDef {
   /// weights that slice holds (the inverse of param_slice). Throws
   /// InputError where the kind cannot follow such a slice yet.
   Slice (*from_forward)(const OpNode& node, const Slice& forward) = nullptr;
+  /// Whether `slice` leaves a partial sum (a kind with split.reduce); null:
+  /// when `reduce` is not the whole of input 0's axis 0 (a dense row split).
+  /// A convolution's input gradient over whole groups is complete for the
+  /// channels of those groups, though it sums over some filters only.
+  bool (*partial)(const OpNode& node, const Slice& slice) = nullptr;
   /// A kMatrix kind's product; null: rows × out by reduce (a dense slice).
   GemmDims (*gemm)(const OpNode& node, const Slice& slice) = nullptr;
   /// Its weight tensors, in index order (params.hpp); null for unweighted kinds.
