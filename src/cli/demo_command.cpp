@@ -17,6 +17,7 @@
 #include "cli/command.hpp"
 #include "cli/execution_options.hpp"
 #include "cli/network_loading.hpp"
+#include "cli/training_options.hpp"
 #include "demo/demo_report.hpp"
 #include "exec/cpu/cpu_executor.hpp"
 #include "demo/rnn_demo.hpp"
@@ -65,6 +66,7 @@ struct DemoOptions {
   std::optional<int> microbatches;
   std::optional<std::string> sweep;  ///< given, even as "": a sweep (an empty one is an error)
   ExecutionOptions execution;  ///< --batch is the shared option
+  TrainingOptions training;    ///< --train: each timed repeat a training step
   ReportOutputs outputs;
 };
 
@@ -86,6 +88,9 @@ RnnDemoSettings settings_from(const DemoOptions& options, const std::string& bac
     }
     settings.microbatches = *options.microbatches;
   }
+  settings.training = training_optimizer(options.training);
+  settings.schedule = pipeline_schedule(options.training);
+  settings.recompute = options.training.recompute;
   return settings;
 }
 
@@ -152,21 +157,32 @@ void print_demo(const RnnDemoResult& result, int repeats, std::ostream& out) {
   const RnnDemoSettings& s = result.settings;
   const bool colour = isatty(STDOUT_FILENO) == 1;
   out << run_header(s.shape, first_info(result), repeats) << sharing_note(first_info(result), s.devices) << "\n";
-  out << fmt::format("The wavefront of the layer split over {} device{} (horizontal{}):\n", s.devices,
-                     s.devices == 1 ? "" : "s",
-                     s.devices == s.shape.layers ? ", one layer per device"
-                                                 : fmt::format(", {} layers over {} devices", s.shape.layers, s.devices));
-  out << render_wavefront(result.wavefront, colour) << "\n";
-  out << fmt::format("Against the fused single device: {} ({}).\n", result.fused.implementation,
-                     result.fused.method);
+  if (result.trains()) {
+    out << fmt::format("Training steps ({}{}{}), one a timed repeat (their forward and backward waves: --trace or "
+                       "--html).\nAgainst the cell-by-cell single device: no fused training baseline is built.\n",
+                       s.training->name(), s.microbatches > 1 ? fmt::format(", {} schedule", to_string(s.schedule)) : "",
+                       s.recompute ? ", recomputing the forward" : "");
+  } else {
+    out << fmt::format("The wavefront of the layer split over {} device{} (horizontal{}):\n", s.devices,
+                       s.devices == 1 ? "" : "s",
+                       s.devices == s.shape.layers
+                           ? ", one layer per device"
+                           : fmt::format(", {} layers over {} devices", s.shape.layers, s.devices));
+    out << render_wavefront(result.wavefront, colour) << "\n";
+    out << fmt::format("Against the fused single device: {} ({}).\n", result.fused.implementation,
+                       result.fused.method);
+  }
   if (s.microbatches > 1) {
     out << fmt::format("The micro-batched split cuts the batch of {} into {} micro-batches (pipeline).\n",
                        s.shape.batch, s.microbatches);
   }
   out << "\n" << verdict_table_text(result.rows) << "\n";
   out << fmt::format("verdict: {}\n", result.conclusion);
-  out << "\nmakespan: median over the repeats, +- the larger distance to the min or max. vs fused: the fused\n"
-         "single device's median over this median; wins at >= 1.05x, loses at <= 0.95x. compute: compute time\n"
+  out << (result.trains() ? "\nmakespan: median over the steps, +- the larger distance to the min or max. vs single: the\n"
+                            "cell-by-cell single device's median over this median;"
+                          : "\nmakespan: median over the repeats, +- the larger distance to the min or max. vs fused: the "
+                            "fused\nsingle device's median over this median;")
+      << " wins at >= 1.05x, loses at <= 0.95x. compute: compute time\n"
          "summed over devices; transfer: each transfer's time, summed; idle: share of device time.\n"
       << std::flush;
 }
@@ -195,6 +211,9 @@ int demo_rnn(const DemoOptions& options, const std::vector<std::string>& command
   const ReportContext context = make_report_context(command_line);
 
   if (options.sweep) {
+    if (settings.training) {
+      throw InputError("--sweep", "", "sweeps forward passes only for now; leave out --train, or train one shape");
+    }
     if (!options.outputs.trace.empty()) {
       throw InputError("--trace", "", "a sweep runs many shapes; trace one shape by leaving out --sweep");
     }
@@ -212,6 +231,9 @@ int demo_rnn(const DemoOptions& options, const std::vector<std::string>& command
   }
 
   resolve_settings(settings);  // a bad --devices or shape fails before any backend is sought
+  if (settings.training && settings.microbatches <= 1 && options.training.schedule_given) {
+    throw InputError("--schedule", "", "orders the micro-batched row's steps; it needs --microbatches 2 or more");
+  }
   const RnnDemoResult result = run_rnn_demo(settings, demo_backend(execution, backend_name), run, context, progress);
   print_demo(result, run.repeats, std::cout);
   OutputBatch files;
@@ -250,6 +272,12 @@ Command add_demo_command(CLI::App& app) {
   add_execution_options(*rnn, options->execution, "cuda if a GPU is present, else cpu; sim defaults to --machine " +
                                                        std::string(kDefaultMachine));
   rnn->get_option("--batch")->description("samples B (default: cpu 16, else 64)");
+  // Training: each timed repeat (--repeat) is a step; --steps stays the sequence length.
+  add_training_options(*rnn, options->training, false);
+  rnn->remove_option(rnn->get_option("--bucket-mib"));  // no data-parallel row to bucket
+  rnn->get_option("--train")->description(
+      "run training steps (forward, loss, backward, update), each timed repeat one step, judged against the "
+      "cell-by-cell single device (no fused training baseline is built)");
   rnn->add_option("--report", options->outputs.report, "write the JSON report (schema splitscope.demo-rnn/1)");
   rnn->add_option("--html", options->outputs.html, "write a self-contained HTML page (with --sweep: its charts)");
   rnn->add_option("--trace", options->outputs.trace, "write a Chrome/Perfetto trace of the plan runs");

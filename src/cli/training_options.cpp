@@ -38,14 +38,20 @@ void add_training_options(CLI::App& command, TrainingOptions& options, bool step
 }
 
 std::shared_ptr<const Graph> graph_to_run(std::shared_ptr<const Graph> graph, const TrainingOptions& options) {
+  const std::optional<Optimizer> optimizer = training_optimizer(options);
+  if (!optimizer) return graph;
+  if (options.steps < 1) throw InputError("--steps", "", "must be at least 1, got " + std::to_string(options.steps));
+  return std::make_shared<const Graph>(training_graph(*graph, *optimizer));
+}
+
+std::optional<Optimizer> training_optimizer(const TrainingOptions& options) {
   if (!options.train) {
     if (options.schedule_given || options.recompute || options.bucket_given) {
       throw InputError(options.recompute ? "--recompute" : options.bucket_given ? "--bucket-mib" : "--schedule", "",
                        "applies to training runs only; add --train");
     }
-    return graph;
+    return std::nullopt;
   }
-  if (options.steps < 1) throw InputError("--steps", "", "must be at least 1, got " + std::to_string(options.steps));
   if (!(options.learning_rate > 0)) {
     throw InputError("--lr", "", "must be a positive learning rate, got " + std::to_string(options.learning_rate));
   }
@@ -60,7 +66,7 @@ std::shared_ptr<const Graph> graph_to_run(std::shared_ptr<const Graph> graph, co
   optimizer.kind = adam ? OptimizerKind::kAdam : OptimizerKind::kSgd;
   optimizer.learning_rate = options.learning_rate;
   optimizer.momentum = adam ? 0.0 : options.momentum;
-  return std::make_shared<const Graph>(training_graph(*graph, optimizer));
+  return optimizer;
 }
 
 int64_t bucket_bytes(const TrainingOptions& options) {

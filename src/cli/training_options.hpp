@@ -8,9 +8,11 @@
 
 #include <CLI/CLI.hpp>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "ir/graph.hpp"
+#include "ir/training_spec.hpp"
 #include "partitioners/partitioner.hpp"
 #include "partitioners/plan.hpp"
 
@@ -39,6 +41,10 @@ void add_training_options(CLI::App& command, TrainingOptions& options, bool step
 /// rate that is not positive, momentum outside [0, 1)) or a network with a
 /// layer that cannot train.
 std::shared_ptr<const Graph> graph_to_run(std::shared_ptr<const Graph> graph, const TrainingOptions& options);
+
+/// The optimizer --train asks for, or nullopt without --train. InputError
+/// (exit 2) as graph_to_run() for the options themselves.
+std::optional<Optimizer> training_optimizer(const TrainingOptions& options);
 
 /// The pipeline schedule --schedule names.
 PipelineSchedule pipeline_schedule(const TrainingOptions& options);

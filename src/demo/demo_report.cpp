@@ -24,6 +24,10 @@ Json makespan_json(const std::optional<MakespanStats>& makespan) {
           {"repeats", makespan->repeats}};
 }
 
+constexpr const char* kSingleBaseline = "the cell-by-cell single device (no fused training baseline is built)";
+constexpr const char* kSingleBaselineMethod =
+    "the single strategy's training steps, every cell's forward and backward one op each";
+
 Json shape_json(const RnnDemoShape& shape) {
   return {{"cell", shape.cell}, {"layers", shape.layers}, {"hidden", shape.hidden}, {"steps", shape.steps},
           {"batch", shape.batch}};
@@ -48,7 +52,7 @@ Json baseline_json(const std::string& implementation, const std::string& method,
           {"device_mode", device_mode},       {"makespan_ms", makespan_json(makespan)}};
 }
 
-Json row_json(const DemoRow& row) {
+Json row_json(const DemoRow& row, bool against_single) {
   const bool timed = row.makespan.has_value();
   return {{"way", to_string(row.way)},
           {"title", row.title},
@@ -56,7 +60,8 @@ Json row_json(const DemoRow& row) {
           {"devices", row.devices},
           {"microbatches", row.microbatches},
           {"makespan_ms", makespan_json(row.makespan)},
-          {"speedup_vs_fused", timed ? Json(row.speedup) : Json(nullptr)},
+          {"speedup_vs_fused", timed && !against_single ? Json(row.speedup) : Json(nullptr)},
+          {"speedup_vs_baseline", timed ? Json(row.speedup) : Json(nullptr)},
           {"compute_ms", timed ? Json(row.compute_ms) : Json(nullptr)},
           {"transfer_ms", timed ? Json(row.transfer_ms) : Json(nullptr)},
           {"moved_bytes", row.moved_bytes},
@@ -140,12 +145,14 @@ std::string where_text(const RunInfo& info) {
 }
 
 std::string rows_html(const std::vector<DemoRow>& rows) {
-  std::string html = R"(<table class="demo"><thead><tr><th class="left">way</th><th>devices</th><th>makespan</th>)"
-                     "<th>vs fused</th><th>compute</th><th>transfer</th><th>moved</th><th>idle</th>"
+  const bool against_fused = rows.empty() || rows.front().way == DemoWay::kFused;
+  std::string html = R"(<table class="demo"><thead><tr><th class="left">way</th><th>devices</th><th>makespan</th>)" +
+                     fmt::format("<th>vs {}</th>", against_fused ? "fused" : "single") +
+                     "<th>compute</th><th>transfer</th><th>moved</th><th>idle</th>"
                      R"(<th class="left">verdict</th><th class="left">reason</th></tr></thead><tbody>)";
   for (const DemoRow& row : rows) {
     const bool timed = row.makespan.has_value();
-    const bool baseline = row.way == DemoWay::kFused;
+    const bool baseline = row.decider == "baseline";
     const std::string verdict = row.verdict ? std::string(to_string(*row.verdict)) : "baseline";
     html += "<tr>" + td(row.title, "left") + td(std::to_string(row.devices)) +
             td(timed ? format_ms(row.makespan->median_ms) : "does not fit") +
@@ -183,10 +190,24 @@ std::string shape_text(const RnnDemoShape& shape, const std::string& swept) {
 
 Json demo_json(const RnnDemoResult& result, const ReportContext& context) {
   Json json = header_json(context, result.settings, primary_info(result));
-  json["baseline"] = baseline_json(result.fused.implementation, result.fused.method, result.fused.measured,
-                                   result.fused.device_mode, makespan_stats(result.fused.timelines));
+  if (result.trains()) {
+    const RunInfo info = primary_info(result);
+    json["baseline"] = baseline_json(kSingleBaseline, kSingleBaselineMethod, info.measured, info.device_mode,
+                                     result.rows.front().makespan);
+  } else {
+    json["baseline"] = baseline_json(result.fused.implementation, result.fused.method, result.fused.measured,
+                                     result.fused.device_mode, makespan_stats(result.fused.timelines));
+  }
+  json["train"] = nullptr;
+  if (result.trains()) {
+    const RnnDemoSettings& s = result.settings;
+    json["train"] = {{"steps", result.rows.front().makespan ? result.rows.front().makespan->repeats : 1},
+                     {"schedule", std::string(to_string(s.schedule))},
+                     {"optimizer", std::string(s.training->name())},
+                     {"recompute", s.recompute}};
+  }
   Json ways = Json::array();
-  for (const DemoRow& row : result.rows) ways.push_back(row_json(row));
+  for (const DemoRow& row : result.rows) ways.push_back(row_json(row, result.trains()));
   json["ways"] = ways;
   json["wavefront"] = result.wavefront.busy.empty() ? Json(nullptr) : wavefront_json(result.wavefront);
   json["conclusion"] = result.conclusion;
@@ -208,6 +229,7 @@ Json sweep_json(const SweepResult& result, const ReportContext& context) {
   json["shape"] = shape_json(result.base.shape);
   json["baseline"] = baseline_json(result.fused_implementation, result.fused_method, result.measured,
                                    result.measured ? "" : "simulated", std::nullopt);
+  json["train"] = nullptr;  // sweeps run forward passes only
   json["ways"] = nullptr;
   json["wavefront"] = nullptr;
   json["conclusion"] = crossover_text(result);
@@ -236,16 +258,26 @@ Json sweep_json(const SweepResult& result, const ReportContext& context) {
 
 std::string demo_html(const RnnDemoResult& result, const ReportContext& context) {
   const RnnDemoSettings& s = result.settings;
-  std::string html = page_start(fmt::format("splitscope demo rnn: {}", shape_text(s.shape)), context);
-  html += fmt::format("<p>Run on {}. Baseline: the fused single device, {}: {}.</p>",
-                      escape_html(where_text(primary_info(result))), escape_html(result.fused.implementation),
-                      escape_html(result.fused.method));
+  std::string html = page_start(
+      fmt::format("splitscope demo rnn{}: {}", result.trains() ? " --train" : "", shape_text(s.shape)), context);
+  if (result.trains()) {
+    html += fmt::format("<p>Run on {}. Training steps ({}). Baseline: {}: {}.</p>",
+                        escape_html(where_text(primary_info(result))), escape_html(std::string(s.training->name())),
+                        kSingleBaseline, kSingleBaselineMethod);
+  } else {
+    html += fmt::format("<p>Run on {}. Baseline: the fused single device, {}: {}.</p>",
+                        escape_html(where_text(primary_info(result))), escape_html(result.fused.implementation),
+                        escape_html(result.fused.method));
+  }
   html += fmt::format("<p class=\"conclusion\">Verdict: {}.</p>", escape_html(result.conclusion));
-  html += "<h2>Against the fused single device</h2>" + rows_html(result.rows);
-  html += fmt::format("<h2>The wavefront of the layer split over {} devices</h2>", s.devices);
-  html += "<p class=\"context\">One row per device, one column per time slice (the median cell's time, or several); "
-          "# where a cell ran for more than half the slice, - where one ran for less.</p>";
-  html += fmt::format("<pre class=\"wavefront\">{}</pre>", escape_html(render_wavefront(result.wavefront)));
+  html += fmt::format("<h2>Against the {} single device</h2>", result.trains() ? "cell-by-cell" : "fused") +
+          rows_html(result.rows);
+  if (!result.trains()) {
+    html += fmt::format("<h2>The wavefront of the layer split over {} devices</h2>", s.devices);
+    html += "<p class=\"context\">One row per device, one column per time slice (the median cell's time, or several); "
+            "# where a cell ran for more than half the slice, - where one ran for less.</p>";
+    html += fmt::format("<pre class=\"wavefront\">{}</pre>", escape_html(render_wavefront(result.wavefront)));
+  }
   html += "<h2>Timelines</h2>";
   for (const RunReport* run : result.comparison.all_runs()) {
     if (!run->summary.timed()) continue;
@@ -256,9 +288,12 @@ std::string demo_html(const RnnDemoResult& result, const ReportContext& context)
                                                       : "",
                         format_ms(run->summary.makespan->representative_ms), svg_timeline(*run));
   }
-  html += "<footer>Makespan: median over the timed repeats. vs fused: the fused single device's median over this "
-          "median; wins at &ge; 1.05&times;, loses at &le; 0.95&times;. Compute: compute time summed over devices; "
-          "transfer: each transfer's time, summed; idle: share of device time (devices &times; makespan).</footer>";
+  html += fmt::format("<footer>Makespan: median over the timed {}. vs {}: the {} single device's median over this "
+                      "median; wins at &ge; 1.05&times;, loses at &le; 0.95&times;. Compute: compute time summed over "
+                      "devices; transfer: each transfer's time, summed; idle: share of device time (devices &times; "
+                      "makespan).</footer>",
+                      result.trains() ? "steps" : "repeats", result.trains() ? "single" : "fused",
+                      result.trains() ? "cell-by-cell" : "fused");
   return html + "</body></html>\n";
 }
 

@@ -4,9 +4,12 @@
 
 #include <algorithm>
 
+#include "exec/training_run.hpp"
 #include "ir/lower.hpp"
+#include "ir/training.hpp"
 #include "partitioners/partitioner.hpp"
 #include "partitioners/plan_check.hpp"
+#include "util/check.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {
@@ -14,12 +17,17 @@ namespace {
 
 std::shared_ptr<const Plan> checked_plan(const std::shared_ptr<const Graph>& graph, const std::string& strategy,
                                          int devices, int microbatches,
-                                         const std::shared_ptr<const CostFunction>& cost) {
+                                         const std::shared_ptr<const CostFunction>& cost,
+                                         const RnnDemoSettings& settings) {
   PartitionOptions options;
   options.devices = devices;
   options.microbatches = microbatches;
   options.cost = cost;
-  auto plan = std::make_shared<const Plan>(make_partitioner(strategy)->partition(graph, options));
+  if (graph->is_training()) {
+    options.schedule = settings.schedule;
+    options.recompute = settings.recompute;
+  }
+  auto plan = std::make_shared<const Plan>(make_plan(*make_partitioner(strategy), graph, options));
   check(*plan);
   return plan;
 }
@@ -53,9 +61,10 @@ std::shared_ptr<const Graph> demo_graph(const RnnDemoShape& shape) {
 }
 
 std::shared_ptr<const Plan> split_plan(const std::shared_ptr<const Graph>& graph, int devices, int microbatches,
-                                       const std::shared_ptr<const CostFunction>& cost) {
-  return microbatches > 1 ? checked_plan(graph, "pipeline", devices, microbatches, cost)
-                          : checked_plan(graph, "horizontal", devices, 1, cost);
+                                       const std::shared_ptr<const CostFunction>& cost,
+                                       const RnnDemoSettings& settings) {
+  return microbatches > 1 ? checked_plan(graph, "pipeline", devices, microbatches, cost, settings)
+                          : checked_plan(graph, "horizontal", devices, 1, cost, settings);
 }
 
 const RunReport* find_run(const Comparison& comparison, const std::string& strategy) {
@@ -72,45 +81,60 @@ RnnDemoResult run_rnn_demo(const RnnDemoSettings& asked, const DemoBackend& back
   result.settings = resolve_settings(asked);
   const RnnDemoSettings& settings = result.settings;
   result.graph = demo_graph(settings.shape);
+  if (settings.training) result.graph = std::make_shared<const Graph>(training_graph(*result.graph, *settings.training));
 
   // Plans first: an impossible one fails before anything runs.
   std::vector<std::shared_ptr<const Plan>> plans{
-      checked_plan(result.graph, "single", 1, 1, backend.cost),
-      split_plan(result.graph, settings.devices, 1, backend.cost)};
+      checked_plan(result.graph, "single", 1, 1, backend.cost, settings),
+      split_plan(result.graph, settings.devices, 1, backend.cost, settings)};
   if (settings.microbatches > 1) {
-    plans.push_back(split_plan(result.graph, settings.devices, settings.microbatches, backend.cost));
+    plans.push_back(split_plan(result.graph, settings.devices, settings.microbatches, backend.cost, settings));
   }
   if (backend.admit) {
     for (const auto& plan : plans) backend.admit(*plan);
   }
   auto executor = backend.executor(settings.devices);
-  auto fused = backend.fused(settings.devices);
 
   RunOptions run = options;
   run.want_output = false;
   run.on_repeat = progress.repeat_callback();
-  progress.begin_run(fmt::format("fused stack on one device ({})", backend.name));
-  result.fused = fused->run(result.graph, run);
-  progress.end_run();
+  if (!settings.training) {
+    auto fused = backend.fused(settings.devices);
+    progress.begin_run(fmt::format("fused stack on one device ({})", backend.name));
+    result.fused = fused->run(result.graph, run);
+    progress.end_run();
+  }
 
   ComparisonBuilder builder(std::move(context));
   for (const auto& plan : plans) {
     progress.begin_run(fmt::format("{} over {} device{} ({})", plan->strategy, plan->devices,
                                    plan->devices == 1 ? "" : "s", backend.name));
-    builder.add(plan, executor->run(*plan, run));
+    // In training each timed repeat is a step (a warm-up would be one too).
+    builder.add(plan, settings.training ? run_training_steps(*executor, *plan, run, run.repeats)
+                                        : executor->run(*plan, run));
     progress.end_run();
   }
   result.comparison = std::move(builder).build();
 
-  result.rows.push_back(fused_row(result.fused));
-  const std::pair<DemoWay, const char*> ways[] = {
-      {DemoWay::kCells, "single"}, {DemoWay::kSplit, "horizontal"}, {DemoWay::kSplitMicrobatched, "pipeline"}};
-  for (const auto& [way, strategy] : ways) {
-    if (const RunReport* run_report = find_run(result.comparison, strategy)) {
-      result.rows.push_back(plan_row(way, *run_report, result.fused, settings.shape));
-    }
+  std::vector<std::pair<DemoWay, const char*>> ways{{DemoWay::kSplit, "horizontal"},
+                                                    {DemoWay::kSplitMicrobatched, "pipeline"}};
+  std::optional<DemoBaseline> baseline;
+  if (settings.training) {
+    const RunReport* cells = find_run(result.comparison, "single");
+    SPLITSCOPE_CHECK(cells != nullptr, "the demo's single run is missing");
+    result.rows.push_back(single_baseline_row(*cells));
+    if (cells->summary.timed()) baseline = single_baseline(*cells);
+  } else {
+    result.rows.push_back(fused_row(result.fused));
+    baseline = fused_baseline(result.fused, *result.graph);
+    ways.insert(ways.begin(), {DemoWay::kCells, "single"});
   }
-  if (const RunReport* split = find_run(result.comparison, "horizontal"); split != nullptr && split->summary.timed()) {
+  for (const auto& [way, strategy] : ways) {
+    const RunReport* run_report = find_run(result.comparison, strategy);
+    if (run_report != nullptr && baseline) result.rows.push_back(plan_row(way, *run_report, *baseline, settings.shape));
+  }
+  const RunReport* split = find_run(result.comparison, "horizontal");
+  if (!settings.training && split != nullptr && split->summary.timed()) {
     result.wavefront = analyse_wavefront(*split->plan, split->timeline);
   }
   result.conclusion = demo_conclusion(result.rows);

@@ -18,6 +18,7 @@
 #include "demo/rnn_demo_model.hpp"
 #include "demo/verdict_table.hpp"
 #include "demo/wavefront.hpp"
+#include "ir/training_spec.hpp"
 #include "partitioners/cost_function.hpp"
 #include "report/comparison.hpp"
 #include "report/progress.hpp"
@@ -46,6 +47,13 @@ struct RnnDemoSettings {
   /// M micro-batches for the micro-batched split; 0: min(batch, N); 1: no
   /// micro-batched row. At most the batch.
   int microbatches = 0;
+  /// `--train`: training steps (forward, loss, backward, update) of the
+  /// training graph under this optimizer instead of forward passes, each
+  /// timed repeat one step (docs/training.md). There is no fused training
+  /// baseline, so the rows are held against the cell-by-cell single device.
+  std::optional<Optimizer> training;
+  PipelineSchedule schedule = PipelineSchedule::kGpipe;  ///< training: the micro-batched row's
+  bool recompute = false;  ///< training: --recompute (partitioners/recompute.hpp)
 };
 
 /// `settings` with N and M resolved and checked against the shape:
@@ -55,16 +63,20 @@ RnnDemoSettings resolve_settings(RnnDemoSettings settings);
 
 struct RnnDemoResult {
   RnnDemoSettings settings;  ///< resolved
-  std::shared_ptr<const Graph> graph;
-  FusedTiming fused;
+  std::shared_ptr<const Graph> graph;  ///< the training graph in training
+  FusedTiming fused;  ///< forward passes only (no timelines in training)
   /// The plan runs (single cell by cell, horizontal, pipeline) as the report
   /// library sees them: judged against the cell-by-cell single run, the way
   /// `compare` would judge them.
   Comparison comparison;
-  /// The verdict table, judged against the fused run: fused, cells, split, split + M.
+  /// The verdict table, judged against the fused run: fused, cells, split,
+  /// split + M; in training against the cells: cells, split, split + M.
   std::vector<DemoRow> rows;
-  /// The layer split's wavefront, read off its representative repeat.
+  /// The layer split's wavefront, read off its representative repeat
+  /// (forward passes only: a training step's forward and backward waves are
+  /// in its timeline and trace).
   Wavefront wavefront;
+  bool trains() const { return settings.training.has_value(); }
   std::string conclusion;  ///< demo_conclusion() of the rows
 };
 
@@ -80,8 +92,10 @@ RnnDemoResult run_rnn_demo(const RnnDemoSettings& settings, const DemoBackend& b
 std::shared_ptr<const Graph> demo_graph(const RnnDemoShape& shape);
 
 /// The plan of the layer split (`horizontal`, M = 1) or, for M > 1, the
-/// micro-batched one (`pipeline`), over N devices.
+/// micro-batched one (`pipeline`), over N devices; a training graph's with
+/// `settings`' schedule and --recompute.
 std::shared_ptr<const Plan> split_plan(const std::shared_ptr<const Graph>& graph, int devices, int microbatches,
-                                       const std::shared_ptr<const CostFunction>& cost);
+                                       const std::shared_ptr<const CostFunction>& cost,
+                                       const RnnDemoSettings& settings = {});
 
 }  // namespace splitscope

@@ -11,8 +11,6 @@
 namespace splitscope {
 namespace {
 
-double fused_median_ms(const FusedTiming& fused) { return makespan_stats(fused.timelines).median_ms; }
-
 std::string title_of(DemoWay way, int devices, int microbatches) {
   switch (way) {
     case DemoWay::kFused: return "single device, fused stack";
@@ -47,7 +45,8 @@ constexpr double kIdleBeyondIdeal = 0.10;
 /// Why devices of a layer split idle: the wavefront's fill and drain, or,
 /// when the idle share is far beyond that ideal, waiting on each other.
 std::string idle_phrase(const RunSummary& run, const RnnDemoShape& shape) {
-  const auto ideal = ideal_wavefront_idle(shape, run.devices, run.microbatches);
+  // A training step's forward and backward waves have no such closed form here.
+  const auto ideal = run.training ? std::nullopt : ideal_wavefront_idle(shape, run.devices, run.microbatches);
   const std::string ideal_text =
       ideal ? fmt::format("{} for {} layers over {} steps{}", format_share(*ideal), run.devices, shape.steps,
                           run.microbatches > 1 ? fmt::format(" x {} micro-batches", run.microbatches) : "")
@@ -94,41 +93,44 @@ struct Inflation {
   std::string unit;   ///< "thread" (cpu) or "share" (a pooled simulated machine)
 };
 
-Inflation inflation_of(const RunSummary& run, const RunSummary& fused, int fused_threads) {
+Inflation inflation_of(const RunSummary& run, const RunSummary& baseline, int baseline_threads) {
   Inflation inflation;
-  inflation.device_ratio = run.total_compute_ms() / fused.total_compute_ms();
+  inflation.device_ratio = run.total_compute_ms() / baseline.total_compute_ms();
   std::tie(inflation.threads, inflation.unit) = pool_share(run.info);
-  if (inflation.threads > 0 && fused_threads > 0) {
-    inflation.thread_ratio = inflation.device_ratio * inflation.threads / static_cast<double>(fused_threads);
+  if (inflation.threads > 0 && baseline_threads > 0) {
+    inflation.thread_ratio = inflation.device_ratio * inflation.threads / static_cast<double>(baseline_threads);
   }
   return inflation;
 }
 
-std::string inflation_phrase(const RunSummary& run, const RunSummary& fused, int fused_threads,
-                             const Inflation& inflation) {
-  std::string text = fmt::format("the cells compute for {:.2f}x the fused stack's time in all ({} over {} devices",
-                                 inflation.device_ratio, format_ms(run.total_compute_ms()), run.devices);
+std::string inflation_phrase(const RunSummary& run, const DemoBaseline& baseline, const Inflation& inflation) {
+  const RunSummary& base = baseline.summary;
+  std::string text = fmt::format("the cells compute for {:.2f}x {}'s time in all ({} over {} devices",
+                                 inflation.device_ratio, baseline.name, format_ms(run.total_compute_ms()), run.devices);
   if (inflation.thread_ratio) {
     const std::string& unit = inflation.unit;
     text += fmt::format(" of {} {}{} each against {} on {} {}{}, so {:.2f}x its {} time)", inflation.threads, unit,
-                        inflation.threads == 1 ? "" : "s", format_ms(fused.total_compute_ms()), fused_threads, unit,
-                        fused_threads == 1 ? "" : "s", *inflation.thread_ratio, unit);
+                        inflation.threads == 1 ? "" : "s", format_ms(base.total_compute_ms()), baseline.threads, unit,
+                        baseline.threads == 1 ? "" : "s", *inflation.thread_ratio, unit);
   } else {
-    text += fmt::format(" against {})", format_ms(fused.total_compute_ms()));
+    text += fmt::format(" against {})", format_ms(base.total_compute_ms()));
   }
-  return text + ": one op per cell, each step's input product on its own";
+  // Against the fused stack the cells' cost is the op per cell; against the
+  // same cells on one device it is what the devices share.
+  return text + (baseline.fused ? ": one op per cell, each step's input product on its own"
+                                : ": the split devices share the machine the single device had to itself");
 }
 
 /// The reason of a split row that does not win: judge()'s deciding factor,
 /// in words that fit a layer-split RNN where the generic ones would mislead.
-std::string split_reason(const Judgement& judgement, const RunSummary& run, const RunSummary& fused,
-                         int fused_threads, const RnnDemoShape& shape) {
+std::string split_reason(const Judgement& judgement, const RunSummary& run, const DemoBaseline& baseline,
+                         const RnnDemoShape& shape) {
   std::string phrase;
   switch (judgement.decider) {
     case Decider::kComputeInflation: {
-      const Inflation inflation = inflation_of(run, fused, fused_threads);
+      const Inflation inflation = inflation_of(run, baseline.summary, baseline.threads);
       if (!inflation.thread_ratio || *inflation.thread_ratio >= kWinSpeedup || !judgement.losses) {
-        phrase = inflation_phrase(run, fused, fused_threads, inflation);
+        phrase = inflation_phrase(run, baseline, inflation);
         break;
       }
       // Thread for thread the cells are no slower: the smaller shares of the
@@ -137,8 +139,8 @@ std::string split_reason(const Judgement& judgement, const RunSummary& run, cons
                    ? fmt::format("devices only move data {} of the run; transfers are {} of the critical path",
                                  format_share(run.shares.transfer), format_share(run.critical_path.transfer_share()))
                    : idle_phrase(run, shape);
-      phrase += fmt::format(" ({0} for {0} the cells compute as fast as the fused stack: {1:.2f}x its {0} time)",
-                            inflation.unit, *inflation.thread_ratio);
+      phrase += fmt::format(" ({0} for {0} the cells compute as fast as {1}: {2:.2f}x its {0} time)", inflation.unit,
+                            baseline.name, *inflation.thread_ratio);
       break;
     }
     case Decider::kWaiting:
@@ -185,6 +187,14 @@ RunSummary fused_summary(const FusedTiming& fused, const Graph& graph) {
   return summary;
 }
 
+DemoBaseline fused_baseline(const FusedTiming& fused, const Graph& graph) {
+  return DemoBaseline{fused_summary(fused, graph), fused.threads, "the fused stack", true};
+}
+
+DemoBaseline single_baseline(const RunReport& cells) {
+  return DemoBaseline{cells.summary, pool_share(cells.summary.info).first, "the single device", false};
+}
+
 DemoRow fused_row(const FusedTiming& fused) {
   DemoRow row;
   row.way = DemoWay::kFused;
@@ -197,7 +207,26 @@ DemoRow fused_row(const FusedTiming& fused) {
   return row;
 }
 
+DemoRow single_baseline_row(const RunReport& cells) {
+  const RunSummary& s = cells.summary;
+  DemoRow row;
+  row.way = DemoWay::kCells;
+  row.title = title_of(DemoWay::kCells, 1, 1);
+  row.strategy = s.strategy;
+  if (s.timed()) {
+    row.makespan = *s.makespan;
+    row.compute_ms = s.total_compute_ms();
+  }
+  row.decider = "baseline";
+  row.reason = "the baseline: every cell's forward and backward one op each, on one device";
+  return row;
+}
+
 DemoRow plan_row(DemoWay way, const RunReport& run, const FusedTiming& fused, const RnnDemoShape& shape) {
+  return plan_row(way, run, fused_baseline(fused, *run.plan->graph), shape);
+}
+
+DemoRow plan_row(DemoWay way, const RunReport& run, const DemoBaseline& baseline, const RnnDemoShape& shape) {
   const RunSummary& s = run.summary;
   DemoRow row;
   row.way = way;
@@ -211,16 +240,15 @@ DemoRow plan_row(DemoWay way, const RunReport& run, const FusedTiming& fused, co
     row.compute_ms = s.total_compute_ms();
     row.transfer_ms = s.transfers.time_ms;
     row.idle_share = s.shares.idle;
-    row.speedup = fused_median_ms(fused) / s.makespan->median_ms;
+    row.speedup = baseline.summary.makespan->median_ms / s.makespan->median_ms;
   }
-  if (way == DemoWay::kCells && s.timed()) {
+  if (way == DemoWay::kCells && baseline.fused && s.timed()) {
     row.verdict = verdict_for(row.speedup);
     row.decider = "per-op";
     row.reason = cells_reason(row.speedup, shape);
     return row;
   }
-  const RunSummary fused_as_run = fused_summary(fused, *run.plan->graph);
-  const Judgement judgement = judge(s, &fused_as_run);
+  const Judgement judgement = judge(s, &baseline.summary);
   row.verdict = judgement.verdict;
   row.decider = std::string(to_string(judgement.decider));
   if (!s.timed() || !judgement.verdict) {
@@ -232,7 +260,7 @@ DemoRow plan_row(DemoWay way, const RunReport& run, const FusedTiming& fused, co
     row.reason = judgement.reason;
     return row;
   }
-  row.reason = split_reason(judgement, s, fused_as_run, fused.threads, shape);
+  row.reason = split_reason(judgement, s, baseline, shape);
   return row;
 }
 
@@ -244,13 +272,14 @@ std::optional<double> ideal_wavefront_idle(const RnnDemoShape& shape, int device
 
 std::string verdict_table_text(const std::vector<DemoRow>& rows) {
   using Align = TextTable::Align;
-  TextTable table({"way", "devices", "makespan", "vs fused", "compute", "transfer", "moved", "idle", "verdict",
-                   "reason"},
+  const bool against_fused = rows.empty() || rows.front().way == DemoWay::kFused;
+  TextTable table({"way", "devices", "makespan", against_fused ? "vs fused" : "vs single", "compute", "transfer",
+                   "moved", "idle", "verdict", "reason"},
                   {Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight, Align::kRight,
                    Align::kRight, Align::kRight, Align::kLeft, Align::kLeft});
   for (const DemoRow& row : rows) {
     const bool timed = row.makespan.has_value();
-    const bool baseline = row.way == DemoWay::kFused;
+    const bool baseline = row.decider == "baseline";
     table.add_row({row.title, std::to_string(row.devices), makespan_cell(row.makespan),
                    timed ? format_speedup(row.speedup) : "-", timed ? format_ms(row.compute_ms) : "-",
                    baseline || !timed || row.moved_bytes == 0 ? "-" : format_ms(row.transfer_ms),
@@ -262,33 +291,34 @@ std::string verdict_table_text(const std::vector<DemoRow>& rows) {
 }
 
 std::string demo_conclusion(const std::vector<DemoRow>& rows) {
+  const bool fused = rows.empty() || rows.front().way == DemoWay::kFused;
+  const std::string against = fused ? "the fused single device" : "the single device";
   const DemoRow* best = nullptr;
   const DemoRow* cells = nullptr;
   for (const DemoRow& row : rows) {
-    if (row.way == DemoWay::kCells) cells = &row;
+    if (row.way == DemoWay::kCells && fused) cells = &row;
     if (row.way != DemoWay::kSplit && row.way != DemoWay::kSplitMicrobatched) continue;
     if (!row.verdict || !row.makespan) continue;
     if (best == nullptr || row.speedup > best->speedup) best = &row;
   }
-  if (best == nullptr) return "no split ran, so there is nothing to hold against the fused single device";
+  if (best == nullptr) return "no split ran, so there is nothing to hold against " + against;
   std::string text;
   switch (*best->verdict) {
     case Verdict::kWins:
-      text = fmt::format("the layer split wins: the {} runs {:.2f}x as fast as the fused single device; {}",
-                         best->title, best->speedup, best->reason);
+      text = fmt::format("the layer split wins: the {} runs {:.2f}x as fast as {}; {}", best->title, best->speedup,
+                         against, best->reason);
       break;
     case Verdict::kEven:
-      text = fmt::format("a draw: the best split (the {}) runs at {:.2f}x the fused single device; {}", best->title,
-                         best->speedup, best->reason);
+      text = fmt::format("a draw: the best split (the {}) runs at {:.2f}x {}; {}", best->title, best->speedup, against,
+                         best->reason);
       break;
     case Verdict::kLoses:
-      text = fmt::format("the fused single device wins: the best split (the {}) runs at only {:.2f}x its speed; {}",
-                         best->title, best->speedup, best->reason);
+      text = fmt::format("{} wins: the best split (the {}) runs at only {:.2f}x its speed; {}", against, best->title,
+                         best->speedup, best->reason);
       break;
     case Verdict::kUncertain:
-      text = fmt::format("too close to call on this machine: the best split (the {}) runs at {:.2f}x the fused "
-                         "single device; {}",
-                         best->title, best->speedup, best->reason);
+      text = fmt::format("too close to call on this machine: the best split (the {}) runs at {:.2f}x {}; {}",
+                         best->title, best->speedup, against, best->reason);
       break;
   }
   if (cells != nullptr && cells->makespan) {

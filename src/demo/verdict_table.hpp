@@ -45,7 +45,7 @@ struct DemoRow {
   double transfer_ms = 0;    ///< transfer time, each transfer's summed
   int64_t moved_bytes = 0;   ///< bytes crossing devices
   double idle_share = 0;     ///< idle share of device time
-  double speedup = 1;        ///< fused median / this median (0 when not timed)
+  double speedup = 1;        ///< baseline median / this median (0 when not timed)
   std::optional<Verdict> verdict;  ///< none for the baseline row itself
   std::string decider;       ///< "baseline", "per-op", or judge()'s Decider key
   std::string reason;        ///< one sentence, lower case
@@ -55,10 +55,29 @@ struct DemoRow {
 /// computing the whole time, fitting.
 RunSummary fused_summary(const FusedTiming& fused, const Graph& graph);
 
-/// The baseline row.
-DemoRow fused_row(const FusedTiming& fused);
+/// What the rows are held against: the fused stack for forward passes; in
+/// training (`--train`: no fused training baseline is built), the cell-by-cell
+/// single device, as `compare` judges a split.
+struct DemoBaseline {
+  RunSummary summary;  ///< as judge() holds a run against it
+  /// What of a pooled machine it had (the cpu's intra-op threads); 0: whole devices.
+  int threads = 0;
+  std::string name;    ///< in reasons: "the fused stack", "the single device"
+  bool fused = true;
+};
 
-/// A row for a plan run (cell by cell, or a split) held against the fused run.
+/// The fused run as the baseline.
+DemoBaseline fused_baseline(const FusedTiming& fused, const Graph& graph);
+/// The cell-by-cell single-device run as the baseline.
+DemoBaseline single_baseline(const RunReport& cells);
+
+/// The baseline row: the fused run's, or in training the cell-by-cell run's.
+DemoRow fused_row(const FusedTiming& fused);
+DemoRow single_baseline_row(const RunReport& cells);
+
+/// A row for a plan run (cell by cell, or a split) held against the baseline.
+DemoRow plan_row(DemoWay way, const RunReport& run, const DemoBaseline& baseline, const RnnDemoShape& shape);
+/// The same against the fused run.
 DemoRow plan_row(DemoWay way, const RunReport& run, const FusedTiming& fused, const RnnDemoShape& shape);
 
 /// The idle share of the wavefront's ideal fill and drain with one layer per

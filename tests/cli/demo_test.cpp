@@ -130,6 +130,39 @@ TEST(DemoCommand, BadOptionsAreExitTwo) {
   }
 }
 
+TEST(DemoCommand, TrainRunsTrainingStepsAgainstTheCellByCellSingleDevice) {
+  const std::string dir = fresh_temp_dir("demo-train");
+  const CommandResult result =
+      run_splitscope("demo rnn --backend cpu --train --layers 2 --hidden 16 --steps 4 --batch 4 -m 2 --schedule 1f1b "
+                     "--repeat 3 -q --report " + dir + "/d.json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("vs single"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("no fused training baseline"), std::string::npos) << result.out;
+  const auto report = nlohmann::json::parse(read_text_file(dir + "/d.json"));
+  EXPECT_EQ(report["train"]["schedule"], "1f1b");
+  EXPECT_EQ(report["train"]["steps"], 3);
+  ASSERT_EQ(report["ways"].size(), 3u);
+  EXPECT_EQ(report["ways"][0]["way"], "single-cells");
+  EXPECT_EQ(report["ways"][0]["decider"], "baseline");
+  // Each run report carries its losses, one a step, equal across the ways (the same step computed).
+  ASSERT_EQ(report["runs"].size(), 3u);
+  const auto& first = report["runs"][0]["train"]["losses"];
+  ASSERT_EQ(first.size(), 3u);
+  for (const auto& run : report["runs"]) {
+    for (size_t step = 0; step < 3; ++step) {
+      EXPECT_NEAR(run["train"]["losses"][step].get<double>(), first[step].get<double>(),
+                  1e-5 * std::abs(first[step].get<double>()));
+    }
+  }
+  for (const char* bad : {"demo rnn --backend cpu --train --sweep hidden=8,16", "demo rnn --backend cpu --schedule 1f1b",
+                          "demo rnn --backend cpu --train --layers 2 --microbatches 1 --schedule 1f1b",
+                          "demo rnn --backend cpu --train --lr 0", "demo rnn --backend cpu --train --bucket-mib 5"}) {
+    const CommandResult refused = run_splitscope(std::string(bad) + " --report " + dir + "/bad.json");
+    EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.err;
+    EXPECT_FALSE(std::filesystem::exists(dir + "/bad.json")) << bad;
+  }
+}
+
 TEST(DemoCommand, CudaWithoutAGpuIsExitThree) {
   if (cuda_gpu_available()) GTEST_SKIP() << "a GPU is present here; the cuda tests cover it";
   const CommandResult result = run_splitscope("demo rnn --backend cuda --layers 2 --hidden 16 --steps 4 --batch 2");
