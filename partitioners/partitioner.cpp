@@ -54,7 +54,9 @@ Plan make_plan(const Partitioner& partitioner, std::shared_ptr<const Graph> grap
     throw InputError("--recompute", "", "re-runs forward passes for a backward pass; add --train");
   }
   Plan plan = partitioner.partition(std::move(graph), options);
-  return options.recompute ? recompute_activations(std::move(plan)) : plan;
+  // Not a conditional expression: its lvalue arm would copy the plan.
+  if (options.recompute) return recompute_activations(std::move(plan));
+  return plan;
 }
 
 const CostFunction& cost_function(const PartitionOptions& options) {

@@ -10,9 +10,20 @@
 
 namespace splitscope {
 
-Graph::Graph(Model model) : model_(std::move(model)) {}
+Graph::Graph(Model model) : model_(std::move(model)), impl_(std::make_unique<Impl>()) {}
 
-NodeId Graph::add_node(OpNode node) { return boost::add_vertex(std::move(node), impl_); }
+Graph::Graph(const Graph& other)
+    : model_(other.model_),
+      impl_(std::make_unique<Impl>(*other.impl_)),
+      output_(other.output_),
+      training_(other.training_) {}
+
+Graph& Graph::operator=(const Graph& other) {
+  if (this != &other) *this = Graph(other);
+  return *this;
+}
+
+NodeId Graph::add_node(OpNode node) { return boost::add_vertex(std::move(node), *impl_); }
 
 void Graph::add_edge(TensorRef from, NodeId to, int slot) {
   SPLITSCOPE_CHECK(from.node < num_nodes() && to < num_nodes(), "edge between unknown nodes");
@@ -20,23 +31,23 @@ void Graph::add_edge(TensorRef from, NodeId to, int slot) {
                    "edge from an output the node does not have");
   SPLITSCOPE_CHECK(slot < static_cast<int>(node(to).input_shapes.size()),
                    "edge into a slot the node does not have");
-  boost::add_edge(from.node, to, Edge{from.output, slot}, impl_);
+  boost::add_edge(from.node, to, Edge{from.output, slot}, *impl_);
 }
 
 std::vector<std::optional<TensorRef>> Graph::inputs(NodeId id) const {
   std::vector<std::optional<TensorRef>> slots(node(id).input_shapes.size());
-  for (auto [it, end] = boost::in_edges(id, impl_); it != end; ++it) {
-    const Edge& edge = impl_[*it];
-    slots.at(static_cast<size_t>(edge.slot)) = TensorRef{boost::source(*it, impl_), edge.output};
+  for (auto [it, end] = boost::in_edges(id, *impl_); it != end; ++it) {
+    const Edge& edge = (*impl_)[*it];
+    slots.at(static_cast<size_t>(edge.slot)) = TensorRef{boost::source(*it, *impl_), edge.output};
   }
   return slots;
 }
 
 std::vector<std::pair<NodeId, int>> Graph::consumers(TensorRef tensor) const {
   std::vector<std::pair<NodeId, int>> result;
-  for (auto [it, end] = boost::out_edges(tensor.node, impl_); it != end; ++it) {
-    const Edge& edge = impl_[*it];
-    if (edge.output == tensor.output) result.emplace_back(boost::target(*it, impl_), edge.slot);
+  for (auto [it, end] = boost::out_edges(tensor.node, *impl_); it != end; ++it) {
+    const Edge& edge = (*impl_)[*it];
+    if (edge.output == tensor.output) result.emplace_back(boost::target(*it, *impl_), edge.slot);
   }
   return result;
 }
@@ -44,7 +55,7 @@ std::vector<std::pair<NodeId, int>> Graph::consumers(TensorRef tensor) const {
 std::vector<NodeId> Graph::topological_order() const {
   std::vector<NodeId> reversed;
   try {
-    boost::topological_sort(impl_, std::back_inserter(reversed));
+    boost::topological_sort(*impl_, std::back_inserter(reversed));
   } catch (const boost::not_a_dag&) {
     throw std::logic_error("the graph of " + model_.name + " has a cycle");
   }
@@ -55,8 +66,8 @@ std::vector<NodeId> Graph::wavefront_order() const {
   const std::vector<NodeId> order = topological_order();
   std::vector<int64_t> depth(num_nodes(), 0);
   for (NodeId id : order) {
-    for (auto [it, end] = boost::out_edges(id, impl_); it != end; ++it) {
-      const NodeId next = boost::target(*it, impl_);
+    for (auto [it, end] = boost::out_edges(id, *impl_); it != end; ++it) {
+      const NodeId next = boost::target(*it, *impl_);
       depth[next] = std::max(depth[next], depth[id] + 1);
     }
   }

@@ -5,6 +5,7 @@
 /// with edges (l-1, t) -> (l, t) and (l, t-1) -> (l, t).
 
 #include <boost/graph/adjacency_list.hpp>
+#include <memory>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,14 +37,22 @@ class Graph {
   using Impl = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, OpNode, Edge>;
 
   explicit Graph(Model model);
+  /// Copies are deep; moves are cheap. (Boost's adjacency_list declares a copy
+  /// constructor and no move, so held by value every move of a graph copied
+  /// it: two whole copies of every network on the way out of lower().)
+  Graph(const Graph& other);
+  Graph& operator=(const Graph& other);
+  Graph(Graph&&) noexcept = default;
+  Graph& operator=(Graph&&) noexcept = default;
+  ~Graph() = default;
 
   NodeId add_node(OpNode node);
   void add_edge(TensorRef from, NodeId to, int slot);
 
-  size_t num_nodes() const { return boost::num_vertices(impl_); }
-  size_t num_edges() const { return boost::num_edges(impl_); }
-  const OpNode& node(NodeId id) const { return impl_[id]; }
-  OpNode& mutable_node(NodeId id) { return impl_[id]; }
+  size_t num_nodes() const { return boost::num_vertices(*impl_); }
+  size_t num_edges() const { return boost::num_edges(*impl_); }
+  const OpNode& node(NodeId id) const { return (*impl_)[id]; }
+  OpNode& mutable_node(NodeId id) { return (*impl_)[id]; }
 
   /// The tensor feeding each input slot of `id`; nullopt for a slot with no
   /// producer (the zero initial state of a cell at t = 0).
@@ -84,11 +93,11 @@ class Graph {
   int64_t total_flops() const;
   int64_t total_params() const;
 
-  const Impl& impl() const { return impl_; }
+  const Impl& impl() const { return *impl_; }
 
  private:
   Model model_;
-  Impl impl_;
+  std::unique_ptr<Impl> impl_;  ///< never null but in a moved-from graph
   TensorRef output_;
   std::optional<TrainingSpec> training_;
 };
