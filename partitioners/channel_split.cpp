@@ -235,11 +235,25 @@ void ChannelSplitter::place_backward(NodeId id) {
     whole_everywhere = whole_everywhere || slice.is_partial(node);
     out_of.emplace(device, slice.out);
   }
-  // Partial sums are all-reduced, and their readers take the sum on device 0.
   Cut cut;
   for (const auto& [device, range] : out_of) cut.emplace_back(range, device);
   const Range all{0, node.output_shapes.at(0).at(0)};
-  cuts_[id] = whole_everywhere || cut.empty() ? Cut{{all, 0}} : cut;
+  if (whole_everywhere) {
+    // Partial sums are all-reduced, so every device that wrote one holds the
+    // sum: its readers (the activation gradient of the layer below) follow
+    // the cut of the tensor it is the gradient of, each on its own slice,
+    // rather than all running on device 0 and sending the slices back out.
+    cuts_[id] = {{all, 0}};
+    const auto forward_inputs = graph_.inputs(static_cast<NodeId>(node.forward));
+    if (!forward_inputs.empty() && forward_inputs[0].has_value()) {
+      const Cut& below = cuts_.at(forward_inputs[0]->node);
+      bool held = !below.empty();
+      for (const auto& [range, device] : below) held = held && out_of.count(device) > 0;
+      if (held && graph_.node(forward_inputs[0]->node).output_shapes.at(0).at(0) == all.end) cuts_[id] = below;
+    }
+    return;
+  }
+  cuts_[id] = cut.empty() ? Cut{{all, 0}} : cut;
 }
 
 void ChannelSplitter::place_row_split(NodeId id, const Cut& reduce) {

@@ -3,6 +3,10 @@
 // slice), and 1F1B's smaller activation stash.
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include <map>
+
 #include "ir/training.hpp"
 #include "partitioners/partitioner.hpp"
 #include "partitioners/pipeline_schedule.hpp"
@@ -97,6 +101,30 @@ TEST(TrainingPlan, TheSlicedStrategiesMakeValidPlansOfDenseNetworks) {
         int64_t held = 0;
         for (const DeviceMemory& memory : plan.memory) held += memory.params;
         EXPECT_EQ(updated, held);
+      }
+    }
+  }
+}
+
+TEST(TrainingPlan, AVerticalSplitsActivationGradientsRunOnEveryDeviceWithNoTransfer) {
+  // Every device holds the all-reduced input gradient of the layer above, so
+  // each computes the activation gradient of its own slice of the layer below.
+  for (const char* name : {"mlp-small", "cnn-small"}) {
+    const auto graph = training(name);
+    for (int devices : {2, 3}) {
+      SCOPED_TRACE(std::string(name) + " N=" + std::to_string(devices));
+      const Plan plan = training_plan(graph, "vertical", devices, 1, PipelineSchedule::kGpipe);
+      ASSERT_TRUE(plan_problems(plan).empty()) << plan_problems(plan).front();
+      std::map<NodeId, std::set<int>> devices_of;
+      for (const PlanOp& op : plan.ops) {
+        if (graph->node(op.node).kind != OpKind::kActivationGrad) continue;
+        EXPECT_EQ(op.role, OpRole::kCompute) << "moved: " << graph->node(op.node).name;
+        devices_of[op.node].insert(op.device);
+      }
+      ASSERT_FALSE(devices_of.empty());
+      for (const auto& [node, on] : devices_of) {
+        // Beneath the output's softmax (whole on device 0) the layers are sliced over every device.
+        EXPECT_EQ(on.size(), static_cast<size_t>(devices)) << graph->node(node).name;
       }
     }
   }

@@ -386,6 +386,29 @@ class Compiler {
     }
   }
 
+  /// A grouped layer's sizes, for conv_piece().
+  struct GroupSizes {
+    int64_t filters_per_group = 1;
+    int64_t channels_per_group = 1;
+    int64_t per_filter = 1;  ///< weights of one filter: (Cin/groups)·kh·kw
+  };
+
+  /// `base` for filters `piece` of a slice of filters starting at `first`
+  /// (a group_pieces() piece): the [C][H][W] side `x` from the channels of
+  /// its groups, the [F][Ho][Wo] side `y` from its filters, and its rows of
+  /// the weights (or of their gradient) from `filter`, whose row 0 is `first`.
+  static ConvStep conv_piece(ConvStep step, Range piece, int64_t first, const GroupSizes& sizes, const ValueView& x,
+                             const ValueView& y, Ref filter) {
+    const Range channels = group_channels(piece, sizes.filters_per_group, sizes.channels_per_group);
+    step.in_channels = channels.size();
+    step.groups = channels.size() / sizes.channels_per_group;
+    step.filters = piece.size();
+    step.x = x.at_channel(channels.begin);
+    step.y = y.at_channel(piece.begin);
+    step.filter = Ref{filter.buffer, filter.offset + (piece.begin - first) * sizes.per_filter};
+    return step;
+  }
+
   void conv2d(const PlanOp& op, int span) {
     const OpNode& node = graph_.node(op.node);
     const OpAttrs& attrs = node.attrs;
@@ -405,14 +428,8 @@ class Compiler {
     base.x_sample_stride = x.row_stride();
     base.y_sample_stride = y.row_stride();
     for (const Range& piece : group_pieces(slice.out, filters_per_group)) {
-      const Range channels = conv_input_channels(node, piece);
-      ConvStep step = base;
-      step.in_channels = channels.size();
-      step.x = x.at_channel(channels.begin);
-      step.filters = piece.size();
-      step.groups = channels.size() / in_per_group;
-      step.filter = Ref{filter.buffer, (piece.begin - slice.out.begin) * per_filter};
-      step.y = Ref{y.buffer, (piece.begin - slice.out.begin) * out_h * out_w};
+      const ConvStep step = conv_piece(base, piece, slice.out.begin, {filters_per_group, in_per_group, per_filter}, x, y,
+                                       filter);
       add_step(step, compute_stream(op), span, {x.buffer, filter.buffer}, {y.buffer});
     }
     const Ref bias = weight(op, kBias);
@@ -761,14 +778,8 @@ class Compiler {
       add_step(ZeroStep{dx.start(), dx.elements()}, compute_stream(op), span, {}, {dx.buffer});
     }
     for (const Range& piece : group_pieces(slice.reduce, filters_per_group)) {
-      const Range channels = group_channels(piece, filters_per_group, in_per_group);
-      ConvStep step = base;
-      step.in_channels = channels.size();
-      step.groups = channels.size() / in_per_group;
-      step.filters = piece.size();
-      step.x = dx.at_channel(channels.begin);
-      step.y = dz.at_channel(piece.begin);
-      step.filter = Ref{filter.buffer, filter.offset + (piece.begin - slice.reduce.begin) * per_filter};
+      const ConvStep step = conv_piece(base, piece, slice.reduce.begin, {filters_per_group, in_per_group, per_filter},
+                                       dx, dz, filter);
       add_step(step, compute_stream(op), span, {dz.buffer, filter.buffer}, {dx.buffer});
     }
   }
@@ -795,14 +806,8 @@ class Compiler {
     std::vector<int> reads{x.buffer, dz.buffer};
     if (out.accumulate) reads.push_back(out.value.buffer);
     for (const Range& piece : group_pieces(slice.out, filters_per_group)) {
-      const Range channels = group_channels(piece, filters_per_group, in_per_group);
-      ConvStep step = base;
-      step.in_channels = channels.size();
-      step.groups = channels.size() / in_per_group;
-      step.filters = piece.size();
-      step.x = x.at_channel(channels.begin);
-      step.y = dz.at_channel(piece.begin);
-      step.filter = Ref{out.value.buffer, (piece.begin - slice.out.begin) * per_filter};
+      const ConvStep step = conv_piece(base, piece, slice.out.begin, {filters_per_group, in_per_group, per_filter}, x,
+                                       dz, out.value.start());
       add_step(step, compute_stream(op), span, reads, {out.value.buffer});
     }
     if (attrs.bias) {
