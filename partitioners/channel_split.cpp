@@ -27,8 +27,10 @@ namespace {
 
 /// The slices of backward `node` beside `forward_slices`, by its from_forward.
 /// Its partial sums are all-reduced together, so either every slice is one
-/// or none is (a convolution whose slices are whole groups on some devices
-/// only is refused).
+/// or none is: where some are complete for their part of the output (a
+/// convolution's slices that are whole groups) and others partial sums of
+/// all of it, the complete ones are widened to partial sums of the whole
+/// output (zero outside their part), and one all-reduce sums them all.
 std::vector<Slice> backward_slices(const OpNode& node, const std::vector<Slice>& forward_slices) {
   std::vector<Slice> slices;
   size_t partials = 0;
@@ -37,12 +39,10 @@ std::vector<Slice> backward_slices(const OpNode& node, const std::vector<Slice>&
     partials += slices.back().is_partial(node) ? 1 : 0;
   }
   if (partials != 0 && partials != slices.size()) {
-    throw InputError("--train", "",
-                     "layer '" + node.layer_name + "' is split into slices of which some are whole groups of filters "
-                     "and some are not, so its input gradient would be complete on some devices and a partial sum "
-                     "on others: use at most " + std::to_string(node.attrs.groups) +
-                         " devices (the split then follows whole groups) or a count whose slices are all smaller "
-                         "than a group");
+    for (Slice& slice : slices) {
+      slice.out = {0, node.output_shapes.at(0).at(0)};
+      SPLITSCOPE_CHECK(slice.is_partial(node), node.name + ": a widened slice that is not a partial sum");
+    }
   }
   return slices;
 }
