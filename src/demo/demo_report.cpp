@@ -145,9 +145,8 @@ std::string where_text(const RunInfo& info) {
 }
 
 std::string rows_html(const std::vector<DemoRow>& rows) {
-  const bool against_fused = rows.empty() || rows.front().way == DemoWay::kFused;
   std::string html = R"(<table class="demo"><thead><tr><th class="left">way</th><th>devices</th><th>makespan</th>)" +
-                     fmt::format("<th>vs {}</th>", against_fused ? "fused" : "single") +
+                     fmt::format("<th>vs {}</th>", against_fused(rows) ? "fused" : "single") +
                      "<th>compute</th><th>transfer</th><th>moved</th><th>idle</th>"
                      R"(<th class="left">verdict</th><th class="left">reason</th></tr></thead><tbody>)";
   for (const DemoRow& row : rows) {

@@ -270,10 +270,13 @@ std::optional<double> ideal_wavefront_idle(const RnnDemoShape& shape, int device
   return (n - 1) / (static_cast<double>(microbatches * shape.steps) + n - 1);
 }
 
+bool against_fused(const std::vector<DemoRow>& rows) {
+  return rows.empty() || rows.front().way == DemoWay::kFused;
+}
+
 std::string verdict_table_text(const std::vector<DemoRow>& rows) {
   using Align = TextTable::Align;
-  const bool against_fused = rows.empty() || rows.front().way == DemoWay::kFused;
-  TextTable table({"way", "devices", "makespan", against_fused ? "vs fused" : "vs single", "compute", "transfer",
+  TextTable table({"way", "devices", "makespan", against_fused(rows) ? "vs fused" : "vs single", "compute", "transfer",
                    "moved", "idle", "verdict", "reason"},
                   {Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight, Align::kRight,
                    Align::kRight, Align::kRight, Align::kLeft, Align::kLeft});
@@ -291,7 +294,7 @@ std::string verdict_table_text(const std::vector<DemoRow>& rows) {
 }
 
 std::string demo_conclusion(const std::vector<DemoRow>& rows) {
-  const bool fused = rows.empty() || rows.front().way == DemoWay::kFused;
+  const bool fused = against_fused(rows);
   const std::string against = fused ? "the fused single device" : "the single device";
   const DemoRow* best = nullptr;
   const DemoRow* cells = nullptr;

@@ -86,6 +86,10 @@ DemoRow plan_row(DemoWay way, const RunReport& run, const FusedTiming& fused, co
 /// holds several layers, and the fill depends on the order it runs them in).
 std::optional<double> ideal_wavefront_idle(const RnnDemoShape& shape, int devices, int microbatches);
 
+/// Whether `rows` are held against the fused stack (their first row, the
+/// baseline, is the fused run's) rather than the cell-by-cell single device.
+bool against_fused(const std::vector<DemoRow>& rows);
+
 /// The table, plain text (aligned columns).
 std::string verdict_table_text(const std::vector<DemoRow>& rows);
 
