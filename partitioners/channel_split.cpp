@@ -245,11 +245,14 @@ void ChannelSplitter::place_backward(NodeId id) {
     // rather than all running on device 0 and sending the slices back out.
     cuts_[id] = {{all, 0}};
     const auto forward_inputs = graph_.inputs(static_cast<NodeId>(node.forward));
-    if (!forward_inputs.empty() && forward_inputs[0].has_value()) {
-      const Cut& below = cuts_.at(forward_inputs[0]->node);
+    const auto slot = static_cast<size_t>(op_def(node.kind).input_gradient_slot);
+    if (slot < forward_inputs.size() && forward_inputs[slot].has_value()) {
+      const TensorRef source = *forward_inputs[slot];
+      const Cut& below = cuts_.at(source.node);
       bool held = !below.empty();
       for (const auto& [range, device] : below) held = held && out_of.count(device) > 0;
-      if (held && graph_.node(forward_inputs[0]->node).output_shapes.at(0).at(0) == all.end) cuts_[id] = below;
+      const Shape& shape = graph_.node(source.node).output_shapes.at(static_cast<size_t>(source.output));
+      if (held && shape.at(0) == all.end) cuts_[id] = below;
     }
     return;
   }

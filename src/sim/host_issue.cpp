@@ -65,7 +65,12 @@ int compute_calls(const Plan& plan, const PlanOp& op) {
       return static_cast<int>(pieces.size()) + (attrs.bias ? 1 : 0) + running_sum_copy(node, op);
     }
     case OpKind::kCellGradInput: return 2;
-    case OpKind::kCellGradHidden: return 2 + ((attrs.gru && has_input(op, 1)) ? 1 : 0);
+    case OpKind::kCellGradHidden: {
+      // Gather and product; the GRU's direct part copied in first, after a
+      // zero fill of the units a slice's direct part leaves out.
+      if (!attrs.gru || !has_input(op, 1)) return 2;
+      return 3 + (op.slice.reduce.size() != attrs.hidden ? 1 : 0);
+    }
     case OpKind::kCellGradWeight: {
       // Gather and dWx; gather (GRU) and dWh, or at t = 0 a zero fill where nothing is summed onto;
       // the bias sum; the running sum copied in.

@@ -138,7 +138,6 @@ TEST(TrainCommand, ImpossibleTrainingOptionsAreExitTwoAndWriteNothing) {
   const std::vector<Case> cases{
       {"run mlp-small --strategy pipeline --devices 2 --schedule 1f1b", "add --train"},
       {"run mlp-small --strategy horizontal --devices 2 --train --schedule 1f1b", "--strategy pipeline"},
-      {"run lstm-small --strategy vertical --devices 2 --train", "split by hidden units"},
       {"run mlp-small --strategy single --devices 1 --train --lr 0", "--lr"},
       {"run mlp-small --strategy single --devices 1 --train --momentum 1", "--momentum"},
       {"run mlp-small --strategy single --devices 1 --train --steps 0", "--steps"},

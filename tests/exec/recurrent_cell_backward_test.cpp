@@ -327,66 +327,130 @@ struct StepGradients {
   std::vector<float> dgates, second, dx, dh_prev, weights;
 };
 
-StepGradients run_step(ParallelFor& parallel, Cell cell, int64_t rows, int64_t inputs, int64_t hidden) {
+/// Columns [begin, begin + count) of each of `rows` rows of `width` floats.
+std::vector<float> columns_of(const std::vector<float>& in, int64_t rows, int64_t width, int64_t begin, int64_t count) {
+  std::vector<float> out(at(rows * count));
+  for (int64_t r = 0; r < rows; ++r) std::copy_n(in.begin() + r * width + begin, count, out.begin() + r * count);
+  return out;
+}
+
+/// The gate-major columns of units [u0, u0 + U) of a [rows × G·H] matrix.
+std::vector<float> unit_columns(const std::vector<float>& in, int64_t rows, int64_t gates, int64_t hidden, int64_t u0,
+                                int64_t units) {
+  std::vector<float> out(at(rows * gates * units));
+  slice_gate_columns(in.data(), rows, gates, hidden, u0, units, out.data());
+  return out;
+}
+
+/// One step's backward pass over hidden units [u0, u0 + U) (units = 0: all
+/// of them), as a vertical split's device runs it: the slice's gathered weight
+/// columns, its units of c, dh and dc, all of x and h. Outputs compact: the
+/// slice's dgates, second and weight gradient; partial sums of dx and dh_prev.
+StepGradients run_step(ParallelFor& parallel, Cell cell, int64_t rows, int64_t inputs, int64_t hidden,
+                       int64_t u0 = 0, int64_t units = 0) {
   const bool lstm = cell == Cell::kLstm;
   const int64_t gates = lstm ? kLstmGates : kGruGates, width = gates * hidden;
+  const int64_t u_count = units > 0 ? units : hidden, u_width = gates * u_count;
   const auto x = random_vector(at(rows * inputs), 201);
   const auto h = random_vector(at(rows * hidden), 202);
   const auto c = random_vector(at(rows * hidden), 203);
-  const auto wx = random_vector(at(inputs * width), 204, -0.3f, 0.3f);
-  const auto wh = random_vector(at(hidden * width), 205, -0.3f, 0.3f);
-  const auto b = random_vector(at(width), 206);
+  const auto wx = unit_columns(random_vector(at(inputs * width), 204, -0.3f, 0.3f), inputs, gates, hidden, u0, u_count);
+  const auto wh = unit_columns(random_vector(at(hidden * width), 205, -0.3f, 0.3f), hidden, gates, hidden, u0, u_count);
+  const auto b = unit_columns(random_vector(at(width), 206), 1, gates, hidden, u0, u_count);
   const auto dh = random_vector(at(rows * hidden), 207);
   const auto dc = random_vector(at(rows * hidden), 208);
   StepGradients out;
-  out.dgates.resize(at(rows * hidden * kCellGradColumns));
-  out.second.resize(at(rows * hidden));
+  out.dgates.resize(at(rows * u_count * kCellGradColumns));
+  out.second.resize(at(rows * u_count));
   out.dx.resize(at(rows * inputs));
   out.dh_prev.resize(at(rows * hidden));
-  out.weights.resize(at((inputs + hidden + 1) * width));
-  std::vector<float> workspace(at(cell_grad_workspace_floats(rows, hidden)));
+  out.weights.resize(at((inputs + hidden + 1) * u_width));
+  std::vector<float> workspace(at(cell_grad_workspace_floats(rows, u_count)));
   CellGradArgs args;
   args.rows = rows;
   args.inputs = inputs;
   args.hidden = hidden;
+  args.unit_begin = u0;
+  args.units = units;
   args.x = x.data();
   args.x_stride = inputs;
   args.h_prev = h.data();
   args.h_prev_stride = hidden;
-  args.c_prev = c.data();
+  args.c_prev = c.data() + u0;
   args.c_prev_stride = hidden;
   args.wx = wx.data();
   args.wh = wh.data();
   args.bias = b.data();
-  args.dh = dh.data();
+  args.dh = dh.data() + u0;
   args.dh_stride = hidden;
-  args.dc = dc.data();
+  args.dc = dc.data() + u0;
   args.dc_stride = hidden;
   args.dgates = out.dgates.data();
-  args.dgates_stride = hidden * kCellGradColumns;
+  args.dgates_stride = u_count * kCellGradColumns;
   args.second = out.second.data();
-  args.second_stride = hidden;
+  args.second_stride = u_count;
   args.workspace = workspace.data();
   if (lstm) {
     lstm_cell_grad(parallel, args);
   } else {
     gru_cell_grad(parallel, args);
   }
-  std::vector<float> product_workspace(at(cell_grad_product_workspace_floats(rows, hidden, gates)));
+  std::vector<float> product_workspace(at(cell_grad_product_workspace_floats(rows, u_count, gates)));
   CellGradProductArgs products;
   products.rows = rows;
   products.inputs = inputs;
   products.hidden = hidden;
+  products.unit_begin = u0;
+  products.units = units;
   products.x_columns = lstm ? std::span<const int>(kLstmColumns) : std::span<const int>(kGruXColumns);
   products.h_columns = lstm ? std::span<const int>(kLstmColumns) : std::span<const int>(kGruHColumns);
   products.dgates = out.dgates.data();
-  products.dgates_stride = hidden * kCellGradColumns;
+  products.dgates_stride = u_count * kCellGradColumns;
   products.workspace = product_workspace.data();
   cell_grad_input(parallel, products, wx.data(), out.dx.data(), inputs);
-  cell_grad_hidden(parallel, products, wh.data(), lstm ? nullptr : out.second.data(), hidden, out.dh_prev.data(),
+  cell_grad_hidden(parallel, products, wh.data(), lstm ? nullptr : out.second.data(), u_count, out.dh_prev.data(),
                    hidden);
   cell_grad_weight(parallel, products, x.data(), inputs, h.data(), hidden, true, nullptr, out.weights.data());
   return out;
+}
+
+TEST(CellGradSplitting, HiddenUnitSlicesAddUpToTheWholeStep) {
+  // A vertical split's slices of 11 units, uneven, one of a single unit: each
+  // slice's gate gradients, second output and weight gradient are the whole
+  // step's at its units; its dx and dh_prev are partial sums that add up to
+  // the whole step's (the all-reduce's job), the GRU's direct part included.
+  const int64_t rows = 3, inputs = 5, hidden = 11;
+  const std::vector<std::pair<int64_t, int64_t>> slices{{0, 4}, {4, 1}, {5, 6}};
+  for (Cell cell : {Cell::kLstm, Cell::kGru}) {
+    SCOPED_TRACE(cell == Cell::kLstm ? "lstm" : "gru");
+    const int64_t gates = cell == Cell::kLstm ? kLstmGates : kGruGates, width = gates * hidden;
+    SerialFor serial;
+    const StepGradients whole = run_step(serial, cell, rows, inputs, hidden);
+    std::vector<double> dx(at(rows * inputs), 0.0), dh_prev(at(rows * hidden), 0.0);
+    for (const auto& [u0, units] : slices) {
+      SCOPED_TRACE("units " + std::to_string(u0) + " + " + std::to_string(units));
+      const StepGradients part = run_step(serial, cell, rows, inputs, hidden, u0, units);
+      expect_close(part.dgates,
+                   wide(columns_of(whole.dgates, rows, hidden * kCellGradColumns, u0 * kCellGradColumns,
+                                   units * kCellGradColumns)),
+                   1e-6, 1e-6, "dgates");
+      expect_close(part.second, wide(columns_of(whole.second, rows, hidden, u0, units)), 1e-6, 1e-6, "second");
+      // The whole gradient's columns of these units: Wx [I × G·H], Wh [H × G·H], b [G·H], one after the other.
+      const auto tensor = [&](int64_t begin, int64_t height) {
+        return unit_columns(std::vector<float>(whole.weights.begin() + begin, whole.weights.begin() + begin + height * width),
+                            height, gates, hidden, u0, units);
+      };
+      std::vector<float> want = tensor(0, inputs);
+      for (const auto& more : {tensor(inputs * width, hidden), tensor((inputs + hidden) * width, 1)}) {
+        want.insert(want.end(), more.begin(), more.end());
+      }
+      expect_close(part.weights, wide(want), 1e-5, 1e-5, "weights");
+      for (size_t i = 0; i < dx.size(); ++i) dx[i] += part.dx[i];
+      for (size_t i = 0; i < dh_prev.size(); ++i) dh_prev[i] += part.dh_prev[i];
+    }
+    expect_close(whole.dx, dx, 1e-5, 1e-5, "dx summed");
+    expect_close(whole.dh_prev, dh_prev, 1e-5, 1e-5, "dh_prev summed");
+  }
 }
 
 TEST(CellGradSplitting, SplitRunsMatchTheSerialRun) {

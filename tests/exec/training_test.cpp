@@ -351,6 +351,36 @@ TEST(Training, AConvolutionSplitAlongWholeGroupsMovesNoInputGradient) {
   }
 }
 
+TEST(Training, RecurrentCellsSplitByHiddenUnitsTrainStepForStepWithSingle) {
+  // Each device differentiates its units of every cell; dx and dh_{t-1} are
+  // partial sums over them, all-reduced each step. kLstm: 2 layers of 4 units
+  // over 4 steps, batch 3: dh_{t-1} [3 × 4] at t = 1..3 of both layers (6
+  // all-reduces) and dx of the second layer at every step (4; the first
+  // layer's x is the network input), 48 bytes each, 2(N-1)·48 bytes a ring.
+  // kLstm and kGru with a head of 4 units, so that every layer splits 4 ways.
+  const char* lstm_json = R"({"name": "lstm", "batch": 3, "input": [4, 5], "layers": [
+      {"name": "l", "type": "lstm", "hidden": 4, "layers": 2, "return_sequences": false},
+      {"type": "dense", "units": 4}, {"type": "softmax"}]})";
+  const char* gru_json = R"({"name": "gru", "batch": 3, "input": [4, 5], "layers": [
+      {"name": "g", "type": "gru", "hidden": 4, "layers": 2, "return_sequences": true},
+      {"type": "flatten"}, {"type": "dense", "units": 4}]})";
+  for (const char* json : {lstm_json, gru_json}) {
+    const auto training = std::make_shared<const Graph>(training_graph(*graph_from_json(json), momentum_sgd()));
+    const Trained single = train(json, "single", 1, 1, PipelineSchedule::kGpipe, 3, momentum_sgd());
+    for (int devices : {2, 3, 4}) {
+      const std::string what = std::string(json == lstm_json ? "lstm" : "gru") + " vertical N=" + std::to_string(devices);
+      EXPECT_TRUE(make_partitioner("vertical")->applies(*training, devices)) << what;
+      expect_same_training(train(json, "vertical", devices, 1, PipelineSchedule::kGpipe, 3, momentum_sgd()), single,
+                           what);
+    }
+  }
+  const auto lstm = std::make_shared<const Graph>(training_graph(*graph_from_json(lstm_json), momentum_sgd()));
+  for (int devices : {2, 3, 4}) {
+    EXPECT_EQ(moved_by(lstm, devices, OpKind::kCellGradHidden, "l"), 6 * 2 * (devices - 1) * 48) << devices;
+    EXPECT_EQ(moved_by(lstm, devices, OpKind::kCellGradInput, "l"), 4 * 2 * (devices - 1) * 48) << devices;
+  }
+}
+
 TEST(Training, AConvolutionWhoseSlicesAreWholeGroupsOnlySomewhereTrainsWithOneAllReduce) {
   // c2's 4 filters in 2 groups over 3 devices: [0, 2) is group 0, [2, 3) and
   // [3, 4) are halves of group 1. The whole group's input gradient is widened

@@ -136,7 +136,9 @@ TEST(TrainingPlan, TheSlicedStrategiesApplyWhereTheirBackwardCanFollowTheSlices)
     EXPECT_TRUE(partitioner->applies(*training("mlp-small"), 2)) << strategy;
     EXPECT_TRUE(partitioner->applies(*training("cnn-small"), 2) || std::string(strategy) == "tensor")
         << strategy << ": convolutions split by filters";
-    EXPECT_FALSE(partitioner->applies(*training("lstm-small"), 2)) << strategy << ": cells split by units";
+    // tensor needs a pair of dense layers, which lstm-small lacks.
+    EXPECT_EQ(partitioner->applies(*training("lstm-small"), 2), std::string(strategy) == "vertical")
+        << strategy << ": cells split by units";
     EXPECT_TRUE(partitioner->applies(*zoo_graph("cnn-small"), 2) || std::string(strategy) == "tensor")
         << strategy << ": forward passes split as before";
   }

@@ -19,6 +19,7 @@
 #include "exec/cpu/kernels/recurrent_cell.hpp"
 #include "exec/cpu/kernels/recurrent_cell_backward.hpp"
 #include "exec/cpu/kernels/softmax.hpp"
+#include "ir/ops/cell_rules.hpp"
 #include "ir/ops/concat_rules.hpp"
 #include "ir/params.hpp"
 #include "util/check.hpp"
@@ -498,6 +499,8 @@ TaskFunction cell_grad_task(const OpBinding& b, std::shared_ptr<const WeightSlic
   args.rows = b.rows();
   args.inputs = b.node().attrs.cell_inputs;
   args.hidden = b.node().attrs.hidden;
+  args.unit_begin = b.op().slice.out.begin;
+  args.units = b.op().slice.out.size();
   const Rows x = b.required_input(0);
   args.x = x.data;
   args.x_stride = x.stride;
@@ -543,6 +546,9 @@ CellGradProductArgs cell_product_args(const OpBinding& b, int dgates_slot, float
   args.rows = b.rows();
   args.inputs = b.node().attrs.cell_inputs;
   args.hidden = b.node().attrs.hidden;
+  const Range units = cell_rules::gradient_units(b.node(), b.op().slice);
+  args.unit_begin = units.begin;
+  args.units = units.size();
   args.x_columns = gru ? std::span<const int>(kGruInputColumns) : std::span<const int>(kLstmColumns);
   args.h_columns = gru ? std::span<const int>(kGruHiddenColumns) : std::span<const int>(kLstmColumns);
   const Rows dgates = b.required_input(dgates_slot);
@@ -658,11 +664,12 @@ TaskFunction bind_cell_grad_weight(const PlanOp&, const OpBinding& b, WeightStor
 }
 
 int64_t conv2d_scratch(const OpNode& node, const Slice&) { return conv2d_workspace_floats(conv2d_geometry(node)); }
-int64_t cell_grad_scratch(const OpNode& node, const Slice& slice) {
-  return cell_grad_workspace_floats(slice.batch.size(), node.attrs.hidden);
+int64_t cell_grad_scratch(const OpNode&, const Slice& slice) {
+  return cell_grad_workspace_floats(slice.batch.size(), slice.out.size());
 }
 int64_t cell_product_scratch(const OpNode& node, const Slice& slice) {
-  return cell_grad_product_workspace_floats(slice.batch.size(), node.attrs.hidden, node.attrs.gru ? 3 : 4);
+  return cell_grad_product_workspace_floats(slice.batch.size(), cell_rules::gradient_units(node, slice).size(),
+                                            cell_rules::gradient_gates(node));
 }
 int64_t conv2d_grad_input_scratch(const OpNode& node, const Slice&) {
   return conv2d_backward_workspace_floats(grad_input_geometry(node));

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "ir/layer_costs.hpp"
+#include "ir/ops/cell_rules.hpp"
 #include "ir/ops/concat_rules.hpp"
 #include "ir/ops/conv2d_rules.hpp"
 #include "ir/params.hpp"
@@ -867,7 +868,7 @@ class Compiler {
              compute_stream(op), span, {x.buffer}, {y.buffer});
   }
 
-  // --- recurrent cells' backward (whole layers: no strategy slices a cell for training) ---
+  // --- recurrent cells' backward (a whole layer, or a vertical split's slice of its hidden units) ---
 
   /// The gate-gradient columns each product of a cell's backward takes
   /// (unit-major dgates, four per unit): LSTM all four; GRU r, z, n on the
@@ -877,19 +878,14 @@ class Compiler {
     return {recurrent ? std::array<int, 4>{0, 1, 3, 0} : std::array<int, 4>{0, 1, 2, 0}, 3};
   }
 
-  void require_whole_cell(const PlanOp& op) const {
-    SPLITSCOPE_CHECK((op.params < 0 || plan_.value(op.params).channels == Range{0, graph_.node(op.node).attrs.hidden}),
-                     "the cuda backend computes a cell's gradients for whole layers (op " + std::to_string(op.id) + ")");
-  }
-
-  /// dgates and the second output of one step: the forward's gate products
-  /// recomputed into the device's scratch, then the element-wise kernel.
+  /// dgates and the second output of one step's units: the forward's gate
+  /// products over the slice's gathered weight columns recomputed into the
+  /// device's scratch, then the element-wise kernel.
   void cell_grad(const PlanOp& op, int span) {
-    require_whole_cell(op);
     const OpNode& node = graph_.node(op.node);
     const bool gru = node.kind == OpKind::kGruCellGrad;
     const int64_t rows = op.slice.batch.size();
-    const int64_t units = node.attrs.hidden;
+    const int64_t units = op.slice.out.size();
     const int64_t inputs = node.attrs.cell_inputs;
     const int64_t cols = (gru ? 3 : 4) * units;
     const Ref wx = weight(op, kInputWeight);
@@ -911,10 +907,11 @@ class Compiler {
     if (has_input(op, 1)) {
       const ValueView h = input(op, 1);
       const Ref into{gates, gru ? rows * cols : 0};
-      add_step(MatMulStep{rows, cols, units, needed_start(op, h, 1), h.row_stride(), wh, cols, into, cols, !gru},
+      add_step(MatMulStep{rows, cols, node.attrs.hidden, needed_start(op, h, 1), h.row_stride(), wh, cols, into, cols,
+                          !gru},
                compute_stream(op), span, {h.buffer, wh.buffer, gates}, {gates});
       if (gru) step.hidden_gates = into;
-      step.h_prev = needed_start(op, h, 1);
+      step.h_prev = h.at_channel(op.slice.out.begin);  // the GRU mixes each unit with its own h
       step.h_prev_stride = h.row_stride();
       reads.push_back(h.buffer);
     }
@@ -944,13 +941,13 @@ class Compiler {
     add_step(step, compute_stream(op), span, std::move(reads), {dgates.buffer, second.buffer});
   }
 
-  /// Gathers the gate-major matrix of `columns` from the dgates input into the scratch at `at`.
+  /// Gathers the gate-major matrix of `columns` of the op's units from the dgates input into the scratch at `at`.
   Ref gather_gates(const PlanOp& op, int span, int slot, bool recurrent, int64_t at) {
     const OpNode& node = graph_.node(op.node);
     const ValueView dgates = input(op, slot);
     const auto [columns, count] = gate_columns(node.attrs.gru, recurrent);
     const int64_t rows = op.slice.batch.size();
-    const int64_t units = node.attrs.hidden;
+    const int64_t units = cell_rules::gradient_units(node, op.slice).size();
     const int buffer = scratch(op.device, at + rows * count * units);
     const Ref out{buffer, at};
     add_step(GateGatherStep{rows, units, count, columns, needed_start(op, dgates, slot), dgates.row_stride(), out},
@@ -958,11 +955,10 @@ class Compiler {
     return out;
   }
 
-  /// dx = Gx·Wxᵀ.
+  /// dx = Gx·Wxᵀ over the op's units (a partial sum of dx for a slice).
   void cell_grad_input(const PlanOp& op, int span) {
-    require_whole_cell(op);
     const OpNode& node = graph_.node(op.node);
-    const int64_t width = (node.attrs.gru ? 3 : 4) * node.attrs.hidden;
+    const int64_t width = cell_rules::gradient_gates(node) * op.slice.reduce.size();
     const Ref gx = gather_gates(op, span, 0, false, 0);
     const Ref wx = weight(op, kInputWeight);
     const ValueView dx = output(op, 0, op.slice.out);
@@ -972,42 +968,44 @@ class Compiler {
     add_step(step, compute_stream(op), span, {gx.buffer, wx.buffer}, {dx.buffer});
   }
 
-  /// dh_prev = Gh·Whᵀ, plus the GRU's direct part dh⊙z (copied in first).
+  /// dh_prev = Gh·Whᵀ over the op's units, plus the GRU's direct part dh⊙z
+  /// of those units (copied in first; a slice zeroes the rest of dh_prev).
   void cell_grad_hidden(const PlanOp& op, int span) {
-    require_whole_cell(op);
     const OpNode& node = graph_.node(op.node);
     const int64_t rows = op.slice.batch.size();
-    const int64_t units = node.attrs.hidden;
-    const int64_t width = (node.attrs.gru ? 3 : 4) * units;
+    const int64_t hidden = node.attrs.hidden;
+    const Range units = op.slice.reduce;
+    const int64_t width = cell_rules::gradient_gates(node) * units.size();
     const Ref gh = gather_gates(op, span, 0, true, 0);
     const Ref wh = weight(op, kRecurrentWeight);
     const ValueView dh = output(op, 0, op.slice.out);
     const bool direct = node.attrs.gru && has_input(op, 1);
     if (direct) {
+      if (units.size() != hidden) add_step(ZeroStep{dh.start(), dh.elements()}, compute_stream(op), span, {}, {dh.buffer});
       const ValueView part = input(op, 1);
-      add_step(CopyStep{needed_start(op, part, 1), part.row_stride(), dh.start(), dh.row_stride(), units, rows},
-               compute_stream(op), span, {part.buffer}, {dh.buffer});
+      add_step(CopyStep{needed_start(op, part, 1), part.row_stride(), dh.at_channel(units.begin), dh.row_stride(),
+                        units.size(), rows},
+               compute_stream(op), span, {part.buffer, dh.buffer}, {dh.buffer});
     }
-    MatMulStep step{rows, units, width, gh, width, wh, width, dh.start(), dh.row_stride(), direct};
+    MatMulStep step{rows, hidden, width, gh, width, wh, width, dh.start(), dh.row_stride(), direct};
     step.transpose_w = true;
     std::vector<int> reads{gh.buffer, wh.buffer};
     if (direct) reads.push_back(dh.buffer);
     add_step(step, compute_stream(op), span, std::move(reads), {dh.buffer});
   }
 
-  /// The step's weight gradient, flat (Wx [I × G·H], Wh [H × G·H], b [G·H]),
-  /// added to the later steps' running sum: dWx = xᵀ·Gx, dWh = h_prevᵀ·Gh
-  /// (nothing at t = 0), db = Σ rows Gx.
+  /// The step's weight gradient of the op's units, flat (Wx [I × G·U], Wh
+  /// [H × G·U], b [G·U]), added to the later steps' running sum: dWx = xᵀ·Gx,
+  /// dWh = h_prevᵀ·Gh (nothing at t = 0), db = Σ rows Gx.
   void cell_grad_weight(const PlanOp& op, int span) {
-    require_whole_cell(op);
     const OpNode& node = graph_.node(op.node);
     const int64_t rows = op.slice.batch.size();
-    const int64_t units = node.attrs.hidden;
+    const int64_t hidden = node.attrs.hidden;
     const int64_t inputs = node.attrs.cell_inputs;
-    const int64_t width = (node.attrs.gru ? 3 : 4) * units;
+    const int64_t width = cell_rules::gradient_gates(node) * op.slice.out.size();
     const ValueView x = input(op, 0);
     const GradientTarget out = gradient_output(op, span);
-    SPLITSCOPE_CHECK(out.value.elements() == (inputs + units) * width + (node.attrs.bias ? width : 0),
+    SPLITSCOPE_CHECK(out.value.elements() == (inputs + hidden) * width + (node.attrs.bias ? width : 0),
                      "a cell's weight gradient of the wrong size (op " + std::to_string(op.id) + ")");
     const Ref gx = gather_gates(op, span, 2, false, 0);
     std::vector<int> reads{x.buffer, gx.buffer};
@@ -1021,16 +1019,16 @@ class Compiler {
       const ValueView h = input(op, 1);
       // The GRU's recurrent side takes other columns; the LSTM's are the input side's.
       const Ref gh = node.attrs.gru ? gather_gates(op, span, 2, true, rows * width) : gx;
-      MatMulStep dwh{units, width, rows, needed_start(op, h, 1), h.row_stride(), gh, width, dwh_at, width,
+      MatMulStep dwh{hidden, width, rows, needed_start(op, h, 1), h.row_stride(), gh, width, dwh_at, width,
                      out.accumulate};
       dwh.transpose_x = true;
       std::vector<int> h_reads{h.buffer, gh.buffer, out.value.buffer};
       add_step(dwh, compute_stream(op), span, std::move(h_reads), {out.value.buffer});
     } else if (!out.accumulate) {
-      add_step(ZeroStep{dwh_at, units * width}, compute_stream(op), span, {}, {out.value.buffer});
+      add_step(ZeroStep{dwh_at, hidden * width}, compute_stream(op), span, {}, {out.value.buffer});
     }
     if (node.attrs.bias) {
-      add_step(BiasGradStep{rows, width, 1, gx, width, Ref{out.value.buffer, (inputs + units) * width},
+      add_step(BiasGradStep{rows, width, 1, gx, width, Ref{out.value.buffer, (inputs + hidden) * width},
                             out.accumulate},
                compute_stream(op), span, {gx.buffer, out.value.buffer}, {out.value.buffer});
     }

@@ -46,6 +46,19 @@ std::vector<ParamTensor> params(const OpNode& node, int64_t gates) {
 
 int64_t gradient_gates(const OpNode& node) { return node.attrs.gru ? 3 : 4; }
 
+namespace {
+
+/// The kinds whose slice sums over hidden units into all of x or h.
+bool sums_over_units(const OpNode& node) {
+  return node.kind == OpKind::kCellGradInput || node.kind == OpKind::kCellGradHidden;
+}
+
+}  // namespace
+
+Range gradient_units(const OpNode& node, const Slice& slice) {
+  return sums_over_units(node) ? slice.reduce : slice.out;
+}
+
 std::vector<ParamTensor> gradient_params(const OpNode& node) {
   const int64_t gates = gradient_gates(node);
   const int64_t hidden = node.attrs.hidden;
@@ -56,46 +69,57 @@ std::vector<ParamTensor> gradient_params(const OpNode& node) {
 }
 
 Slice gradient_param_slice(const OpNode& node, const Slice& slice) {
-  return Slice{slice.batch, {0, node.attrs.hidden}, {0, node.attrs.cell_inputs}};
+  return Slice{slice.batch, gradient_units(node, slice), {0, node.attrs.cell_inputs}};
 }
 
 Slice gradient_from_forward(const OpNode& node, const Slice& forward) {
-  if (forward.out.size() != node.attrs.hidden) {
-    throw InputError("--train", "",
-                     "layer '" + node.layer_name + "' is split by hidden units, and the gradients of a slice of a "
-                     "cell are not built yet: train recurrent networks with single, data, horizontal or pipeline");
+  Slice slice = full_slice(node, forward.batch);
+  if (sums_over_units(node)) {
+    slice.reduce = forward.out;
+  } else {
+    slice.out = forward.out;
   }
-  return full_slice(node, forward.batch);
+  return slice;
 }
 
 namespace {
 
-// A step's gradient: recomputes the step's gates (one product, as the forward
-// step), reads x, h, c and their gradients, writes the gate gradients [H, 4]
-// and one [H] tensor. FLOPs: the recomputed product, 2·G·H·(I+H)·rows.
+/// x and h_{t-1} whole (slots 0, 1: every unit's gates multiply all of them);
+/// c_{t-1}, dh_t and dc_t (the step's slots 2 on) only the slice's units.
+Range step_input_channels(const OpNode& node, const Slice& slice, int slot) {
+  return slot <= kCellHiddenSlot ? op_rules::all_channels(node, slice, slot) : slice.out;
+}
+
+// A step's gradient over U units: recomputes their gates (one product, as the
+// forward step), reads x, h and their units of c, dh and dc, writes their gate
+// gradients [U, 4] and one [U] tensor. FLOPs: the recomputed product,
+// 2·G·U·(I+H)·rows.
 SliceCost step_gradient_cost(const OpNode& node, const Slice& slice) {
   const int64_t rows = slice.batch.size();
   const int64_t gates = gradient_gates(node);
   const int64_t input = node.attrs.cell_inputs;
   const int64_t hidden = node.attrs.hidden;
+  const int64_t units = slice.out.size();
   SliceCost c;
-  c.flops = 2 * gates * hidden * (input + hidden) * rows;
-  c.param_count = gates * hidden * (input + hidden) + (node.attrs.bias ? gates * hidden : 0);
+  c.flops = 2 * gates * units * (input + hidden) * rows;
+  c.param_count = gates * units * (input + hidden) + (node.attrs.bias ? gates * units : 0);
   int64_t read = 0;
-  for (const Shape& shape : node.input_shapes) read += element_count(shape);
+  for (size_t slot = 0; slot < node.input_shapes.size(); ++slot) {
+    read += step_input_channels(node, slice, static_cast<int>(slot)).size();
+  }
   c.bytes_read = rows * read * kFloat + c.param_count * kFloat;
-  c.bytes_written = rows * hidden * (4 + 1) * kFloat;
+  c.bytes_written = rows * units * (4 + 1) * kFloat;
   return c;
 }
 
 std::string step_gradient_signature(const OpNode& node, const Slice& slice) {
-  return fmt::format("{}:b{}:i{}:h{}:t{}", to_string(node.kind), slice.batch.size(), node.attrs.cell_inputs,
-                     node.attrs.hidden, node.step > 0 ? 1 : 0);
+  return fmt::format("{}:b{}:i{}:h{}:u{}:t{}", to_string(node.kind), slice.batch.size(), node.attrs.cell_inputs,
+                     node.attrs.hidden, slice.out.size(), node.step > 0 ? 1 : 0);
 }
 
 GemmDims step_gradient_gemm(const OpNode& node, const Slice& slice) {
-  return GemmDims{slice.batch.size(), gradient_gates(node) * node.attrs.hidden, node.attrs.cell_inputs + node.attrs.hidden,
-                  1};
+  return GemmDims{slice.batch.size(), gradient_gates(node) * slice.out.size(),
+                  node.attrs.cell_inputs + node.attrs.hidden, 1};
 }
 
 }  // namespace
@@ -106,7 +130,7 @@ OpDef gradient_product_def(OpKind kind, std::string_view name) {
   d.name = name;
   d.cost_class = CostClass::kMatrix;
   d.efficiency_like = "dense";  // its products are GEMMs, as a dense layer's
-  d.split.out = true;  // by its weights' rule; no partitioner slices it yet
+  d.split.out = true;
   d.input_channels = op_rules::all_channels;
   d.param_slice = gradient_param_slice;
   d.from_forward = gradient_from_forward;
@@ -118,6 +142,7 @@ OpDef step_gradient_def(OpKind kind, std::string_view name) {
   d.efficiency_like = kind == OpKind::kLstmCellGrad ? "lstm_cell" : "gru_cell";  // the step's gates, recomputed
   d.weighted = true;
   d.cost = step_gradient_cost;
+  d.input_channels = step_input_channels;
   d.signature = step_gradient_signature;
   d.gemm = step_gradient_gemm;
   d.params = gradient_params;

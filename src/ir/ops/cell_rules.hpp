@@ -25,20 +25,29 @@ std::string signature(const OpNode& node, const Slice& slice);
 std::vector<ParamTensor> params(const OpNode& node, int64_t gates);
 
 // --- the cells' gradient ops (lstm_cell_grad, gru_cell_grad, cell_grad_*) ---
+//
+// Each follows a slice of hidden units of its forward cell (a vertical
+// split): the step's gradient and the weight gradient compute those units
+// (`out`), reading all of x and h_{t-1} and only those units of the rest; the
+// two products dx = G·Wxᵀ and dh_{t-1} = G·Whᵀ sum over them (`reduce`) into
+// partial sums of all of x and h, all-reduced as a dense column split's dX.
+// Every kind reads or writes the slice's gathered gate columns [.. × G·U].
 
 /// Gates of the cell a gradient op differentiates: 3 for a GRU (attrs.gru), else 4.
 int64_t gradient_gates(const OpNode& node);
+/// The hidden units whose gate gradients `slice` takes: `reduce` for the two
+/// products (cell_grad_input, cell_grad_hidden), `out` for the others.
+Range gradient_units(const OpNode& node, const Slice& slice);
 /// The layer's weights, Wx [I, G·H], Wh [H, G·H], b [G·H] (I = attrs.cell_inputs).
 std::vector<ParamTensor> gradient_params(const OpNode& node);
-/// Its weight slice: the whole layer's (all H units, all I features).
+/// Its weight slice: the forward cell's slice of gradient_units(), all I features.
 Slice gradient_param_slice(const OpNode& node, const Slice& slice);
-/// The whole slice beside a whole forward cell; InputError for a cell split
-/// by hidden units (its gradient ops are not sliced yet).
+/// The slice beside a forward cell's slice of hidden units (see above).
 Slice gradient_from_forward(const OpNode& node, const Slice& forward);
-/// What every cell gradient kind shares: a matrix product over the whole
-/// layer's weights, placed beside its whole forward cell. The caller adds
-/// its cost, signature and product shape, and whether it reads the weights
-/// (`weighted`, `params`) or writes their gradient.
+/// What every cell gradient kind shares: a matrix product over the weights of
+/// its forward cell's slice, placed beside it. The caller adds its cost,
+/// signature, product shape and inputs' channels, and whether it reads the
+/// weights (`weighted`, `params`) or writes their gradient.
 OpDef gradient_product_def(OpKind kind, std::string_view name);
 /// The definition of a step's gradient kind (lstm_cell_grad, gru_cell_grad):
 /// they differ in name and equations only, not in what they cost or read.

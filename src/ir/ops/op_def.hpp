@@ -116,6 +116,11 @@ struct OpDef {
   /// A convolution's input gradient over whole groups is complete for the
   /// channels of those groups, though it sums over some filters only.
   bool (*partial)(const OpNode& node, const Slice& slice) = nullptr;
+  /// A backward kind writing an input gradient: the input slot of its forward
+  /// op that it is the gradient of (cell_grad_hidden: h_{t-1}, slot 1), so
+  /// that a partitioner can place the readers of its all-reduced sum where
+  /// that input lives.
+  int input_gradient_slot = 0;
   /// A kMatrix kind's product; null: rows × out by reduce (a dense slice).
   GemmDims (*gemm)(const OpNode& node, const Slice& slice) = nullptr;
   /// Its weight tensors, in index order (params.hpp); null for unweighted kinds.

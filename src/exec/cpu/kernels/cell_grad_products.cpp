@@ -22,15 +22,15 @@ void gather_gate_gradients(const float* dgates, int64_t dgates_stride, int64_t r
   }
 }
 
-int64_t cell_grad_product_workspace_floats(int64_t rows, int64_t hidden, int64_t gates) {
-  return rows * gates * hidden;
+int64_t cell_grad_product_workspace_floats(int64_t rows, int64_t units, int64_t gates) {
+  return rows * gates * units;
 }
 
 void cell_grad_input(ParallelFor& parallel, const CellGradProductArgs& args, const float* wx, float* dx,
                      int64_t dx_stride) {
-  const int64_t width = static_cast<int64_t>(args.x_columns.size()) * args.hidden;
+  const int64_t width = static_cast<int64_t>(args.x_columns.size()) * args.unit_count();
   float* gx = args.workspace;
-  gather_gate_gradients(args.dgates, args.dgates_stride, args.rows, args.hidden, args.x_columns, gx);
+  gather_gate_gradients(args.dgates, args.dgates_stride, args.rows, args.unit_count(), args.x_columns, gx);
   // dX[rows × I] = Gx[rows × G·H]·Wxᵀ, Wx stored [I × G·H].
   gemm_transposed(parallel, Transpose::kNo, Transpose::kYes, args.rows, args.inputs, width, {gx, width},
                   {wx, width}, 0.0f, dx, dx_stride);
@@ -38,11 +38,13 @@ void cell_grad_input(ParallelFor& parallel, const CellGradProductArgs& args, con
 
 void cell_grad_hidden(ParallelFor& parallel, const CellGradProductArgs& args, const float* wh,
                       const float* direct, int64_t direct_stride, float* dh_prev, int64_t dh_prev_stride) {
-  const int64_t width = static_cast<int64_t>(args.h_columns.size()) * args.hidden;
+  const int64_t units = args.unit_count();
+  const int64_t width = static_cast<int64_t>(args.h_columns.size()) * units;
   float* gh = args.workspace;
-  gather_gate_gradients(args.dgates, args.dgates_stride, args.rows, args.hidden, args.h_columns, gh);
+  gather_gate_gradients(args.dgates, args.dgates_stride, args.rows, units, args.h_columns, gh);
+  const bool whole = units == args.hidden;
   float beta = 0.0f;
-  if (direct != nullptr) {
+  if (direct != nullptr && whole) {
     // The direct part first, then the product added onto it (sgemm with beta = 1).
     if (direct != dh_prev || direct_stride != dh_prev_stride) {
       for (int64_t r = 0; r < args.rows; ++r) {
@@ -51,20 +53,29 @@ void cell_grad_hidden(ParallelFor& parallel, const CellGradProductArgs& args, co
     }
     beta = 1.0f;
   }
-  // dH[rows × H] = Gh[rows × G·H]·Whᵀ, Wh stored [H × G·H].
+  // dH[rows × H] = Gh[rows × G·U]·Whᵀ, Wh stored [H × G·U].
   gemm_transposed(parallel, Transpose::kNo, Transpose::kYes, args.rows, args.hidden, width, {gh, width},
                   {wh, width}, beta, dh_prev, dh_prev_stride);
+  if (direct != nullptr && !whole) {
+    // A slice's direct part covers its own units only: added after the product.
+    for (int64_t r = 0; r < args.rows; ++r) {
+      const float* from = direct + r * direct_stride;
+      float* to = dh_prev + r * dh_prev_stride + args.unit_begin;
+      for (int64_t u = 0; u < units; ++u) to[u] += from[u];
+    }
+  }
 }
 
 void cell_grad_weight(ParallelFor& parallel, const CellGradProductArgs& args, const float* x,
                       int64_t x_stride, const float* h_prev, int64_t h_prev_stride, bool has_bias,
                       const float* previous, float* gradient) {
-  const int64_t width = static_cast<int64_t>(args.x_columns.size()) * args.hidden;
+  const int64_t units = args.unit_count();
+  const int64_t width = static_cast<int64_t>(args.x_columns.size()) * units;
   const int64_t wx_size = args.inputs * width, wh_size = args.hidden * width;
   float* gathered = args.workspace;
 
   // Wx and b: a dense layer's weight gradient over the x columns.
-  gather_gate_gradients(args.dgates, args.dgates_stride, args.rows, args.hidden, args.x_columns, gathered);
+  gather_gate_gradients(args.dgates, args.dgates_stride, args.rows, units, args.x_columns, gathered);
   DenseGradWeightArgs dense;
   dense.rows = args.rows;
   dense.inputs = args.inputs;
@@ -91,7 +102,7 @@ void cell_grad_weight(ParallelFor& parallel, const CellGradProductArgs& args, co
     return;
   }
   if (!std::ranges::equal(args.x_columns, args.h_columns)) {
-    gather_gate_gradients(args.dgates, args.dgates_stride, args.rows, args.hidden, args.h_columns, gathered);
+    gather_gate_gradients(args.dgates, args.dgates_stride, args.rows, units, args.h_columns, gathered);
   }
   dense.inputs = args.hidden;
   dense.x = h_prev;

@@ -31,12 +31,12 @@ void input_product(ParallelFor& parallel, const CellGradArgs& a, int64_t width, 
 
 }  // namespace
 
-int64_t cell_grad_workspace_floats(int64_t rows, int64_t hidden) {
-  return std::max(lstm_workspace_floats(rows, hidden), gru_workspace_floats(rows, hidden));
+int64_t cell_grad_workspace_floats(int64_t rows, int64_t units) {
+  return std::max(lstm_workspace_floats(rows, units), gru_workspace_floats(rows, units));
 }
 
 void lstm_cell_grad(ParallelFor& parallel, const CellGradArgs& a) {
-  const int64_t h_count = a.hidden;
+  const int64_t h_count = a.unit_count();
   const int64_t width = kLstmGates * h_count;
   float* gates = a.workspace;  // pre-activations i, f, g, o, gate-major
   input_product(parallel, a, width, gates);
@@ -74,7 +74,7 @@ void lstm_cell_grad(ParallelFor& parallel, const CellGradArgs& a) {
 }
 
 void gru_cell_grad(ParallelFor& parallel, const CellGradArgs& a) {
-  const int64_t h_count = a.hidden;
+  const int64_t h_count = a.unit_count();
   const int64_t width = kGruGates * h_count;
   float* from_x = a.workspace;                   // x·Wx + b
   float* from_h = a.workspace + a.rows * width;  // h·Wh, apart: the reset gate scales its n part only
@@ -89,7 +89,8 @@ void gru_cell_grad(ParallelFor& parallel, const CellGradArgs& a) {
     for (int64_t r = begin; r < end; ++r) {
       const float* px = from_x + r * width;
       const float* ph = from_h + r * width;
-      const float* h_prev = a.h_prev != nullptr ? a.h_prev + r * a.h_prev_stride : nullptr;
+      // The slice's own units of h_{t-1}: z mixes each unit with itself.
+      const float* h_prev = a.h_prev != nullptr ? a.h_prev + r * a.h_prev_stride + a.unit_begin : nullptr;
       const float* dh = a.dh + r * a.dh_stride;
       float* dgates = a.dgates + r * a.dgates_stride;
       float* second = a.second != nullptr ? a.second + r * a.second_stride : nullptr;

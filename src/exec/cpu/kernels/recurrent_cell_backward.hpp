@@ -1,7 +1,7 @@
 #pragma once
 /// \file
-/// The backward pass through one step of an LSTM or GRU cell, whole layer
-/// (all H hidden units), with the gate equations and weight layout of
+/// The backward pass through one step of an LSTM or GRU cell, a whole layer
+/// or a slice of its hidden units (a vertical split), with the gate equations and weight layout of
 /// recurrent_cell.hpp: Wx [I × G·H] and Wh [H × G·H] with gate-major columns
 /// g·H + u, the bias on the input side only, and the GRU's reset gate applied
 /// after the recurrent product (n = tanh(x·Wx_n + b_n + r⊙(h·Wh_n))).
@@ -30,34 +30,42 @@ struct CellGradArgs {
   int64_t rows = 0;    ///< samples
   int64_t inputs = 0;  ///< I: features of x_t
   int64_t hidden = 0;  ///< H: hidden units (all of the cell)
+  /// The slice of hidden units [u0, u0 + U) differentiated (a vertical
+  /// split's): the weights are its gathered gate-major columns [.. × G·U]
+  /// (recurrent_cell.hpp), c_prev, dh, dc, dgates and `second` hold its U
+  /// units only; x and h_prev are whole. units = 0: all H.
+  int64_t unit_begin = 0;
+  int64_t units = 0;
+  int64_t unit_count() const { return units > 0 ? units : hidden; }
   const float* x = nullptr;  ///< [rows × I], row stride x_stride: the step's input
   int64_t x_stride = 0;
   const float* h_prev = nullptr;  ///< [rows × H], row stride h_prev_stride; null = zeros (t = 0)
   int64_t h_prev_stride = 0;
-  const float* c_prev = nullptr;  ///< LSTM: [rows × H], row stride c_prev_stride; null = zeros
+  const float* c_prev = nullptr;  ///< LSTM: [rows × U], row stride c_prev_stride; null = zeros
   int64_t c_prev_stride = 0;
-  const float* wx = nullptr;    ///< [I × G·H] gate-major (G = 4 LSTM, 3 GRU), contiguous
-  const float* wh = nullptr;    ///< [H × G·H] gate-major, contiguous
-  const float* bias = nullptr;  ///< [G·H], or null for none
-  const float* dh = nullptr;  ///< gradient of h_t, [rows × H], row stride dh_stride
+  const float* wx = nullptr;    ///< [I × G·U] gate-major (G = 4 LSTM, 3 GRU), contiguous
+  const float* wh = nullptr;    ///< [H × G·U] gate-major, contiguous
+  const float* bias = nullptr;  ///< [G·U], or null for none
+  const float* dh = nullptr;  ///< gradient of h_t, [rows × U], row stride dh_stride
   int64_t dh_stride = 0;
-  const float* dc = nullptr;  ///< LSTM: gradient of c_t from the step after, [rows × H]; null = zeros
+  const float* dc = nullptr;  ///< LSTM: gradient of c_t from the step after, [rows × U]; null = zeros
   int64_t dc_stride = 0;
-  /// [rows × H·kCellGradColumns] unit-major (column u·kCellGradColumns + k),
+  /// [rows × U·kCellGradColumns] unit-major (column u·kCellGradColumns + k),
   /// row stride dgates_stride; written.
   float* dgates = nullptr;
   int64_t dgates_stride = 0;
-  /// [rows × H], row stride second_stride; written (null: not wanted). LSTM:
+  /// [rows × U], row stride second_stride; written (null: not wanted). LSTM:
   /// dc_prev, the gradient of c_{t-1}. GRU: the direct part of dh_{t-1},
   /// dh ⊙ z (cell_grad_hidden() adds it to the product through Wh).
   float* second = nullptr;
   int64_t second_stride = 0;
-  float* workspace = nullptr;  ///< cell_grad_workspace_floats(rows, hidden) floats
+  float* workspace = nullptr;  ///< cell_grad_workspace_floats(rows, U) floats
 };
 
-/// Floats of scratch either cell's gradient needs: its recomputed gate
-/// pre-activations (the larger of the two cells' forward workspaces).
-int64_t cell_grad_workspace_floats(int64_t rows, int64_t hidden);
+/// Floats of scratch either cell's gradient over `units` hidden units needs:
+/// its recomputed gate pre-activations (the larger of the two cells' forward
+/// workspaces).
+int64_t cell_grad_workspace_floats(int64_t rows, int64_t units);
 
 /// Recomputes the step's gates from x, h_prev, c_prev and the weights (the
 /// forward's own equations: the same products as lstm_cell()), then, with
