@@ -159,9 +159,13 @@ void print_demo(const RnnDemoResult& result, int repeats, std::ostream& out) {
   out << run_header(s.shape, first_info(result), repeats) << sharing_note(first_info(result), s.devices) << "\n";
   if (result.trains()) {
     out << fmt::format("Training steps ({}{}{}), one a timed repeat (their forward and backward waves: --trace or "
-                       "--html).\nAgainst the cell-by-cell single device: no fused training baseline is built.\n",
+                       "--html).\n",
                        s.training->name(), s.microbatches > 1 ? fmt::format(", {} schedule", to_string(s.schedule)) : "",
                        s.recompute ? ", recomputing the forward" : "");
+    out << (result.baseline_fused()
+                ? fmt::format("Against the fused single device: {} ({}).\n", result.fused.implementation,
+                              result.fused.method)
+                : std::string("Against the cell-by-cell single device: this backend has no fused training step.\n"));
   } else {
     out << fmt::format("The wavefront of the layer split over {} device{} (horizontal{}):\n", s.devices,
                        s.devices == 1 ? "" : "s",
@@ -178,10 +182,10 @@ void print_demo(const RnnDemoResult& result, int repeats, std::ostream& out) {
   }
   out << "\n" << verdict_table_text(result.rows) << "\n";
   out << fmt::format("verdict: {}\n", result.conclusion);
-  out << (result.trains() ? "\nmakespan: median over the steps, +- the larger distance to the min or max. vs single: the\n"
-                            "cell-by-cell single device's median over this median;"
-                          : "\nmakespan: median over the repeats, +- the larger distance to the min or max. vs fused: the "
-                            "fused\nsingle device's median over this median;")
+  out << fmt::format("\nmakespan: median over the {}, +- the larger distance to the min or max. {}",
+                     result.trains() ? "steps" : "repeats",
+                     result.baseline_fused() ? "vs fused: the fused\nsingle device's median over this median;"
+                                             : "vs single: the\ncell-by-cell single device's median over this median;")
       << " wins at >= 1.05x, loses at <= 0.95x. compute: compute time\n"
          "summed over devices; transfer: each transfer's time, summed; idle: share of device time.\n"
       << std::flush;

@@ -24,7 +24,8 @@ Json makespan_json(const std::optional<MakespanStats>& makespan) {
           {"repeats", makespan->repeats}};
 }
 
-constexpr const char* kSingleBaseline = "the cell-by-cell single device (no fused training baseline is built)";
+constexpr const char* kSingleBaseline =
+    "the cell-by-cell single device (this backend has no fused training step)";
 constexpr const char* kSingleBaselineMethod =
     "the single strategy's training steps, every cell's forward and backward one op each";
 
@@ -189,7 +190,7 @@ std::string shape_text(const RnnDemoShape& shape, const std::string& swept) {
 
 Json demo_json(const RnnDemoResult& result, const ReportContext& context) {
   Json json = header_json(context, result.settings, primary_info(result));
-  if (result.trains()) {
+  if (!result.baseline_fused()) {
     const RunInfo info = primary_info(result);
     json["baseline"] = baseline_json(kSingleBaseline, kSingleBaselineMethod, info.measured, info.device_mode,
                                      result.rows.front().makespan);
@@ -206,7 +207,7 @@ Json demo_json(const RnnDemoResult& result, const ReportContext& context) {
                      {"recompute", s.recompute}};
   }
   Json ways = Json::array();
-  for (const DemoRow& row : result.rows) ways.push_back(row_json(row, result.trains()));
+  for (const DemoRow& row : result.rows) ways.push_back(row_json(row, !result.baseline_fused()));
   json["ways"] = ways;
   json["wavefront"] = result.wavefront.busy.empty() ? Json(nullptr) : wavefront_json(result.wavefront);
   json["conclusion"] = result.conclusion;
@@ -259,17 +260,19 @@ std::string demo_html(const RnnDemoResult& result, const ReportContext& context)
   const RnnDemoSettings& s = result.settings;
   std::string html = page_start(
       fmt::format("splitscope demo rnn{}: {}", result.trains() ? " --train" : "", shape_text(s.shape)), context);
-  if (result.trains()) {
-    html += fmt::format("<p>Run on {}. Training steps ({}). Baseline: {}: {}.</p>",
-                        escape_html(where_text(primary_info(result))), escape_html(std::string(s.training->name())),
+  const bool fused = result.baseline_fused();
+  const std::string steps =
+      result.trains() ? fmt::format(" Training steps ({}).", escape_html(std::string(s.training->name()))) : "";
+  if (!fused) {
+    html += fmt::format("<p>Run on {}.{} Baseline: {}: {}.</p>", escape_html(where_text(primary_info(result))), steps,
                         kSingleBaseline, kSingleBaselineMethod);
   } else {
-    html += fmt::format("<p>Run on {}. Baseline: the fused single device, {}: {}.</p>",
-                        escape_html(where_text(primary_info(result))), escape_html(result.fused.implementation),
+    html += fmt::format("<p>Run on {}.{} Baseline: the fused single device, {}: {}.</p>",
+                        escape_html(where_text(primary_info(result))), steps, escape_html(result.fused.implementation),
                         escape_html(result.fused.method));
   }
   html += fmt::format("<p class=\"conclusion\">Verdict: {}.</p>", escape_html(result.conclusion));
-  html += fmt::format("<h2>Against the {} single device</h2>", result.trains() ? "cell-by-cell" : "fused") +
+  html += fmt::format("<h2>Against the {} single device</h2>", fused ? "fused" : "cell-by-cell") +
           rows_html(result.rows);
   if (!result.trains()) {
     html += fmt::format("<h2>The wavefront of the layer split over {} devices</h2>", s.devices);
@@ -291,8 +294,8 @@ std::string demo_html(const RnnDemoResult& result, const ReportContext& context)
                       "median; wins at &ge; 1.05&times;, loses at &le; 0.95&times;. Compute: compute time summed over "
                       "devices; transfer: each transfer's time, summed; idle: share of device time (devices &times; "
                       "makespan).</footer>",
-                      result.trains() ? "steps" : "repeats", result.trains() ? "single" : "fused",
-                      result.trains() ? "cell-by-cell" : "fused");
+                      result.trains() ? "steps" : "repeats", fused ? "fused" : "single",
+                      fused ? "fused" : "cell-by-cell");
   return html + "</body></html>\n";
 }
 

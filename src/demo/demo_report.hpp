@@ -14,10 +14,11 @@
 ///    "backend", "measured", "device_mode", "machine": {"name", "device_name", "driver"},
 ///    "baseline": {"implementation", "method", "measured", "device_mode",
 ///                 "makespan_ms": {"median", "min", "max", "repeats"}},  // makespan null for a sweep;
-///                                           // --train: the cell-by-cell single device's
+///                                           // --train: the fused step's, or (cuda) the
+///                                           // cell-by-cell single device's
 ///    "train": {"steps", "schedule", "optimizer", "recompute"} | null,  // --train only
 ///    "ways": [{"way", "title", "strategy", "devices", "microbatches",
-///              "makespan_ms": {...} | null, "speedup_vs_fused" (null with --train),
+///              "makespan_ms": {...} | null, "speedup_vs_fused" (null against the cells),
 ///              "speedup_vs_baseline", "compute_ms", "transfer_ms",
 ///              "moved_bytes", "idle_share", "verdict": "wins|loses|even" | null,
 ///              "decider", "reason"}] | null,

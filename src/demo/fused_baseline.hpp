@@ -14,6 +14,11 @@
 /// - sim: a prediction from the machine's cost model
 ///   (sim/fused_rnn_prediction.hpp).
 ///
+/// In training (`demo rnn --train`) the cpu one runs the fused training loop
+/// (exec/cpu/fused_rnn_training.hpp) and the sim one predicts it; the cuda
+/// one has no training step yet (cuDNN's backward calls need a GPU to be
+/// built against), so there the cell-by-cell single device is the baseline.
+///
 /// Each says what it ran and how its time was obtained, since the verdict
 /// table must.
 
@@ -38,7 +43,8 @@ struct FusedTiming {
   std::string implementation;  ///< "cuDNN cudnnRNNForward", "fused cpu loop", "cost-model prediction"
   std::string method;          ///< one sentence: how the time was obtained
   std::string device_mode;     ///< "physical", "virtual (...)", "cpu threads (2 intra-op threads)", "simulated"
-  HostTensor output;           ///< the stack's output, where it was computed
+  HostTensor output;           ///< the stack's output, where it was computed (training: the last step's)
+  std::vector<double> losses;  ///< training: each step's loss, where computed
   /// What of a pooled machine the fused run had: the cpu loop's threads, a
   /// pooled simulated machine's shares (all of them); 0 for whole devices.
   int threads = 0;
@@ -49,8 +55,11 @@ class FusedBaseline {
   virtual ~FusedBaseline() = default;
   /// "cpu", "cuda", "sim"
   virtual std::string_view name() const = 0;
+  /// Whether run() takes a training graph (a timed training step a repeat).
+  virtual bool trains() const { return false; }
   /// Runs (or predicts) layer 0 of `graph`, a stacked lstm or gru that is
-  /// the whole demo network, with `options`' seed, warm-up and repeats.
+  /// the whole demo network, with `options`' seed, warm-up and repeats; for
+  /// a training graph (where trains()), `options.repeats` training steps.
   virtual FusedTiming run(const std::shared_ptr<const Graph>& graph, const RunOptions& options) = 0;
 };
 

@@ -49,8 +49,9 @@ struct RnnDemoSettings {
   int microbatches = 0;
   /// `--train`: training steps (forward, loss, backward, update) of the
   /// training graph under this optimizer instead of forward passes, each
-  /// timed repeat one step (docs/training.md). There is no fused training
-  /// baseline, so the rows are held against the cell-by-cell single device.
+  /// timed repeat one step (docs/training.md), held against the backend's
+  /// fused training step where it has one (FusedBaseline::trains()), else
+  /// against the cell-by-cell single device.
   std::optional<Optimizer> training;
   PipelineSchedule schedule = PipelineSchedule::kGpipe;  ///< training: the micro-batched row's
   bool recompute = false;  ///< training: --recompute (partitioners/recompute.hpp)
@@ -77,6 +78,10 @@ struct RnnDemoResult {
   /// in its timeline and trace).
   Wavefront wavefront;
   bool trains() const { return settings.training.has_value(); }
+  /// Whether the rows are held against the fused stack (always without
+  /// --train; in training where the backend has a fused training step),
+  /// not the cell-by-cell single device.
+  bool baseline_fused() const { return against_fused(rows); }
   std::string conclusion;  ///< demo_conclusion() of the rows
 };
 

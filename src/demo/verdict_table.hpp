@@ -55,9 +55,9 @@ struct DemoRow {
 /// computing the whole time, fitting.
 RunSummary fused_summary(const FusedTiming& fused, const Graph& graph);
 
-/// What the rows are held against: the fused stack for forward passes; in
-/// training (`--train`: no fused training baseline is built), the cell-by-cell
-/// single device, as `compare` judges a split.
+/// What the rows are held against: the fused stack (its forward pass, or in
+/// training its training step); where a backend has no fused training step,
+/// the cell-by-cell single device, as `compare` judges a split.
 struct DemoBaseline {
   RunSummary summary;  ///< as judge() holds a run against it
   /// What of a pooled machine it had (the cpu's intra-op threads); 0: whole devices.

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "ir/layer_costs.hpp"
+#include "ir/training.hpp"
 #include "sim/gemm_efficiency.hpp"
 #include "sim/op_cost_model.hpp"
 #include "util/errors.hpp"
@@ -86,6 +87,80 @@ FusedRnnPrediction predict_fused_rnn(const Machine& machine, const Graph& graph,
       "{} on the wavefront's critical path cost time)",
       machine.name, rules ? " (datasheet rules)" : "", rnn.stacked, batch * steps, steps, cell_kind,
       prediction.launches, prediction.exposed_launches);
+  return prediction;
+}
+
+FusedRnnTrainingPrediction predict_fused_rnn_training(const Machine& machine, const Graph& graph) {
+  const Model& model = graph.model();
+  if (!graph.is_training() || model.layers.size() != 1 || !is_recurrent(model.layers.front().kind)) {
+    throw InputError(model.source, "layers",
+                     "a fused training step is predicted for a training graph of one stacked lstm or gru layer");
+  }
+  const FusedRnnPrediction forward = predict_fused_rnn(machine, graph, 0);
+  const Layer& rnn = model.layers.front();
+  const Machine one_device = machine_for_plan(machine, 1);
+  const OpCostModel costs(one_device);
+  const bool lstm = rnn.kind == LayerKind::kLstm;
+  const bool rules = costs.priced_by_rules(lstm ? OpKind::kLstmCellGrad : OpKind::kGruCellGrad);
+  const DeviceFacts& facts = costs.facts();
+  const double launch = rules ? facts.launch_seconds : one_device.device.launch_overhead_seconds();
+  const auto work = [&](std::string_view kind, int64_t flops, int64_t bytes) {
+    return costs.roofline_seconds(kind, flops, bytes) - one_device.device.launch_overhead_seconds();
+  };
+  const auto product = [&](GemmShape shape) {
+    const int64_t bytes = kFloat * (shape.m * shape.k + shape.k * shape.n + shape.m * shape.n);
+    return rules ? estimate_gemm(facts, shape, bytes).seconds
+                 : work(to_string(OpKind::kDense), 2 * shape.m * shape.n * shape.k, bytes);
+  };
+  const int64_t gates = gate_count(rnn.kind);
+  const int64_t batch = graph.batch();
+  const int64_t steps = rnn.input_shape.at(0);
+  const int64_t hidden = rnn.hidden;
+  const int64_t width = gates * hidden;
+  const int64_t rows = batch * steps;
+
+  // One step back: dh·Whᵀ, and the gate gradients from the kept pre-activations.
+  const int64_t step_flops = 2 * batch * hidden * width;
+  const int64_t gate_bytes = kFloat * (batch * width + batch * hidden * (lstm ? 3 : 2) + batch * 4 * hidden +
+                                       batch * hidden);
+  const int64_t step_bytes = gate_bytes + kFloat * (hidden * width + batch * hidden);
+  double step_alone = work(to_string(lstm ? OpKind::kLstmCellGrad : OpKind::kGruCellGrad), step_flops, step_bytes);
+  double step_full = work(to_string(OpKind::kDense), step_flops, step_bytes);
+  if (rules) {
+    step_alone = estimate_gemm(facts, GemmShape{batch, hidden, width, 1}).seconds +
+                 static_cast<double>(gate_bytes) / facts.dram_bytes_per_second;
+    step_full = std::max(static_cast<double>(step_flops) / facts.matrix_flops_per_second,
+                         static_cast<double>(step_bytes) / facts.dram_bytes_per_second);
+  }
+  FusedRnnTrainingPrediction prediction;
+  prediction.forward_seconds = forward.seconds;
+  const int64_t slices = steps + rnn.stacked - 1;
+  for (int64_t k = 0; k < slices; ++k) {
+    const int64_t cells = std::min(k, rnn.stacked - 1) - std::max<int64_t>(0, k - (steps - 1)) + 1;
+    prediction.backward_seconds += launch + std::max(step_alone, static_cast<double>(cells) * step_full);
+  }
+  int64_t weights = 0;
+  for (int64_t l = 0; l < rnn.stacked; ++l) {
+    const int64_t input = l == 0 ? rnn.input_shape.at(1) : hidden;
+    if (l > 0) prediction.backward_seconds += launch + product(GemmShape{rows, input, width, 1});
+    prediction.backward_seconds += 2 * launch + product(GemmShape{input, width, rows, 1}) +
+                                   product(GemmShape{hidden, width, rows, 1});
+    if (rnn.bias) {
+      prediction.backward_seconds += costs.epilogue_seconds(rows * width, kFloat * (rows * width + width));  // launch included
+    }
+    weights += (input + hidden) * width + (rnn.bias ? width : 0);
+  }
+  const Optimizer& optimizer = graph.training()->optimizer;
+  prediction.update_seconds =
+      costs.epilogue_seconds(optimizer.update_flops(weights),
+                                      optimizer.update_bytes_read(weights) + optimizer.update_bytes_written(weights));
+  prediction.seconds = prediction.forward_seconds + prediction.backward_seconds + prediction.update_seconds;
+  prediction.method = fmt::format(
+      "predicted from {}'s cost model{}: the fused forward as without --train, the backward through time as the "
+      "same wavefront of {} slices (each step dh*Wh^T and the gate-gradient kernel on the kept pre-activations), "
+      "then per layer dx, dWx and dWh as single products over all T*B = {} rows, and one optimizer update of {} "
+      "weights",
+      machine.name, rules ? " (datasheet rules)" : "", slices, rows, weights);
   return prediction;
 }
 

@@ -66,4 +66,26 @@ struct FusedRnnPrediction {
 /// on one device of `machine`. InputError when that layer is not recurrent.
 FusedRnnPrediction predict_fused_rnn(const Machine& machine, const Graph& graph, int layer);
 
+/// A fused training step (cuDNN's cudnnRNNForward in training mode, then
+/// cudnnRNNBackwardData_v8 and cudnnRNNBackwardWeights_v8; the cpu backend's
+/// fused training loop) of a training graph whose only layer is a stacked
+/// lstm or gru:
+///   the forward as predict_fused_rnn();
+///   the backward through time as the same wavefront of T + L - 1 slices,
+///     each step the product dh·Whᵀ (FLOPs 2·B·H·G·H, as the forward's) and
+///     the gate-gradient kernel's bytes (the kept pre-activations, c or h,
+///     dh, dc in; the gate gradients and dc_{t-1} out);
+///   per layer, over all T·B rows: dx = G·Wxᵀ (layers above the first:
+///     the first's input needs none), dWx = xᵀ·G and dWh = h_{t-1}ᵀ·G (GEMMs
+///     with K = T·B), db's bytes;
+///   the optimizer's update of every weight, streamed as an update op.
+struct FusedRnnTrainingPrediction {
+  double seconds = 0;
+  double forward_seconds = 0;
+  double backward_seconds = 0;  ///< the steps' wavefront and the products over all rows
+  double update_seconds = 0;
+  std::string method;
+};
+FusedRnnTrainingPrediction predict_fused_rnn_training(const Machine& machine, const Graph& graph);
+
 }  // namespace splitscope

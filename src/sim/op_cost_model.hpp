@@ -62,6 +62,9 @@ class OpCostModel {
   /// The roofline formula alone, for an op of efficiency kind `kind` (its
   /// efficiency, else `default`, else 1; the file's launch overhead).
   double roofline_seconds(std::string_view kind, int64_t flops, int64_t bytes) const;
+  /// An element-wise pass streaming `bytes` (an epilogue, an optimizer
+  /// update), launch included: the epilogue's efficiency or rule.
+  double epilogue_seconds(int64_t flops, int64_t bytes) const;
   /// The calibrated time of a signature, in seconds, if the table has it.
   const double* calibrated_seconds(const std::string& signature) const;
 
@@ -89,7 +92,6 @@ class OpCostModel {
   double streaming_seconds(int64_t flops, int64_t bytes) const;
   /// A dense or conv2d slice's bias-and-activation kernel (bias_activation.hpp); 0 for other kinds.
   double layer_epilogue(const OpNode& node, const Slice& slice) const;
-  double epilogue_seconds(int64_t flops, int64_t bytes) const;
 
   double flops_per_second_;
   double bytes_per_second_;

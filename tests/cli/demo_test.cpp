@@ -130,20 +130,23 @@ TEST(DemoCommand, BadOptionsAreExitTwo) {
   }
 }
 
-TEST(DemoCommand, TrainRunsTrainingStepsAgainstTheCellByCellSingleDevice) {
+TEST(DemoCommand, TrainRunsTrainingStepsAgainstTheFusedTrainingLoop) {
   const std::string dir = fresh_temp_dir("demo-train");
   const CommandResult result =
       run_splitscope("demo rnn --backend cpu --train --layers 2 --hidden 16 --steps 4 --batch 4 -m 2 --schedule 1f1b "
                      "--repeat 3 -q --report " + dir + "/d.json");
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_NE(result.out.find("vs single"), std::string::npos) << result.out;
-  EXPECT_NE(result.out.find("no fused training baseline"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("vs fused"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("fused cpu training loop"), std::string::npos) << result.out;
   const auto report = nlohmann::json::parse(read_text_file(dir + "/d.json"));
   EXPECT_EQ(report["train"]["schedule"], "1f1b");
   EXPECT_EQ(report["train"]["steps"], 3);
-  ASSERT_EQ(report["ways"].size(), 3u);
-  EXPECT_EQ(report["ways"][0]["way"], "single-cells");
-  EXPECT_EQ(report["ways"][0]["decider"], "baseline");
+  EXPECT_EQ(report["baseline"]["implementation"], "fused cpu training loop");
+  EXPECT_EQ(report["baseline"]["makespan_ms"]["repeats"], 3);
+  ASSERT_EQ(report["ways"].size(), 4u);
+  EXPECT_EQ(report["ways"][0]["way"], "single-fused");
+  EXPECT_EQ(report["ways"][1]["way"], "single-cells");
+  for (const auto& way : report["ways"]) EXPECT_FALSE(way["speedup_vs_fused"].is_null()) << way["way"];
   // Each run report carries its losses, one a step, equal across the ways (the same step computed).
   ASSERT_EQ(report["runs"].size(), 3u);
   const auto& first = report["runs"][0]["train"]["losses"];

@@ -1,5 +1,6 @@
 // `demo rnn --train` below the command line: training steps of every way,
-// held against the cell-by-cell single device (no fused training baseline),
+// held against the fused training step where the backend has one (cpu, sim)
+// and against the cell-by-cell single device where it has none (cuda),
 // through the simulator and for real on the cpu backend.
 
 #include <gtest/gtest.h>
@@ -33,15 +34,22 @@ RnnDemoResult run_demo(const RnnDemoSettings& settings, const DemoBackend& backe
   return run_rnn_demo(settings, backend, options, ReportContext{}, progress);
 }
 
-TEST(RnnDemoTraining, ThroughTheSimulatorTheWaysAreHeldAgainstTheCellsRun) {
+/// A backend's fused baseline with no training step (the cuda one's today).
+class ForwardOnlyFused final : public FusedBaseline {
+ public:
+  std::string_view name() const override { return "forward-only"; }
+  FusedTiming run(const std::shared_ptr<const Graph>&, const RunOptions&) override {
+    ADD_FAILURE() << "a fused baseline without a training step was run in training";
+    return {};
+  }
+};
+
+TEST(RnnDemoTraining, WithoutAFusedTrainingStepTheWaysAreHeldAgainstTheCellsRun) {
   const Machine machine = free_link_machine(4, 1.0);
   DemoBackend backend;
   backend.name = "sim";
   backend.executor = [machine](int) { return std::make_unique<Simulator>(machine); };
-  backend.fused = [](int) -> std::unique_ptr<FusedBaseline> {
-    ADD_FAILURE() << "training runs no fused baseline";
-    return nullptr;
-  };
+  backend.fused = [](int) -> std::unique_ptr<FusedBaseline> { return std::make_unique<ForwardOnlyFused>(); };
   backend.cost = std::make_shared<MachineCostFunction>(machine);
   RnnDemoSettings settings;
   settings.shape = demo_shape("gru", 4, 16, 6, 4);
@@ -87,6 +95,43 @@ TEST(RnnDemoTraining, ThroughTheSimulatorTheWaysAreHeldAgainstTheCellsRun) {
   EXPECT_NE(verdict_table_text(result.rows).find("vs single"), std::string::npos);
 }
 
+TEST(RnnDemoTraining, ThroughTheSimulatorTheWaysAreHeldAgainstThePredictedFusedTrainingStep) {
+  const Machine machine = free_link_machine(4, 1.0);
+  DemoBackend backend;
+  backend.name = "sim";
+  backend.executor = [machine](int) { return std::make_unique<Simulator>(machine); };
+  backend.fused = [machine](int) { return make_sim_fused_baseline(machine); };
+  backend.cost = std::make_shared<MachineCostFunction>(machine);
+  RnnDemoSettings settings;
+  settings.shape = demo_shape("lstm", 4, 16, 6, 4);
+  settings.training = momentum_sgd();
+  settings.microbatches = 1;
+  const RnnDemoResult result = run_demo(settings, backend, 1);
+
+  ASSERT_TRUE(result.baseline_fused());
+  ASSERT_EQ(result.rows.size(), 3u);  // fused, cells, layer split (one micro-batch)
+  EXPECT_EQ(result.rows[0].way, DemoWay::kFused);
+  EXPECT_EQ(result.rows[1].way, DemoWay::kCells);
+  EXPECT_EQ(result.rows[2].way, DemoWay::kSplit);
+  const double fused_ms = result.rows[0].makespan->median_ms;
+  for (size_t i = 1; i < result.rows.size(); ++i) {
+    EXPECT_DOUBLE_EQ(result.rows[i].speedup, fused_ms / result.rows[i].makespan->median_ms) << result.rows[i].title;
+  }
+  // A step is the forward and a backward of about twice its products: the
+  // predicted step lies between two and five forward passes (launches count
+  // more in the backward, which runs more kernels at this size).
+  const auto forward = make_sim_fused_baseline(machine)->run(demo_graph(settings.shape), RunOptions{});
+  const double forward_ms = forward.timelines.front().makespan_us() / 1e3;
+  EXPECT_GT(fused_ms, 2.0 * forward_ms);
+  EXPECT_LT(fused_ms, 5.0 * forward_ms);
+
+  const auto json = demo_json(result, ReportContext{});
+  EXPECT_EQ(json["baseline"]["implementation"], "cost-model prediction");
+  EXPECT_DOUBLE_EQ(json["baseline"]["makespan_ms"]["median"].get<double>(), fused_ms);
+  for (const auto& way : json["ways"]) EXPECT_FALSE(way["speedup_vs_fused"].is_null()) << way["way"];
+  EXPECT_NE(verdict_table_text(result.rows).find("vs fused"), std::string::npos);
+}
+
 TEST(RnnDemoTraining, OnTheCpuEveryWayTrainsStepForStepAsTheSingleDevice) {
   // The layer split and the micro-batched split compute the same step as the
   // cells on one device: the same loss at every step (the weights after each
@@ -107,6 +152,13 @@ TEST(RnnDemoTraining, OnTheCpuEveryWayTrainsStepForStepAsTheSingleDevice) {
     const std::vector<double>& expected = single->summary.training->losses;
     ASSERT_EQ(expected.size(), 4u);
     EXPECT_LT(expected.back(), expected.front());
+    // The baseline is the fused training loop, which trains as the cells do.
+    ASSERT_TRUE(result.baseline_fused());
+    EXPECT_EQ(result.fused.implementation, "fused cpu training loop");
+    ASSERT_EQ(result.fused.losses.size(), expected.size());
+    for (size_t step = 0; step < expected.size(); ++step) {
+      EXPECT_NEAR(result.fused.losses[step], expected[step], 1e-4 * std::abs(expected[step])) << "fused step " << step;
+    }
     for (const char* strategy : {"horizontal", "pipeline"}) {
       const RunReport* run = find_run(result.comparison, strategy);
       ASSERT_NE(run, nullptr) << strategy;

@@ -39,16 +39,6 @@ void check_request(const Graph& graph, int layer, const RunOptions& options) {
   if (options.warmup < 0) throw InputError("--warmup", "", "give 0 or more warm-up runs");
 }
 
-/// The cell of stacked layer `sublayer` at step 0: every step reads its weights.
-NodeId first_cell(const Graph& graph, int layer, int64_t sublayer) {
-  for (NodeId id = 0; id < graph.num_nodes(); ++id) {
-    const OpNode& node = graph.node(id);
-    if (is_cell(node.kind) && node.layer == layer && node.sublayer == sublayer && node.step == 0) return id;
-  }
-  SPLITSCOPE_CHECK(false, fmt::format("no cell for stacked layer {} of layer {}", sublayer, layer));
-  return 0;
-}
-
 /// One stacked recurrent layer, its weights and buffers made once; run()
 /// is one timed forward pass.
 class FusedStack {
@@ -63,7 +53,7 @@ class FusedStack {
         pool_(pool),
         input_(network_input(graph, seed).data) {
     for (int64_t l = 0; l < layer_.stacked; ++l) {
-      const NodeId cell = first_cell(graph, layer, l);
+      const NodeId cell = stacked_layer_cell(graph, layer, l);
       weights_.push_back(
           materialise_weights(graph, cell, full_slice(graph.node(cell), {0, batch_}), seed, pool_));
       inputs_.push_back(graph.node(cell).input_shapes.at(kCellInputSlot).at(0));
@@ -185,6 +175,15 @@ class FusedStack {
 };
 
 }  // namespace
+
+NodeId stacked_layer_cell(const Graph& graph, int layer, int64_t sublayer) {
+  for (NodeId id = 0; id < graph.num_nodes(); ++id) {
+    const OpNode& node = graph.node(id);
+    if (is_cell(node.kind) && node.layer == layer && node.sublayer == sublayer && node.step == 0) return id;
+  }
+  SPLITSCOPE_CHECK(false, fmt::format("no cell for stacked layer {} of layer {}", sublayer, layer));
+  return 0;
+}
 
 FusedRnnLoopResult run_fused_rnn_loop(const Graph& graph, int layer, const RunOptions& options) {
   check_request(graph, layer, options);

@@ -42,4 +42,8 @@ struct FusedRnnLoopResult {
 /// are impossible.
 FusedRnnLoopResult run_fused_rnn_loop(const Graph& graph, int layer, const RunOptions& options);
 
+/// The cell of stacked layer `sublayer` of recurrent layer `layer` at step 0,
+/// whose weights every step of that stacked layer reads.
+NodeId stacked_layer_cell(const Graph& graph, int layer, int64_t sublayer);
+
 }  // namespace splitscope

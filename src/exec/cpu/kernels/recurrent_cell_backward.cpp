@@ -36,17 +36,21 @@ int64_t cell_grad_workspace_floats(int64_t rows, int64_t units) {
 }
 
 void lstm_cell_grad(ParallelFor& parallel, const CellGradArgs& a) {
-  const int64_t h_count = a.unit_count();
-  const int64_t width = kLstmGates * h_count;
+  const int64_t width = kLstmGates * a.unit_count();
   float* gates = a.workspace;  // pre-activations i, f, g, o, gate-major
   input_product(parallel, a, width, gates);
   if (a.h_prev != nullptr) {
     gemm(parallel, a.rows, width, a.hidden, {a.h_prev, a.h_prev_stride}, {a.wh, width}, 1.0f, gates,
          width);
   }
+  lstm_cell_grad_pointwise(parallel, a, gates, width);
+}
+
+void lstm_cell_grad_pointwise(ParallelFor& parallel, const CellGradArgs& a, const float* gates, int64_t gates_stride) {
+  const int64_t h_count = a.unit_count();
   parallel.run(a.rows, row_grain(h_count), [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
-      const float* pre = gates + r * width;
+      const float* pre = gates + r * gates_stride;
       const float* c_prev = a.c_prev != nullptr ? a.c_prev + r * a.c_prev_stride : nullptr;
       const float* dh = a.dh + r * a.dh_stride;
       const float* dc = a.dc != nullptr ? a.dc + r * a.dc_stride : nullptr;
@@ -74,8 +78,7 @@ void lstm_cell_grad(ParallelFor& parallel, const CellGradArgs& a) {
 }
 
 void gru_cell_grad(ParallelFor& parallel, const CellGradArgs& a) {
-  const int64_t h_count = a.unit_count();
-  const int64_t width = kGruGates * h_count;
+  const int64_t width = kGruGates * a.unit_count();
   float* from_x = a.workspace;                   // x·Wx + b
   float* from_h = a.workspace + a.rows * width;  // h·Wh, apart: the reset gate scales its n part only
   input_product(parallel, a, width, from_x);
@@ -85,10 +88,16 @@ void gru_cell_grad(ParallelFor& parallel, const CellGradArgs& a) {
   } else {
     std::fill_n(from_h, a.rows * width, 0.0f);
   }
+  gru_cell_grad_pointwise(parallel, a, from_x, width, from_h, width);
+}
+
+void gru_cell_grad_pointwise(ParallelFor& parallel, const CellGradArgs& a, const float* from_x, int64_t x_stride,
+                             const float* from_h, int64_t h_stride) {
+  const int64_t h_count = a.unit_count();
   parallel.run(a.rows, row_grain(h_count), [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
-      const float* px = from_x + r * width;
-      const float* ph = from_h + r * width;
+      const float* px = from_x + r * x_stride;
+      const float* ph = from_h + r * h_stride;
       // The slice's own units of h_{t-1}: z mixes each unit with itself.
       const float* h_prev = a.h_prev != nullptr ? a.h_prev + r * a.h_prev_stride + a.unit_begin : nullptr;
       const float* dh = a.dh + r * a.dh_stride;

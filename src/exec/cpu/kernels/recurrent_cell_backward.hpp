@@ -76,11 +76,25 @@ int64_t cell_grad_workspace_floats(int64_t rows, int64_t units);
 /// is split over rows across `parallel`.
 void lstm_cell_grad(ParallelFor& parallel, const CellGradArgs& args);
 
+/// The element-wise half of lstm_cell_grad(), for callers that kept the
+/// forward's gate pre-activations (the fused training loop): `gates` [rows ×
+/// 4U], row stride `gates_stride`, holding x·Wx + h·Wh + b; the weights and x,
+/// h_prev of `args` are not read.
+void lstm_cell_grad_pointwise(ParallelFor& parallel, const CellGradArgs& args, const float* gates,
+                              int64_t gates_stride);
+
 /// Recomputes fx = x·Wx + b and fh = h_prev·Wh (zeros at t = 0) as gru_cell()
 /// does, the gates r, z, n from them, then
 ///   dn = dh⊙(1 - z)⊙(1 - n²), dz = dh⊙(h_prev - n)⊙z(1 - z),
 ///   dr = dn⊙fh_n⊙r(1 - r),
 /// into dgates as (dr, dz, dn, dn⊙r), and dh⊙z into `second`.
 void gru_cell_grad(ParallelFor& parallel, const CellGradArgs& args);
+
+/// The element-wise half of gru_cell_grad(), from the forward's kept
+/// `from_x` = x·Wx + b and `from_h` = h_prev·Wh (zeros at t = 0), both
+/// [rows × 3U] with the given row strides; reads h_prev's own units, not the
+/// weights or x.
+void gru_cell_grad_pointwise(ParallelFor& parallel, const CellGradArgs& args, const float* from_x, int64_t x_stride,
+                             const float* from_h, int64_t h_stride);
 
 }  // namespace splitscope
