@@ -452,12 +452,16 @@ class Engine {
       id = free_sends_.back();
       free_sends_.pop_back();
     }
+    // Field by field: assigning a fresh Send{} went through a temporary on
+    // the stack, whose partial stores stalled the copy (a tenth of a
+    // collective-heavy run).
     Send& send = sends_[static_cast<size_t>(id)];
-    send = Send{};
     send.op = op;
     send.part = part;
     send.bytes = bytes;
-    if (from != to) send.route = topology_.route(from, to);
+    send.flow = -1;
+    send.done = EventHandle{};
+    send.route = from != to ? topology_.route(from, to) : Route{};
     queue_.insert(now_ + (latency >= 0 ? latency : send.route.latency_seconds), {EventKind::kSendArrives, id});
   }
 
