@@ -14,6 +14,7 @@
 #include "sim/event_queue.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/host_issue.hpp"
+#include "sim/huge_pages.hpp"
 #include "sim/nccl_protocol.hpp"
 #include "util/check.hpp"
 
@@ -79,6 +80,11 @@ struct OpState {
 static_assert(sizeof(OpState) == 16);
 
 constexpr uint8_t kDone = 2;
+constexpr uint8_t kInSchedule = 4;  ///< compute, epilogue, update: its device's schedule lists it
+
+/// How many ops ahead read_ops() asks for an op's input list: a few hundred
+/// nanoseconds of memory latency over the time one op takes to read.
+constexpr size_t kInputsAhead = 32;
 
 /// One reader of a value, in a list per value (latest op first; the order
 /// only decides which of simultaneous events is queued first). A collective
@@ -149,18 +155,18 @@ class Engine {
     next_in_schedule_.assign(static_cast<size_t>(plan_.devices), 0);
     busy_.assign(static_cast<size_t>(plan_.devices), false);
     read_values(ops, values);
-    std::vector<int> scheduled_device(ops, -1);
-    read_ops(ops, values, scheduled_device);
+    read_ops(ops, values);
     hold_for_host();
-    // Every compute op is in its device's schedule exactly once (plan_walk.hpp's rule).
-    schedule_predecessors(plan_, std::move(scheduled_device));
+    check_schedules();
   }
 
   /// Each op's outputs, from Value::producer in one sequential pass (the
   /// ops' own output lists are scattered over the heap); scanning backwards
   /// leaves each op's list in value order. Values no op writes are marked.
   void read_values(size_t ops, size_t values) {
+    reserve_on_huge_pages(links_, values);
     links_.resize(values);
+    reserve_on_huge_pages(first_output_, ops);
     first_output_.assign(ops, -1);
     for (size_t v = values; v-- > 0;) {
       const int producer = plan_.values[v].producer;
@@ -174,18 +180,22 @@ class Engine {
     }
   }
 
-  /// One pass over the ops: checks, packed state, spans, durations, reader
-  /// lists, and each scheduled op's device (for the schedule check).
-  void read_ops(size_t ops, size_t values, std::vector<int>& scheduled_device) {
+  /// One pass over the ops: checks, packed state, spans, durations and reader lists.
+  void read_ops(size_t ops, size_t values) {
+    reserve_on_huge_pages(state_, ops);
     state_.resize(ops);
     // Capacity never touched costs nothing: room for the collectives' extra
     // spans, so that a million spans are never copied.
-    timeline_.spans.reserve(ops + ops / 2);
-    readers_.reserve(2 * ops);
+    reserve_on_huge_pages(timeline_.spans, ops + ops / 2);
+    reserve_on_huge_pages(readers_, 2 * ops);
     const auto on_device = [&](int device) { return device >= 0 && device < plan_.devices; };
     for (size_t id = 0; id < ops; ++id) {
       const PlanOp& op = plan_.ops[id];
       SPLITSCOPE_CHECK(op.id == static_cast<int>(id), fmt::format("op {} has id {}", id, op.id));
+      // The ops are read in order, which the hardware prefetches, but each
+      // op's input list is a separate heap block: without asking for it a few
+      // ops ahead, reading it was a third of this pass (a cache miss per op).
+      if (id + kInputsAhead < ops) __builtin_prefetch(plan_.ops[id + kInputsAhead].inputs.data());
       OpState& state = state_[id];
       state = OpState{};
       state.role_code = static_cast<uint8_t>(op.role);
@@ -197,7 +207,7 @@ class Engine {
           SPLITSCOPE_CHECK(on_device(op.device), fmt::format("op {} is on device {}, outside the plan's {}",
                                                              id, op.device, plan_.devices));
           state.device = static_cast<uint16_t>(op.device);
-          scheduled_device[id] = op.device;
+          scheduled_ops_ += 1;
           // end_us holds the duration (seconds) until the op starts.
           add_span(single_span(op), pricing_.seconds(op) * (jitter_ != nullptr ? jitter_->factor(static_cast<int>(id)) : 1.0));
           break;
@@ -232,6 +242,41 @@ class Engine {
         head = static_cast<int>(readers_.size()) - 1;
       }
     }
+  }
+
+  /// Every compute, epilogue and update op is in its own device's schedule
+  /// exactly once, and nothing else is (plan_walk.hpp's rule, with
+  /// schedule_predecessors()'s messages), checked on the packed state: the
+  /// ops were read once already, and a million-op plan does not fit in the caches.
+  void check_schedules() {
+    SPLITSCOPE_CHECK(plan_.schedule.size() <= static_cast<size_t>(plan_.devices),
+                     fmt::format("the plan has {} schedules for {} devices", plan_.schedule.size(), plan_.devices));
+    size_t seen = 0;
+    for (size_t device = 0; device < plan_.schedule.size(); ++device) {
+      for (int id : plan_.schedule[device]) {
+        SPLITSCOPE_CHECK(id >= 0 && static_cast<size_t>(id) < state_.size(),
+                         fmt::format("the schedule of device {} lists op {}, which the plan lacks", device, id));
+        OpState& state = state_[static_cast<size_t>(id)];
+        SPLITSCOPE_CHECK(!(state.flags & kInSchedule), fmt::format("op {} ({}) appears twice in the schedules", id,
+                                                                    op_label(plan_, plan_.op(id))));
+        SPLITSCOPE_CHECK(scheduled(state.role()) && static_cast<size_t>(state.device) == device,
+                         fmt::format("the schedule of device {} lists op {} ({}), which is not a compute op there",
+                                     device, id, op_label(plan_, plan_.op(id))));
+        state.flags |= kInSchedule;
+        ++seen;
+      }
+    }
+    if (seen == scheduled_ops_) return;
+    for (size_t id = 0; id < state_.size(); ++id) {
+      SPLITSCOPE_CHECK(!scheduled(state_[id].role()) || (state_[id].flags & kInSchedule),
+                       fmt::format("compute op {} ({}) is in no schedule", id,
+                                   op_label(plan_, plan_.ops[id])));
+    }
+  }
+
+  /// Whether ops of `role` run on a compute lane, in their device's schedule.
+  static bool scheduled(OpRole role) {
+    return role == OpRole::kCompute || role == OpRole::kEpilogue || role == OpRole::kUpdate;
   }
 
   /// With a host lane (DeviceSpec::host_issue_us), every compute, epilogue,
@@ -407,12 +452,16 @@ class Engine {
       id = free_sends_.back();
       free_sends_.pop_back();
     }
+    // Field by field: assigning a fresh Send{} went through a temporary on
+    // the stack, whose partial stores stalled the copy (a tenth of a
+    // collective-heavy run).
     Send& send = sends_[static_cast<size_t>(id)];
-    send = Send{};
     send.op = op;
     send.part = part;
     send.bytes = bytes;
-    if (from != to) send.route = topology_.route(from, to);
+    send.flow = -1;
+    send.done = EventHandle{};
+    send.route = from != to ? topology_.route(from, to) : Route{};
     queue_.insert(now_ + (latency >= 0 ? latency : send.route.latency_seconds), {EventKind::kSendArrives, id});
   }
 
@@ -543,6 +592,7 @@ class Engine {
   EventQueue<Payload> queue_;
   double now_ = 0;
   size_t finished_ = 0;
+  size_t scheduled_ops_ = 0;  ///< compute, epilogue and update ops
   Timeline timeline_;  ///< the spans, written as the ops run
 
   std::vector<OpState> state_;

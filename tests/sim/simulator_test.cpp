@@ -195,6 +195,39 @@ TEST(Simulator, AComputeOpMissingFromTheScheduleIsAPlanBug) {
   EXPECT_THROW(simulate(plan, test_machine(2, switch_topology(10, 0))), std::logic_error);
 }
 
+/// The message of the logic_error simulating `plan` on two devices throws ("" if none).
+std::string plan_bug(const Plan& plan) {
+  try {
+    simulate(plan, test_machine(2, switch_topology(10, 0)));
+  } catch (const std::logic_error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(Simulator, AScheduleListingAnOpTwiceOrElsewhereIsAPlanBugThatNamesIt) {
+  const Plan plan = two_device_plan().plan();  // fc1 (op 0) on device 0; the copy (op 1); fc2 (op 2) on device 1
+  Plan twice = plan;
+  twice.schedule[0].push_back(0);
+  EXPECT_NE(plan_bug(twice).find("op 0 (fc1) appears twice in the schedules"), std::string::npos) << plan_bug(twice);
+  Plan elsewhere = plan;
+  elsewhere.schedule[1].insert(elsewhere.schedule[1].begin(), 0);
+  elsewhere.schedule[0].clear();
+  EXPECT_NE(plan_bug(elsewhere).find("the schedule of device 1 lists op 0 (fc1), which is not a compute op there"),
+            std::string::npos)
+      << plan_bug(elsewhere);
+  Plan copy = plan;
+  copy.schedule[1].push_back(1);
+  EXPECT_NE(plan_bug(copy).find("which is not a compute op there"), std::string::npos) << plan_bug(copy);
+  Plan unknown = plan;
+  unknown.schedule[1].push_back(7);
+  EXPECT_NE(plan_bug(unknown).find("the schedule of device 1 lists op 7, which the plan lacks"), std::string::npos)
+      << plan_bug(unknown);
+  Plan missing = plan;
+  missing.schedule[1].clear();
+  EXPECT_NE(plan_bug(missing).find("compute op 2 (fc2) is in no schedule"), std::string::npos) << plan_bug(missing);
+}
+
 TEST(Simulator, AScheduleOrderAgainstTheDataFlowStallsAndSaysSo) {
   // Device 0 is told to run fc2 (which needs fc1's output) before fc1.
   HandPlan hand(kNet, 1);
