@@ -21,19 +21,26 @@ std::string title_of(DemoWay way, int devices, int microbatches) {
   return "?";
 }
 
-std::string cells_reason(double speedup, const RnnDemoShape& shape) {
+/// The cells run one by one against the fused stack. `ops`: the run's
+/// compute ops (one a cell, or in training several: the forward cell, its
+/// step gradient and the gradient products).
+std::string cells_reason(double speedup, const RnnDemoShape& shape, int64_t ops, bool training) {
   const int64_t cells = shape.layers * shape.steps;
+  const std::string what = training ? fmt::format("{} ops for {} cells, forward and backward", ops, cells)
+                                    : fmt::format("{} ops", cells);
   switch (verdict_for(speedup)) {
     case Verdict::kLoses:
       return fmt::format(
-          "one op per cell ({} ops) takes {:.2f}x the fused stack's time: each step's input product runs on {} "
-          "rows instead of one product over {}, and every op is dispatched on its own",
-          cells, 1.0 / speedup, shape.batch, shape.batch * shape.steps);
+          "one op per cell{} ({}) takes {:.2f}x the fused stack's time: each step's {} on {} rows instead of one "
+          "product over {}, and every op is dispatched on its own",
+          training ? " and gradient" : "", what, 1.0 / speedup,
+          training ? "input product and weight-gradient products run" : "input product runs", shape.batch,
+          shape.batch * shape.steps);
     case Verdict::kEven:
     case Verdict::kUncertain:  // verdict_for() never says it; no interval here
-      return fmt::format("one op per cell ({} ops) runs as fast as the fused stack here", cells);
+      return fmt::format("one op per cell ({}) runs as fast as the fused stack here", what);
     case Verdict::kWins:
-      return fmt::format("one op per cell ({} ops) beats the fused stack ({:.2f}x as fast)", cells, speedup);
+      return fmt::format("one op per cell ({}) beats the fused stack ({:.2f}x as fast)", what, speedup);
   }
   return "";
 }
@@ -245,7 +252,9 @@ DemoRow plan_row(DemoWay way, const RunReport& run, const DemoBaseline& baseline
   if (way == DemoWay::kCells && baseline.fused && s.timed()) {
     row.verdict = verdict_for(row.speedup);
     row.decider = "per-op";
-    row.reason = cells_reason(row.speedup, shape);
+    int64_t ops = 0;
+    for (const PlanOp& op : run.plan->ops) ops += op.role == OpRole::kCompute ? 1 : 0;
+    row.reason = cells_reason(row.speedup, shape, ops, s.training.has_value());
     return row;
   }
   const Judgement judgement = judge(s, &baseline.summary);
