@@ -67,6 +67,7 @@ class CudaFusedBaseline final : public FusedBaseline {
   CudaFusedBaseline(std::string dtype, int virtual_devices)
       : dtype_(std::move(dtype)), virtual_devices_(virtual_devices) {}
   std::string_view name() const override { return "cuda"; }
+  bool trains() const override { return true; }
   FusedTiming run(const std::shared_ptr<const Graph>& graph, const RunOptions& options) override {
     gpu::FusedRnnRequest request;
     request.graph = graph;
@@ -76,16 +77,29 @@ class CudaFusedBaseline final : public FusedBaseline {
     request.virtual_devices = virtual_devices_;
     request.warmup = options.warmup;
     request.repeats = options.repeats;
+    const bool training = graph->is_training();
+    if (training) {
+      request.training = graph->training()->optimizer;
+      request.warmup = 0;  // a warm-up would be a step
+    }
     const gpu::FusedRnnResult fused = gpu::run_fused_rnn(request);
     FusedTiming timing;
-    timing.timelines = single_span_timelines(fused.times_ms, stack_label(*graph));
-    timing.implementation = "cuDNN cudnnRNNForward";
-    timing.method = fmt::format(
-        "measured: one cudnnRNNForward call over every stacked layer and step ({} math) on {} ({} SMs), CUDA "
-        "events around the call, median of {}",
-        fused.math, fused.device_name, fused.sm_count, fused.times_ms.size());
+    timing.timelines = single_span_timelines(fused.times_ms, stack_label(*graph) + (training ? " training step" : ""));
+    timing.implementation = training ? "cuDNN training (cudnnRNNForward, cudnnRNNBackwardData_v8, "
+                                       "cudnnRNNBackwardWeights_v8)"
+                                     : "cuDNN cudnnRNNForward";
+    timing.method =
+        training ? fmt::format("measured: per step cudnnRNNForward in training mode, the loss and its gradient on "
+                               "the host, cudnnRNNBackwardData_v8, cudnnRNNBackwardWeights_v8 and one optimizer "
+                               "kernel over the weights ({} math) on {} ({} SMs), CUDA events around the step, "
+                               "median of {}",
+                               fused.math, fused.device_name, fused.sm_count, fused.times_ms.size())
+                 : fmt::format("measured: one cudnnRNNForward call over every stacked layer and step ({} math) on {} "
+                               "({} SMs), CUDA events around the call, median of {}",
+                               fused.math, fused.device_name, fused.sm_count, fused.times_ms.size());
     timing.device_mode = fused.device_mode;
     timing.output = fused.output;
+    timing.losses = fused.losses;
     return timing;
   }
 

@@ -3,9 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include "exec/cpu/fused_rnn_training.hpp"
 #include "exec/cuda/device_set.hpp"
 #include "exec/cuda/fused_rnn.hpp"
 #include "exec/cuda_backend.hpp"
+#include "ir/training.hpp"
 #include "reference_network.hpp"
 
 namespace splitscope::testing {
@@ -47,6 +49,38 @@ TEST_P(FusedRnn, EqualsTheCellByCellOutput) {
   quarter_as_network.shape = cells.output.shape;
   EXPECT_LT(relative_error(quarter_as_network, fused_as_network), 1e-5);
   EXPECT_NE(quarter.device_mode.find("virtual"), std::string::npos);
+}
+
+TEST_P(FusedRnn, TrainsStepForStepWithTheCpuFusedTrainingLoop) {
+  if (gpu::gpu_count() == 0) GTEST_SKIP() << "no CUDA GPU here: the fused cuDNN training step needs one";
+  // The demo's network: one stack, the last step's h, mean squared error; a
+  // large momentum step, so that a wrong gradient shows in the later losses.
+  const auto forward = graph_from_text(R"({"batch": 4, "input": [5, 16], "layers": [
+      {"type": ")" + GetParam() + R"(", "hidden": 32, "layers": 2, "return_sequences": false}]})");
+  Optimizer optimizer;
+  optimizer.learning_rate = 0.5;
+  optimizer.momentum = 0.9;
+  const auto training = std::make_shared<const Graph>(training_graph(*forward, optimizer));
+  constexpr uint64_t kSeed = 19;
+  constexpr int kSteps = 4;
+  gpu::FusedRnnRequest request;
+  request.graph = training;
+  request.seed = kSeed;
+  request.repeats = kSteps;
+  request.training = optimizer;
+  const gpu::FusedRnnResult fused = gpu::run_fused_rnn(request);
+  RunOptions options;
+  options.seed = kSeed;
+  options.repeats = kSteps;
+  const FusedRnnTrainingResult cpu = run_fused_rnn_training(*training, options);
+  ASSERT_EQ(fused.losses.size(), static_cast<size_t>(kSteps));
+  ASSERT_EQ(fused.times_ms.size(), static_cast<size_t>(kSteps));
+  EXPECT_NE(cpu.losses.front(), cpu.losses.back());
+  for (int step = 0; step < kSteps; ++step) {
+    EXPECT_NEAR(fused.losses[step], cpu.losses[step], 1e-3 * std::abs(cpu.losses[step])) << "step " << step;
+  }
+  ASSERT_EQ(fused.output.shape, cpu.output.shape);
+  EXPECT_LT(relative_error(fused.output, cpu.output), 1e-3);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cells, FusedRnn, ::testing::Values("lstm", "gru"));

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "exec/cuda/calibration.hpp"
@@ -9,11 +10,13 @@
 #include "exec/cuda/cuda_resources.hpp"
 #include "exec/cuda/device_set.hpp"
 #include "exec/cuda/driver_api.hpp"
+#include "exec/cuda/kernels.hpp"
 #include "exec/cuda/library_handles.hpp"
 #include "exec/cuda/rnn_weight_layout.hpp"
 #include "exec/cuda_backend.hpp"
 #include "ir/layer_costs.hpp"
 #include "ir/params.hpp"
+#include "ir/training.hpp"
 #include "util/check.hpp"
 #include "util/errors.hpp"
 
@@ -42,6 +45,105 @@ void upload_weight(const TensorDescriptor& descriptor, void* address, const std:
                                what, dims, dim[0], dim[1], dim[2], stride[0], stride[1], stride[2], rows, columns));
   }
   SPLITSCOPE_CUDA_CHECK(cudaMemcpy(address, values.data(), values.size() * sizeof(float), cudaMemcpyHostToDevice));
+}
+
+/// What a training step reads besides the forward: the descriptors and the
+/// device buffers the forward call set up.
+struct TrainingBuffers {
+  cudnnHandle_t handle;
+  cudnnRNNDescriptor_t rnn;
+  cudnnRNNDataDescriptor_t x_desc, y_desc;
+  cudnnTensorDescriptor_t state_desc;
+  const int32_t* lengths;
+  void* x;
+  void* y;
+  size_t weight_bytes;
+  void* weights;
+  size_t work_bytes;
+  void* work;
+  size_t reserve_bytes;
+  void* reserve;
+};
+
+/// `request.repeats` training steps: `forward` (training mode), the network
+/// output copied out (the last step's h only, without return_sequences), the
+/// loss and dy = 2(y − t)/(B·n) on the host as the plan's loss op has them,
+/// the backward data and weights calls, the update of the whole weight space
+/// (cuDNN's extra biases, kept zero, get zero gradients and stay zero). Each
+/// step timed with CUDA events around all of it, the host's loss included.
+template <class Forward>
+void train_steps(const FusedRnnRequest& request, const FusedRnnShape& shape, cudaStream_t stream, Forward forward,
+                 const TrainingBuffers& b, FusedRnnResult& result) {
+  const Graph& graph = *request.graph;
+  const bool sequences = graph.model().layers.front().return_sequences;
+  const size_t all_steps = static_cast<size_t>(shape.batch * shape.steps * shape.hidden);
+  const size_t outputs = sequences ? all_steps : static_cast<size_t>(shape.batch * shape.hidden);
+  std::vector<float> targets(outputs);
+  for (size_t e = 0; e < outputs; ++e) {
+    targets[e] = target_value(request.seed, static_cast<int64_t>(e), LossKind::kMeanSquaredError, 0);
+  }
+  const size_t weight_floats = b.weight_bytes / sizeof(float);
+  const Optimizer& optimizer = *request.training;
+  const int kind = optimizer.adam() ? 2 : optimizer.state_per_param() > 0 ? 1 : 0;
+  DeviceBuffer dweights(b.weight_bytes);
+  DeviceBuffer first(kind > 0 ? b.weight_bytes : sizeof(float));
+  DeviceBuffer second(kind == 2 ? b.weight_bytes : sizeof(float));
+  DeviceBuffer counter(sizeof(float));
+  SPLITSCOPE_CUDA_CHECK(cudaMemsetAsync(first.get(), 0, kind > 0 ? b.weight_bytes : sizeof(float), stream));
+  SPLITSCOPE_CUDA_CHECK(cudaMemsetAsync(second.get(), 0, kind == 2 ? b.weight_bytes : sizeof(float), stream));
+  SPLITSCOPE_CUDA_CHECK(cudaMemsetAsync(counter.get(), 0, sizeof(float), stream));
+  DeviceBuffer dy(all_steps * sizeof(float));
+  SPLITSCOPE_CUDA_CHECK(cudaMemsetAsync(dy.get(), 0, all_steps * sizeof(float), stream));
+  DeviceBuffer dx(static_cast<size_t>(shape.batch * shape.steps * shape.input) * sizeof(float));
+  // Row b of the network output: all of sample b's steps, or its last step's h.
+  const size_t row = sequences ? static_cast<size_t>(shape.steps * shape.hidden) : static_cast<size_t>(shape.hidden);
+  const size_t pitch = static_cast<size_t>(shape.steps * shape.hidden) * sizeof(float);
+  const size_t at = sequences ? 0 : static_cast<size_t>((shape.steps - 1) * shape.hidden) * sizeof(float);
+  HostTensor output;
+  output.shape = sequences ? std::vector<int64_t>{shape.batch, shape.steps, shape.hidden}
+                           : std::vector<int64_t>{shape.batch, shape.hidden};
+  output.data.resize(outputs);
+  std::vector<float> gradient(outputs);
+  const float scale = 2.0f / static_cast<float>(outputs);
+  Event start = Event::create(true);
+  Event stop = Event::create(true);
+  for (int step = 0; step < std::max(1, request.repeats); ++step) {
+    SPLITSCOPE_CUDA_CHECK(cudaEventRecord(start.get(), stream));
+    forward();
+    SPLITSCOPE_CUDA_CHECK(cudaMemcpy2DAsync(output.data.data(), row * sizeof(float), static_cast<char*>(b.y) + at,
+                                            pitch, row * sizeof(float), static_cast<size_t>(shape.batch),
+                                            cudaMemcpyDeviceToHost, stream));
+    SPLITSCOPE_CUDA_CHECK(cudaStreamSynchronize(stream));
+    result.losses.push_back(step_loss(graph, output.data, request.seed));
+    for (size_t e = 0; e < outputs; ++e) gradient[e] = (output.data[e] - targets[e]) * scale;
+    SPLITSCOPE_CUDA_CHECK(cudaMemcpy2DAsync(static_cast<char*>(dy.get()) + at, pitch, gradient.data(),
+                                            row * sizeof(float), row * sizeof(float),
+                                            static_cast<size_t>(shape.batch), cudaMemcpyHostToDevice, stream));
+    SPLITSCOPE_CUDNN_CHECK(cudnnRNNBackwardData_v8(
+        b.handle, b.rnn, b.lengths, b.y_desc, b.y, dy.get(), b.x_desc, dx.get(), b.state_desc, nullptr, nullptr,
+        nullptr, b.state_desc, nullptr, nullptr, nullptr, b.weight_bytes, b.weights, b.work_bytes, b.work,
+        b.reserve_bytes, b.reserve));
+    // cuDNN adds to the weight gradient (CUDNN_WGRAD_MODE_ADD): this step's starts from zero.
+    SPLITSCOPE_CUDA_CHECK(cudaMemsetAsync(dweights.get(), 0, b.weight_bytes, stream));
+    SPLITSCOPE_CUDNN_CHECK(cudnnRNNBackwardWeights_v8(b.handle, b.rnn, CUDNN_WGRAD_MODE_ADD, b.lengths, b.x_desc, b.x,
+                                                      b.state_desc, nullptr, b.y_desc, b.y, b.weight_bytes,
+                                                      dweights.get(), b.work_bytes, b.work, b.reserve_bytes,
+                                                      b.reserve));
+    SPLITSCOPE_CUDA_CHECK(kernels::optimizer_update(
+        stream, kind, static_cast<float>(optimizer.learning_rate), static_cast<float>(optimizer.momentum),
+        static_cast<float*>(b.weights), static_cast<const float*>(dweights.get()),
+        kind > 0 ? static_cast<float*>(first.get()) : nullptr, kind == 2 ? static_cast<float*>(second.get()) : nullptr,
+        kind == 2 ? static_cast<float*>(counter.get()) : nullptr, static_cast<int64_t>(weight_floats)));
+    SPLITSCOPE_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
+    SPLITSCOPE_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    float ms = 0;
+    SPLITSCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    result.times_ms.push_back(ms);
+  }
+  result.median_ms = median(result.times_ms);
+  result.min_ms = *std::min_element(result.times_ms.begin(), result.times_ms.end());
+  result.max_ms = *std::max_element(result.times_ms.begin(), result.times_ms.end());
+  result.output = std::move(output);
 }
 
 }  // namespace
@@ -113,8 +215,16 @@ FusedRnnResult run_fused_rnn(const FusedRnnRequest& request) {
   SPLITSCOPE_CUDNN_CHECK(cudnnGetRNNWeightSpaceSize(handle.get(), rnn.get(), &weight_bytes));
   size_t work_bytes = 0;
   size_t reserve_bytes = 0;
-  SPLITSCOPE_CUDNN_CHECK(cudnnGetRNNTempSpaceSizes(handle.get(), rnn.get(), CUDNN_FWD_MODE_INFERENCE, x_desc.get(),
-                                                   &work_bytes, &reserve_bytes));
+  const bool training = request.training.has_value();
+  if (training && (!request.graph->is_training() || request.graph->model().layers.size() != 1 ||
+                   request.graph->training()->loss != LossKind::kMeanSquaredError)) {
+    throw InputError(request.graph->model().source, "layers",
+                     "a fused cuDNN training step trains a network that is one stacked lstm or gru layer, with mean "
+                     "squared error");
+  }
+  const cudnnForwardMode_t mode = training ? CUDNN_FWD_MODE_TRAINING : CUDNN_FWD_MODE_INFERENCE;
+  SPLITSCOPE_CUDNN_CHECK(
+      cudnnGetRNNTempSpaceSizes(handle.get(), rnn.get(), mode, x_desc.get(), &work_bytes, &reserve_bytes));
   DeviceBuffer weights(weight_bytes);
   DeviceBuffer work(work_bytes);
   DeviceBuffer reserve(reserve_bytes);
@@ -152,12 +262,20 @@ FusedRnnResult run_fused_rnn(const FusedRnnRequest& request) {
   DeviceBuffer y(output_count * sizeof(float));
 
   auto forward = [&] {
-    SPLITSCOPE_CUDNN_CHECK(cudnnRNNForward(handle.get(), rnn.get(), CUDNN_FWD_MODE_INFERENCE,
+    SPLITSCOPE_CUDNN_CHECK(cudnnRNNForward(handle.get(), rnn.get(), mode,
                                            static_cast<const int32_t*>(device_lengths.get()), x_desc.get(), x.get(),
                                            y_desc.get(), y.get(), state_desc.get(), nullptr, nullptr, state_desc.get(),
                                            nullptr, nullptr, weight_bytes, weights.get(), work_bytes, work.get(),
                                            reserve_bytes, reserve.get()));
   };
+  if (training) {
+    train_steps(request, shape, stream, [&] { forward(); },
+                TrainingBuffers{handle.get(), rnn.get(), x_desc.get(), y_desc.get(), state_desc.get(),
+                                static_cast<const int32_t*>(device_lengths.get()), x.get(), y.get(), weight_bytes,
+                                weights.get(), work_bytes, work.get(), reserve_bytes, reserve.get()},
+                result);
+    return result;
+  }
   for (int w = 0; w < request.warmup; ++w) forward();
   SPLITSCOPE_CUDA_CHECK(cudaStreamSynchronize(stream));
   Event start = Event::create(true);

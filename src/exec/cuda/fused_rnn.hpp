@@ -4,18 +4,23 @@
 /// cudnnRNNForward call over every stacked layer and every step of one
 /// recurrent layer (LSTM or GRU), with the weights of params.hpp laid out as
 /// cuDNN wants them (rnn_weight_layout.hpp), so it computes exactly what the
-/// cell-by-cell plan computes — only faster, the textbook's point.
+/// cell-by-cell plan computes — only faster, the textbook's point. With a
+/// training request, a training step of the stack as cuDNN trains it (see
+/// FusedRnnRequest::training; written against cuDNN 9's headers, not yet
+/// run on a GPU).
 ///
 /// Plain C++ face: without a GPU (or in a build without CUDA)
 /// run_fused_rnn() throws UnavailableError (exit 3).
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "exec/executor.hpp"
 #include "ir/graph.hpp"
+#include "ir/training_spec.hpp"
 
 namespace splitscope::gpu {
 
@@ -33,10 +38,20 @@ struct FusedRnnRequest {
   int virtual_devices = 1;
   int warmup = 2;
   int repeats = 10;
+  /// Set: each timed repeat is a training step of `graph`, a training graph
+  /// whose only layer is the stack (the demo's, mean squared error), with
+  /// this optimizer: cudnnRNNForward in training mode, the loss and its
+  /// gradient on the host from the network output, cudnnRNNBackwardData_v8,
+  /// cudnnRNNBackwardWeights_v8, and the optimizer's update of cuDNN's whole
+  /// weight space; no warm-up (it would be a step).
+  std::optional<Optimizer> training;
 };
 
 struct FusedRnnResult {
-  HostTensor output;             ///< [B, T, H]: the top stacked layer's h at every step
+  /// [B, T, H]: the top stacked layer's h at every step; training: the
+  /// network output of the last step's forward pass ([B, H] or [B, T, H]).
+  HostTensor output;
+  std::vector<double> losses;    ///< training: one per step, of its forward pass
   std::vector<double> times_ms;  ///< one per timed repeat (CUDA events around the call)
   double median_ms = 0;
   double min_ms = 0;
