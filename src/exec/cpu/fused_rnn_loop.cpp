@@ -74,20 +74,8 @@ class FusedStack {
   }
 
   HostTensor output() const {
-    const std::vector<float>& top = sequences_[(weights_.size() - 1) % 2];
-    HostTensor tensor;
-    if (layer_.return_sequences) {
-      tensor.shape = {batch_, steps_, hidden_};
-      tensor.data = top;
-      return tensor;
-    }
-    tensor.shape = {batch_, hidden_};
-    tensor.data.resize(static_cast<size_t>(batch_ * hidden_));
-    for (int64_t b = 0; b < batch_; ++b) {
-      std::copy_n(top.data() + (b * steps_ + steps_ - 1) * hidden_, hidden_,
-                  tensor.data.data() + b * hidden_);
-    }
-    return tensor;
+    return stack_network_output(sequences_[(weights_.size() - 1) % 2], batch_, steps_, hidden_,
+                                layer_.return_sequences);
   }
 
  private:
@@ -175,6 +163,22 @@ class FusedStack {
 };
 
 }  // namespace
+
+HostTensor stack_network_output(const std::vector<float>& top, int64_t batch, int64_t steps, int64_t hidden,
+                                bool return_sequences) {
+  HostTensor tensor;
+  if (return_sequences) {
+    tensor.shape = {batch, steps, hidden};
+    tensor.data = top;
+    return tensor;
+  }
+  tensor.shape = {batch, hidden};
+  tensor.data.resize(static_cast<size_t>(batch * hidden));
+  for (int64_t b = 0; b < batch; ++b) {
+    std::copy_n(top.data() + (b * steps + steps - 1) * hidden, hidden, tensor.data.data() + b * hidden);
+  }
+  return tensor;
+}
 
 NodeId stacked_layer_cell(const Graph& graph, int layer, int64_t sublayer) {
   for (NodeId id = 0; id < graph.num_nodes(); ++id) {

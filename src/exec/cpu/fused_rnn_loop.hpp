@@ -42,6 +42,12 @@ struct FusedRnnLoopResult {
 /// are impossible.
 FusedRnnLoopResult run_fused_rnn_loop(const Graph& graph, int layer, const RunOptions& options);
 
+/// A recurrent layer's network output from its top stacked layer's h at
+/// every step (`top`, [B·T × H] with row b·T + t): all of it [B, T, H] with
+/// return_sequences, else the last step's [B, H].
+HostTensor stack_network_output(const std::vector<float>& top, int64_t batch, int64_t steps, int64_t hidden,
+                                bool return_sequences);
+
 /// The cell of stacked layer `sublayer` of recurrent layer `layer` at step 0,
 /// whose weights every step of that stacked layer reads.
 NodeId stacked_layer_cell(const Graph& graph, int layer, int64_t sublayer);

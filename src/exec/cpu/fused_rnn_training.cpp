@@ -161,19 +161,7 @@ class FusedTrainer {
 
   /// The network output: the top layer's h at the last step, or every step's.
   HostTensor output() const {
-    const std::vector<float>& top = layers_.back().output;
-    HostTensor tensor;
-    if (layer_.return_sequences) {
-      tensor.shape = {batch_, steps_, hidden_};
-      tensor.data = top;
-      return tensor;
-    }
-    tensor.shape = {batch_, hidden_};
-    tensor.data.resize(static_cast<size_t>(batch_ * hidden_));
-    for (int64_t b = 0; b < batch_; ++b) {
-      std::copy_n(top.data() + (b * steps_ + steps_ - 1) * hidden_, hidden_, tensor.data.data() + b * hidden_);
-    }
-    return tensor;
+    return stack_network_output(layers_.back().output, batch_, steps_, hidden_, layer_.return_sequences);
   }
 
   /// The top layer's sequence gradient from the loss: 2(y − t)/(B·n), as the

@@ -47,6 +47,24 @@ void upload_weight(const TensorDescriptor& descriptor, void* address, const std:
   SPLITSCOPE_CUDA_CHECK(cudaMemcpy(address, values.data(), values.size() * sizeof(float), cudaMemcpyHostToDevice));
 }
 
+/// `work` enqueued on `stream` between two events; its time in ms.
+template <class Work>
+double time_on_stream(cudaStream_t stream, const Event& start, const Event& stop, Work work) {
+  SPLITSCOPE_CUDA_CHECK(cudaEventRecord(start.get(), stream));
+  work();
+  SPLITSCOPE_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
+  SPLITSCOPE_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+  float ms = 0;
+  SPLITSCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+  return ms;
+}
+
+void set_time_stats(FusedRnnResult& result) {
+  result.median_ms = median(result.times_ms);
+  result.min_ms = *std::min_element(result.times_ms.begin(), result.times_ms.end());
+  result.max_ms = *std::max_element(result.times_ms.begin(), result.times_ms.end());
+}
+
 /// What a training step reads besides the forward: the descriptors and the
 /// device buffers the forward call set up.
 struct TrainingBuffers {
@@ -107,8 +125,7 @@ void train_steps(const FusedRnnRequest& request, const FusedRnnShape& shape, cud
   const float scale = 2.0f / static_cast<float>(outputs);
   Event start = Event::create(true);
   Event stop = Event::create(true);
-  for (int step = 0; step < std::max(1, request.repeats); ++step) {
-    SPLITSCOPE_CUDA_CHECK(cudaEventRecord(start.get(), stream));
+  const auto step = [&] {
     forward();
     SPLITSCOPE_CUDA_CHECK(cudaMemcpy2DAsync(output.data.data(), row * sizeof(float), static_cast<char*>(b.y) + at,
                                             pitch, row * sizeof(float), static_cast<size_t>(shape.batch),
@@ -134,15 +151,11 @@ void train_steps(const FusedRnnRequest& request, const FusedRnnShape& shape, cud
         static_cast<float*>(b.weights), static_cast<const float*>(dweights.get()),
         kind > 0 ? static_cast<float*>(first.get()) : nullptr, kind == 2 ? static_cast<float*>(second.get()) : nullptr,
         kind == 2 ? static_cast<float*>(counter.get()) : nullptr, static_cast<int64_t>(weight_floats)));
-    SPLITSCOPE_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
-    SPLITSCOPE_CUDA_CHECK(cudaEventSynchronize(stop.get()));
-    float ms = 0;
-    SPLITSCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-    result.times_ms.push_back(ms);
+  };
+  for (int index = 0; index < std::max(1, request.repeats); ++index) {
+    result.times_ms.push_back(time_on_stream(stream, start, stop, step));
   }
-  result.median_ms = median(result.times_ms);
-  result.min_ms = *std::min_element(result.times_ms.begin(), result.times_ms.end());
-  result.max_ms = *std::max_element(result.times_ms.begin(), result.times_ms.end());
+  set_time_stats(result);
   result.output = std::move(output);
 }
 
@@ -281,17 +294,9 @@ FusedRnnResult run_fused_rnn(const FusedRnnRequest& request) {
   Event start = Event::create(true);
   Event stop = Event::create(true);
   for (int r = 0; r < std::max(1, request.repeats); ++r) {
-    SPLITSCOPE_CUDA_CHECK(cudaEventRecord(start.get(), stream));
-    forward();
-    SPLITSCOPE_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
-    SPLITSCOPE_CUDA_CHECK(cudaEventSynchronize(stop.get()));
-    float ms = 0;
-    SPLITSCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-    result.times_ms.push_back(ms);
+    result.times_ms.push_back(time_on_stream(stream, start, stop, forward));
   }
-  result.median_ms = median(result.times_ms);
-  result.min_ms = *std::min_element(result.times_ms.begin(), result.times_ms.end());
-  result.max_ms = *std::max_element(result.times_ms.begin(), result.times_ms.end());
+  set_time_stats(result);
 
   result.output.shape = {shape.batch, shape.steps, shape.hidden};
   result.output.data.resize(output_count);
