@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "demo_test_support.hpp"
+#include "ir/training.hpp"
 #include "sim/fused_rnn_prediction.hpp"
 #include "util/errors.hpp"
 
@@ -71,6 +72,25 @@ TEST(FusedPrediction, GruHasThreeGatesAndNoCellState) {
   const FusedRnnPrediction p = predict_fused_rnn(machine, *graph, 0);
   // Input: 4·(40·16 + 16·48 + 48 + 40·48) = 4·3376 = 13504 B; step: 4·(64 + 16·48 + 4·48 + 64) = 4·1088 = 4352 B.
   EXPECT_NEAR(p.seconds * 1e6, 13.504 + 10 * 4.352, 1e-9);
+}
+
+TEST(FusedPrediction, ATrainingStepIsTheForwardTheBackwardWavefrontTheProductsAndTheUpdate) {
+  Optimizer optimizer;  // SGD with momentum: 4 FLOPs a weight
+  const auto graph = std::make_shared<const Graph>(training_graph(*lstm_graph(), optimizer));
+  const FusedRnnTrainingPrediction p = predict_fused_rnn_training(free_link_machine(1, 1.0), *graph);
+  // The forward as ComputeBoundAtOneGflop: 327.68 µs.
+  EXPECT_NEAR(p.forward_seconds * 1e6, 327.68, 1e-9);
+  // Backward at 1 GFLOP/s:
+  // - a step's dh·Whᵀ is 2·4·16·64 = 8192 FLOPs (8.192 µs); the 11-slice wavefront of 2 layers × 10
+  //   steps holds one step in its first and last slices and two in the 9 between: 2·8.192 + 9·16.384 = 163.84;
+  // - over all 40 rows, 2·40·16·64 = 81920 FLOPs (81.92 µs) each: dWx and dWh of both layers, dx of the
+  //   second (the first layer's input needs none): 5 · 81.92 = 409.6;
+  // - db: 40·64 = 2560 adds a layer, 2 · 2.56 = 5.12.
+  EXPECT_NEAR(p.backward_seconds * 1e6, 163.84 + 409.6 + 5.12, 1e-9);
+  // The update: 2 · ((16 + 16)·64 + 64) = 4224 weights at 4 FLOPs each: 16.896 µs.
+  EXPECT_NEAR(p.update_seconds * 1e6, 16.896, 1e-9);
+  EXPECT_NEAR(p.seconds * 1e6, 327.68 + 578.56 + 16.896, 1e-9);
+  EXPECT_THROW(predict_fused_rnn_training(free_link_machine(1, 1.0), *lstm_graph()), InputError);  // not training
 }
 
 TEST(FusedPrediction, RefusesALayerThatIsNotRecurrent) {
