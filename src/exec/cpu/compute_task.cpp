@@ -453,9 +453,6 @@ TaskFunction pool_grad_task(const PlanOp& op, const OpBinding& b) {
   return [=](TaskContext&) { avg_pool_grad(args, dy.data, dy.stride, dx.data, dx.row_floats()); };
 }
 
-/// Weights a thread updates at least (below that, a split costs more than it saves).
-constexpr int64_t kUpdateGrain = 1 << 15;
-
 /// The optimizer step of one parameter value, in place (training_spec.hpp
 /// gives the equations). The gradient lies flat, its tensors end to end in
 /// the WeightSlice's order; so does the state.
@@ -471,23 +468,10 @@ TaskFunction update_task(const Plan& plan, const PlanOp& op, ValueBuffers& buffe
   const int64_t count = gradient.floats();
   SPLITSCOPE_CHECK(count * static_cast<int64_t>(sizeof(float)) == weights->bytes(),
                    op_label(plan, op) + ": its gradient and weights differ in size");
-  // Element-wise over every weight, split across the op's threads: the
-  // update streams weights, gradient and state, so it is bound by memory
-  // bandwidth, which one thread does not fill.
   return [=](TaskContext& context) {
     *updates += 1;
-    const OptimizerStep step = optimizer_step(optimizer, optimizer.learning_rate, *updates);
-    int64_t offset = 0;  // of the tensor in the flat gradient and state
-    for (std::vector<float>& tensor : weights->tensors) {
-      float* w = tensor.data();
-      const float* g = gradient.data + offset;
-      float* first = state != nullptr ? state + offset : nullptr;
-      float* second = optimizer.adam() ? state + count + offset : nullptr;
-      context.parallel.run(static_cast<int64_t>(tensor.size()), kUpdateGrain, [&](int64_t begin, int64_t end) {
-        apply_optimizer_step(step, w, g, first, second, begin, end);
-      });
-      offset += static_cast<int64_t>(tensor.size());
-    }
+    apply_optimizer_step(context.parallel, optimizer_step(optimizer, optimizer.learning_rate, *updates),
+                         weights->tensors, gradient.data, state);
   };
 }
 

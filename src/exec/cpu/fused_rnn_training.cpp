@@ -257,17 +257,8 @@ class FusedTrainer {
 
   void update(StackedLayer& s) {
     const Optimizer& optimizer = graph_.training()->optimizer;
-    const OptimizerStep step = optimizer_step(optimizer, optimizer.learning_rate, ++s.updates);
-    const auto count = static_cast<int64_t>(s.gradient.size());
-    int64_t offset = 0;
-    for (std::vector<float>& tensor : s.weights.tensors) {
-      float* state = s.state.empty() ? nullptr : s.state.data();
-      float* first = state != nullptr ? state + offset : nullptr;
-      float* second = optimizer.adam() ? state + count + offset : nullptr;
-      apply_optimizer_step(step, tensor.data(), s.gradient.data() + offset, first, second, 0,
-                           static_cast<int64_t>(tensor.size()));
-      offset += static_cast<int64_t>(tensor.size());
-    }
+    apply_optimizer_step(pool_, optimizer_step(optimizer, optimizer.learning_rate, ++s.updates), s.weights.tensors,
+                         s.gradient.data(), s.state.empty() ? nullptr : s.state.data());
   }
 
   const Graph& graph_;

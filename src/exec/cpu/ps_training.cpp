@@ -349,18 +349,10 @@ class PsRun {
     for (size_t i = 0; i < shard.master.size(); ++i) {
       std::vector<float>& sum = shard.sum[i];
       for (float& g : sum) g *= mean;
-      const auto count = static_cast<int64_t>(sum.size());
-      int64_t offset = 0;
       float* state = shard.state[i].empty() ? nullptr : shard.state[i].data();
-      for (std::vector<float>& tensor : shard.master[i].tensors) {
-        float* first = state != nullptr ? state + offset : nullptr;
-        float* second = optimizer.adam() ? state + count + offset : nullptr;
-        apply_optimizer_step(step, tensor.data(), sum.data() + offset, first, second, 0,
-                             static_cast<int64_t>(tensor.size()));
-        offset += static_cast<int64_t>(tensor.size());
-      }
+      apply_optimizer_step(serial, step, shard.master[i].tensors, sum.data(), state);
       std::fill(sum.begin(), sum.end(), 0.0f);
-      weights += count;
+      weights += static_cast<int64_t>(sum.size());
     }
     shard.sum_rows = 0;
     shard.lr_scale = 1.0;

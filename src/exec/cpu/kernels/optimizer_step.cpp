@@ -3,6 +3,12 @@
 #include <cmath>
 
 namespace splitscope {
+namespace {
+
+/// Weights a thread updates at least (below that, a split costs more than it saves).
+constexpr int64_t kUpdateGrain = 1 << 15;
+
+}  // namespace
 
 OptimizerStep optimizer_step(const Optimizer& optimizer, double learning_rate, int64_t t) {
   OptimizerStep step;
@@ -35,6 +41,23 @@ void apply_optimizer_step(const OptimizerStep& step, float* w, const float* g, f
     }
   } else {
     for (int64_t i = begin; i < end; ++i) w[i] -= lr * g[i];
+  }
+}
+
+void apply_optimizer_step(ParallelFor& parallel, const OptimizerStep& step, std::vector<std::vector<float>>& tensors,
+                          const float* g, float* state) {
+  int64_t count = 0;  // weights in all: where Adam's second moments start
+  for (const std::vector<float>& tensor : tensors) count += static_cast<int64_t>(tensor.size());
+  int64_t offset = 0;  // of the tensor in the flat gradient and state
+  for (std::vector<float>& tensor : tensors) {
+    float* w = tensor.data();
+    const float* grad = g + offset;
+    float* first = state != nullptr ? state + offset : nullptr;
+    float* second = step.adam ? state + count + offset : nullptr;
+    parallel.run(static_cast<int64_t>(tensor.size()), kUpdateGrain, [&](int64_t begin, int64_t end) {
+      apply_optimizer_step(step, w, grad, first, second, begin, end);
+    });
+    offset += static_cast<int64_t>(tensor.size());
   }
 }
 

@@ -5,7 +5,9 @@
 /// alike.
 
 #include <cstdint>
+#include <vector>
 
+#include "exec/cpu/kernels/parallel_for.hpp"
 #include "ir/training_spec.hpp"
 
 namespace splitscope {
@@ -27,5 +29,14 @@ OptimizerStep optimizer_step(const Optimizer& optimizer, double learning_rate, i
 /// momentum or Adam's first moment, `second` Adam's second (null where unused).
 void apply_optimizer_step(const OptimizerStep& step, float* w, const float* g, float* first, float* second,
                           int64_t begin, int64_t end);
+
+/// Applies `step` to every tensor of one weight set, in place. The gradient
+/// `g` lies flat, the tensors end to end in their order; so does the state:
+/// first moments (SGD's momentum) from `state`, Adam's second moments after
+/// all of them (`state` null for plain SGD). Each tensor's elements are split
+/// over `parallel`: the update streams weights, gradient and state, so it is
+/// bound by memory bandwidth, which one thread does not fill.
+void apply_optimizer_step(ParallelFor& parallel, const OptimizerStep& step, std::vector<std::vector<float>>& tensors,
+                          const float* g, float* state);
 
 }  // namespace splitscope
