@@ -15,6 +15,19 @@ namespace {
 
 constexpr int64_t kFloat = sizeof(float);
 
+/// The T + L - 1 slices of an L-layer, T-step wavefront on one device: slice
+/// k holds the cells with l + t = k, which share the device (up to `full`
+/// seconds a cell side by side) and none of which ends sooner than `alone`;
+/// one launch a slice.
+double wavefront_seconds(int64_t steps, int64_t layers, double launch, double alone, double full) {
+  double seconds = 0;
+  for (int64_t k = 0; k < steps + layers - 1; ++k) {
+    const int64_t cells = std::min(k, layers - 1) - std::max<int64_t>(0, k - (steps - 1)) + 1;
+    seconds += launch + std::max(alone, static_cast<double>(cells) * full);
+  }
+  return seconds;
+}
+
 }  // namespace
 
 FusedRnnPrediction predict_fused_rnn(const Machine& machine, const Graph& graph, int layer) {
@@ -74,10 +87,7 @@ FusedRnnPrediction predict_fused_rnn(const Machine& machine, const Graph& graph,
   // launch hides behind another stream's work except one per wavefront slice.
   prediction.input_products_seconds += launch;
   const int64_t slices = steps + rnn.stacked - 1;
-  for (int64_t k = 0; k < slices; ++k) {
-    const int64_t cells = std::min(k, rnn.stacked - 1) - std::max<int64_t>(0, k - (steps - 1)) + 1;
-    prediction.recurrent_steps_seconds += launch + std::max(step_alone, static_cast<double>(cells) * step_full);
-  }
+  prediction.recurrent_steps_seconds = wavefront_seconds(steps, rnn.stacked, launch, step_alone, step_full);
   prediction.exposed_launches = 1 + slices;
   prediction.seconds = prediction.input_products_seconds + prediction.recurrent_steps_seconds;
   prediction.method = fmt::format(
@@ -135,10 +145,7 @@ FusedRnnTrainingPrediction predict_fused_rnn_training(const Machine& machine, co
   FusedRnnTrainingPrediction prediction;
   prediction.forward_seconds = forward.seconds;
   const int64_t slices = steps + rnn.stacked - 1;
-  for (int64_t k = 0; k < slices; ++k) {
-    const int64_t cells = std::min(k, rnn.stacked - 1) - std::max<int64_t>(0, k - (steps - 1)) + 1;
-    prediction.backward_seconds += launch + std::max(step_alone, static_cast<double>(cells) * step_full);
-  }
+  prediction.backward_seconds = wavefront_seconds(steps, rnn.stacked, launch, step_alone, step_full);
   int64_t weights = 0;
   for (int64_t l = 0; l < rnn.stacked; ++l) {
     const int64_t input = l == 0 ? rnn.input_shape.at(1) : hidden;
