@@ -2,6 +2,10 @@
 
 #include <string>
 
+#include <fmt/format.h>
+
+#include "exec/executor.hpp"
+
 #include "util/errors.hpp"
 
 namespace splitscope {
@@ -34,6 +38,15 @@ void check_parameter_server_options(const ParameterServerOptions& options, int w
   }
   if (options.max_staleness && *options.max_staleness < 0) {
     throw InputError("--max-staleness", "", "must be 0 or more updates, got " + std::to_string(*options.max_staleness));
+  }
+}
+
+void check_ps_straggler(const RunOptions& options, int workers) {
+  if (options.straggler && options.straggler->device != StragglerDelay::kEveryDevice &&
+      (options.straggler->device < 0 || options.straggler->device >= workers)) {
+    throw InputError("--straggler", "",
+                     fmt::format("names device {}; the workers are devices 0-{} (the shards after them)",
+                                 options.straggler->device, workers - 1));
   }
 }
 

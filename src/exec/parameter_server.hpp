@@ -41,4 +41,9 @@ struct ParameterServerOptions {
 /// async), naming the option.
 void check_parameter_server_options(const ParameterServerOptions& options, int workers);
 
+struct RunOptions;
+/// InputError (exit 2) where --straggler names a device that is not one of
+/// the `workers` workers (devices 0 to workers - 1; the shards come after).
+void check_ps_straggler(const RunOptions& options, int workers);
+
 }  // namespace splitscope

@@ -14,6 +14,8 @@
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "../cli/cli_test_support.hpp"
 #include "util/npy.hpp"
@@ -214,11 +216,95 @@ TEST_F(MpiLaunch, RefusesWhatItCannotRun) {
                                                               "--input-cost-us-per-sample 10");
   EXPECT_NE(input.exit_code, 0);
 
-  // Parameter servers' workers and shards are threads of one process, not ranks.
+  // N workers and K shards are N + K ranks.
   const CommandResult ps =
-      run_splitscope_under(mpirun(2), "run mlp-small --train --strategy ps --devices 1 --launcher mpi");
-  EXPECT_EQ(ps.exit_code, 3);
-  EXPECT_NE(ps.err.find("not MPI ranks"), std::string::npos) << ps.err;
+      run_splitscope_under(mpirun(2), "run mlp-small --train --strategy ps --devices 2 --ps 1 --launcher mpi");
+  EXPECT_EQ(ps.exit_code, 2);
+  EXPECT_NE(ps.err.find("start it with mpirun -np 3"), std::string::npos) << ps.err;
+}
+
+/// `run NET --train --strategy ps ARGS` on `ranks` ranks and in one process
+/// (threads): the reports, parsed; the outputs compared.
+struct PsRuns {
+  nlohmann::json mpi;
+  nlohmann::json one;
+  double output_difference = 0;
+};
+
+PsRuns run_ps_both_ways(int ranks, const std::string& args) {
+  const std::string dir = fresh_temp_dir("mpi-ps");
+  const std::string common = "run mlp-small --train --strategy ps --quiet " + args + " --report ";
+  PsRuns runs;
+  const CommandResult launched = run_splitscope_under(mpirun(ranks), common + dir + "/mpi.json --save-output " + dir +
+                                                                         "/mpi.npy --launcher mpi");
+  EXPECT_EQ(launched.exit_code, 0) << launched.err;
+  const CommandResult alone = run_splitscope(common + dir + "/one.json --save-output " + dir + "/one.npy");
+  EXPECT_EQ(alone.exit_code, 0) << alone.err;
+  if (launched.exit_code != 0 || alone.exit_code != 0) return runs;
+  runs.mpi = nlohmann::json::parse(read_text_file(dir + "/mpi.json"));
+  runs.one = nlohmann::json::parse(read_text_file(dir + "/one.json"));
+  runs.output_difference = max_relative_difference(read_npy(dir + "/mpi.npy"), read_npy(dir + "/one.npy"));
+  return runs;
+}
+
+TEST_F(MpiLaunch, SyncParameterServersAsRanksTrainAsTheOneProcessRun) {
+  // 2 workers + 1 shard (SGD with momentum), and 2 workers + 2 shards (Adam): 3 and 4 ranks.
+  for (const auto& [ranks, args] : std::vector<std::pair<int, std::string>>{
+           {3, "--devices 2 --steps 3"}, {4, "--devices 2 --ps 2 --optimizer adam --steps 3"}}) {
+    SCOPED_TRACE(args);
+    const PsRuns runs = run_ps_both_ways(ranks, args);
+    ASSERT_FALSE(runs.mpi.is_null());
+    EXPECT_EQ(runs.mpi["device_mode"], "mpi");
+    const auto& mpi = runs.mpi["train"]["losses"];
+    const auto& one = runs.one["train"]["losses"];
+    ASSERT_EQ(mpi.size(), 3u);
+    ASSERT_EQ(one.size(), 3u);
+    for (size_t step = 0; step < 3; ++step) {
+      EXPECT_NEAR(mpi[step].get<double>(), one[step].get<double>(), 1e-5 * std::abs(one[step].get<double>()))
+          << "step " << step;
+    }
+    EXPECT_LT(mpi[2].get<double>(), mpi[0].get<double>()) << "the steps train";
+    EXPECT_LE(runs.output_difference, 1e-5) << "the weights went the same way";
+    const auto& ps = runs.mpi["train"]["parameter_server"];
+    EXPECT_EQ(ps["updates"], 3);
+    EXPECT_EQ(ps["gradients_pushed"], 6);
+    EXPECT_EQ(ps["gradients_applied"], 6 * ps["shards"].get<int>());
+    EXPECT_EQ(ps["gradients_dropped"], 0);
+    EXPECT_EQ(ps["shard_bytes"], runs.one["train"]["parameter_server"]["shard_bytes"]);
+  }
+}
+
+TEST_F(MpiLaunch, AsyncAndSpareParameterServersKeepTheirRulesAcrossRanks) {
+  // async: every worker pushes --steps gradients and each is applied on arrival.
+  const PsRuns async = run_ps_both_ways(4, "--devices 3 --async --steps 4");
+  ASSERT_FALSE(async.mpi.is_null());
+  const auto& ps = async.mpi["train"]["parameter_server"];
+  EXPECT_EQ(ps["mode"], "async");
+  EXPECT_EQ(ps["gradients_pushed"], 12);
+  EXPECT_EQ(ps["gradients_applied"], 12);
+  EXPECT_EQ(ps["updates"], 12);
+  // spare 1 with a worker held back 300 ms a step: the steps go on without it.
+  const PsRuns spare = run_ps_both_ways(4, "--devices 3 --spare 1 --straggler 2:300 --steps 3");
+  ASSERT_FALSE(spare.mpi.is_null());
+  const auto& mine = spare.mpi["train"]["parameter_server"];
+  EXPECT_EQ(mine["updates"], 3);
+  EXPECT_EQ(mine["gradients_applied"], 6) << "two of the three workers' gradients each step";
+  EXPECT_GE(mine["gradients_dropped"].get<int>(), 1) << "the straggler's gradient came late";
+  EXPECT_LT(mine["wall_ms"].get<double>(), 3 * 300.0) << "no step waited for the straggler";
+}
+
+TEST_F(MpiLaunch, AParameterServerWorkerPastItsDeadlineEndsTheJob) {
+  const std::string dir = fresh_temp_dir("mpi-ps-late");
+  const auto started = std::chrono::steady_clock::now();
+  const CommandResult late = run_splitscope_under(
+      mpirun(3), "run mlp-small --train --strategy ps --devices 2 --straggler 1:5000 --timeout-ms 500 --launcher mpi "
+                 "--quiet --report " + dir + "/r.json");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  EXPECT_NE(late.exit_code, 0);
+  EXPECT_NE(late.err.find("error: rank "), std::string::npos) << late.err;
+  EXPECT_NE(late.err.find("deadline"), std::string::npos) << late.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/r.json")) << "no partial report";
+  EXPECT_LT(seconds, 30.0);
 }
 
 TEST_F(MpiLaunch, HybridReplicasTrainAsTheOneProcessRunAcrossRanks) {

@@ -2,11 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fmt/format.h>
-#include <set>
 
 #include "exec/cpu/cpu_executor.hpp"
-#include "exec/cpu/host_info.hpp"
 #include "exec/cpu/intra_op_pool.hpp"
 #include "exec/cpu/kernels/gemm.hpp"
 #include "exec/cpu/scheduler.hpp"
@@ -14,44 +11,14 @@
 #include "exec/cpu/value_buffers.hpp"
 #include "exec/cpu/weight_slices.hpp"
 #include "exec/mpi/mpi_check.hpp"
+#include "exec/mpi/mpi_ps_run.hpp"
+#include "exec/mpi/rank_setup.hpp"
 #include "exec/mpi/rank_tasks.hpp"
 #include "exec/mpi/rank_timeline.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {
 namespace {
-
-void check_options(const Plan& plan, const RunOptions& options, const MpiSession& session) {
-  if (options.jitter_sigma != 0) {
-    throw InputError("--jitter", "",
-                     "draws noise on simulated op times; under --launcher mpi hold a rank back with --straggler D:MS");
-  }
-  check_cpu_run_options(plan, options);
-  if (plan.devices > session.size()) {
-    throw InputError("--devices", "",
-                     fmt::format("the {} plan has {} devices but this MPI job has {} ranks (one device each); "
-                                 "start it with mpirun -np {}",
-                                 plan.strategy, plan.devices, session.size(), plan.devices));
-  }
-}
-
-std::string mpi_library_version() {
-  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int length = 0;
-  check_mpi(MPI_Get_library_version(text, &length), "MPI_Get_library_version");
-  std::string version(text, static_cast<size_t>(std::max(0, length)));
-  if (const size_t line = version.find_first_of("\n,"); line != std::string::npos) version.resize(line);
-  return version;
-}
-
-/// "0 host-a, 1 host-a, 2 host-b"
-std::string rank_hosts(const std::vector<std::string>& hosts) {
-  std::string text;
-  for (size_t rank = 0; rank < hosts.size(); ++rank) {
-    text += fmt::format("{}{} {}", text.empty() ? "" : ", ", rank, hosts[rank]);
-  }
-  return text;
-}
 
 class MpiPreparedRun final : public PreparedRun {
  public:
@@ -75,7 +42,7 @@ class MpiPreparedRun final : public PreparedRun {
       Timeline timeline = run_once();
       if (index >= 0) into.timelines.push_back(std::move(timeline));
     }
-    into.info = run_info();
+    into.info = mpi_run_info(plan_, *session_, threads_);
   }
 
   /// Rank 0 gathers the output's parts from their ranks and assembles it;
@@ -111,13 +78,6 @@ class MpiPreparedRun final : public PreparedRun {
   }
 
  private:
-  static ThreadConfig rank_threads(const RunOptions& options, const MpiSession& session) {
-    // The ranks on one host share its cores as the devices of a one-process run share them.
-    ThreadConfig config = resolve_threads(options, session.ranks_on_this_host(), read_host_info().hardware_threads);
-    config.inter_op = 1;
-    return config;
-  }
-
   static SchedulerConfig scheduler_config(const ThreadConfig& threads) {
     SchedulerConfig config;
     config.devices = 1;
@@ -148,32 +108,6 @@ class MpiPreparedRun final : public PreparedRun {
     return merge_rank_span_times(tasks_.spans(), all);
   }
 
-  RunInfo run_info() const {
-    const HostInfo host = read_host_info();
-    RunInfo info;
-    info.backend = "cpu";
-    info.measured = true;
-    info.device_mode = "mpi";
-    const std::set<std::string> machines(session_->hosts().begin(), session_->hosts().end());
-    for (const std::string& machine : machines) info.machine_name += (info.machine_name.empty() ? "" : ", ") + machine;
-    info.device_name = host.cpu_model;
-    if (host.memory_bytes > 0) {
-      info.device_memory_bytes.assign(static_cast<size_t>(plan_.devices),
-                                      host.memory_bytes / std::max(1, session_->ranks_on_this_host()));
-    }
-    info.facts = {
-        {"ranks", rank_hosts(session_->hosts())},
-        {"mpi", mpi_library_version()},
-        {"clock alignment", fmt::format("rank 0's steady clock, within {:.1f} us (half the best ping-pong)",
-                                        session_->clock_residual_us())},
-        {"intra-op threads", fmt::format("{} a rank", threads_.intra_op)},
-        {"hardware threads", std::to_string(threads_.hardware_threads)},
-        {"blas", blas_description()},
-        {"dtype", "fp32"},
-    };
-    return info;
-  }
-
   std::shared_ptr<MpiSession> session_;
   const Plan& plan_;
   RunOptions options_;
@@ -194,10 +128,7 @@ std::string MpiExecutor::unsupported(const Plan& plan, const PlanOp& op) const {
 
 std::unique_ptr<PreparedRun> MpiExecutor::prepare(const Plan& plan, const RunOptions& options) {
   require_supported(*this, plan);
-  check_options(plan, options, *session_);
-  if (std::set<std::string>(session_->hosts().begin(), session_->hosts().end()).size() == 1) {
-    check_fits_in_host_memory(plan);  // every rank on this host: the whole plan shares its memory
-  }
+  check_rank_run_options(plan, options, *session_);
   use_single_threaded_blas();
   return std::make_unique<MpiPreparedRun>(session_, plan, options);
 }
@@ -206,12 +137,10 @@ RunResult MpiExecutor::run(const Plan& plan, const RunOptions& options) { return
 
 RunResult MpiExecutor::run_parameter_server(const Plan& plan, const RunOptions& options,
                                             const ParameterServerOptions& ps) {
-  (void)plan;
-  (void)options;
-  (void)ps;
-  throw UnavailableError(
-      "--strategy ps under --launcher mpi: its workers and shards are threads of one process, not MPI ranks, yet; "
-      "run it without mpirun (--backend cpu), or predict it (--backend sim)");
+  require_supported(*this, plan);
+  check_rank_run_options(plan, options, *session_);
+  use_single_threaded_blas();
+  return run_mpi_parameter_server(*session_, plan, options, ps);
 }
 
 }  // namespace splitscope

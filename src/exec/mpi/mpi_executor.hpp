@@ -22,7 +22,7 @@ class MpiExecutor final : public Executor {
   /// InputError where the plan has more devices than the job has ranks.
   RunResult run(const Plan& plan, const RunOptions& options) override;
   std::unique_ptr<PreparedRun> prepare(const Plan& plan, const RunOptions& options) override;
-  /// UnavailableError (exit 3): parameter-server workers and shards are threads of one process, not ranks, yet.
+  /// Workers and shards as ranks (mpi_ps_run.hpp).
   RunResult run_parameter_server(const Plan& plan, const RunOptions& options,
                                  const ParameterServerOptions& ps) override;
 

@@ -14,13 +14,11 @@ namespace {
 constexpr int kSpins = 200;
 constexpr auto kNap = std::chrono::microseconds(20);
 
-}  // namespace
-
-void wait_for_request(MPI_Request& request, const MpiDeadline& deadline, const std::string& what) {
+/// Calls `done()` until it says yes, or throws past `deadline`.
+template <typename Test>
+void poll(Test done, const MpiDeadline& deadline, const std::string& what) {
   for (int polls = 0;; ++polls) {
-    int done = 0;
-    check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test (" + what + ")");
-    if (done) return;
+    if (done()) return;
     if (deadline && std::chrono::steady_clock::now() > *deadline) {
       // Cancelling a send is deprecated and a collective cannot be: leave the
       // request to MPI_Abort, which ends the job next (mpi_launch).
@@ -32,6 +30,30 @@ void wait_for_request(MPI_Request& request, const MpiDeadline& deadline, const s
       std::this_thread::sleep_for(kNap);
     }
   }
+}
+
+}  // namespace
+
+void wait_for_request(MPI_Request& request, const MpiDeadline& deadline, const std::string& what) {
+  poll(
+      [&] {
+        int done = 0;
+        check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test (" + what + ")");
+        return done != 0;
+      },
+      deadline, what);
+}
+
+MPI_Status wait_for_message(MPI_Comm comm, const MpiDeadline& deadline, const std::string& what) {
+  MPI_Status status{};
+  poll(
+      [&] {
+        int arrived = 0;
+        check_mpi(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &arrived, &status), "MPI_Iprobe (" + what + ")");
+        return arrived != 0;
+      },
+      deadline, what);
+  return status;
 }
 
 }  // namespace splitscope
