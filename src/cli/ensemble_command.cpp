@@ -17,6 +17,7 @@
 #include "cli/host_machine.hpp"
 #include "cli/network_loading.hpp"
 #include "exec/cpu/host_info.hpp"
+#include "exec/cuda_backend.hpp"
 #include "exec/ensemble_run.hpp"
 #include "sim/machine_file.hpp"
 #include "util/errors.hpp"
@@ -108,11 +109,6 @@ void print_table(const EnsembleResult& result, const std::string& backend, const
 int ensemble_command(const EnsembleOptions& options) {
   const ExecutionOptions& execution = options.execution;
   const std::string backend = execution.backend.empty() ? "cpu" : execution.backend;
-  if (backend == "cuda") {
-    throw UnavailableError(
-        "ensemble runs its members on the cpu backend or the simulator so far; --backend cuda would need one "
-        "executor per GPU, which is not built yet: use --backend cpu, or --backend sim --machine NAME");
-  }
   if (options.networks.size() < 2) {
     throw InputError("ensemble", "", "an ensemble needs two or more networks, e.g. splitscope ensemble mlp-small mlp-small");
   }
@@ -165,6 +161,12 @@ int ensemble_command(const EnsembleOptions& options) {
   }
 
   make_executor(execution, backend, devices);  // refuses impossible options before anything runs
+  if (backend == "cuda" && !execution.virtual_devices && devices > cuda_gpu_count()) {
+    throw InputError("--devices", "",
+                     fmt::format("{} devices are {} GPUs (one per device), and this machine has {}; add --virtual to "
+                                 "carve {} devices out of one GPU, or give --devices {}",
+                                 devices, devices, cuda_gpu_count(), devices, cuda_gpu_count()));
+  }
   if (backend == "sim") {
     const int machine_devices = load_machine(resolve_machine(execution.machine)).devices;
     if (devices > machine_devices) {
@@ -178,8 +180,12 @@ int ensemble_command(const EnsembleOptions& options) {
     // Every device's members run at once: share the cores as a plan over `devices` devices would.
     run.intra_op_threads = std::max(1, read_host_info().hardware_threads / devices);
   }
-  const EnsembleResult result = run_ensemble(
-      members, devices, [&] { return make_executor(execution, backend, 1); }, run, options.deadline_ms);
+  // A member is a one-device plan. On cuda, device d's members run on GPU d,
+  // or (--virtual) on partition d of the GPU carved into `devices`.
+  const ExecutorFactory member_executor = [&](int device) {
+    return backend == "cuda" ? make_executor(execution, backend, devices, device) : make_executor(execution, backend, 1);
+  };
+  const EnsembleResult result = run_ensemble(members, devices, member_executor, run, options.deadline_ms);
 
   OutputBatch files;
   files.add("--report", options.report, report_json(result, backend, options, devices).dump(2) + "\n");

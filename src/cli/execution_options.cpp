@@ -100,7 +100,8 @@ StragglerDelay parse_straggler(const std::string& text) {
 
 }  // namespace
 
-std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const std::string& backend, int devices) {
+std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const std::string& backend, int devices,
+                                        int first_device) {
   if (!options.jitter.empty()) {
     parse_jitter(options.jitter);
     if (backend != "sim") {
@@ -164,6 +165,7 @@ std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const s
     cuda.dtype = parse_dtype(options.dtype);
     cuda.cuda_graph = options.cuda_graph;
     cuda.virtual_devices = devices;
+    cuda.first_device = first_device;
     return make_cuda_executor(cuda);
   }
   throw InputError("--backend", "", "unknown backend '" + backend + "'; use cpu, cuda or sim");

@@ -84,11 +84,14 @@ void add_placement_option(CLI::App& command, ExecutionOptions& options);
 void add_noise_options(CLI::App& command, ExecutionOptions& options);
 
 /// The executor for `backend` (cpu, cuda or sim). `devices` is the device
-/// count of the plans it will run (virtual CUDA devices are carved to match).
+/// count of the plans it will run (virtual CUDA devices are carved to match);
+/// on cuda a plan's device i runs on device `first_device` + i (GPU, or
+/// virtual device), so that plans of one device can each have another.
 /// InputError for an unknown backend, a missing --machine, or a cuda-only
 /// option (--virtual, --graph, --link, --dtype) given another backend;
 /// UnavailableError (exit 3) where CUDA is not available.
-std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const std::string& backend, int devices);
+std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const std::string& backend, int devices,
+                                        int first_device = 0);
 
 /// How a partitioner should price ops for `backend`: the machine's cost
 /// model for the simulator, the default roofline otherwise.

@@ -48,6 +48,10 @@ struct CudaOptions {
   /// baseline runs on one partition of the same size as each of the N.
   int virtual_devices = 0;
   int gpu = 0;                 ///< virtual mode: the GPU to carve
+  /// Plan device i runs on device first_device + i: that GPU (physical), or
+  /// that partition of the carved GPU (virtual). An ensemble's member on
+  /// device d is a one-device plan run with first_device d.
+  int first_device = 0;
 };
 
 /// Parses `--link device|host`; InputError otherwise.

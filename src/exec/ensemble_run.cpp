@@ -59,7 +59,7 @@ EnsembleResult run_ensemble(const std::vector<EnsembleMember>& members, int devi
                             std::optional<double> deadline_ms) {
   EnsembleResult result;
   std::vector<std::unique_ptr<Executor>> executors;
-  for (int d = 0; d < devices; ++d) executors.push_back(make_executor());
+  for (int d = 0; d < devices; ++d) executors.push_back(make_executor(d));
 
   // Alone, one after another: each member's time and the sequential baseline.
   std::vector<MemberRun> runs(members.size());

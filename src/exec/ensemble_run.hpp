@@ -55,8 +55,8 @@ struct EnsembleResult {
   double speedup() const { return ensemble_latency_ms > 0 ? sequential_ms / ensemble_latency_ms : 0.0; }
 };
 
-/// Makes the executor that runs one device's members (a fresh one per device).
-using ExecutorFactory = std::function<std::unique_ptr<Executor>()>;
+/// Makes the executor that runs device `device`'s members (a fresh one per device).
+using ExecutorFactory = std::function<std::unique_ptr<Executor>(int device)>;
 
 /// Runs every member alone first (options.warmup untimed, options.repeats
 /// timed, one after another: the sequential baseline and each member's

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -62,19 +63,40 @@ class StreamState {
 /// The host's preparation of one batch: it writes every float of the batch
 /// (what a decoder does), then stays busy on the host for whatever is left of
 /// `cost_us` (the preparation cost the user gave is host time, not sleep).
-void prepare_batch(std::vector<float>& batch, int step, double cost_us) {
+void prepare_batch(float* batch, size_t floats, int step, double cost_us) {
   const Clock::time_point start = Clock::now();
   const float base = static_cast<float>(step % 7) * 0.125f;
-  for (size_t i = 0; i < batch.size(); ++i) batch[i] = base + static_cast<float>(i % 251) * (1.0f / 251.0f);
+  for (size_t i = 0; i < floats; ++i) batch[i] = base + static_cast<float>(i % 251) * (1.0f / 251.0f);
   const auto until = start + std::chrono::duration<double, std::micro>(cost_us);
   while (Clock::now() < until) {
   }
 }
 
+class HostInputStaging final : public InputStaging {
+ public:
+  HostInputStaging(const std::vector<InputCopy>& targets, size_t slots, int64_t batch_bytes)
+      : host_(slots, std::vector<float>(static_cast<size_t>(batch_bytes) / sizeof(float))) {
+    for (const InputCopy& target : targets) devices_.emplace_back(static_cast<size_t>(target.bytes) / sizeof(float));
+  }
+  float* host_batch(size_t slot) override { return host_.at(slot).data(); }
+  void copy(size_t slot, size_t target, int64_t bytes) override {
+    std::memcpy(devices_.at(target).data(), host_.at(slot).data(), static_cast<size_t>(bytes));
+  }
+
+ private:
+  std::vector<std::vector<float>> host_;     ///< a buffer per batch in flight
+  std::vector<std::vector<float>> devices_;  ///< the input buffer of each target
+};
+
 }  // namespace
 
+std::unique_ptr<InputStaging> host_input_staging(const std::vector<InputCopy>& targets, size_t slots,
+                                                 int64_t batch_bytes) {
+  return std::make_unique<HostInputStaging>(targets, slots, batch_bytes);
+}
+
 RunResult run_measured_input_stream(Executor& executor, const Plan& plan, const RunOptions& options,
-                                    const InputPipelineOptions& input) {
+                                    const InputPipelineOptions& input, const InputStagingFactory& make_staging) {
   check_input_pipeline_options(input);
   if (options.repeats < 1) throw InputError("--repeat", "", "must be at least 1");
   const int fill = std::max(options.warmup, 1);
@@ -86,9 +108,7 @@ RunResult run_measured_input_stream(Executor& executor, const Plan& plan, const 
   for (const InputCopy& target : targets) batch_bytes = std::max(batch_bytes, target.bytes);
   // A host buffer per batch in flight, and the devices' input buffers.
   const size_t slots = static_cast<size_t>(input.prefetch) + 1;
-  std::vector<std::vector<float>> host(slots, std::vector<float>(static_cast<size_t>(batch_bytes) / sizeof(float)));
-  std::vector<std::vector<float>> device_inputs;
-  for (const InputCopy& target : targets) device_inputs.emplace_back(static_cast<size_t>(target.bytes) / sizeof(float));
+  const std::unique_ptr<InputStaging> staging = make_staging(targets, slots, batch_bytes);
 
   RunOptions once = options;
   once.warmup = 0;
@@ -121,7 +141,8 @@ RunResult run_measured_input_stream(Executor& executor, const Plan& plan, const 
         if (!go) return;
         InputStepTimes& at = state.times[static_cast<size_t>(s)];
         at.prepare_start = state.now_us();
-        prepare_batch(host[static_cast<size_t>(s) % slots], s, cost_us);
+        prepare_batch(staging->host_batch(static_cast<size_t>(s) % slots),
+                      static_cast<size_t>(batch_bytes) / sizeof(float), s, cost_us);
         at.prepare_end = state.now_us();
         state.advance(state.prepared, s + 1);
       }
@@ -135,9 +156,8 @@ RunResult run_measured_input_stream(Executor& executor, const Plan& plan, const 
         if (!state.wait([&] { return state.prepared > s; })) return;
         InputStepTimes& at = state.times[static_cast<size_t>(s)];
         at.copy_start = state.now_us();
-        const std::vector<float>& batch = host[static_cast<size_t>(s) % slots];
         for (size_t d = 0; d < targets.size(); ++d) {
-          std::memcpy(device_inputs[d].data(), batch.data(), static_cast<size_t>(targets[d].bytes));
+          staging->copy(static_cast<size_t>(s) % slots, d, targets[d].bytes);
           state.copies[static_cast<size_t>(s)].push_back(
               InputCopy{targets[d].device, targets[d].bytes, state.now_us() - at.copy_start});
         }

@@ -54,7 +54,7 @@ TEST(Ensemble, AStragglerPastTheDeadlineIsDroppedAndTheOthersAreAveraged) {
   // b is held back 300 ms; the deadline is 150 ms; a and c take well under a millisecond.
   const std::vector<EnsembleMember> members{member(a, 0), member(b, 1, 300.0), member(c, 2)};
   const EnsembleResult result =
-      run_ensemble(members, 3, [] { return std::make_unique<CpuExecutor>(); }, quick(), 150.0);
+      run_ensemble(members, 3, [](int) { return std::make_unique<CpuExecutor>(); }, quick(), 150.0);
   ASSERT_EQ(result.members.size(), 3u);
   EXPECT_TRUE(result.measured);
   EXPECT_TRUE(result.members[0].used);
@@ -75,7 +75,7 @@ TEST(Ensemble, AStragglerPastTheDeadlineIsDroppedAndTheOthersAreAveraged) {
 TEST(Ensemble, WithEveryoneInTimeItAnswersWithTheLastAndAveragesAll) {
   const auto a = member_graph(4), b = member_graph(5);
   const EnsembleResult result =
-      run_ensemble({member(a, 0), member(b, 1)}, 2, [] { return std::make_unique<CpuExecutor>(); }, quick(), 1e4);
+      run_ensemble({member(a, 0), member(b, 1)}, 2, [](int) { return std::make_unique<CpuExecutor>(); }, quick(), 1e4);
   EXPECT_TRUE(result.members[0].used && result.members[1].used);
   EXPECT_DOUBLE_EQ(result.ensemble_latency_ms, std::max(result.members[0].latency_ms, result.members[1].latency_ms));
   const HostTensor out_a = alone_output(a), out_b = alone_output(b);
@@ -100,7 +100,7 @@ class FailingExecutor : public Executor {
 TEST(Ensemble, AFailingMemberIsDroppedInsteadOfFailingTheEnsemble) {
   const auto a = member_graph(4), broken = member_graph(5);
   const EnsembleResult result = run_ensemble({member(a, 0), member(broken, 1)}, 2,
-                                             [] { return std::make_unique<FailingExecutor>(); }, quick(), std::nullopt);
+                                             [](int) { return std::make_unique<FailingExecutor>(); }, quick(), std::nullopt);
   EXPECT_TRUE(result.members[0].used);
   EXPECT_FALSE(result.members[1].used);
   EXPECT_EQ(result.members[1].dropped, "failed: device lost while running m5");
@@ -115,7 +115,7 @@ TEST(Ensemble, OnTheSimulatorADeviceRunsItsMembersInTurn) {
   const auto a = member_graph(64), b = member_graph(128), c = member_graph(256);
   const std::vector<EnsembleMember> members{member(a, 0), member(b, 1, 0.5), member(c, 0)};
   const EnsembleResult result =
-      run_ensemble(members, 2, [&] { return std::make_unique<Simulator>(machine); }, quick(), std::nullopt);
+      run_ensemble(members, 2, [&](int) { return std::make_unique<Simulator>(machine); }, quick(), std::nullopt);
   EXPECT_FALSE(result.measured);
   const double t0 = result.members[0].alone_ms, t1 = result.members[1].alone_ms, t2 = result.members[2].alone_ms;
   ASSERT_GT(t0, 0.0);

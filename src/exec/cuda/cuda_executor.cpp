@@ -16,8 +16,10 @@
 #include "exec/cuda/event_timer.hpp"
 #include "exec/cuda/kernels.hpp"
 #include "exec/cuda/library_versions.hpp"
+#include "exec/cuda/pinned_input_staging.hpp"
 #include "exec/cuda/plan_compiler.hpp"
 #include "exec/cuda/program_runner.hpp"
+#include "exec/input_stream.hpp"
 #include "util/check.hpp"
 #include "util/errors.hpp"
 
@@ -173,14 +175,14 @@ class CudaPreparedRun : public PreparedRun {
   }
 
   static DeviceSet make_devices(const Plan& plan, const CudaOptions& cuda, const DriverApi& driver) {
-    if (cuda.mode == DeviceMode::kVirtual && plan.devices > partitions(plan, cuda)) {
+    if (cuda.mode == DeviceMode::kVirtual && cuda.first_device + plan.devices > partitions(plan, cuda)) {
       throw InputError("--devices", "",
-                       fmt::format("the plan uses {} devices, more than the {} virtual devices carved", plan.devices,
-                                   cuda.virtual_devices));
+                       fmt::format("the plan uses {} devices from virtual device {}, more than the {} carved",
+                                   plan.devices, cuda.first_device, partitions(plan, cuda)));
     }
     return cuda.mode == DeviceMode::kVirtual
-               ? DeviceSet::virtual_devices(cuda.gpu, partitions(plan, cuda), plan.devices, driver)
-               : DeviceSet::physical(plan.devices);
+               ? DeviceSet::virtual_devices(cuda.gpu, partitions(plan, cuda), plan.devices, driver, cuda.first_device)
+               : DeviceSet::physical(plan.devices, cuda.first_device);
   }
 
   static void append(std::vector<Timeline>& into, std::vector<Timeline> more) {
@@ -248,6 +250,21 @@ std::unique_ptr<PreparedRun> CudaExecutor::prepare(const Plan& plan, const RunOp
 RunResult CudaExecutor::run(const Plan& plan, const RunOptions& options) {
   if (options.repeats < 1) throw InputError("--repeat", "", "must be at least 1");
   return run_prepared(*this, plan, options);
+}
+
+RunResult CudaExecutor::run_input_stream(const Plan& plan, const RunOptions& options,
+                                         const InputPipelineOptions& input) {
+  const CudaOptions cuda = options_;
+  return run_measured_input_stream(
+      *this, plan, options, input,
+      [cuda](const std::vector<InputCopy>& targets, size_t slots, int64_t batch_bytes) -> std::unique_ptr<InputStaging> {
+        // Plan device d is GPU first_device + d, or a partition of the one carved GPU.
+        std::vector<int> ordinals;
+        for (const InputCopy& target : targets) {
+          ordinals.push_back(cuda.mode == DeviceMode::kVirtual ? cuda.gpu : cuda.first_device + target.device);
+        }
+        return std::make_unique<PinnedInputStaging>(targets, ordinals, slots, batch_bytes);
+      });
 }
 
 }  // namespace gpu

@@ -27,6 +27,10 @@ class CudaExecutor : public Executor {
   /// Devices, program, buffers and weights set up once; its runs share them
   /// (a training plan's runs are successive steps, its weights kept on the GPU).
   std::unique_ptr<PreparedRun> prepare(const Plan& plan, const RunOptions& options) override;
+  /// Measured as on the cpu backend (exec/input_stream.hpp), the batches
+  /// staged in pinned memory and copied on a stream of their own
+  /// (pinned_input_staging.hpp).
+  RunResult run_input_stream(const Plan& plan, const RunOptions& options, const InputPipelineOptions& input) override;
 
  private:
   CudaOptions options_;

@@ -56,12 +56,12 @@ LogicalDevice plain_device(int ordinal, int sm_count) {
 
 /// Enables peer access from every GPU to every other that allows it; returns
 /// "yes" (all pairs), "no" (none) or "partial (i->j, ...)".
-std::string enable_peer_access(int count) {
+std::string enable_peer_access(int first, int count) {
   if (count < 2) return "not needed (one GPU)";
   std::vector<std::string> enabled;
   int pairs = 0;
-  for (int from = 0; from < count; ++from) {
-    for (int to = 0; to < count; ++to) {
+  for (int from = first; from < first + count; ++from) {
+    for (int to = first; to < first + count; ++to) {
       if (from == to) continue;
       ++pairs;
       int can = 0;
@@ -84,19 +84,19 @@ std::string enable_peer_access(int count) {
 
 }  // namespace
 
-DeviceSet DeviceSet::physical(int count) {
+DeviceSet DeviceSet::physical(int count, int first) {
   const int available = gpu_count();
-  if (count > available) {
+  if (first + count > available) {
     throw InputError("--devices", "",
-                     fmt::format("asked for {} GPUs, this machine has {}; use --virtual to carve {} devices out of "
-                                 "one GPU, or --backend sim to predict",
-                                 count, available, count));
+                     fmt::format("asked for {} GPUs (from GPU {}), this machine has {}; use --virtual to carve {} "
+                                 "devices out of one GPU, or --backend sim to predict",
+                                 count, first, available, first + count));
   }
   DeviceSet set;
-  for (int ordinal = 0; ordinal < count; ++ordinal) {
+  for (int ordinal = first; ordinal < first + count; ++ordinal) {
     set.devices_.push_back(plain_device(ordinal, multiprocessors(ordinal)));
   }
-  const std::string p2p = enable_peer_access(count);
+  const std::string p2p = enable_peer_access(first, count);
   set.mode_ = "physical";
   set.facts_.emplace_back("p2p", p2p);
   return set;
@@ -115,9 +115,9 @@ DeviceSet DeviceSet::single(int gpu) {
 namespace {
 
 /// Green-context partitions of one GPU: `partitions` equal SM groups, of which
-/// the first `count` get a context and three streams.
-void carve(int gpu, int partitions, int count, const DriverApi& driver, std::vector<GreenContext>& contexts,
-           std::vector<LogicalDevice>& devices) {
+/// `count` from group `first` on get a context and three streams.
+void carve(int gpu, int partitions, int first, int count, const DriverApi& driver,
+           std::vector<GreenContext>& contexts, std::vector<LogicalDevice>& devices) {
   DeviceGuard guard(gpu);
   SPLITSCOPE_CUDA_CHECK(cudaFree(nullptr));  // the primary context first, as cuGreenCtxCreate advises
   CUdevice device = 0;
@@ -144,7 +144,7 @@ void carve(int gpu, int partitions, int count, const DriverApi& driver, std::vec
                      fmt::format("GPU {} split into only {} partitions of {} SMs, not {}; use at most {} devices", gpu,
                                  made, share, partitions, made));
   }
-  for (int i = 0; i < count; ++i) {
+  for (int i = first; i < first + count; ++i) {
     CUdevResourceDesc description = nullptr;
     SPLITSCOPE_CU_CHECK(driver, driver.dev_resource_generate_desc(&description, &groups[static_cast<size_t>(i)], 1));
     CUgreenCtx context = nullptr;
@@ -165,9 +165,13 @@ void carve(int gpu, int partitions, int count, const DriverApi& driver, std::vec
 
 }  // namespace
 
-DeviceSet DeviceSet::virtual_devices(int gpu, int partitions, int count, const DriverApi& driver) {
+DeviceSet DeviceSet::virtual_devices(int gpu, int partitions, int count, const DriverApi& driver, int first) {
   if (gpu < 0 || gpu >= gpu_count()) {
     throw InputError("--gpu", "", fmt::format("there is no GPU {} here ({} found)", gpu, gpu_count()));
+  }
+  if (first < 0 || first + count > partitions) {
+    throw InputError("--devices", "", fmt::format("devices {} to {} of {} virtual devices: there are not so many",
+                                                  first, first + count - 1, partitions));
   }
   DeviceSet set;
   set.virtual_ = true;
@@ -185,7 +189,7 @@ DeviceSet DeviceSet::virtual_devices(int gpu, int partitions, int count, const D
   std::string fallback = driver.green_contexts_unavailable();
   if (fallback.empty()) {
     try {
-      carve(gpu, partitions, count, driver, set.green_contexts_, set.devices_);
+      carve(gpu, partitions, first, count, driver, set.green_contexts_, set.devices_);
     } catch (const RunError& error) {
       // Streams first, then their contexts, as the driver requires.
       set.devices_.clear();

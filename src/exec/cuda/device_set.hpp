@@ -52,14 +52,16 @@ class GreenContext {
 
 class DeviceSet {
  public:
-  /// GPUs 0..count-1. InputError if the machine has fewer.
-  static DeviceSet physical(int count);
+  /// GPUs first..first+count-1. InputError if the machine has fewer.
+  static DeviceSet physical(int count, int first = 0);
   /// One device: all of GPU `gpu`, plain streams.
   static DeviceSet single(int gpu);
   /// `count` devices out of `partitions` equal green-context partitions of
-  /// GPU `gpu`. InputError if the GPU cannot be split that finely. `driver`
-  /// must outlive the set.
-  static DeviceSet virtual_devices(int gpu, int partitions, int count, const DriverApi& driver);
+  /// GPU `gpu`, from partition `first` on (each partition's SMs are the same
+  /// in every set carved with the same `partitions`, so sets made apart, as
+  /// an ensemble's members are, do not share SMs). InputError if the GPU
+  /// cannot be split that finely. `driver` must outlive the set.
+  static DeviceSet virtual_devices(int gpu, int partitions, int count, const DriverApi& driver, int first = 0);
 
   int size() const { return static_cast<int>(devices_.size()); }
   const LogicalDevice& device(int index) const { return devices_.at(static_cast<size_t>(index)); }
