@@ -11,6 +11,8 @@
 #include <mutex>
 #include <thread>
 
+#include "ir/graph.hpp"
+#include "ir/model.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {
@@ -104,7 +106,12 @@ RunResult run_measured_input_stream(Executor& executor, const Plan& plan, const 
   const double cost_us = input.cost_us_per_sample * static_cast<double>(plan.graph->batch());
 
   const std::vector<InputCopy> targets = network_input_copies(plan);
+  // The host prepares the whole batch: every network input (two-tower's two
+  // images), whatever share of it each device then reads.
   int64_t batch_bytes = 0;
+  for (const NetworkInput& network_input : plan.graph->model().inputs) {
+    batch_bytes += plan.graph->batch() * element_count(network_input.shape) * static_cast<int64_t>(sizeof(float));
+  }
   for (const InputCopy& target : targets) batch_bytes = std::max(batch_bytes, target.bytes);
   // A host buffer per batch in flight, and the devices' input buffers.
   const size_t slots = static_cast<size_t>(input.prefetch) + 1;

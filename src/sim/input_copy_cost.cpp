@@ -8,7 +8,8 @@
 
 namespace splitscope {
 
-std::vector<InputCopy> price_input_copies(const Machine& machine, std::vector<InputCopy> copies) {
+std::vector<InputCopy> price_input_copies(const Machine& machine, std::vector<InputCopy> copies,
+                                          const std::vector<int>& device_map) {
   const auto seconds = [](const LinkSpec& link, int64_t bytes) {
     return link.latency_seconds() +
            static_cast<double>(bytes) / link.payload_bytes_per_second(LinkTraffic::kReadCompletions);
@@ -21,7 +22,8 @@ std::vector<InputCopy> price_input_copies(const Machine& machine, std::vector<In
     // Copies behind one bus queue on it, in device order.
     std::map<int, int64_t> queued;
     for (InputCopy& copy : copies) {
-      int64_t& bytes = queued[copy.device / machine.topology.devices_per_bus];
+      const int placed = device_map.empty() ? copy.device : device_map.at(static_cast<size_t>(copy.device));
+      int64_t& bytes = queued[placed / machine.topology.devices_per_bus];
       bytes += copy.bytes;
       copy.us = seconds(machine.topology.bus, bytes) * 1e6;
     }

@@ -16,8 +16,12 @@
 namespace splitscope {
 
 /// `copies` (network_input_copies()) with InputCopy::us set: the time from
-/// the copy stage's start to the end of each device's copy. InputError
-/// naming the machine when it has neither a host link nor a host-staged bus.
-std::vector<InputCopy> price_input_copies(const Machine& machine, std::vector<InputCopy> copies);
+/// the copy stage's start to the end of each device's copy. `device_map`:
+/// the machine device each plan device was placed on (--placement; empty:
+/// plan device i on machine device i), which decides the bus a copy queues
+/// on. InputError naming the machine when it has neither a host link nor a
+/// host-staged bus.
+std::vector<InputCopy> price_input_copies(const Machine& machine, std::vector<InputCopy> copies,
+                                          const std::vector<int>& device_map = {});
 
 }  // namespace splitscope

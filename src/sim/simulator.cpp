@@ -242,10 +242,12 @@ RunResult Simulator::run_parameter_server(const Plan& plan, const RunOptions& op
 RunResult Simulator::run_input_stream(const Plan& plan, const RunOptions& options, const InputPipelineOptions& input) {
   check_input_pipeline_options(input);
   if (options.repeats < 1) throw InputError("--repeat", "", "must be at least 1");
-  const std::vector<InputCopy> copies = price_input_copies(machine_, network_input_copies(plan));
   RunOptions once = options;
   once.on_repeat = nullptr;
   RunResult result = run(plan, once);
+  // Priced where --placement put each device: that decides the bus it shares.
+  const std::vector<InputCopy> copies =
+      price_input_copies(machine_, network_input_copies(plan), result.info.placement.device_map);
   const Timeline compute = std::move(result.timelines.front());
   result.timelines.clear();
 

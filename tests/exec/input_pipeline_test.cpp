@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 
 #include "exec/cpu/cpu_executor.hpp"
 #include "exec/input_pipeline.hpp"
+#include "exec/input_stream.hpp"
 #include "exec/output_compare.hpp"
 #include "hand_plan.hpp"
 #include "naive_reference.hpp"
@@ -184,6 +186,57 @@ TEST(CpuInputStream, KeepsThePipelinesRulesOnRealThreadsAndComputesTheSameOutput
     const HostTensor plain = executor.run(plan, options).output;
     EXPECT_EQ(compare_outputs(result.output, plain).max_relative_error, 0.0);
   }
+}
+
+/// Records what a stream asked of its staging; stages on the host.
+struct StagingSpy {
+  std::vector<InputCopy> targets;
+  int64_t batch_bytes = 0;
+  size_t slots = 0;
+  int64_t copies = 0;
+};
+
+TEST(CpuInputStream, TheHostPreparesEveryNetworkInputAndEachDeviceCopiesItsOwn) {
+  // Two towers on two devices: the host prepares both images of the batch;
+  // each device copies the one its tower reads.
+  const auto graph = zoo_graph("two-tower-small");
+  const Plan plan = make_partitioner("branches")->partition(graph, {2, 1, nullptr});
+  RunOptions options;
+  options.warmup = 0;
+  options.repeats = 2;
+  options.intra_op_threads = 1;
+  InputPipelineOptions input;
+  input.enabled = true;
+  input.prefetch = 1;
+  StagingSpy spy;
+  const auto make_spy = [&spy](const std::vector<InputCopy>& targets, size_t slots, int64_t batch_bytes) {
+    spy.targets = targets;
+    spy.slots = slots;
+    spy.batch_bytes = batch_bytes;
+    class Counting final : public InputStaging {
+     public:
+      Counting(std::unique_ptr<InputStaging> host, int64_t& copies) : host_(std::move(host)), copies_(copies) {}
+      float* host_batch(size_t slot) override { return host_->host_batch(slot); }
+      void copy(size_t slot, size_t target, int64_t bytes) override {
+        ++copies_;
+        host_->copy(slot, target, bytes);
+      }
+
+     private:
+      std::unique_ptr<InputStaging> host_;
+      int64_t& copies_;
+    };
+    return std::make_unique<Counting>(host_input_staging(targets, slots, batch_bytes), spy.copies);
+  };
+  CpuExecutor executor;
+  run_measured_input_stream(executor, plan, options, input, make_spy);
+  const int64_t image = graph->batch() * 3 * 12 * 12 * 4;
+  EXPECT_EQ(spy.batch_bytes, 2 * image) << "both images of the batch";
+  ASSERT_EQ(spy.targets.size(), 2u);
+  EXPECT_EQ(spy.targets[0].bytes, image);
+  EXPECT_EQ(spy.targets[1].bytes, image);
+  EXPECT_EQ(spy.slots, 2u) << "prefetch 1: the batch computing and the one ahead";
+  EXPECT_EQ(spy.copies, 2 * 3) << "a copy per device, for the fill step and the 2 timed ones";
 }
 
 }  // namespace

@@ -93,6 +93,12 @@ TEST(InputStreamPrediction, EachDeviceCopiesItsInputsOverItsOwnHostLink) {
                                                           LinkTraffic::kReadCompletions) * 1e9,
               1e-6);
   EXPECT_NEAR(staged[1].us - 2.0, 2 * (staged[0].us - 2.0), 1e-6);
+  // Placed on machine devices 0 and 2, behind two buses, they copy side by side.
+  machine.topology = testing::host_staged_topology(2, 1.0, 2.0);
+  const auto apart = price_input_copies(machine, network_input_copies(plan_on(2, "vertical")), {0, 2});
+  ASSERT_EQ(apart.size(), 2u);
+  EXPECT_NEAR(apart[1].us, apart[0].us, 1e-9);
+  EXPECT_NEAR(apart[0].us, staged[0].us, 1e-9);
 }
 
 TEST(InputStreamPrediction, AMachineThatDoesNotSayHowFastItsHostLinkIsIsRefused) {
