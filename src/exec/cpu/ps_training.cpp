@@ -157,7 +157,7 @@ class PsRun {
         }
         pulled[k] = thread.shard.ledger().version();
       }
-      record_worker_span(worker.index(), Lane::kCopyIn, "pull weights", pull_start, now_us(), pulled_bytes);
+      record(pull_span(worker.index(), pull_start, now_us(), pulled_bytes));
       // Compute.
       std::vector<Span> spans = worker.step(start_, deadline_);
       const double loss = worker.loss(*plan_.graph, options_.seed);
@@ -193,19 +193,11 @@ class PsRun {
           return stop_ || thread->processed[static_cast<size_t>(worker.index())] == step + 1;
         });
       }
-      record_worker_span(worker.index(), Lane::kCopyOut, "push gradients", push_start, now_us(), pushed_bytes);
+      record(push_span(worker.index(), push_start, now_us(), pushed_bytes));
     }
   }
 
-  void record_worker_span(int device, Lane lane, const std::string& label, double start, double end, int64_t bytes) {
-    Span span;
-    span.device = device;
-    span.lane = lane;
-    span.kind = SpanKind::kTransfer;
-    span.label = label;
-    span.start_us = start;
-    span.end_us = end;
-    span.bytes = bytes;
+  void record(Span span) {
     const std::lock_guard lock(results_mutex_);
     record_.spans.push_back(std::move(span));
   }

@@ -159,7 +159,7 @@ class MpiPsRun {
         pulled[k] = answer[0];
       }
       if (over) break;
-      record_.spans.push_back(transfer_span(Lane::kCopyIn, "pull weights", pull_start, now_us(), pulled_bytes));
+      record_.spans.push_back(pull_span(worker.index(), pull_start, now_us(), pulled_bytes));
       // Compute.
       std::vector<Span> spans = worker.step(start_, deadline_);
       double step_end = 0;
@@ -185,7 +185,7 @@ class MpiPsRun {
         int ack = 0;
         receive(&ack, 1, MPI_INT, shard_rank(k), kAck, fmt::format("shard {}'s acknowledgement of a push", k));
       }
-      record_.spans.push_back(transfer_span(Lane::kCopyOut, "push gradients", push_start, now_us(), pushed_bytes));
+      record_.spans.push_back(push_span(worker.index(), push_start, now_us(), pushed_bytes));
     }
     for (size_t k = 0; k < shards; ++k) {
       const int done = 1;
@@ -197,18 +197,6 @@ class MpiPsRun {
     int64_t floats = 0;
     for (int set : sets_of_shard_.at(shard)) floats += worker_->weights(set).bytes() / 4;
     return floats;
-  }
-
-  Span transfer_span(Lane lane, const std::string& label, double start, double end, int64_t bytes) const {
-    Span span;
-    span.device = session_.rank();
-    span.lane = lane;
-    span.kind = SpanKind::kTransfer;
-    span.label = label;
-    span.start_us = start;
-    span.end_us = end;
-    span.bytes = bytes;
-    return span;
   }
 
   void serve() {

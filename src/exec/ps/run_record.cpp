@@ -8,6 +8,30 @@
 
 namespace splitscope {
 
+namespace {
+
+Span worker_transfer(int worker, Lane lane, const char* label, double start_us, double end_us, int64_t bytes) {
+  Span span;
+  span.device = worker;
+  span.lane = lane;
+  span.kind = SpanKind::kTransfer;
+  span.label = label;
+  span.start_us = start_us;
+  span.end_us = end_us;
+  span.bytes = bytes;
+  return span;
+}
+
+}  // namespace
+
+Span pull_span(int worker, double start_us, double end_us, int64_t bytes) {
+  return worker_transfer(worker, Lane::kCopyIn, "pull weights", start_us, end_us, bytes);
+}
+
+Span push_span(int worker, double start_us, double end_us, int64_t bytes) {
+  return worker_transfer(worker, Lane::kCopyOut, "push gradients", start_us, end_us, bytes);
+}
+
 RunResult parameter_server_result(const ParameterServerOptions& options, int workers, PsRunRecord record,
                                   RunInfo info) {
   ParameterServerSummary summary =

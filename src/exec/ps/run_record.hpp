@@ -29,6 +29,11 @@ struct PsRunRecord {
   std::vector<ShardTally> tallies;    ///< by shard
 };
 
+/// A worker's pull of the weights (its copy-in lane) and push of its
+/// gradients (copy-out), as both ways of running parameter servers record them.
+Span pull_span(int worker, double start_us, double end_us, int64_t bytes);
+Span push_span(int worker, double start_us, double end_us, int64_t bytes);
+
 /// The run's timelines (one a step window), losses (one a window: the
 /// rows-weighted mean of the worker steps that ended in it, else the
 /// previous one) and `info` with its parameter_server filled in. Throws
