@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "partitioners/collective_schedule.hpp"
 #include "partitioners/gradient_all_reduce.hpp"
@@ -16,6 +17,13 @@ bool contains(const std::vector<int>& list, int item) {
   return std::find(list.begin(), list.end(), item) != list.end();
 }
 
+/// One more than the highest OpNode::param_key (weight sets are numbered from 0).
+int weight_sets(const Graph& graph) {
+  int sets = 0;
+  for (NodeId id = 0; id < graph.num_nodes(); ++id) sets = std::max(sets, graph.node(id).param_key + 1);
+  return sets;
+}
+
 }  // namespace
 
 PlanBuilder::PlanBuilder(std::shared_ptr<const Graph> graph, std::string strategy, StrategyTraits traits,
@@ -26,13 +34,22 @@ PlanBuilder::PlanBuilder(std::shared_ptr<const Graph> graph, std::string strateg
   plan_.devices = devices;
   plan_.microbatches = microbatches;
   plan_.graph = std::move(graph);
-  for (NodeId id = 0; id < plan_.graph->num_nodes(); ++id) {
-    outputs_per_node_ = std::max(outputs_per_node_, static_cast<int64_t>(plan_.graph->node(id).output_shapes.size()));
+  const Graph& built = *plan_.graph;
+  inputs_.reserve(built.num_nodes());
+  for (NodeId id = 0; id < built.num_nodes(); ++id) {
+    outputs_per_node_ = std::max(outputs_per_node_, built.node(id).output_shapes.size());
+    inputs_.push_back(built.inputs(id));
   }
+  const size_t tensors = built.num_nodes() * outputs_per_node_ * static_cast<size_t>(microbatches);
+  values_of_ = KeyedLists(tensors);
+  primary_of_ = KeyedLists(tensors);
+  whole_demand_.resize(tensors);
+  parameters_ = KeyedLists(static_cast<size_t>(weight_sets(built)) * static_cast<size_t>(devices));
 }
 
 void PlanBuilder::place(NodeId node, int microbatch, const Slice& slice, int device) {
   SPLITSCOPE_CHECK(device >= 0 && device < plan_.devices, "placement on an unknown device");
+  SPLITSCOPE_CHECK(microbatch >= 0 && microbatch < plan_.microbatches, "placement of an unknown micro-batch");
   SPLITSCOPE_CHECK(plan_.graph->node(node).kind != OpKind::kInput, "inputs are provided, not placed");
   placements_.push_back({node, microbatch, slice, device});
 }
@@ -44,10 +61,19 @@ void PlanBuilder::set_pipeline_schedule(PipelineSchedule schedule) { plan_.pipel
 void PlanBuilder::set_gradient_buckets(int64_t bytes) { bucket_bytes_ = bytes; }
 
 PlanBuilder::TensorKey PlanBuilder::key(NodeId node, int output, int microbatch) const {
-  return (static_cast<int64_t>(node) * outputs_per_node_ + output) * plan_.microbatches + microbatch;
+  return (node * outputs_per_node_ + static_cast<size_t>(output)) * static_cast<size_t>(plan_.microbatches) +
+         static_cast<size_t>(microbatch);
+}
+
+size_t PlanBuilder::weights_key(int param_key, int device) const {
+  SPLITSCOPE_CHECK(param_key >= 0, "weights read by an op without a weight set");
+  return static_cast<size_t>(param_key) * static_cast<size_t>(plan_.devices) + static_cast<size_t>(device);
 }
 
 Plan PlanBuilder::build() {
+  // Every slice is an op, and most strategies add fewer moves than slices:
+  // room for half as many again spares most moves of the growing list.
+  plan_.ops.reserve(placements_.size() + placements_.size() / 2);
   look_ahead();
   for (const Placement& placement : placements_) wire(placement);
   set_outputs();
@@ -67,12 +93,12 @@ Plan PlanBuilder::build() {
 // all-gather; a tensor only one device needs whole is concatenated there.
 void PlanBuilder::look_ahead() {
   const Graph& graph = *plan_.graph;
-  std::map<std::pair<NodeId, int>, std::vector<const Placement*>> slices_of;
-  for (const Placement& placement : placements_) {
-    slices_of[{placement.node, placement.microbatch}].push_back(&placement);
+  KeyedLists slices_of(whole_demand_.size());  // placement indices by key(node, 0, micro-batch)
+  for (size_t i = 0; i < placements_.size(); ++i) {
+    slices_of.append(key(placements_[i].node, 0, placements_[i].microbatch), static_cast<int>(i));
   }
   for (const Placement& placement : placements_) {
-    const auto inputs = graph.inputs(placement.node);
+    const auto& inputs = inputs_[placement.node];
     for (size_t slot = 0; slot < inputs.size(); ++slot) {
       if (!inputs[slot] || graph.node(inputs[slot]->node).kind == OpKind::kInput) continue;
       const TensorRef source = *inputs[slot];
@@ -81,17 +107,22 @@ void PlanBuilder::look_ahead() {
       const Range whole{0, graph.node(source.node).output_shapes.at(static_cast<size_t>(source.output)).at(0)};
       if (need != whole) continue;
       bool one_slice_covers = false;
-      for (const Placement* producer : slices_of[{source.node, placement.microbatch}]) {
-        const OpNode& producer_node = graph.node(producer->node);
-        if (producer->slice.is_partial(producer_node)) {
+      for (int index : slices_of[key(source.node, 0, placement.microbatch)]) {
+        const Placement& producer = placements_[static_cast<size_t>(index)];
+        const OpNode& producer_node = graph.node(producer.node);
+        if (producer.slice.is_partial(producer_node)) {
           one_slice_covers = true;  // partial sums are all-reduced, never gathered
           break;
         }
-        if (producer->slice.out.contains(need)) one_slice_covers = true;
+        if (producer.slice.out.contains(need)) one_slice_covers = true;
       }
       if (one_slice_covers) continue;
-      auto& devices = whole_demand_[key(source.node, source.output, placement.microbatch)];
-      if (!contains(devices, placement.device)) devices.push_back(placement.device);
+      WholeDemand& demand = whole_demand_[key(source.node, source.output, placement.microbatch)];
+      if (demand.device < 0) {
+        demand.device = placement.device;
+      } else if (demand.device != placement.device) {
+        demand.several = true;
+      }
     }
   }
 }
@@ -106,7 +137,8 @@ void PlanBuilder::wire(const Placement& placement) {
   op.microbatch = placement.microbatch;
   op.device = placement.device;
   op.slice = placement.slice;
-  const auto inputs = graph.inputs(placement.node);
+  const auto& inputs = inputs_[placement.node];
+  op.inputs.reserve(inputs.size());
   for (size_t slot = 0; slot < inputs.size(); ++slot) {
     if (!inputs[slot]) {
       op.inputs.push_back(-1);
@@ -138,15 +170,13 @@ void PlanBuilder::wire(const Placement& placement) {
                                 placement.microbatch, placement.slice.batch, placement.slice.out,
                                 partial, false, op.id);
     op.outputs.push_back(value);
-    primary_of_[key(placement.node, static_cast<int>(output), placement.microbatch)].push_back(value);
+    primary_of_.append(key(placement.node, static_cast<int>(output), placement.microbatch), value);
   }
   add_op(std::move(op));
 }
 
 int PlanBuilder::find_local(TensorKey tensor, Range batch, Range channels, int device) const {
-  const auto it = values_of_.find(tensor);
-  if (it == values_of_.end()) return -1;
-  for (int id : it->second) {
+  for (int id : values_of_[tensor]) {
     const Value& value = plan_.value(id);
     if (value.device == device && !value.is_partial() && !value.pre_activation && value.batch == batch &&
         value.channels.contains(channels)) {
@@ -172,30 +202,39 @@ int PlanBuilder::obtain(NodeId node, int output, int microbatch, Range batch, Ra
     return value;
   }
 
-  std::vector<int> partials;
-  std::vector<int> reduced;
+  // Partial sums not yet all-reduced, and all-reduced sums awaiting their
+  // activation (the first, and the one on `device`).
+  const KeyedLists::List values = values_of_[tensor];
+  bool partial = false;
   bool summed = false;
-  for (int id : values_of_[tensor]) {
+  int first_reduced = -1;
+  int reduced_here = -1;
+  for (int id : values) {
     const Value& value = plan_.value(id);
     if (value.batch != batch) continue;
-    if (value.is_partial()) partials.push_back(id);
-    if (value.pre_activation) reduced.push_back(id);
-    if (!value.is_partial()) summed = true;
+    partial = partial || value.is_partial();
+    summed = summed || !value.is_partial();
+    if (value.pre_activation) {
+      if (first_reduced < 0) first_reduced = id;
+      if (reduced_here < 0 && value.device == device) reduced_here = id;
+    }
   }
-  if (!partials.empty() && !summed) {
+  if (partial && !summed) {
+    std::vector<int> partials;
+    for (int id : values) {
+      if (plan_.value(id).batch == batch && plan_.value(id).is_partial()) partials.push_back(id);
+    }
     all_reduce(partials);
     return obtain(node, output, microbatch, batch, channels, device);
   }
-  for (int id : reduced) {
-    if (plan_.value(id).device == device) return epilogue(id);
-  }
-  if (!reduced.empty()) {
-    const int holder = plan_.value(reduced.front()).device;
+  if (reduced_here >= 0) return epilogue(reduced_here);
+  if (first_reduced >= 0) {
+    const int holder = plan_.value(first_reduced).device;
     return transfer(obtain(node, output, microbatch, batch, channels, holder), device);
   }
 
   // One value elsewhere has it all: copy it over (slices written by compute first).
-  for (int id : values_of_[tensor]) {
+  for (int id : values) {
     const Value& value = plan_.value(id);
     if (!value.is_partial() && !value.pre_activation && value.batch == batch && value.channels.contains(channels)) {
       return transfer(id, device);
@@ -215,8 +254,7 @@ int PlanBuilder::obtain(NodeId node, int output, int microbatch, Range batch, Ra
     return plan_.value(a).channels.begin < plan_.value(b).channels.begin;
   });
   SPLITSCOPE_CHECK(!slices.empty(), "no slices of " + graph.node(node).name + " to assemble");
-  const auto demand = whole_demand_.find(tensor);
-  const bool to_all = channels == whole && demand != whole_demand_.end() && demand->second.size() >= 2;
+  const bool to_all = channels == whole && whole_demand_[tensor].several;
   if (to_all) {
     const int gathered = gather(slices, device, true);
     if (gathered >= 0) return gathered;
@@ -240,7 +278,7 @@ int PlanBuilder::add_value(int device, NodeId node, int output, int microbatch, 
   value.producer = producer;
   value.bytes = value_bytes(*plan_.graph, value);
   plan_.values.push_back(value);
-  values_of_[key(node, output, microbatch)].push_back(value.id);
+  values_of_.append(key(node, output, microbatch), value.id);
   return value.id;
 }
 
@@ -249,15 +287,17 @@ int PlanBuilder::add_value(int device, NodeId node, int output, int microbatch, 
 // their forward op's).
 int PlanBuilder::parameter(int device, NodeId reader, const Slice& reader_slice) {
   const auto [node, slice] = weight_slice_of(*plan_.graph, reader, reader_slice);
-  const OpNode& op_node = plan_.graph->node(node);
-  const auto key = std::make_tuple(device, op_node.param_key, slice.out, slice.reduce);
-  if (const auto found = parameters_.find(key); found != parameters_.end()) return found->second;
+  const int param_key = plan_.graph->node(node).param_key;
+  for (int id : parameters_[weights_key(param_key, device)]) {
+    const Value& weights = plan_.value(id);
+    if (weights.channels == slice.out && weights.reduce == slice.reduce) return id;
+  }
   const int id = add_parameter_value(plan_, device, node, slice);
-  parameters_.emplace(key, id);
+  parameters_.append(weights_key(param_key, device), id);
   return id;
 }
 
-int PlanBuilder::add_op(PlanOp op) {
+int PlanBuilder::add_op(PlanOp&& op) {
   op.id = static_cast<int>(plan_.ops.size());
   plan_.ops.push_back(std::move(op));
   return plan_.ops.back().id;
@@ -433,14 +473,16 @@ void PlanBuilder::update(int gradient) {
   const Value& sum = plan_.value(gradient);
   SPLITSCOPE_CHECK(sum.partial == PartialSum::kNone,
                    "the gradient of " + plan_.graph->node(sum.node).name + " does not cover the batch");
-  const auto params = std::find_if(parameters_.begin(), parameters_.end(), [&](const auto& entry) {
-    const Value& weights = plan_.value(entry.second);
-    return weights.device == sum.device && weights.node == sum.node && weights.channels == sum.channels &&
-           weights.reduce == sum.reduce;
-  });
-  SPLITSCOPE_CHECK(params != parameters_.end(), "a gradient without its weights on device " +
-                                                    std::to_string(sum.device));
-  const Value& weights = plan_.value(params->second);
+  int params = -1;
+  for (int id : parameters_[weights_key(plan_.graph->node(sum.node).param_key, sum.device)]) {
+    const Value& weights = plan_.value(id);
+    if (weights.node == sum.node && weights.channels == sum.channels && weights.reduce == sum.reduce) {
+      params = id;
+      break;
+    }
+  }
+  SPLITSCOPE_CHECK(params >= 0, "a gradient without its weights on device " + std::to_string(sum.device));
+  const Value& weights = plan_.value(params);
   const Optimizer& optimizer = plan_.graph->training()->optimizer;
   PlanOp op;
   op.role = OpRole::kUpdate;
@@ -482,7 +524,8 @@ void PlanBuilder::set_outputs() {
   const int64_t channels = graph.node(out.node).output_shapes.at(static_cast<size_t>(out.output)).at(0);
   for (int mb = 0; mb < plan_.microbatches; ++mb) {
     std::vector<int> slices;
-    for (int id : primary_of_[key(out.node, out.output, mb)]) {
+    const KeyedLists::List producers = primary_of_[key(out.node, out.output, mb)];
+    for (int id : producers) {
       if (!plan_.value(id).is_partial()) slices.push_back(id);
     }
     std::sort(slices.begin(), slices.end(), [&](int a, int b) {
@@ -497,7 +540,6 @@ void PlanBuilder::set_outputs() {
       continue;
     }
     // Partial sums (a row-split last layer): reduce them first.
-    const auto& producers = primary_of_[key(out.node, out.output, mb)];
     SPLITSCOPE_CHECK(!producers.empty(), "the network output was never computed");
     const Value& any = plan_.value(producers.front());
     plan_.outputs.push_back(obtain(out.node, out.output, mb, any.batch, {0, channels}, any.device));

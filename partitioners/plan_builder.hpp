@@ -10,13 +10,13 @@
 ///      an all-reduce of partial sums followed by the activation (epilogue),
 /// and finally sets the outputs, each device's schedule and its memory.
 
-#include <memory>
-#include <string>
 #include <map>
-#include <tuple>
-#include <unordered_map>
+#include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
+#include "partitioners/keyed_lists.hpp"
 #include "partitioners/plan.hpp"
 
 namespace splitscope {
@@ -54,17 +54,19 @@ class PlanBuilder {
     Slice slice;
     int device;
   };
-  /// One tensor of one micro-batch: (node, output, micro-batch).
-  using TensorKey = int64_t;
+  /// One tensor of one micro-batch: (node, output, micro-batch), numbered densely from 0.
+  using TensorKey = size_t;
 
   TensorKey key(NodeId node, int output, int microbatch) const;
+  /// Weight set `param_key` on `device`, numbered densely from 0.
+  size_t weights_key(int param_key, int device) const;
   void look_ahead();
   void wire(const Placement& placement);
   int obtain(NodeId node, int output, int microbatch, Range batch, Range channels, int device);
   int find_local(TensorKey tensor, Range batch, Range channels, int device) const;
   int add_value(int device, NodeId node, int output, int microbatch, Range batch, Range channels,
                 PartialSum partial, bool pre_activation, int producer);
-  int add_op(PlanOp op);
+  int add_op(PlanOp&& op);
   int parameter(int device, NodeId node, const Slice& slice);
   int transfer(int value, int device);
   void all_reduce(const std::vector<int>& partials);
@@ -77,14 +79,22 @@ class PlanBuilder {
   void set_outputs();
 
   Plan plan_;
-  int64_t outputs_per_node_ = 1;  ///< the most outputs any node has, so tensor keys never collide
+  size_t outputs_per_node_ = 1;  ///< the most outputs any node has, so tensor keys never collide
   int64_t bucket_bytes_ = 0;
   std::vector<Placement> placements_;
-  std::unordered_map<TensorKey, std::vector<int>> values_of_;       ///< every value of a tensor
-  std::unordered_map<TensorKey, std::vector<int>> primary_of_;      ///< values written by compute slices
-  std::unordered_map<TensorKey, std::vector<int>> whole_demand_;    ///< devices that need it whole
-  /// Parameter values by (device, weight set, out range, reduce range).
-  std::map<std::tuple<int, int, Range, Range>, int> parameters_;
+  /// Each node's input slots (Graph::inputs() builds a fresh vector per call;
+  /// the builder asks once per slice, twice).
+  std::vector<std::vector<std::optional<TensorRef>>> inputs_;
+  KeyedLists values_of_;   ///< by tensor key: every value of the tensor
+  KeyedLists primary_of_;  ///< by tensor key: the values written by compute slices
+  /// Which devices need a tensor whole; obtain() only asks whether several do.
+  struct WholeDemand {
+    int device = -1;       ///< the first device that needs it, -1 for none
+    bool several = false;  ///< another device needs it too
+  };
+  std::vector<WholeDemand> whole_demand_;  ///< by tensor key
+  /// Parameter values by weights_key(); one per distinct (out, reduce) range pair.
+  KeyedLists parameters_;
   /// The latest gradient value of each parameter value's weights, by the parameter value.
   std::map<int, int> gradient_of_;
 };

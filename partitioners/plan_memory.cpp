@@ -1,5 +1,6 @@
 #include "partitioners/plan_memory.hpp"
 
+#include "partitioners/keyed_lists.hpp"
 #include "partitioners/plan_walk.hpp"
 
 #include <algorithm>
@@ -83,13 +84,14 @@ std::vector<DeviceMemory> compute_memory(const Plan& plan) {
   for (int input : plan.inputs) live[static_cast<size_t>(plan.value(input).device)] += plan.value(input).bytes;
   note_peaks();
 
-  std::vector<std::vector<int>> freed_after(plan.ops.size());
+  // By op, the values freed after it (a vector per op was an allocation per op).
+  KeyedLists freed_after(plan.ops.size(), plan.values.size());
   for (const Value& value : plan.values) {
     const int last = last_use[static_cast<size_t>(value.id)];
     if (last == kForever) continue;
     // A value nobody reads is freed right after the op that wrote it.
     const int end = last >= 0 ? last : value.producer;
-    if (end >= 0) freed_after[static_cast<size_t>(end)].push_back(value.id);
+    if (end >= 0) freed_after.append(static_cast<size_t>(end), value.id);
   }
   // Gradients count apart (DeviceMemory::gradients): a framework sums each
   // weight slice's gradient in one buffer, where the plan writes a new value

@@ -59,6 +59,8 @@ struct CollectiveRun {
   /// and flow bytes come from it instead of its route's latency and its
   /// bytes; null where its sends run plain.
   const NcclRingSends* nccl = nullptr;
+  /// Each send's route, shared like the schedule.
+  const std::vector<Route>* routes = nullptr;
 };
 
 /// What the engine keeps of each op besides its spans, in 16 bytes. A
@@ -325,8 +327,27 @@ class Engine {
     }
     run.delivery_start.assign(run.schedule->deliveries.size(), kNever);
     run.nccl = nccl_sends_of(op, *run.schedule);
+    run.routes = &routes_of(*run.schedule);
     return run;
   }
+
+  /// The route of each send of `schedule`, once per schedule: collectives of
+  /// one shape share it. Asking the topology per send was 3-4% of a
+  /// collective-heavy run, half of it the copy of the returned Route, which
+  /// read it back wider than route() had written it (a store-forwarding stall).
+  const std::vector<Route>& routes_of(const CollectiveSchedule& schedule) {
+    auto [it, inserted] = send_routes_.try_emplace(&schedule);
+    if (inserted) {
+      it->second.reserve(schedule.sends.size());
+      for (const CollectiveSend& send : schedule.sends) {
+        it->second.push_back(route_between(send.from_device, send.to_device));
+      }
+    }
+    return it->second;
+  }
+
+  /// What a send from `from` to `to` crosses: nothing within one device.
+  Route route_between(int from, int to) const { return from != to ? topology_.route(from, to) : Route{}; }
 
   /// NCCL's pricing of `schedule` for `op`, or null where its sends run
   /// plain; once per schedule, which collectives of one shape share (their
@@ -436,14 +457,14 @@ class Engine {
     const OpState& state = state_[static_cast<size_t>(id)];
     Span& span = span_of(id);
     span.start_us = now_ * kMicro;
-    launch_send(id, -1, state.source, state.device, static_cast<double>(span.bytes));
+    launch_send(id, -1, route_between(state.source, state.device), static_cast<double>(span.bytes));
   }
 
   // --- sends --------------------------------------------------------------
 
-  /// A send of `bytes` from `from` to `to`; it pays `latency` seconds before
-  /// its bytes flow, or its route's latency when `latency` is negative.
-  void launch_send(int op, int part, int from, int to, double bytes, double latency = -1) {
+  /// A send of `bytes` over `route`; it pays `latency` seconds before its
+  /// bytes flow, or its route's latency when `latency` is negative.
+  void launch_send(int op, int part, const Route& route, double bytes, double latency = -1) {
     int id;
     if (free_sends_.empty()) {
       id = static_cast<int>(sends_.size());
@@ -461,7 +482,7 @@ class Engine {
     send.bytes = bytes;
     send.flow = -1;
     send.done = EventHandle{};
-    send.route = from != to ? topology_.route(from, to) : Route{};
+    send.route = route;
     queue_.insert(now_ + (latency >= 0 ? latency : send.route.latency_seconds), {EventKind::kSendArrives, id});
   }
 
@@ -535,11 +556,11 @@ class Engine {
       double& first = run.delivery_start[static_cast<size_t>(delivery)];
       first = std::min(first, now_);
     }
+    const Route& route = (*run.routes)[static_cast<size_t>(index)];
     if (run.nccl != nullptr) {
-      launch_send(op, index, send.from_device, send.to_device, run.nccl->flow_bytes[static_cast<size_t>(index)],
-                  run.nccl->send_latency_seconds);
+      launch_send(op, index, route, run.nccl->flow_bytes[static_cast<size_t>(index)], run.nccl->send_latency_seconds);
     } else {
-      launch_send(op, index, send.from_device, send.to_device, static_cast<double>(send.bytes));
+      launch_send(op, index, route, static_cast<double>(send.bytes));
     }
   }
 
@@ -598,6 +619,7 @@ class Engine {
   std::vector<OpState> state_;
   CollectiveScheduleCache schedules_;
   std::unordered_map<const CollectiveSchedule*, std::optional<NcclRingSends>> nccl_sends_;
+  std::unordered_map<const CollectiveSchedule*, std::vector<Route>> send_routes_;
   std::vector<CollectiveRun> collectives_;
   std::vector<ValueLinks> links_;  ///< by value
   std::vector<Reader> readers_;
