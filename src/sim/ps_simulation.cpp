@@ -4,6 +4,7 @@
 
 #include <deque>
 
+#include "exec/ps/run_record.hpp"
 #include "exec/ps/shard_ledger.hpp"
 #include "exec/ps/shard_tally.hpp"
 #include "exec/ps/step_windows.hpp"
@@ -205,7 +206,7 @@ class PsSimulation {
     WorkerState& worker = workers_[static_cast<size_t>(copy.worker)];
     if (copy.push) {
       if (++worker.arrived == static_cast<int>(shards_.size())) {
-        record(copy.worker, Lane::kCopyOut, "push gradients", worker.phase_start, now_, replica_bytes());
+        spans_.push_back(push_span(copy.worker, worker.phase_start * 1e6, now_us(), replica_bytes()));
       }
       ShardState& shard = shards_[static_cast<size_t>(copy.shard)];
       shard.queue.push_back({copy.worker, worker.pulled[static_cast<size_t>(copy.shard)], worker.rows});
@@ -213,7 +214,7 @@ class PsSimulation {
       return;
     }
     if (--worker.outstanding > 0) return;
-    record(copy.worker, Lane::kCopyIn, "pull weights", worker.phase_start, now_, replica_bytes());
+    spans_.push_back(pull_span(copy.worker, worker.phase_start * 1e6, now_us(), replica_bytes()));
     // Compute: the part's predicted ops, stretched by this step's noise.
     const double factor =
         options_.jitter_sigma > 0 ? OpJitter(options_.jitter_sigma, options_.seed, worker.steps).factor(copy.worker) : 1.0;
@@ -314,18 +315,6 @@ class PsSimulation {
     op.bytes_read = optimizer.update_bytes_read(n);
     op.bytes_written = optimizer.update_bytes_written(n);
     return simulator_.costs().op_seconds(plan_, op);
-  }
-
-  void record(int device, Lane lane, const char* label, double start, double end, int64_t bytes) {
-    Span span;
-    span.device = device;
-    span.lane = lane;
-    span.kind = SpanKind::kTransfer;
-    span.label = label;
-    span.start_us = start * 1e6;
-    span.end_us = end * 1e6;
-    span.bytes = bytes;
-    spans_.push_back(std::move(span));
   }
 
   const Simulator& simulator_;

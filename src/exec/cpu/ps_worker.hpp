@@ -28,7 +28,6 @@ class PsWorker {
 
   int index() const { return index_; }
   Range rows() const { return rows_; }
-  const Plan& part() const { return part_.plan; }
   /// The weights of weight set `set` (an index into the part's parameters), to pull into.
   WeightSlice& weights(int set) { return *weights_.get_mutable(part_.plan.value(part_.plan.parameters.at(set))); }
   /// Its gradient of weight set `set`, flat.
