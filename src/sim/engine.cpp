@@ -30,6 +30,7 @@ enum class EventKind : uint8_t {
   kReleased,     ///< subject: op; the host has issued its first call (host_issue.hpp)
   kSendDone,     ///< subject: send; its last byte has arrived
   kHandedOff,    ///< subject: compute op; an input a copy lane brought reached its lane
+  kSendIssued,   ///< subject: index into held_sends_; the host has issued a ready collective send
 };
 
 struct Payload {
@@ -61,6 +62,15 @@ struct CollectiveRun {
   const NcclRingSends* nccl = nullptr;
   /// Each send's route, shared like the schedule.
   const std::vector<Route>* routes = nullptr;
+  /// With a host lane: per send, the collective's calls issued before its
+  /// first (host_issue.hpp), shared like the schedule; null without one.
+  const std::vector<int>* calls_before = nullptr;
+};
+
+/// A collective send whose inputs exist before the host has issued it.
+struct HeldSend {
+  int op = -1;
+  int index = -1;
 };
 
 /// What the engine keeps of each op besides its spans, in 16 bytes. A
@@ -128,6 +138,7 @@ class Engine {
         case EventKind::kSendDone: send_done(event.payload.subject); break;
         case EventKind::kHandedOff: input_ready(event.payload.subject); break;
         case EventKind::kReleased: released(event.payload.subject); break;
+        case EventKind::kSendIssued: send_issued(event.payload.subject); break;
       }
     }
     check_finished();
@@ -283,12 +294,14 @@ class Engine {
 
   /// With a host lane (DeviceSpec::host_issue_us), every compute, epilogue,
   /// update and transfer op also waits for the host to issue it: one more
-  /// pending input, which its release event supplies. Collectives are not
-  /// held (their sends are issued together at their turn).
+  /// pending input, which its release event supplies. A collective's sends
+  /// are held one by one, when they are otherwise ready (start_collective_send).
   void hold_for_host() {
     const double issue = costs_.host_issue_seconds();
     if (issue <= 0) return;
+    issue_ = issue;
     releases_ = host_releases(plan_, issue, schedules_);
+    for (CollectiveRun& run : collectives_) run.calls_before = &calls_before_of(*run.schedule);
     for (size_t id = 0; id < state_.size(); ++id) {
       if (state_[id].role() == OpRole::kCollective) continue;
       SPLITSCOPE_CHECK(state_[id].pending < UINT16_MAX, "too many inputs");
@@ -548,8 +561,25 @@ class Engine {
     }
   }
 
+  /// Per send of `schedule`, the calls issued before its first, once per schedule.
+  const std::vector<int>& calls_before_of(const CollectiveSchedule& schedule) {
+    auto [it, inserted] = calls_before_.try_emplace(&schedule);
+    if (inserted) it->second = calls_before_sends(schedule);
+    return it->second;
+  }
+
   void start_collective_send(int op, int index) {
     CollectiveRun& run = run_of(op);
+    if (run.calls_before != nullptr) {
+      // The host issues the collective's calls in order from its first: this send's copy is call calls_before + 1.
+      const double issued = releases_[static_cast<size_t>(op)].first +
+                            issue_ * (*run.calls_before)[static_cast<size_t>(index)];
+      if (issued > now_) {
+        queue_.insert(issued, {EventKind::kSendIssued, static_cast<int>(held_sends_.size())});
+        held_sends_.push_back(HeldSend{op, index});
+        return;
+      }
+    }
     const CollectiveSend& send = run.schedule->sends[static_cast<size_t>(index)];
     for (int delivery : {send.delivers_to, send.touches_from}) {
       if (delivery < 0) continue;
@@ -562,6 +592,11 @@ class Engine {
     } else {
       launch_send(op, index, route, static_cast<double>(send.bytes));
     }
+  }
+
+  void send_issued(int held) {
+    const HeldSend send = held_sends_[static_cast<size_t>(held)];
+    start_collective_send(send.op, send.index);
   }
 
   void collective_send_done(int op, int index) {
@@ -609,6 +644,9 @@ class Engine {
   OpCostModel::PlanPricing pricing_;
   double handoff_ = 0;  ///< seconds: DeviceSpec::lane_handoff_us
   std::vector<HostRelease> releases_;  ///< per op, with a host lane; empty without one
+  double issue_ = 0;                   ///< seconds a device call costs the host lane; 0 without one
+  std::unordered_map<const CollectiveSchedule*, std::vector<int>> calls_before_;
+  std::vector<HeldSend> held_sends_;
   FlowNetwork flows_;
   EventQueue<Payload> queue_;
   double now_ = 0;

@@ -93,19 +93,37 @@ int update_calls(const Plan& plan, const PlanOp& op) {
 
 int collective_calls(const Plan& plan, const PlanOp& op, CollectiveScheduleCache& schedules) {
   const CollectiveSchedule& schedule = schedules.of(plan, op);
-  int calls = 0;
-  // The cuda backend copies (and sums) each segment a chunk spans on its own.
-  for (const CollectiveSend& send : schedule.sends) {
-    const int pieces = send.slice >= 0 ? 1 : static_cast<int>(schedule.pieces(send.elements).size());
-    calls += pieces * (send.reduces ? 2 : 1);
-  }
-  for (const CollectiveDelivery& delivery : schedule.deliveries) {
-    calls += delivery.local_copy >= 0 ? schedule.segments : 0;
-  }
+  int calls = local_delivery_calls(schedule);
+  for (const CollectiveSend& send : schedule.sends) calls += send_calls(schedule, send);
   return std::max(1, calls);
 }
 
 }  // namespace
+
+int local_delivery_calls(const CollectiveSchedule& schedule) {
+  int calls = 0;
+  for (const CollectiveDelivery& delivery : schedule.deliveries) {
+    calls += delivery.local_copy >= 0 ? schedule.segments : 0;
+  }
+  return calls;
+}
+
+int send_calls(const CollectiveSchedule& schedule, const CollectiveSend& send) {
+  // The cuda backend copies (and sums) each segment a chunk spans on its own.
+  const int pieces = send.slice >= 0 ? 1 : static_cast<int>(schedule.pieces(send.elements).size());
+  return pieces * (send.reduces ? 2 : 1);
+}
+
+std::vector<int> calls_before_sends(const CollectiveSchedule& schedule) {
+  std::vector<int> before;
+  before.reserve(schedule.sends.size());
+  int calls = local_delivery_calls(schedule);
+  for (const CollectiveSend& send : schedule.sends) {
+    before.push_back(calls);
+    calls += send_calls(schedule, send);
+  }
+  return before;
+}
 
 int device_calls(const Plan& plan, const PlanOp& op, CollectiveScheduleCache& schedules) {
   switch (op.role) {

@@ -24,6 +24,10 @@
 /// - a transfer: one copy; a collective: a copy per send of its algorithm, a
 ///   sum kernel per reducing send, a copy per local delivery;
 /// - every other op: one kernel.
+///
+/// A collective's calls go out in the cuda backend's order (plan_compiler.cpp's
+/// collective()): the local deliveries' copies, then the sends in schedule
+/// order, so a send cannot start before the host has issued its copy.
 
 #include <vector>
 
@@ -37,6 +41,14 @@ namespace splitscope {
 int device_calls(const Plan& plan, const PlanOp& op, CollectiveScheduleCache& schedules);
 /// The same, with a cache of its own (one op looked at alone).
 int device_calls(const Plan& plan, const PlanOp& op);
+
+/// The calls of `schedule`'s local deliveries (a copy per segment each).
+int local_delivery_calls(const CollectiveSchedule& schedule);
+/// The calls of one send: a copy per segment piece it spans, and a sum
+/// kernel after each where it reduces.
+int send_calls(const CollectiveSchedule& schedule, const CollectiveSend& send);
+/// Per send, the collective's calls the host issues before that send's first.
+std::vector<int> calls_before_sends(const CollectiveSchedule& schedule);
 
 /// When the host has issued each op's first and last call, in seconds from
 /// the run's start, at `issue_seconds` a call (indexed by op id).

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "hand_plan.hpp"
+#include "partitioners/collective_schedule.hpp"
 #include "sim/host_issue.hpp"
 #include "sim/machine_file.hpp"
 #include "sim/simulator.hpp"
@@ -59,6 +60,27 @@ TEST(HostIssue, ATransferWaitsForItsTurnOnTheHost) {
   EXPECT_NEAR(timeline.spans[1].start_us, 100.0, 1e-6);
   EXPECT_NEAR(timeline.spans[2].start_us, 150.0, 1e-6);
   EXPECT_NEAR(timeline.makespan_us(), 151.0, 1e-6);
+}
+
+TEST(HostIssue, ACollectivesSendsWaitForTheirCopiesToBeIssued) {
+  // A ring all-gather of 4 slices of 1 MB that exist at time 0 (10 GB/s links,
+  // 2 µs latency: 102 µs a send). The host issues its 16 calls 100 µs apart:
+  // the 4 local copies, then the 12 sends in order. The last send is issued
+  // at 100 · (1 + 4 + 11) = 1600 µs, when what it forwards arrived long ago,
+  // and ends 102 µs later. Without the lane the ring takes 3 · 102 µs.
+  const char* const net = R"({"batch": 4, "input": [16], "layers": [{"type": "relu", "name": "a"}]})";
+  HandPlan hand(net, 4);
+  std::vector<int> inputs;
+  for (int d = 0; d < 4; ++d) inputs.push_back(hand.input(hand.node("a"), d, 1'000'000));
+  hand.collective(CollectiveKind::kAllGather, inputs);
+  EXPECT_EQ(device_calls(hand.plan(), hand.plan().op(0)), 16);
+  const std::vector<int> before = calls_before_sends(collective_schedule(hand.plan(), hand.plan().op(0)));
+  ASSERT_EQ(before.size(), 12u);
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(before[i], 4 + static_cast<int>(i));
+  Machine machine = test_machine(4, switch_topology(10, 2));
+  EXPECT_NEAR(simulate(hand.plan(), machine).makespan_us(), 306.0, 1e-6);
+  machine.device.host_issue_us = 100;
+  EXPECT_NEAR(simulate(hand.plan(), machine).makespan_us(), 1702.0, 1e-6);
 }
 
 TEST(HostIssue, ADenseLayerIsItsProductAndItsBiasKernel) {
