@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <optional>
 
 #include "ir/op_signature.hpp"
 #include "ir/ops/conv2d_rules.hpp"
@@ -35,6 +36,39 @@ ConvShape conv_shape(const OpNode& node, const Slice& slice) {
   s.pad_w = a.padding.w;
   s.out_h = out.at(1);
   s.out_w = out.at(2);
+  return s;
+}
+
+/// The convolution that computes `slice` of a conv2d_grad_input `node`
+/// where the forward layer has stride 1: dX is dZ, padded by k − 1 − p,
+/// convolved with the filters flipped and transposed (filters and channels
+/// swap), the adjoint of a stride-1 convolution. cuDNN's backward-data
+/// algorithms are the forward ones on that shape: implicit GEMM, Winograd
+/// fused and nonfused for 3×3 (stride 1), FFT (cuDNN API reference,
+/// cudnnConvolutionBackwardData, and the forward's support table). Empty for
+/// a strided layer, whose backward data has no Winograd or FFT form there
+/// and stays priced as its per-sample products.
+std::optional<ConvShape> data_gradient_shape(const OpNode& node, const Slice& slice) {
+  const OpAttrs& a = node.attrs;
+  if (a.stride.h != 1 || a.stride.w != 1 || a.padding.h >= a.kernel.h || a.padding.w >= a.kernel.w) return {};
+  const Shape& dz = node.input_shapes.at(0);
+  const Shape& dx = node.output_shapes.at(0);
+  const int64_t filters_per_group = dz.at(0) / a.groups;
+  const int64_t channels_per_group = dx.at(0) / a.groups;
+  ConvShape s;
+  s.rows = slice.batch.size();
+  s.groups = std::max<int64_t>(1, group_channels(slice.reduce, filters_per_group, channels_per_group).size() /
+                                      channels_per_group);
+  s.channels = (slice.reduce.size() + s.groups - 1) / s.groups;  // its filters' gradients come in
+  s.filters = (slice.out.size() + s.groups - 1) / s.groups;      // its channels' gradients go out
+  s.height = dz.at(1);
+  s.width = dz.at(2);
+  s.kernel_h = a.kernel.h;
+  s.kernel_w = a.kernel.w;
+  s.pad_h = a.kernel.h - 1 - a.padding.h;
+  s.pad_w = a.kernel.w - 1 - a.padding.w;
+  s.out_h = dx.at(1);
+  s.out_w = dx.at(2);
   return s;
 }
 
@@ -80,7 +114,9 @@ OpCostModel::OpCostModel(const Machine& machine)
     } else if (def->cell) {
       rule = Rule::kCell;
     } else if (def->cost_class == CostClass::kMatrix) {
-      rule = def->kind == OpKind::kConv2d ? Rule::kConv : Rule::kGemm;
+      rule = def->kind == OpKind::kConv2d            ? Rule::kConv
+             : def->kind == OpKind::kConv2dGradInput ? Rule::kConvGradInput
+                                                     : Rule::kGemm;
     }
     rules_.push_back(rule);
   }
@@ -116,6 +152,9 @@ double OpCostModel::rule_seconds(Rule rule, const OpNode& node, const Slice& sli
                                  int64_t bytes) const {
   if (flops == 0 && bytes == 0) return 0.0;
   switch (rule) {
+    case Rule::kConvGradInput:
+      if (const auto shape = data_gradient_shape(node, slice)) return estimate_conv(facts_, *shape).seconds;
+      [[fallthrough]];
     case Rule::kGemm: {
       GemmShape shape{slice.batch.size(), slice.out.size(), slice.reduce.size(), 1};
       if (const auto dims = op_def(node.kind).gemm) {
@@ -234,7 +273,7 @@ double OpCostModel::PlanPricing::seconds(const PlanOp& op, bool* calibrated) {
   const OpNode& node = plan_.graph->node(op.node);
   const Rule rule = op.role == OpRole::kCompute ? model_.rules_[static_cast<size_t>(node.kind)]
                                                 : model_.epilogue_rule_;
-  const bool shaped = rule == Rule::kGemm || rule == Rule::kConv || rule == Rule::kCell;
+  const bool shaped = rule == Rule::kGemm || rule == Rule::kConv || rule == Rule::kConvGradInput || rule == Rule::kCell;
   double time = 0;
   bool from_table = false;
   if (!shaped || op.role != OpRole::kCompute || model_.has_calibration()) {
@@ -253,6 +292,10 @@ double OpCostModel::PlanPricing::seconds(const PlanOp& op, bool* calibrated) {
         break;
       case Rule::kConv: key.values = {static_cast<int64_t>(op.node), s.batch.size(), s.out.begin, s.out.end,
                                       bytes == 0 && op.flops == 0 ? 0 : 1};
+        break;
+      case Rule::kConvGradInput:
+        key.values = {static_cast<int64_t>(op.node), s.batch.size(), s.out.begin, s.out.end, s.reduce.begin,
+                      s.reduce.end, bytes == 0 && op.flops == 0 ? 0 : 1};
         break;
       default: {
         const CellShape c = cell_shape(node, s);

@@ -8,6 +8,7 @@
 #include "hand_plan.hpp"
 #include "ir/lower.hpp"
 #include "ir/model_parser.hpp"
+#include "ir/training.hpp"
 #include "ir/ops/op_def.hpp"
 #include "ir/zoo.hpp"
 #include "partitioners/partitioner.hpp"
@@ -190,20 +191,62 @@ TEST(DatasheetRules, ConvolutionsAndCellsReachTheirRules) {
                    estimate_cell_step(model.facts(), cell).seconds);  // 91.21 µs (rnn_step_cost_test)
 }
 
+TEST(DatasheetRules, AStrideOneDataGradientIsTheConvolutionThatComputesIt) {
+  const Graph graph = training_graph(lower(parse_model_text(R"({"batch": 32, "input": [128, 28, 28], "layers": [
+      {"type": "conv2d", "filters": 128, "kernel": 3, "padding": 1, "name": "first"},
+      {"type": "conv2d", "filters": 128, "kernel": 3, "padding": 1, "name": "same"},
+      {"type": "conv2d", "filters": 128, "kernel": 3, "stride": 2, "padding": 1, "name": "strided"}]})", "c.json")),
+                                     Optimizer{});
+  const OpCostModel model(v100_datasheet());
+  int priced = 0;
+  for (NodeId id = 0; id < static_cast<NodeId>(graph.num_nodes()); ++id) {
+    const OpNode& node = graph.node(id);
+    if (node.kind != OpKind::kConv2dGradInput) continue;
+    const Slice slice = full_slice(node, {0, 32});
+    if (node.attrs.stride.h == 1) {
+      // dX of "same" is dZ [128, 28, 28] padded by 3 − 1 − 1 = 1 and convolved
+      // with the flipped filters, 128 in and 128 out: the forward layer's own
+      // shape, 228.61 µs (conv_algorithm_test's Winograd), with no bias pass.
+      ConvShape shape;
+      shape.rows = 32;
+      shape.channels = shape.filters = 128;
+      shape.height = shape.width = shape.out_h = shape.out_w = 28;
+      shape.kernel_h = shape.kernel_w = 3;
+      shape.pad_h = shape.pad_w = 1;
+      EXPECT_DOUBLE_EQ(model.slice_seconds(graph, id, slice), estimate_conv(model.facts(), shape).seconds);
+      EXPECT_NEAR(model.slice_seconds(graph, id, slice), 228.61e-6, 0.01e-6);
+    } else {
+      // Strided: no Winograd or FFT form; per sample, columns [128·9, 14·14] = Wᵀ · dZ [128, 14·14], and a launch.
+      const SliceCost cost = slice_cost(graph, id, slice);
+      EXPECT_DOUBLE_EQ(model.slice_seconds(graph, id, slice),
+                       estimate_gemm(model.facts(), GemmShape{128 * 9, 14 * 14, 128, 32},
+                                     cost.bytes_read + cost.bytes_written)
+                               .seconds +
+                           5e-6);
+    }
+    ++priced;
+  }
+  EXPECT_EQ(priced, 2) << "the first layer's input gradient is not computed";
+}
+
 TEST(DatasheetRules, PricingAWholePlanOpByOpGivesTheSameTimes) {
+  // Forward and training graphs: the memo must tell apart the shapes the backward kinds' rules read.
+  const OpCostModel model(load_machine("p100-pcie-8"));
   for (const char* name : {"lstm-small", "cnn-small", "mlp-small", "residual-small"}) {
-    auto graph = std::make_shared<const Graph>(lower(load_model_file(resolve_zoo_file(ZooShelf::kNetworks, name))));
-    for (const char* strategy : {"single", "vertical", "pipeline"}) {
-      PartitionOptions options;
-      options.devices = std::string(strategy) == "single" ? 1 : 2;
-      options.microbatches = std::string(strategy) == "pipeline" ? 2 : 1;
-      const Plan plan = make_partitioner(strategy)->partition(graph, options);
-      const OpCostModel model(load_machine("p100-pcie-8"));
-      OpCostModel::PlanPricing pricing(model, plan);
-      for (const PlanOp& op : plan.ops) {
-        if (op.role != OpRole::kCompute && op.role != OpRole::kEpilogue) continue;
-        EXPECT_DOUBLE_EQ(pricing.seconds(op), model.op_seconds(plan, op))
-            << name << " " << strategy << " op " << op.id;
+    const Graph forward = lower(load_model_file(resolve_zoo_file(ZooShelf::kNetworks, name)));
+    for (const bool train : {false, true}) {
+      auto graph = std::make_shared<const Graph>(train ? training_graph(forward, Optimizer{}) : forward);
+      for (const char* strategy : {"single", "vertical", "pipeline"}) {
+        PartitionOptions options;
+        options.devices = std::string(strategy) == "single" ? 1 : 2;
+        options.microbatches = std::string(strategy) == "pipeline" ? 2 : 1;
+        const Plan plan = make_partitioner(strategy)->partition(graph, options);
+        OpCostModel::PlanPricing pricing(model, plan);
+        for (const PlanOp& op : plan.ops) {
+          if (op.role != OpRole::kCompute && op.role != OpRole::kEpilogue) continue;
+          EXPECT_DOUBLE_EQ(pricing.seconds(op), model.op_seconds(plan, op))
+              << name << (train ? " training " : " ") << strategy << " op " << op.id;
+        }
       }
     }
   }
