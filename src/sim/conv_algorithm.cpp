@@ -86,6 +86,32 @@ ConvEstimate winograd_nonfused(const DeviceFacts& facts, const ConvShape& s) {
   return {ConvAlgorithm::kWinogradNonfused, 3 + product.kernels, input + filters + products + output};
 }
 
+ConvEstimate weight_gradient_implicit_gemm(const DeviceFacts& facts, const ConvShape& s) {
+  const GemmShape gemm{s.filters, s.channels * s.kernel_h * s.kernel_w, s.rows * s.out_h * s.out_w, s.groups};
+  const double bytes = input_bytes(s) + output_bytes(s) + filter_bytes(s);
+  const GemmEstimate product = estimate_gemm(facts, gemm, static_cast<int64_t>(bytes));
+  return {ConvAlgorithm::kImplicitGemm, product.kernels, product.seconds + facts.launch_seconds};
+}
+
+ConvEstimate weight_gradient_winograd_nonfused(const DeviceFacts& facts, const ConvShape& s) {
+  const int64_t tiles = s.rows * ceil_div(s.out_h, 4) * ceil_div(s.out_w, 4);
+  const double per_value = 36 * kFloat;  // a transformed 6x6 tile
+  const double in_transformed = per_value * d(s.groups * tiles * s.channels);
+  const double dz_transformed = per_value * d(s.groups * tiles * s.filters);
+  const double dw_transformed = per_value * d(s.groups * s.filters * s.channels);
+  const double input = kernel_seconds(facts, kF4InputFlops * d(s.groups * tiles * s.channels),
+                                      input_bytes(s) + in_transformed);
+  const double gradient = kernel_seconds(facts, kF4OutputFlops * d(s.groups * tiles * s.filters),
+                                         output_bytes(s) + dz_transformed);
+  const GemmShape gemm{s.filters, s.channels, tiles, 36 * s.groups};
+  const GemmEstimate product =
+      estimate_gemm(facts, gemm, static_cast<int64_t>(in_transformed + dz_transformed + dw_transformed));
+  const double products = product.seconds + facts.launch_seconds;
+  const double weights = kernel_seconds(facts, kF4FilterFlops * d(s.groups * s.filters * s.channels),
+                                        dw_transformed + filter_bytes(s));
+  return {ConvAlgorithm::kWinogradNonfused, 3 + product.kernels, input + gradient + products + weights};
+}
+
 ConvEstimate fft(const DeviceFacts& facts, const ConvShape& s) {
   const int64_t nh = next_power_of_two(s.height + 2 * s.pad_h);
   const int64_t nw = next_power_of_two(s.width + 2 * s.pad_w);
@@ -149,6 +175,15 @@ ConvEstimate estimate_conv(const DeviceFacts& facts, const ConvShape& shape) {
     if (!conv_supports(algorithm, shape)) continue;
     const ConvEstimate candidate = estimate_conv_with(facts, shape, algorithm);
     if (candidate.seconds < best.seconds) best = candidate;
+  }
+  return best;
+}
+
+ConvEstimate estimate_conv_weight_gradient(const DeviceFacts& facts, const ConvShape& shape) {
+  ConvEstimate best = weight_gradient_implicit_gemm(facts, shape);
+  if (conv_supports(ConvAlgorithm::kWinogradNonfused, shape)) {
+    const ConvEstimate winograd = weight_gradient_winograd_nonfused(facts, shape);
+    if (winograd.seconds < best.seconds) best = winograd;
   }
   return best;
 }

@@ -81,4 +81,21 @@ ConvEstimate estimate_conv_with(const DeviceFacts& facts, const ConvShape& shape
 /// The fastest supported algorithm for `shape`, implicit GEMM on a tie.
 ConvEstimate estimate_conv(const DeviceFacts& facts, const ConvShape& shape);
 
+/// The weight gradient of the convolution `shape`, dW = Σ over samples and
+/// pixels of dZ ⊗ X patches, by the fastest of cuDNN's backward-filter
+/// algorithms this models (cuDNN API reference, cudnnConvolutionBackwardFilter):
+/// - implicit GEMM: one product per group, M = filters, N = channels·kh·kw,
+///   K = rows·Ho·Wo (a long K, which split-K serves), moving X, dZ and dW;
+/// - Winograd non-fused, 3×3 stride 1 (there is no fused backward-filter
+///   Winograd): the forward's F(4×4,3×3) run backwards. Per 6×6 tile,
+///   dW's transform-domain sum is Σ_tiles (A·dZ·Aᵀ) ⊙ (Bᵀ·X·B), then Gᵀ·(·)·G:
+///   X's tiles transformed as the forward's input (336 FLOPs a tile and
+///   channel), dZ's 4×4 tiles by the output transform's transpose (200
+///   FLOPs a tile and filter), 36 products of M = filters, N = channels,
+///   K = tiles, and the 36 sums brought back to 3×3 by the filter
+///   transform's transpose (189 FLOPs a filter and channel); the
+///   transformed tensors go through DRAM (36 floats a tile).
+/// FFT is left out. Implicit GEMM on a tie.
+ConvEstimate estimate_conv_weight_gradient(const DeviceFacts& facts, const ConvShape& shape);
+
 }  // namespace splitscope

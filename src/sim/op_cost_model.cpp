@@ -72,6 +72,31 @@ std::optional<ConvShape> data_gradient_shape(const OpNode& node, const Slice& sl
   return s;
 }
 
+/// The forward convolution whose weight gradient `slice` of a
+/// conv2d_grad_weight `node` is (its reads: X [channels, H, W], dZ
+/// [filters, Ho, Wo]; its slice: the filters of dW).
+ConvShape weight_gradient_shape(const OpNode& node, const Slice& slice) {
+  const Shape& x = node.input_shapes.at(0);
+  const Shape& dz = node.input_shapes.at(1);
+  const OpAttrs& a = node.attrs;
+  ConvShape s;
+  s.rows = slice.batch.size();
+  s.channels = x.at(0) / a.groups;
+  s.groups = std::max<int64_t>(1, conv_input_channels(node, slice.out).size() / s.channels);
+  s.filters = (slice.out.size() + s.groups - 1) / s.groups;
+  s.height = x.at(1);
+  s.width = x.at(2);
+  s.kernel_h = a.kernel.h;
+  s.kernel_w = a.kernel.w;
+  s.stride_h = a.stride.h;
+  s.stride_w = a.stride.w;
+  s.pad_h = a.padding.h;
+  s.pad_w = a.padding.w;
+  s.out_h = dz.at(1);
+  s.out_w = dz.at(2);
+  return s;
+}
+
 /// The shape of `slice` of a recurrent cell `node`. The gates come from the
 /// parameter count, G·H·(I + H) (+ G·H of bias), and LSTM is the cell with a
 /// second output (c_t).
@@ -115,8 +140,9 @@ OpCostModel::OpCostModel(const Machine& machine)
       rule = Rule::kCell;
     } else if (def->cost_class == CostClass::kMatrix) {
       rule = def->kind == OpKind::kConv2d            ? Rule::kConv
-             : def->kind == OpKind::kConv2dGradInput ? Rule::kConvGradInput
-                                                     : Rule::kGemm;
+             : def->kind == OpKind::kConv2dGradInput  ? Rule::kConvGradInput
+             : def->kind == OpKind::kConv2dGradWeight ? Rule::kConvGradWeight
+                                                      : Rule::kGemm;
     }
     rules_.push_back(rule);
   }
@@ -164,6 +190,15 @@ double OpCostModel::rule_seconds(Rule rule, const OpNode& node, const Slice& sli
       return estimate_gemm(facts_, shape, bytes).seconds + facts_.launch_seconds + layer_epilogue(node, slice);
     }
     case Rule::kConv: return estimate_conv(facts_, conv_shape(node, slice)).seconds + layer_epilogue(node, slice);
+    case Rule::kConvGradWeight: {
+      // db, where the layer has a bias, is a kernel of its own (cudnnConvolutionBackwardBias) that reads dZ.
+      const ConvShape shape = weight_gradient_shape(node, slice);
+      const int64_t dz_values = shape.rows * shape.groups * shape.filters * shape.out_h * shape.out_w;
+      const double bias = node.attrs.bias ? streaming_seconds(dz_values, (dz_values + shape.groups * shape.filters) *
+                                                                             static_cast<int64_t>(sizeof(float)))
+                                          : 0.0;
+      return estimate_conv_weight_gradient(facts_, shape).seconds + bias;
+    }
     case Rule::kCell: return estimate_cell_step(facts_, cell_shape(node, slice)).seconds;
     case Rule::kStreaming:
     case Rule::kRoofline: break;
@@ -273,7 +308,7 @@ double OpCostModel::PlanPricing::seconds(const PlanOp& op, bool* calibrated) {
   const OpNode& node = plan_.graph->node(op.node);
   const Rule rule = op.role == OpRole::kCompute ? model_.rules_[static_cast<size_t>(node.kind)]
                                                 : model_.epilogue_rule_;
-  const bool shaped = rule == Rule::kGemm || rule == Rule::kConv || rule == Rule::kConvGradInput || rule == Rule::kCell;
+  const bool shaped = rule != Rule::kRoofline && rule != Rule::kStreaming;
   double time = 0;
   bool from_table = false;
   if (!shaped || op.role != OpRole::kCompute || model_.has_calibration()) {
@@ -294,6 +329,7 @@ double OpCostModel::PlanPricing::seconds(const PlanOp& op, bool* calibrated) {
                                       bytes == 0 && op.flops == 0 ? 0 : 1};
         break;
       case Rule::kConvGradInput:
+      case Rule::kConvGradWeight:
         key.values = {static_cast<int64_t>(op.node), s.batch.size(), s.out.begin, s.out.end, s.reduce.begin,
                       s.reduce.end, bytes == 0 && op.flops == 0 ? 0 : 1};
         break;

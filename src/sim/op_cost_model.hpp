@@ -83,7 +83,7 @@ class OpCostModel {
   class PlanPricing;
 
  private:
-  enum class Rule { kRoofline, kGemm, kConv, kConvGradInput, kCell, kStreaming };
+  enum class Rule { kRoofline, kGemm, kConv, kConvGradInput, kConvGradWeight, kCell, kStreaming };
 
   double roofline(int64_t flops, int64_t bytes, double efficiency) const;
   /// The uncalibrated time of `slice` of `node` (kind `kind`), doing `flops` and moving `bytes`.

@@ -66,6 +66,35 @@ TEST(ConvAlgorithm, ThreeByThreeStrideOneRunsAsFusedWinograd) {
   EXPECT_NEAR(estimate_conv_with(v100(), shape, ConvAlgorithm::kFft).seconds, 483.70e-6, 0.01e-6);
 }
 
+TEST(ConvAlgorithm, AWeightGradientRunsTheForwardsWinogradBackwards) {
+  // The VGG block's dW on a V100. F(4×4,3×3) over 32·7·7 = 1568 tiles:
+  // - X's tiles: 336·1568·128 FLOPs (4.3 µs) against 12,845,056 B read and
+  //   144·1568·128 = 28,901,376 B written at 810e9 (51.54 µs), + 5 µs;
+  // - dZ's tiles: the same bytes (200 FLOPs a tile and filter), + 5 µs;
+  // - 36 products of 128 × 128 × 1568 over 57,802,752 + 2,359,296 B, + 5 µs;
+  // - back to 3×3: 189·128·128 FLOPs against 2,359,296 + 589,824 B, + 5 µs.
+  // Implicit GEMM does the direct 7.40 GFLOP, over 471 µs at the peak.
+  const ConvShape shape = vgg_block();
+  const ConvEstimate best = estimate_conv_weight_gradient(v100(), shape);
+  EXPECT_EQ(best.algorithm, ConvAlgorithm::kWinogradNonfused);
+  const double tiles = 41'746'432.0 / 810e9 + 5e-6;
+  const GemmEstimate products = estimate_gemm(v100(), GemmShape{128, 128, 1568, 36}, 60'162'048);
+  const double weights = (2'359'296.0 + 589'824.0) / 810e9 + 5e-6;
+  EXPECT_NEAR(best.seconds, 2 * tiles + products.seconds + 5e-6 + weights, 1e-12);
+  EXPECT_EQ(best.kernels, 3 + products.kernels);
+  EXPECT_LT(best.seconds, 7'398'752'256.0 / 15.7e12);
+
+  // Stride 2 has no Winograd form: one product, M = 128 filters, N = 128·9, K = 32·14·14.
+  ConvShape strided = shape;
+  strided.stride_h = strided.stride_w = 2;
+  strided.out_h = strided.out_w = 14;
+  const ConvEstimate gemm = estimate_conv_weight_gradient(v100(), strided);
+  EXPECT_EQ(gemm.algorithm, ConvAlgorithm::kImplicitGemm);
+  EXPECT_NEAR(gemm.seconds,
+              estimate_gemm(v100(), GemmShape{128, 1152, 6272, 1}, 12'845'056 + 3'211'264 + 589'824).seconds + 5e-6,
+              1e-12);
+}
+
 TEST(ConvAlgorithm, ImplicitGemmIsOneProductPerGroup) {
   // AlexNet's first layer: 11×11, stride 4, 3 → 96 channels, 227² → 55²,
   // batch 64. Only implicit GEMM supports stride 4: M = 64·55·55 = 193,600,

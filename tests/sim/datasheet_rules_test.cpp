@@ -191,29 +191,43 @@ TEST(DatasheetRules, ConvolutionsAndCellsReachTheirRules) {
                    estimate_cell_step(model.facts(), cell).seconds);  // 91.21 µs (rnn_step_cost_test)
 }
 
-TEST(DatasheetRules, AStrideOneDataGradientIsTheConvolutionThatComputesIt) {
+TEST(DatasheetRules, StrideOneGradientsAreTheConvolutionsThatComputeThem) {
   const Graph graph = training_graph(lower(parse_model_text(R"({"batch": 32, "input": [128, 28, 28], "layers": [
       {"type": "conv2d", "filters": 128, "kernel": 3, "padding": 1, "name": "first"},
       {"type": "conv2d", "filters": 128, "kernel": 3, "padding": 1, "name": "same"},
       {"type": "conv2d", "filters": 128, "kernel": 3, "stride": 2, "padding": 1, "name": "strided"}]})", "c.json")),
                                      Optimizer{});
   const OpCostModel model(v100_datasheet());
+  // The VGG block: 32 × 128 × 28² through 128 3×3 filters, padding 1.
+  const auto vgg = [] {
+    ConvShape shape;
+    shape.rows = 32;
+    shape.channels = shape.filters = 128;
+    shape.height = shape.width = shape.out_h = shape.out_w = 28;
+    shape.kernel_h = shape.kernel_w = 3;
+    shape.pad_h = shape.pad_w = 1;
+    return shape;
+  };
   int priced = 0;
+  int weights = 0;
   for (NodeId id = 0; id < static_cast<NodeId>(graph.num_nodes()); ++id) {
     const OpNode& node = graph.node(id);
+    if (node.kind == OpKind::kConv2dGradWeight && node.attrs.stride.h == 1) {
+      // dW of "first" and "same" (both the VGG block) by the weight-gradient
+      // rule, then db: a kernel reading dZ (32·128·28² floats) and writing
+      // 128, at 810e9 B/s, + 5 µs.
+      EXPECT_NEAR(model.slice_seconds(graph, id, full_slice(node, {0, 32})),
+                  estimate_conv_weight_gradient(model.facts(), vgg()).seconds + (3'211'264.0 + 128) * 4 / 810e9 + 5e-6,
+                  1e-12);
+      ++weights;
+    }
     if (node.kind != OpKind::kConv2dGradInput) continue;
     const Slice slice = full_slice(node, {0, 32});
     if (node.attrs.stride.h == 1) {
       // dX of "same" is dZ [128, 28, 28] padded by 3 − 1 − 1 = 1 and convolved
       // with the flipped filters, 128 in and 128 out: the forward layer's own
       // shape, 228.61 µs (conv_algorithm_test's Winograd), with no bias pass.
-      ConvShape shape;
-      shape.rows = 32;
-      shape.channels = shape.filters = 128;
-      shape.height = shape.width = shape.out_h = shape.out_w = 28;
-      shape.kernel_h = shape.kernel_w = 3;
-      shape.pad_h = shape.pad_w = 1;
-      EXPECT_DOUBLE_EQ(model.slice_seconds(graph, id, slice), estimate_conv(model.facts(), shape).seconds);
+      EXPECT_DOUBLE_EQ(model.slice_seconds(graph, id, slice), estimate_conv(model.facts(), vgg()).seconds);
       EXPECT_NEAR(model.slice_seconds(graph, id, slice), 228.61e-6, 0.01e-6);
     } else {
       // Strided: no Winograd or FFT form; per sample, columns [128·9, 14·14] = Wᵀ · dZ [128, 14·14], and a launch.
@@ -227,6 +241,7 @@ TEST(DatasheetRules, AStrideOneDataGradientIsTheConvolutionThatComputesIt) {
     ++priced;
   }
   EXPECT_EQ(priced, 2) << "the first layer's input gradient is not computed";
+  EXPECT_EQ(weights, 2) << "the first two layers' weight gradients";
 }
 
 TEST(DatasheetRules, PricingAWholePlanOpByOpGivesTheSameTimes) {
