@@ -16,10 +16,11 @@
 namespace splitscope {
 namespace {
 
-/// The shape of `slice` of a conv2d `node`, by the groups the slice covers.
-ConvShape conv_shape(const OpNode& node, const Slice& slice) {
+/// The forward convolution of `slice` of `node` (a conv2d, or its weight
+/// gradient, which reads the same X), by the groups the slice's filters
+/// cover, whose output planes are `out`'s.
+ConvShape forward_conv_shape(const OpNode& node, const Slice& slice, const Shape& out) {
   const Shape& in = node.input_shapes.at(0);
-  const Shape& out = node.output_shapes.at(0);
   const OpAttrs& a = node.attrs;
   ConvShape s;
   s.rows = slice.batch.size();
@@ -69,31 +70,6 @@ std::optional<ConvShape> data_gradient_shape(const OpNode& node, const Slice& sl
   s.pad_w = a.kernel.w - 1 - a.padding.w;
   s.out_h = dx.at(1);
   s.out_w = dx.at(2);
-  return s;
-}
-
-/// The forward convolution whose weight gradient `slice` of a
-/// conv2d_grad_weight `node` is (its reads: X [channels, H, W], dZ
-/// [filters, Ho, Wo]; its slice: the filters of dW).
-ConvShape weight_gradient_shape(const OpNode& node, const Slice& slice) {
-  const Shape& x = node.input_shapes.at(0);
-  const Shape& dz = node.input_shapes.at(1);
-  const OpAttrs& a = node.attrs;
-  ConvShape s;
-  s.rows = slice.batch.size();
-  s.channels = x.at(0) / a.groups;
-  s.groups = std::max<int64_t>(1, conv_input_channels(node, slice.out).size() / s.channels);
-  s.filters = (slice.out.size() + s.groups - 1) / s.groups;
-  s.height = x.at(1);
-  s.width = x.at(2);
-  s.kernel_h = a.kernel.h;
-  s.kernel_w = a.kernel.w;
-  s.stride_h = a.stride.h;
-  s.stride_w = a.stride.w;
-  s.pad_h = a.padding.h;
-  s.pad_w = a.padding.w;
-  s.out_h = dz.at(1);
-  s.out_w = dz.at(2);
   return s;
 }
 
@@ -189,10 +165,13 @@ double OpCostModel::rule_seconds(Rule rule, const OpNode& node, const Slice& sli
       }
       return estimate_gemm(facts_, shape, bytes).seconds + facts_.launch_seconds + layer_epilogue(node, slice);
     }
-    case Rule::kConv: return estimate_conv(facts_, conv_shape(node, slice)).seconds + layer_epilogue(node, slice);
+    case Rule::kConv:
+      return estimate_conv(facts_, forward_conv_shape(node, slice, node.output_shapes.at(0))).seconds +
+             layer_epilogue(node, slice);
     case Rule::kConvGradWeight: {
       // db, where the layer has a bias, is a kernel of its own (cudnnConvolutionBackwardBias) that reads dZ.
-      const ConvShape shape = weight_gradient_shape(node, slice);
+      // Its slice is dW's filters; dZ [filters, Ho, Wo] is its second read.
+      const ConvShape shape = forward_conv_shape(node, slice, node.input_shapes.at(1));
       const int64_t dz_values = shape.rows * shape.groups * shape.filters * shape.out_h * shape.out_w;
       const double bias = node.attrs.bias ? streaming_seconds(dz_values, (dz_values + shape.groups * shape.filters) *
                                                                              static_cast<int64_t>(sizeof(float)))

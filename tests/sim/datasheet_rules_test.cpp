@@ -40,6 +40,17 @@ Machine v100_datasheet() {
   return machine;
 }
 
+/// The VGG block: 32 × 128 × 28² through 128 3×3 filters, padding 1.
+ConvShape vgg_block() {
+  ConvShape shape;
+  shape.rows = 32;
+  shape.channels = shape.filters = 128;
+  shape.height = shape.width = shape.out_h = shape.out_w = 28;
+  shape.kernel_h = shape.kernel_w = 3;
+  shape.pad_h = shape.pad_w = 1;
+  return shape;
+}
+
 const char* const kNet = R"({"batch": 16, "input": [4096], "layers": [
     {"type": "dense", "units": 4096, "name": "fc"},
     {"type": "relu", "name": "act"}]})";
@@ -160,12 +171,7 @@ TEST(DatasheetRules, ConvolutionsAndCellsReachTheirRules) {
   const OpCostModel model(v100_datasheet());
   const NodeId conv = 1;
   ASSERT_EQ(graph.node(conv).kind, OpKind::kConv2d);
-  ConvShape shape;
-  shape.rows = 32;
-  shape.channels = shape.filters = 128;
-  shape.height = shape.width = shape.out_h = shape.out_w = 28;
-  shape.kernel_h = shape.kernel_w = 3;
-  shape.pad_h = shape.pad_w = 1;
+  const ConvShape shape = vgg_block();
   // 228.61 µs (conv_algorithm_test), then the bias: 32·128·28² = 3,211,264
   // outputs read and written + 128 bias values, 25,690,624 B at 810e9 =
   // 31.72 µs, + 5 µs: 265.33 µs.
@@ -198,16 +204,6 @@ TEST(DatasheetRules, StrideOneGradientsAreTheConvolutionsThatComputeThem) {
       {"type": "conv2d", "filters": 128, "kernel": 3, "stride": 2, "padding": 1, "name": "strided"}]})", "c.json")),
                                      Optimizer{});
   const OpCostModel model(v100_datasheet());
-  // The VGG block: 32 × 128 × 28² through 128 3×3 filters, padding 1.
-  const auto vgg = [] {
-    ConvShape shape;
-    shape.rows = 32;
-    shape.channels = shape.filters = 128;
-    shape.height = shape.width = shape.out_h = shape.out_w = 28;
-    shape.kernel_h = shape.kernel_w = 3;
-    shape.pad_h = shape.pad_w = 1;
-    return shape;
-  };
   int priced = 0;
   int weights = 0;
   for (NodeId id = 0; id < static_cast<NodeId>(graph.num_nodes()); ++id) {
@@ -217,7 +213,7 @@ TEST(DatasheetRules, StrideOneGradientsAreTheConvolutionsThatComputeThem) {
       // rule, then db: a kernel reading dZ (32·128·28² floats) and writing
       // 128, at 810e9 B/s, + 5 µs.
       EXPECT_NEAR(model.slice_seconds(graph, id, full_slice(node, {0, 32})),
-                  estimate_conv_weight_gradient(model.facts(), vgg()).seconds + (3'211'264.0 + 128) * 4 / 810e9 + 5e-6,
+                  estimate_conv_weight_gradient(model.facts(), vgg_block()).seconds + (3'211'264.0 + 128) * 4 / 810e9 + 5e-6,
                   1e-12);
       ++weights;
     }
@@ -227,7 +223,7 @@ TEST(DatasheetRules, StrideOneGradientsAreTheConvolutionsThatComputeThem) {
       // dX of "same" is dZ [128, 28, 28] padded by 3 − 1 − 1 = 1 and convolved
       // with the flipped filters, 128 in and 128 out: the forward layer's own
       // shape, 228.61 µs (conv_algorithm_test's Winograd), with no bias pass.
-      EXPECT_DOUBLE_EQ(model.slice_seconds(graph, id, slice), estimate_conv(model.facts(), vgg()).seconds);
+      EXPECT_DOUBLE_EQ(model.slice_seconds(graph, id, slice), estimate_conv(model.facts(), vgg_block()).seconds);
       EXPECT_NEAR(model.slice_seconds(graph, id, slice), 228.61e-6, 0.01e-6);
     } else {
       // Strided: no Winograd or FFT form; per sample, columns [128·9, 14·14] = Wᵀ · dZ [128, 14·14], and a launch.
