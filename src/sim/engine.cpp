@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 
 #include "partitioners/collective_schedule.hpp"
 #include "partitioners/plan_walk.hpp"
@@ -87,6 +88,9 @@ constexpr uint8_t kInSchedule = 4;  ///< compute, epilogue, update: its device's
 /// How many ops ahead read_ops() asks for an op's input list: a few hundred
 /// nanoseconds of memory latency over the time one op takes to read.
 constexpr size_t kInputsAhead = 32;
+/// How many ops ahead read_ops() asks for the PlanOp itself (the hardware's
+/// prefetcher does not keep up with a stream of 224-byte records).
+constexpr size_t kOpsAhead = 2 * kInputsAhead;
 
 /// One reader of a value, in a list per value (latest op first; the order
 /// only decides which of simultaneous events is queued first). A collective
@@ -171,6 +175,8 @@ class Engine {
     reserve_on_huge_pages(first_output_, ops);
     first_output_.assign(ops, -1);
     for (size_t v = values; v-- > 0;) {
+      // The hardware's prefetcher does not keep up with this stream either (96-byte records, backwards).
+      if (v >= kOpsAhead) __builtin_prefetch(&plan_.values[v - kOpsAhead].producer);
       const int producer = plan_.values[v].producer;
       SPLITSCOPE_CHECK(producer < static_cast<int>(ops), fmt::format("value {} has an unknown producer", v));
       if (producer < 0) {
@@ -197,7 +203,23 @@ class Engine {
       // The ops are read in order, which the hardware prefetches, but each
       // op's input list is a separate heap block: without asking for it a few
       // ops ahead, reading it was a third of this pass (a cache miss per op).
-      if (id + kInputsAhead < ops) __builtin_prefetch(plan_.ops[id + kInputsAhead].inputs.data());
+      if (id + kOpsAhead < ops) {
+        // Ahead of the rest: the loads below read the op there.
+        const auto* ahead = reinterpret_cast<const char*>(&plan_.ops[id + kOpsAhead]);
+        for (size_t offset = 0; offset < sizeof(PlanOp); offset += 64) __builtin_prefetch(ahead + offset);
+      }
+      if (id + kInputsAhead < ops) {
+        const PlanOp& ahead = plan_.ops[id + kInputsAhead];
+        __builtin_prefetch(ahead.inputs.data());
+        pricing_.prefetch(ahead, OpCostModel::PlanPricing::Ahead::kMemo);
+      }
+      // The pricing's chain of reads, a stage nearer each quarter of the distance.
+      using Ahead = OpCostModel::PlanPricing::Ahead;
+      for (const auto& [stage, distance] : {std::pair{Ahead::kNode, 3 * kInputsAhead / 4},
+                                           std::pair{Ahead::kShapeLists, kInputsAhead / 2},
+                                           std::pair{Ahead::kShapes, kInputsAhead / 4}}) {
+        if (id + distance < ops) pricing_.prefetch(plan_.ops[id + distance], stage);
+      }
       OpState& state = state_[id];
       state = OpState{};
       state.role_code = static_cast<uint8_t>(op.role);
