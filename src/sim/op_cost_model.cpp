@@ -275,6 +275,33 @@ OpCostModel::PlanPricing::PlanPricing(const OpCostModel& model, const Plan& plan
 
 OpCostModel::PlanPricing::~PlanPricing() = default;
 
+void OpCostModel::PlanPricing::prefetch(const PlanOp& op, Ahead stage) const {
+  if (op.role == OpRole::kTransfer || op.role == OpRole::kCollective || op.node >= memo_->by_node.size()) return;
+  const Memo::Last& last = memo_->by_node[op.node];
+  if (stage == Ahead::kMemo) {
+    __builtin_prefetch(&last);
+    return;
+  }
+  // Priced before (a pipeline's later micro-batches): seconds() will most likely not read the node.
+  if (last.rows >= 0) return;
+  const OpNode& node = plan_.graph->node(op.node);
+  switch (stage) {
+    case Ahead::kMemo: break;
+    case Ahead::kNode:
+      for (size_t offset = 0; offset < sizeof(OpNode); offset += 64) {
+        __builtin_prefetch(reinterpret_cast<const char*>(&node) + offset);
+      }
+      break;
+    case Ahead::kShapeLists:
+      __builtin_prefetch(node.input_shapes.data());
+      __builtin_prefetch(node.output_shapes.data());
+      break;
+    case Ahead::kShapes:
+      for (const Shape& shape : node.input_shapes) __builtin_prefetch(shape.data());
+      break;
+  }
+}
+
 double OpCostModel::PlanPricing::seconds(const PlanOp& op, bool* calibrated) {
   const Slice& s = op.slice;
   const int64_t bytes = op.bytes_read + op.bytes_written;
