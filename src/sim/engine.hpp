@@ -17,8 +17,9 @@
 ///   hand-off after the copy ends;
 /// - with a host lane (DeviceSpec::host_issue_us > 0), a compute, epilogue,
 ///   update or transfer op also waits until the one host thread has issued
-///   its first call, and a compute op ends no earlier than its last call's
-///   issue (host_issue.hpp).
+///   its first call, a collective's send until the host has issued its copy,
+///   and a compute op ends no earlier than its last call's issue
+///   (host_issue.hpp).
 /// Spans (partitioners/plan_walk.hpp's op_spans): one per compute/epilogue
 /// op on its device's compute lane; one per transfer on the destination's
 /// copy-in lane; one per output device of a collective on its copy-in lane, from the first
