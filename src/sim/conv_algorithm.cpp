@@ -67,8 +67,16 @@ ConvEstimate winograd_fused(const DeviceFacts& facts, const ConvShape& s) {
   return {ConvAlgorithm::kWinogradFused, 2, main + filters};
 }
 
-ConvEstimate winograd_nonfused(const DeviceFacts& facts, const ConvShape& s) {
-  const int64_t tiles = s.rows * ceil_div(s.out_h, 4) * ceil_div(s.out_w, 4);
+/// F(4×4,3×3)'s 4×4 output tiles.
+int64_t f4_tiles(const ConvShape& s) { return s.rows * ceil_div(s.out_h, 4) * ceil_div(s.out_w, 4); }
+
+/// F(4×4,3×3) in four kernels, whose transformed tensors (36 floats a 6×6
+/// tile) go through DRAM: X's tiles (336 FLOPs a tile and channel), the
+/// filters or dW (189 a filter and channel), the output's or dZ's tiles
+/// (200 a tile and filter; the backward pass runs each transform's
+/// transpose, with its FLOP count), and `product` over the 36 frequencies.
+ConvEstimate winograd_f4_kernels(const DeviceFacts& facts, const ConvShape& s, const GemmShape& product_shape) {
+  const int64_t tiles = f4_tiles(s);
   const double per_value = 36 * kFloat;  // a transformed 6x6 tile
   const double in_transformed = per_value * d(s.groups * tiles * s.channels);
   const double filters_transformed = per_value * d(s.groups * s.filters * s.channels);
@@ -77,13 +85,17 @@ ConvEstimate winograd_nonfused(const DeviceFacts& facts, const ConvShape& s) {
                                       input_bytes(s) + in_transformed);
   const double filters = kernel_seconds(facts, kF4FilterFlops * d(s.groups * s.filters * s.channels),
                                         filter_bytes(s) + filters_transformed);
-  const GemmShape gemm{tiles, s.filters, s.channels, 36 * s.groups};
-  const GemmEstimate product =
-      estimate_gemm(facts, gemm, static_cast<int64_t>(in_transformed + filters_transformed + out_transformed));
+  const GemmEstimate product = estimate_gemm(
+      facts, product_shape, static_cast<int64_t>(in_transformed + filters_transformed + out_transformed));
   const double products = product.seconds + facts.launch_seconds;
   const double output = kernel_seconds(facts, kF4OutputFlops * d(s.groups * tiles * s.filters),
                                        out_transformed + output_bytes(s));
   return {ConvAlgorithm::kWinogradNonfused, 3 + product.kernels, input + filters + products + output};
+}
+
+/// Forward: per frequency, tiles × channels times channels × filters.
+ConvEstimate winograd_nonfused(const DeviceFacts& facts, const ConvShape& s) {
+  return winograd_f4_kernels(facts, s, GemmShape{f4_tiles(s), s.filters, s.channels, 36 * s.groups});
 }
 
 ConvEstimate weight_gradient_implicit_gemm(const DeviceFacts& facts, const ConvShape& s) {
@@ -93,23 +105,9 @@ ConvEstimate weight_gradient_implicit_gemm(const DeviceFacts& facts, const ConvS
   return {ConvAlgorithm::kImplicitGemm, product.kernels, product.seconds + facts.launch_seconds};
 }
 
+/// Weight gradient: per frequency, filters × tiles of dZ times tiles × channels of X.
 ConvEstimate weight_gradient_winograd_nonfused(const DeviceFacts& facts, const ConvShape& s) {
-  const int64_t tiles = s.rows * ceil_div(s.out_h, 4) * ceil_div(s.out_w, 4);
-  const double per_value = 36 * kFloat;  // a transformed 6x6 tile
-  const double in_transformed = per_value * d(s.groups * tiles * s.channels);
-  const double dz_transformed = per_value * d(s.groups * tiles * s.filters);
-  const double dw_transformed = per_value * d(s.groups * s.filters * s.channels);
-  const double input = kernel_seconds(facts, kF4InputFlops * d(s.groups * tiles * s.channels),
-                                      input_bytes(s) + in_transformed);
-  const double gradient = kernel_seconds(facts, kF4OutputFlops * d(s.groups * tiles * s.filters),
-                                         output_bytes(s) + dz_transformed);
-  const GemmShape gemm{s.filters, s.channels, tiles, 36 * s.groups};
-  const GemmEstimate product =
-      estimate_gemm(facts, gemm, static_cast<int64_t>(in_transformed + dz_transformed + dw_transformed));
-  const double products = product.seconds + facts.launch_seconds;
-  const double weights = kernel_seconds(facts, kF4FilterFlops * d(s.groups * s.filters * s.channels),
-                                        dw_transformed + filter_bytes(s));
-  return {ConvAlgorithm::kWinogradNonfused, 3 + product.kernels, input + gradient + products + weights};
+  return winograd_f4_kernels(facts, s, GemmShape{s.filters, s.channels, f4_tiles(s), 36 * s.groups});
 }
 
 ConvEstimate fft(const DeviceFacts& facts, const ConvShape& s) {

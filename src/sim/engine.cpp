@@ -331,7 +331,6 @@ class Engine {
   void hold_for_host() {
     const double issue = costs_.host_issue_seconds();
     if (issue <= 0) return;
-    issue_ = issue;
     releases_ = host_releases(plan_, issue, schedules_);
     for (CollectiveRun& run : collectives_) run.calls_before = &calls_before_of(*run.schedule);
     for (size_t id = 0; id < state_.size(); ++id) {
@@ -605,7 +604,7 @@ class Engine {
     if (run.calls_before != nullptr) {
       // The host issues the collective's calls in order from its first: this send's copy is call calls_before + 1.
       const double issued = releases_[static_cast<size_t>(op)].first +
-                            issue_ * (*run.calls_before)[static_cast<size_t>(index)];
+                            costs_.host_issue_seconds() * (*run.calls_before)[static_cast<size_t>(index)];
       if (issued > now_) {
         queue_.insert(issued, {EventKind::kSendIssued, static_cast<int>(held_sends_.size())});
         held_sends_.push_back(HeldSend{op, index});
@@ -676,7 +675,6 @@ class Engine {
   OpCostModel::PlanPricing pricing_;
   double handoff_ = 0;  ///< seconds: DeviceSpec::lane_handoff_us
   std::vector<HostRelease> releases_;  ///< per op, with a host lane; empty without one
-  double issue_ = 0;                   ///< seconds a device call costs the host lane; 0 without one
   std::unordered_map<const CollectiveSchedule*, std::vector<int>> calls_before_;
   std::vector<HeldSend> held_sends_;
   FlowNetwork flows_;

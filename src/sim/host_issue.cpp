@@ -91,15 +91,6 @@ int update_calls(const Plan& plan, const PlanOp& op) {
   return std::max(1, tensors * (adam ? 2 : 1));
 }
 
-int collective_calls(const Plan& plan, const PlanOp& op, CollectiveScheduleCache& schedules) {
-  const CollectiveSchedule& schedule = schedules.of(plan, op);
-  int calls = local_delivery_calls(schedule);
-  for (const CollectiveSend& send : schedule.sends) calls += send_calls(schedule, send);
-  return std::max(1, calls);
-}
-
-}  // namespace
-
 int local_delivery_calls(const CollectiveSchedule& schedule) {
   int calls = 0;
   for (const CollectiveDelivery& delivery : schedule.deliveries) {
@@ -113,6 +104,15 @@ int send_calls(const CollectiveSchedule& schedule, const CollectiveSend& send) {
   const int pieces = send.slice >= 0 ? 1 : static_cast<int>(schedule.pieces(send.elements).size());
   return pieces * (send.reduces ? 2 : 1);
 }
+
+int collective_calls(const Plan& plan, const PlanOp& op, CollectiveScheduleCache& schedules) {
+  const CollectiveSchedule& schedule = schedules.of(plan, op);
+  int calls = local_delivery_calls(schedule);
+  for (const CollectiveSend& send : schedule.sends) calls += send_calls(schedule, send);
+  return std::max(1, calls);
+}
+
+}  // namespace
 
 std::vector<int> calls_before_sends(const CollectiveSchedule& schedule) {
   std::vector<int> before;

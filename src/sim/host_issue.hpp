@@ -42,11 +42,6 @@ int device_calls(const Plan& plan, const PlanOp& op, CollectiveScheduleCache& sc
 /// The same, with a cache of its own (one op looked at alone).
 int device_calls(const Plan& plan, const PlanOp& op);
 
-/// The calls of `schedule`'s local deliveries (a copy per segment each).
-int local_delivery_calls(const CollectiveSchedule& schedule);
-/// The calls of one send: a copy per segment piece it spans, and a sum
-/// kernel after each where it reduces.
-int send_calls(const CollectiveSchedule& schedule, const CollectiveSend& send);
 /// Per send, the collective's calls the host issues before that send's first.
 std::vector<int> calls_before_sends(const CollectiveSchedule& schedule);
 
