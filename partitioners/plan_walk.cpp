@@ -22,26 +22,6 @@ constexpr int kOnNoDevice = -3;  ///< a compute op whose device is negative: no 
 
 }  // namespace
 
-Span unstarted_span(const SpanSlot& slot) {
-  Span span;
-  span.device = slot.device;
-  span.lane = slot.lane;
-  span.kind = slot.kind;
-  span.op = slot.op;
-  span.flops = slot.flops;
-  span.bytes = slot.bytes;
-  return span;
-}
-
-SpanSlot single_span(const PlanOp& op) {
-  SPLITSCOPE_CHECK(op.role != OpRole::kCollective, "a collective has a span per delivery");
-  if (op.role == OpRole::kTransfer) {
-    const int64_t bytes = op.src_device == op.device ? 0 : op.bytes_moved;
-    return SpanSlot{op.id, op.device, Lane::kCopyIn, SpanKind::kTransfer, 0, bytes};
-  }
-  return SpanSlot{op.id, op.device, Lane::kCompute, SpanKind::kCompute, op.flops, 0};
-}
-
 SpanSlot delivery_span(const PlanOp& op, const CollectiveDelivery& delivery) {
   return SpanSlot{op.id, delivery.device, Lane::kCopyIn, SpanKind::kCollective, 0, delivery.bytes_received};
 }

@@ -13,6 +13,7 @@
 #include "partitioners/collective_schedule.hpp"
 #include "partitioners/plan.hpp"
 #include "timeline/timeline.hpp"
+#include "util/check.hpp"
 
 namespace splitscope {
 
@@ -26,11 +27,28 @@ struct SpanSlot {
   int64_t bytes = 0;  ///< bytes that crossed into `device`
 };
 
-/// A Span of the timeline for `slot`, its times not yet known (0).
-Span unstarted_span(const SpanSlot& slot);
+/// Appends the Span for `slot` to `spans`, its times not yet known (0), and
+/// returns it: built in place, as a simulation appends a million of them.
+inline Span& append_unstarted_span(std::vector<Span>& spans, const SpanSlot& slot) {
+  Span& span = spans.emplace_back();
+  span.device = slot.device;
+  span.lane = slot.lane;
+  span.kind = slot.kind;
+  span.op = slot.op;
+  span.flops = slot.flops;
+  span.bytes = slot.bytes;
+  return span;
+}
 
-/// The one span of a compute, epilogue or transfer op.
-SpanSlot single_span(const PlanOp& op);
+/// The one span of a compute, epilogue or transfer op (inline: the simulator asks it of every op).
+inline SpanSlot single_span(const PlanOp& op) {
+  SPLITSCOPE_CHECK(op.role != OpRole::kCollective, "a collective has a span per delivery");
+  if (op.role == OpRole::kTransfer) {
+    const int64_t bytes = op.src_device == op.device ? 0 : op.bytes_moved;
+    return SpanSlot{op.id, op.device, Lane::kCopyIn, SpanKind::kTransfer, 0, bytes};
+  }
+  return SpanSlot{op.id, op.device, Lane::kCompute, SpanKind::kCompute, op.flops, 0};
+}
 /// The span of a collective op on the device of one of its deliveries.
 SpanSlot delivery_span(const PlanOp& op, const CollectiveDelivery& delivery);
 

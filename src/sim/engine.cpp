@@ -15,9 +15,9 @@
 #include "sim/event_queue.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/host_issue.hpp"
-#include "sim/huge_pages.hpp"
 #include "sim/nccl_protocol.hpp"
 #include "util/check.hpp"
+#include "util/huge_pages.hpp"
 
 namespace splitscope {
 namespace {
@@ -214,14 +214,16 @@ class Engine {
     if (id + kInputsAhead < ops) {
       const PlanOp& ahead = plan_.ops[id + kInputsAhead];
       __builtin_prefetch(ahead.inputs.data());
-      pricing_.prefetch(ahead, OpCostModel::PlanPricing::Ahead::kMemo);
+      if (scheduled(ahead.role)) pricing_.prefetch(ahead, OpCostModel::PlanPricing::Ahead::kMemo);
     }
-    // The pricing's chain of reads, a stage nearer each quarter of the distance.
+    // The pricing's chain of reads, a stage nearer each quarter of the distance (only priced ops have one).
     using Ahead = OpCostModel::PlanPricing::Ahead;
     for (const auto& [stage, distance] : {std::pair{Ahead::kNode, 3 * kInputsAhead / 4},
                                          std::pair{Ahead::kShapeLists, kInputsAhead / 2},
                                          std::pair{Ahead::kShapes, kInputsAhead / 4}}) {
-      if (id + distance < ops) pricing_.prefetch(plan_.ops[id + distance], stage);
+      if (id + distance < ops && scheduled(plan_.ops[id + distance].role)) {
+        pricing_.prefetch(plan_.ops[id + distance], stage);
+      }
     }
   }
 
@@ -352,7 +354,7 @@ class Engine {
 
   /// Appends a span, built in place (a million of them is much of the work).
   void add_span(const SpanSlot& slot, double end_us) {
-    timeline_.spans.emplace_back(unstarted_span(slot)).end_us = end_us;
+    append_unstarted_span(timeline_.spans, slot).end_us = end_us;
   }
 
   CollectiveRun start_collective(const PlanOp& op) {

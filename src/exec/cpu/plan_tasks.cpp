@@ -260,7 +260,7 @@ Timeline tasks_timeline(const PlanTasks& tasks, const std::vector<TaskTiming>& t
   Timeline timeline;
   timeline.spans.reserve(tasks.spans.size());
   for (const SpanSlot& slot : tasks.spans) {
-    Span& span = timeline.spans.emplace_back(unstarted_span(slot));
+    Span& span = append_unstarted_span(timeline.spans, slot);
     span.start_us = kUnset;
     span.end_us = kUnset;
   }

@@ -47,7 +47,7 @@ Timeline merge_rank_span_times(const std::vector<SpanSlot>& slots, const std::ve
     SPLITSCOPE_CHECK(std::isfinite(start) && std::isfinite(end),
                      fmt::format("span {} (op {}) was not {} by any rank", span, slots[span].op,
                                  std::isfinite(start) ? "ended" : "started"));
-    Span& out = timeline.spans.emplace_back(unstarted_span(slots[span]));
+    Span& out = append_unstarted_span(timeline.spans, slots[span]);
     out.start_us = start;
     out.end_us = std::max(start, end);
   }

@@ -1,4 +1,4 @@
-#include "sim/huge_pages.hpp"
+#include "util/huge_pages.hpp"
 
 #include <cstdint>
 
