@@ -72,9 +72,9 @@ size_t PlanBuilder::weights_key(int param_key, int device) const {
 }
 
 Plan PlanBuilder::build() {
-  // Every slice is an op, and no strategy adds more moves than slices (a
-  // pipeline about one per slice): room for twice as many spares the moves
-  // of a growing list, and capacity never written costs nothing. A large
+  // Every slice is an op, and the moves add up to about one more per slice
+  // in a pipeline: room for twice as many spares most moves of a growing
+  // list, and capacity never written costs nothing. A large
   // plan's lists go on huge pages: a simulation reads them through, and on
   // a virtual machine a TLB miss every 4 KiB made reading a million-op
   // plan's ops up to 5x slower, from one run to the next.

@@ -49,6 +49,7 @@ inline SpanSlot single_span(const PlanOp& op) {
   }
   return SpanSlot{op.id, op.device, Lane::kCompute, SpanKind::kCompute, op.flops, 0};
 }
+
 /// The span of a collective op on the device of one of its deliveries.
 SpanSlot delivery_span(const PlanOp& op, const CollectiveDelivery& delivery);
 
