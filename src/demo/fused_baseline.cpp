@@ -79,8 +79,7 @@ class CudaFusedBaseline final : public FusedBaseline {
     request.repeats = options.repeats;
     const bool training = graph->is_training();
     if (training) {
-      request.training = graph->training()->optimizer;
-      request.warmup = 0;  // a warm-up would be a step
+      request.training = graph->training()->optimizer;  // warm-up steps are undone (fused_rnn.cpp)
     }
     const gpu::FusedRnnResult fused = gpu::run_fused_rnn(request);
     FusedTiming timing;

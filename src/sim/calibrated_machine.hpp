@@ -35,14 +35,13 @@
 /// device-to-device or the host-staged copy series. A switch would let N
 /// concurrent copies run at N times the rate the GPU's memory can move.
 ///
-/// The limitation: calibrate_device() measures the whole GPU, while N > 1
-/// virtual devices each get 1/N of its SMs (and share its memory bandwidth).
-/// The machine still models each device as the whole GPU, so for N > 1 it
-/// predicts compute-bound ops up to N times faster than `--virtual`
-/// measures; transfers and launch-bound ops are modelled as measured. No
-/// partition's rate is made up here: it would have to be measured on a
-/// partition (calibrate_device() cannot yet; CalibrationOptions has no
-/// partition count).
+/// Every device is the GPU as calibrated: the whole GPU, or (`calibrate
+/// --partitions N`, CalibrationResult::partitions) one of N green-context
+/// partitions timed while the others were idle. The limitation: partitions
+/// computing at once share the GPU's L2 and memory, which no device here
+/// does, so a plan that keeps N partitions busy is predicted as fast as one
+/// busy partition (an H200 ran resnet50 on 4 busy partitions 2.06x slower
+/// than on one; reports/h200/FINDINGS.md). Only copies share a rate.
 
 #include <string>
 #include <vector>

@@ -56,6 +56,29 @@ TEST(PairRecords, JoinsActivityToPushedIdsInAnyOrder) {
   EXPECT_EQ(paired.records[2].run, 0);
 }
 
+TEST(PairRecords, DropsRecordsTheGpuHasNotStamped) {
+  // A forced flush with other partitions busy handed over a record of ours
+  // with start 0: taken as a time it made a run last 1.8e12 ms.
+  const std::vector<ActivityRecord> activity{
+      {ActivityKind::kKernel, 11, 1000, 2000, 0, 7, 0},
+      {ActivityKind::kKernel, 12, 0, 4000, 0, 7, 0},
+      {ActivityKind::kMemcpy, 20, 3000, 0, 1, 9, 4096},
+  };
+  const std::vector<ExternalCorrelation> pairings{
+      {11, external_id(0, 0)},
+      {12, external_id(0, 2)},
+      {20, external_id(0, 1)},
+  };
+  const PairedRecords paired = pair_records(activity, pairings);
+  EXPECT_EQ(paired.unstamped, 2);
+  EXPECT_EQ(paired.unattributed, 0);
+  ASSERT_EQ(paired.records.size(), 1u);
+  EXPECT_EQ(paired.records[0].span, 0);
+  // So spans 1 and 2 have no record, and the run falls back to events.
+  const SpansFromRecords mapped = spans_from_records(three_spans(), paired.records, 0);
+  EXPECT_EQ(mapped.spans_without_records, (std::vector<int>{1, 2}));
+}
+
 TEST(SpansFromRecords, FirstStartToLastEndInMicrosecondsSinceTheRunsFirstRecord) {
   const DeviceProgram program = three_spans();
   const std::vector<TimedRecord> records{

@@ -32,6 +32,12 @@ PairedRecords pair_records(const std::vector<ActivityRecord>& activity,
       ++paired.unattributed;
       continue;
     }
+    if (record.start_ns == 0 || record.end_ns < record.start_ns) {
+      // A forced flush hands over records the GPU has not finished stamping
+      // (seen with other partitions busy): zero, not a time.
+      ++paired.unstamped;
+      continue;
+    }
     paired.records.push_back(TimedRecord{run, span, record.start_ns, record.end_ns});
   }
   return paired;

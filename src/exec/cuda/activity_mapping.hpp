@@ -57,6 +57,7 @@ bool decode_external_id(uint64_t id, int* run, int* span);
 struct PairedRecords {
   std::vector<TimedRecord> records;
   int64_t unattributed = 0;  ///< activity outside any pushed id (not ours, or lost pairings)
+  int64_t unstamped = 0;     ///< ours, but without timestamps: their spans count as unrecorded
 };
 
 /// Attributes each activity record to the span whose external id was pushed

@@ -125,17 +125,29 @@ std::string describe(CUptiResult status) {
 std::unique_ptr<CuptiTracer> CuptiTracer::start(std::string* why_not) {
   Sink& target = sink();
   {
+    // Claimed here, under the lock: threads starting at once (an ensemble's
+    // members) must not both enable, collect and disable the one activity
+    // stream.
     std::lock_guard lock(target.mutex);
     if (target.active) {
       *why_not = "another CUPTI trace is running in this process";
       return nullptr;
     }
+    target.active = true;
+    target.activity.clear();
+    target.correlations.clear();
+    target.dropped = 0;
   }
+  const auto release = [&target] {
+    std::lock_guard lock(target.mutex);
+    target.active = false;
+  };
   CUptiResult status = CUPTI_SUCCESS;
   if (!target.registered) {
     status = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
     if (status != CUPTI_SUCCESS) {
       *why_not = "cuptiActivityRegisterCallbacks: " + describe(status);
+      release();
       return nullptr;
     }
     std::lock_guard lock(target.mutex);
@@ -146,6 +158,7 @@ std::unique_ptr<CuptiTracer> CuptiTracer::start(std::string* why_not) {
     if (status != CUPTI_SUCCESS) {
       disable_all();
       *why_not = fmt::format("cuptiActivityEnable(kind {}): {}", static_cast<int>(kind), describe(status));
+      release();
       return nullptr;
     }
   }
@@ -153,13 +166,6 @@ std::unique_ptr<CuptiTracer> CuptiTracer::start(std::string* why_not) {
   // one is unsupported, spans map without it, or fall back to events.
   for (CUpti_ActivityKind kind : kOptionalKinds) {
     if (cuptiActivityEnable(kind) != CUPTI_SUCCESS) continue;
-  }
-  {
-    std::lock_guard lock(target.mutex);
-    target.active = true;
-    target.activity.clear();
-    target.correlations.clear();
-    target.dropped = 0;
   }
   return std::unique_ptr<CuptiTracer>(new CuptiTracer());
 }

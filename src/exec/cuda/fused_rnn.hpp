@@ -36,6 +36,8 @@ struct FusedRnnRequest {
   /// > 1: run on one green-context partition of 1/virtual_devices of the SMs,
   /// the size of one virtual device of `--virtual --devices N`.
   int virtual_devices = 1;
+  /// Untimed runs first; a training request's warm-up steps are undone
+  /// (weights and optimizer state restored, their losses dropped).
   int warmup = 2;
   int repeats = 10;
   /// Set: each timed repeat is a training step of `graph`, a training graph
