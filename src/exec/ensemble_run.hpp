@@ -61,6 +61,8 @@ using ExecutorFactory = std::function<std::unique_ptr<Executor>(int device)>;
 /// Runs every member alone first (options.warmup untimed, options.repeats
 /// timed, one after another: the sequential baseline and each member's
 /// output), then one request through the whole ensemble over `devices`.
+/// Each member is set up once (Executor::prepare), before its alone runs;
+/// the request runs that set-up.
 /// Members must share one output shape (the caller checks, naming them).
 EnsembleResult run_ensemble(const std::vector<EnsembleMember>& members, int devices,
                             const ExecutorFactory& make_executor, const RunOptions& options,

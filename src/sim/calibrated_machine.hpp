@@ -40,8 +40,9 @@
 /// partitions timed while the others were idle. The limitation: partitions
 /// computing at once share the GPU's L2 and memory, which no device here
 /// does, so a plan that keeps N partitions busy is predicted as fast as one
-/// busy partition (an H200 ran resnet50 on 4 busy partitions 2.06x slower
-/// than on one; reports/h200/FINDINGS.md). Only copies share a rate.
+/// busy partition (on an H200, resnet50's convolutions at batch 64 on each of
+/// 4 busy partitions took 1.75x their time alone; reports/h200/FINDINGS.md).
+/// Only copies share a rate.
 
 #include <string>
 #include <vector>
