@@ -33,11 +33,7 @@ RunResult run_once(Executor& executor, const EnsembleMember& member, PreparedRun
   once.warmup = 0;
   once.repeats = 1;
   once.on_repeat = nullptr;
-  if (prepared == nullptr) return executor.run(member.plan, once);
-  RunResult result;
-  prepared->run(0, 1, result);
-  if (once.want_output) result.output = prepared->output();
-  return result;
+  return prepared != nullptr ? run_prepared(*prepared, once) : executor.run(member.plan, once);
 }
 
 /// Runs `device`'s members in turn on one executor, each after its delay.
@@ -88,12 +84,8 @@ EnsembleResult run_ensemble(const std::vector<EnsembleMember>& members, int devi
     Executor& executor = *executors[static_cast<size_t>(members[m].device)];
     try {
       prepared[m] = executor.prepare(members[m].plan, options);
-      RunResult run;
-      if (prepared[m] != nullptr) {
-        prepared[m]->run(options.warmup, options.repeats, run);
-      } else {
-        run = executor.run(members[m].plan, options);
-      }
+      const RunResult run =
+          prepared[m] != nullptr ? run_prepared(*prepared[m], options) : executor.run(members[m].plan, options);
       result.measured = run.info.measured;
       outcome.alone_ms = median_makespan_ms(run);
       result.sequential_ms += outcome.alone_ms;

@@ -31,9 +31,13 @@ RunResult Executor::run_parameter_server(const Plan& plan, const RunOptions& opt
 RunResult run_prepared(Executor& executor, const Plan& plan, const RunOptions& options) {
   const std::unique_ptr<PreparedRun> prepared = executor.prepare(plan, options);
   SPLITSCOPE_CHECK(prepared != nullptr, std::string(executor.name()) + " prepares every run");
+  return run_prepared(*prepared, options);
+}
+
+RunResult run_prepared(PreparedRun& prepared, const RunOptions& options) {
   RunResult result;
-  prepared->run(options.warmup, options.repeats, result);
-  if (options.want_output) result.output = prepared->output();
+  prepared.run(options.warmup, options.repeats, result);
+  if (options.want_output) result.output = prepared.output();
   return result;
 }
 

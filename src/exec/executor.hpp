@@ -106,6 +106,9 @@ class Executor {
 /// prepares `plan`, runs the warm-up and timed runs, and gathers the output
 /// where `options.want_output` asks for it.
 RunResult run_prepared(Executor& executor, const Plan& plan, const RunOptions& options);
+/// The same on a plan already prepared: its warm-up and timed runs, and the
+/// output where `options.want_output` asks for it.
+RunResult run_prepared(PreparedRun& prepared, const RunOptions& options);
 
 /// Refuses (UnavailableError, exit 3) a plan with an op `executor` cannot
 /// run, naming the op and what to use instead.

@@ -107,9 +107,12 @@ void train_steps(const FusedRnnRequest& request, const FusedRnnShape& shape, cud
   DeviceBuffer first(kind > 0 ? b.weight_bytes : sizeof(float));
   DeviceBuffer second(kind == 2 ? b.weight_bytes : sizeof(float));
   DeviceBuffer counter(sizeof(float));
-  SPLITSCOPE_CUDA_CHECK(cudaMemsetAsync(first.get(), 0, kind > 0 ? b.weight_bytes : sizeof(float), stream));
-  SPLITSCOPE_CUDA_CHECK(cudaMemsetAsync(second.get(), 0, kind == 2 ? b.weight_bytes : sizeof(float), stream));
-  SPLITSCOPE_CUDA_CHECK(cudaMemsetAsync(counter.get(), 0, sizeof(float), stream));
+  const auto reset_optimizer_state = [&] {
+    SPLITSCOPE_CUDA_CHECK(cudaMemsetAsync(first.get(), 0, kind > 0 ? b.weight_bytes : sizeof(float), stream));
+    SPLITSCOPE_CUDA_CHECK(cudaMemsetAsync(second.get(), 0, kind == 2 ? b.weight_bytes : sizeof(float), stream));
+    SPLITSCOPE_CUDA_CHECK(cudaMemsetAsync(counter.get(), 0, sizeof(float), stream));
+  };
+  reset_optimizer_state();
   DeviceBuffer dy(all_steps * sizeof(float));
   SPLITSCOPE_CUDA_CHECK(cudaMemsetAsync(dy.get(), 0, all_steps * sizeof(float), stream));
   DeviceBuffer dx(static_cast<size_t>(shape.batch * shape.steps * shape.input) * sizeof(float));
@@ -161,9 +164,7 @@ void train_steps(const FusedRnnRequest& request, const FusedRnnShape& shape, cud
     SPLITSCOPE_CUDA_CHECK(cudaMemcpyAsync(saved.get(), b.weights, b.weight_bytes, cudaMemcpyDeviceToDevice, stream));
     for (int w = 0; w < request.warmup; ++w) step();
     SPLITSCOPE_CUDA_CHECK(cudaMemcpyAsync(b.weights, saved.get(), b.weight_bytes, cudaMemcpyDeviceToDevice, stream));
-    SPLITSCOPE_CUDA_CHECK(cudaMemsetAsync(first.get(), 0, kind > 0 ? b.weight_bytes : sizeof(float), stream));
-    SPLITSCOPE_CUDA_CHECK(cudaMemsetAsync(second.get(), 0, kind == 2 ? b.weight_bytes : sizeof(float), stream));
-    SPLITSCOPE_CUDA_CHECK(cudaMemsetAsync(counter.get(), 0, sizeof(float), stream));
+    reset_optimizer_state();
     SPLITSCOPE_CUDA_CHECK(cudaStreamSynchronize(stream));
     result.losses.clear();
   }
