@@ -88,9 +88,10 @@ std::vector<OpSample> op_samples_from_graph(const std::shared_ptr<const Graph>& 
   return samples;
 }
 
-Plan replicated_op_plan(const OpSample& sample, int copies, int runs_per_device) {
+Plan replicated_op_plan(const OpSample& sample, int copies, int runs_per_device, int idle_devices) {
   SPLITSCOPE_CHECK(copies >= 1, "an op replicated on no device");
   SPLITSCOPE_CHECK(runs_per_device >= 1, "an op run no time");
+  SPLITSCOPE_CHECK(idle_devices >= 0, "a negative number of idle devices");
   const Graph& graph = *sample.graph;
   const OpNode& node = graph.node(sample.node);
   Plan plan;
@@ -150,6 +151,8 @@ Plan replicated_op_plan(const OpSample& sample, int copies, int runs_per_device)
       plan.schedule.back().push_back(op.id);
     }
   }
+  plan.devices = copies + idle_devices;
+  plan.schedule.resize(static_cast<size_t>(plan.devices));
   return plan;
 }
 

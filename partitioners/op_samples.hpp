@@ -45,6 +45,8 @@ Plan single_op_plan(const OpSample& sample);
 /// each device runs the op that many times back to back (one output each),
 /// so that the later runs find the device as a plan's next op finds it,
 /// its threads awake (a parked thread costs a wake-up, which a run pays once).
-Plan replicated_op_plan(const OpSample& sample, int copies, int runs_per_device = 1);
+/// `idle_devices` more devices, after the busy ones, run nothing: the op
+/// timed on a device of a pooled machine with the others idle.
+Plan replicated_op_plan(const OpSample& sample, int copies, int runs_per_device = 1, int idle_devices = 0);
 
 }  // namespace splitscope

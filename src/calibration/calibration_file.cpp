@@ -78,6 +78,7 @@ OpTime parse_op_time(const JsonFields& entry) {
   time.min_seconds = entry.optional_number("min_seconds", 0.0, NumberRule::kNonNegative);
   time.max_seconds = entry.optional_number("max_seconds", 0.0, NumberRule::kNonNegative);
   time.shares = static_cast<int>(entry.optional_integer("shares", 1, 1, 1 << 20));
+  time.running = static_cast<int>(entry.optional_integer("running", 0, 0, 1 << 20));
   return time;
 }
 
@@ -207,6 +208,7 @@ std::string calibration_to_json(const CalibrationResult& result) {
                {"min_seconds", op.min_seconds},
                {"max_seconds", op.max_seconds}};
     if (op.shares > 1) entry["shares"] = op.shares;  // one share (every GPU time) is left unsaid
+    if (op.running > 0) entry["running"] = op.running;
     ops.push_back(std::move(entry));
   }
   json document{

@@ -86,8 +86,14 @@ struct OpTime {
   double min_seconds = 0;
   double max_seconds = 0;
   /// cpu: the device it ran on had this many shares of the pooled cores (its
-  /// threads), with every other device running the same op at once. 1 for GPUs.
+  /// threads). 1 for GPUs.
   int shares = 1;
+  /// How many devices were running this op at once while it was timed, its
+  /// own included: 1 alone (the other devices idle), cores / shares with
+  /// every device of the pool busy. 0: the file does not say (written before
+  /// this field), which for a cpu calibration means every device busy and
+  /// for a GPU one alone.
+  int running = 0;
 };
 
 /// The rate of one timed convolution shape (from its op time).

@@ -192,6 +192,86 @@ std::vector<const calibration::CopySeries*> peer_series(const calibration::Calib
   return peers;
 }
 
+/// How many devices ran `op` at once when it was timed (OpTime::running;
+/// files without it timed cpu ops on every device at once).
+int running_of(const calibration::OpTime& op, int cores) {
+  return op.running > 0 ? op.running : std::max(1, cores / op.shares);
+}
+
+/// Whether `op` was timed alone beside idle devices (not the one device of all the shares, alone by necessity).
+bool timed_alone(const calibration::OpTime& op, int cores) {
+  return running_of(op, cores) == 1 && cores / op.shares > 1;
+}
+
+/// What a pooled machine fits on its op times, per share count.
+struct PooledFits {
+  std::map<std::string, double> efficiency;
+  std::map<std::string, double> contention;
+  std::string efficiency_summary;
+  std::string contention_summary;
+};
+
+/// The efficiencies, fitted on the one-share op times alone where there
+/// are some (a device alone is the roofline's device: nothing beside it
+/// shares its core or memory), else on those with every device busy; a
+/// device of N shares is priced at N times those rates (machine_for_plan()).
+/// Per share count s with times both ways (keys `|shares=s` for s > 1), per
+/// kind and `default` over all: the contention, the busy times over the same
+/// ops' times alone, summed (time-weighted, as the efficiencies are).
+///
+/// Efficiencies per share count were tried and dropped: fitted on the
+/// small and mid-size networks' two-thread times (0.56 of twice the peak
+/// for conv2d against 0.61 for one thread, 0.48 against 0.76 for the LSTM
+/// cell on a 2-thread AMD EPYC VM), they priced resnet50's uncalibrated
+/// two-thread convolutions 16% slower than its one-thread ones scaled, and
+/// took its `single` prediction from +8.5% to +25.0% of the measured time.
+PooledFits fit_pooled(const calibration::CalibrationResult& result, int cores, const DeviceSpec& one_thread) {
+  PooledFits fits;
+  const bool any_alone = std::any_of(result.op_times.begin(), result.op_times.end(), [&](const auto& op) {
+    return op.shares == 1 && timed_alone(op, cores);
+  });
+  calibration::CalibrationResult fitted = result;
+  std::erase_if(fitted.op_times, [&](const calibration::OpTime& op) {
+    return op.shares != 1 || timed_alone(op, cores) != any_alone;
+  });
+  const Efficiencies efficiencies = fit_efficiencies(fitted, one_thread);
+  fits.efficiency = efficiencies.by_key;
+  fits.efficiency_summary = efficiencies.summary.empty()
+                                ? std::string()
+                                : (any_alone ? "alone: " : "busy: ") + efficiencies.summary;
+  std::set<int> share_counts;
+  for (const calibration::OpTime& op : result.op_times) share_counts.insert(op.shares);
+  for (const int shares : share_counts) {
+    // Busy and alone sums per kind over the signatures timed both ways.
+    std::map<std::string, double> busy_of;
+    for (const calibration::OpTime& op : result.op_times) {
+      if (op.shares == shares && !timed_alone(op, cores) && op.seconds > 0) busy_of[op.signature] = op.seconds;
+    }
+    std::map<std::string, std::pair<double, double>> sums;  // kind -> (busy, alone)
+    for (const calibration::OpTime& op : result.op_times) {
+      if (op.shares != shares || !timed_alone(op, cores) || op.seconds <= 0) continue;
+      const auto busy = busy_of.find(op.signature);
+      if (busy == busy_of.end()) continue;
+      for (const std::string& key : {std::string(signature_kind(op.signature)), std::string(kDefaultEfficiency)}) {
+        sums[key].first += busy->second;
+        sums[key].second += op.seconds;
+      }
+    }
+    std::string summary;
+    for (const auto& [kind, sum] : sums) {
+      const bool known = kind == kDefaultEfficiency || computed_kind(kind) != nullptr;
+      if (!known || sum.first <= 0 || sum.second <= 0) continue;
+      fits.contention[pooled_op_key(kind, shares)] = sum.first / sum.second;
+      summary += fmt::format("{}{} {:.3g}", summary.empty() ? "" : ", ", kind, sum.first / sum.second);
+    }
+    if (!summary.empty()) {
+      fits.contention_summary += fmt::format("{}{} share{}: {}", fits.contention_summary.empty() ? "" : "; ",
+                                             shares, shares == 1 ? "" : "s", summary);
+    }
+  }
+  return fits;
+}
+
 std::string calibration_origin(const calibration::CalibrationResult& result, const CalibratedMachineOptions& options) {
   std::string origin = fmt::format("Calibrated by `splitscope calibrate` on {} at {}: {} (GPU {}",
                                    result.host.empty() ? "?" : result.host, result.date.empty() ? "?" : result.date,
@@ -335,10 +415,9 @@ Machine cpu_machine_from_calibration(const calibration::CalibrationResult& resul
   machine.device.name = (result.device_name.empty() ? std::string("CPU") : result.device_name) + ", one thread";
   machine.device.memory_gib /= cores;
   machine.device.sm_count = 0;
-  calibration::CalibrationResult one_share = result;
-  std::erase_if(one_share.op_times, [](const calibration::OpTime& op) { return op.shares != 1; });
-  const Efficiencies efficiencies = fit_efficiencies(one_share, machine.device);
-  machine.device.efficiency = efficiencies.by_key;
+  const PooledFits fits = fit_pooled(result, cores, machine.device);
+  machine.device.efficiency = fits.efficiency;
+  machine.device.contention = fits.contention;
   const calibration::CopySeries& copies = required_series(result, kDeviceToDevice, options, "the transfers");
   machine.topology.kind = TopologyKind::kSwitch;
   machine.topology.link = link_of(copies);
@@ -349,33 +428,40 @@ Machine cpu_machine_from_calibration(const calibration::CalibrationResult& resul
   const bool handoff_measured = result.lane_handoff.samples > 0;
   machine.device.lane_handoff_us = handoff_measured ? result.lane_handoff.seconds * 1e6 : 0.0;
   machine.topology.link.latency_us +=
-      handoff_measured ? machine.device.lane_handoff_us : machine.device.launch_overhead_us;
+      handoff_measured ? machine.device.lane_handoff_us : result.launch.host_seconds_per_launch * 1e6;
   machine.topology.link.protocol = LinkProtocol::kAchieved;
   // A cpu device's memory is the host's: an input batch is copied at the memcpy rate.
   machine.host_link = link_of(copies);  // `achieved`, as every LinkSpec built in code
   for (const calibration::OpTime& op : result.op_times) {
     if (op.seconds > 0 && !op.signature.empty()) {
-      machine.calibration.op_times_us.emplace(pooled_op_key(op.signature, op.shares), op.seconds * 1e6);
+      const std::string key = timed_alone(op, cores) ? alone_op_key(op.signature) : op.signature;
+      machine.calibration.op_times_us.emplace(pooled_op_key(key, op.shares), op.seconds * 1e6);
     }
   }
   machine.calibration.comment =
       fmt::format("{} op times measured on {} by the cpu backend ({}), each per share count with every device "
-                  "running it at once, medians of {} repeats",
+                  "running it at once (SIGNATURE) and, where the raw file has them, alone (SIGNATURE|alone), "
+                  "medians of {} repeats",
                   machine.calibration.op_times_us.size(), machine.device.name, result.date, result.repeats);
   machine.comment = fmt::format(
       "Calibrated by `splitscope calibrate --backend cpu` on {} at {}: {}, {} hardware threads; raw measurements in "
       "{}. Pooled: one device per hardware thread, a plan on d devices giving each {}/d threads, as the cpu backend "
       "does. Device: one thread: peak_tflops the best one-thread sgemm rate; memory bandwidth twice the memcpy rate "
-      "(a copy reads and writes every byte); launch overhead the median hand-off of work between two threads "
-      "through a condition variable; efficiency per op kind fitted on the one-share op times as for GPUs ({}); op "
-      "times keyed SIGNATURE|shares=N for devices of N threads; lane hand-off the median gap between a copy and the "
-      "compute op on either side of it in a pipelined run ({}). Topology: a switch at the memcpy series' fitted "
-      "rate, its latency plus one hand-off (the copying thread takes the work over). Host link (an input "
-      "pipeline's copies): the memcpy series' fitted rate and latency.",
+      "(a copy reads and writes every byte); launch overhead the median gap between consecutive ops of one device "
+      "in a run ({:.2f} us; raw files from before it was measured: the hand-off of work between two threads "
+      "through a condition variable, {:.1f} us); efficiency per op kind fitted as for GPUs on the one-share op times alone "
+      "where measured, else with every device busy ({}); "
+      "contention per op kind (KIND|shares=N likewise) the time-weighted ratio of the op times with every device "
+      "busy to the same ops' times alone ({}); op times keyed SIGNATURE|shares=N for devices of N threads; lane "
+      "hand-off the median gap between a copy and the compute op on either side of it in a pipelined run ({}). "
+      "Topology: a switch at the memcpy series' fitted rate, its latency plus one hand-off (the copying thread "
+      "takes the work over). Host link (an input pipeline's copies): the memcpy series' fitted rate and latency.",
       result.host.empty() ? "?" : result.host, result.date.empty() ? "?" : result.date,
       result.device_name.empty() ? "CPU" : result.device_name, cores,
       options.calibration_file.empty() ? "(not kept)" : options.calibration_file, cores,
-      efficiencies.summary.empty() ? "none" : efficiencies.summary,
+      machine.device.launch_overhead_us, result.launch.host_seconds_per_launch * 1e6,
+      fits.efficiency_summary.empty() ? "none" : fits.efficiency_summary,
+      fits.contention_summary.empty() ? "not measured: the raw file has no op times alone" : fits.contention_summary,
       handoff_measured ? fmt::format("{:.1f} us over {} gaps", machine.device.lane_handoff_us,
                                      result.lane_handoff.samples)
                        : "not measured: the condition-variable hand-off on each copy instead");

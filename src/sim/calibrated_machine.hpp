@@ -82,7 +82,9 @@ Machine machine_from_calibration(const calibration::CalibrationResult& result, c
 /// a pooled machine of one device per core (the largest share count timed),
 /// the device one thread: the one-thread sgemm peak, twice the memcpy rate as
 /// memory bandwidth, the thread hand-off as launch overhead, efficiencies
-/// fitted on the one-share op times, every op time under pooled_op_key(); a
+/// fitted on the one-share op times alone (else busy), contentions per
+/// kind and share count (busy over alone, time-weighted), every op
+/// time under pooled_op_key() (alone_op_key() for the times alone); a
 /// switch at the memcpy series' rate, its latency plus a hand-off (the copy
 /// thread wakes). `options.link` and `options.devices` are not used.
 /// InputError as machine_from_calibration(), or without op times.

@@ -122,6 +122,25 @@ struct ValueLinks {
 /// `first_reader` of a value no op writes.
 constexpr int kNetworkInput = -2;
 
+/// The op a device of a contended machine (OpCostModel::contended()) is
+/// running. Devices that share a pool (a CPU's cores and memory) slow each
+/// other: with k of the plan's n devices busy, the op takes
+///   alone + (busy − alone) · (k − 1) / (n − 1)
+/// seconds, its alone time with the others idle, its busy time with all n
+/// running (the two the machine prices; linear between them, as a pool's
+/// shared bandwidth splits among the devices using it). It runs at
+/// 1 / that of its work, so when another device starts or ends, what is
+/// left of it is re-timed: processor sharing, as flow_network.hpp does for links.
+struct SharedRun {
+  int op = -1;        ///< -1: the device is idle
+  double left = 0;    ///< the fraction of its work still to do
+  double since = 0;   ///< seconds: when `left` was last brought up to date
+  double alone = 0;   ///< seconds
+  double busy = 0;    ///< seconds
+  double floor = 0;   ///< seconds: it ends no earlier (the host's last call, with a host lane)
+  EventHandle done;
+};
+
 class Engine {
  public:
   Engine(const Plan& plan, const Topology& topology, const OpCostModel& costs, const OpJitter* jitter)
@@ -131,6 +150,7 @@ class Engine {
         costs_(costs),
         pricing_(costs, plan),
         handoff_(costs.lane_handoff_seconds()),
+        contended_(costs.contended() && plan.devices > 1),
         flows_(link_capacities(topology)) {}
 
   Timeline run() {
@@ -174,6 +194,7 @@ class Engine {
     const size_t values = plan_.values.size();
     next_in_schedule_.assign(static_cast<size_t>(plan_.devices), 0);
     busy_.assign(static_cast<size_t>(plan_.devices), false);
+    if (contended_) shared_.assign(static_cast<size_t>(plan_.devices), SharedRun{});
     read_values(ops, values);
     read_ops(ops, values);
     hold_for_host();
@@ -250,14 +271,18 @@ class Engine {
       switch (op.role) {
         case OpRole::kCompute:
         case OpRole::kEpilogue:
-        case OpRole::kUpdate:
+        case OpRole::kUpdate: {
           SPLITSCOPE_CHECK(on_device(op.device), fmt::format("op {} is on device {}, outside the plan's {}",
                                                              id, op.device, plan_.devices));
           state.device = static_cast<uint16_t>(op.device);
           scheduled_ops_ += 1;
-          // end_us holds the duration (seconds) until the op starts.
-          add_span(single_span(op), pricing_.seconds(op) * (jitter_ != nullptr ? jitter_->factor(static_cast<int>(id)) : 1.0));
+          // end_us holds the duration (seconds) until the op starts; on a
+          // contended machine, the time alone, and start_us the time busy.
+          const double factor = jitter_ != nullptr ? jitter_->factor(static_cast<int>(id)) : 1.0;
+          add_span(single_span(op), (contended_ ? pricing_.alone_seconds(op) : pricing_.seconds(op)) * factor);
+          if (contended_) timeline_.spans.back().start_us = pricing_.seconds(op) * factor;
           break;
+        }
         case OpRole::kTransfer:
           SPLITSCOPE_CHECK(on_device(op.device) && on_device(op.src_device) && op.inputs.size() == 1 &&
                                op.inputs[0] >= 0 && op.outputs.size() == 1,
@@ -480,17 +505,68 @@ class Engine {
     next_in_schedule_[d] += 1;
     Span& span = span_of(id);
     // end_us held the duration; with a host lane, not before the host has issued the op's last call.
-    const double finish = std::max(now_ + span.end_us,
-                                   releases_.empty() ? 0.0 : releases_[static_cast<size_t>(id)].last);
+    const double floor = releases_.empty() ? 0.0 : releases_[static_cast<size_t>(id)].last;
+    if (contended_) {
+      share_start(d, id, span.end_us, span.start_us, floor);
+      span.start_us = now_ * kMicro;
+      return;
+    }
+    const double finish = std::max(now_ + span.end_us, floor);
     span.start_us = now_ * kMicro;
     span.end_us = finish * kMicro;
     queue_.insert(finish, {EventKind::kComputeDone, id});
+  }
+
+  // --- devices that slow each other (SharedRun) ----------------------------
+
+  /// Seconds the op of `run` takes in all with `running_` devices busy.
+  double shared_duration(const SharedRun& run) const {
+    const double beside = static_cast<double>(running_ - 1) / static_cast<double>(plan_.devices - 1);
+    return run.alone + (run.busy - run.alone) * beside;
+  }
+
+  /// Brings every running op's work up to now, at the pace it ran since its last update.
+  void share_progress() {
+    for (SharedRun& run : shared_) {
+      if (run.op < 0) continue;
+      const double duration = shared_duration(run);
+      run.left = duration > 0 ? std::max(0.0, run.left - (now_ - run.since) / duration) : 0.0;
+      run.since = now_;
+    }
+  }
+
+  /// Re-times every running op's end at the pace `running_` devices give.
+  void share_reschedule() {
+    for (SharedRun& run : shared_) {
+      if (run.op < 0) continue;
+      if (queue_.contains(run.done)) queue_.remove(run.done);
+      run.done = queue_.insert(std::max(now_ + run.left * shared_duration(run), run.floor),
+                               {EventKind::kComputeDone, run.op});
+    }
+  }
+
+  void share_start(size_t device, int op, double alone, double busy, double floor) {
+    share_progress();
+    ++running_;
+    shared_[device] = SharedRun{op, 1.0, now_, alone, busy, floor, EventHandle{}};
+    share_reschedule();
+  }
+
+  void share_end(size_t device) {
+    share_progress();
+    --running_;
+    shared_[device].op = -1;
+    share_reschedule();
   }
 
   void compute_done(int id) {
     OpState& state = state_[static_cast<size_t>(id)];
     state.flags |= kDone;
     ++finished_;
+    if (contended_) {
+      share_end(state.device);
+      span_of(id).end_us = now_ * kMicro;
+    }
     busy_[state.device] = false;
     for (int value = first_output_[static_cast<size_t>(id)]; value >= 0;
          value = links_[static_cast<size_t>(value)].next_output) {
@@ -676,6 +752,9 @@ class Engine {
   const OpCostModel& costs_;
   OpCostModel::PlanPricing pricing_;
   double handoff_ = 0;  ///< seconds: DeviceSpec::lane_handoff_us
+  bool contended_ = false;          ///< the devices slow each other (SharedRun)
+  std::vector<SharedRun> shared_;   ///< by device, when contended_
+  int running_ = 0;                 ///< devices running an op, when contended_
   std::vector<HostRelease> releases_;  ///< per op, with a host lane; empty without one
   std::unordered_map<const CollectiveSchedule*, std::vector<int>> calls_before_;
   std::vector<HeldSend> held_sends_;

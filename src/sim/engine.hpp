@@ -19,7 +19,12 @@
 ///   update or transfer op also waits until the one host thread has issued
 ///   its first call, a collective's send until the host has issued its copy,
 ///   and a compute op ends no earlier than its last call's issue
-///   (host_issue.hpp).
+///   (host_issue.hpp);
+/// - where devices slow each other (OpCostModel::contended(): a pool's
+///   cores sharing caches and memory), a compute op's pace follows how many
+///   devices are busy, between its time alone and its time with all busy,
+///   re-timed whenever another device starts or ends an op (engine.cpp,
+///   SharedRun).
 /// Spans (partitioners/plan_walk.hpp's op_spans): one per compute/epilogue
 /// op on its device's compute lane; one per transfer on the destination's
 /// copy-in lane; one per output device of a collective on its copy-in lane, from the first

@@ -1,5 +1,6 @@
 #include "sim/machine.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 
@@ -44,6 +45,37 @@ double DeviceSpec::efficiency_of(std::string_view kind) const {
   return 1.0;
 }
 
+double DeviceSpec::contention_of(std::string_view kind) const {
+  if (const auto it = contention.find(std::string(kind)); it != contention.end()) return it->second;
+  if (const auto it = contention.find(std::string(kDefaultEfficiency)); it != contention.end()) return it->second;
+  return 1.0;
+}
+
+std::pair<std::string_view, int> split_pooled_key(std::string_view key) {
+  constexpr std::string_view kShares = "|shares=";
+  const size_t at = key.rfind(kShares);
+  if (at == std::string_view::npos) return {key, 1};
+  int shares = 0;
+  const std::string_view digits = key.substr(at + kShares.size());
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), shares);
+  if (error != std::errc{} || end != digits.data() + digits.size() || shares < 2) return {key, 1};
+  return {key.substr(0, at), shares};
+}
+
+namespace {
+
+/// The entries of `keyed` for devices of `shares` shares, under their plain keys.
+std::map<std::string, double> entries_for_shares(const std::map<std::string, double>& keyed, int shares) {
+  std::map<std::string, double> out;
+  for (const auto& [key, value] : keyed) {
+    const auto [plain, of] = split_pooled_key(key);
+    if (of == shares) out.emplace(plain, value);
+  }
+  return out;
+}
+
+}  // namespace
+
 Machine machine_for_plan(const Machine& machine, int plan_devices) {
   if (!machine.pooled || plan_devices <= 0 || plan_devices >= machine.devices) return machine;
   const int shares = machine.devices / plan_devices;
@@ -55,17 +87,15 @@ Machine machine_for_plan(const Machine& machine, int plan_devices) {
   // The op times measured on devices of this many shares, under their plain
   // signatures; one-share times do not describe a bigger device, so ops
   // without a time of their own fall back to the (scaled) rules.
-  const std::string suffix = pooled_op_key("", shares);
-  std::map<std::string, double> times;
-  for (const auto& [key, us] : machine.calibration.op_times_us) {
-    if (key.size() > suffix.size() && key.ends_with(suffix)) times.emplace(key.substr(0, key.size() - suffix.size()), us);
-  }
-  scaled.calibration.op_times_us = std::move(times);
+  scaled.calibration.op_times_us = entries_for_shares(machine.calibration.op_times_us, shares);
+  scaled.device.contention = entries_for_shares(machine.device.contention, shares);
   return scaled;
 }
 
 std::string pooled_op_key(const std::string& signature, int shares) {
   return shares <= 1 ? signature : signature + "|shares=" + std::to_string(shares);
 }
+
+std::string alone_op_key(const std::string& signature) { return signature + "|alone"; }
 
 }  // namespace splitscope

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "sim/link_efficiency.hpp"
 
@@ -63,6 +64,14 @@ struct DeviceSpec {
   /// roofline at that fraction; the others by the datasheet rules
   /// (op_cost_model.hpp, docs/cost-model.md).
   std::map<std::string, double> efficiency;
+  /// On a pooled machine: how many times longer an op of a kind takes with
+  /// every device of the pool running beside it than alone (the others
+  /// idle), keyed as `efficiency` is; its entry, else "default", else 1.
+  /// The simulator slows each op by the devices busy while it runs
+  /// (engine.hpp). Empty: an op takes its priced time whatever runs beside it.
+  /// On a pooled machine, a key may carry `|shares=N` (N > 1): the entry for
+  /// devices of N shares (machine_for_plan()).
+  std::map<std::string, double> contention;
 
   double matrix_flops_per_second() const;
   double memory_bytes_per_second() const;
@@ -74,6 +83,8 @@ struct DeviceSpec {
   /// Whether `kind` has an efficiency of its own or through "default" (and is
   /// therefore priced by the roofline, not by the datasheet rules).
   bool has_efficiency(std::string_view kind) const;
+  /// The contention of `kind`: its entry, else "default", else 1.
+  double contention_of(std::string_view kind) const;
 };
 
 /// One class of link: its bandwidth in each direction, the latency a
@@ -154,13 +165,26 @@ struct Machine {
 };
 
 /// The machine as a plan on `plan_devices` devices sees it: `machine` itself,
-/// unless it is pooled and the plan leaves devices unused (see Machine::pooled).
+/// unless it is pooled and the plan leaves devices unused (see
+/// Machine::pooled). Then each device has N = devices / plan_devices shares:
+/// the op times and contentions keyed `|shares=N` become the plain ones, and
+/// the others go (measured on devices of other sizes, beside other numbers
+/// of devices; one device of every share has none beside it).
 Machine machine_for_plan(const Machine& machine, int plan_devices);
 
 /// The op table key of `signature` measured on a device of `shares` shares
 /// of a pooled machine (a CPU device with `shares` cores' threads):
-/// `signature` itself for one share, `signature|shares=N` for N > 1.
+/// `signature` itself for one share, `signature|shares=N` for N > 1. The
+/// same suffix keys a pooled machine's contentions.
 std::string pooled_op_key(const std::string& signature, int shares);
+
+/// The op table key of `signature`'s time alone: measured on a device of a
+/// pooled machine while the others were idle (the plain key is its time
+/// with every device running it): `signature|alone`, before any `|shares=N`.
+std::string alone_op_key(const std::string& signature);
+
+/// A key with its `|shares=N` suffix split off: the plain key and N (1 without a suffix).
+std::pair<std::string_view, int> split_pooled_key(std::string_view key);
 
 /// Bytes in a GiB.
 inline constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;

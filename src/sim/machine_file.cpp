@@ -59,7 +59,7 @@ LinkSpec parse_link(const JsonFields& topology, std::string_view field, std::str
 DeviceSpec parse_device(const JsonFields& device) {
   device.allow_only({"name", "peak_tflops", "matrix_math", "memory_bandwidth_GBps", "memory_GiB",
                      "launch_overhead_us", "lane_handoff_us", "host_issue_us", "sm_count", "boost_clock_MHz", "efficiency",
-                     "comment"},
+                     "contention", "comment"},
                     "a device");
   device.optional_string("comment", "");  // free text, but text
   DeviceSpec spec;
@@ -101,6 +101,18 @@ DeviceSpec parse_device(const JsonFields& device) {
         efficiency.fail(kind, "unknown op kind; known kinds are " + efficiency_keys());
       }
       spec.efficiency[kind] = efficiency.checked_number(value, kind, NumberRule::kFraction);
+    }
+  }
+  if (device.has("contention")) {
+    const JsonFields contention =
+        device.object("contention", "time with every pooled device busy over time alone, by op kind");
+    for (const auto& [kind, value] : contention.raw().items()) {
+      // `KIND|shares=N`: for a pooled machine's devices of N shares.
+      if (!is_efficiency_key(split_pooled_key(kind).first)) {
+        contention.fail(kind, "unknown op kind; known kinds are " + efficiency_keys() +
+                                  ", each optionally followed by |shares=N (N >= 2)");
+      }
+      spec.contention[kind] = contention.checked_number(value, kind, NumberRule::kQuantity);
     }
   }
   return spec;
@@ -247,6 +259,10 @@ std::string machine_to_json(const Machine& machine) {
   if (!spec.efficiency.empty()) {
     device["efficiency"] = ordered::object();
     for (const auto& [kind, value] : spec.efficiency) device["efficiency"][kind] = value;
+  }
+  if (!spec.contention.empty()) {
+    device["contention"] = ordered::object();
+    for (const auto& [kind, value] : spec.contention) device["contention"][kind] = value;
   }
   doc["device"] = device;
 

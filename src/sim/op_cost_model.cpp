@@ -121,9 +121,16 @@ OpCostModel::OpCostModel(const Machine& machine)
                                                       : Rule::kGemm;
     }
     rules_.push_back(rule);
+    kind_contention_.push_back(machine.device.contention_of(def->name));
   }
+  epilogue_contention_ = machine.device.contention_of(kEpilogueEfficiency);
   auto table = std::make_shared<std::unordered_map<std::string, double>>();
-  for (const auto& [signature, us] : machine.calibration.op_times_us) table->emplace(signature, us * 1e-6);
+  const std::string alone_suffix = alone_op_key("");
+  contended_ = !machine.device.contention.empty();
+  for (const auto& [signature, us] : machine.calibration.op_times_us) {
+    table->emplace(signature, us * 1e-6);
+    contended_ = contended_ || signature.ends_with(alone_suffix);
+  }
   calibrated_ = std::move(table);
 }
 
@@ -212,7 +219,9 @@ double OpCostModel::op_seconds(const Plan& plan, const PlanOp& op, OpKind node_k
   if (calibrated != nullptr) *calibrated = false;
   const int64_t bytes = op.bytes_read + op.bytes_written;
   // An optimizer update streams its weights, gradients and state, like an activation.
-  if (op.role == OpRole::kEpilogue || op.role == OpRole::kUpdate) return epilogue_seconds(op.flops, bytes);
+  if (op.role == OpRole::kEpilogue || op.role == OpRole::kUpdate) {
+    return epilogue_seconds(op.flops, bytes) * epilogue_contention_;
+  }
   SPLITSCOPE_CHECK(op.role == OpRole::kCompute, "only compute, epilogue and update ops run on a compute lane");
   if (!calibrated_->empty()) {
     if (const double* measured = calibrated_seconds(op_signature(*plan.graph, op.node, op.slice))) {
@@ -222,7 +231,17 @@ double OpCostModel::op_seconds(const Plan& plan, const PlanOp& op, OpKind node_k
   }
   const Rule rule = rules_[static_cast<size_t>(node_kind)];
   const OpNode* node = rule == Rule::kRoofline || rule == Rule::kStreaming ? nullptr : &plan.graph->node(op.node);
-  return modelled(node, node_kind, op.slice, op.flops, bytes);
+  return modelled(node, node_kind, op.slice, op.flops, bytes) * kind_contention_[static_cast<size_t>(node_kind)];
+}
+
+double OpCostModel::op_alone_seconds(const Plan& plan, const PlanOp& op, OpKind node_kind,
+                                     double busy_seconds) const {
+  if (!contended_) return busy_seconds;
+  if (op.role != OpRole::kCompute) return busy_seconds / epilogue_contention_;
+  if (const double* measured = calibrated_seconds(alone_op_key(op_signature(*plan.graph, op.node, op.slice)))) {
+    return *measured;
+  }
+  return busy_seconds / kind_contention_[static_cast<size_t>(node_kind)];
 }
 
 double OpCostModel::slice_seconds(const Graph& graph, NodeId node, const Slice& slice) const {
@@ -233,7 +252,8 @@ double OpCostModel::slice_seconds(const Graph& graph, NodeId node, const Slice& 
   }
   const SliceCost cost = slice_cost(graph, node, slice);
   const OpNode& op_node = graph.node(node);
-  return modelled(&op_node, op_node.kind, slice, cost.flops, cost.bytes_read + cost.bytes_written);
+  return modelled(&op_node, op_node.kind, slice, cost.flops, cost.bytes_read + cost.bytes_written) *
+         kind_contention_[static_cast<size_t>(op_node.kind)];
 }
 
 /// The last slice priced of each node (a pipeline's micro-batches and a
@@ -263,6 +283,7 @@ struct OpCostModel::PlanPricing::Memo {
     OpRole role = OpRole::kCompute;
     bool calibrated = false;
     double seconds = 0;
+    double alone = 0;  ///< op_alone_seconds()
   };
   std::vector<Last> by_node;
   std::unordered_map<ShapeKey, double, ShapeKeyHash> by_shape;
@@ -347,11 +368,17 @@ double OpCostModel::PlanPricing::seconds(const PlanOp& op, bool* calibrated) {
     }
     const auto [it, inserted] = memo_->by_shape.try_emplace(key, 0.0);
     if (inserted) it->second = model_.rule_seconds(rule, node, s, op.flops, bytes);
-    time = it->second;
+    time = it->second * model_.kind_contention_[static_cast<size_t>(node.kind)];
   }
-  last = Memo::Last{s.batch.size(), s.out, s.reduce, op.flops, bytes, op.role, from_table, time};
+  const double alone = model_.op_alone_seconds(plan_, op, node.kind, time);
+  last = Memo::Last{s.batch.size(), s.out, s.reduce, op.flops, bytes, op.role, from_table, time, alone};
   if (calibrated != nullptr) *calibrated = from_table;
   return time;
+}
+
+double OpCostModel::PlanPricing::alone_seconds(const PlanOp& op) {
+  seconds(op);
+  return memo_->by_node[op.node].alone;
 }
 
 }  // namespace splitscope

@@ -31,6 +31,14 @@
 ///
 /// An op that does nothing (zero FLOPs and zero bytes, like a flatten of a
 /// contiguous tensor) costs nothing, not even a launch, whatever prices it.
+///
+/// On a machine whose devices slow each other (DeviceSpec::contention, or op
+/// times measured alone: contended()), an op has two prices: op_seconds(),
+/// with every device busy (a measured time, else the above times the kind's
+/// contention), which is how the splits run and what partitioners balance;
+/// and op_alone_seconds(), with the others idle (a time measured alone, else
+/// op_seconds() over the contention). The engine moves between them by how
+/// many devices are busy.
 
 #include <cstdint>
 #include <memory>
@@ -67,6 +75,10 @@ class OpCostModel {
   double epilogue_seconds(int64_t flops, int64_t bytes) const;
   /// The calibrated time of a signature, in seconds, if the table has it.
   const double* calibrated_seconds(const std::string& signature) const;
+  /// Whether devices slow each other here (see the file comment).
+  bool contended() const { return contended_; }
+  /// `op` alone, given op_seconds() of it (`busy_seconds`): what contended() machines price apart.
+  double op_alone_seconds(const Plan& plan, const PlanOp& op, OpKind node_kind, double busy_seconds) const;
 
   bool has_calibration() const { return !calibrated_->empty(); }
   /// Whether ops of `kind` are priced by the datasheet rules (no efficiency
@@ -100,6 +112,9 @@ class OpCostModel {
   DeviceFacts facts_;
   std::vector<double> kind_efficiency_;  ///< by OpKind value
   std::vector<Rule> rules_;              ///< by OpKind value
+  std::vector<double> kind_contention_;  ///< by OpKind value; 1 where not contended
+  double epilogue_contention_ = 1;
+  bool contended_ = false;
   double epilogue_efficiency_;
   Rule epilogue_rule_;
   std::shared_ptr<const std::unordered_map<std::string, double>> calibrated_;
@@ -120,6 +135,8 @@ class OpCostModel::PlanPricing {
 
   /// What model.op_seconds(plan, op, calibrated) gives.
   double seconds(const PlanOp& op, bool* calibrated = nullptr);
+  /// What model.op_alone_seconds() gives for `op` (its seconds() when not contended).
+  double alone_seconds(const PlanOp& op);
 
   /// What prefetch() asks for: each stage reads what the one before it brought in.
   enum class Ahead {

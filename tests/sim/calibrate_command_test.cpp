@@ -218,6 +218,18 @@ TEST(CalibrationResultFile, ReadsBackWhatCalibrateWrites) {
   EXPECT_EQ(again.op_times.size(), result.op_times.size());
   EXPECT_EQ(again.launch.device_seconds_per_kernel, 2e-6);
   EXPECT_EQ(again.partitions, 1);  // the whole GPU, written and read as such
+  EXPECT_EQ(again.op_times.front().running, 0);  // not said, and left unsaid
+}
+
+TEST(CalibrationResultFile, ACpuOpTimesSharesAndRunningDevicesReadBack) {
+  calibration::CalibrationResult result = testing::hand_calibration();
+  result.op_times.front().shares = 2;
+  result.op_times.front().running = 1;
+  const std::string text = calibration::calibration_to_json(result);
+  const calibration::CalibrationResult again = calibration::parse_calibration_result(text, "raw.json");
+  EXPECT_EQ(again.op_times.front().shares, 2);
+  EXPECT_EQ(again.op_times.front().running, 1);
+  EXPECT_EQ(calibration::calibration_to_json(again), text);
 }
 
 TEST(CalibrationResultFile, APartitionCalibrationMakesMachinesThatSayWhatTheyPredict) {
@@ -328,9 +340,11 @@ TEST(CpuCalibration, AHandCalibrationMakesAPooledMachineKeyedByShares) {
   EXPECT_NE(machine.comment.find("host.calibration.json"), std::string::npos) << machine.comment;
   // A plan on one device prices the four-share time.
   EXPECT_DOUBLE_EQ(machine_for_plan(machine, 1).calibration.op_times_us.at("dense:b64:k8192:n8192"), 21);
-  // Without a lane hand-off measured, each copy pays the condition-variable hand-off (the launch).
+  // Without a lane hand-off measured, each copy pays the condition-variable hand-off (3 µs in hand_calibration).
   EXPECT_DOUBLE_EQ(machine.device.lane_handoff_us, 0);
-  const double copy_latency_us = machine.topology.link.latency_us - machine.device.launch_overhead_us;
+  const double copy_latency_us = machine.topology.link.latency_us - 3;
+  // The launch overhead is the gap between consecutive ops (device_seconds_per_kernel, 2 µs).
+  EXPECT_DOUBLE_EQ(machine.device.launch_overhead_us, 2);
   // With one, the copy pays it and so does the compute op after it (lane_handoff_us).
   result.lane_handoff = {12, 3e-6};
   const Machine handed = cpu_machine_from_calibration(result, options);
@@ -338,6 +352,59 @@ TEST(CpuCalibration, AHandCalibrationMakesAPooledMachineKeyedByShares) {
   EXPECT_DOUBLE_EQ(handed.topology.link.latency_us, copy_latency_us + 3);
   EXPECT_NE(handed.comment.find("3.0 us over 12 gaps"), std::string::npos) << handed.comment;
   EXPECT_DOUBLE_EQ(parse_machine_text(machine_to_json(handed), "handed.json").device.lane_handoff_us, 3);
+}
+
+TEST(CpuCalibration, TimesAloneBecomeTheEfficienciesAndTheirRatioToTimesBusyTheContention) {
+  // Two hardware threads: each op on one share with both devices busy, on
+  // one share alone, and on the two shares of the one device.
+  calibration::CalibrationResult result = testing::hand_calibration();
+  result.device_name = "Test CPU";
+  std::vector<calibration::OpTime> ops;
+  for (const calibration::OpTime& measured : result.op_times) {
+    calibration::OpTime busy = measured;
+    busy.running = 2;
+    calibration::OpTime alone = measured;
+    alone.running = 1;
+    alone.seconds = measured.seconds / 1.6;
+    calibration::OpTime whole = measured;
+    whole.shares = 2;
+    whole.running = 1;
+    whole.seconds = measured.seconds / 1.25;
+    ops.insert(ops.end(), {busy, alone, whole});
+  }
+  result.op_times = ops;
+  CalibratedMachineOptions options;
+  options.name = "host";
+  const Machine machine = cpu_machine_from_calibration(result, options);
+  EXPECT_EQ(machine.devices, 2);
+  const std::string dense = "dense:b64:k8192:n8192";
+  EXPECT_DOUBLE_EQ(machine.calibration.op_times_us.at(dense), 42);
+  EXPECT_DOUBLE_EQ(machine.calibration.op_times_us.at(dense + "|alone"), 42 / 1.6);
+  EXPECT_DOUBLE_EQ(machine.calibration.op_times_us.at(dense + "|shares=2"), 42 / 1.25);
+  EXPECT_FALSE(machine.calibration.op_times_us.count(dense + "|alone|shares=2"));  // one device: no one beside it
+  // Every op is 1.6 times slower busy than alone: so is every kind, and their sum.
+  EXPECT_DOUBLE_EQ(machine.device.contention.at("dense"), 1.6);
+  EXPECT_DOUBLE_EQ(machine.device.contention.at("default"), 1.6);
+  EXPECT_FALSE(machine.device.contention.count("dense|shares=2"));
+  // The efficiency is fitted on the one-share times alone: the two dense ops'
+  // rooflines at 50 TFLOP/s (20 + 10 µs) over their times less a 2 µs launch each.
+  EXPECT_NEAR(machine.device.efficiency.at("dense"), 30.0 / ((42.0 + 22.0) / 1.6 - 4.0), 1e-12);
+  EXPECT_FALSE(machine.device.efficiency.count("dense|shares=2"));
+
+  // The simulator's two prices of that dense op, on two devices of one share.
+  const OpCostModel costs(machine_for_plan(machine, 2));
+  EXPECT_TRUE(costs.contended());
+  EXPECT_DOUBLE_EQ(*costs.calibrated_seconds(dense), 42e-6);
+  EXPECT_DOUBLE_EQ(*costs.calibrated_seconds(alone_op_key(dense)), 42e-6 / 1.6);
+  // A raw file from before `running`: every time busy, so no contention, and the efficiencies fitted busy.
+  calibration::CalibrationResult old = result;
+  std::erase_if(old.op_times, [](const calibration::OpTime& op) { return op.shares == 1 && op.running == 1; });
+  for (calibration::OpTime& op : old.op_times) op.running = 0;
+  const Machine before = cpu_machine_from_calibration(old, options);
+  EXPECT_TRUE(before.device.contention.empty());
+  EXPECT_FALSE(before.calibration.op_times_us.count(dense + "|alone"));
+  EXPECT_DOUBLE_EQ(before.device.efficiency.at("dense"), 0.5);
+  EXPECT_FALSE(OpCostModel(machine_for_plan(before, 2)).contended());
 }
 
 TEST(CpuCalibration, CalibrateMeasuresThisHostAndWritesAMachineThatPredictsIt) {
@@ -348,19 +415,31 @@ TEST(CpuCalibration, CalibrateMeasuresThisHostAndWritesAMachineThatPredictsIt) {
   const Machine machine = load_machine(folder + "/host.json");
   EXPECT_TRUE(machine.pooled);
   const auto raw = calibration::load_calibration_result(folder + "/host.calibration.json");
+  // The gap between one device's consecutive ops, off a one-device run's timeline: the launch overhead,
+  // well under the condition-variable hand-off between two threads.
+  EXPECT_GT(raw.launch.kernels, 0);
+  EXPECT_DOUBLE_EQ(machine.device.launch_overhead_us, raw.launch.device_seconds_per_kernel * 1e6);
+  EXPECT_LT(raw.launch.device_seconds_per_kernel, raw.launch.host_seconds_per_launch);
   // The lane hand-off off a pipelined run's timeline (two devices need two threads).
   if (machine.devices >= 2) {
     EXPECT_GT(raw.lane_handoff.samples, 0);
     EXPECT_DOUBLE_EQ(machine.device.lane_handoff_us, raw.lane_handoff.seconds * 1e6);
   }
-  // Every mlp-small sample once per share count, the whole host's first.
+  // Every mlp-small sample once per share count, the whole host's first, and
+  // on fewer shares alone too (one device running, the others idle).
   const std::vector<int> shares = cpu_share_counts(machine.devices);
   EXPECT_EQ(raw.op_times.front().shares, shares.front());
-  EXPECT_EQ(raw.op_times.size() % shares.size(), 0u);
+  EXPECT_EQ(raw.op_times.size() % (2 * shares.size() - 1), 0u);
   EXPECT_EQ(machine.calibration.op_times_us.size(), raw.op_times.size());
   for (const auto& op : raw.op_times) {
     EXPECT_GT(op.seconds, 0) << op.signature;
-    EXPECT_TRUE(machine.calibration.op_times_us.count(pooled_op_key(op.signature, op.shares))) << op.signature;
+    const bool alone = op.running == 1 && op.shares < machine.devices;
+    EXPECT_EQ(op.running, alone ? 1 : machine.devices / op.shares) << op.signature;
+    const std::string key = alone ? alone_op_key(op.signature) : op.signature;
+    EXPECT_TRUE(machine.calibration.op_times_us.count(pooled_op_key(key, op.shares))) << op.signature;
+  }
+  if (machine.devices >= 2) {
+    EXPECT_FALSE(machine.device.contention.empty());
   }
   // The same machine again from the raw file, with no measuring.
   const testing::CommandResult again = testing::run_splitscope(
@@ -369,6 +448,7 @@ TEST(CpuCalibration, CalibrateMeasuresThisHostAndWritesAMachineThatPredictsIt) {
   const Machine derived = load_machine(folder + "/again.json");
   EXPECT_EQ(derived.calibration.op_times_us, machine.calibration.op_times_us);
   EXPECT_EQ(derived.device.efficiency, machine.device.efficiency);
+  EXPECT_EQ(derived.device.contention, machine.device.contention);
   EXPECT_EQ(derived.device.peak_tflops, machine.device.peak_tflops);
   EXPECT_EQ(derived.devices, machine.devices);
   // And it predicts a cpu run here.

@@ -352,6 +352,71 @@ TEST(ClosedForm, ADeviceRunsItsScheduleInOrderEvenIfALaterOpIsReady) {
   EXPECT_NEAR(timeline.makespan_us(), 3000.0, 1e-3);
 }
 
+// --- devices that share a pool slow each other (engine.cpp, SharedRun) ---
+
+/// `devices` devices whose every op takes `contention` times its time alone
+/// with all of them busy (DeviceSpec::contention).
+Machine pooled_machine(int devices, double contention) {
+  Machine machine = test_machine(devices, free_links());
+  machine.pooled = true;
+  machine.device.contention = {{std::string(kDefaultEfficiency), contention}};
+  return machine;
+}
+
+TEST(ClosedForm, ALoneDeviceOfAContendedPoolRunsAtItsTimeAlone) {
+  // The layer split: one device works at a time, so each layer takes its 1000 µs alone, not 2000.
+  HandPlan hand(kDenseNet, 2, "horizontal");
+  const int x = hand.input(hand.node("input"), 0, 64);
+  const int h = hand.compute(hand.node("fc1"), 0, {x}, 1'000'000'000, 64);
+  hand.compute(hand.node("fc2"), 1, {hand.transfer(h, 1)}, 1'000'000'000, 64);
+  EXPECT_NEAR(simulate(hand.plan(), pooled_machine(2, 2.0)).makespan_us(), 2000.0, 1e-3);
+}
+
+TEST(ClosedForm, TwoDevicesOfAContendedPoolShareItWhileBothRun) {
+  // Device 0: 1000 µs alone, 2000 busy; device 1: 500 alone, 1000 busy. Both
+  // run from 0 at the busy pace; device 1 ends at 1000 µs, when device 0 has
+  // done 1000 / 2000 of its work; the other half alone takes 500 µs.
+  HandPlan hand(kDenseNet, 2);
+  hand.compute(hand.node("fc1"), 0, {hand.input(hand.node("input"), 0, 64)}, 1'000'000'000, 64);
+  hand.compute(hand.node("fc3"), 1, {hand.input(hand.node("input"), 1, 64)}, 500'000'000, 64);
+  const Timeline timeline = simulate(hand.plan(), pooled_machine(2, 2.0));
+  EXPECT_NEAR(span_of(timeline, 1).end_us, 1000.0, 1e-3);
+  EXPECT_NEAR(span_of(timeline, 0).start_us, 0.0, 1e-3);
+  EXPECT_NEAR(span_of(timeline, 0).end_us, 1500.0, 1e-3);
+}
+
+TEST(ClosedForm, AContendedPoolOfThreeSlowsEachOpByTheDevicesBusyBesideIt) {
+  // Contention 3 with all three busy, so 2 with two (linear between 1 alone and 3).
+  // Two ops of 1000 µs alone and one of 1000 / 3: all three at the pace of
+  // three (3000 µs a whole op) until the short one ends at 1000 µs; the
+  // others have 2/3 left, at the pace of two (2000 µs a whole op): 1333.3 µs more.
+  HandPlan hand(kDenseNet, 3);
+  hand.compute(hand.node("fc1"), 0, {hand.input(hand.node("input"), 0, 64)}, 1'000'000'000, 64);
+  hand.compute(hand.node("fc2"), 1, {hand.input(hand.node("input"), 1, 64)}, 1'000'000'000, 64);
+  hand.compute(hand.node("fc3"), 2, {hand.input(hand.node("input"), 2, 64)}, 1'000'000'000 / 3, 64);
+  const Timeline timeline = simulate(hand.plan(), pooled_machine(3, 3.0));
+  EXPECT_NEAR(span_of(timeline, 2).end_us, 1000.0, 1e-2);
+  EXPECT_NEAR(span_of(timeline, 0).end_us, 1000.0 + 2000.0 * 2.0 / 3.0, 1e-2);
+  EXPECT_NEAR(timeline.makespan_us(), 1000.0 + 2000.0 * 2.0 / 3.0, 1e-2);
+}
+
+TEST(ClosedForm, AnOpStartingBesideARunningOneSlowsItFromThenOn) {
+  // Device 0 runs 1000 µs alone from 0; device 1's op waits 400 µs for an
+  // input from device 0's first op (fc1, 400 µs alone), so device 0's
+  // second op (fc2, 1000 µs alone) runs beside it. Contention 2: fc2 from 400
+  // at the busy pace; device 1's fc3 (300 alone, 600 busy) ends at 1000 µs,
+  // fc2 having done 600 / 2000; its 0.7 left alone: 700 µs, ending at 1700.
+  HandPlan hand(kDenseNet, 2);
+  const int a = hand.compute(hand.node("fc1"), 0, {hand.input(hand.node("input"), 0, 64)}, 400'000'000, 64);
+  hand.compute(hand.node("fc2"), 0, {a}, 1'000'000'000, 64);
+  hand.compute(hand.node("fc3"), 1, {hand.transfer(a, 1)}, 300'000'000, 64);
+  const Timeline timeline = simulate(hand.plan(), pooled_machine(2, 2.0));
+  EXPECT_NEAR(span_of(timeline, 0).end_us, 400.0, 1e-3);
+  EXPECT_NEAR(span_of(timeline, 3).start_us, 400.0, 1e-3);
+  EXPECT_NEAR(span_of(timeline, 3).end_us, 1000.0, 1e-3);
+  EXPECT_NEAR(span_of(timeline, 1).end_us, 1700.0, 1e-3);
+}
+
 }  // namespace
 }  // namespace closed_form_test
 }  // namespace splitscope

@@ -86,6 +86,47 @@ TEST(MachineFile, AMachineBuiltInCodeRoundTripsExactly) {
   EXPECT_EQ(again.calibration.op_times_us, machine.calibration.op_times_us);
 }
 
+TEST(MachineFile, APooledMachinesContentionRoundTrips) {
+  json doc = json::parse(kValid);
+  doc["pooled"] = true;
+  doc["device"]["contention"] = {{"default", 1.5}, {"dense", 1.25}, {"dense|shares=2", 1.125}};
+  const Machine machine = parse_machine_text(doc.dump(), "m.json");
+  EXPECT_DOUBLE_EQ(machine.device.contention_of("dense"), 1.25);
+  EXPECT_DOUBLE_EQ(machine.device.contention_of("conv2d"), 1.5);  // the default
+  EXPECT_DOUBLE_EQ(machine.device.contention.at("dense|shares=2"), 1.125);
+  const Machine again = parse_machine_text(machine_to_json(machine), "again.json");
+  EXPECT_EQ(again.device.contention, machine.device.contention);
+  // Without the field, nothing slows anything.
+  EXPECT_DOUBLE_EQ(parse_machine_text(kValid, "m.json").device.contention_of("dense"), 1.0);
+}
+
+TEST(MachineFile, APooledKeySplitsIntoItsKeyAndShares) {
+  EXPECT_EQ(split_pooled_key("dense|shares=4"), (std::pair<std::string_view, int>{"dense", 4}));
+  EXPECT_EQ(split_pooled_key("sig:b8|alone|shares=2"), (std::pair<std::string_view, int>{"sig:b8|alone", 2}));
+  EXPECT_EQ(split_pooled_key("dense"), (std::pair<std::string_view, int>{"dense", 1}));
+  // Not a share count: the key as it is.
+  EXPECT_EQ(split_pooled_key("dense|shares=1"), (std::pair<std::string_view, int>{"dense|shares=1", 1}));
+  EXPECT_EQ(split_pooled_key("dense|shares=x"), (std::pair<std::string_view, int>{"dense|shares=x", 1}));
+  EXPECT_EQ(pooled_op_key(alone_op_key("sig"), 4), "sig|alone|shares=4");
+}
+
+TEST(MachineFile, APlanOnFewerPooledDevicesGetsTheEntriesOfItsShareCount) {
+  Machine machine = testing::test_machine(4, testing::free_links());
+  machine.pooled = true;
+  machine.device.contention = {{"default", 1.5}, {"default|shares=2", 1.2}};
+  machine.calibration.op_times_us = {{"s", 10}, {"s|alone", 8}, {"s|shares=2", 6}, {"s|alone|shares=2", 5}};
+  const Machine two = machine_for_plan(machine, 2);  // two shares each
+  EXPECT_EQ(two.device.contention, (std::map<std::string, double>{{"default", 1.2}}));
+  EXPECT_EQ(two.calibration.op_times_us, (std::map<std::string, double>{{"s", 6}, {"s|alone", 5}}));
+  EXPECT_DOUBLE_EQ(two.device.peak_tflops.at("fp32"), 2 * machine.device.peak_tflops.at("fp32"));
+  // One device of all four shares has nothing beside it: no contention, and no four-share times here.
+  const Machine one = machine_for_plan(machine, 1);
+  EXPECT_TRUE(one.device.contention.empty());
+  EXPECT_TRUE(one.calibration.op_times_us.empty());
+  // Four devices of one share: the machine as it is.
+  EXPECT_EQ(machine_for_plan(machine, 4).device.contention, machine.device.contention);
+}
+
 TEST(MachineFile, CheckMachineAppliesTheFileRules) {
   Machine machine = testing::test_machine(4, testing::host_staged_topology(3, 10, 0));
   try {
@@ -133,6 +174,14 @@ TEST(MachineFileErrors, OneForEachKindOfMistake) {
                "missing required field (device memory in GiB)");
   expect_error([](json& d) { d["device"]["launch_overhead_us"] = -1; }, "device.launch_overhead_us",
                "must be zero or positive");
+  expect_error([](json& d) { d["device"]["contention"] = {{"desne", 1.2}}; }, "device.contention.desne",
+               "unknown op kind");
+  expect_error([](json& d) { d["device"]["contention"] = {{"dense", 0}}; }, "device.contention.dense",
+               "must be positive");
+  expect_error([](json& d) { d["device"]["contention"] = {{"dense|shares=1", 1.1}}; },
+               "device.contention[\"dense|shares=1\"]", "optionally followed by |shares=N (N >= 2)");
+  expect_error([](json& d) { d["device"]["efficiency"]["dense|shares=2"] = 0.5; },
+               "device.efficiency[\"dense|shares=2\"]", "unknown op kind");
   expect_error([](json& d) { d["device"]["efficiency"]["dense"] = 1.5; }, "device.efficiency.dense",
                "must be a fraction in (0, 1]");
   expect_error([](json& d) { d["device"]["efficiency"]["matmul"] = 0.5; }, "device.efficiency.matmul",

@@ -121,43 +121,97 @@ void measure_hand_off(const CpuCalibrationOptions& options, calibration::Calibra
   result.launch.device_seconds_per_kernel = result.launch.host_seconds_per_launch;
 }
 
-void measure_ops(const CpuCalibrationOptions& options, int cores, calibration::CalibrationResult& result) {
+/// The small dense chain the hand-off probes run.
+std::shared_ptr<const Graph> probe_network() {
+  const std::string network = R"({"name": "handoff", "batch": 8, "input": [64], "layers": [
+      {"type": "dense", "units": 64, "activation": "relu"}, {"type": "dense", "units": 64, "activation": "relu"},
+      {"type": "dense", "units": 64, "activation": "relu"}, {"type": "dense", "units": 64}]})";
+  return std::make_shared<const Graph>(lower(parse_model_text(network, "handoff.json")));
+}
+
+/// What one op costs a device beyond its own span when it follows another
+/// on the same device: the gaps between consecutive compute spans of a
+/// one-device run of a small chain, as the executor's own timeline records
+/// them (the device's worker taking its next task; a few tenths of a µs
+/// here, against 12 µs for a condition-variable hand-off between threads,
+/// which is what the launch overhead held before: every uncalibrated op paid
+/// it, and the efficiency fit took it off every measured time, which left
+/// the element-wise kinds of µs-long ops without a rate of their own).
+/// The machine's launch overhead (launch.device_seconds_per_kernel).
+void measure_op_gap(const CpuCalibrationOptions& options, calibration::CalibrationResult& result) {
+  PartitionOptions partition;
+  partition.devices = 1;
+  const Plan plan = make_partitioner("single")->partition(probe_network(), partition);
+  RunOptions run;
+  run.warmup = options.warmup;
+  run.repeats = std::max(5, options.repeats);
+  run.seed = options.seed;
+  run.want_output = false;
+  const RunResult measured = CpuExecutor().run(plan, run);
+  std::vector<double> gaps;
+  for (const Timeline& timeline : measured.timelines) {
+    std::vector<const Span*> ops;
+    for (const Span& span : timeline.spans) {
+      if (span.lane == Lane::kCompute) ops.push_back(&span);
+    }
+    std::sort(ops.begin(), ops.end(), [](const Span* a, const Span* b) { return a->start_us < b->start_us; });
+    for (size_t i = 1; i < ops.size(); ++i) gaps.push_back((ops[i]->start_us - ops[i - 1]->end_us) * 1e-6);
+  }
+  if (gaps.empty()) {
+    result.notes.push_back("op gap not measured: the probe run had no consecutive ops; launch overhead = hand-off");
+    return;
+  }
+  result.launch.kernels = static_cast<int>(gaps.size());
+  result.launch.device_seconds_per_kernel = std::max(0.0, calibration::median(gaps));
+}
+
+/// `sample` on `running` devices at once, each run kRunsPerDevice times back
+/// to back, beside `idle` devices that run nothing: the median of the later
+/// runs. The first run of each device is left out: it wakes the device's
+/// parked intra-op threads, which in a plan only the device's first op does
+/// (the run's start, priced apart as the machine's hand-off).
+calibration::OpTime time_op(const OpSample& sample, int running, int idle, int shares, const RunOptions& run) {
   constexpr int kRunsPerDevice = 3;
-  CpuExecutor executor;
+  const Plan plan = replicated_op_plan(sample, running, kRunsPerDevice, idle);
+  const RunResult measured = CpuExecutor().run(plan, run);
+  std::vector<double> seconds;
+  for (const Timeline& timeline : measured.timelines) {
+    for (const Span& span : timeline.spans) {
+      if (span.kind == SpanKind::kCompute && span.op % kRunsPerDevice != 0) seconds.push_back(span.duration_us() * 1e-6);
+    }
+  }
+  SPLITSCOPE_CHECK(!seconds.empty(), "a calibration run without compute spans");
+  const SliceCost cost = slice_cost(*sample.graph, sample.node, sample.slice);
+  calibration::OpTime time;
+  time.signature = sample.signature;
+  time.example = sample.graph->name() + "/" + sample.graph->node(sample.node).name;
+  time.flops = cost.flops;
+  time.bytes = cost.bytes_read + cost.bytes_written;
+  time.seconds = calibration::median(seconds);
+  time.min_seconds = *std::min_element(seconds.begin(), seconds.end());
+  time.max_seconds = *std::max_element(seconds.begin(), seconds.end());
+  time.shares = shares;
+  time.running = running;
+  return time;
+}
+
+/// Every sample at every share count with every device busy, and, where a
+/// device of that share count has others beside it, alone too: a device
+/// alone has the cores' shared caches, memory and (on SMT) execution units
+/// to itself, which is how the layer split runs (one device working at a
+/// time). Both times of a sample are taken one after the other, so that
+/// whatever else loads the host falls on both alike.
+void measure_ops(const CpuCalibrationOptions& options, int cores, calibration::CalibrationResult& result) {
   RunOptions run;
   run.warmup = options.warmup;
   run.repeats = options.repeats;
   run.seed = options.seed;
   run.want_output = false;
   for (const int shares : cpu_share_counts(cores)) {
-    const int copies = cores / shares;
+    const int devices = cores / shares;
     for (const OpSample& sample : options.ops) {
-      // Each device runs the op kRunsPerDevice times back to back, and the
-      // first run of each is left out: it wakes the device's parked intra-op
-      // threads, which in a plan only the device's first op does (the run's
-      // start, priced apart as the machine's hand-off).
-      const Plan plan = replicated_op_plan(sample, copies, kRunsPerDevice);
-      const RunResult measured = executor.run(plan, run);
-      std::vector<double> seconds;
-      for (const Timeline& timeline : measured.timelines) {
-        for (const Span& span : timeline.spans) {
-          if (span.kind == SpanKind::kCompute && span.op % kRunsPerDevice != 0) {
-            seconds.push_back(span.duration_us() * 1e-6);
-          }
-        }
-      }
-      SPLITSCOPE_CHECK(!seconds.empty(), "a calibration run without compute spans");
-      const SliceCost cost = slice_cost(*sample.graph, sample.node, sample.slice);
-      calibration::OpTime time;
-      time.signature = sample.signature;
-      time.example = sample.graph->name() + "/" + sample.graph->node(sample.node).name;
-      time.flops = cost.flops;
-      time.bytes = cost.bytes_read + cost.bytes_written;
-      time.seconds = calibration::median(seconds);
-      time.min_seconds = *std::min_element(seconds.begin(), seconds.end());
-      time.max_seconds = *std::max_element(seconds.begin(), seconds.end());
-      time.shares = shares;
-      result.op_times.push_back(time);
+      result.op_times.push_back(time_op(sample, devices, 0, shares, run));
+      if (devices > 1) result.op_times.push_back(time_op(sample, 1, devices - 1, shares, run));
     }
   }
 }
@@ -172,10 +226,7 @@ void measure_lane_handoff(const CpuCalibrationOptions& options, int cores, calib
     result.notes.push_back("lane hand-off not measured: one hardware thread, so one device and no transfers");
     return;
   }
-  const std::string network = R"({"name": "handoff", "batch": 8, "input": [64], "layers": [
-      {"type": "dense", "units": 64, "activation": "relu"}, {"type": "dense", "units": 64, "activation": "relu"},
-      {"type": "dense", "units": 64, "activation": "relu"}, {"type": "dense", "units": 64}]})";
-  const auto graph = std::make_shared<const Graph>(lower(parse_model_text(network, "handoff.json")));
+  const auto graph = probe_network();
   PartitionOptions partition;
   partition.devices = 2;
   partition.microbatches = 4;
@@ -241,11 +292,13 @@ calibration::CalibrationResult calibrate_cpu(const CpuCalibrationOptions& option
   result.dtype = "fp32";
   result.repeats = options.repeats;
   result.notes.push_back(fmt::format(
-      "cpu: {} hardware threads, the pooled devices; op times per share count, every device running the op at once",
+      "cpu: {} hardware threads, the pooled devices; op times per share count, with every device running the op "
+      "at once and (where other devices exist) alone",
       host.hardware_threads));
   measure_gemm(options, result);
   measure_copies(options, result);
   measure_hand_off(options, result);
+  measure_op_gap(options, result);
   measure_lane_handoff(options, host.hardware_threads, result);
   measure_ops(options, host.hardware_threads, result);
   return result;

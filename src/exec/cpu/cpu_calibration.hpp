@@ -7,11 +7,17 @@
 /// sample is timed once per share count s = cores / d of the device counts d
 /// = 1, 2, 4, ... up to the cores, with d copies of it running at once
 /// (replicated_op_plan): a device of s shares while every device is busy,
-/// which is how the split strategies run. Besides the op times:
+/// which is how the split strategies run; and, for d > 1, once more on one
+/// device beside d − 1 idle ones (OpTime::running = 1): the same op alone,
+/// as a layer split runs one device at a time. Besides the op times:
 /// - gemm: one-thread sgemm rates (square 256, 512, 1024), the device's peak;
 /// - copies: memcpy between two buffers over sizes ("device_to_device", line fit);
-/// - launch: the hand-off of work from one thread to another through a
-///   condition variable (the scheduler's), median one-way latency.
+/// - launch: host_seconds_per_launch the hand-off of work from one thread to
+///   another through a condition variable (the scheduler's), median one-way
+///   latency; device_seconds_per_kernel the median gap between consecutive
+///   ops of one device in a run of a small chain (its worker taking the next
+///   task), which the machine charges per op as its launch overhead;
+/// - lane_handoff: a copy's hand-offs, off a pipelined run's timeline.
 
 #include <cstdint>
 #include <vector>
