@@ -82,18 +82,19 @@ OpTime parse_op_time(const JsonFields& entry) {
   return time;
 }
 
-std::vector<std::string> parse_notes(const JsonFields& top) {
-  std::vector<std::string> notes;
-  if (!top.has("notes")) return notes;
-  const json& array = top.raw().at("notes");
-  if (!array.is_array()) top.fail("notes", "must be an array of strings, got " + json_type_name(array));
+/// The optional array of strings `field` of `top`.
+std::vector<std::string> parse_strings(const JsonFields& top, const std::string& field) {
+  std::vector<std::string> strings;
+  if (!top.has(field)) return strings;
+  const json& array = top.raw().at(field);
+  if (!array.is_array()) top.fail(field, "must be an array of strings, got " + json_type_name(array));
   for (size_t i = 0; i < array.size(); ++i) {
     if (!array[i].is_string()) {
-      throw InputError(top.source(), fmt::format("notes[{}]", i), "must be a string, got " + json_type_name(array[i]));
+      throw InputError(top.source(), fmt::format("{}[{}]", field, i), "must be a string, got " + json_type_name(array[i]));
     }
-    notes.push_back(array[i].get<std::string>());
+    strings.push_back(array[i].get<std::string>());
   }
-  return notes;
+  return strings;
 }
 
 CalibrationResult parse_document(const json& doc, const std::string& source) {
@@ -167,7 +168,8 @@ CalibrationResult parse_document(const json& doc, const std::string& source) {
     each_element(top, "op_times", "measured op times",
                  [&](const JsonFields& entry) { result.op_times.push_back(parse_op_time(entry)); });
   }
-  result.notes = parse_notes(top);
+  result.notes = parse_strings(top, "notes");
+  result.one_thread_kinds = parse_strings(top, "one_thread_kinds");
   return result;
 }
 
@@ -237,6 +239,7 @@ std::string calibration_to_json(const CalibrationResult& result) {
       {"op_times", ops},
       {"notes", result.notes},
   };
+  if (!result.one_thread_kinds.empty()) document["one_thread_kinds"] = result.one_thread_kinds;  // cpu only
   // GPU calibrations only: files without it read as unmeasured.
   if (result.host_issue.steps > 0) {
     document["host_issue"] = {{"steps", result.host_issue.steps},

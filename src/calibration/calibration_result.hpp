@@ -127,6 +127,10 @@ struct CalibrationResult {
   std::vector<OpTime> op_times;
   std::vector<ConvRate> conv;      ///< conv_rates(op_times)
   std::vector<std::string> notes;  ///< what could not be measured, and why
+  /// cpu: the op kinds whose kernel runs on one thread however many threads
+  /// its device has (the executor's kernel table), so that a device of N
+  /// shares runs them no faster than one. Empty: not said (GPU, older files).
+  std::vector<std::string> one_thread_kinds;
 };
 
 }  // namespace splitscope::calibration

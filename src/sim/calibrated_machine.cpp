@@ -207,6 +207,8 @@ bool timed_alone(const calibration::OpTime& op, int cores) {
 struct PooledFits {
   std::map<std::string, double> efficiency;
   std::map<std::string, double> contention;
+  std::map<std::string, double> speedup;
+  std::string speedup_summary;
   std::string efficiency_summary;
   std::string contention_summary;
 };
@@ -225,6 +227,35 @@ struct PooledFits {
 /// cell on a 2-thread AMD EPYC VM), they priced resnet50's uncalibrated
 /// two-thread convolutions 16% slower than its one-thread ones scaled, and
 /// took its `single` prediction from +8.5% to +25.0% of the measured time.
+/// Per share count N > 1: how many times faster a device of N shares runs
+/// each kind than one share, by the executor's kernels
+/// (CalibrationResult::one_thread_kinds): 1 for the kinds whose kernel runs
+/// on one thread, N (`default`) for the rest, whose products split over the
+/// threads. Nothing for raw files that do not say (every kind N times one).
+///
+/// Speedups measured kind by kind (the one-share times over the same ops'
+/// N-share times) were tried and dropped: on the 2-thread build VM conv2d
+/// came out 1.37 overall but 1.16-1.42 by size, and priced two-tower's
+/// `single` 44% slow and resnet50's 21% slow where twice the rate had them
+/// at +10% and -18%; the one-thread rule alone took inception's `single`
+/// from -28% to -21% and changed none of the multi-threaded kinds.
+void fit_speedups(const calibration::CalibrationResult& result, const std::set<int>& share_counts,
+                  PooledFits& fits) {
+  if (result.one_thread_kinds.empty()) return;
+  std::string one_thread;
+  for (const std::string& kind : result.one_thread_kinds) {
+    if (kind != kEpilogueEfficiency && computed_kind(kind) == nullptr) continue;
+    one_thread += fmt::format("{}{}", one_thread.empty() ? "" : ", ", kind);
+    for (const int shares : share_counts) {
+      if (shares > 1) fits.speedup[pooled_op_key(kind, shares)] = 1.0;
+    }
+  }
+  for (const int shares : share_counts) {
+    if (shares > 1) fits.speedup[pooled_op_key(std::string(kDefaultEfficiency), shares)] = shares;
+  }
+  fits.speedup_summary = "1 for the kinds run on one thread (" + one_thread + "), N for the others";
+}
+
 PooledFits fit_pooled(const calibration::CalibrationResult& result, int cores, const DeviceSpec& one_thread) {
   PooledFits fits;
   const bool any_alone = std::any_of(result.op_times.begin(), result.op_times.end(), [&](const auto& op) {
@@ -269,6 +300,7 @@ PooledFits fit_pooled(const calibration::CalibrationResult& result, int cores, c
                                              shares, shares == 1 ? "" : "s", summary);
     }
   }
+  fit_speedups(result, share_counts, fits);
   return fits;
 }
 
@@ -418,6 +450,7 @@ Machine cpu_machine_from_calibration(const calibration::CalibrationResult& resul
   const PooledFits fits = fit_pooled(result, cores, machine.device);
   machine.device.efficiency = fits.efficiency;
   machine.device.contention = fits.contention;
+  machine.device.speedup = fits.speedup;
   const calibration::CopySeries& copies = required_series(result, kDeviceToDevice, options, "the transfers");
   machine.topology.kind = TopologyKind::kSwitch;
   machine.topology.link = link_of(copies);
@@ -451,8 +484,9 @@ Machine cpu_machine_from_calibration(const calibration::CalibrationResult& resul
       "in a run ({:.2f} us; raw files from before it was measured: the hand-off of work between two threads "
       "through a condition variable, {:.1f} us); efficiency per op kind fitted as for GPUs on the one-share op times alone "
       "where measured, else with every device busy ({}); "
-      "contention per op kind (KIND|shares=N likewise) the time-weighted ratio of the op times with every device "
-      "busy to the same ops' times alone ({}); op times keyed SIGNATURE|shares=N for devices of N threads; lane "
+      "contention per op kind (KIND|shares=N for devices of N threads) the time-weighted ratio of the op times with "
+      "every device busy to the same ops' times alone ({}); speedup per op kind of a device of N threads over one "
+      "thread, which prices the ops the table lacks on such a device ({}); op times keyed SIGNATURE|shares=N for devices of N threads; lane "
       "hand-off the median gap between a copy and the compute op on either side of it in a pipelined run ({}). "
       "Topology: a switch at the memcpy series' fitted rate, its latency plus one hand-off (the copying thread "
       "takes the work over). Host link (an input pipeline's copies): the memcpy series' fitted rate and latency.",
@@ -462,6 +496,7 @@ Machine cpu_machine_from_calibration(const calibration::CalibrationResult& resul
       machine.device.launch_overhead_us, result.launch.host_seconds_per_launch * 1e6,
       fits.efficiency_summary.empty() ? "none" : fits.efficiency_summary,
       fits.contention_summary.empty() ? "not measured: the raw file has no op times alone" : fits.contention_summary,
+      fits.speedup_summary.empty() ? "not said: N for every kind" : fits.speedup_summary,
       handoff_measured ? fmt::format("{:.1f} us over {} gaps", machine.device.lane_handoff_us,
                                      result.lane_handoff.samples)
                        : "not measured: the condition-variable hand-off on each copy instead");

@@ -51,6 +51,12 @@ double DeviceSpec::contention_of(std::string_view kind) const {
   return 1.0;
 }
 
+double DeviceSpec::speedup_of(std::string_view kind) const {
+  if (const auto it = speedup.find(std::string(kind)); it != speedup.end()) return it->second;
+  if (const auto it = speedup.find(std::string(kDefaultEfficiency)); it != speedup.end()) return it->second;
+  return 1.0;
+}
+
 std::pair<std::string_view, int> split_pooled_key(std::string_view key) {
   constexpr std::string_view kShares = "|shares=";
   const size_t at = key.rfind(kShares);
@@ -80,10 +86,15 @@ Machine machine_for_plan(const Machine& machine, int plan_devices) {
   if (!machine.pooled || plan_devices <= 0 || plan_devices >= machine.devices) return machine;
   const int shares = machine.devices / plan_devices;
   Machine scaled = machine;
-  for (auto& [precision, peak] : scaled.device.peak_tflops) peak *= shares;
-  scaled.device.memory_bandwidth_gbps *= shares;
   scaled.device.memory_gib *= shares;
-  scaled.device.sm_count *= shares;  // 0 (derived from the peak) stays 0, and the peak scales
+  // Measured speedups price this share count's ops kind by kind; without
+  // them, a device of N shares is N times one (its peaks and bandwidth).
+  scaled.device.speedup = entries_for_shares(machine.device.speedup, shares);
+  if (scaled.device.speedup.empty()) {
+    for (auto& [precision, peak] : scaled.device.peak_tflops) peak *= shares;
+    scaled.device.memory_bandwidth_gbps *= shares;
+    scaled.device.sm_count *= shares;  // 0 (derived from the peak) stays 0, and the peak scales
+  }
   // The op times measured on devices of this many shares, under their plain
   // signatures; one-share times do not describe a bigger device, so ops
   // without a time of their own fall back to the (scaled) rules.

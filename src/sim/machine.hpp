@@ -72,6 +72,14 @@ struct DeviceSpec {
   /// On a pooled machine, a key may carry `|shares=N` (N > 1): the entry for
   /// devices of N shares (machine_for_plan()).
   std::map<std::string, double> contention;
+  /// On a pooled machine: how many times faster a device of N shares runs
+  /// an op of a kind than a device of one share alone, keyed `KIND|shares=N`
+  /// (and `default|shares=N`): a kernel that runs on one thread gains
+  /// nothing from more shares, a product split over threads less than N.
+  /// machine_for_plan() makes a plan's entries plain; where it has some, an
+  /// op the table lacks takes its one-share time over its kind's speedup
+  /// (its entry, else "default", else 1), instead of the peaks times N.
+  std::map<std::string, double> speedup;
 
   double matrix_flops_per_second() const;
   double memory_bytes_per_second() const;
@@ -85,6 +93,8 @@ struct DeviceSpec {
   bool has_efficiency(std::string_view kind) const;
   /// The contention of `kind`: its entry, else "default", else 1.
   double contention_of(std::string_view kind) const;
+  /// The speedup of `kind`: its entry, else "default", else 1.
+  double speedup_of(std::string_view kind) const;
 };
 
 /// One class of link: its bandwidth in each direction, the latency a
@@ -167,15 +177,17 @@ struct Machine {
 /// The machine as a plan on `plan_devices` devices sees it: `machine` itself,
 /// unless it is pooled and the plan leaves devices unused (see
 /// Machine::pooled). Then each device has N = devices / plan_devices shares:
-/// the op times and contentions keyed `|shares=N` become the plain ones, and
-/// the others go (measured on devices of other sizes, beside other numbers
-/// of devices; one device of every share has none beside it).
+/// the op times, contentions and speedups keyed `|shares=N` become the plain
+/// ones, and the others go (measured on devices of other sizes, beside other
+/// numbers of devices; one device of every share has none beside it). The
+/// peaks and memory bandwidth are N times the one-share ones unless there
+/// are speedups for N, which then price what the table lacks.
 Machine machine_for_plan(const Machine& machine, int plan_devices);
 
 /// The op table key of `signature` measured on a device of `shares` shares
 /// of a pooled machine (a CPU device with `shares` cores' threads):
 /// `signature` itself for one share, `signature|shares=N` for N > 1. The
-/// same suffix keys a pooled machine's contentions.
+/// same suffix keys a pooled machine's contentions and speedups.
 std::string pooled_op_key(const std::string& signature, int shares);
 
 /// The op table key of `signature`'s time alone: measured on a device of a

@@ -56,10 +56,25 @@ LinkSpec parse_link(const JsonFields& topology, std::string_view field, std::str
   return spec;
 }
 
+/// A device's `field`: op kind (as efficiency is keyed, optionally followed
+/// by `|shares=N` for a pooled machine's devices of N shares) -> a positive factor.
+void parse_pooled_factors(const JsonFields& device, std::string_view field, std::string_view what,
+                          std::map<std::string, double>& into) {
+  if (!device.has(field)) return;
+  const JsonFields factors = device.object(field, what);
+  for (const auto& [kind, value] : factors.raw().items()) {
+    if (!is_efficiency_key(split_pooled_key(kind).first)) {
+      factors.fail(kind, "unknown op kind; known kinds are " + efficiency_keys() +
+                             ", each optionally followed by |shares=N (N >= 2)");
+    }
+    into[kind] = factors.checked_number(value, kind, NumberRule::kQuantity);
+  }
+}
+
 DeviceSpec parse_device(const JsonFields& device) {
   device.allow_only({"name", "peak_tflops", "matrix_math", "memory_bandwidth_GBps", "memory_GiB",
                      "launch_overhead_us", "lane_handoff_us", "host_issue_us", "sm_count", "boost_clock_MHz", "efficiency",
-                     "contention", "comment"},
+                     "contention", "speedup", "comment"},
                     "a device");
   device.optional_string("comment", "");  // free text, but text
   DeviceSpec spec;
@@ -103,18 +118,10 @@ DeviceSpec parse_device(const JsonFields& device) {
       spec.efficiency[kind] = efficiency.checked_number(value, kind, NumberRule::kFraction);
     }
   }
-  if (device.has("contention")) {
-    const JsonFields contention =
-        device.object("contention", "time with every pooled device busy over time alone, by op kind");
-    for (const auto& [kind, value] : contention.raw().items()) {
-      // `KIND|shares=N`: for a pooled machine's devices of N shares.
-      if (!is_efficiency_key(split_pooled_key(kind).first)) {
-        contention.fail(kind, "unknown op kind; known kinds are " + efficiency_keys() +
-                                  ", each optionally followed by |shares=N (N >= 2)");
-      }
-      spec.contention[kind] = contention.checked_number(value, kind, NumberRule::kQuantity);
-    }
-  }
+  parse_pooled_factors(device, "contention", "time with every pooled device busy over time alone, by op kind",
+                       spec.contention);
+  parse_pooled_factors(device, "speedup", "how many times faster N shares run an op than one share alone, by op kind",
+                       spec.speedup);
   return spec;
 }
 
@@ -260,9 +267,10 @@ std::string machine_to_json(const Machine& machine) {
     device["efficiency"] = ordered::object();
     for (const auto& [kind, value] : spec.efficiency) device["efficiency"][kind] = value;
   }
-  if (!spec.contention.empty()) {
-    device["contention"] = ordered::object();
-    for (const auto& [kind, value] : spec.contention) device["contention"][kind] = value;
+  for (const auto& [field, factors] : {std::pair{"contention", &spec.contention}, std::pair{"speedup", &spec.speedup}}) {
+    if (factors->empty()) continue;
+    device[field] = ordered::object();
+    for (const auto& [kind, value] : *factors) device[field][kind] = value;
   }
   doc["device"] = device;
 

@@ -121,9 +121,14 @@ OpCostModel::OpCostModel(const Machine& machine)
                                                       : Rule::kGemm;
     }
     rules_.push_back(rule);
+    // The busy time over the modelled one: the contention, and a share count's speedup.
     kind_contention_.push_back(machine.device.contention_of(def->name));
+    kind_scale_.push_back(kind_contention_.back() / machine.device.speedup_of(def->name));
   }
   epilogue_contention_ = machine.device.contention_of(kEpilogueEfficiency);
+  epilogue_scale_ = epilogue_contention_ / machine.device.speedup_of(kEpilogueEfficiency);
+  // An optimizer update streams like the epilogue but splits over the threads, as the products do.
+  update_scale_ = epilogue_contention_ / machine.device.speedup_of(kDefaultEfficiency);
   auto table = std::make_shared<std::unordered_map<std::string, double>>();
   const std::string alone_suffix = alone_op_key("");
   contended_ = !machine.device.contention.empty();
@@ -220,7 +225,7 @@ double OpCostModel::op_seconds(const Plan& plan, const PlanOp& op, OpKind node_k
   const int64_t bytes = op.bytes_read + op.bytes_written;
   // An optimizer update streams its weights, gradients and state, like an activation.
   if (op.role == OpRole::kEpilogue || op.role == OpRole::kUpdate) {
-    return epilogue_seconds(op.flops, bytes) * epilogue_contention_;
+    return epilogue_seconds(op.flops, bytes) * (op.role == OpRole::kUpdate ? update_scale_ : epilogue_scale_);
   }
   SPLITSCOPE_CHECK(op.role == OpRole::kCompute, "only compute, epilogue and update ops run on a compute lane");
   if (!calibrated_->empty()) {
@@ -231,7 +236,7 @@ double OpCostModel::op_seconds(const Plan& plan, const PlanOp& op, OpKind node_k
   }
   const Rule rule = rules_[static_cast<size_t>(node_kind)];
   const OpNode* node = rule == Rule::kRoofline || rule == Rule::kStreaming ? nullptr : &plan.graph->node(op.node);
-  return modelled(node, node_kind, op.slice, op.flops, bytes) * kind_contention_[static_cast<size_t>(node_kind)];
+  return modelled(node, node_kind, op.slice, op.flops, bytes) * kind_scale_[static_cast<size_t>(node_kind)];
 }
 
 double OpCostModel::op_alone_seconds(const Plan& plan, const PlanOp& op, OpKind node_kind,
@@ -253,7 +258,7 @@ double OpCostModel::slice_seconds(const Graph& graph, NodeId node, const Slice& 
   const SliceCost cost = slice_cost(graph, node, slice);
   const OpNode& op_node = graph.node(node);
   return modelled(&op_node, op_node.kind, slice, cost.flops, cost.bytes_read + cost.bytes_written) *
-         kind_contention_[static_cast<size_t>(op_node.kind)];
+         kind_scale_[static_cast<size_t>(op_node.kind)];
 }
 
 /// The last slice priced of each node (a pipeline's micro-batches and a
@@ -368,7 +373,7 @@ double OpCostModel::PlanPricing::seconds(const PlanOp& op, bool* calibrated) {
     }
     const auto [it, inserted] = memo_->by_shape.try_emplace(key, 0.0);
     if (inserted) it->second = model_.rule_seconds(rule, node, s, op.flops, bytes);
-    time = it->second * model_.kind_contention_[static_cast<size_t>(node.kind)];
+    time = it->second * model_.kind_scale_[static_cast<size_t>(node.kind)];
   }
   const double alone = model_.op_alone_seconds(plan_, op, node.kind, time);
   last = Memo::Last{s.batch.size(), s.out, s.reduce, op.flops, bytes, op.role, from_table, time, alone};

@@ -38,7 +38,9 @@
 /// contention), which is how the splits run and what partitioners balance;
 /// and op_alone_seconds(), with the others idle (a time measured alone, else
 /// op_seconds() over the contention). The engine moves between them by how
-/// many devices are busy.
+/// many devices are busy. On a pooled machine's device of N shares with
+/// measured speedups (DeviceSpec::speedup, machine_for_plan()), an op the
+/// table lacks is priced at one share and divided by its kind's speedup.
 
 #include <cstdint>
 #include <memory>
@@ -113,7 +115,10 @@ class OpCostModel {
   std::vector<double> kind_efficiency_;  ///< by OpKind value
   std::vector<Rule> rules_;              ///< by OpKind value
   std::vector<double> kind_contention_;  ///< by OpKind value; 1 where not contended
+  std::vector<double> kind_scale_;       ///< by OpKind value: contention over speedup (DeviceSpec::speedup)
   double epilogue_contention_ = 1;
+  double epilogue_scale_ = 1;
+  double update_scale_ = 1;
   bool contended_ = false;
   double epilogue_efficiency_;
   Rule epilogue_rule_;

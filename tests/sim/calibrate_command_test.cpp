@@ -407,6 +407,35 @@ TEST(CpuCalibration, TimesAloneBecomeTheEfficienciesAndTheirRatioToTimesBusyTheC
   EXPECT_FALSE(OpCostModel(machine_for_plan(before, 2)).contended());
 }
 
+TEST(CpuCalibration, KindsRunOnOneThreadGainNothingFromMoreShares) {
+  calibration::CalibrationResult result = testing::hand_calibration();
+  result.device_name = "Test CPU";
+  for (calibration::OpTime op : std::vector<calibration::OpTime>(result.op_times)) {
+    op.shares = 4;
+    result.op_times.push_back(op);
+  }
+  result.one_thread_kinds = {"relu", "epilogue", "no_such_kind"};
+  CalibratedMachineOptions options;
+  options.name = "host";
+  const Machine machine = cpu_machine_from_calibration(result, options);
+  EXPECT_EQ(machine.device.speedup,
+            (std::map<std::string, double>{{"default|shares=4", 4.0}, {"epilogue|shares=4", 1.0}, {"relu|shares=4", 1.0}}));
+  // A plan on one device: one-thread peaks, and the speedups price what the table lacks.
+  const Machine one = machine_for_plan(machine, 1);
+  EXPECT_EQ(one.device.peak_tflops, machine.device.peak_tflops);
+  EXPECT_DOUBLE_EQ(one.device.speedup_of("relu"), 1.0);
+  EXPECT_DOUBLE_EQ(one.device.speedup_of("dense"), 4.0);
+  EXPECT_DOUBLE_EQ(one.device.memory_gib, 4 * machine.device.memory_gib);
+  // The raw file says it, and reads back.
+  const auto again = calibration::parse_calibration_result(calibration::calibration_to_json(result), "raw.json");
+  EXPECT_EQ(again.one_thread_kinds, result.one_thread_kinds);
+  // Without it, every kind is four times one share, as before.
+  result.one_thread_kinds.clear();
+  EXPECT_TRUE(cpu_machine_from_calibration(result, options).device.speedup.empty());
+  EXPECT_DOUBLE_EQ(machine_for_plan(cpu_machine_from_calibration(result, options), 1).device.peak_tflops.at("fp32"),
+                   4 * machine.device.peak_tflops.at("fp32"));
+}
+
 TEST(CpuCalibration, CalibrateMeasuresThisHostAndWritesAMachineThatPredictsIt) {
   const std::string folder = testing::fresh_temp_dir("calibrate_cpu");
   const testing::CommandResult made = testing::run_splitscope(
@@ -449,6 +478,10 @@ TEST(CpuCalibration, CalibrateMeasuresThisHostAndWritesAMachineThatPredictsIt) {
   EXPECT_EQ(derived.calibration.op_times_us, machine.calibration.op_times_us);
   EXPECT_EQ(derived.device.efficiency, machine.device.efficiency);
   EXPECT_EQ(derived.device.contention, machine.device.contention);
+  EXPECT_EQ(derived.device.speedup, machine.device.speedup);
+  // The executor's one-thread kinds: pooling yes, the products no.
+  EXPECT_NE(std::find(raw.one_thread_kinds.begin(), raw.one_thread_kinds.end(), "maxpool"), raw.one_thread_kinds.end());
+  EXPECT_EQ(std::find(raw.one_thread_kinds.begin(), raw.one_thread_kinds.end(), "conv2d"), raw.one_thread_kinds.end());
   EXPECT_EQ(derived.device.peak_tflops, machine.device.peak_tflops);
   EXPECT_EQ(derived.devices, machine.devices);
   // And it predicts a cpu run here.

@@ -417,6 +417,29 @@ TEST(ClosedForm, AnOpStartingBesideARunningOneSlowsItFromThenOn) {
   EXPECT_NEAR(span_of(timeline, 1).end_us, 1700.0, 1e-3);
 }
 
+TEST(ClosedForm, ADeviceOfMoreSharesRunsItsOneThreadKindsNoFaster) {
+  // A pooled machine of 2 one-share devices; a plan on one device gives it
+  // both shares. Its dense layer splits over the threads (speedup 2): 1000
+  // µs at one share, 500 here; its relu runs on one thread (speedup 1): 1 GB
+  // read and written at 1000 GB/s, 1000 µs whatever the shares.
+  const char* const network = R"({"batch": 4, "input": [16], "layers": [
+      {"type": "dense", "units": 16, "name": "fc1"}, {"type": "relu", "name": "act"}]})";
+  HandPlan hand(network, 1, "single");
+  const int h = hand.compute(hand.node("fc1"), 0, {hand.input(hand.node("input"), 0, 64)}, 1'000'000'000, 64);
+  hand.compute(hand.node("act"), 0, {h}, 0, 64, 0, 1'000'000'000);
+  Machine machine = test_machine(2, free_links());
+  machine.pooled = true;
+  machine.device.speedup = {{"default|shares=2", 2.0}, {"relu|shares=2", 1.0}};
+  const Timeline timeline = simulate(hand.plan(), machine);
+  EXPECT_NEAR(span_of(timeline, 0).duration_us(), 500.0, 1e-3);
+  EXPECT_NEAR(span_of(timeline, 1).duration_us(), 1000.0, 1e-3);
+  // Without speedups, the device is twice one share: both ops at twice the rate.
+  machine.device.speedup.clear();
+  const Timeline doubled = simulate(hand.plan(), machine);
+  EXPECT_NEAR(span_of(doubled, 0).duration_us(), 500.0, 1e-3);
+  EXPECT_NEAR(span_of(doubled, 1).duration_us(), 500.0, 1e-3);
+}
+
 }  // namespace
 }  // namespace closed_form_test
 }  // namespace splitscope

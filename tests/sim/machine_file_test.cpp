@@ -90,12 +90,15 @@ TEST(MachineFile, APooledMachinesContentionRoundTrips) {
   json doc = json::parse(kValid);
   doc["pooled"] = true;
   doc["device"]["contention"] = {{"default", 1.5}, {"dense", 1.25}, {"dense|shares=2", 1.125}};
+  doc["device"]["speedup"] = {{"default|shares=2", 2}, {"relu|shares=2", 1}};
   const Machine machine = parse_machine_text(doc.dump(), "m.json");
   EXPECT_DOUBLE_EQ(machine.device.contention_of("dense"), 1.25);
   EXPECT_DOUBLE_EQ(machine.device.contention_of("conv2d"), 1.5);  // the default
   EXPECT_DOUBLE_EQ(machine.device.contention.at("dense|shares=2"), 1.125);
   const Machine again = parse_machine_text(machine_to_json(machine), "again.json");
   EXPECT_EQ(again.device.contention, machine.device.contention);
+  EXPECT_EQ(again.device.speedup, machine.device.speedup);
+  EXPECT_DOUBLE_EQ(machine_for_plan(machine, 2).device.speedup_of("relu"), 1.0);
   // Without the field, nothing slows anything.
   EXPECT_DOUBLE_EQ(parse_machine_text(kValid, "m.json").device.contention_of("dense"), 1.0);
 }

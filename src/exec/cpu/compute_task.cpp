@@ -580,6 +580,9 @@ TaskFunction cell_grad_weight_task(const OpBinding& b, float* scratch) {
 struct CpuKernel {
   TaskFunction (*bind)(const PlanOp& op, const OpBinding& binding, WeightStore& weights, float* scratch) = nullptr;
   int64_t (*scratch_floats)(const OpNode& node, const Slice& slice) = nullptr;
+  /// Whether its kernel spreads its work over the device's intra-op threads
+  /// (takes the TaskContext's ParallelFor); the others run on one thread.
+  bool splits_over_threads = false;
 };
 
 std::shared_ptr<const WeightSlice> weights_of(const OpBinding& binding, WeightStore& weights) {
@@ -673,8 +676,8 @@ int64_t gru_scratch(const OpNode&, const Slice& slice) {
 std::array<CpuKernel, kOpKindCount> make_kernel_table() {
   std::array<CpuKernel, kOpKindCount> table{};
   const auto set = [&](OpKind kind, CpuKernel kernel) { table[static_cast<size_t>(kind)] = kernel; };
-  set(OpKind::kDense, {bind_dense});
-  set(OpKind::kConv2d, {bind_conv2d, conv2d_scratch});
+  set(OpKind::kDense, {bind_dense, nullptr, true});
+  set(OpKind::kConv2d, {bind_conv2d, conv2d_scratch, true});
   set(OpKind::kMaxPool, {bind_pool});
   set(OpKind::kAvgPool, {bind_pool});
   set(OpKind::kFlatten, {bind_flatten});
@@ -682,27 +685,27 @@ std::array<CpuKernel, kOpKindCount> make_kernel_table() {
   set(OpKind::kRelu, {bind_relu});
   set(OpKind::kTanh, {bind_tanh});
   set(OpKind::kSigmoid, {bind_sigmoid});
-  set(OpKind::kLstmCell, {bind_cell, lstm_scratch});
-  set(OpKind::kGruCell, {bind_cell, gru_scratch});
+  set(OpKind::kLstmCell, {bind_cell, lstm_scratch, true});
+  set(OpKind::kGruCell, {bind_cell, gru_scratch, true});
   set(OpKind::kStack, {bind_stack});
   set(OpKind::kStepSlice, {bind_step_slice});
   set(OpKind::kAdd, {bind_add});
   set(OpKind::kConcat, {bind_concat});
   set(OpKind::kLoss, {bind_loss});
   set(OpKind::kActivationGrad, {bind_activation_grad});
-  set(OpKind::kDenseGradInput, {bind_dense_grad_input});
-  set(OpKind::kDenseGradWeight, {bind_dense_grad_weight});
-  set(OpKind::kConv2dGradInput, {bind_conv2d_grad_input, conv2d_grad_input_scratch});
-  set(OpKind::kConv2dGradWeight, {bind_conv2d_grad_weight, conv2d_grad_weight_scratch});
+  set(OpKind::kDenseGradInput, {bind_dense_grad_input, nullptr, true});
+  set(OpKind::kDenseGradWeight, {bind_dense_grad_weight, nullptr, true});
+  set(OpKind::kConv2dGradInput, {bind_conv2d_grad_input, conv2d_grad_input_scratch, true});
+  set(OpKind::kConv2dGradWeight, {bind_conv2d_grad_weight, conv2d_grad_weight_scratch, true});
   set(OpKind::kMaxPoolGrad, {bind_pool_grad});
   set(OpKind::kAvgPoolGrad, {bind_pool_grad});
   set(OpKind::kUnflatten, {bind_flatten});  // the same contiguous copy, its shapes swapped
   set(OpKind::kChannelSlice, {bind_flatten});  // a contiguous copy from its first input channel
-  set(OpKind::kLstmCellGrad, {bind_cell_grad, cell_grad_scratch});
-  set(OpKind::kGruCellGrad, {bind_cell_grad, cell_grad_scratch});
-  set(OpKind::kCellGradInput, {bind_cell_grad_input, cell_product_scratch});
-  set(OpKind::kCellGradHidden, {bind_cell_grad_hidden, cell_product_scratch});
-  set(OpKind::kCellGradWeight, {bind_cell_grad_weight, cell_product_scratch});
+  set(OpKind::kLstmCellGrad, {bind_cell_grad, cell_grad_scratch, true});
+  set(OpKind::kGruCellGrad, {bind_cell_grad, cell_grad_scratch, true});
+  set(OpKind::kCellGradInput, {bind_cell_grad_input, cell_product_scratch, true});
+  set(OpKind::kCellGradHidden, {bind_cell_grad_hidden, cell_product_scratch, true});
+  set(OpKind::kCellGradWeight, {bind_cell_grad_weight, cell_product_scratch, true});
   return table;
 }
 
@@ -714,6 +717,8 @@ const CpuKernel& kernel_of(OpKind kind) {
 }  // namespace
 
 bool has_cpu_kernel(OpKind kind) { return kernel_of(kind).bind != nullptr; }
+
+bool cpu_kernel_splits_over_threads(OpKind kind) { return kernel_of(kind).splits_over_threads; }
 
 int64_t compute_scratch_floats(const Plan& plan, const PlanOp& op) {
   if (op.role != OpRole::kCompute) return 0;

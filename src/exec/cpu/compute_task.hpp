@@ -17,6 +17,12 @@ namespace splitscope {
 /// True for the op kinds this backend has a kernel for (its kernel table).
 bool has_cpu_kernel(OpKind kind);
 
+/// True for the kinds whose kernel spreads its work over a device's
+/// intra-op threads (the products: dense, conv2d, the cells and their
+/// gradients); pooling, activations, softmax, add, concat and the copies run
+/// on one thread, so a device of more threads runs them no faster.
+bool cpu_kernel_splits_over_threads(OpKind kind);
+
 /// Floats of per-device scratch `op` needs while it runs (im2col columns,
 /// cell gates); 0 for most ops. A device runs its compute ops one at a time,
 /// so one scratch buffer per device, of the largest need, serves them all.

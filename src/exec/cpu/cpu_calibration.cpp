@@ -13,9 +13,11 @@
 #include <thread>
 
 #include "calibration/calibration_fits.hpp"
+#include "exec/cpu/compute_task.hpp"
 #include "exec/cpu/cpu_executor.hpp"
 #include "exec/cpu/host_info.hpp"
 #include "ir/lower.hpp"
+#include "ir/ops/op_def.hpp"
 #include "ir/model_parser.hpp"
 #include "ir/slice.hpp"
 #include "partitioners/partitioner.hpp"
@@ -301,6 +303,12 @@ calibration::CalibrationResult calibrate_cpu(const CpuCalibrationOptions& option
   measure_op_gap(options, result);
   measure_lane_handoff(options, host.hardware_threads, result);
   measure_ops(options, host.hardware_threads, result);
+  for (const OpDef* def : op_defs()) {
+    if (has_cpu_kernel(def->kind) && !cpu_kernel_splits_over_threads(def->kind)) {
+      result.one_thread_kinds.emplace_back(def->name);
+    }
+  }
+  result.one_thread_kinds.emplace_back("epilogue");  // an all-reduce's activation: one thread, as relu's
   return result;
 }
 
