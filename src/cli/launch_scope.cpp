@@ -73,12 +73,15 @@ int LaunchScope::run(const std::function<int()>& body) {
   try {
     return body();
   } catch (const InputError&) {
-    // Met alike by every rank (the same command line, files and plans): rank 0 says it.
+    // Met alike by every rank (the same command line, files and plans): rank
+    // 0 says it and exits with its code, which mpirun returns. The others end
+    // quietly: mpirun kills every rank once one exits non-zero, and a rank 1
+    // that did so first once killed rank 0 before it had said why.
     if (writes()) throw;
-    return kExitBadInput;
+    return kExitOk;
   } catch (const UnavailableError&) {
     if (writes()) throw;
-    return kExitUnavailable;
+    return kExitOk;
   } catch (const std::bad_alloc&) {
     fmt::print(stderr, "error: rank {}: out of memory; use a smaller --batch or network\n", rank);
     launch_->abort(kExitFailure);

@@ -213,20 +213,6 @@ struct PooledFits {
   std::string contention_summary;
 };
 
-/// The efficiencies, fitted on the one-share op times alone where there
-/// are some (a device alone is the roofline's device: nothing beside it
-/// shares its core or memory), else on those with every device busy; a
-/// device of N shares is priced at N times those rates (machine_for_plan()).
-/// Per share count s with times both ways (keys `|shares=s` for s > 1), per
-/// kind and `default` over all: the contention, the busy times over the same
-/// ops' times alone, summed (time-weighted, as the efficiencies are).
-///
-/// Efficiencies per share count were tried and dropped: fitted on the
-/// small and mid-size networks' two-thread times (0.56 of twice the peak
-/// for conv2d against 0.61 for one thread, 0.48 against 0.76 for the LSTM
-/// cell on a 2-thread AMD EPYC VM), they priced resnet50's uncalibrated
-/// two-thread convolutions 16% slower than its one-thread ones scaled, and
-/// took its `single` prediction from +8.5% to +25.0% of the measured time.
 /// Per share count N > 1: how many times faster a device of N shares runs
 /// each kind than one share, by the executor's kernels
 /// (CalibrationResult::one_thread_kinds): 1 for the kinds whose kernel runs
@@ -235,7 +221,8 @@ struct PooledFits {
 ///
 /// Speedups measured kind by kind (the one-share times over the same ops'
 /// N-share times) were tried and dropped: on the 2-thread build VM conv2d
-/// came out 1.37 overall but 1.16-1.42 by size, and priced two-tower's
+/// came out 1.37 overall but 1.16-1.42 by size (reports/cpu-amd-epyc-2-
+/// threads/2026-11-28-b/before-the-rule/), and priced two-tower's
 /// `single` 44% slow and resnet50's 21% slow where twice the rate had them
 /// at +10% and -18%; the one-thread rule alone took inception's `single`
 /// from -28% to -21% and changed none of the multi-threaded kinds.
@@ -256,6 +243,23 @@ void fit_speedups(const calibration::CalibrationResult& result, const std::set<i
   fits.speedup_summary = "1 for the kinds run on one thread (" + one_thread + "), N for the others";
 }
 
+/// The efficiencies, fitted on the one-share op times alone where there
+/// are some (a device alone is the roofline's device: nothing beside it
+/// shares its core or memory), else on those with every device busy; a
+/// device of N shares is priced from them by its speedups (machine_for_plan()).
+/// Per share count s with times both ways (keys `|shares=s` for s > 1), per
+/// kind and `default` over all: the contention, the busy times over the same
+/// ops' times alone, summed (time-weighted, as the efficiencies are).
+///
+/// Then the speedups of devices of more shares (fit_speedups()).
+///
+/// Efficiencies per share count were tried and dropped: fitted on the
+/// small and mid-size networks' two-thread times (0.53 of twice the peak
+/// for conv2d against 0.77 for one thread, 0.53 against 0.77 for the LSTM
+/// cell on the 2-thread build VM: reports/cpu-amd-epyc-2-threads/
+/// 2026-11-28-b/before-the-rule/host.calibration.json), they are one number
+/// per kind for a speedup that runs from 1.16 to 1.42 with a convolution's
+/// size (fit_speedups()).
 PooledFits fit_pooled(const calibration::CalibrationResult& result, int cores, const DeviceSpec& one_thread) {
   PooledFits fits;
   const bool any_alone = std::any_of(result.op_times.begin(), result.op_times.end(), [&](const auto& op) {
