@@ -279,8 +279,9 @@ class Engine {
           // end_us holds the duration (seconds) until the op starts; on a
           // contended machine, the time alone, and start_us the time busy.
           const double factor = jitter_ != nullptr ? jitter_->factor(static_cast<int>(id)) : 1.0;
-          add_span(single_span(op), (contended_ ? pricing_.alone_seconds(op) : pricing_.seconds(op)) * factor);
-          if (contended_) timeline_.spans.back().start_us = pricing_.seconds(op) * factor;
+          const double busy = pricing_.seconds(op) * factor;
+          add_span(single_span(op), contended_ ? pricing_.alone_seconds(op) * factor : busy);
+          if (contended_) timeline_.spans.back().start_us = busy;
           break;
         }
         case OpRole::kTransfer:

@@ -37,25 +37,22 @@ bool DeviceSpec::has_efficiency(std::string_view kind) const {
   return efficiency.count(std::string(kind)) > 0 || efficiency.count(std::string(kDefaultEfficiency)) > 0;
 }
 
-double DeviceSpec::efficiency_of(std::string_view kind) const {
-  if (const auto it = efficiency.find(std::string(kind)); it != efficiency.end()) return it->second;
-  if (const auto it = efficiency.find(std::string(kDefaultEfficiency)); it != efficiency.end()) {
-    return it->second;
-  }
+namespace {
+
+/// `kind`'s entry of a per-kind table, else its "default", else 1.
+double entry_or_default(const std::map<std::string, double>& table, std::string_view kind) {
+  if (const auto it = table.find(std::string(kind)); it != table.end()) return it->second;
+  if (const auto it = table.find(std::string(kDefaultEfficiency)); it != table.end()) return it->second;
   return 1.0;
 }
 
-double DeviceSpec::contention_of(std::string_view kind) const {
-  if (const auto it = contention.find(std::string(kind)); it != contention.end()) return it->second;
-  if (const auto it = contention.find(std::string(kDefaultEfficiency)); it != contention.end()) return it->second;
-  return 1.0;
-}
+}  // namespace
 
-double DeviceSpec::speedup_of(std::string_view kind) const {
-  if (const auto it = speedup.find(std::string(kind)); it != speedup.end()) return it->second;
-  if (const auto it = speedup.find(std::string(kDefaultEfficiency)); it != speedup.end()) return it->second;
-  return 1.0;
-}
+double DeviceSpec::efficiency_of(std::string_view kind) const { return entry_or_default(efficiency, kind); }
+
+double DeviceSpec::contention_of(std::string_view kind) const { return entry_or_default(contention, kind); }
+
+double DeviceSpec::speedup_of(std::string_view kind) const { return entry_or_default(speedup, kind); }
 
 std::pair<std::string_view, int> split_pooled_key(std::string_view key) {
   constexpr std::string_view kShares = "|shares=";

@@ -263,11 +263,8 @@ std::string machine_to_json(const Machine& machine) {
   if (spec.host_issue_us > 0) device["host_issue_us"] = spec.host_issue_us;
   if (spec.sm_count > 0) device["sm_count"] = spec.sm_count;
   if (spec.boost_clock_mhz > 0) device["boost_clock_MHz"] = spec.boost_clock_mhz;
-  if (!spec.efficiency.empty()) {
-    device["efficiency"] = ordered::object();
-    for (const auto& [kind, value] : spec.efficiency) device["efficiency"][kind] = value;
-  }
-  for (const auto& [field, factors] : {std::pair{"contention", &spec.contention}, std::pair{"speedup", &spec.speedup}}) {
+  for (const auto& [field, factors] : {std::pair{"efficiency", &spec.efficiency}, std::pair{"contention", &spec.contention},
+                                      std::pair{"speedup", &spec.speedup}}) {
     if (factors->empty()) continue;
     device[field] = ordered::object();
     for (const auto& [kind, value] : *factors) device[field][kind] = value;
