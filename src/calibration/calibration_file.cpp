@@ -164,6 +164,12 @@ CalibrationResult parse_document(const json& doc, const std::string& source) {
     result.lane_handoff.samples = static_cast<int>(handoff.optional_integer("samples", 0, 0, 1 << 30));
     result.lane_handoff.seconds = handoff.optional_number("seconds", 0.0, NumberRule::kNonNegative);
   }
+  if (top.has("parked_handoff")) {
+    const JsonFields handoff = top.object("parked_handoff", "the hand-off to a worker gone to sleep");
+    result.parked_handoff.samples = static_cast<int>(handoff.optional_integer("samples", 0, 0, 1 << 30));
+    result.parked_handoff.seconds = handoff.optional_number("seconds", 0.0, NumberRule::kNonNegative);
+    result.parked_handoff.spin_seconds = handoff.optional_number("spin_seconds", 0.0, NumberRule::kNonNegative);
+  }
   if (top.has("op_times")) {
     each_element(top, "op_times", "measured op times",
                  [&](const JsonFields& entry) { result.op_times.push_back(parse_op_time(entry)); });
@@ -240,6 +246,11 @@ std::string calibration_to_json(const CalibrationResult& result) {
       {"notes", result.notes},
   };
   if (!result.one_thread_kinds.empty()) document["one_thread_kinds"] = result.one_thread_kinds;  // cpu only
+  if (result.parked_handoff.samples > 0) {  // cpu only
+    document["parked_handoff"] = {{"samples", result.parked_handoff.samples},
+                                  {"seconds", result.parked_handoff.seconds},
+                                  {"spin_seconds", result.parked_handoff.spin_seconds}};
+  }
   // GPU calibrations only: files without it read as unmeasured.
   if (result.host_issue.steps > 0) {
     document["host_issue"] = {{"steps", result.host_issue.steps},

@@ -67,6 +67,16 @@ struct LaneHandoff {
   double seconds = 0;  ///< median
 };
 
+/// cpu: a worker handing a task to one that had gone to sleep (idle past
+/// the scheduler's spin window), off the scheduler's own timings. On a
+/// virtual machine it includes waking the halted vCPU. Recorded, not priced
+/// yet: the note of 2026-11-28 says why.
+struct ParkedHandoff {
+  int samples = 0;
+  double seconds = 0;       ///< median
+  double spin_seconds = 0;  ///< how long a worker idles, looking for work, before it sleeps
+};
+
 /// What one device step costs the host thread that issues an eager run
 /// (sim/host_issue.hpp), measured the way a run issues: a chain of tiny ops
 /// compiled and issued by the executor itself, with its timing observer
@@ -123,6 +133,7 @@ struct CalibrationResult {
   std::vector<CopySeries> copies;
   LaunchOverhead launch;
   LaneHandoff lane_handoff;
+  ParkedHandoff parked_handoff;  ///< 0 samples: unmeasured
   HostIssue host_issue;
   std::vector<OpTime> op_times;
   std::vector<ConvRate> conv;      ///< conv_rates(op_times)

@@ -189,10 +189,12 @@ int calibrate_cpu_command(const CalibrateOptions& options) {
   double best = 0;
   for (const calibration::GemmRate& rate : result.gemm) best = std::max(best, rate.flops_per_second);
   std::cout << fmt::format("{}: {} hardware threads; one-thread sgemm {}FLOP/s; memcpy {}/s; hand-off {:.1f} us; "
-                           "gap between ops {:.2f} us; {} op times\n",
+                           "lane hand-off {:.1f} us, to a sleeping worker {:.1f} us; gap between ops {:.2f} us; "
+                           "{} op times\n",
                            result.device_name, machine.devices, si_count(best),
                            binary_bytes(result.copies.empty() ? 0 : result.copies.front().bandwidth_bytes_per_second),
-                           result.launch.host_seconds_per_launch * 1e6, result.launch.device_seconds_per_kernel * 1e6,
+                           result.launch.host_seconds_per_launch * 1e6, result.lane_handoff.seconds * 1e6,
+                           result.parked_handoff.seconds * 1e6, result.launch.device_seconds_per_kernel * 1e6,
                            result.op_times.size());
   if (measured) std::cout << fmt::format("wrote {} (the raw calibration)\n", raw_path);
   std::cout << fmt::format("wrote {}: predicts `--backend cpu` runs on this host (--predict-on {})\n", options.out,

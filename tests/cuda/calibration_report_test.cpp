@@ -134,6 +134,14 @@ TEST(Calibration, JsonNamesEveryFieldWithItsUnit) {
   const CalibrationResult back = calibration::parse_calibration_result(calibration_to_json(result), "back.json");
   EXPECT_EQ(back.lane_handoff.samples, 40);
   EXPECT_DOUBLE_EQ(back.lane_handoff.seconds, 3e-6);
+  // A GPU calibration has no sleeping workers: the field is left out, and reads back unmeasured.
+  EXPECT_FALSE(json.contains("parked_handoff"));
+  EXPECT_EQ(back.parked_handoff.samples, 0);
+  result.parked_handoff = {9, 8e-5, 5e-5};
+  const CalibrationResult parked = calibration::parse_calibration_result(calibration_to_json(result), "parked.json");
+  EXPECT_EQ(parked.parked_handoff.samples, 9);
+  EXPECT_DOUBLE_EQ(parked.parked_handoff.seconds, 8e-5);
+  EXPECT_DOUBLE_EQ(parked.parked_handoff.spin_seconds, 5e-5);
   EXPECT_EQ(json["op_times"][0]["signature"], "dense:b64:k8192:n4096");
   EXPECT_DOUBLE_EQ(json["op_times"][0]["seconds"].get<double>(), 1e-4);
   EXPECT_EQ(json["notes"].size(), 1u);

@@ -453,6 +453,10 @@ TEST(CpuCalibration, CalibrateMeasuresThisHostAndWritesAMachineThatPredictsIt) {
   if (machine.devices >= 2) {
     EXPECT_GT(raw.lane_handoff.samples, 0);
     EXPECT_DOUBLE_EQ(machine.device.lane_handoff_us, raw.lane_handoff.seconds * 1e6);
+    // The wake of a worker gone to sleep: at least 9 runs of the scheduler's own probe, after its 50 us spin.
+    EXPECT_GE(raw.parked_handoff.samples, 9);
+    EXPECT_DOUBLE_EQ(raw.parked_handoff.spin_seconds, 50e-6);
+    EXPECT_TRUE(made.out.find("to a sleeping worker") != std::string::npos) << made.out;
   }
   // Every mlp-small sample once per share count, the whole host's first, and
   // on fewer shares alone too (one device running, the others idle).

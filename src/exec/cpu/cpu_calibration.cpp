@@ -16,6 +16,7 @@
 #include "exec/cpu/compute_task.hpp"
 #include "exec/cpu/cpu_executor.hpp"
 #include "exec/cpu/host_info.hpp"
+#include "exec/cpu/scheduler.hpp"
 #include "ir/lower.hpp"
 #include "ir/ops/op_def.hpp"
 #include "ir/model_parser.hpp"
@@ -275,6 +276,44 @@ void measure_lane_handoff(const CpuCalibrationOptions& options, int cores, calib
   result.lane_handoff.seconds = std::max(0.0, calibration::median(gaps));
 }
 
+/// A worker woken from sleep, as a run meets it wherever a lane sat idle
+/// past the scheduler's spin window (a copy after a long op, an op waiting
+/// on a slow copy): device 0's worker holds its core for 20 spin windows, by
+/// then device 1's worker has gone to sleep, then hands it a task; the gap
+/// between the two, median over the repeats. On a virtual machine this
+/// includes waking the sleeping vCPU, which the lane hand-off probe's
+/// short gaps rarely meet.
+void measure_parked_handoff(const CpuCalibrationOptions& options, int cores,
+                            calibration::CalibrationResult& result) {
+  if (cores < 2) {
+    result.notes.push_back("parked hand-off not measured: one hardware thread, so no second worker to wake");
+    return;
+  }
+  constexpr auto kHeld = 20 * kWorkerSpinBeforeSleeping;
+  SchedulerConfig config;
+  config.devices = 2;
+  config.compute_workers = 2;
+  config.intra_op_threads = 1;
+  Scheduler scheduler(config);
+  TaskGraph graph;
+  const int hold = graph.add(Task{0, Lane::kCompute, "hold device 0's core", [kHeld](TaskContext&) {
+                                    const auto until = Clock::now() + kHeld;
+                                    while (Clock::now() < until) {
+                                    }
+                                  }});
+  const int woken = graph.add(Task{1, Lane::kCompute, "the task device 1's worker wakes for", [](TaskContext&) {}});
+  graph.add_dependency(hold, woken);
+  std::vector<double> gaps;
+  for (int r = 0; r < std::max(9, 3 * options.repeats); ++r) {
+    const std::vector<TaskTiming> timings = scheduler.run(graph);
+    const double gap_us = timings[static_cast<size_t>(woken)].start_us - timings[static_cast<size_t>(hold)].end_us;
+    gaps.push_back(std::max(0.0, gap_us) * 1e-6);
+  }
+  result.parked_handoff.samples = static_cast<int>(gaps.size());
+  result.parked_handoff.seconds = calibration::median(gaps);
+  result.parked_handoff.spin_seconds = std::chrono::duration<double>(kWorkerSpinBeforeSleeping).count();
+}
+
 }  // namespace
 
 std::vector<int> cpu_share_counts(int cores) {
@@ -302,6 +341,7 @@ calibration::CalibrationResult calibrate_cpu(const CpuCalibrationOptions& option
   measure_hand_off(options, result);
   measure_op_gap(options, result);
   measure_lane_handoff(options, host.hardware_threads, result);
+  measure_parked_handoff(options, host.hardware_threads, result);
   measure_ops(options, host.hardware_threads, result);
   for (const OpDef* def : op_defs()) {
     if (has_cpu_kernel(def->kind) && !cpu_kernel_splits_over_threads(def->kind)) {

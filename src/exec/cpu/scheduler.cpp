@@ -12,9 +12,6 @@
 
 namespace splitscope {
 
-/// How long an idle worker looks for new work before it sleeps.
-constexpr std::chrono::microseconds kSpinBeforeSleeping{50};
-
 struct Scheduler::Worker {
   std::deque<int> queue;  ///< ready task ids, run in the order they became ready
   std::atomic<int> queued{0};  ///< queue.size(), readable without the lock while spinning
@@ -178,7 +175,7 @@ void Scheduler::worker_loop(Worker& worker) {
       // the next task of a chain usually takes to arrive. Yielding keeps the
       // spin from starving the threads that are doing the work.
       lock.unlock();
-      const auto give_up = Clock::now() + kSpinBeforeSleeping;
+      const auto give_up = Clock::now() + kWorkerSpinBeforeSleeping;
       while (worker.queued.load(std::memory_order_acquire) == 0 && Clock::now() < give_up) {
         std::this_thread::yield();
       }

@@ -33,6 +33,10 @@
 
 namespace splitscope {
 
+/// How long an idle worker looks for new work before it sleeps on its
+/// condition variable; waking it after that costs a wake-up from sleep.
+inline constexpr std::chrono::microseconds kWorkerSpinBeforeSleeping{50};
+
 struct SchedulerConfig {
   int devices = 1;
   int compute_workers = 1;   ///< threads running compute tasks; at most `devices` are useful
