@@ -147,7 +147,7 @@ void measure_op_gap(const CpuCalibrationOptions& options, calibration::Calibrati
   const Plan plan = make_partitioner("single")->partition(probe_network(), partition);
   RunOptions run;
   run.warmup = options.warmup;
-  run.repeats = std::max(5, options.repeats);
+  run.repeats = std::max(30, options.repeats);
   run.seed = options.seed;
   run.want_output = false;
   const RunResult measured = CpuExecutor().run(plan, run);
@@ -237,7 +237,7 @@ void measure_lane_handoff(const CpuCalibrationOptions& options, int cores, calib
   CpuExecutor executor;
   RunOptions run;
   run.warmup = options.warmup;
-  run.repeats = std::max(5, options.repeats);
+  run.repeats = std::max(30, options.repeats);
   run.seed = options.seed;
   run.want_output = false;
   const RunResult measured = executor.run(plan, run);
