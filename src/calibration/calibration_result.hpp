@@ -70,7 +70,7 @@ struct LaneHandoff {
 /// cpu: a worker handing a task to one that had gone to sleep (idle past
 /// the scheduler's spin window), off the scheduler's own timings. On a
 /// virtual machine it includes waking the halted vCPU. Recorded, not priced
-/// yet: the note of 2026-11-28 says why.
+/// yet: docs/cost-model.md says why.
 struct ParkedHandoff {
   int samples = 0;
   double seconds = 0;       ///< median
