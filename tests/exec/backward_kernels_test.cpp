@@ -41,8 +41,9 @@ double dot(const std::vector<double>& weights, const std::vector<double>& values
 
 TEST(GemmTransposed, AllTransposeCombinationsMatchTheDefinition) {
   Parallels parallels;
-  // Small, then wide and tall products well above gemm's split threshold (split by columns, then rows).
-  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{5, 7, 3}, {9, 300, 50}, {300, 9, 50}}) {
+  // Small, then wide and tall products of three of gemm's smallest blocks (65536 · 4 multiply-adds,
+  // OpenBLAS's per-thread minimum): split by columns, then rows.
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{5, 7, 3}, {9, 1800, 50}, {1800, 9, 50}}) {
     for (Transpose ta : {Transpose::kNo, Transpose::kYes}) {
       for (Transpose tb : {Transpose::kNo, Transpose::kYes}) {
         // Stored shapes, with padded strides: A is m×k or k×m, B is k×n or n×k.
@@ -65,7 +66,7 @@ TEST(GemmTransposed, AllTransposeCombinationsMatchTheDefinition) {
             parallels.chunked.chunks = 0;
             gemm_transposed(*parallel, ta, tb, m, n, k, {a.data(), a_stride}, {b.data(), b_stride}, beta, c.data(),
                             c_stride);
-            if (parallel == &parallels.chunked && m * n * k > 100000) {
+            if (parallel == &parallels.chunked && m * n * k >= 2 * 65536 * 4) {
               EXPECT_GT(parallels.chunked.chunks, 1) << "the product was not split";
             }
             const auto actual = from_strided(c, m, n, c_stride);

@@ -9,8 +9,11 @@
 #include <random>
 #include <thread>
 
+#include <sched.h>
+
 #include "exec/cpu/scheduler.hpp"
 #include "util/errors.hpp"
+#include "util/thread_affinity.hpp"
 
 namespace splitscope {
 namespace scheduler_test {
@@ -107,6 +110,37 @@ TEST(Scheduler, TasksGetTheirWorkersThreads) {
   scheduler.run(graph);
   EXPECT_EQ(compute_threads.load(), 3);
   EXPECT_EQ(copy_threads.load(), 1);
+}
+
+TEST(Scheduler, ComputeThreadCpusFillTheMaskWorkerByWorker) {
+  SchedulerConfig two_devices{2, 2, 1, {Lane::kCopyIn}, true};
+  EXPECT_EQ(compute_thread_cpus(two_devices, {3, 5, 8}), (std::vector<int>{3, 5}));
+  SchedulerConfig pooled{1, 1, 2, {Lane::kCopyIn}, true};
+  EXPECT_EQ(compute_thread_cpus(pooled, {3, 5}), (std::vector<int>{3, 5}));
+  SchedulerConfig two_pools{2, 2, 2, {Lane::kCopyIn}, true};
+  EXPECT_EQ(compute_thread_cpus(two_pools, {0, 1, 2, 3}), (std::vector<int>{0, 1, 2, 3}));
+  // More compute threads than CPUs: the kernel places them.
+  EXPECT_TRUE(compute_thread_cpus(two_pools, {0, 1, 2}).empty());
+  two_devices.pin_compute_threads = false;
+  EXPECT_TRUE(compute_thread_cpus(two_devices, {0, 1}).empty());
+}
+
+TEST(Scheduler, PinnedComputeWorkersRunOnTheirCpus) {
+  const std::vector<int> cpus = allowed_cpus();
+  if (cpus.size() < 2) GTEST_SKIP() << "one CPU: two compute workers cannot have one each";
+  TaskGraph graph;
+  std::atomic<int> on_device_0{-1}, on_device_1{-1};
+  graph.add({0, Lane::kCompute, "device 0", [&](TaskContext&) { on_device_0 = sched_getcpu(); }});
+  graph.add({1, Lane::kCompute, "device 1", [&](TaskContext&) { on_device_1 = sched_getcpu(); }});
+  Scheduler scheduler({2, 2, 1, {Lane::kCopyIn}, true});
+  ASSERT_EQ(scheduler.pinned_cpus(), (std::vector<int>{cpus[0], cpus[1]}));
+  for (int repeat = 0; repeat < 3; ++repeat) {
+    scheduler.run(graph);
+    EXPECT_EQ(on_device_0.load(), cpus[0]);
+    EXPECT_EQ(on_device_1.load(), cpus[1]);
+  }
+  Scheduler unpinned({2, 2, 1, {Lane::kCopyIn}});
+  EXPECT_TRUE(unpinned.pinned_cpus().empty());
 }
 
 TEST(Scheduler, DeadlineNamesTheRunningTaskAndRunsNothingAfterIt) {

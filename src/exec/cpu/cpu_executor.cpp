@@ -18,6 +18,7 @@
 #include "exec/cpu/weight_slices.hpp"
 #include "util/check.hpp"
 #include "util/errors.hpp"
+#include "util/strings.hpp"
 
 namespace splitscope {
 
@@ -67,9 +68,18 @@ void check_fits_in_memory(const Plan& plan, const HostInfo& host) {
   }
 }
 
+/// "to CPUs 0, 1", or why not.
+std::string describe_pinning(const std::vector<int>& pinned_cpus) {
+  if (pinned_cpus.empty()) return "no (the kernel places them)";
+  std::vector<std::string> cpus;
+  for (int cpu : pinned_cpus) cpus.push_back(std::to_string(cpu));
+  return "to CPUs " + join(cpus, ", ");
+}
+
 }  // namespace
 
-RunInfo cpu_run_info(const Plan& plan, const RunOptions& options, const ThreadConfig& threads) {
+RunInfo cpu_run_info(const Plan& plan, const RunOptions& options, const ThreadConfig& threads,
+                     const std::vector<int>& pinned_cpus) {
   const HostInfo host = read_host_info();
   RunInfo info;
   info.backend = "cpu";
@@ -84,6 +94,7 @@ RunInfo cpu_run_info(const Plan& plan, const RunOptions& options, const ThreadCo
       {"intra-op threads", std::to_string(threads.intra_op)},
       {"copy threads", fmt::format("{} (one per device)", plan.devices)},
       {"hardware threads", std::to_string(threads.hardware_threads)},
+      {"compute threads pinned", describe_pinning(pinned_cpus)},
       {"blas", blas_description()},
       {"dtype", "fp32"},
   };
@@ -121,7 +132,7 @@ class CpuPreparedRun final : public PreparedRun {
       std::vector<TaskTiming> timings = scheduler_.run(tasks_.graph, deadline_);
       if (index >= 0) into.timelines.push_back(tasks_timeline(tasks_, timings));
     }
-    into.info = cpu_run_info(plan_, options_, threads_);
+    into.info = cpu_run_info(plan_, options_, threads_, scheduler_.pinned_cpus());
   }
 
   HostTensor output() override { return assemble_output(plan_, buffers_); }
@@ -132,6 +143,7 @@ class CpuPreparedRun final : public PreparedRun {
     config.devices = plan.devices;
     config.compute_workers = threads.inter_op;
     config.intra_op_threads = threads.intra_op;
+    config.pin_compute_threads = true;
     return config;
   }
 

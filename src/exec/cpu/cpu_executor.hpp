@@ -51,8 +51,11 @@ class CpuExecutor final : public Executor {
 
 struct ThreadConfig;
 
-/// What a run of the cpu backend ran on (this host, its threads), for reports.
-RunInfo cpu_run_info(const Plan& plan, const RunOptions& options, const ThreadConfig& threads);
+/// What a run of the cpu backend ran on (this host, its threads), for
+/// reports; `pinned_cpus`: the CPUs its compute threads were pinned to
+/// (Scheduler::pinned_cpus()), empty where they were not.
+RunInfo cpu_run_info(const Plan& plan, const RunOptions& options, const ThreadConfig& threads,
+                     const std::vector<int>& pinned_cpus);
 
 /// InputError (exit 2) for options a run of the cpu backend's kernels
 /// cannot take: no timed runs, negative warm-up, a deadline that is not a

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "util/check.hpp"
+#include "util/thread_affinity.hpp"
 
 namespace splitscope {
 namespace {
@@ -19,6 +20,13 @@ IntraOpPool::IntraOpPool(int threads) {
   SPLITSCOPE_CHECK(threads >= 1, "an intra-op pool needs at least one thread");
   helpers_.reserve(static_cast<size_t>(threads - 1));
   for (int i = 1; i < threads; ++i) helpers_.emplace_back([this] { helper_loop(); });
+}
+
+bool IntraOpPool::pin_helpers(const std::vector<int>& cpus) {
+  SPLITSCOPE_CHECK(cpus.size() == helpers_.size(), "one cpu per helper");
+  bool pinned = true;
+  for (size_t i = 0; i < helpers_.size(); ++i) pinned = pin_thread(helpers_[i], cpus[i]) && pinned;
+  return pinned;
 }
 
 IntraOpPool::~IntraOpPool() {
@@ -51,7 +59,17 @@ void IntraOpPool::run(int64_t count, int64_t grain, const ChunkFunction& chunk) 
   work_ready_.notify_all();
   drain(job);
   std::unique_lock lock(mutex_);
-  work_done_.wait(lock, [this] { return unfinished_ == 0 && busy_helpers_ == 0; });
+  const auto done = [this] { return unfinished_ == 0 && busy_helpers_ == 0; };
+  // A helper still inside a chunk ends within a chunk's time: wait for it
+  // awake. Sleeping here would make the op's end pay a wake-up from sleep
+  // (tens of microseconds on a virtual machine whose vCPU has halted).
+  const auto give_up = std::chrono::steady_clock::now() + kSpinBeforeSleeping;
+  while (!done() && std::chrono::steady_clock::now() < give_up) {
+    lock.unlock();
+    std::this_thread::yield();
+    lock.lock();
+  }
+  work_done_.wait(lock, done);
   job_ = Job{};
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }

@@ -32,6 +32,8 @@ class IntraOpPool final : public ParallelFor {
   void run(int64_t count, int64_t grain, const ChunkFunction& chunk) override;
   /// Wakes every helper and returns once each is spinning for the next job.
   void wake() override;
+  /// Pins helper i to cpus[i] (threads() - 1 of them); false if any refused.
+  bool pin_helpers(const std::vector<int>& cpus);
 
  private:
   /// One parallel loop: a chunk function over [0, count) cut into `chunks`.

@@ -225,7 +225,7 @@ class PsRun {
       record_.tallies.push_back(thread->shard.tally());
       record_.spans.insert(record_.spans.end(), thread->shard.spans().begin(), thread->shard.spans().end());
     }
-    RunInfo info = cpu_run_info(plan_, options_, threads_);
+    RunInfo info = cpu_run_info(plan_, options_, threads_, {});
     info.facts.emplace_back("parameter servers",
                             fmt::format("{} shard thread(s), {} worker thread(s)", shards_.size(), workers_count_));
     RunResult result = parameter_server_result(ps_, workers_count_, std::move(record_), std::move(info));

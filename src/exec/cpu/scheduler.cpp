@@ -9,6 +9,7 @@
 #include "util/check.hpp"
 #include "util/errors.hpp"
 #include "util/strings.hpp"
+#include "util/thread_affinity.hpp"
 
 namespace splitscope {
 
@@ -48,6 +49,29 @@ Scheduler::Scheduler(const SchedulerConfig& config) : config_(config) {
     Worker* raw = worker.get();
     raw->thread = std::thread([this, raw] { worker_loop(*raw); });
   }
+  if (config_.pin_compute_threads) pin_compute_threads();
+}
+
+std::vector<int> compute_thread_cpus(const SchedulerConfig& config, const std::vector<int>& cpus) {
+  const size_t threads = static_cast<size_t>(config.compute_workers) * static_cast<size_t>(config.intra_op_threads);
+  if (!config.pin_compute_threads || threads > cpus.size()) return {};
+  return {cpus.begin(), cpus.begin() + static_cast<ptrdiff_t>(threads)};
+}
+
+void Scheduler::pin_compute_threads() {
+  const std::vector<int> cpus = compute_thread_cpus(config_, allowed_cpus());
+  if (cpus.empty()) return;
+  const auto per_worker = static_cast<size_t>(config_.intra_op_threads);
+  bool pinned = true;
+  for (size_t w = 0; w < static_cast<size_t>(config_.compute_workers); ++w) {
+    Worker& worker = *workers_[w];
+    const auto first = cpus.begin() + static_cast<ptrdiff_t>(w * per_worker);
+    pinned = pin_thread(worker.thread, *first) && pinned;
+    // Compute workers' pools are IntraOpPools (the constructor above).
+    auto& pool = static_cast<IntraOpPool&>(*worker.parallel);
+    pinned = pool.pin_helpers({first + 1, first + static_cast<ptrdiff_t>(per_worker)}) && pinned;
+  }
+  if (pinned) pinned_cpus_ = cpus;
 }
 
 Scheduler::~Scheduler() {

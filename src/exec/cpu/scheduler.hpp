@@ -42,7 +42,19 @@ struct SchedulerConfig {
   int compute_workers = 1;   ///< threads running compute tasks; at most `devices` are useful
   int intra_op_threads = 1;  ///< threads per compute task's kernel, the worker included
   std::vector<Lane> copy_lanes{Lane::kCopyIn};  ///< the non-compute lanes tasks may use
+  /// Pins every compute thread to a CPU of its own (compute_thread_cpus()),
+  /// where they fit in the CPUs this process may use. Off for schedulers
+  /// that share a process with others of their kind (parameter-server
+  /// workers), which would all take the first CPUs.
+  bool pin_compute_threads = false;
 };
+
+/// The CPUs `config`'s compute threads go to when pinned: worker by worker,
+/// and within a worker its intra-op threads (itself first), consecutive CPUs
+/// of the affinity mask `cpus`. Empty where it does not pin: pinning off, or
+/// more compute threads than `cpus` (they would share CPUs anyway, and the
+/// kernel balances a shared CPU better than a fixed placement).
+std::vector<int> compute_thread_cpus(const SchedulerConfig& config, const std::vector<int>& cpus);
 
 /// When a task ran, in microseconds since the start of the run (steady clock).
 struct TaskTiming {
@@ -65,6 +77,9 @@ class Scheduler {
                               std::optional<std::chrono::microseconds> deadline = std::nullopt);
 
   const SchedulerConfig& config() const { return config_; }
+  /// The CPUs its compute threads are pinned to (compute_thread_cpus()); empty
+  /// where they are not, or where the system refused a pin.
+  const std::vector<int>& pinned_cpus() const { return pinned_cpus_; }
   /// When the last run's clock started (its TaskTimings count from here):
   /// a multi-process run puts its ranks' timings on one clock with it.
   std::chrono::steady_clock::time_point last_run_start() const { return run_start_; }
@@ -92,8 +107,12 @@ class Scheduler {
   /// Under mutex_: stops handing out work and waits for running tasks to end.
   void abort_run(std::unique_lock<std::mutex>& lock, std::string reason);
 
+  /// Pins the compute workers' threads (pin_compute_threads); sets pinned_cpus_.
+  void pin_compute_threads();
+
   SchedulerConfig config_;
   std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<int> pinned_cpus_;
 
   // Everything below is under mutex_ (one lock for all queues: a handful of
   // workers, and a few hundred nanoseconds held per task).

@@ -6,6 +6,19 @@
 #include "exec/cpu/kernels/gemm.hpp"
 
 namespace splitscope {
+namespace {
+
+/// Elements a thread copies at least: PyTorch's rule for element-wise work
+/// (at::internal::GRAIN_SIZE in ATen/Parallel.h, 32768), below which a split
+/// costs more in hand-offs than it saves.
+constexpr int64_t kMinCopyElements = 32768;
+
+/// Rows of `row_elements` each per block, so that a block copies at least kMinCopyElements.
+int64_t copy_grain_rows(int64_t row_elements) {
+  return std::max<int64_t>(1, (kMinCopyElements + row_elements - 1) / std::max<int64_t>(row_elements, 1));
+}
+
+}  // namespace
 
 Conv2dGeometry conv2d_geometry(const OpAttrs& attrs, const Shape& input, int64_t filters) {
   Conv2dGeometry g;
@@ -37,7 +50,7 @@ void im2col(ParallelFor& parallel, const Conv2dGeometry& g, int64_t channels, co
   const int64_t out_w = g.out_w();
   const int64_t patch_rows = channels * g.kernel_h * g.kernel_w;
   const int64_t plane = g.in_h * g.in_w;
-  parallel.run(patch_rows, 8, [&](int64_t begin, int64_t end) {
+  parallel.run(patch_rows, copy_grain_rows(out_h * out_w), [&](int64_t begin, int64_t end) {
     for (int64_t row = begin; row < end; ++row) {
       const int64_t c = row / (g.kernel_h * g.kernel_w);
       const int64_t i = (row / g.kernel_w) % g.kernel_h;

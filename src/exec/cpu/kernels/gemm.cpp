@@ -6,9 +6,12 @@
 namespace splitscope {
 namespace {
 
-/// Below this many multiply-adds a block is not worth a thread hand-off (a
-/// few microseconds of sgemm).
-constexpr int64_t kMinBlockWork = 32 * 1024;
+/// Below this many multiply-adds a block is not worth a thread hand-off:
+/// OpenBLAS's own rule (interface/gemm.c gives each thread at least
+/// SMP_THRESHOLD_MIN · GEMM_MULTITHREAD_THRESHOLD = 65536 · 4 of them), about
+/// 5 us of one-thread sgemm here. A split smaller than that waits for its
+/// helper longer than it saves (a 32 Ki block is under 1 us).
+constexpr int64_t kMinBlockWork = 65536 * 4;
 /// Column blocks are whole cache lines of C and B (16 floats).
 constexpr int64_t kColumnAlign = 16;
 
