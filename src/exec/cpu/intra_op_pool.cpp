@@ -5,6 +5,7 @@
 #include <thread>
 #include <utility>
 
+#include "exec/cpu/spin_wait.hpp"
 #include "util/check.hpp"
 #include "util/thread_affinity.hpp"
 
@@ -59,17 +60,10 @@ void IntraOpPool::run(int64_t count, int64_t grain, const ChunkFunction& chunk) 
   work_ready_.notify_all();
   drain(job);
   std::unique_lock lock(mutex_);
-  const auto done = [this] { return unfinished_ == 0 && busy_helpers_ == 0; };
   // A helper still inside a chunk ends within a chunk's time: wait for it
-  // awake. Sleeping here would make the op's end pay a wake-up from sleep
-  // (tens of microseconds on a virtual machine whose vCPU has halted).
-  const auto give_up = std::chrono::steady_clock::now() + kSpinBeforeSleeping;
-  while (!done() && std::chrono::steady_clock::now() < give_up) {
-    lock.unlock();
-    std::this_thread::yield();
-    lock.lock();
-  }
-  work_done_.wait(lock, done);
+  // awake, or the op's end would pay a wake-up from sleep.
+  wait_spinning_first(lock, work_done_, kSpinBeforeSleeping,
+                      [this] { return unfinished_ == 0 && busy_helpers_ == 0; });
   job_ = Job{};
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
@@ -80,8 +74,13 @@ void IntraOpPool::wake() {
   ++wake_generation_;
   published_wake_.store(wake_generation_, std::memory_order_release);
   awake_helpers_ = 0;
+  lock.unlock();
   work_ready_.notify_all();
-  work_done_.wait(lock, [this] { return awake_helpers_ == static_cast<int>(helpers_.size()); });
+  lock.lock();
+  // Asleep here, this thread would itself take a wake-up to see the helpers
+  // awake, and they might spin out their window meanwhile.
+  wait_spinning_first(lock, work_done_, kWakeAnswerSpin,
+                      [this] { return awake_helpers_ == static_cast<int>(helpers_.size()); });
 }
 
 void IntraOpPool::drain(const Job& job) {

@@ -6,6 +6,7 @@
 #include <deque>
 #include <fmt/format.h>
 
+#include "exec/cpu/spin_wait.hpp"
 #include "util/check.hpp"
 #include "util/errors.hpp"
 #include "util/strings.hpp"
@@ -124,6 +125,7 @@ std::vector<TaskTiming> Scheduler::run(const TaskGraph& graph,
   failure_.clear();
   wake_workers(lock);
   run_start_ = Clock::now();
+  runs_started_.fetch_add(1, std::memory_order_release);
   for (int id = 0; id < graph.size(); ++id) {
     if (graph.dependency_count(id) == 0) {
       if (Worker* worker = enqueue(id, nullptr)) worker->ready.notify_one();
@@ -156,7 +158,12 @@ void Scheduler::wake_workers(std::unique_lock<std::mutex>& lock) {
   lock.unlock();
   for (auto& worker : workers_) worker->ready.notify_one();
   lock.lock();
-  run_done_.wait(lock, [this] { return awake_workers_ == static_cast<int>(workers_.size()); });
+  // Spinning, not asleep: a sleeping caller would take a wake-up of its own
+  // to learn that the workers are awake, long enough for them to spin out
+  // their window and sleep again before the run's first task reaches them
+  // (a run's first transfer waited 50 us for its copy worker).
+  wait_spinning_first(lock, run_done_, kWakeAnswerSpin,
+                      [this] { return awake_workers_ == static_cast<int>(workers_.size()); });
 }
 
 void Scheduler::abort_run(std::unique_lock<std::mutex>& lock, std::string reason) {
@@ -213,7 +220,16 @@ void Scheduler::worker_loop(Worker& worker) {
       worker.parallel->wake();
       lock.lock();
       if (++awake_workers_ == static_cast<int>(workers_.size())) run_done_.notify_all();
-      continue;  // and spin for the run's first task
+      // Awake until the run's clock starts, however long the other workers
+      // take to wake, and then for the usual window (the loop's top).
+      const uint64_t started = runs_started_.load(std::memory_order_relaxed);
+      lock.unlock();
+      const auto give_up = Clock::now() + kWakeAnswerSpin;
+      while (runs_started_.load(std::memory_order_acquire) == started && Clock::now() < give_up) {
+        std::this_thread::yield();
+      }
+      lock.lock();
+      continue;
     }
     const int id = worker.queue.front();
     worker.queue.pop_front();

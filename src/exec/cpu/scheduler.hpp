@@ -18,6 +18,7 @@
 /// deadline. On failure, workers finish the task they are running, take no new
 /// one, and run() throws RunError naming the tasks that were running.
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -127,6 +128,9 @@ class Scheduler {
   int in_flight_ = 0;  ///< tasks popped from a queue and not yet finished
   int queued_ = 0;     ///< tasks in some queue
   int awake_workers_ = 0;  ///< workers that answered wake_workers()
+  /// Runs whose clock has started, readable without the lock by workers
+  /// spinning after wake_workers() until it starts.
+  std::atomic<uint64_t> runs_started_{0};
   bool aborted_ = false;
   std::string failure_;  ///< why the run failed; empty while it has not
 };
