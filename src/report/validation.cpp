@@ -91,7 +91,19 @@ ValidationSummary summarize_validation(std::vector<ValidationCase> cases) {
     group.predicted_order = ordered(names, predicted);
     group.kendall_tau = kendall_tau_b(measured, predicted);
     group.same_ranking = group.measured_order == group.predicted_order;
+    group.ranking_right = true;
+    for (size_t i = 0; i < names.size(); ++i) {
+      for (size_t j = i + 1; j < names.size(); ++j) {
+        const int by_prediction = sign(predicted[i] - predicted[j]);
+        if (by_prediction == 0) {
+          group.predicted_ties.push_back(std::minmax(names[i], names[j]));
+        } else if (by_prediction == -sign(measured[i] - measured[j])) {
+          group.ranking_right = false;
+        }
+      }
+    }
     summary.groups_same_ranking += group.same_ranking ? 1 : 0;
+    summary.groups_ranking_right += group.ranking_right ? 1 : 0;
     summary.groups.push_back(std::move(group));
   }
   summary.cases = std::move(cases);

@@ -8,6 +8,7 @@
 /// the two sets of times.
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace splitscope {
@@ -29,6 +30,15 @@ struct ValidationGroup {
   std::vector<std::string> predicted_order;  ///< likewise
   double kendall_tau = 1;                    ///< between measured and predicted times (kendall_tau_b)
   bool same_ranking = true;                  ///< measured_order == predicted_order
+  /// Pairs of strategies predicted exactly equal (identical plans, such as
+  /// `horizontal` and a one-micro-batch `pipeline`), each pair's names in
+  /// name order.
+  std::vector<std::pair<std::string, std::string>> predicted_ties;
+  /// No pair of strategies is predicted in the order opposite to the
+  /// measured one; a pair predicted exactly equal is no claim either way, so
+  /// it is never one (the measured order of identical plans is the machine's
+  /// noise). Implied by same_ranking.
+  bool ranking_right = true;
 };
 
 struct ValidationSummary {
@@ -39,6 +49,7 @@ struct ValidationSummary {
   int within_10_percent = 0;            ///< cases with |error()| <= 0.10
   int within_25_percent = 0;
   int groups_same_ranking = 0;
+  int groups_ranking_right = 0;
 };
 
 /// Kendall's tau-b of two equally long series: (C − D) / sqrt((P − Ta)(P − Tb))

@@ -9,6 +9,7 @@
 
 #include "report/report_json.hpp"
 #include "report/svg_charts.hpp"
+#include "util/strings.hpp"
 
 namespace splitscope {
 namespace {
@@ -21,12 +22,20 @@ std::string joined(const std::vector<std::string>& names) {
   return text;
 }
 
+/// "; right but for horizontal = pipeline, predicted equal", where only predicted ties kept the orders apart.
+std::string ties_note(const ValidationGroup& g) {
+  if (g.same_ranking || !g.ranking_right || g.predicted_ties.empty()) return "";
+  std::vector<std::string> ties;
+  for (const auto& [a, b] : g.predicted_ties) ties.push_back(a + " = " + b);
+  return "; right but for " + join(ties, ", ") + ", predicted equal";
+}
+
 std::string summary_line(const ValidationSummary& s) {
   return fmt::format(
       "{} runs: median |error| {:.1f}%, max {:.1f}%; {} within 10%, {} within 25%; ranking of strategies right in {} "
-      "of {} groups",
+      "of {} groups ({} with strategies predicted equal taken in either order)",
       s.cases.size(), 100 * s.median_abs_error, 100 * s.max_abs_error, s.within_10_percent, s.within_25_percent,
-      s.groups_same_ranking, s.groups.size());
+      s.groups_same_ranking, s.groups.size(), s.groups_ranking_right);
 }
 
 /// The scatter: log-log, predicted (y) against measured (x), the diagonal
@@ -75,6 +84,12 @@ std::string scatter_svg(const ValidationSummary& s) {
   return svg + "</svg>\n";
 }
 
+nlohmann::ordered_json ties_json(const ValidationGroup& g) {
+  nlohmann::ordered_json ties = nlohmann::ordered_json::array();
+  for (const auto& [a, b] : g.predicted_ties) ties.push_back({a, b});
+  return ties;
+}
+
 }  // namespace
 
 std::string validation_text(const ValidationSummary& s, const ValidationSetup& setup) {
@@ -88,9 +103,9 @@ std::string validation_text(const ValidationSummary& s, const ValidationSetup& s
   }
   text += "\n";
   for (const ValidationGroup& g : s.groups) {
-    text += fmt::format("{} on {}: measured {}; predicted {}; tau {:.2f}\n", g.network, g.devices,
+    text += fmt::format("{} on {}: measured {}; predicted {}; tau {:.2f}{}\n", g.network, g.devices,
                         joined(g.measured_order), g.same_ranking ? "the same" : joined(g.predicted_order),
-                        g.kendall_tau);
+                        g.kendall_tau, ties_note(g));
   }
   return text + "\n" + summary_line(s) + "\n";
 }
@@ -113,7 +128,9 @@ nlohmann::ordered_json validation_json(const ValidationSummary& s, const Validat
                       {"measured_order", g.measured_order},
                       {"predicted_order", g.predicted_order},
                       {"kendall_tau", g.kendall_tau},
-                      {"same_ranking", g.same_ranking}});
+                      {"same_ranking", g.same_ranking},
+                      {"predicted_ties", ties_json(g)},
+                      {"ranking_right", g.ranking_right}});
   }
   return {{"schema", kValidateSchema},
           {"context", context_json(context)},
@@ -130,7 +147,8 @@ nlohmann::ordered_json validation_json(const ValidationSummary& s, const Validat
             {"within_10_percent", s.within_10_percent},
             {"within_25_percent", s.within_25_percent},
             {"groups", s.groups.size()},
-            {"groups_same_ranking", s.groups_same_ranking}}}};
+            {"groups_same_ranking", s.groups_same_ranking},
+            {"groups_ranking_right", s.groups_ranking_right}}}};
 }
 
 std::string validation_html(const ValidationSummary& s, const ValidationSetup& setup) {
@@ -158,7 +176,8 @@ std::string validation_html(const ValidationSummary& s, const ValidationSetup& s
     html += fmt::format("<tr><td class='l'>{}</td><td>{}</td><td class='l'>{}</td><td class='l{}'>{}</td>"
                         "<td>{:.2f}</td></tr>\n",
                         escape_html(g.network), g.devices, escape_html(joined(g.measured_order)),
-                        g.same_ranking ? "" : " miss", escape_html(joined(g.predicted_order)), g.kendall_tau);
+                        g.ranking_right ? "" : " miss", escape_html(joined(g.predicted_order) + ties_note(g)),
+                        g.kendall_tau);
   }
   return html + "</table>\n</body></html>\n";
 }

@@ -78,6 +78,47 @@ TEST(Validation, GroupsRankStrategiesPerNetworkAndDeviceCount) {
   EXPECT_TRUE(cnn.same_ranking);
   EXPECT_DOUBLE_EQ(cnn.kendall_tau, 1.0);
   EXPECT_EQ(s.groups_same_ranking, 1);
+  EXPECT_FALSE(mlp.ranking_right);  // vertical-pipeline is predicted the other way round
+  EXPECT_TRUE(cnn.ranking_right);
+  EXPECT_TRUE(mlp.predicted_ties.empty());
+  EXPECT_EQ(s.groups_ranking_right, 1);
+}
+
+TEST(Validation, StrategiesPredictedEqualAreRightInEitherOrder) {
+  // horizontal and pipeline predicted exactly equal (one plan), measured 9 and 7: no claim broken.
+  // In the second group the tie is kept, but single against vertical is predicted the wrong way.
+  const ValidationSummary s = summarize_validation({
+      {"towers", 2, "single", 5, 5},
+      {"towers", 2, "horizontal", 9, 8},
+      {"towers", 2, "pipeline", 7, 8},
+      {"towers", 2, "vertical", 12, 11},
+      {"gru", 2, "single", 5, 6},
+      {"gru", 2, "horizontal", 9, 8},
+      {"gru", 2, "pipeline", 7, 8},
+      {"gru", 2, "vertical", 6, 4},
+  });
+  ASSERT_EQ(s.groups.size(), 2u);
+  const ValidationGroup& towers = s.groups[0];
+  EXPECT_FALSE(towers.same_ranking);  // measured pipeline < horizontal; predicted by name: horizontal < pipeline
+  EXPECT_TRUE(towers.ranking_right);
+  using Tie = std::pair<std::string, std::string>;
+  EXPECT_EQ(towers.predicted_ties, (std::vector<Tie>{{"horizontal", "pipeline"}}));
+  // Six pairs, one tied in the prediction: (5 concordant − 0) / sqrt(6 · 5).
+  EXPECT_DOUBLE_EQ(towers.kendall_tau, 5.0 / std::sqrt(30.0));
+  const ValidationGroup& gru = s.groups[1];
+  EXPECT_FALSE(gru.ranking_right);
+  EXPECT_EQ(gru.predicted_ties, (std::vector<Tie>{{"horizontal", "pipeline"}}));
+  EXPECT_EQ(s.groups_same_ranking, 0);
+  EXPECT_EQ(s.groups_ranking_right, 1);
+  const std::string text = validation_text(s, ValidationSetup{});
+  EXPECT_NE(text.find("right but for horizontal = pipeline, predicted equal"), std::string::npos) << text;
+  EXPECT_NE(text.find("right in 0 of 2 groups (1 with strategies predicted equal taken in either order)"),
+            std::string::npos)
+      << text;
+  const auto json = validation_json(s, ValidationSetup{}, ReportContext{});
+  EXPECT_EQ(json["groups"][0]["predicted_ties"], nlohmann::ordered_json::parse(R"([["horizontal", "pipeline"]])"));
+  EXPECT_EQ(json["groups"][0]["ranking_right"], true);
+  EXPECT_EQ(json["summary"]["groups_ranking_right"], 1);
 }
 
 TEST(Validation, TheJsonReportCarriesEveryCaseAndTheSummary) {
