@@ -142,6 +142,7 @@ std::vector<TaskTiming> Scheduler::run(const TaskGraph& graph,
       failure_ = fmt::format("the run exceeded its deadline of {:g} ms (--timeout-ms) while {}",
                              static_cast<double>(deadline->count()) / 1000.0, describe_running());
     }
+    if (!aborted_) late_finish(*deadline);
   } else {
     run_done_.wait(lock, done);
   }
@@ -150,6 +151,22 @@ std::vector<TaskTiming> Scheduler::run(const TaskGraph& graph,
   }
   graph_ = nullptr;
   return std::move(timings_);
+}
+
+void Scheduler::late_finish(std::chrono::microseconds deadline) {
+  const double deadline_us = static_cast<double>(deadline.count());
+  std::vector<std::string> running;
+  for (int id = 0; id < graph_->size(); ++id) {
+    const TaskTiming& timing = timings_[static_cast<size_t>(id)];
+    if (timing.start_us > deadline_us || timing.end_us <= deadline_us) continue;
+    const Task& task = graph_->task(id);
+    running.push_back(fmt::format("{} (device {}, {} lane, from {:.1f} to {:.1f} ms)", task.label, task.device,
+                                  to_string(task.lane), timing.start_us / 1000, timing.end_us / 1000));
+  }
+  if (running.empty()) return;
+  aborted_ = true;
+  failure_ = fmt::format("the run exceeded its deadline of {:g} ms (--timeout-ms) while running {}",
+                         deadline_us / 1000.0, join(running, "; "));
 }
 
 void Scheduler::wake_workers(std::unique_lock<std::mutex>& lock) {
