@@ -28,29 +28,43 @@ std::vector<std::string> ordered(const std::vector<std::string>& names, const st
   return out;
 }
 
-}  // namespace
-
-double kendall_tau_b(const std::vector<double>& a, const std::vector<double>& b) {
-  SPLITSCOPE_CHECK(a.size() == b.size(), "Kendall's tau of series of different lengths");
-  const size_t n = a.size();
+/// How the pairs of two equally long series compare (kendall_tau_b's terms).
+struct PairCounts {
+  double pairs = 0;
   double concordant = 0;
   double discordant = 0;
   double tied_a = 0;
   double tied_b = 0;
+};
+
+PairCounts count_pairs(const std::vector<double>& a, const std::vector<double>& b) {
+  SPLITSCOPE_CHECK(a.size() == b.size(), "Kendall's tau of series of different lengths");
+  const size_t n = a.size();
+  PairCounts counts;
+  counts.pairs = static_cast<double>(n) * static_cast<double>(n > 0 ? n - 1 : 0) / 2;
   for (size_t i = 0; i < n; ++i) {
     for (size_t j = i + 1; j < n; ++j) {
       const int sa = sign(a[i] - a[j]);
       const int sb = sign(b[i] - b[j]);
-      if (sa == 0) tied_a += 1;
-      if (sb == 0) tied_b += 1;
+      if (sa == 0) counts.tied_a += 1;
+      if (sb == 0) counts.tied_b += 1;
       if (sa == 0 || sb == 0) continue;
-      (sa == sb ? concordant : discordant) += 1;
+      (sa == sb ? counts.concordant : counts.discordant) += 1;
     }
   }
-  const double pairs = static_cast<double>(n) * static_cast<double>(n > 0 ? n - 1 : 0) / 2;
-  const double denominator = std::sqrt((pairs - tied_a) * (pairs - tied_b));
-  if (denominator == 0) return (pairs - tied_a) == (pairs - tied_b) ? 1.0 : 0.0;
-  return (concordant - discordant) / denominator;
+  return counts;
+}
+
+double tau_b(const PairCounts& c) {
+  const double denominator = std::sqrt((c.pairs - c.tied_a) * (c.pairs - c.tied_b));
+  if (denominator == 0) return (c.pairs - c.tied_a) == (c.pairs - c.tied_b) ? 1.0 : 0.0;
+  return (c.concordant - c.discordant) / denominator;
+}
+
+}  // namespace
+
+double kendall_tau_b(const std::vector<double>& a, const std::vector<double>& b) {
+  return tau_b(count_pairs(a, b));
 }
 
 ValidationSummary summarize_validation(std::vector<ValidationCase> cases) {
@@ -89,17 +103,15 @@ ValidationSummary summarize_validation(std::vector<ValidationCase> cases) {
     group.devices = c.devices;
     group.measured_order = ordered(names, measured);
     group.predicted_order = ordered(names, predicted);
-    group.kendall_tau = kendall_tau_b(measured, predicted);
+    const PairCounts pairs = count_pairs(measured, predicted);
+    group.kendall_tau = tau_b(pairs);
     group.same_ranking = group.measured_order == group.predicted_order;
-    group.ranking_right = true;
+    // A pair predicted equal claims no order, and one measured equal is
+    // right either way: only discordant pairs are wrong.
+    group.ranking_right = pairs.discordant == 0;
     for (size_t i = 0; i < names.size(); ++i) {
       for (size_t j = i + 1; j < names.size(); ++j) {
-        const int by_prediction = sign(predicted[i] - predicted[j]);
-        if (by_prediction == 0) {
-          group.predicted_ties.push_back(std::minmax(names[i], names[j]));
-        } else if (by_prediction == -sign(measured[i] - measured[j])) {
-          group.ranking_right = false;
-        }
+        if (predicted[i] == predicted[j]) group.predicted_ties.push_back(std::minmax(names[i], names[j]));
       }
     }
     summary.groups_same_ranking += group.same_ranking ? 1 : 0;

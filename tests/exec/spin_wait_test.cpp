@@ -1,8 +1,11 @@
 // wait_spinning_first: it sees a condition made true without a notify while
 // it spins, and falls back to the condition variable after its window.
+// spin_until: it sees an atomic flag set by another thread, and gives up
+// after its window.
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -73,6 +76,24 @@ TEST(SpinWait, SleepsOnTheConditionVariableAfterItsWindow) {
   }
   setter.join();
   EXPECT_GE(std::chrono::steady_clock::now() - start, milliseconds(20));
+}
+
+TEST(SpinUntil, SeesAFlagSetByAnotherThread) {
+  std::atomic<bool> flag{false};
+  std::thread setter([&] {
+    std::this_thread::sleep_for(milliseconds(1));
+    flag.store(true, std::memory_order_release);
+  });
+  const bool held = spin_until(std::chrono::duration_cast<microseconds>(std::chrono::seconds(5)),
+                               [&] { return flag.load(std::memory_order_acquire); });
+  setter.join();
+  EXPECT_TRUE(held);
+}
+
+TEST(SpinUntil, GivesUpAfterItsWindow) {
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(spin_until(microseconds(2000), [] { return false; }));
+  EXPECT_GE(std::chrono::steady_clock::now() - start, microseconds(2000));
 }
 
 }  // namespace

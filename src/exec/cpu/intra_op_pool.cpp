@@ -108,12 +108,10 @@ void IntraOpPool::helper_loop() {
   for (;;) {
     // Spin briefly for the next job before sleeping: an op's kernels come
     // back to back, and waking a parked thread costs more than most chunks.
-    const auto give_up = std::chrono::steady_clock::now() + kSpinBeforeSleeping;
-    while (published_generation_.load(std::memory_order_acquire) == seen &&
-           published_wake_.load(std::memory_order_acquire) == seen_wake &&
-           std::chrono::steady_clock::now() < give_up) {
-      std::this_thread::yield();
-    }
+    spin_until(kSpinBeforeSleeping, [&] {
+      return published_generation_.load(std::memory_order_acquire) != seen ||
+             published_wake_.load(std::memory_order_acquire) != seen_wake;
+    });
     Job job;
     {
       std::unique_lock lock(mutex_);

@@ -137,12 +137,15 @@ std::vector<TaskTiming> Scheduler::run(const TaskGraph& graph,
   }
   const auto done = [&] { return finished_ == graph.size() || aborted_; };
   if (deadline) {
-    if (!run_done_.wait_until(lock, run_start_ + *deadline, done)) {
-      aborted_ = true;
-      failure_ = fmt::format("the run exceeded its deadline of {:g} ms (--timeout-ms) while {}",
-                             static_cast<double>(deadline->count()) / 1000.0, describe_running());
+    const bool ended = run_done_.wait_until(lock, run_start_ + *deadline, done);
+    if (!aborted_) {
+      const std::string overran = ended ? describe_spanning(*deadline) : describe_running();
+      if (!overran.empty()) {
+        aborted_ = true;
+        failure_ = fmt::format("the run exceeded its deadline of {:g} ms (--timeout-ms) while {}",
+                               static_cast<double>(deadline->count()) / 1000.0, overran);
+      }
     }
-    if (!aborted_) late_finish(*deadline);
   } else {
     run_done_.wait(lock, done);
   }
@@ -153,7 +156,7 @@ std::vector<TaskTiming> Scheduler::run(const TaskGraph& graph,
   return std::move(timings_);
 }
 
-void Scheduler::late_finish(std::chrono::microseconds deadline) {
+std::string Scheduler::describe_spanning(std::chrono::microseconds deadline) const {
   const double deadline_us = static_cast<double>(deadline.count());
   std::vector<std::string> running;
   for (int id = 0; id < graph_->size(); ++id) {
@@ -163,10 +166,7 @@ void Scheduler::late_finish(std::chrono::microseconds deadline) {
     running.push_back(fmt::format("{} (device {}, {} lane, from {:.1f} to {:.1f} ms)", task.label, task.device,
                                   to_string(task.lane), timing.start_us / 1000, timing.end_us / 1000));
   }
-  if (running.empty()) return;
-  aborted_ = true;
-  failure_ = fmt::format("the run exceeded its deadline of {:g} ms (--timeout-ms) while running {}",
-                         deadline_us / 1000.0, join(running, "; "));
+  return running.empty() ? std::string() : "running " + join(running, "; ");
 }
 
 void Scheduler::wake_workers(std::unique_lock<std::mutex>& lock) {
@@ -220,13 +220,10 @@ void Scheduler::worker_loop(Worker& worker) {
     if (worker.queue.empty() && !stopping_) {
       // Spin briefly before sleeping: waking a thread parked on a condition
       // variable costs tens of microseconds on an idle machine, far more than
-      // the next task of a chain usually takes to arrive. Yielding keeps the
-      // spin from starving the threads that are doing the work.
+      // the next task of a chain usually takes to arrive.
       lock.unlock();
-      const auto give_up = Clock::now() + kWorkerSpinBeforeSleeping;
-      while (worker.queued.load(std::memory_order_acquire) == 0 && Clock::now() < give_up) {
-        std::this_thread::yield();
-      }
+      spin_until(kWorkerSpinBeforeSleeping,
+                 [&] { return worker.queued.load(std::memory_order_acquire) != 0; });
       lock.lock();
     }
     worker.ready.wait(lock, [&] { return stopping_ || !worker.queue.empty() || worker.wake_requested; });
@@ -241,10 +238,7 @@ void Scheduler::worker_loop(Worker& worker) {
       // take to wake, and then for the usual window (the loop's top).
       const uint64_t started = runs_started_.load(std::memory_order_relaxed);
       lock.unlock();
-      const auto give_up = Clock::now() + kWakeAnswerSpin;
-      while (runs_started_.load(std::memory_order_acquire) == started && Clock::now() < give_up) {
-        std::this_thread::yield();
-      }
+      spin_until(kWakeAnswerSpin, [&] { return runs_started_.load(std::memory_order_acquire) != started; });
       lock.lock();
       continue;
     }

@@ -103,12 +103,13 @@ class Scheduler {
   /// long ago the last run ended (runs of a small network measured twice
   /// as long one time as the next).
   void wake_workers(std::unique_lock<std::mutex>& lock);
-  /// Under mutex_, once every task has finished: aborts the run, naming the
-  /// tasks running at `deadline`, if any was. The waiting thread may itself
-  /// wake only after the run has ended (its CPU busy with a pinned worker
-  /// and another process), and a run past its deadline must fail all the same.
-  void late_finish(std::chrono::microseconds deadline);
-  /// Under mutex_: what was running, for the failure message.
+  /// Under mutex_, once every task has finished: "running " and the tasks
+  /// whose timings span `deadline`, or empty if none did. The waiting thread
+  /// may itself wake only after the run has ended (its CPU busy with a pinned
+  /// worker and another process), and a run past its deadline must fail all
+  /// the same.
+  std::string describe_spanning(std::chrono::microseconds deadline) const;
+  /// Under mutex_: what is running now, for the failure message.
   std::string describe_running() const;
   /// Under mutex_: stops handing out work and waits for running tasks to end.
   void abort_run(std::unique_lock<std::mutex>& lock, std::string reason);

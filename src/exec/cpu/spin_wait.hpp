@@ -18,6 +18,19 @@ namespace splitscope {
 /// sleeps: a few wake-ups' worth.
 inline constexpr std::chrono::microseconds kWakeAnswerSpin{1000};
 
+/// Looks at `ready()` every yield until it holds or `spin` has passed,
+/// without a lock: for flags kept in atomics. Yielding keeps the spin from
+/// starving the threads that are doing the work. Returns whether it held.
+template <class Ready>
+bool spin_until(std::chrono::microseconds spin, Ready ready) {
+  const auto give_up = std::chrono::steady_clock::now() + spin;
+  while (!ready()) {
+    if (std::chrono::steady_clock::now() >= give_up) return false;
+    std::this_thread::yield();
+  }
+  return true;
+}
+
 /// Returns once `ready()` holds, checked under `lock`: looking again every
 /// yield for up to `spin` (the lock released between looks), then asleep on
 /// `cv`, which whoever makes `ready()` true must notify.
