@@ -16,6 +16,7 @@
 #include "cli/network_loading.hpp"
 #include "cli/training_options.hpp"
 #include "exec/cuda_backend.hpp"
+#include "report/extrapolation_warning.hpp"
 #include "report/noise_warning.hpp"
 #include "cli/launch_scope.hpp"
 #include "report/progress.hpp"
@@ -141,6 +142,7 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
   if (!launch.writes()) return 0;
   files.publish();
   if (const auto warning = noise_warning(comparison)) fmt::print(stderr, "{}\n", *warning);
+  if (const auto warning = extrapolation_warning(comparison)) fmt::print(stderr, "{}\n", *warning);
   return 0;
 }
 

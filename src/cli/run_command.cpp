@@ -19,6 +19,7 @@
 #include "exec/output_compare.hpp"
 #include "exec/training_run.hpp"
 #include "partitioners/plan_check.hpp"
+#include "report/extrapolation_warning.hpp"
 #include "report/noise_warning.hpp"
 #include "report/progress.hpp"
 #include "report/reporter.hpp"
@@ -154,6 +155,7 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
   if (!launch.writes()) return 0;
   files.publish();
   if (const auto warning = noise_warning(comparison)) fmt::print(stderr, "{}\n", *warning);
+  if (const auto warning = extrapolation_warning(comparison)) fmt::print(stderr, "{}\n", *warning);
   return 0;
 }
 

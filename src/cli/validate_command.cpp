@@ -140,7 +140,7 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
         if (setup.device_mode.empty()) setup.device_mode = measured[p].info.device_mode;
         cases.push_back({graph->model().name, devices, plans[p]->strategy,
                          makespan_stats(measured[p].timelines).median_ms,
-                         makespan_stats(predicted.timelines).median_ms});
+                         makespan_stats(predicted.timelines).median_ms, predicted.info.calibrated_share});
       }
     }
   }

@@ -135,7 +135,9 @@ Json critical_path_json(const RunSummary& summary) {
 Json machine_json(const RunInfo& info) {
   Json facts = Json::object();
   for (const auto& [key, value] : info.facts) facts[key] = value;
-  return {{"name", info.machine_name}, {"device_name", info.device_name}, {"driver", info.driver}, {"facts", facts}};
+  Json machine = {{"name", info.machine_name}, {"device_name", info.device_name}, {"driver", info.driver}, {"facts", facts}};
+  if (info.calibrated_share) machine["calibrated_share"] = *info.calibrated_share;
+  return machine;
 }
 
 /// The machine device of each plan device: plan device i on device i where the run says nothing else.

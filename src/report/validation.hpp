@@ -7,6 +7,7 @@
 /// predicted order, whether they are the same, and Kendall's tau-b between
 /// the two sets of times.
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +20,8 @@ struct ValidationCase {
   std::string strategy;
   double measured_ms = 0;   ///< median of the measured repeats
   double predicted_ms = 0;  ///< the simulator's makespan
+  /// The prediction's RunInfo::calibrated_share, on a machine with measured op times.
+  std::optional<double> calibrated_share = std::nullopt;
   /// predicted / measured − 1: +0.1 predicts 10% too slow, −0.1 too fast.
   double error() const { return predicted_ms / measured_ms - 1; }
 };

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/extrapolation_warning.hpp"
 #include "report/report_json.hpp"
 #include "report/svg_charts.hpp"
 #include "util/strings.hpp"
@@ -28,6 +29,21 @@ std::string ties_note(const ValidationGroup& g) {
   std::vector<std::string> ties;
   for (const auto& [a, b] : g.predicted_ties) ties.push_back(a + " = " + b);
   return "; right but for " + join(ties, ", ") + ", predicted equal";
+}
+
+/// The runs predicted mostly outside the machine's measured op times
+/// (report/extrapolation_warning.hpp), or nothing.
+std::string extrapolated_line(const ValidationSummary& s) {
+  std::vector<std::string> runs;
+  for (const ValidationCase& c : s.cases) {
+    if (c.calibrated_share && *c.calibrated_share < kMostlyCalibrated) {
+      runs.push_back(fmt::format("{} {} on {} ({:.0f}%)", c.network, c.strategy, c.devices, *c.calibrated_share * 100));
+    }
+  }
+  if (runs.empty()) return "";
+  return fmt::format("extrapolated: {} of {} runs took under half their predicted compute time from the machine's "
+                     "measured op times: {}\n",
+                     runs.size(), s.cases.size(), join(runs, ", "));
 }
 
 std::string summary_line(const ValidationSummary& s) {
@@ -101,6 +117,7 @@ std::string validation_text(const ValidationSummary& s, const ValidationSetup& s
     text += fmt::format("{:<18} {:>7}  {:<11} {:>9.3f} ms {:>9.3f} ms {:>8}\n", c.network, c.devices, c.strategy,
                         c.measured_ms, c.predicted_ms, percent(c.error()));
   }
+  text += extrapolated_line(s);
   text += "\n";
   for (const ValidationGroup& g : s.groups) {
     text += fmt::format("{} on {}: measured {}; predicted {}; tau {:.2f}{}\n", g.network, g.devices,
@@ -120,6 +137,7 @@ nlohmann::ordered_json validation_json(const ValidationSummary& s, const Validat
                      {"measured_ms", c.measured_ms},
                      {"predicted_ms", c.predicted_ms},
                      {"error", c.error()}});
+    if (c.calibrated_share) cases.back()["calibrated_share"] = *c.calibrated_share;
   }
   nlohmann::ordered_json groups = nlohmann::ordered_json::array();
   for (const ValidationGroup& g : s.groups) {

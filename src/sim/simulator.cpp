@@ -164,15 +164,20 @@ RunInfo Simulator::info(const Plan& plan) const {
   if (costs_.has_calibration()) {
     int64_t calibrated = 0;
     int64_t priced = 0;
+    double calibrated_seconds = 0;
+    double priced_seconds = 0;
     OpCostModel::PlanPricing pricing(costs_, plan);
     for (const PlanOp& op : plan.ops) {
       if (op.role != OpRole::kCompute) continue;
       bool from_table = false;
-      pricing.seconds(op, &from_table);
+      const double seconds = pricing.seconds(op, &from_table);
       calibrated += from_table ? 1 : 0;
+      calibrated_seconds += from_table ? seconds : 0.0;
       priced += 1;
+      priced_seconds += seconds;
     }
     info.facts.emplace_back("calibrated ops", fmt::format("{} of {}", calibrated, priced));
+    if (priced_seconds > 0) info.calibrated_share = calibrated_seconds / priced_seconds;
   }
   return info;
 }

@@ -88,6 +88,10 @@ struct RunInfo {
   std::vector<int64_t> device_memory_bytes;
   /// Backend facts worth reporting: ("p2p", "yes"), ("link", "host"), ("dtype", "fp32"), ...
   std::vector<std::pair<std::string, std::string>> facts;
+  /// The simulator on a machine with measured op times: the fraction of the
+  /// predicted compute time that comes from them; the rest is priced by rules
+  /// and efficiencies fitted on other shapes (report/extrapolation_warning.hpp).
+  std::optional<double> calibrated_share;
   PlacementInfo placement;
   /// Set when the run streamed its batches through an input pipeline; its
   /// timelines are then one per step (exec/input_pipeline.hpp).

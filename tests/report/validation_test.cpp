@@ -141,6 +141,25 @@ TEST(Validation, TheJsonReportCarriesEveryCaseAndTheSummary) {
   EXPECT_EQ(dots, 5u);
 }
 
+TEST(Validation, RunsPredictedMostlyOutsideTheMeasuredOpTimesAreListed) {
+  std::vector<ValidationCase> cases = hand_cases();
+  cases[0].calibrated_share = 0.25;  // mlp single: listed
+  cases[1].calibrated_share = 0.5;   // mlp vertical: half is enough
+  const ValidationSummary s = summarize_validation(std::move(cases));
+  const std::string text = validation_text(s, ValidationSetup{});
+  EXPECT_NE(text.find("extrapolated: 1 of 5 runs took under half their predicted compute time from the machine's "
+                      "measured op times: mlp single on 2 (25%)\n"),
+            std::string::npos)
+      << text;
+  const auto json = validation_json(s, ValidationSetup{}, ReportContext{});
+  EXPECT_DOUBLE_EQ(json["cases"][0]["calibrated_share"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(json["cases"][1]["calibrated_share"].get<double>(), 0.5);
+  EXPECT_FALSE(json["cases"][2].contains("calibrated_share"));
+  // Without a share anywhere, no line.
+  EXPECT_EQ(validation_text(summarize_validation(hand_cases()), ValidationSetup{}).find("extrapolated:"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace validation_test
 }  // namespace splitscope

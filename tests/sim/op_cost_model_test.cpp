@@ -146,6 +146,28 @@ TEST(OpCostModel, TheCalibrationTableOverridesTheRooflineForTheOpsItCovers) {
   EXPECT_TRUE(calibrated);
 }
 
+TEST(Simulator, SaysWhatShareOfThePredictedComputeTimeCameFromMeasuredOpTimes) {
+  HandPlan hand(kNet, 1);
+  const NodeId fc = hand.node("fc");
+  const NodeId act = hand.node("act");
+  Machine machine = machine_with(1, 1000, 5, 0.5);
+  const int x = hand.input(hand.node("input"), 0, 262'144);
+  const int y = hand.compute(fc, 0, {x}, kFlops, 262'144, 0, kBytes);
+  hand.compute(act, 0, {y}, 65'536, 262'144, 0, 2 * 262'144);
+  // No table: no share to report.
+  Simulator plain(machine);
+  EXPECT_FALSE(plain.run(hand.plan(), RunOptions{}).info.calibrated_share.has_value());
+
+  // fc measured at 42.5 µs; the relu by its roofline at the default 0.25:
+  // 524,288 bytes / 1e12 B/s / 0.25 + 5 µs = 7.097152 µs.
+  machine.calibration.op_times_us[op_signature(hand.graph(), fc, full_slice(hand.graph().node(fc), {0, 64}))] = 42.5;
+  Simulator simulator(machine);
+  EXPECT_NEAR(simulator.costs().op_seconds(hand.plan(), hand.plan().op(1)), 7.097152e-6, 1e-15);
+  const RunResult result = simulator.run(hand.plan(), RunOptions{});
+  ASSERT_TRUE(result.info.calibrated_share.has_value());
+  EXPECT_NEAR(*result.info.calibrated_share, 42.5 / (42.5 + 7.097152), 1e-12);
+}
+
 TEST(MachineCostFunction, GivesThePartitionersTheSameNumbers) {
   HandPlan hand(kNet, 1);
   const NodeId fc = hand.node("fc");
