@@ -2,17 +2,20 @@
 
 #include <fmt/format.h>
 
+#include <vector>
+
+#include "util/strings.hpp"
+
 namespace splitscope {
 
 std::optional<std::string> extrapolation_warning(const Comparison& comparison) {
-  std::string runs;
+  std::vector<std::string> runs;
   std::string machine;
   std::string model;
   for (const RunReport* run : comparison.all_runs()) {
     const RunSummary& summary = run->summary;
-    const std::optional<double>& share = summary.info.calibrated_share;
-    if (summary.info.measured || !share || *share >= kMostlyCalibrated) continue;
-    runs += fmt::format("{}{:.0f}% of {}", runs.empty() ? "" : ", ", *share * 100, summary.strategy);
+    if (summary.info.measured || !mostly_extrapolated(summary.info.calibrated_share)) continue;
+    runs.push_back(fmt::format("{:.0f}% of {}", *summary.info.calibrated_share * 100, summary.strategy));
     machine = summary.info.machine_name;
     model = summary.model;
   }
@@ -21,7 +24,7 @@ std::optional<std::string> extrapolation_warning(const Comparison& comparison) {
       "warning: only {} of the predicted compute time came from {}'s measured op times; the rest is priced by "
       "efficiencies fitted on the calibrated shapes, which can be several times off for other shapes. Calibrate "
       "on this network to predict it from measurements (calibrate --networks {},...)",
-      runs, machine, model);
+      join(runs, ", "), machine, model);
 }
 
 }  // namespace splitscope

@@ -19,6 +19,13 @@ namespace splitscope {
 /// prediction is mostly extrapolated.
 inline constexpr double kMostlyCalibrated = 0.5;
 
+/// Whether a prediction with this RunInfo::calibrated_share is mostly
+/// extrapolated: it ran on a machine with measured op times and took under
+/// kMostlyCalibrated of its compute time from them.
+inline bool mostly_extrapolated(const std::optional<double>& calibrated_share) {
+  return calibrated_share && *calibrated_share < kMostlyCalibrated;
+}
+
 /// One paragraph naming the predicted runs whose compute time came less than
 /// kMostlyCalibrated from the machine's measured op times, and what to do;
 /// nullopt when every predicted run on a calibrated machine came mostly from

@@ -36,7 +36,7 @@ std::string ties_note(const ValidationGroup& g) {
 std::string extrapolated_line(const ValidationSummary& s) {
   std::vector<std::string> runs;
   for (const ValidationCase& c : s.cases) {
-    if (c.calibrated_share && *c.calibrated_share < kMostlyCalibrated) {
+    if (mostly_extrapolated(c.calibrated_share)) {
       runs.push_back(fmt::format("{} {} on {} ({:.0f}%)", c.network, c.strategy, c.devices, *c.calibrated_share * 100));
     }
   }
