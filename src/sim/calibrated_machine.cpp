@@ -203,6 +203,20 @@ bool timed_alone(const calibration::OpTime& op, int cores) {
   return running_of(op, cores) == 1 && cores / op.shares > 1;
 }
 
+/// The fp32 sgemm rates of a cpu calibration as a curve's grid
+/// (gemm_rate_curve.hpp); empty where they do not form a full grid of more
+/// than one shape (raw files from before the grid: three square products).
+std::vector<GemmRatePoint> one_thread_gemm_rates(const calibration::CalibrationResult& result) {
+  std::vector<GemmRatePoint> points;
+  for (const calibration::GemmRate& rate : result.gemm) {
+    if (rate.math == kFp32 && rate.flops_per_second > 0) {
+      points.push_back(GemmRatePoint{rate.m, rate.n, rate.k, rate.flops_per_second / 1e9});
+    }
+  }
+  if (points.size() < 2 || !gemm_grid_problem(points).empty()) return {};
+  return points;
+}
+
 /// What a pooled machine fits on its op times, per share count.
 struct PooledFits {
   std::map<std::string, double> efficiency;
@@ -455,6 +469,14 @@ Machine cpu_machine_from_calibration(const calibration::CalibrationResult& resul
   machine.device.efficiency = fits.efficiency;
   machine.device.contention = fits.contention;
   machine.device.speedup = fits.speedup;
+  const std::vector<GemmRatePoint> gemm_rates = one_thread_gemm_rates(result);
+  if (!gemm_rates.empty()) {
+    // The timed rates price the products by shape: an efficiency of their own would override them.
+    machine.device.gemm_rates = gemm_rates;
+    for (const OpKind kind : {OpKind::kDense, OpKind::kConv2d}) {
+      machine.device.efficiency.erase(std::string(op_def(kind).name));
+    }
+  }
   const calibration::CopySeries& copies = required_series(result, kDeviceToDevice, options, "the transfers");
   machine.topology.kind = TopologyKind::kSwitch;
   machine.topology.link = link_of(copies);
@@ -504,6 +526,12 @@ Machine cpu_machine_from_calibration(const calibration::CalibrationResult& resul
       handoff_measured ? fmt::format("{:.1f} us over {} gaps", machine.device.lane_handoff_us,
                                      result.lane_handoff.samples)
                        : "not measured: the condition-variable hand-off on each copy instead");
+  if (!machine.device.gemm_rates.empty()) {
+    machine.comment += fmt::format(
+        " gemm_rates: one thread's sgemm rate at {} shapes (a full grid of m, n, k); dense and conv2d ops the table "
+        "lacks are priced by the cpu kernels' passes at those rates (docs/cost-model.md), not by an efficiency.",
+        machine.device.gemm_rates.size());
+  }
   check_machine(machine);
   return machine;
 }

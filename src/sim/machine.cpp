@@ -89,6 +89,7 @@ Machine machine_for_plan(const Machine& machine, int plan_devices) {
   scaled.device.speedup = entries_for_shares(machine.device.speedup, shares);
   if (scaled.device.speedup.empty()) {
     for (auto& [precision, peak] : scaled.device.peak_tflops) peak *= shares;
+    for (GemmRatePoint& point : scaled.device.gemm_rates) point.gflops *= shares;
     scaled.device.memory_bandwidth_gbps *= shares;
     scaled.device.sm_count *= shares;  // 0 (derived from the peak) stays 0, and the peak scales
   }

@@ -14,6 +14,9 @@
 #include <string_view>
 #include <utility>
 
+#include <vector>
+
+#include "sim/gemm_rate_curve.hpp"
 #include "sim/link_efficiency.hpp"
 
 namespace splitscope {
@@ -80,6 +83,12 @@ struct DeviceSpec {
   /// op the table lacks takes its one-share time over its kind's speedup
   /// (its entry, else "default", else 1), instead of the peaks times N.
   std::map<std::string, double> speedup;
+  /// cpu: one thread's sgemm rate by product shape, a full grid of m, n and
+  /// k (gemm_rate_curve.hpp), as `calibrate --backend cpu` times it. Where
+  /// given, dense and conv2d ops that `efficiency` does not list by name are
+  /// priced by the cpu kernels' passes at these rates (cpu_kernel_cost.hpp)
+  /// instead of by a roofline. Empty: not measured.
+  std::vector<GemmRatePoint> gemm_rates;
 
   double matrix_flops_per_second() const;
   double memory_bytes_per_second() const;

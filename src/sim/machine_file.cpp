@@ -71,10 +71,31 @@ void parse_pooled_factors(const JsonFields& device, std::string_view field, std:
   }
 }
 
+/// `gemm_rates`: one {"m", "n", "k", "GFLOPs"} object per timed shape, a full grid (gemm_rate_curve.hpp).
+std::vector<GemmRatePoint> parse_gemm_rates(const JsonFields& device) {
+  const nlohmann::json& rates = device.required("gemm_rates", "one thread's sgemm rates by shape");
+  if (!rates.is_array()) device.fail("gemm_rates", "must be an array of {\"m\", \"n\", \"k\", \"GFLOPs\"} objects");
+  std::vector<GemmRatePoint> points;
+  for (size_t i = 0; i < rates.size(); ++i) {
+    const std::string index = fmt::format("gemm_rates[{}]", i);
+    if (!rates[i].is_object()) device.fail(index, "must be an object {\"m\", \"n\", \"k\", \"GFLOPs\"}");
+    const JsonFields rate(rates[i], device.path_of(index), device.source());
+    rate.allow_only({"m", "n", "k", "GFLOPs"}, "a gemm rate");
+    GemmRatePoint point;
+    point.m = rate.integer("m", "rows of the product", 1, kMaxGemmDimension);
+    point.n = rate.integer("n", "columns of the product", 1, kMaxGemmDimension);
+    point.k = rate.integer("k", "the summed dimension", 1, kMaxGemmDimension);
+    point.gflops = rate.number("GFLOPs", "GFLOP/s of one thread at this shape", NumberRule::kQuantity);
+    points.push_back(point);
+  }
+  if (const std::string problem = gemm_grid_problem(points); !problem.empty()) device.fail("gemm_rates", problem);
+  return points;
+}
+
 DeviceSpec parse_device(const JsonFields& device) {
   device.allow_only({"name", "peak_tflops", "matrix_math", "memory_bandwidth_GBps", "memory_GiB",
                      "launch_overhead_us", "lane_handoff_us", "host_issue_us", "sm_count", "boost_clock_MHz", "efficiency",
-                     "contention", "speedup", "comment"},
+                     "contention", "speedup", "gemm_rates", "comment"},
                     "a device");
   device.optional_string("comment", "");  // free text, but text
   DeviceSpec spec;
@@ -122,6 +143,7 @@ DeviceSpec parse_device(const JsonFields& device) {
                        spec.contention);
   parse_pooled_factors(device, "speedup", "how many times faster N shares run an op than one share alone, by op kind",
                        spec.speedup);
+  if (device.has("gemm_rates")) spec.gemm_rates = parse_gemm_rates(device);
   return spec;
 }
 
@@ -268,6 +290,17 @@ std::string machine_to_json(const Machine& machine) {
     if (factors->empty()) continue;
     device[field] = ordered::object();
     for (const auto& [kind, value] : *factors) device[field][kind] = value;
+  }
+  if (!spec.gemm_rates.empty()) {
+    device["gemm_rates"] = ordered::array();
+    for (const GemmRatePoint& point : spec.gemm_rates) {
+      ordered rate;
+      rate["m"] = point.m;
+      rate["n"] = point.n;
+      rate["k"] = point.k;
+      rate["GFLOPs"] = point.gflops;
+      device["gemm_rates"].push_back(rate);
+    }
   }
   doc["device"] = device;
 

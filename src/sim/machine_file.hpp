@@ -20,6 +20,8 @@ inline constexpr int kMaxMachineDevices = 65536;
 
 /// Most streaming multiprocessors a device may have.
 inline constexpr int kMaxSmCount = 1 << 20;
+/// The largest m, n or k of a gemm rate (a product of 2^30 rows is far past any timed one).
+inline constexpr int64_t kMaxGemmDimension = int64_t{1} << 30;
 
 /// Parses a machine from JSON text; `source` names it in messages.
 Machine parse_machine_text(std::string_view text, const std::string& source);

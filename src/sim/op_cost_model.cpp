@@ -9,6 +9,7 @@
 #include "ir/ops/conv2d_rules.hpp"
 #include "sim/bias_activation.hpp"
 #include "sim/conv_algorithm.hpp"
+#include "sim/cpu_kernel_cost.hpp"
 #include "sim/gemm_efficiency.hpp"
 #include "sim/rnn_step_cost.hpp"
 #include "util/check.hpp"
@@ -101,6 +102,9 @@ OpCostModel::OpCostModel(const Machine& machine)
       epilogue_efficiency_(machine.device.efficiency_of(kEpilogueEfficiency)),
       epilogue_rule_(machine.device.has_efficiency(kEpilogueEfficiency) ? Rule::kRoofline : Rule::kStreaming) {
   SPLITSCOPE_CHECK(flops_per_second_ > 0 && bytes_per_second_ > 0, "a device needs positive peaks");
+  if (!machine.device.gemm_rates.empty()) {
+    gemm_curve_ = std::make_shared<const GemmRateCurve>(machine.device.gemm_rates);
+  }
   // One row per op definition, so a kind added to the table is priced too.
   for (const OpDef* def : op_defs()) {
     // A kind the file does not list takes the efficiency of the kind it runs
@@ -110,7 +114,12 @@ OpCostModel::OpCostModel(const Machine& machine)
                           machine.device.efficiency.count(std::string(def->efficiency_like)) > 0;
     kind_efficiency_.push_back(machine.device.efficiency_of(borrowed ? def->efficiency_like : def->name));
     Rule rule = Rule::kStreaming;
-    if (machine.device.has_efficiency(def->name)) {
+    // Timed sgemm rates price the kinds whose cpu kernels are products, unless the file gives the kind its own
+    // efficiency (`default` does not count: it is fitted on the element-wise kinds).
+    const bool cpu_product = def->kind == OpKind::kDense || def->kind == OpKind::kConv2d;
+    if (gemm_curve_ != nullptr && cpu_product && !own) {
+      rule = Rule::kCpuKernel;
+    } else if (machine.device.has_efficiency(def->name)) {
       rule = Rule::kRoofline;
     } else if (def->cell) {
       rule = Rule::kCell;
@@ -191,6 +200,13 @@ double OpCostModel::rule_seconds(Rule rule, const OpNode& node, const Slice& sli
       return estimate_conv_weight_gradient(facts_, shape).seconds + bias;
     }
     case Rule::kCell: return estimate_cell_step(facts_, cell_shape(node, slice)).seconds;
+    case Rule::kCpuKernel: {
+      const CpuKernelRates rates{gemm_curve_.get(), bytes_per_second_, launch_seconds_};
+      if (node.kind == OpKind::kConv2d) {
+        return cpu_conv2d_seconds(rates, node, slice, forward_conv_shape(node, slice, node.output_shapes.at(0)));
+      }
+      return cpu_dense_seconds(rates, node, slice);
+    }
     case Rule::kStreaming:
     case Rule::kRoofline: break;
   }
@@ -362,6 +378,7 @@ double OpCostModel::PlanPricing::seconds(const PlanOp& op, bool* calibrated) {
         break;
       case Rule::kConvGradInput:
       case Rule::kConvGradWeight:
+      case Rule::kCpuKernel:
         key.values = {static_cast<int64_t>(op.node), s.batch.size(), s.out.begin, s.out.end, s.reduce.begin,
                       s.reduce.end, bytes == 0 && op.flops == 0 ? 0 : 1};
         break;

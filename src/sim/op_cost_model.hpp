@@ -97,7 +97,8 @@ class OpCostModel {
   class PlanPricing;
 
  private:
-  enum class Rule { kRoofline, kGemm, kConv, kConvGradInput, kConvGradWeight, kCell, kStreaming };
+  /// kCpuKernel: the cpu kernels' passes at a device's timed sgemm rates (cpu_kernel_cost.hpp).
+  enum class Rule { kRoofline, kGemm, kConv, kConvGradInput, kConvGradWeight, kCell, kStreaming, kCpuKernel };
 
   double roofline(int64_t flops, int64_t bytes, double efficiency) const;
   /// The uncalibrated time of `slice` of `node` (kind `kind`), doing `flops` and moving `bytes`.
@@ -123,6 +124,7 @@ class OpCostModel {
   double epilogue_efficiency_;
   Rule epilogue_rule_;
   std::shared_ptr<const std::unordered_map<std::string, double>> calibrated_;
+  std::shared_ptr<const GemmRateCurve> gemm_curve_;  ///< null without DeviceSpec::gemm_rates
 };
 
 /// Every compute, epilogue and update op of one plan priced as the

@@ -34,30 +34,59 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+/// The grid of sgemm shapes timed: every m, n and k of these (log-spaced by
+/// 4 from a single row to past the sizes where OpenBLAS's blocked kernels
+/// reach their plateau, then 2048, the largest a layer of the zoo gives
+/// most dimensions). The full grid is 8e10 FLOPs a pass, a second here.
+std::vector<int64_t> gemm_grid_axis(bool quick) {
+  return quick ? std::vector<int64_t>{4, 64, 1024} : std::vector<int64_t>{1, 4, 16, 64, 256, 1024, 2048};
+}
+
+/// Products shorter than this are timed in batches of back-to-back calls,
+/// so that the clock's own cost does not count.
+constexpr double kMinGemmSampleSeconds = 200e-6;
+
+/// One thread's sgemm rate over the grid of shapes (gemm_grid_axis), row-major
+/// without transposes as the kernels call it (exec/cpu/kernels/gemm.cpp):
+/// median over the repeats (at most 3 for products over 1e8 FLOPs, which
+/// vary least) of each sample's time per call.
 void measure_gemm(const CpuCalibrationOptions& options, calibration::CalibrationResult& result) {
   openblas_set_num_threads(1);  // one share: one thread, as the executor's kernels call it
-  for (const int64_t n : options.quick ? std::vector<int64_t>{256} : std::vector<int64_t>{256, 512, 1024}) {
-    std::vector<float> a(static_cast<size_t>(n * n), 1.0f);
-    std::vector<float> b(a.size(), 0.5f);
-    std::vector<float> c(a.size(), 0.0f);
-    const int blas_n = static_cast<int>(n);
-    auto product = [&] {
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blas_n, blas_n, blas_n, 1.0f, a.data(), blas_n, b.data(),
-                  blas_n, 0.0f, c.data(), blas_n);
-    };
-    product();
-    std::vector<double> seconds;
-    for (int r = 0; r < options.repeats; ++r) {
-      const auto start = Clock::now();
-      product();
-      seconds.push_back(seconds_since(start));
+  const std::vector<int64_t> axis = gemm_grid_axis(options.quick);
+  const auto largest = static_cast<size_t>(axis.back() * axis.back());
+  std::vector<float> a(largest, 1.0f);
+  std::vector<float> b(largest, 0.5f);
+  std::vector<float> c(largest, 0.0f);
+  for (const int64_t m : axis) {
+    for (const int64_t n : axis) {
+      for (const int64_t k : axis) {
+        auto product = [&] {
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
+                      static_cast<int>(k), 1.0f, a.data(), static_cast<int>(k), b.data(), static_cast<int>(n), 0.0f,
+                      c.data(), static_cast<int>(n));
+        };
+        const double flops = 2.0 * static_cast<double>(m * n * k);
+        const auto first = Clock::now();
+        product();  // warm-up, and a first guess at its time
+        const double guess = std::max(1e-9, seconds_since(first));
+        const int calls = static_cast<int>(std::clamp(kMinGemmSampleSeconds / guess, 1.0, 100000.0));
+        const int repeats = flops > 1e8 ? std::min(3, options.repeats) : options.repeats;
+        std::vector<double> seconds;
+        for (int r = 0; r < std::max(1, repeats); ++r) {
+          const auto start = Clock::now();
+          for (int call = 0; call < calls; ++call) product();
+          seconds.push_back(seconds_since(start) / calls);
+        }
+        calibration::GemmRate rate;
+        rate.m = m;
+        rate.n = n;
+        rate.k = k;
+        rate.math = "fp32";
+        rate.seconds = calibration::median(seconds);
+        rate.flops_per_second = flops / rate.seconds;
+        result.gemm.push_back(rate);
+      }
     }
-    calibration::GemmRate rate;
-    rate.m = rate.n = rate.k = n;
-    rate.math = "fp32";
-    rate.seconds = calibration::median(seconds);
-    rate.flops_per_second = 2.0 * static_cast<double>(n * n * n) / rate.seconds;
-    result.gemm.push_back(rate);
   }
 }
 

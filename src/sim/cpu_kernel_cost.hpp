@@ -1,0 +1,40 @@
+#pragma once
+/// \file
+/// What the cpu backend's dense and conv2d kernels (exec/cpu/kernels/dense.cpp,
+/// conv2d.cpp) cost one thread, pass by pass, on a device whose sgemm rates
+/// were timed by shape (DeviceSpec::gemm_rates):
+/// - dense: the bias copied into every output row, one sgemm of
+///   (rows, outputs, inputs), the activation in place;
+/// - conv2d, per sample and per group the slice covers: im2col (every input
+///   patch copied out, channels·kh·kw rows of out_h·out_w values, padding as
+///   zeros), the bias filled into the output planes, one sgemm of
+///   (filters, out_h·out_w, channels·kh·kw); then per sample the activation
+///   over its output planes in place.
+/// Each product is priced at the curve's rate for its shape; each pass that
+/// writes or rewrites F floats at the device's memory rate over 8·F bytes
+/// (read and written, as a memcpy of 4·F bytes is: a cpu machine's memory
+/// bandwidth is twice its memcpy rate, calibrated_machine.hpp). One launch
+/// (the op gap a worker pays between tasks) per op. A device of several
+/// shares divides this by its speedup, as any modelled op (op_cost_model.hpp).
+
+#include "ir/graph.hpp"
+#include "ir/slice.hpp"
+#include "sim/conv_algorithm.hpp"
+#include "sim/gemm_rate_curve.hpp"
+
+namespace splitscope {
+
+struct CpuKernelRates {
+  const GemmRateCurve* gemm = nullptr;
+  double memory_bytes_per_second = 0;
+  double launch_seconds = 0;
+};
+
+/// Seconds for `slice` of a dense `node`.
+double cpu_dense_seconds(const CpuKernelRates& rates, const OpNode& node, const Slice& slice);
+
+/// Seconds for the convolution `shape` of a conv2d `node` (the slice's
+/// shape, op_cost_model.cpp's forward_conv_shape()).
+double cpu_conv2d_seconds(const CpuKernelRates& rates, const OpNode& node, const Slice& slice, const ConvShape& shape);
+
+}  // namespace splitscope

@@ -1,0 +1,164 @@
+// The cpu kernels' cost by shape: the sgemm rate curve (exact at its grid
+// points, log-linear between them, held at the edges), the dense and conv2d
+// rules in closed form, which kinds they price, the machine file's
+// gemm_rates, and the cpu calibration's grid becoming a machine's curve.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "calibration_fixture.hpp"
+#include "hand_plan.hpp"
+#include "ir/lower.hpp"
+#include "ir/model_parser.hpp"
+#include "ir/slice.hpp"
+#include "sim/calibrated_machine.hpp"
+#include "sim/gemm_rate_curve.hpp"
+#include "sim/machine_file.hpp"
+#include "sim/op_cost_model.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope {
+namespace cpu_kernel_cost_test {
+namespace {
+
+/// Every m, n, k of {16, 64} x {8, 32} x {4, 256}, each rate a distinct number.
+std::vector<GemmRatePoint> two_by_two_by_two() {
+  std::vector<GemmRatePoint> points;
+  double rate = 10;
+  for (int64_t m : {16, 64}) {
+    for (int64_t n : {8, 32}) {
+      for (int64_t k : {4, 256}) points.push_back({m, n, k, rate += 7});
+    }
+  }
+  return points;
+}
+
+TEST(GemmRateCurve, GivesBackEveryRateItWasBuiltFrom) {
+  const std::vector<GemmRatePoint> points = two_by_two_by_two();
+  const GemmRateCurve curve(points);
+  for (const GemmRatePoint& p : points) {
+    EXPECT_NEAR(curve.flops_per_second(p.m, p.n, p.k), p.gflops * 1e9, 1e-3) << p.m << " " << p.n << " " << p.k;
+  }
+}
+
+TEST(GemmRateCurve, InterpolatesInLogSpaceAndHoldsTheEdges) {
+  // One axis that varies: m = 16 at 10 GFLOP/s, 64 at 40.
+  const GemmRateCurve curve({{16, 8, 8, 10}, {64, 8, 8, 40}});
+  // m = 32 is halfway in log2 (4 -> 6): the geometric mean, 20 GFLOP/s.
+  EXPECT_NEAR(curve.flops_per_second(32, 8, 8), 20e9, 1e-3);
+  // Both varying axes at once: m and k each halfway, the mean of the four corners' log rates.
+  const GemmRateCurve square({{16, 8, 16, 10}, {64, 8, 16, 40}, {16, 8, 64, 20}, {64, 8, 64, 80}});
+  EXPECT_NEAR(square.flops_per_second(32, 8, 32), std::exp2((std::log2(10e9) + std::log2(40e9) + std::log2(20e9) +
+                                                             std::log2(80e9)) / 4),
+              1e-3);
+  // Below and above the grid, and along the one-value axes: the nearest edge.
+  EXPECT_NEAR(curve.flops_per_second(1, 8, 8), 10e9, 1e-3);
+  EXPECT_NEAR(curve.flops_per_second(4096, 1, 100000), 40e9, 1e-3);
+  // Seconds: 2·m·n·k over the rate; nothing to do costs nothing.
+  EXPECT_NEAR(curve.seconds(64, 8, 8), 2.0 * 64 * 8 * 8 / 40e9, 1e-18);
+  EXPECT_EQ(curve.seconds(0, 8, 8), 0.0);
+}
+
+TEST(GemmRateCurve, NeedsAFullGridOfPositiveShapesAndRates) {
+  std::vector<GemmRatePoint> points = two_by_two_by_two();
+  EXPECT_EQ(gemm_grid_problem(points), "");
+  points.pop_back();
+  EXPECT_NE(gemm_grid_problem(points).find("shape 64x32x256 is missing"), std::string::npos)
+      << gemm_grid_problem(points);
+  EXPECT_THROW(GemmRateCurve{points}, std::logic_error);
+  EXPECT_NE(gemm_grid_problem({{4, 4, 4, 1}, {4, 4, 4, 2}}).find("given twice"), std::string::npos);
+  EXPECT_NE(gemm_grid_problem({{0, 4, 4, 1}}).find("below 1"), std::string::npos);
+  EXPECT_NE(gemm_grid_problem({{4, 4, 4, 0}}).find("must be positive"), std::string::npos);
+  EXPECT_EQ(gemm_grid_problem({}), "no shapes");
+}
+
+/// A cpu-like device: one sgemm rate (a one-point grid), 20 GB/s of memory, a 1 µs op gap.
+Machine cpu_machine(double gflops) {
+  Machine machine = testing::test_machine(2, testing::switch_topology(10, 0), 1.0, 1.0);
+  machine.device.memory_bandwidth_gbps = 20;
+  machine.device.gemm_rates = {{64, 1024, 1024, gflops}};
+  machine.device.efficiency = {{"default", 0.25}};
+  return machine;
+}
+
+double full_slice_seconds(const OpCostModel& model, const testing::HandPlan& hand, const std::string& name) {
+  const NodeId node = hand.node(name);
+  const OpNode& op = hand.graph().node(node);
+  return model.slice_seconds(hand.graph(), node, full_slice(op, {0, hand.graph().batch()}));
+}
+
+TEST(CpuKernelCost, DenseIsItsBiasCopyProductAndActivation) {
+  const testing::HandPlan hand(R"({"batch": 64, "input": [1024], "layers": [
+      {"type": "dense", "units": 1024, "activation": "relu", "name": "fc"}]})",
+                               1);
+  const OpCostModel model(cpu_machine(100));
+  // product 2·64·1024·1024 / 100e9 = 1342.17728 µs; the bias copy and the
+  // relu each 2 · 65536 floats · 4 B / 20e9 = 26.2144 µs; one 1 µs op gap.
+  EXPECT_NEAR(full_slice_seconds(model, hand, "fc"), (1342.17728 + 2 * 26.2144 + 1) * 1e-6, 1e-12);
+  // A kind given an efficiency of its own keeps its roofline: memory-bound,
+  // (2 · 64·1024 + 1024·1024 + 1024) floats · 4 B = 4,722,688 B / 20e9 = 236.1344 µs, / 0.5, + 1 µs.
+  Machine listed = cpu_machine(100);
+  listed.device.efficiency["dense"] = 0.5;
+  EXPECT_NEAR(full_slice_seconds(OpCostModel(listed), hand, "fc"), (236.1344 / 0.5 + 1) * 1e-6, 1e-12);
+}
+
+TEST(CpuKernelCost, ConvIsIm2colBiasAndProductPerSampleThenTheActivation) {
+  const testing::HandPlan hand(R"({"batch": 2, "input": [3, 8, 8], "layers": [
+      {"type": "conv2d", "filters": 8, "kernel": 3, "padding": 1, "activation": "relu", "name": "conv"}]})",
+                               1);
+  const OpCostModel model(cpu_machine(50));
+  // Per sample: the product (8 filters, 64 pixels, 27 patch) 2·8·64·27 / 50e9
+  // = 0.55296 µs; im2col 27·64 floats, 2·1728·4 / 20e9 = 0.6912 µs; the bias
+  // fill and the relu 512 floats each, 0.2048 µs. Two samples, one op gap.
+  EXPECT_NEAR(full_slice_seconds(model, hand, "conv"), (2 * (0.55296 + 0.6912 + 2 * 0.2048) + 1) * 1e-6, 1e-15);
+}
+
+TEST(CpuKernelCost, AMachineFileCarriesItsGemmRates) {
+  Machine machine = cpu_machine(100);
+  machine.device.gemm_rates = two_by_two_by_two();
+  const Machine again = parse_machine_text(machine_to_json(machine), "cpu.json");
+  EXPECT_EQ(again.device.gemm_rates, machine.device.gemm_rates);
+  EXPECT_EQ(machine_to_json(again), machine_to_json(machine));
+  // A grid with a hole is refused, naming the shape.
+  nlohmann::json doc = nlohmann::json::parse(machine_to_json(machine));
+  doc["device"]["gemm_rates"].erase(3);
+  try {
+    parse_machine_text(doc.dump(), "holed.json");
+    FAIL() << "a gemm grid with a hole was accepted";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("gemm_rates"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("is missing"), std::string::npos) << error.what();
+  }
+  doc["device"]["gemm_rates"] = nlohmann::json::array({{{"m", 4}, {"n", 4}, {"k", 4}, {"GFLOPs", 1}, {"x", 1}}});
+  EXPECT_THROW(parse_machine_text(doc.dump(), "extra.json"), InputError);
+}
+
+TEST(CpuKernelCost, ACpuCalibrationsGridBecomesTheMachinesCurve) {
+  calibration::CalibrationResult result = testing::hand_calibration();
+  result.device_name = "Test CPU";
+  CalibratedMachineOptions options;
+  options.name = "host";
+  // hand_calibration's square products do not form a grid: efficiencies as before.
+  const Machine before = cpu_machine_from_calibration(result, options);
+  EXPECT_TRUE(before.device.gemm_rates.empty());
+  EXPECT_TRUE(before.device.efficiency.count("dense"));
+  result.gemm.clear();
+  for (const GemmRatePoint& p : two_by_two_by_two()) {
+    result.gemm.push_back({p.m, p.n, p.k, "fp32", 2.0 * p.m * p.n * p.k / (p.gflops * 1e9), p.gflops * 1e9});
+  }
+  const Machine machine = cpu_machine_from_calibration(result, options);
+  ASSERT_EQ(machine.device.gemm_rates.size(), 8u);
+  for (size_t i = 0; i < 8; ++i) EXPECT_NEAR(machine.device.gemm_rates[i].gflops, two_by_two_by_two()[i].gflops, 1e-9);
+  // The curve prices the products: their fitted efficiencies would override it.
+  EXPECT_FALSE(machine.device.efficiency.count("dense"));
+  EXPECT_FALSE(machine.device.efficiency.count("conv2d"));
+  EXPECT_NE(machine.comment.find("gemm_rates: one thread's sgemm rate at 8 shapes"), std::string::npos);
+  // The peak is the best rate of the grid.
+  EXPECT_NEAR(machine.device.peak_tflops.at("fp32"), 66e-3, 1e-12);
+}
+
+}  // namespace
+}  // namespace cpu_kernel_cost_test
+}  // namespace splitscope
