@@ -44,6 +44,7 @@ GemmRate parse_gemm(const JsonFields& entry) {
   rate.math = entry.string("math", "fp32, tf32 or bf16");
   rate.seconds = entry.number("seconds", "median time of one product", NumberRule::kNonNegative);
   rate.flops_per_second = entry.number("flops_per_second", "2·m·n·k / seconds", NumberRule::kNonNegative);
+  rate.threads = static_cast<int>(entry.optional_integer("threads", 1, 1, 1 << 20));
   return rate;
 }
 
@@ -185,8 +186,10 @@ std::string calibration_to_json(const CalibrationResult& result) {
   using nlohmann::json;
   json gemm = json::array();
   for (const GemmRate& rate : result.gemm) {
-    gemm.push_back({{"m", rate.m}, {"n", rate.n}, {"k", rate.k}, {"math", rate.math}, {"seconds", rate.seconds},
-                    {"flops_per_second", rate.flops_per_second}});
+    json entry = {{"m", rate.m}, {"n", rate.n}, {"k", rate.k}, {"math", rate.math}, {"seconds", rate.seconds},
+                  {"flops_per_second", rate.flops_per_second}};
+    if (rate.threads > 1) entry["threads"] = rate.threads;
+    gemm.push_back(entry);
   }
   json copies = json::array();
   for (const CopySeries& series : result.copies) {

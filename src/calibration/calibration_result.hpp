@@ -27,6 +27,9 @@ struct GemmRate {
   std::string math;             ///< "fp32", "tf32" or "bf16" (the cuBLAS compute type)
   double seconds = 0;           ///< median time of one product
   double flops_per_second = 0;  ///< 2·m·n·k / seconds
+  /// cpu: the threads the product was split over, as the kernels' gemm()
+  /// splits it (exec/cpu/kernels/gemm.hpp); 1 for one thread, and for GPUs.
+  int threads = 1;
 };
 
 /// One copy size of a series.

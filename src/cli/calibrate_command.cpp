@@ -187,7 +187,9 @@ int calibrate_cpu_command(const CalibrateOptions& options) {
   written.add("--out", options.out, machine_to_json(machine));
   written.publish();
   double best = 0;
-  for (const calibration::GemmRate& rate : result.gemm) best = std::max(best, rate.flops_per_second);
+  for (const calibration::GemmRate& rate : result.gemm) {
+    if (rate.threads == 1) best = std::max(best, rate.flops_per_second);
+  }
   std::cout << fmt::format("{}: {} hardware threads; one-thread sgemm {}FLOP/s; memcpy {}/s; hand-off {:.1f} us; "
                            "lane hand-off {:.1f} us, to a sleeping worker {:.1f} us; gap between ops {:.2f} us; "
                            "{} op times\n",

@@ -64,11 +64,11 @@ LinkSpec link_of(const calibration::CopySeries& series) {
   return LinkSpec{series.bandwidth_bytes_per_second / 1e9, series.latency_seconds * 1e6};
 }
 
-/// The best GEMM rate of each math, in TFLOP/s.
+/// The best GEMM rate of each math, in TFLOP/s, on one thread (cpu; a GPU's are all 1).
 std::map<std::string, double> peak_tflops(const calibration::CalibrationResult& result) {
   std::map<std::string, double> peaks;
   for (const calibration::GemmRate& rate : result.gemm) {
-    if (rate.flops_per_second <= 0 || rate.math.empty()) continue;
+    if (rate.flops_per_second <= 0 || rate.math.empty() || rate.threads != 1) continue;
     double& peak = peaks[rate.math];
     peak = std::max(peak, rate.flops_per_second / 1e12);
   }
@@ -203,14 +203,15 @@ bool timed_alone(const calibration::OpTime& op, int cores) {
   return running_of(op, cores) == 1 && cores / op.shares > 1;
 }
 
-/// The fp32 sgemm rates of a cpu calibration as a curve's grid
-/// (gemm_rate_curve.hpp); empty where they do not form a full grid of more
-/// than one shape (raw files from before the grid: three square products).
+/// The fp32 sgemm rates of a cpu calibration as a curve's grids, one per
+/// thread count timed (gemm_rate_curve.hpp); empty where they do not form
+/// full grids of more than one shape (raw files from before the grid: three
+/// square products).
 std::vector<GemmRatePoint> one_thread_gemm_rates(const calibration::CalibrationResult& result) {
   std::vector<GemmRatePoint> points;
   for (const calibration::GemmRate& rate : result.gemm) {
     if (rate.math == kFp32 && rate.flops_per_second > 0) {
-      points.push_back(GemmRatePoint{rate.m, rate.n, rate.k, rate.flops_per_second / 1e9});
+      points.push_back(GemmRatePoint{rate.m, rate.n, rate.k, rate.flops_per_second / 1e9, rate.threads});
     }
   }
   if (points.size() < 2 || !gemm_grid_problem(points).empty()) return {};
@@ -527,10 +528,15 @@ Machine cpu_machine_from_calibration(const calibration::CalibrationResult& resul
                                      result.lane_handoff.samples)
                        : "not measured: the condition-variable hand-off on each copy instead");
   if (!machine.device.gemm_rates.empty()) {
+    std::set<int> thread_counts;
+    for (const GemmRatePoint& point : machine.device.gemm_rates) thread_counts.insert(point.threads);
+    std::string threads;
+    for (const int count : thread_counts) threads += (threads.empty() ? "" : ", ") + std::to_string(count);
     machine.comment += fmt::format(
-        " gemm_rates: one thread's sgemm rate at {} shapes (a full grid of m, n, k); dense and conv2d ops the table "
-        "lacks are priced by the cpu kernels' passes at those rates (docs/cost-model.md), not by an efficiency.",
-        machine.device.gemm_rates.size());
+        " gemm_rates: sgemm rates at {} shapes, a full grid of m, n, k on each of {} thread(s), the kernels' split "
+        "over a device's threads; dense and conv2d ops the table lacks are priced by the cpu kernels' passes at the "
+        "rates of their device's threads (docs/cost-model.md), not by an efficiency.",
+        machine.device.gemm_rates.size(), threads);
   }
   check_machine(machine);
   return machine;

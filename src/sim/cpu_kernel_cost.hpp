@@ -10,12 +10,18 @@
 ///   zeros), the bias filled into the output planes, one sgemm of
 ///   (filters, out_h·out_w, channels·kh·kw); then per sample the activation
 ///   over its output planes in place.
-/// Each product is priced at the curve's rate for its shape; each pass that
+/// Each product is priced at the curve's rate for its shape (a curve timed on
+/// the device's threads prices the kernel's split of it over them); im2col
+/// splits over `threads` as the kernel's ParallelFor does (whole rows of the
+/// patch matrix, each chunk at least 32768 values: conv2d.cpp's
+/// kMinCopyElements); the bias and activation passes run on one thread, as
+/// the kernels run them. Each pass that
 /// writes or rewrites F floats at the device's memory rate over 8·F bytes
 /// (read and written, as a memcpy of 4·F bytes is: a cpu machine's memory
 /// bandwidth is twice its memcpy rate, calibrated_machine.hpp). One launch
 /// (the op gap a worker pays between tasks) per op. A device of several
-/// shares divides this by its speedup, as any modelled op (op_cost_model.hpp).
+/// shares priced by a one-thread curve divides this by its speedup, as any
+/// modelled op (op_cost_model.hpp).
 
 #include "ir/graph.hpp"
 #include "ir/slice.hpp"
@@ -28,6 +34,7 @@ struct CpuKernelRates {
   const GemmRateCurve* gemm = nullptr;
   double memory_bytes_per_second = 0;
   double launch_seconds = 0;
+  int threads = 1;  ///< the device's threads, over which im2col splits; the curve's own
 };
 
 /// Seconds for `slice` of a dense `node`.

@@ -25,10 +25,8 @@ size_t index_of(const std::vector<double>& axis, int64_t value) {
   return static_cast<size_t>(std::lower_bound(axis.begin(), axis.end(), log) - axis.begin());
 }
 
-}  // namespace
-
-std::string gemm_grid_problem(const std::vector<GemmRatePoint>& points) {
-  if (points.empty()) return "no shapes";
+/// The grid of one thread count.
+std::string one_grid_problem(const std::vector<GemmRatePoint>& points) {
   std::set<std::tuple<int64_t, int64_t, int64_t>> seen;
   std::set<int64_t> ms, ns, ks;
   for (const GemmRatePoint& p : points) {
@@ -45,9 +43,9 @@ std::string gemm_grid_problem(const std::vector<GemmRatePoint>& points) {
     for (const int64_t n : ns) {
       for (const int64_t k : ks) {
         if (!seen.count({m, n, k})) {
-          return fmt::format("shape {}x{}x{} is missing: the shapes must form a full grid of their m, n and k values "
+          return fmt::format("shape {}x{}x{} on {} thread(s) is missing: the shapes must form a full grid of their m, n and k values "
                              "({} x {} x {} = {} shapes; {} given)",
-                             m, n, k, ms.size(), ns.size(), ks.size(), ms.size() * ns.size() * ks.size(),
+                             m, n, k, points.front().threads, ms.size(), ns.size(), ks.size(), ms.size() * ns.size() * ks.size(),
                              points.size());
         }
       }
@@ -56,9 +54,36 @@ std::string gemm_grid_problem(const std::vector<GemmRatePoint>& points) {
   return "";
 }
 
-GemmRateCurve::GemmRateCurve(const std::vector<GemmRatePoint>& points) {
-  const std::string problem = gemm_grid_problem(points);
+std::vector<GemmRatePoint> on_threads(const std::vector<GemmRatePoint>& points, int threads) {
+  std::vector<GemmRatePoint> grid;
+  for (const GemmRatePoint& point : points) {
+    if (point.threads == threads) grid.push_back(point);
+  }
+  return grid;
+}
+
+}  // namespace
+
+std::string gemm_grid_problem(const std::vector<GemmRatePoint>& points) {
+  if (points.empty()) return "no shapes";
+  std::set<int> thread_counts;
+  for (const GemmRatePoint& point : points) {
+    if (point.threads < 1) return fmt::format("shape {}x{}x{} has {} threads", point.m, point.n, point.k, point.threads);
+    thread_counts.insert(point.threads);
+  }
+  for (const int threads : thread_counts) {
+    if (std::string problem = one_grid_problem(on_threads(points, threads)); !problem.empty()) return problem;
+  }
+  return "";
+}
+
+GemmRateCurve::GemmRateCurve(const std::vector<GemmRatePoint>& all_points) {
+  const std::string problem = gemm_grid_problem(all_points);
   SPLITSCOPE_CHECK(problem.empty(), "gemm rates: " + problem);
+  threads_ = std::min_element(all_points.begin(), all_points.end(), [](const auto& a, const auto& b) {
+               return a.threads < b.threads;
+             })->threads;
+  const std::vector<GemmRatePoint> points = on_threads(all_points, threads_);
   m_.log2_values = distinct_log2(points, &GemmRatePoint::m);
   n_.log2_values = distinct_log2(points, &GemmRatePoint::n);
   k_.log2_values = distinct_log2(points, &GemmRatePoint::k);

@@ -10,6 +10,9 @@
 /// dimension is held at its nearest edge (a product larger than the largest
 /// timed runs at the largest's rate: past a few hundred in every dimension
 /// OpenBLAS's blocked kernels are at their plateau).
+///
+/// A grid may be timed on several thread counts (the kernels' gemm() split
+/// over a device's threads); a curve is the grid of one thread count.
 
 #include <cstdint>
 #include <optional>
@@ -18,22 +21,28 @@
 
 namespace splitscope {
 
-/// One timed shape: C[m, n] = A[m, k] · B[k, n] on one thread, row-major fp32.
+/// One timed shape: C[m, n] = A[m, k] · B[k, n], row-major fp32, split over `threads`.
 struct GemmRatePoint {
   int64_t m = 0, n = 0, k = 0;
   double gflops = 0;  ///< 2·m·n·k / seconds, in 1e9 FLOP/s
+  int threads = 1;
   bool operator==(const GemmRatePoint&) const = default;
 };
 
-/// Why `points` is not a grid the curve can be built from ("" when it is):
-/// every m, n and k must be positive, every rate positive, and every
-/// combination of the distinct m, n and k values present exactly once.
+/// Why `points` is not a set of grids a curve can be built from ("" when it
+/// is): every m, n, k and thread count must be positive, every rate
+/// positive, and for each thread count every combination of its distinct
+/// m, n and k values present exactly once.
 std::string gemm_grid_problem(const std::vector<GemmRatePoint>& points);
 
 class GemmRateCurve {
  public:
-  /// `points` must pass gemm_grid_problem() (std::logic_error otherwise).
+  /// The grid of the fewest threads in `points`, which must pass
+  /// gemm_grid_problem() (std::logic_error otherwise).
   explicit GemmRateCurve(const std::vector<GemmRatePoint>& points);
+
+  /// The threads its grid was timed on.
+  int threads() const { return threads_; }
 
   /// FLOP/s of one product of this shape (each dimension at least 1).
   double flops_per_second(int64_t m, int64_t n, int64_t k) const;
@@ -49,6 +58,7 @@ class GemmRateCurve {
   };
   double log2_rate_at(size_t i, size_t j, size_t l) const;
 
+  int threads_ = 1;
   Axis m_, n_, k_;
   std::vector<double> log2_rates_;  ///< [m][n][k]
 };

@@ -1,5 +1,6 @@
 #include "sim/machine.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -98,6 +99,11 @@ Machine machine_for_plan(const Machine& machine, int plan_devices) {
   // without a time of their own fall back to the (scaled) rules.
   scaled.calibration.op_times_us = entries_for_shares(machine.calibration.op_times_us, shares);
   scaled.device.contention = entries_for_shares(machine.device.contention, shares);
+  // The sgemm grid timed on this many threads, which prices its products whole; else the one-thread grid.
+  const bool timed_here = std::any_of(machine.device.gemm_rates.begin(), machine.device.gemm_rates.end(),
+                                      [&](const GemmRatePoint& point) { return point.threads == shares; });
+  std::erase_if(scaled.device.gemm_rates,
+                [&](const GemmRatePoint& point) { return point.threads != (timed_here ? shares : 1); });
   return scaled;
 }
 

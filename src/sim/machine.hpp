@@ -83,11 +83,14 @@ struct DeviceSpec {
   /// op the table lacks takes its one-share time over its kind's speedup
   /// (its entry, else "default", else 1), instead of the peaks times N.
   std::map<std::string, double> speedup;
-  /// cpu: one thread's sgemm rate by product shape, a full grid of m, n and
-  /// k (gemm_rate_curve.hpp), as `calibrate --backend cpu` times it. Where
-  /// given, dense and conv2d ops that `efficiency` does not list by name are
-  /// priced by the cpu kernels' passes at these rates (cpu_kernel_cost.hpp)
-  /// instead of by a roofline. Empty: not measured.
+  /// cpu: sgemm rates by product shape, a full grid of m, n and k per
+  /// thread count (gemm_rate_curve.hpp), as `calibrate --backend cpu` times
+  /// them. Where given, dense and conv2d ops that `efficiency` does not list
+  /// by name are priced by the cpu kernels' passes at the rates of the
+  /// fewest threads given (cpu_kernel_cost.hpp) instead of by a roofline;
+  /// machine_for_plan() keeps a pooled plan's share count's grid where one
+  /// was timed (which then prices those ops without a speedup), else the
+  /// one-thread grid. Empty: not measured.
   std::vector<GemmRatePoint> gemm_rates;
 
   double matrix_flops_per_second() const;

@@ -71,7 +71,8 @@ void parse_pooled_factors(const JsonFields& device, std::string_view field, std:
   }
 }
 
-/// `gemm_rates`: one {"m", "n", "k", "GFLOPs"} object per timed shape, a full grid (gemm_rate_curve.hpp).
+/// `gemm_rates`: one {"m", "n", "k", "GFLOPs"[, "threads"]} object per timed shape, a full grid per thread count
+/// (gemm_rate_curve.hpp).
 std::vector<GemmRatePoint> parse_gemm_rates(const JsonFields& device) {
   const nlohmann::json& rates = device.required("gemm_rates", "one thread's sgemm rates by shape");
   if (!rates.is_array()) device.fail("gemm_rates", "must be an array of {\"m\", \"n\", \"k\", \"GFLOPs\"} objects");
@@ -80,12 +81,13 @@ std::vector<GemmRatePoint> parse_gemm_rates(const JsonFields& device) {
     const std::string index = fmt::format("gemm_rates[{}]", i);
     if (!rates[i].is_object()) device.fail(index, "must be an object {\"m\", \"n\", \"k\", \"GFLOPs\"}");
     const JsonFields rate(rates[i], device.path_of(index), device.source());
-    rate.allow_only({"m", "n", "k", "GFLOPs"}, "a gemm rate");
+    rate.allow_only({"m", "n", "k", "GFLOPs", "threads"}, "a gemm rate");
     GemmRatePoint point;
     point.m = rate.integer("m", "rows of the product", 1, kMaxGemmDimension);
     point.n = rate.integer("n", "columns of the product", 1, kMaxGemmDimension);
     point.k = rate.integer("k", "the summed dimension", 1, kMaxGemmDimension);
-    point.gflops = rate.number("GFLOPs", "GFLOP/s of one thread at this shape", NumberRule::kQuantity);
+    point.gflops = rate.number("GFLOPs", "GFLOP/s at this shape on these threads", NumberRule::kQuantity);
+    point.threads = static_cast<int>(rate.optional_integer("threads", 1, 1, kMaxMachineDevices));
     points.push_back(point);
   }
   if (const std::string problem = gemm_grid_problem(points); !problem.empty()) device.fail("gemm_rates", problem);
@@ -299,6 +301,7 @@ std::string machine_to_json(const Machine& machine) {
       rate["n"] = point.n;
       rate["k"] = point.k;
       rate["GFLOPs"] = point.gflops;
+      if (point.threads > 1) rate["threads"] = point.threads;
       device["gemm_rates"].push_back(rate);
     }
   }

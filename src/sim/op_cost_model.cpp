@@ -130,9 +130,11 @@ OpCostModel::OpCostModel(const Machine& machine)
                                                       : Rule::kGemm;
     }
     rules_.push_back(rule);
-    // The busy time over the modelled one: the contention, and a share count's speedup.
+    // The busy time over the modelled one: the contention, and a share count's speedup (none where the rule
+    // prices products timed on the device's own threads).
     kind_contention_.push_back(machine.device.contention_of(def->name));
-    kind_scale_.push_back(kind_contention_.back() / machine.device.speedup_of(def->name));
+    const bool whole_device = rule == Rule::kCpuKernel && gemm_curve_->threads() > 1;
+    kind_scale_.push_back(kind_contention_.back() / (whole_device ? 1.0 : machine.device.speedup_of(def->name)));
   }
   epilogue_contention_ = machine.device.contention_of(kEpilogueEfficiency);
   epilogue_scale_ = epilogue_contention_ / machine.device.speedup_of(kEpilogueEfficiency);
@@ -201,7 +203,7 @@ double OpCostModel::rule_seconds(Rule rule, const OpNode& node, const Slice& sli
     }
     case Rule::kCell: return estimate_cell_step(facts_, cell_shape(node, slice)).seconds;
     case Rule::kCpuKernel: {
-      const CpuKernelRates rates{gemm_curve_.get(), bytes_per_second_, launch_seconds_};
+      const CpuKernelRates rates{gemm_curve_.get(), bytes_per_second_, launch_seconds_, gemm_curve_->threads()};
       if (node.kind == OpKind::kConv2d) {
         return cpu_conv2d_seconds(rates, node, slice, forward_conv_shape(node, slice, node.output_shapes.at(0)));
       }

@@ -65,7 +65,7 @@ TEST(GemmRateCurve, NeedsAFullGridOfPositiveShapesAndRates) {
   std::vector<GemmRatePoint> points = two_by_two_by_two();
   EXPECT_EQ(gemm_grid_problem(points), "");
   points.pop_back();
-  EXPECT_NE(gemm_grid_problem(points).find("shape 64x32x256 is missing"), std::string::npos)
+  EXPECT_NE(gemm_grid_problem(points).find("shape 64x32x256 on 1 thread(s) is missing"), std::string::npos)
       << gemm_grid_problem(points);
   EXPECT_THROW(GemmRateCurve{points}, std::logic_error);
   EXPECT_NE(gemm_grid_problem({{4, 4, 4, 1}, {4, 4, 4, 2}}).find("given twice"), std::string::npos);
@@ -115,9 +115,43 @@ TEST(CpuKernelCost, ConvIsIm2colBiasAndProductPerSampleThenTheActivation) {
   EXPECT_NEAR(full_slice_seconds(model, hand, "conv"), (2 * (0.55296 + 0.6912 + 2 * 0.2048) + 1) * 1e-6, 1e-15);
 }
 
+TEST(CpuKernelCost, ADeviceOfSeveralThreadsTakesTheGridTimedOnThemWithoutASpeedup) {
+  const testing::HandPlan hand(R"({"batch": 1, "input": [3, 64, 64], "layers": [
+      {"type": "conv2d", "filters": 8, "kernel": 3, "padding": 1, "activation": "relu", "name": "conv"}]})",
+                               1);
+  // A pool of two threads, each grid one shape at 50 GFLOP/s, products twice as fast on two threads by speedup.
+  Machine pool = cpu_machine(50);
+  pool.pooled = true;
+  pool.device.gemm_rates = {{64, 1024, 1024, 50, 1}, {64, 1024, 1024, 50, 2}};
+  pool.device.speedup = {{"default|shares=2", 2.0}};
+  const Machine two_threads = machine_for_plan(pool, 1);
+  ASSERT_EQ(two_threads.device.gemm_rates.size(), 1u);
+  EXPECT_EQ(two_threads.device.gemm_rates[0].threads, 2);
+  // The product 2·8·4096·27 / 50e9 = 35.38944 µs, split as timed; im2col's
+  // 27 patch rows of 4096 pixels cut into chunks of at least 8 rows (32768
+  // values), at most one per thread: 14 rows, 2·14·4096·4 / 20e9 = 22.9376
+  // µs; the bias fill and the relu on one thread, 13.1072 µs each; no speedup.
+  EXPECT_NEAR(full_slice_seconds(OpCostModel(two_threads), hand, "conv"),
+              (35.38944 + 22.9376 + 2 * 13.1072 + 1) * 1e-6, 1e-12);
+  // Without a two-thread grid: the one-thread price (im2col's 27 rows, 44.2368 µs) over the speedup.
+  pool.device.gemm_rates.pop_back();
+  const Machine one_thread_grid = machine_for_plan(pool, 1);
+  EXPECT_EQ(one_thread_grid.device.gemm_rates.size(), 1u);
+  EXPECT_NEAR(full_slice_seconds(OpCostModel(one_thread_grid), hand, "conv"),
+              (35.38944 + 44.2368 + 2 * 13.1072 + 1) / 2 * 1e-6, 1e-12);
+  // A curve of several thread counts is the grid of the fewest.
+  const GemmRateCurve curve({{4, 4, 4, 30, 2}, {4, 4, 4, 10, 1}});
+  EXPECT_EQ(curve.threads(), 1);
+  EXPECT_NEAR(curve.flops_per_second(4, 4, 4), 10e9, 1e-3);
+}
+
 TEST(CpuKernelCost, AMachineFileCarriesItsGemmRates) {
   Machine machine = cpu_machine(100);
   machine.device.gemm_rates = two_by_two_by_two();
+  for (GemmRatePoint point : two_by_two_by_two()) {
+    point.threads = 2;
+    machine.device.gemm_rates.push_back(point);
+  }
   const Machine again = parse_machine_text(machine_to_json(machine), "cpu.json");
   EXPECT_EQ(again.device.gemm_rates, machine.device.gemm_rates);
   EXPECT_EQ(machine_to_json(again), machine_to_json(machine));
@@ -154,7 +188,7 @@ TEST(CpuKernelCost, ACpuCalibrationsGridBecomesTheMachinesCurve) {
   // The curve prices the products: their fitted efficiencies would override it.
   EXPECT_FALSE(machine.device.efficiency.count("dense"));
   EXPECT_FALSE(machine.device.efficiency.count("conv2d"));
-  EXPECT_NE(machine.comment.find("gemm_rates: one thread's sgemm rate at 8 shapes"), std::string::npos);
+  EXPECT_NE(machine.comment.find("gemm_rates: sgemm rates at 8 shapes, a full grid of m, n, k on each of 1 thread(s)"), std::string::npos);
   // The peak is the best rate of the grid.
   EXPECT_NEAR(machine.device.peak_tflops.at("fp32"), 66e-3, 1e-12);
 }

@@ -2,13 +2,13 @@
 
 #include "exec/cpu/cpu_calibration.hpp"
 
-#include <cblas.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -16,6 +16,8 @@
 #include "exec/cpu/compute_task.hpp"
 #include "exec/cpu/cpu_executor.hpp"
 #include "exec/cpu/host_info.hpp"
+#include "exec/cpu/intra_op_pool.hpp"
+#include "exec/cpu/kernels/gemm.hpp"
 #include "exec/cpu/scheduler.hpp"
 #include "ir/lower.hpp"
 #include "ir/ops/op_def.hpp"
@@ -46,25 +48,14 @@ std::vector<int64_t> gemm_grid_axis(bool quick) {
 /// so that the clock's own cost does not count.
 constexpr double kMinGemmSampleSeconds = 200e-6;
 
-/// One thread's sgemm rate over the grid of shapes (gemm_grid_axis), row-major
-/// without transposes as the kernels call it (exec/cpu/kernels/gemm.cpp):
-/// median over the repeats (at most 3 for products over 1e8 FLOPs, which
-/// vary least) of each sample's time per call.
-void measure_gemm(const CpuCalibrationOptions& options, calibration::CalibrationResult& result) {
-  openblas_set_num_threads(1);  // one share: one thread, as the executor's kernels call it
-  const std::vector<int64_t> axis = gemm_grid_axis(options.quick);
-  const auto largest = static_cast<size_t>(axis.back() * axis.back());
-  std::vector<float> a(largest, 1.0f);
-  std::vector<float> b(largest, 0.5f);
-  std::vector<float> c(largest, 0.0f);
+/// One share count's grid: each shape on `pool`'s threads (measure_gemm()).
+void measure_gemm_grid(const CpuCalibrationOptions& options, const std::vector<int64_t>& axis, ParallelFor& pool,
+                       const float* a, const float* b, float* c, calibration::CalibrationResult& result) {
   for (const int64_t m : axis) {
     for (const int64_t n : axis) {
       for (const int64_t k : axis) {
-        auto product = [&] {
-          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
-                      static_cast<int>(k), 1.0f, a.data(), static_cast<int>(k), b.data(), static_cast<int>(n), 0.0f,
-                      c.data(), static_cast<int>(n));
-        };
+        auto product = [&] { gemm(pool, m, n, k, {a, k}, {b, n}, 0.0f, c, n); };
+        pool.wake();
         const double flops = 2.0 * static_cast<double>(m * n * k);
         const auto first = Clock::now();
         product();  // warm-up, and a first guess at its time
@@ -84,9 +75,34 @@ void measure_gemm(const CpuCalibrationOptions& options, calibration::Calibration
         rate.math = "fp32";
         rate.seconds = calibration::median(seconds);
         rate.flops_per_second = flops / rate.seconds;
+        rate.threads = pool.threads();
         result.gemm.push_back(rate);
       }
     }
+  }
+}
+
+/// The sgemm rate over the grid of shapes (gemm_grid_axis) on each share
+/// count's threads, as the kernels compute a product (exec/cpu/kernels/gemm.hpp:
+/// row-major, the output cut into blocks over the device's intra-op pool,
+/// one single-threaded sgemm per block; on one thread, one sgemm): median
+/// over the repeats (at most 3 for products over 1e8 FLOPs, which vary
+/// least) of each sample's time per call.
+void measure_gemm(const CpuCalibrationOptions& options, int cores, calibration::CalibrationResult& result) {
+  use_single_threaded_blas();  // as the executor's kernels call it
+  const std::vector<int64_t> axis = gemm_grid_axis(options.quick);
+  const auto largest = static_cast<size_t>(axis.back() * axis.back());
+  std::vector<float> a(largest, 1.0f);
+  std::vector<float> b(largest, 0.5f);
+  std::vector<float> c(largest, 0.0f);
+  for (const int threads : cpu_share_counts(cores)) {
+    std::unique_ptr<ParallelFor> pool;
+    if (threads > 1) {
+      pool = std::make_unique<IntraOpPool>(threads);
+    } else {
+      pool = std::make_unique<SerialFor>();
+    }
+    measure_gemm_grid(options, axis, *pool, a.data(), b.data(), c.data(), result);
   }
 }
 
@@ -365,7 +381,7 @@ calibration::CalibrationResult calibrate_cpu(const CpuCalibrationOptions& option
       "cpu: {} hardware threads, the pooled devices; op times per share count, with every device running the op "
       "at once and (where other devices exist) alone",
       host.hardware_threads));
-  measure_gemm(options, result);
+  measure_gemm(options, host.hardware_threads, result);
   measure_copies(options, result);
   measure_hand_off(options, result);
   measure_op_gap(options, result);

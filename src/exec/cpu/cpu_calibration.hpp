@@ -10,10 +10,11 @@
 /// which is how the split strategies run; and, for d > 1, once more on one
 /// device beside d − 1 idle ones (OpTime::running = 1): the same op alone,
 /// as a layer split runs one device at a time. Besides the op times:
-/// - gemm: one-thread sgemm rates over a grid of shapes (every m, n and k of
-///   1, 4, 16, ..., 1024 and 2048; 4, 64, 1024 when quick): the device's
-///   peak, and the rates by shape that price the dense and conv2d ops the
-///   table lacks (DeviceSpec::gemm_rates);
+/// - gemm: sgemm rates over a grid of shapes (every m, n and k of 1, 4, 16,
+///   ..., 1024 and 2048; 4, 64, 1024 when quick) on each share count's
+///   threads, split as the kernels split a product (GemmRate::threads): the
+///   one-thread peak, and the rates by shape that price the dense and conv2d
+///   ops the table lacks (DeviceSpec::gemm_rates);
 /// - copies: memcpy between two buffers over sizes ("device_to_device", line fit);
 /// - launch: host_seconds_per_launch the hand-off of work from one thread to
 ///   another through a condition variable (the scheduler's), median one-way
