@@ -177,6 +177,13 @@ CalibrationResult parse_document(const json& doc, const std::string& source) {
   }
   result.notes = parse_strings(top, "notes");
   result.one_thread_kinds = parse_strings(top, "one_thread_kinds");
+  if (top.has("cell_pointwise_seconds_per_unit")) {
+    const JsonFields pointwise =
+        top.object("cell_pointwise_seconds_per_unit", "a cell's gate arithmetic per (row, unit), by cell kind");
+    for (const auto& [kind, value] : pointwise.raw().items()) {
+      result.cell_pointwise_seconds_per_unit[kind] = pointwise.checked_number(value, kind, NumberRule::kNonNegative);
+    }
+  }
   return result;
 }
 
@@ -249,6 +256,9 @@ std::string calibration_to_json(const CalibrationResult& result) {
       {"notes", result.notes},
   };
   if (!result.one_thread_kinds.empty()) document["one_thread_kinds"] = result.one_thread_kinds;  // cpu only
+  if (!result.cell_pointwise_seconds_per_unit.empty()) {  // cpu only
+    document["cell_pointwise_seconds_per_unit"] = result.cell_pointwise_seconds_per_unit;
+  }
   if (result.parked_handoff.samples > 0) {  // cpu only
     document["parked_handoff"] = {{"samples", result.parked_handoff.samples},
                                   {"seconds", result.parked_handoff.seconds},

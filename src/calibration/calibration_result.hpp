@@ -12,6 +12,7 @@
 /// Times are medians over the repeats, after warm-up.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -145,6 +146,11 @@ struct CalibrationResult {
   /// its device has (the executor's kernel table), so that a device of N
   /// shares runs them no faster than one. Empty: not said (GPU, older files).
   std::vector<std::string> one_thread_kinds;
+  /// cpu: per recurrent cell kind ("lstm_cell", "gru_cell"), one thread's
+  /// time per (row, hidden unit) of the cell's gate arithmetic after its
+  /// products (exec/cpu/kernels/recurrent_cell.hpp, *_cell_pointwise).
+  /// Empty: not measured (GPU, older files).
+  std::map<std::string, double> cell_pointwise_seconds_per_unit;
 };
 
 }  // namespace splitscope::calibration

@@ -477,6 +477,12 @@ Machine cpu_machine_from_calibration(const calibration::CalibrationResult& resul
     for (const OpKind kind : {OpKind::kDense, OpKind::kConv2d}) {
       machine.device.efficiency.erase(std::string(op_def(kind).name));
     }
+    for (const auto& [kind, seconds] : result.cell_pointwise_seconds_per_unit) {
+      const OpDef* def = computed_kind(kind);
+      if (def == nullptr || !def->cell || seconds <= 0) continue;
+      machine.device.cell_pointwise_ns[kind] = seconds * 1e9;
+      machine.device.efficiency.erase(kind);
+    }
   }
   const calibration::CopySeries& copies = required_series(result, kDeviceToDevice, options, "the transfers");
   machine.topology.kind = TopologyKind::kSwitch;
@@ -534,8 +540,9 @@ Machine cpu_machine_from_calibration(const calibration::CalibrationResult& resul
     for (const int count : thread_counts) threads += (threads.empty() ? "" : ", ") + std::to_string(count);
     machine.comment += fmt::format(
         " gemm_rates: sgemm rates at {} shapes, a full grid of m, n, k on each of {} thread(s), the kernels' split "
-        "over a device's threads; dense and conv2d ops the table lacks are priced by the cpu kernels' passes at the "
-        "rates of their device's threads (docs/cost-model.md), not by an efficiency.",
+        "over a device's threads; dense and conv2d ops the table lacks (and the cells of cell_pointwise_ns, their "
+        "gate arithmetic timed per row and unit on one thread) are priced by the cpu kernels' passes at the rates "
+        "of their device's threads (docs/cost-model.md), not by an efficiency.",
         machine.device.gemm_rates.size(), threads);
   }
   check_machine(machine);

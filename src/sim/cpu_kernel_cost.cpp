@@ -37,6 +37,20 @@ double cpu_dense_seconds(const CpuKernelRates& rates, const OpNode& node, const 
   return seconds + rates.launch_seconds;
 }
 
+double cpu_cell_seconds(const CpuKernelRates& rates, const OpNode& node, const CellShape& shape,
+                        double pointwise_seconds) {
+  SPLITSCOPE_CHECK(rates.gemm != nullptr && rates.memory_bytes_per_second > 0, "cpu kernel rates need a gemm curve");
+  const int64_t width = shape.gates * shape.units;
+  double seconds = rates.gemm->seconds(shape.rows, width, shape.input);
+  if (node.attrs.bias) seconds += pass_seconds(rates, shape.rows * width);
+  if (shape.has_state) {
+    seconds += rates.gemm->seconds(shape.rows, width, shape.hidden);
+  } else if (!shape.lstm) {
+    seconds += pass_seconds(rates, shape.rows * width);  // h·Wh of a zero state: filled, not multiplied
+  }
+  return seconds + static_cast<double>(shape.rows * shape.units) * pointwise_seconds + rates.launch_seconds;
+}
+
 double cpu_conv2d_seconds(const CpuKernelRates& rates, const OpNode& node, const Slice& slice, const ConvShape& shape) {
   SPLITSCOPE_CHECK(rates.gemm != nullptr && rates.memory_bytes_per_second > 0, "cpu kernel rates need a gemm curve");
   const int64_t pixels = shape.out_h * shape.out_w;

@@ -5,6 +5,11 @@
 /// were timed by shape (DeviceSpec::gemm_rates):
 /// - dense: the bias copied into every output row, one sgemm of
 ///   (rows, outputs, inputs), the activation in place;
+/// - a recurrent cell's step (lstm_cell.cpp's kernels in recurrent_cell.cpp):
+///   the bias copied into every row of the gates, one sgemm of (rows,
+///   gates·units, inputs), one of (rows, gates·units, hidden) after the first
+///   step (a GRU's first step fills its zero h·Wh instead), then the gate
+///   arithmetic at the device's measured time per (row, unit);
 /// - conv2d, per sample and per group the slice covers: im2col (every input
 ///   patch copied out, channels·kh·kw rows of out_h·out_w values, padding as
 ///   zeros), the bias filled into the output planes, one sgemm of
@@ -27,6 +32,7 @@
 #include "ir/slice.hpp"
 #include "sim/conv_algorithm.hpp"
 #include "sim/gemm_rate_curve.hpp"
+#include "sim/rnn_step_cost.hpp"
 
 namespace splitscope {
 
@@ -39,6 +45,11 @@ struct CpuKernelRates {
 
 /// Seconds for `slice` of a dense `node`.
 double cpu_dense_seconds(const CpuKernelRates& rates, const OpNode& node, const Slice& slice);
+
+/// Seconds for one step of a recurrent cell of `shape` (op_cost_model.cpp's
+/// cell_shape()) whose gate arithmetic takes `pointwise_seconds` per (row, unit).
+double cpu_cell_seconds(const CpuKernelRates& rates, const OpNode& node, const CellShape& shape,
+                        double pointwise_seconds);
 
 /// Seconds for the convolution `shape` of a conv2d `node` (the slice's
 /// shape, op_cost_model.cpp's forward_conv_shape()).

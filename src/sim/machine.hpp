@@ -92,6 +92,12 @@ struct DeviceSpec {
   /// was timed (which then prices those ops without a speedup), else the
   /// one-thread grid. Empty: not measured.
   std::vector<GemmRatePoint> gemm_rates;
+  /// cpu: per recurrent cell kind ("lstm_cell", "gru_cell"), nanoseconds per
+  /// (row, hidden unit) of the cell's gate arithmetic on one thread, as
+  /// `calibrate --backend cpu` times it. With `gemm_rates`, a cell kind
+  /// listed here and not in `efficiency` is priced by its kernel's passes
+  /// (cpu_kernel_cost.hpp). Empty: not measured.
+  std::map<std::string, double> cell_pointwise_ns;
 
   double matrix_flops_per_second() const;
   double memory_bytes_per_second() const;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <nlohmann/json.hpp>
 
@@ -97,7 +98,7 @@ std::vector<GemmRatePoint> parse_gemm_rates(const JsonFields& device) {
 DeviceSpec parse_device(const JsonFields& device) {
   device.allow_only({"name", "peak_tflops", "matrix_math", "memory_bandwidth_GBps", "memory_GiB",
                      "launch_overhead_us", "lane_handoff_us", "host_issue_us", "sm_count", "boost_clock_MHz", "efficiency",
-                     "contention", "speedup", "gemm_rates", "comment"},
+                     "contention", "speedup", "gemm_rates", "cell_pointwise_ns", "comment"},
                     "a device");
   device.optional_string("comment", "");  // free text, but text
   DeviceSpec spec;
@@ -146,6 +147,15 @@ DeviceSpec parse_device(const JsonFields& device) {
   parse_pooled_factors(device, "speedup", "how many times faster N shares run an op than one share alone, by op kind",
                        spec.speedup);
   if (device.has("gemm_rates")) spec.gemm_rates = parse_gemm_rates(device);
+  if (device.has("cell_pointwise_ns")) {
+    const JsonFields pointwise = device.object("cell_pointwise_ns", "ns per (row, unit) of a cell's gate arithmetic");
+    for (const auto& [kind, value] : pointwise.raw().items()) {
+      const auto defs = op_defs();
+      const bool cell = std::any_of(defs.begin(), defs.end(), [&](const OpDef* def) { return def->cell && def->name == kind; });
+      if (!cell) pointwise.fail(kind, "not a recurrent cell kind: lstm_cell or gru_cell");
+      spec.cell_pointwise_ns[kind] = pointwise.checked_number(value, kind, NumberRule::kQuantity);
+    }
+  }
   return spec;
 }
 
@@ -292,6 +302,10 @@ std::string machine_to_json(const Machine& machine) {
     if (factors->empty()) continue;
     device[field] = ordered::object();
     for (const auto& [kind, value] : *factors) device[field][kind] = value;
+  }
+  if (!spec.cell_pointwise_ns.empty()) {
+    device["cell_pointwise_ns"] = ordered::object();
+    for (const auto& [kind, ns] : spec.cell_pointwise_ns) device["cell_pointwise_ns"][kind] = ns;
   }
   if (!spec.gemm_rates.empty()) {
     device["gemm_rates"] = ordered::array();

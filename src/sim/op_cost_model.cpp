@@ -116,7 +116,8 @@ OpCostModel::OpCostModel(const Machine& machine)
     Rule rule = Rule::kStreaming;
     // Timed sgemm rates price the kinds whose cpu kernels are products, unless the file gives the kind its own
     // efficiency (`default` does not count: it is fitted on the element-wise kinds).
-    const bool cpu_product = def->kind == OpKind::kDense || def->kind == OpKind::kConv2d;
+    const bool cpu_product = def->kind == OpKind::kDense || def->kind == OpKind::kConv2d ||
+                             (def->cell && machine.device.cell_pointwise_ns.count(std::string(def->name)) > 0);
     if (gemm_curve_ != nullptr && cpu_product && !own) {
       rule = Rule::kCpuKernel;
     } else if (machine.device.has_efficiency(def->name)) {
@@ -206,6 +207,10 @@ double OpCostModel::rule_seconds(Rule rule, const OpNode& node, const Slice& sli
       const CpuKernelRates rates{gemm_curve_.get(), bytes_per_second_, launch_seconds_, gemm_curve_->threads()};
       if (node.kind == OpKind::kConv2d) {
         return cpu_conv2d_seconds(rates, node, slice, forward_conv_shape(node, slice, node.output_shapes.at(0)));
+      }
+      if (op_def(node.kind).cell) {
+        return cpu_cell_seconds(rates, node, cell_shape(node, slice),
+                                device_->cell_pointwise_ns.at(std::string(op_def(node.kind).name)) * 1e-9);
       }
       return cpu_dense_seconds(rates, node, slice);
     }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "calibration/calibration_file.hpp"
 #include "calibration_fixture.hpp"
 #include "hand_plan.hpp"
 #include "ir/lower.hpp"
@@ -115,6 +116,39 @@ TEST(CpuKernelCost, ConvIsIm2colBiasAndProductPerSampleThenTheActivation) {
   EXPECT_NEAR(full_slice_seconds(model, hand, "conv"), (2 * (0.55296 + 0.6912 + 2 * 0.2048) + 1) * 1e-6, 1e-15);
 }
 
+TEST(CpuKernelCost, ACellStepIsItsProductsAndItsTimedGateArithmetic) {
+  const testing::HandPlan hand(R"({"batch": 4, "input": [2, 8], "layers": [
+      {"type": "lstm", "hidden": 8, "layers": 1, "return_sequences": false, "name": "lstm"}]})",
+                               1);
+  Machine machine = cpu_machine(10);
+  machine.device.cell_pointwise_ns = {{"lstm_cell", 20}};
+  const OpCostModel model(machine);
+  std::vector<double> steps;  // by time step
+  for (NodeId id = 0; id < hand.graph().num_nodes(); ++id) {
+    const OpNode& node = hand.graph().node(id);
+    if (node.kind == OpKind::kLstmCell) steps.push_back(model.slice_seconds(hand.graph(), id, full_slice(node, {0, 4})));
+  }
+  ASSERT_EQ(steps.size(), 2u);
+  // Gates 4 · 8 units = 32 wide. x·Wx 2·4·32·8 / 10e9 = 0.2048 µs; the bias
+  // copy 4·32 floats, 2·128·4 / 20e9 = 0.0512 µs; the gate arithmetic 4 rows
+  // · 8 units · 20 ns = 0.64 µs; one 1 µs op gap. The second step adds h·Wh,
+  // another 0.2048 µs.
+  EXPECT_NEAR(steps[0], (0.2048 + 0.0512 + 0.64 + 1) * 1e-6, 1e-15);
+  EXPECT_NEAR(steps[1], (2 * 0.2048 + 0.0512 + 0.64 + 1) * 1e-6, 1e-15);
+  // A cell kind without a timed gate arithmetic keeps its efficiency (here `default`, 0.25).
+  machine.device.cell_pointwise_ns.clear();
+  const NodeId first = [&] {
+    for (NodeId id = 0; id < hand.graph().num_nodes(); ++id) {
+      if (hand.graph().node(id).kind == OpKind::kLstmCell) return id;
+    }
+    return NodeId{0};
+  }();
+  const SliceCost cost = slice_cost(hand.graph(), first, full_slice(hand.graph().node(first), {0, 4}));
+  EXPECT_NEAR(OpCostModel(machine).slice_seconds(hand.graph(), first, full_slice(hand.graph().node(first), {0, 4})),
+              OpCostModel(machine).roofline_seconds("lstm_cell", cost.flops, cost.bytes_read + cost.bytes_written),
+              1e-18);
+}
+
 TEST(CpuKernelCost, ADeviceOfSeveralThreadsTakesTheGridTimedOnThemWithoutASpeedup) {
   const testing::HandPlan hand(R"({"batch": 1, "input": [3, 64, 64], "layers": [
       {"type": "conv2d", "filters": 8, "kernel": 3, "padding": 1, "activation": "relu", "name": "conv"}]})",
@@ -152,8 +186,10 @@ TEST(CpuKernelCost, AMachineFileCarriesItsGemmRates) {
     point.threads = 2;
     machine.device.gemm_rates.push_back(point);
   }
+  machine.device.cell_pointwise_ns = {{"gru_cell", 16.25}, {"lstm_cell", 29.5}};
   const Machine again = parse_machine_text(machine_to_json(machine), "cpu.json");
   EXPECT_EQ(again.device.gemm_rates, machine.device.gemm_rates);
+  EXPECT_EQ(again.device.cell_pointwise_ns, machine.device.cell_pointwise_ns);
   EXPECT_EQ(machine_to_json(again), machine_to_json(machine));
   // A grid with a hole is refused, naming the shape.
   nlohmann::json doc = nlohmann::json::parse(machine_to_json(machine));
@@ -167,6 +203,9 @@ TEST(CpuKernelCost, AMachineFileCarriesItsGemmRates) {
   }
   doc["device"]["gemm_rates"] = nlohmann::json::array({{{"m", 4}, {"n", 4}, {"k", 4}, {"GFLOPs", 1}, {"x", 1}}});
   EXPECT_THROW(parse_machine_text(doc.dump(), "extra.json"), InputError);
+  doc = nlohmann::json::parse(machine_to_json(machine));
+  doc["device"]["cell_pointwise_ns"]["dense"] = 3;
+  EXPECT_THROW(parse_machine_text(doc.dump(), "not_a_cell.json"), InputError);
 }
 
 TEST(CpuKernelCost, ACpuCalibrationsGridBecomesTheMachinesCurve) {
@@ -188,6 +227,15 @@ TEST(CpuKernelCost, ACpuCalibrationsGridBecomesTheMachinesCurve) {
   // The curve prices the products: their fitted efficiencies would override it.
   EXPECT_FALSE(machine.device.efficiency.count("dense"));
   EXPECT_FALSE(machine.device.efficiency.count("conv2d"));
+  EXPECT_TRUE(machine.device.cell_pointwise_ns.empty());
+  // With the cells' gate arithmetic timed, the cells too (in ns), and the raw file keeps it.
+  result.cell_pointwise_seconds_per_unit = {{"lstm_cell", 30e-9}};
+  const Machine cells = cpu_machine_from_calibration(result, options);
+  EXPECT_NEAR(cells.device.cell_pointwise_ns.at("lstm_cell"), 30, 1e-9);
+  EXPECT_FALSE(cells.device.efficiency.count("lstm_cell"));
+  const auto raw = calibration::parse_calibration_result(calibration::calibration_to_json(result), "raw.json");
+  EXPECT_EQ(raw.cell_pointwise_seconds_per_unit, result.cell_pointwise_seconds_per_unit);
+  EXPECT_EQ(raw.gemm.size(), result.gemm.size());
   EXPECT_NE(machine.comment.find("gemm_rates: sgemm rates at 8 shapes, a full grid of m, n, k on each of 1 thread(s)"), std::string::npos);
   // The peak is the best rate of the grid.
   EXPECT_NEAR(machine.device.peak_tflops.at("fp32"), 66e-3, 1e-12);

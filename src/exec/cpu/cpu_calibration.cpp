@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -18,6 +19,7 @@
 #include "exec/cpu/host_info.hpp"
 #include "exec/cpu/intra_op_pool.hpp"
 #include "exec/cpu/kernels/gemm.hpp"
+#include "exec/cpu/kernels/recurrent_cell.hpp"
 #include "exec/cpu/scheduler.hpp"
 #include "ir/lower.hpp"
 #include "ir/ops/op_def.hpp"
@@ -103,6 +105,48 @@ void measure_gemm(const CpuCalibrationOptions& options, int cores, calibration::
       pool = std::make_unique<SerialFor>();
     }
     measure_gemm_grid(options, axis, *pool, a.data(), b.data(), c.data(), result);
+  }
+}
+
+/// One thread's time per (row, unit) of each recurrent cell's gate
+/// arithmetic, the kernels' own pointwise functions on a zoo-sized step (64
+/// rows, 1024 units, a previous state present) with pre-activations spread
+/// over [-2, 2]: the median over the repeats of each call's time over its
+/// rows · units.
+void measure_cell_pointwise(const CpuCalibrationOptions& options, calibration::CalibrationResult& result) {
+  constexpr int64_t kRows = 64;
+  constexpr int64_t kUnits = 1024;
+  std::vector<float> gates(static_cast<size_t>(2 * kRows * kLstmGates * kUnits));
+  for (size_t i = 0; i < gates.size(); ++i) gates[i] = -2.0f + 4.0f * static_cast<float>(i % 997) / 996.0f;
+  std::vector<float> state(static_cast<size_t>(kRows * kUnits), 0.5f);
+  std::vector<float> h(state.size());
+  std::vector<float> c(state.size());
+  CellArgs args;
+  args.rows = kRows;
+  args.hidden = kUnits;
+  args.units = kUnits;
+  args.h_prev = state.data();
+  args.h_prev_stride = kUnits;
+  args.c_prev = state.data();
+  args.c_prev_stride = kUnits;
+  args.h_out = h.data();
+  args.h_out_stride = kUnits;
+  args.c_out = c.data();
+  args.c_out_stride = kUnits;
+  const float* from_h = gates.data() + kRows * kGruGates * kUnits;
+  const std::pair<const char*, std::function<void()>> cells[] = {
+      {"lstm_cell", [&] { lstm_cell_pointwise(args, gates.data(), kLstmGates * kUnits); }},
+      {"gru_cell", [&] { gru_cell_pointwise(args, gates.data(), kGruGates * kUnits, from_h, kGruGates * kUnits); }},
+  };
+  for (const auto& [kind, pointwise] : cells) {
+    pointwise();
+    std::vector<double> seconds;
+    for (int r = 0; r < std::max(3, options.repeats); ++r) {
+      const auto start = Clock::now();
+      pointwise();
+      seconds.push_back(seconds_since(start) / static_cast<double>(kRows * kUnits));
+    }
+    result.cell_pointwise_seconds_per_unit[kind] = calibration::median(seconds);
   }
 }
 
@@ -382,6 +426,7 @@ calibration::CalibrationResult calibrate_cpu(const CpuCalibrationOptions& option
       "at once and (where other devices exist) alone",
       host.hardware_threads));
   measure_gemm(options, host.hardware_threads, result);
+  measure_cell_pointwise(options, result);
   measure_copies(options, result);
   measure_hand_off(options, result);
   measure_op_gap(options, result);

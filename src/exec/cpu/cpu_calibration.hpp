@@ -15,6 +15,9 @@
 ///   threads, split as the kernels split a product (GemmRate::threads): the
 ///   one-thread peak, and the rates by shape that price the dense and conv2d
 ///   ops the table lacks (DeviceSpec::gemm_rates);
+/// - cell_pointwise_seconds_per_unit: each recurrent cell's gate arithmetic
+///   on one thread, per (row, unit), which with the gemm grid prices the
+///   cells the table lacks (DeviceSpec::cell_pointwise_ns);
 /// - copies: memcpy between two buffers over sizes ("device_to_device", line fit);
 /// - launch: host_seconds_per_launch the hand-off of work from one thread to
 ///   another through a condition variable (the scheduler's), median one-way
