@@ -45,6 +45,7 @@ GemmRate parse_gemm(const JsonFields& entry) {
   rate.seconds = entry.number("seconds", "median time of one product", NumberRule::kNonNegative);
   rate.flops_per_second = entry.number("flops_per_second", "2·m·n·k / seconds", NumberRule::kNonNegative);
   rate.threads = static_cast<int>(entry.optional_integer("threads", 1, 1, 1 << 20));
+  rate.running = static_cast<int>(entry.optional_integer("running", 1, 1, 1 << 20));
   return rate;
 }
 
@@ -196,6 +197,7 @@ std::string calibration_to_json(const CalibrationResult& result) {
     json entry = {{"m", rate.m}, {"n", rate.n}, {"k", rate.k}, {"math", rate.math}, {"seconds", rate.seconds},
                   {"flops_per_second", rate.flops_per_second}};
     if (rate.threads > 1) entry["threads"] = rate.threads;
+    if (rate.running > 1) entry["running"] = rate.running;
     gemm.push_back(entry);
   }
   json copies = json::array();

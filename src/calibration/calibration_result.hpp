@@ -31,6 +31,9 @@ struct GemmRate {
   /// cpu: the threads the product was split over, as the kernels' gemm()
   /// splits it (exec/cpu/kernels/gemm.hpp); 1 for one thread, and for GPUs.
   int threads = 1;
+  /// cpu: how many devices were running a product of this shape at once, its
+  /// own included: 1 alone, cores / threads with every device of the pool busy.
+  int running = 1;
 };
 
 /// One copy size of a series.

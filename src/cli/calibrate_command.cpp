@@ -188,7 +188,7 @@ int calibrate_cpu_command(const CalibrateOptions& options) {
   written.publish();
   double best = 0;
   for (const calibration::GemmRate& rate : result.gemm) {
-    if (rate.threads == 1) best = std::max(best, rate.flops_per_second);
+    if (rate.threads == 1 && rate.running == 1) best = std::max(best, rate.flops_per_second);
   }
   std::cout << fmt::format("{}: {} hardware threads; one-thread sgemm {}FLOP/s; memcpy {}/s; hand-off {:.1f} us; "
                            "lane hand-off {:.1f} us, to a sleeping worker {:.1f} us; gap between ops {:.2f} us; "

@@ -64,11 +64,11 @@ LinkSpec link_of(const calibration::CopySeries& series) {
   return LinkSpec{series.bandwidth_bytes_per_second / 1e9, series.latency_seconds * 1e6};
 }
 
-/// The best GEMM rate of each math, in TFLOP/s, on one thread (cpu; a GPU's are all 1).
+/// The best GEMM rate of each math, in TFLOP/s, on one thread alone (cpu; a GPU's are all so).
 std::map<std::string, double> peak_tflops(const calibration::CalibrationResult& result) {
   std::map<std::string, double> peaks;
   for (const calibration::GemmRate& rate : result.gemm) {
-    if (rate.flops_per_second <= 0 || rate.math.empty() || rate.threads != 1) continue;
+    if (rate.flops_per_second <= 0 || rate.math.empty() || rate.threads != 1 || rate.running != 1) continue;
     double& peak = peaks[rate.math];
     peak = std::max(peak, rate.flops_per_second / 1e12);
   }
@@ -211,7 +211,7 @@ std::vector<GemmRatePoint> one_thread_gemm_rates(const calibration::CalibrationR
   std::vector<GemmRatePoint> points;
   for (const calibration::GemmRate& rate : result.gemm) {
     if (rate.math == kFp32 && rate.flops_per_second > 0) {
-      points.push_back(GemmRatePoint{rate.m, rate.n, rate.k, rate.flops_per_second / 1e9, rate.threads});
+      points.push_back(GemmRatePoint{rate.m, rate.n, rate.k, rate.flops_per_second / 1e9, rate.threads, rate.running});
     }
   }
   if (points.size() < 2 || !gemm_grid_problem(points).empty()) return {};

@@ -43,10 +43,11 @@ std::string one_grid_problem(const std::vector<GemmRatePoint>& points) {
     for (const int64_t n : ns) {
       for (const int64_t k : ks) {
         if (!seen.count({m, n, k})) {
-          return fmt::format("shape {}x{}x{} on {} thread(s) is missing: the shapes must form a full grid of their m, n and k values "
-                             "({} x {} x {} = {} shapes; {} given)",
-                             m, n, k, points.front().threads, ms.size(), ns.size(), ks.size(), ms.size() * ns.size() * ks.size(),
-                             points.size());
+          return fmt::format("shape {}x{}x{} on {} thread(s) with {} running is missing: the shapes of one thread "
+                             "and running count must form a full grid of their m, n and k values ({} x {} x {} = {} "
+                             "shapes; {} given)",
+                             m, n, k, points.front().threads, points.front().running, ms.size(), ns.size(), ks.size(),
+                             ms.size() * ns.size() * ks.size(), points.size());
         }
       }
     }
@@ -54,10 +55,10 @@ std::string one_grid_problem(const std::vector<GemmRatePoint>& points) {
   return "";
 }
 
-std::vector<GemmRatePoint> on_threads(const std::vector<GemmRatePoint>& points, int threads) {
+std::vector<GemmRatePoint> grid_of(const std::vector<GemmRatePoint>& points, int threads, int running) {
   std::vector<GemmRatePoint> grid;
   for (const GemmRatePoint& point : points) {
-    if (point.threads == threads) grid.push_back(point);
+    if (point.threads == threads && point.running == running) grid.push_back(point);
   }
   return grid;
 }
@@ -66,24 +67,42 @@ std::vector<GemmRatePoint> on_threads(const std::vector<GemmRatePoint>& points, 
 
 std::string gemm_grid_problem(const std::vector<GemmRatePoint>& points) {
   if (points.empty()) return "no shapes";
-  std::set<int> thread_counts;
+  std::set<std::pair<int, int>> grids;  // (threads, running)
   for (const GemmRatePoint& point : points) {
-    if (point.threads < 1) return fmt::format("shape {}x{}x{} has {} threads", point.m, point.n, point.k, point.threads);
-    thread_counts.insert(point.threads);
+    if (point.threads < 1 || point.running < 1) {
+      return fmt::format("shape {}x{}x{} has {} threads and {} running; both must be at least 1", point.m, point.n,
+                         point.k, point.threads, point.running);
+    }
+    grids.emplace(point.threads, point.running);
   }
-  for (const int threads : thread_counts) {
-    if (std::string problem = one_grid_problem(on_threads(points, threads)); !problem.empty()) return problem;
+  for (const auto& [threads, running] : grids) {
+    if (std::string problem = one_grid_problem(grid_of(points, threads, running)); !problem.empty()) return problem;
   }
   return "";
 }
 
-GemmRateCurve::GemmRateCurve(const std::vector<GemmRatePoint>& all_points) {
+namespace {
+
+/// The fewest threads of `points`, and the fewest running among those.
+std::pair<int, int> alone_grid(const std::vector<GemmRatePoint>& points) {
+  SPLITSCOPE_CHECK(!points.empty(), "gemm rates: no shapes");
+  const auto first = std::min_element(points.begin(), points.end(), [](const auto& a, const auto& b) {
+    return std::pair{a.threads, a.running} < std::pair{b.threads, b.running};
+  });
+  return {first->threads, first->running};
+}
+
+}  // namespace
+
+GemmRateCurve::GemmRateCurve(const std::vector<GemmRatePoint>& points)
+    : GemmRateCurve(points, alone_grid(points).first, alone_grid(points).second) {}
+
+GemmRateCurve::GemmRateCurve(const std::vector<GemmRatePoint>& all_points, int threads, int running)
+    : threads_(threads), running_(running) {
   const std::string problem = gemm_grid_problem(all_points);
   SPLITSCOPE_CHECK(problem.empty(), "gemm rates: " + problem);
-  threads_ = std::min_element(all_points.begin(), all_points.end(), [](const auto& a, const auto& b) {
-               return a.threads < b.threads;
-             })->threads;
-  const std::vector<GemmRatePoint> points = on_threads(all_points, threads_);
+  const std::vector<GemmRatePoint> points = grid_of(all_points, threads, running);
+  SPLITSCOPE_CHECK(!points.empty(), fmt::format("gemm rates: no grid on {} thread(s) with {} running", threads, running));
   m_.log2_values = distinct_log2(points, &GemmRatePoint::m);
   n_.log2_values = distinct_log2(points, &GemmRatePoint::n);
   k_.log2_values = distinct_log2(points, &GemmRatePoint::k);

@@ -100,10 +100,12 @@ Machine machine_for_plan(const Machine& machine, int plan_devices) {
   scaled.calibration.op_times_us = entries_for_shares(machine.calibration.op_times_us, shares);
   scaled.device.contention = entries_for_shares(machine.device.contention, shares);
   // The sgemm grid timed on this many threads, which prices its products whole; else the one-thread grid.
+  // Of it, the grid alone and the one timed with as many devices running as the plan has.
   const bool timed_here = std::any_of(machine.device.gemm_rates.begin(), machine.device.gemm_rates.end(),
                                       [&](const GemmRatePoint& point) { return point.threads == shares; });
-  std::erase_if(scaled.device.gemm_rates,
-                [&](const GemmRatePoint& point) { return point.threads != (timed_here ? shares : 1); });
+  std::erase_if(scaled.device.gemm_rates, [&](const GemmRatePoint& point) {
+    return point.threads != (timed_here ? shares : 1) || (point.running != 1 && point.running != plan_devices);
+  });
   return scaled;
 }
 

@@ -87,10 +87,13 @@ struct DeviceSpec {
   /// thread count (gemm_rate_curve.hpp), as `calibrate --backend cpu` times
   /// them. Where given, dense and conv2d ops that `efficiency` does not list
   /// by name are priced by the cpu kernels' passes at the rates of the
-  /// fewest threads given (cpu_kernel_cost.hpp) instead of by a roofline;
-  /// machine_for_plan() keeps a pooled plan's share count's grid where one
-  /// was timed (which then prices those ops without a speedup), else the
-  /// one-thread grid. Empty: not measured.
+  /// fewest threads given (cpu_kernel_cost.hpp) instead of by a roofline:
+  /// alone at the grid timed alone (`running` 1), busy at the grid timed
+  /// with the most devices running, where there is one, instead of by
+  /// `contention`. machine_for_plan() keeps a pooled plan's share count's
+  /// grids where they were timed (which then price those ops without a
+  /// speedup), else the one-thread grids, and of them those timed alone and
+  /// with the plan's devices running. Empty: not measured.
   std::vector<GemmRatePoint> gemm_rates;
   /// cpu: per recurrent cell kind ("lstm_cell", "gru_cell"), nanoseconds per
   /// (row, hidden unit) of the cell's gate arithmetic on one thread, as

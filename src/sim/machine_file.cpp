@@ -82,13 +82,14 @@ std::vector<GemmRatePoint> parse_gemm_rates(const JsonFields& device) {
     const std::string index = fmt::format("gemm_rates[{}]", i);
     if (!rates[i].is_object()) device.fail(index, "must be an object {\"m\", \"n\", \"k\", \"GFLOPs\"}");
     const JsonFields rate(rates[i], device.path_of(index), device.source());
-    rate.allow_only({"m", "n", "k", "GFLOPs", "threads"}, "a gemm rate");
+    rate.allow_only({"m", "n", "k", "GFLOPs", "threads", "running"}, "a gemm rate");
     GemmRatePoint point;
     point.m = rate.integer("m", "rows of the product", 1, kMaxGemmDimension);
     point.n = rate.integer("n", "columns of the product", 1, kMaxGemmDimension);
     point.k = rate.integer("k", "the summed dimension", 1, kMaxGemmDimension);
     point.gflops = rate.number("GFLOPs", "GFLOP/s at this shape on these threads", NumberRule::kQuantity);
     point.threads = static_cast<int>(rate.optional_integer("threads", 1, 1, kMaxMachineDevices));
+    point.running = static_cast<int>(rate.optional_integer("running", 1, 1, kMaxMachineDevices));
     points.push_back(point);
   }
   if (const std::string problem = gemm_grid_problem(points); !problem.empty()) device.fail("gemm_rates", problem);
@@ -316,6 +317,7 @@ std::string machine_to_json(const Machine& machine) {
       rate["k"] = point.k;
       rate["GFLOPs"] = point.gflops;
       if (point.threads > 1) rate["threads"] = point.threads;
+      if (point.running > 1) rate["running"] = point.running;
       device["gemm_rates"].push_back(rate);
     }
   }

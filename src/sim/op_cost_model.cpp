@@ -104,6 +104,13 @@ OpCostModel::OpCostModel(const Machine& machine)
   SPLITSCOPE_CHECK(flops_per_second_ > 0 && bytes_per_second_ > 0, "a device needs positive peaks");
   if (!machine.device.gemm_rates.empty()) {
     gemm_curve_ = std::make_shared<const GemmRateCurve>(machine.device.gemm_rates);
+    int busiest = 1;
+    for (const GemmRatePoint& point : machine.device.gemm_rates) {
+      if (point.threads == gemm_curve_->threads()) busiest = std::max(busiest, point.running);
+    }
+    if (busiest > 1) {
+      gemm_busy_curve_ = std::make_shared<const GemmRateCurve>(machine.device.gemm_rates, gemm_curve_->threads(), busiest);
+    }
   }
   // One row per op definition, so a kind added to the table is priced too.
   for (const OpDef* def : op_defs()) {
@@ -134,8 +141,13 @@ OpCostModel::OpCostModel(const Machine& machine)
     // The busy time over the modelled one: the contention, and a share count's speedup (none where the rule
     // prices products timed on the device's own threads).
     kind_contention_.push_back(machine.device.contention_of(def->name));
+    // A modelled price is the busy one: the busy grid's (no contention factor; its time alone is the alone
+    // grid's, op_alone_seconds()), else the rule's times the contention; over the speedup unless the grid was
+    // timed on the device's own threads.
+    const bool busy_timed = rule == Rule::kCpuKernel && gemm_busy_curve_ != nullptr;
     const bool whole_device = rule == Rule::kCpuKernel && gemm_curve_->threads() > 1;
-    kind_scale_.push_back(kind_contention_.back() / (whole_device ? 1.0 : machine.device.speedup_of(def->name)));
+    kind_scale_.push_back((busy_timed ? 1.0 : kind_contention_.back()) /
+                          (whole_device ? 1.0 : machine.device.speedup_of(def->name)));
   }
   epilogue_contention_ = machine.device.contention_of(kEpilogueEfficiency);
   epilogue_scale_ = epilogue_contention_ / machine.device.speedup_of(kEpilogueEfficiency);
@@ -143,7 +155,7 @@ OpCostModel::OpCostModel(const Machine& machine)
   update_scale_ = epilogue_contention_ / machine.device.speedup_of(kDefaultEfficiency);
   auto table = std::make_shared<std::unordered_map<std::string, double>>();
   const std::string alone_suffix = alone_op_key("");
-  contended_ = !machine.device.contention.empty();
+  contended_ = !machine.device.contention.empty() || gemm_busy_curve_ != nullptr;
   for (const auto& [signature, us] : machine.calibration.op_times_us) {
     table->emplace(signature, us * 1e-6);
     contended_ = contended_ || signature.ends_with(alone_suffix);
@@ -203,21 +215,24 @@ double OpCostModel::rule_seconds(Rule rule, const OpNode& node, const Slice& sli
       return estimate_conv_weight_gradient(facts_, shape).seconds + bias;
     }
     case Rule::kCell: return estimate_cell_step(facts_, cell_shape(node, slice)).seconds;
-    case Rule::kCpuKernel: {
-      const CpuKernelRates rates{gemm_curve_.get(), bytes_per_second_, launch_seconds_, gemm_curve_->threads()};
-      if (node.kind == OpKind::kConv2d) {
-        return cpu_conv2d_seconds(rates, node, slice, forward_conv_shape(node, slice, node.output_shapes.at(0)));
-      }
-      if (op_def(node.kind).cell) {
-        return cpu_cell_seconds(rates, node, cell_shape(node, slice),
-                                device_->cell_pointwise_ns.at(std::string(op_def(node.kind).name)) * 1e-9);
-      }
-      return cpu_dense_seconds(rates, node, slice);
-    }
+    case Rule::kCpuKernel:  // the price with every device busy, where that was timed
+      return cpu_kernel_seconds(gemm_busy_curve_ != nullptr ? *gemm_busy_curve_ : *gemm_curve_, node, slice);
     case Rule::kStreaming:
     case Rule::kRoofline: break;
   }
   return streaming_seconds(flops, bytes);
+}
+
+double OpCostModel::cpu_kernel_seconds(const GemmRateCurve& curve, const OpNode& node, const Slice& slice) const {
+  const CpuKernelRates rates{&curve, bytes_per_second_, launch_seconds_, curve.threads()};
+  if (node.kind == OpKind::kConv2d) {
+    return cpu_conv2d_seconds(rates, node, slice, forward_conv_shape(node, slice, node.output_shapes.at(0)));
+  }
+  if (op_def(node.kind).cell) {
+    return cpu_cell_seconds(rates, node, cell_shape(node, slice),
+                            device_->cell_pointwise_ns.at(std::string(op_def(node.kind).name)) * 1e-9);
+  }
+  return cpu_dense_seconds(rates, node, slice);
 }
 
 double OpCostModel::layer_epilogue(const OpNode& node, const Slice& slice) const {
@@ -269,7 +284,13 @@ double OpCostModel::op_alone_seconds(const Plan& plan, const PlanOp& op, OpKind 
   if (const double* measured = calibrated_seconds(alone_op_key(op_signature(*plan.graph, op.node, op.slice)))) {
     return *measured;
   }
-  return busy_seconds / kind_contention_[static_cast<size_t>(node_kind)];
+  const auto kind = static_cast<size_t>(node_kind);
+  // Not from the table: the busy price came from the busy grid; alone is the alone grid's.
+  if (rules_[kind] == Rule::kCpuKernel && gemm_busy_curve_ != nullptr &&
+      calibrated_seconds(op_signature(*plan.graph, op.node, op.slice)) == nullptr) {
+    return cpu_kernel_seconds(*gemm_curve_, plan.graph->node(op.node), op.slice) * kind_scale_[kind];
+  }
+  return busy_seconds / kind_contention_[kind];
 }
 
 double OpCostModel::slice_seconds(const Graph& graph, NodeId node, const Slice& slice) const {

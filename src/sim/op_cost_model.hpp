@@ -124,7 +124,11 @@ class OpCostModel {
   double epilogue_efficiency_;
   Rule epilogue_rule_;
   std::shared_ptr<const std::unordered_map<std::string, double>> calibrated_;
-  std::shared_ptr<const GemmRateCurve> gemm_curve_;  ///< null without DeviceSpec::gemm_rates
+  /// The cpu kernels' pass-by-pass time of `node`'s `slice` (Rule::kCpuKernel) at `curve`'s rates.
+  double cpu_kernel_seconds(const GemmRateCurve& curve, const OpNode& node, const Slice& slice) const;
+
+  std::shared_ptr<const GemmRateCurve> gemm_curve_;       ///< alone; null without DeviceSpec::gemm_rates
+  std::shared_ptr<const GemmRateCurve> gemm_busy_curve_;  ///< with the pool's devices busy; null where not timed
 };
 
 /// Every compute, epilogue and update op of one plan priced as the

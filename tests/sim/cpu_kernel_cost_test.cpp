@@ -66,7 +66,7 @@ TEST(GemmRateCurve, NeedsAFullGridOfPositiveShapesAndRates) {
   std::vector<GemmRatePoint> points = two_by_two_by_two();
   EXPECT_EQ(gemm_grid_problem(points), "");
   points.pop_back();
-  EXPECT_NE(gemm_grid_problem(points).find("shape 64x32x256 on 1 thread(s) is missing"), std::string::npos)
+  EXPECT_NE(gemm_grid_problem(points).find("shape 64x32x256 on 1 thread(s) with 1 running is missing"), std::string::npos)
       << gemm_grid_problem(points);
   EXPECT_THROW(GemmRateCurve{points}, std::logic_error);
   EXPECT_NE(gemm_grid_problem({{4, 4, 4, 1}, {4, 4, 4, 2}}).find("given twice"), std::string::npos);
@@ -179,11 +179,46 @@ TEST(CpuKernelCost, ADeviceOfSeveralThreadsTakesTheGridTimedOnThemWithoutASpeedu
   EXPECT_NEAR(curve.flops_per_second(4, 4, 4), 10e9, 1e-3);
 }
 
+TEST(CpuKernelCost, TheGridTimedWithEveryDeviceBusyPricesTheBusyTimeAndTheGridAloneTheTimeAlone) {
+  testing::HandPlan hand(R"({"batch": 64, "input": [1024], "layers": [
+      {"type": "dense", "units": 1024, "activation": "relu", "name": "fc"}]})",
+                         2);
+  const NodeId fc = hand.node("fc");
+  const int x = hand.input(hand.node("input"), 0, 262'144);
+  hand.compute(fc, 0, {x}, 134'217'728, 262'144);
+  // Two one-thread devices: the product at 100 GFLOP/s alone, 50 with the other busy; a fitted
+  // contention of 3 that the busy grid overrides for the products.
+  Machine pool = cpu_machine(100);
+  pool.pooled = true;
+  pool.device.gemm_rates = {{64, 1024, 1024, 100, 1, 1}, {64, 1024, 1024, 50, 1, 2}};
+  pool.device.contention = {{"default", 3.0}};
+  const OpCostModel model(machine_for_plan(pool, 2));
+  EXPECT_TRUE(model.contended());
+  const PlanOp& op = hand.plan().op(hand.last_op());
+  // Busy: 2·64·1024·1024 / 50e9 = 2684.35456 µs + the bias copy and relu (2 · 26.2144 µs) + 1 µs.
+  const double busy = model.op_seconds(hand.plan(), op);
+  EXPECT_NEAR(busy, (2684.35456 + 2 * 26.2144 + 1) * 1e-6, 1e-12);
+  // Alone: the product at 100 GFLOP/s, 1342.17728 µs.
+  EXPECT_NEAR(model.op_alone_seconds(hand.plan(), op, OpKind::kDense, busy), (1342.17728 + 2 * 26.2144 + 1) * 1e-6,
+              1e-12);
+  // A plan on fewer devices than the grid was timed busy with keeps the grid alone only, and its contention.
+  Machine three = pool;
+  three.devices = 3;
+  three.device.gemm_rates = {{64, 1024, 1024, 100, 1, 1}, {64, 1024, 1024, 50, 1, 3}};
+  EXPECT_EQ(machine_for_plan(three, 2).device.gemm_rates.size(), 1u);
+  const OpCostModel fitted(machine_for_plan(three, 2));
+  EXPECT_NEAR(fitted.op_seconds(hand.plan(), op), 3 * (1342.17728 + 2 * 26.2144 + 1) * 1e-6, 1e-12);
+}
+
 TEST(CpuKernelCost, AMachineFileCarriesItsGemmRates) {
   Machine machine = cpu_machine(100);
   machine.device.gemm_rates = two_by_two_by_two();
   for (GemmRatePoint point : two_by_two_by_two()) {
     point.threads = 2;
+    machine.device.gemm_rates.push_back(point);
+  }
+  for (GemmRatePoint point : two_by_two_by_two()) {
+    point.running = 2;
     machine.device.gemm_rates.push_back(point);
   }
   machine.device.cell_pointwise_ns = {{"gru_cell", 16.25}, {"lstm_cell", 29.5}};

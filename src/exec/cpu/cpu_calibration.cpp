@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -50,13 +52,62 @@ std::vector<int64_t> gemm_grid_axis(bool quick) {
 /// so that the clock's own cost does not count.
 constexpr double kMinGemmSampleSeconds = 200e-6;
 
-/// One share count's grid: each shape on `pool`'s threads (measure_gemm()).
+/// A pool device's intra-op threads: its own pool, or the caller alone for one thread.
+std::unique_ptr<ParallelFor> device_threads(int threads) {
+  if (threads > 1) return std::make_unique<IntraOpPool>(threads);
+  return std::make_unique<SerialFor>();
+}
+
+/// The other devices of a pool, each on its own threads and buffers,
+/// computing an m×n×k product over and over from construction until
+/// destruction, so that the device timed shares the cores' caches, memory
+/// and (on SMT) execution units as it does when a split keeps every device
+/// busy. Returns from construction once each has finished one product.
+class BusyNeighbours {
+ public:
+  BusyNeighbours(int devices, int threads, int64_t m, int64_t n, int64_t k) {
+    for (int d = 0; d < devices; ++d) {
+      workers_.emplace_back([this, threads, m, n, k] {
+        const std::unique_ptr<ParallelFor> pool = device_threads(threads);
+        std::vector<float> a(static_cast<size_t>(m * k), 1.0f);
+        std::vector<float> b(static_cast<size_t>(k * n), 0.5f);
+        std::vector<float> c(static_cast<size_t>(m * n), 0.0f);
+        bool counted = false;
+        while (!stop_.load(std::memory_order_relaxed)) {
+          gemm(*pool, m, n, k, {a.data(), k}, {b.data(), n}, 0.0f, c.data(), n);
+          if (!counted) {
+            counted = true;
+            started_.fetch_add(1);
+          }
+        }
+      });
+    }
+    while (started_.load() < devices) std::this_thread::yield();
+  }
+  ~BusyNeighbours() {
+    stop_.store(true);
+    for (std::thread& worker : workers_) worker.join();
+  }
+  BusyNeighbours(const BusyNeighbours&) = delete;
+  BusyNeighbours& operator=(const BusyNeighbours&) = delete;
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::atomic<int> started_{0};
+  std::vector<std::thread> workers_;
+};
+
+/// One grid: each shape on `pool`'s threads, alone or (`neighbours` > 0)
+/// with that many other devices of as many threads busy beside it (measure_gemm()).
 void measure_gemm_grid(const CpuCalibrationOptions& options, const std::vector<int64_t>& axis, ParallelFor& pool,
-                       const float* a, const float* b, float* c, calibration::CalibrationResult& result) {
+                       int neighbours, const float* a, const float* b, float* c,
+                       calibration::CalibrationResult& result) {
   for (const int64_t m : axis) {
     for (const int64_t n : axis) {
       for (const int64_t k : axis) {
         auto product = [&] { gemm(pool, m, n, k, {a, k}, {b, n}, 0.0f, c, n); };
+        std::optional<BusyNeighbours> busy;
+        if (neighbours > 0) busy.emplace(neighbours, pool.threads(), m, n, k);
         pool.wake();
         const double flops = 2.0 * static_cast<double>(m * n * k);
         const auto first = Clock::now();
@@ -78,6 +129,7 @@ void measure_gemm_grid(const CpuCalibrationOptions& options, const std::vector<i
         rate.seconds = calibration::median(seconds);
         rate.flops_per_second = flops / rate.seconds;
         rate.threads = pool.threads();
+        rate.running = neighbours + 1;
         result.gemm.push_back(rate);
       }
     }
@@ -89,7 +141,9 @@ void measure_gemm_grid(const CpuCalibrationOptions& options, const std::vector<i
 /// row-major, the output cut into blocks over the device's intra-op pool,
 /// one single-threaded sgemm per block; on one thread, one sgemm): median
 /// over the repeats (at most 3 for products over 1e8 FLOPs, which vary
-/// least) of each sample's time per call.
+/// least) of each sample's time per call. Each share count's grid alone,
+/// and where the pool has more than one device of it, again with every
+/// other device busy on the same shape (BusyNeighbours).
 void measure_gemm(const CpuCalibrationOptions& options, int cores, calibration::CalibrationResult& result) {
   use_single_threaded_blas();  // as the executor's kernels call it
   const std::vector<int64_t> axis = gemm_grid_axis(options.quick);
@@ -98,13 +152,10 @@ void measure_gemm(const CpuCalibrationOptions& options, int cores, calibration::
   std::vector<float> b(largest, 0.5f);
   std::vector<float> c(largest, 0.0f);
   for (const int threads : cpu_share_counts(cores)) {
-    std::unique_ptr<ParallelFor> pool;
-    if (threads > 1) {
-      pool = std::make_unique<IntraOpPool>(threads);
-    } else {
-      pool = std::make_unique<SerialFor>();
-    }
-    measure_gemm_grid(options, axis, *pool, a.data(), b.data(), c.data(), result);
+    const std::unique_ptr<ParallelFor> pool = device_threads(threads);
+    const int devices = cores / threads;
+    measure_gemm_grid(options, axis, *pool, 0, a.data(), b.data(), c.data(), result);
+    if (devices > 1) measure_gemm_grid(options, axis, *pool, devices - 1, a.data(), b.data(), c.data(), result);
   }
 }
 
