@@ -1,12 +1,11 @@
 #pragma once
 /// \file
-/// What the cpu backend's dense and conv2d kernels (exec/cpu/kernels/dense.cpp,
-/// conv2d.cpp) cost one thread, pass by pass, on a device whose sgemm rates
-/// were timed by shape (DeviceSpec::gemm_rates):
+/// What the cpu backend's dense, conv2d and recurrent cell kernels
+/// (exec/cpu/kernels/dense.cpp, conv2d.cpp, recurrent_cell.cpp) cost, pass by
+/// pass, on a device whose sgemm rates were timed by shape (DeviceSpec::gemm_rates):
 /// - dense: the bias copied into every output row, one sgemm of
 ///   (rows, outputs, inputs), the activation in place;
-/// - a recurrent cell's step (lstm_cell.cpp's kernels in recurrent_cell.cpp):
-///   the bias copied into every row of the gates, one sgemm of (rows,
+/// - a recurrent cell's step: the bias copied into every row of the gates, one sgemm of (rows,
 ///   gates·units, inputs), one of (rows, gates·units, hidden) after the first
 ///   step (a GRU's first step fills its zero h·Wh instead), then the gate
 ///   arithmetic at the device's measured time per (row, unit);

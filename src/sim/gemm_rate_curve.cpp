@@ -102,7 +102,8 @@ GemmRateCurve::GemmRateCurve(const std::vector<GemmRatePoint>& all_points, int t
   const std::string problem = gemm_grid_problem(all_points);
   SPLITSCOPE_CHECK(problem.empty(), "gemm rates: " + problem);
   const std::vector<GemmRatePoint> points = grid_of(all_points, threads, running);
-  SPLITSCOPE_CHECK(!points.empty(), fmt::format("gemm rates: no grid on {} thread(s) with {} running", threads, running));
+  SPLITSCOPE_CHECK(!points.empty(),
+                   fmt::format("gemm rates: no grid on {} thread(s) with {} running", threads, running));
   m_.log2_values = distinct_log2(points, &GemmRatePoint::m);
   n_.log2_values = distinct_log2(points, &GemmRatePoint::n);
   k_.log2_values = distinct_log2(points, &GemmRatePoint::k);

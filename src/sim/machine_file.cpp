@@ -152,7 +152,8 @@ DeviceSpec parse_device(const JsonFields& device) {
     const JsonFields pointwise = device.object("cell_pointwise_ns", "ns per (row, unit) of a cell's gate arithmetic");
     for (const auto& [kind, value] : pointwise.raw().items()) {
       const auto defs = op_defs();
-      const bool cell = std::any_of(defs.begin(), defs.end(), [&](const OpDef* def) { return def->cell && def->name == kind; });
+      const bool cell =
+          std::any_of(defs.begin(), defs.end(), [&](const OpDef* def) { return def->cell && def->name == kind; });
       if (!cell) pointwise.fail(kind, "not a recurrent cell kind: lstm_cell or gru_cell");
       spec.cell_pointwise_ns[kind] = pointwise.checked_number(value, kind, NumberRule::kQuantity);
     }

@@ -109,7 +109,8 @@ OpCostModel::OpCostModel(const Machine& machine)
       if (point.threads == gemm_curve_->threads()) busiest = std::max(busiest, point.running);
     }
     if (busiest > 1) {
-      gemm_busy_curve_ = std::make_shared<const GemmRateCurve>(machine.device.gemm_rates, gemm_curve_->threads(), busiest);
+      gemm_busy_curve_ =
+          std::make_shared<const GemmRateCurve>(machine.device.gemm_rates, gemm_curve_->threads(), busiest);
     }
   }
   // One row per op definition, so a kind added to the table is priced too.
@@ -138,8 +139,6 @@ OpCostModel::OpCostModel(const Machine& machine)
                                                       : Rule::kGemm;
     }
     rules_.push_back(rule);
-    // The busy time over the modelled one: the contention, and a share count's speedup (none where the rule
-    // prices products timed on the device's own threads).
     kind_contention_.push_back(machine.device.contention_of(def->name));
     // A modelled price is the busy one: the busy grid's (no contention factor; its time alone is the alone
     // grid's, op_alone_seconds()), else the rule's times the contention; over the speedup unless the grid was
@@ -281,13 +280,11 @@ double OpCostModel::op_alone_seconds(const Plan& plan, const PlanOp& op, OpKind 
                                      double busy_seconds) const {
   if (!contended_) return busy_seconds;
   if (op.role != OpRole::kCompute) return busy_seconds / epilogue_contention_;
-  if (const double* measured = calibrated_seconds(alone_op_key(op_signature(*plan.graph, op.node, op.slice)))) {
-    return *measured;
-  }
+  const std::string signature = op_signature(*plan.graph, op.node, op.slice);
+  if (const double* measured = calibrated_seconds(alone_op_key(signature))) return *measured;
   const auto kind = static_cast<size_t>(node_kind);
   // Not from the table: the busy price came from the busy grid; alone is the alone grid's.
-  if (rules_[kind] == Rule::kCpuKernel && gemm_busy_curve_ != nullptr &&
-      calibrated_seconds(op_signature(*plan.graph, op.node, op.slice)) == nullptr) {
+  if (rules_[kind] == Rule::kCpuKernel && gemm_busy_curve_ != nullptr && calibrated_seconds(signature) == nullptr) {
     return cpu_kernel_seconds(*gemm_curve_, plan.graph->node(op.node), op.slice) * kind_scale_[kind];
   }
   return busy_seconds / kind_contention_[kind];

@@ -271,7 +271,8 @@ TEST(CpuKernelCost, ACpuCalibrationsGridBecomesTheMachinesCurve) {
   const auto raw = calibration::parse_calibration_result(calibration::calibration_to_json(result), "raw.json");
   EXPECT_EQ(raw.cell_pointwise_seconds_per_unit, result.cell_pointwise_seconds_per_unit);
   EXPECT_EQ(raw.gemm.size(), result.gemm.size());
-  EXPECT_NE(machine.comment.find("gemm_rates: sgemm rates at 8 shapes, a full grid of m, n, k on each of 1 thread(s)"), std::string::npos);
+  EXPECT_NE(machine.comment.find("gemm_rates: sgemm rates at 8 shapes, a full grid of m, n, k on each of 1 thread(s)"),
+            std::string::npos);
   // The peak is the best rate of the grid.
   EXPECT_NEAR(machine.device.peak_tflops.at("fp32"), 66e-3, 1e-12);
 }
