@@ -40,12 +40,21 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-/// The grid of sgemm shapes timed: every m, n and k of these (log-spaced by
-/// 4 from a single row to past the sizes where OpenBLAS's blocked kernels
-/// reach their plateau, then 2048, the largest a layer of the zoo gives
-/// most dimensions). The full grid is 8e10 FLOPs a pass, a second here.
-std::vector<int64_t> gemm_grid_axis(bool quick) {
-  return quick ? std::vector<int64_t>{4, 64, 1024} : std::vector<int64_t>{1, 4, 16, 64, 256, 1024, 2048};
+/// The grid of sgemm shapes timed: every m of `rows`, n and k of `columns`.
+/// n and k log-spaced by 4 from 1 to past the sizes where OpenBLAS's
+/// blocked kernels reach their plateau, then 2048, the largest a layer of
+/// the zoo gives most dimensions; m, a layer's rows (the batch, or its
+/// share of a split or a micro-batch: powers of two in the zoo), where the
+/// rate climbs steepest, every power of two to 2048. The full grid is 1e11
+/// FLOPs a pass, a second here.
+struct GemmGridAxes {
+  std::vector<int64_t> rows;
+  std::vector<int64_t> columns;
+};
+
+GemmGridAxes gemm_grid_axes(bool quick) {
+  if (quick) return {{4, 64, 1024}, {4, 64, 1024}};
+  return {{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048}, {1, 4, 16, 64, 256, 1024, 2048}};
 }
 
 /// Products shorter than this are timed in batches of back-to-back calls,
@@ -99,12 +108,12 @@ class BusyNeighbours {
 
 /// One grid: each shape on `pool`'s threads, alone or (`neighbours` > 0)
 /// with that many other devices of as many threads busy beside it (measure_gemm()).
-void measure_gemm_grid(const CpuCalibrationOptions& options, const std::vector<int64_t>& axis, ParallelFor& pool,
+void measure_gemm_grid(const CpuCalibrationOptions& options, const GemmGridAxes& axes, ParallelFor& pool,
                        int neighbours, const float* a, const float* b, float* c,
                        calibration::CalibrationResult& result) {
-  for (const int64_t m : axis) {
-    for (const int64_t n : axis) {
-      for (const int64_t k : axis) {
+  for (const int64_t m : axes.rows) {
+    for (const int64_t n : axes.columns) {
+      for (const int64_t k : axes.columns) {
         auto product = [&] { gemm(pool, m, n, k, {a, k}, {b, n}, 0.0f, c, n); };
         std::optional<BusyNeighbours> busy;
         if (neighbours > 0) busy.emplace(neighbours, pool.threads(), m, n, k);
@@ -136,7 +145,7 @@ void measure_gemm_grid(const CpuCalibrationOptions& options, const std::vector<i
   }
 }
 
-/// The sgemm rate over the grid of shapes (gemm_grid_axis) on each share
+/// The sgemm rate over the grid of shapes (gemm_grid_axes) on each share
 /// count's threads, as the kernels compute a product (exec/cpu/kernels/gemm.hpp:
 /// row-major, the output cut into blocks over the device's intra-op pool,
 /// one single-threaded sgemm per block; on one thread, one sgemm): median
@@ -146,16 +155,16 @@ void measure_gemm_grid(const CpuCalibrationOptions& options, const std::vector<i
 /// other device busy on the same shape (BusyNeighbours).
 void measure_gemm(const CpuCalibrationOptions& options, int cores, calibration::CalibrationResult& result) {
   use_single_threaded_blas();  // as the executor's kernels call it
-  const std::vector<int64_t> axis = gemm_grid_axis(options.quick);
-  const auto largest = static_cast<size_t>(axis.back() * axis.back());
+  const GemmGridAxes axes = gemm_grid_axes(options.quick);
+  const auto largest = static_cast<size_t>(std::max(axes.rows.back(), axes.columns.back()) * axes.columns.back());
   std::vector<float> a(largest, 1.0f);
   std::vector<float> b(largest, 0.5f);
   std::vector<float> c(largest, 0.0f);
   for (const int threads : cpu_share_counts(cores)) {
     const std::unique_ptr<ParallelFor> pool = device_threads(threads);
     const int devices = cores / threads;
-    measure_gemm_grid(options, axis, *pool, 0, a.data(), b.data(), c.data(), result);
-    if (devices > 1) measure_gemm_grid(options, axis, *pool, devices - 1, a.data(), b.data(), c.data(), result);
+    measure_gemm_grid(options, axes, *pool, 0, a.data(), b.data(), c.data(), result);
+    if (devices > 1) measure_gemm_grid(options, axes, *pool, devices - 1, a.data(), b.data(), c.data(), result);
   }
 }
 

@@ -10,11 +10,13 @@
 /// which is how the split strategies run; and, for d > 1, once more on one
 /// device beside d − 1 idle ones (OpTime::running = 1): the same op alone,
 /// as a layer split runs one device at a time. Besides the op times:
-/// - gemm: sgemm rates over a grid of shapes (every m, n and k of 1, 4, 16,
-///   ..., 1024 and 2048; 4, 64, 1024 when quick) on each share count's
-///   threads, split as the kernels split a product (GemmRate::threads): the
-///   one-thread peak, and the rates by shape that price the dense and conv2d
-///   ops the table lacks (DeviceSpec::gemm_rates);
+/// - gemm: sgemm rates over a grid of shapes (every n and k of 1, 4, 16, ...,
+///   1024 and 2048, every m a power of two to 2048; 4, 64, 1024 when quick)
+///   on each share count's threads, split as the kernels split a product
+///   (GemmRate::threads), alone and beside the other devices busy
+///   (GemmRate::running): the one-thread peak, and the rates by shape that
+///   price the dense, conv2d and cell ops the table lacks
+///   (DeviceSpec::gemm_rates);
 /// - cell_pointwise_seconds_per_unit: each recurrent cell's gate arithmetic
 ///   on one thread, per (row, unit), which with the gemm grid prices the
 ///   cells the table lacks (DeviceSpec::cell_pointwise_ns);
