@@ -204,10 +204,10 @@ bool timed_alone(const calibration::OpTime& op, int cores) {
 }
 
 /// The fp32 sgemm rates of a cpu calibration as a curve's grids, one per
-/// thread count timed (gemm_rate_curve.hpp); empty where they do not form
-/// full grids of more than one shape (raw files from before the grid: three
-/// square products).
-std::vector<GemmRatePoint> one_thread_gemm_rates(const calibration::CalibrationResult& result) {
+/// thread count and running count timed (gemm_rate_curve.hpp); empty where
+/// they do not form full grids of more than one shape (raw files from before
+/// the grid: three square products).
+std::vector<GemmRatePoint> calibrated_gemm_rates(const calibration::CalibrationResult& result) {
   std::vector<GemmRatePoint> points;
   for (const calibration::GemmRate& rate : result.gemm) {
     if (rate.math == kFp32 && rate.flops_per_second > 0) {
@@ -470,7 +470,7 @@ Machine cpu_machine_from_calibration(const calibration::CalibrationResult& resul
   machine.device.efficiency = fits.efficiency;
   machine.device.contention = fits.contention;
   machine.device.speedup = fits.speedup;
-  const std::vector<GemmRatePoint> gemm_rates = one_thread_gemm_rates(result);
+  const std::vector<GemmRatePoint> gemm_rates = calibrated_gemm_rates(result);
   if (!gemm_rates.empty()) {
     // The timed rates price the products by shape: an efficiency of their own would override them.
     machine.device.gemm_rates = gemm_rates;
@@ -540,7 +540,7 @@ Machine cpu_machine_from_calibration(const calibration::CalibrationResult& resul
     for (const int count : thread_counts) threads += (threads.empty() ? "" : ", ") + std::to_string(count);
     machine.comment += fmt::format(
         " gemm_rates: sgemm rates at {} shapes, a full grid of m, n, k on each of {} thread(s), the kernels' split "
-        "over a device's threads; dense and conv2d ops the table lacks (and the cells of cell_pointwise_ns, their "
+        "over a device's threads, alone and beside the pool's other devices busy; dense and conv2d ops the table lacks (and the cells of cell_pointwise_ns, their "
         "gate arithmetic timed per row and unit on one thread) are priced by the cpu kernels' passes at the rates "
         "of their device's threads (docs/cost-model.md), not by an efficiency.",
         machine.device.gemm_rates.size(), threads);

@@ -72,10 +72,10 @@ void parse_pooled_factors(const JsonFields& device, std::string_view field, std:
   }
 }
 
-/// `gemm_rates`: one {"m", "n", "k", "GFLOPs"[, "threads"]} object per timed shape, a full grid per thread count
-/// (gemm_rate_curve.hpp).
+/// `gemm_rates`: one {"m", "n", "k", "GFLOPs"[, "threads", "running"]} object per timed shape, a full grid per
+/// thread count and running count (gemm_rate_curve.hpp).
 std::vector<GemmRatePoint> parse_gemm_rates(const JsonFields& device) {
-  const nlohmann::json& rates = device.required("gemm_rates", "one thread's sgemm rates by shape");
+  const nlohmann::json& rates = device.required("gemm_rates", "sgemm rates by shape");
   if (!rates.is_array()) device.fail("gemm_rates", "must be an array of {\"m\", \"n\", \"k\", \"GFLOPs\"} objects");
   std::vector<GemmRatePoint> points;
   for (size_t i = 0; i < rates.size(); ++i) {

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <optional>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -13,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "calibration/calibration_fits.hpp"
