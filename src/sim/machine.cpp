@@ -88,9 +88,15 @@ Machine machine_for_plan(const Machine& machine, int plan_devices) {
   // Measured speedups price this share count's ops kind by kind; without
   // them, a device of N shares is N times one (its peaks and bandwidth).
   scaled.device.speedup = entries_for_shares(machine.device.speedup, shares);
+  // The sgemm grid timed on this many threads, which prices its products whole; else the one-thread grid.
+  const bool timed_here = std::any_of(machine.device.gemm_rates.begin(), machine.device.gemm_rates.end(),
+                                      [&](const GemmRatePoint& point) { return point.threads == shares; });
   if (scaled.device.speedup.empty()) {
     for (auto& [precision, peak] : scaled.device.peak_tflops) peak *= shares;
-    for (GemmRatePoint& point : scaled.device.gemm_rates) point.gflops *= shares;
+    // A one-thread grid standing for N threads scales as the peaks do; a grid timed on N threads is already theirs.
+    if (!timed_here) {
+      for (GemmRatePoint& point : scaled.device.gemm_rates) point.gflops *= shares;
+    }
     scaled.device.memory_bandwidth_gbps *= shares;
     scaled.device.sm_count *= shares;  // 0 (derived from the peak) stays 0, and the peak scales
   }
@@ -99,10 +105,7 @@ Machine machine_for_plan(const Machine& machine, int plan_devices) {
   // without a time of their own fall back to the (scaled) rules.
   scaled.calibration.op_times_us = entries_for_shares(machine.calibration.op_times_us, shares);
   scaled.device.contention = entries_for_shares(machine.device.contention, shares);
-  // The sgemm grid timed on this many threads, which prices its products whole; else the one-thread grid.
-  // Of it, the grid alone and the one timed with as many devices running as the plan has.
-  const bool timed_here = std::any_of(machine.device.gemm_rates.begin(), machine.device.gemm_rates.end(),
-                                      [&](const GemmRatePoint& point) { return point.threads == shares; });
+  // Of the grids of those threads, the one alone and the one timed with as many devices running as the plan has.
   std::erase_if(scaled.device.gemm_rates, [&](const GemmRatePoint& point) {
     return point.threads != (timed_here ? shares : 1) || (point.running != 1 && point.running != plan_devices);
   });

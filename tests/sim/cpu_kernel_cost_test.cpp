@@ -173,6 +173,16 @@ TEST(CpuKernelCost, ADeviceOfSeveralThreadsTakesTheGridTimedOnThemWithoutASpeedu
   EXPECT_EQ(one_thread_grid.device.gemm_rates.size(), 1u);
   EXPECT_NEAR(full_slice_seconds(OpCostModel(one_thread_grid), hand, "conv"),
               (35.38944 + 44.2368 + 2 * 13.1072 + 1) / 2 * 1e-6, 1e-12);
+  // Without speedups a device of N shares is N times one: a one-thread grid scales with it, the N-thread grid
+  // (timed on them) does not.
+  Machine no_speedups = pool;
+  no_speedups.device.speedup.clear();
+  no_speedups.device.gemm_rates = {{64, 1024, 1024, 50, 1}, {64, 1024, 1024, 80, 2}};
+  EXPECT_EQ(machine_for_plan(no_speedups, 1).device.gemm_rates,
+            (std::vector<GemmRatePoint>{{64, 1024, 1024, 80, 2}}));
+  no_speedups.device.gemm_rates.pop_back();
+  EXPECT_EQ(machine_for_plan(no_speedups, 1).device.gemm_rates,
+            (std::vector<GemmRatePoint>{{64, 1024, 1024, 100, 1}}));
   // A curve of several thread counts is the grid of the fewest.
   const GemmRateCurve curve({{4, 4, 4, 30, 2}, {4, 4, 4, 10, 1}});
   EXPECT_EQ(curve.threads(), 1);
