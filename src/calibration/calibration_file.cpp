@@ -99,6 +99,31 @@ std::vector<std::string> parse_strings(const JsonFields& top, const std::string&
   return strings;
 }
 
+/// `kernel_passes`: {"fill_seconds_per_value", "activation_seconds_per_value": {name: s}, "im2col": [{"threads",
+/// "seconds_per_value", "seconds_per_call"}]}.
+KernelPassTimes parse_kernel_passes(const JsonFields& top) {
+  const JsonFields passes = top.object("kernel_passes", "the cpu kernels' passes other than products");
+  passes.allow_only({"fill_seconds_per_value", "activation_seconds_per_value", "im2col"}, "the kernel passes");
+  KernelPassTimes times;
+  times.fill_seconds_per_value =
+      passes.number("fill_seconds_per_value", "a bias copied into outputs, per value", NumberRule::kNonNegative);
+  const JsonFields activations =
+      passes.object("activation_seconds_per_value", "each activation in place, per value, by name");
+  for (const auto& [name, value] : activations.raw().items()) {
+    times.activation_seconds_per_value[name] = activations.checked_number(value, name, NumberRule::kNonNegative);
+  }
+  each_element(passes, "im2col", "im2col on each thread count", [&](const JsonFields& entry) {
+    entry.allow_only({"threads", "seconds_per_value", "seconds_per_call"}, "an im2col time");
+    Im2colTime time;
+    time.threads = static_cast<int>(entry.integer("threads", "the pool's threads", 1, 1 << 16));
+    time.seconds_per_value =
+        entry.number("seconds_per_value", "per value of the patch matrix", NumberRule::kNonNegative);
+    time.seconds_per_call = entry.number("seconds_per_call", "each call's fixed part", NumberRule::kNonNegative);
+    times.im2col.push_back(time);
+  });
+  return times;
+}
+
 CalibrationResult parse_document(const json& doc, const std::string& source) {
   if (!doc.is_object()) {
     throw InputError(source, "", "a calibration file is a JSON object, got " + json_type_name(doc));
@@ -185,6 +210,7 @@ CalibrationResult parse_document(const json& doc, const std::string& source) {
       result.cell_pointwise_seconds_per_unit[kind] = pointwise.checked_number(value, kind, NumberRule::kNonNegative);
     }
   }
+  if (top.has("kernel_passes")) result.kernel_passes = parse_kernel_passes(top);
   return result;
 }
 
@@ -260,6 +286,17 @@ std::string calibration_to_json(const CalibrationResult& result) {
   if (!result.one_thread_kinds.empty()) document["one_thread_kinds"] = result.one_thread_kinds;  // cpu only
   if (!result.cell_pointwise_seconds_per_unit.empty()) {  // cpu only
     document["cell_pointwise_seconds_per_unit"] = result.cell_pointwise_seconds_per_unit;
+  }
+  if (result.kernel_passes.measured()) {  // cpu only
+    json im2col = json::array();
+    for (const Im2colTime& time : result.kernel_passes.im2col) {
+      im2col.push_back({{"threads", time.threads},
+                        {"seconds_per_value", time.seconds_per_value},
+                        {"seconds_per_call", time.seconds_per_call}});
+    }
+    document["kernel_passes"] = {{"fill_seconds_per_value", result.kernel_passes.fill_seconds_per_value},
+                                 {"activation_seconds_per_value", result.kernel_passes.activation_seconds_per_value},
+                                 {"im2col", im2col}};
   }
   if (result.parked_handoff.samples > 0) {  // cpu only
     document["parked_handoff"] = {{"samples", result.parked_handoff.samples},

@@ -84,6 +84,26 @@ struct ParkedHandoff {
   double spin_seconds = 0;  ///< how long a worker idles, looking for work, before it sleeps
 };
 
+/// cpu: im2col on a pool of `threads` (exec/cpu/kernels/conv2d.hpp): a call
+/// takes `seconds_per_call` + `seconds_per_value` per value of the patch
+/// matrix, the line through two geometries' medians.
+struct Im2colTime {
+  int threads = 1;
+  double seconds_per_value = 0;
+  double seconds_per_call = 0;
+};
+
+/// cpu: the kernels' passes other than products, timed with the kernels'
+/// own code: a bias copied into output rows and each activation in place
+/// ("relu", "tanh", "sigmoid") on one thread, per value; im2col on each share
+/// count's threads. Empty `im2col`: not measured (GPU, older files).
+struct KernelPassTimes {
+  double fill_seconds_per_value = 0;
+  std::map<std::string, double> activation_seconds_per_value;
+  std::vector<Im2colTime> im2col;
+  bool measured() const { return !im2col.empty(); }
+};
+
 /// What one device step costs the host thread that issues an eager run
 /// (sim/host_issue.hpp), measured the way a run issues: a chain of tiny ops
 /// compiled and issued by the executor itself, with its timing observer
@@ -154,6 +174,7 @@ struct CalibrationResult {
   /// products (exec/cpu/kernels/recurrent_cell.hpp, *_cell_pointwise).
   /// Empty: not measured (GPU, older files).
   std::map<std::string, double> cell_pointwise_seconds_per_unit;
+  KernelPassTimes kernel_passes;  ///< cpu only
 };
 
 }  // namespace splitscope::calibration

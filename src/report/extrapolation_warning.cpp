@@ -21,8 +21,9 @@ std::optional<std::string> extrapolation_warning(const Comparison& comparison) {
   }
   if (runs.empty()) return std::nullopt;
   return fmt::format(
-      "warning: only {} of the predicted compute time came from {}'s measured op times; the rest is priced by "
-      "efficiencies fitted on the calibrated shapes, which can be several times off for other shapes. Calibrate "
+      "warning: only {} of the predicted compute time came from {}'s measured op times; the rest is priced from the "
+      "ops' shapes (a cpu machine's timed sgemm rates and kernel passes where it has them, else efficiencies fitted "
+      "on the calibrated shapes, which can be several times off for other shapes: docs/cost-model.md). Calibrate "
       "on this network to predict it from measurements (calibrate --networks {},...)",
       join(runs, ", "), machine, model);
 }

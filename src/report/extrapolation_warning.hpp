@@ -1,12 +1,14 @@
 #pragma once
 /// \file
 /// A warning when a prediction on a calibrated machine comes mostly from
-/// outside its table of measured op times. Those ops are priced by their
-/// kind's efficiency, fitted on the calibrated ops' shapes, which can be
-/// several times off for shapes far from them: a host calibrated on the small
-/// networks (the default) predicted resnet50 `single` at 25.5 s against
-/// 5.3 s measured, every convolution priced at the efficiency of convolutions
-/// a thousand times smaller (docs/cost-model.md, "Which source prices an op").
+/// outside its table of measured op times. Those ops are priced from their
+/// shapes: on a cpu machine with a timed sgemm grid by the kernels' passes
+/// at its rates, else by their kind's efficiency, fitted on the calibrated
+/// ops' shapes, which can be several times off for shapes far from them: a
+/// host calibrated on the small networks (the default) predicted resnet50
+/// `single` at 25.5 s against 5.3 s measured by efficiencies, every
+/// convolution priced at the efficiency of convolutions a thousand times
+/// smaller (docs/cost-model.md, "Which source prices an op").
 
 #include <optional>
 #include <string>

@@ -207,6 +207,22 @@ bool timed_alone(const calibration::OpTime& op, int cores) {
 /// thread count and running count timed (gemm_rate_curve.hpp); empty where
 /// they do not form full grids of more than one shape (raw files from before
 /// the grid: three square products).
+CpuPassRates calibrated_pass_rates(const calibration::KernelPassTimes& times) {
+  CpuPassRates rates;
+  const bool one_thread = std::any_of(times.im2col.begin(), times.im2col.end(),
+                                      [](const calibration::Im2colTime& time) { return time.threads == 1; });
+  if (!one_thread) return rates;  // unmeasured (older files): the passes keep the memory rate
+  rates.fill_ns_per_value = times.fill_seconds_per_value * 1e9;
+  for (const auto& [name, seconds] : times.activation_seconds_per_value) {
+    if (name == "relu" || name == "tanh" || name == "sigmoid") rates.activation_ns_per_value[name] = seconds * 1e9;
+  }
+  for (const calibration::Im2colTime& time : times.im2col) {
+    if (rates.im2col_on(time.threads) != nullptr) continue;
+    rates.im2col.push_back({time.threads, time.seconds_per_value * 1e9, time.seconds_per_call * 1e6});
+  }
+  return rates;
+}
+
 std::vector<GemmRatePoint> calibrated_gemm_rates(const calibration::CalibrationResult& result) {
   std::vector<GemmRatePoint> points;
   for (const calibration::GemmRate& rate : result.gemm) {
@@ -483,6 +499,7 @@ Machine cpu_machine_from_calibration(const calibration::CalibrationResult& resul
       machine.device.cell_pointwise_ns[kind] = seconds * 1e9;
       machine.device.efficiency.erase(kind);
     }
+    machine.device.kernel_passes = calibrated_pass_rates(result.kernel_passes);
   }
   const calibration::CopySeries& copies = required_series(result, kDeviceToDevice, options, "the transfers");
   machine.topology.kind = TopologyKind::kSwitch;
@@ -542,8 +559,11 @@ Machine cpu_machine_from_calibration(const calibration::CalibrationResult& resul
         " gemm_rates: sgemm rates at {} shapes, a full grid of m, n, k on each of {} thread(s), the kernels' split "
         "over a device's threads, alone and beside the pool's other devices busy; dense and conv2d ops the table lacks (and the cells of cell_pointwise_ns, their "
         "gate arithmetic timed per row and unit on one thread) are priced by the cpu kernels' passes at the rates "
-        "of their device's threads (docs/cost-model.md), not by an efficiency.",
-        machine.device.gemm_rates.size(), threads);
+        "of their device's threads (docs/cost-model.md), not by an efficiency{}.",
+        machine.device.gemm_rates.size(), threads,
+        machine.device.kernel_passes.measured()
+            ? "; their bias, activation and im2col passes at the rates kernel_passes timed with the kernels' code"
+            : "");
   }
   check_machine(machine);
   return machine;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ir/layer.hpp"
 #include "ir/ops/op_def.hpp"
 #include "sim/bias_activation.hpp"
 #include "util/check.hpp"
@@ -14,14 +15,37 @@ double pass_seconds(const CpuKernelRates& rates, int64_t floats) {
   return 2.0 * static_cast<double>(floats) * static_cast<double>(sizeof(float)) / rates.memory_bytes_per_second;
 }
 
+/// A bias (or zeros) written into `floats` outputs.
+double fill_seconds(const CpuKernelRates& rates, int64_t floats) {
+  if (rates.passes == nullptr) return pass_seconds(rates, floats);
+  return static_cast<double>(floats) * rates.passes->fill_ns_per_value * 1e-9;
+}
+
+/// `node`'s activation in place over `floats` outputs; its timed rate, where it has one.
+double activation_seconds(const CpuKernelRates& rates, const OpNode& node, int64_t floats) {
+  if (rates.passes == nullptr) return pass_seconds(rates, floats);
+  const auto rate = rates.passes->activation_ns_per_value.find(std::string(to_string(node.attrs.activation)));
+  if (rate == rates.passes->activation_ns_per_value.end()) return pass_seconds(rates, floats);
+  return static_cast<double>(floats) * rate->second * 1e-9;
+}
+
 /// The fewest values a thread of the kernel's ParallelFor copies (exec/cpu/kernels/conv2d.cpp, kMinCopyElements).
 constexpr int64_t kMinCopyElements = 32768;
 
-/// The most patch rows one thread copies when im2col's `rows` rows of `row_values` each split over `threads`.
-int64_t im2col_rows_per_thread(int64_t rows, int64_t row_values, int threads) {
+/// im2col of `rows` patch rows of `row_values` each, split over the device's
+/// threads as IntraOpPool::run() splits it: into ceil(rows / grain) chunks of
+/// whole rows, at most one per thread.
+double im2col_seconds(const CpuKernelRates& rates, int64_t rows, int64_t row_values) {
   const int64_t grain = std::max<int64_t>(1, (kMinCopyElements + row_values - 1) / std::max<int64_t>(row_values, 1));
-  const int64_t chunks = std::clamp<int64_t>(rows / grain, 1, threads);
-  return (rows + chunks - 1) / chunks;
+  const int64_t chunks = std::clamp<int64_t>((rows + grain - 1) / grain, 1, rates.threads);
+  const int64_t thread_rows = (rows + chunks - 1) / chunks;
+  if (rates.passes == nullptr) return pass_seconds(rates, thread_rows * row_values);
+  if (const Im2colRate* split = rates.passes->im2col_on(static_cast<int>(chunks))) {
+    return split->us_per_call * 1e-6 + static_cast<double>(rows * row_values) * split->ns_per_value * 1e-9;
+  }
+  const Im2colRate* one = rates.passes->im2col_on(1);
+  SPLITSCOPE_CHECK(one != nullptr, "timed kernel passes hold one thread's im2col");
+  return one->us_per_call * 1e-6 + static_cast<double>(thread_rows * row_values) * one->ns_per_value * 1e-9;
 }
 
 }  // namespace
@@ -32,8 +56,8 @@ double cpu_dense_seconds(const CpuKernelRates& rates, const OpNode& node, const 
   if (const auto gemm = op_def(node.kind).gemm) dims = gemm(node, slice);
   const BiasActivation pass = bias_activation_of(node, slice);
   double seconds = static_cast<double>(dims.count) * rates.gemm->seconds(dims.m, dims.n, dims.k);
-  if (pass.bias) seconds += pass_seconds(rates, pass.outputs);
-  if (pass.activation) seconds += pass_seconds(rates, pass.outputs);
+  if (pass.bias) seconds += fill_seconds(rates, pass.outputs);
+  if (pass.activation) seconds += activation_seconds(rates, node, pass.outputs);
   return seconds + rates.launch_seconds;
 }
 
@@ -42,11 +66,11 @@ double cpu_cell_seconds(const CpuKernelRates& rates, const OpNode& node, const C
   SPLITSCOPE_CHECK(rates.gemm != nullptr && rates.memory_bytes_per_second > 0, "cpu kernel rates need a gemm curve");
   const int64_t width = shape.gates * shape.units;
   double seconds = rates.gemm->seconds(shape.rows, width, shape.input);
-  if (node.attrs.bias) seconds += pass_seconds(rates, shape.rows * width);
+  if (node.attrs.bias) seconds += fill_seconds(rates, shape.rows * width);
   if (shape.has_state) {
     seconds += rates.gemm->seconds(shape.rows, width, shape.hidden);
   } else if (!shape.lstm) {
-    seconds += pass_seconds(rates, shape.rows * width);  // h·Wh of a zero state: filled, not multiplied
+    seconds += fill_seconds(rates, shape.rows * width);  // h·Wh of a zero state: filled, not multiplied
   }
   return seconds + static_cast<double>(shape.rows * shape.units) * pointwise_seconds + rates.launch_seconds;
 }
@@ -56,11 +80,10 @@ double cpu_conv2d_seconds(const CpuKernelRates& rates, const OpNode& node, const
   const int64_t pixels = shape.out_h * shape.out_w;
   const int64_t patch = shape.channels * shape.kernel_h * shape.kernel_w;
   const BiasActivation pass = bias_activation_of(node, slice);
-  const int64_t copied_rows = im2col_rows_per_thread(patch, pixels, rates.threads);
-  double group = rates.gemm->seconds(shape.filters, pixels, patch) + pass_seconds(rates, copied_rows * pixels);
-  if (pass.bias) group += pass_seconds(rates, shape.filters * pixels);
+  double group = rates.gemm->seconds(shape.filters, pixels, patch) + im2col_seconds(rates, patch, pixels);
+  if (pass.bias) group += fill_seconds(rates, shape.filters * pixels);
   double sample = static_cast<double>(shape.groups) * group;
-  if (pass.activation) sample += pass_seconds(rates, shape.groups * shape.filters * pixels);
+  if (pass.activation) sample += activation_seconds(rates, node, shape.groups * shape.filters * pixels);
   return static_cast<double>(shape.rows) * sample + rates.launch_seconds;
 }
 

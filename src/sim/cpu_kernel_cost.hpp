@@ -17,19 +17,25 @@
 /// Each product is priced at the curve's rate for its shape (a curve timed on
 /// the device's threads prices the kernel's split of it over them); im2col
 /// splits over `threads` as the kernel's ParallelFor does (whole rows of the
-/// patch matrix, each chunk at least 32768 values: conv2d.cpp's
-/// kMinCopyElements); the bias and activation passes run on one thread, as
-/// the kernels run them. Each pass that
-/// writes or rewrites F floats at the device's memory rate over 8·F bytes
-/// (read and written, as a memcpy of 4·F bytes is: a cpu machine's memory
-/// bandwidth is twice its memcpy rate, calibrated_machine.hpp). One launch
-/// (the op gap a worker pays between tasks) per op. A device of several
-/// shares priced by a one-thread curve divides this by its speedup, as any
-/// modelled op (op_cost_model.hpp).
+/// patch matrix, chunks of at least 32768 values: conv2d.cpp's
+/// kMinCopyElements, at most one per thread); the bias and activation passes
+/// run on one thread, as the kernels run them. Where the host's passes were
+/// timed (`passes`, cpu_pass_rates.hpp), each costs its timed rate: the bias
+/// copy or fill (and a GRU's zero h·Wh) the fill rate per value, the
+/// activation the ReLU rate, im2col per value and per call at the rate timed
+/// on as many threads as it splits over (one thread's over a thread's rows
+/// where that count was not timed). Otherwise each pass that writes or
+/// rewrites F floats costs 8·F bytes at the device's memory rate (read and
+/// written, as a memcpy of 4·F bytes is: a cpu machine's memory bandwidth is
+/// twice its memcpy rate, calibrated_machine.hpp). One launch (the op gap a
+/// worker pays between tasks) per op. A device of several shares priced by a
+/// one-thread curve divides this by its speedup, as any modelled op
+/// (op_cost_model.hpp).
 
 #include "ir/graph.hpp"
 #include "ir/slice.hpp"
 #include "sim/conv_algorithm.hpp"
+#include "sim/cpu_pass_rates.hpp"
 #include "sim/gemm_rate_curve.hpp"
 #include "sim/rnn_step_cost.hpp"
 
@@ -40,6 +46,7 @@ struct CpuKernelRates {
   double memory_bytes_per_second = 0;
   double launch_seconds = 0;
   int threads = 1;  ///< the device's threads, over which im2col splits; the curve's own
+  const CpuPassRates* passes = nullptr;  ///< the timed passes; null: 8 bytes a value at the memory rate
 };
 
 /// Seconds for `slice` of a dense `node`.

@@ -16,6 +16,7 @@
 
 #include <vector>
 
+#include "sim/cpu_pass_rates.hpp"
 #include "sim/gemm_rate_curve.hpp"
 #include "sim/link_efficiency.hpp"
 
@@ -101,6 +102,12 @@ struct DeviceSpec {
   /// listed here and not in `efficiency` is priced by its kernel's passes
   /// (cpu_kernel_cost.hpp). Empty: not measured.
   std::map<std::string, double> cell_pointwise_ns;
+  /// cpu: the kernels' passes other than products (a bias written, ReLU in
+  /// place, im2col on each thread count), as `calibrate --backend cpu` times
+  /// them (cpu_pass_rates.hpp). With `gemm_rates`, they price those passes of
+  /// dense, conv2d and cell ops; not measured, each costs 8 bytes a value at
+  /// the memory rate (cpu_kernel_cost.hpp).
+  CpuPassRates kernel_passes;
 
   double matrix_flops_per_second() const;
   double memory_bytes_per_second() const;

@@ -96,10 +96,46 @@ std::vector<GemmRatePoint> parse_gemm_rates(const JsonFields& device) {
   return points;
 }
 
+/// `kernel_passes`: {"fill_ns_per_value", "activation_ns_per_value", "im2col": [{"threads", "ns_per_value",
+/// "us_per_call"}, ...]}, with one thread's im2col among them (cpu_pass_rates.hpp).
+CpuPassRates parse_kernel_passes(const JsonFields& device) {
+  const JsonFields passes = device.object("kernel_passes", "the cpu kernels' passes other than products");
+  passes.allow_only({"fill_ns_per_value", "activation_ns_per_value", "im2col"}, "the kernel passes");
+  CpuPassRates rates;
+  rates.fill_ns_per_value = passes.number("fill_ns_per_value", "ns per value of a bias copied into outputs",
+                                          NumberRule::kQuantityOrZero);
+  const JsonFields activations =
+      passes.object("activation_ns_per_value", "ns per value of each activation in place, by name");
+  for (const auto& [name, value] : activations.raw().items()) {
+    if (name != "relu" && name != "tanh" && name != "sigmoid") activations.fail(name, "not an activation: relu, tanh or sigmoid");
+    rates.activation_ns_per_value[name] = activations.checked_number(value, name, NumberRule::kQuantityOrZero);
+  }
+  const nlohmann::json& im2col = passes.required("im2col", "im2col's rate on each thread count");
+  if (!im2col.is_array() || im2col.empty()) {
+    passes.fail("im2col", "must be a non-empty array of {\"threads\", \"ns_per_value\", \"us_per_call\"} objects");
+  }
+  for (size_t i = 0; i < im2col.size(); ++i) {
+    const std::string index = fmt::format("im2col[{}]", i);
+    if (!im2col[i].is_object()) passes.fail(index, "must be an object {\"threads\", \"ns_per_value\", \"us_per_call\"}");
+    const JsonFields entry(im2col[i], passes.path_of(index), passes.source());
+    entry.allow_only({"threads", "ns_per_value", "us_per_call"}, "an im2col rate");
+    Im2colRate rate;
+    rate.threads = static_cast<int>(entry.integer("threads", "the pool's threads", 1, kMaxMachineDevices));
+    if (rates.im2col_on(rate.threads) != nullptr) {
+      entry.fail("threads", fmt::format("{} threads are given twice", rate.threads));
+    }
+    rate.ns_per_value = entry.number("ns_per_value", "ns per value of the patch matrix", NumberRule::kQuantityOrZero);
+    rate.us_per_call = entry.number("us_per_call", "µs each call pays besides its values", NumberRule::kQuantityOrZero);
+    rates.im2col.push_back(rate);
+  }
+  if (rates.im2col_on(1) == nullptr) passes.fail("im2col", "needs the rate on 1 thread");
+  return rates;
+}
+
 DeviceSpec parse_device(const JsonFields& device) {
   device.allow_only({"name", "peak_tflops", "matrix_math", "memory_bandwidth_GBps", "memory_GiB",
                      "launch_overhead_us", "lane_handoff_us", "host_issue_us", "sm_count", "boost_clock_MHz", "efficiency",
-                     "contention", "speedup", "gemm_rates", "cell_pointwise_ns", "comment"},
+                     "contention", "speedup", "gemm_rates", "cell_pointwise_ns", "kernel_passes", "comment"},
                     "a device");
   device.optional_string("comment", "");  // free text, but text
   DeviceSpec spec;
@@ -158,6 +194,7 @@ DeviceSpec parse_device(const JsonFields& device) {
       spec.cell_pointwise_ns[kind] = pointwise.checked_number(value, kind, NumberRule::kQuantity);
     }
   }
+  if (device.has("kernel_passes")) spec.kernel_passes = parse_kernel_passes(device);
   return spec;
 }
 
@@ -308,6 +345,18 @@ std::string machine_to_json(const Machine& machine) {
   if (!spec.cell_pointwise_ns.empty()) {
     device["cell_pointwise_ns"] = ordered::object();
     for (const auto& [kind, ns] : spec.cell_pointwise_ns) device["cell_pointwise_ns"][kind] = ns;
+  }
+  if (spec.kernel_passes.measured()) {
+    ordered passes;
+    passes["fill_ns_per_value"] = spec.kernel_passes.fill_ns_per_value;
+    passes["activation_ns_per_value"] = ordered::object();
+    for (const auto& [name, ns] : spec.kernel_passes.activation_ns_per_value) passes["activation_ns_per_value"][name] = ns;
+    passes["im2col"] = ordered::array();
+    for (const Im2colRate& rate : spec.kernel_passes.im2col) {
+      passes["im2col"].push_back(
+          ordered{{"threads", rate.threads}, {"ns_per_value", rate.ns_per_value}, {"us_per_call", rate.us_per_call}});
+    }
+    device["kernel_passes"] = std::move(passes);
   }
   if (!spec.gemm_rates.empty()) {
     device["gemm_rates"] = ordered::array();

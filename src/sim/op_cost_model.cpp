@@ -223,7 +223,8 @@ double OpCostModel::rule_seconds(Rule rule, const OpNode& node, const Slice& sli
 }
 
 double OpCostModel::cpu_kernel_seconds(const GemmRateCurve& curve, const OpNode& node, const Slice& slice) const {
-  const CpuKernelRates rates{&curve, bytes_per_second_, launch_seconds_, curve.threads()};
+  const CpuKernelRates rates{&curve, bytes_per_second_, launch_seconds_, curve.threads(),
+                             device_->kernel_passes.measured() ? &device_->kernel_passes : nullptr};
   if (node.kind == OpKind::kConv2d) {
     return cpu_conv2d_seconds(rates, node, slice, forward_conv_shape(node, slice, node.output_shapes.at(0)));
   }

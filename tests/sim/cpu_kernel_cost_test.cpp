@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "calibration/calibration_file.hpp"
@@ -114,6 +115,87 @@ TEST(CpuKernelCost, ConvIsIm2colBiasAndProductPerSampleThenTheActivation) {
   // = 0.55296 µs; im2col 27·64 floats, 2·1728·4 / 20e9 = 0.6912 µs; the bias
   // fill and the relu 512 floats each, 0.2048 µs. Two samples, one op gap.
   EXPECT_NEAR(full_slice_seconds(model, hand, "conv"), (2 * (0.55296 + 0.6912 + 2 * 0.2048) + 1) * 1e-6, 1e-15);
+}
+
+/// Timed passes with round numbers: a bias written at 0.5 ns a value, ReLU at 0.25 and tanh at 4 in place, im2col
+/// at 2 ns a value + 3 µs a call on one thread and 1 ns + 5 µs on two.
+CpuPassRates round_pass_rates() {
+  CpuPassRates passes;
+  passes.fill_ns_per_value = 0.5;
+  passes.activation_ns_per_value = {{"relu", 0.25}, {"tanh", 4}};
+  passes.im2col = {{1, 2, 3}, {2, 1, 5}};
+  return passes;
+}
+
+TEST(CpuKernelCost, TimedPassesPriceTheBiasTheActivationAndIm2col) {
+  const testing::HandPlan conv(R"({"batch": 2, "input": [3, 8, 8], "layers": [
+      {"type": "conv2d", "filters": 8, "kernel": 3, "padding": 1, "activation": "relu", "name": "conv"}]})",
+                               1);
+  Machine machine = cpu_machine(50);
+  machine.device.kernel_passes = round_pass_rates();
+  // Per sample: the product 0.55296 µs (as above); im2col's 27 rows of 64
+  // values are one chunk (a chunk copies 512 rows at least), so one thread's
+  // rate, 3 + 1728 · 2 ns = 6.456 µs; the bias fill 512 · 0.5 ns = 0.256 µs;
+  // the relu 512 · 0.25 ns = 0.128 µs. Two samples, one op gap.
+  EXPECT_NEAR(full_slice_seconds(OpCostModel(machine), conv, "conv"),
+              (2 * (0.55296 + 6.456 + 0.256 + 0.128) + 1) * 1e-6, 1e-15);
+
+  const testing::HandPlan dense(R"({"batch": 64, "input": [1024], "layers": [
+      {"type": "dense", "units": 1024, "activation": "tanh", "name": "fc"}]})",
+                                1);
+  // The product 2·64·1024·1024 / 50e9 = 2684.35456 µs; the bias copy 65536 · 0.5 ns = 32.768 µs; tanh 65536 ·
+  // 4 ns = 262.144 µs; 1 µs.
+  EXPECT_NEAR(full_slice_seconds(OpCostModel(machine), dense, "fc"), (2684.35456 + 32.768 + 262.144 + 1) * 1e-6,
+              1e-12);
+  // An activation without a timed rate keeps the memory pass: 2 · 65536 · 4 B / 20e9 = 26.2144 µs.
+  machine.device.kernel_passes.activation_ns_per_value.erase("tanh");
+  EXPECT_NEAR(full_slice_seconds(OpCostModel(machine), dense, "fc"), (2684.35456 + 32.768 + 26.2144 + 1) * 1e-6,
+              1e-12);
+}
+
+TEST(CpuKernelCost, Im2colOnTwoThreadsTakesTheRateTimedOnTwo) {
+  const testing::HandPlan hand(R"({"batch": 1, "input": [3, 64, 64], "layers": [
+      {"type": "conv2d", "filters": 8, "kernel": 3, "padding": 1, "activation": "relu", "name": "conv"}]})",
+                               1);
+  Machine pool = cpu_machine(50);
+  pool.pooled = true;
+  pool.device.gemm_rates = {{64, 1024, 1024, 50, 1}, {64, 1024, 1024, 50, 2}};
+  pool.device.speedup = {{"default|shares=2", 2.0}};
+  pool.device.kernel_passes = round_pass_rates();
+  // The product 35.38944 µs on the two-thread grid; im2col's 27 rows of 4096
+  // values in ceil(27 / 8) = 4 chunks, two threads: 5 + 110592 · 1 ns =
+  // 115.592 µs; the bias fill 32768 · 0.5 ns = 16.384 µs and the relu 32768 ·
+  // 0.25 ns = 8.192 µs on one thread; 1 µs.
+  EXPECT_NEAR(full_slice_seconds(OpCostModel(machine_for_plan(pool, 1)), hand, "conv"),
+              (35.38944 + 115.592 + 16.384 + 8.192 + 1) * 1e-6, 1e-12);
+  // Not timed on two threads: one thread's rate over a thread's 14 rows, 3 + 57344 · 2 ns = 117.688 µs.
+  pool.device.kernel_passes.im2col.pop_back();
+  EXPECT_NEAR(full_slice_seconds(OpCostModel(machine_for_plan(pool, 1)), hand, "conv"),
+              (35.38944 + 117.688 + 16.384 + 8.192 + 1) * 1e-6, 1e-12);
+}
+
+TEST(CpuKernelCost, AMachineFileCarriesItsKernelPassesWholeOrNotAtAll) {
+  Machine machine = cpu_machine(100);
+  machine.device.kernel_passes = round_pass_rates();
+  const Machine again = parse_machine_text(machine_to_json(machine), "cpu.json");
+  EXPECT_EQ(again.device.kernel_passes, machine.device.kernel_passes);
+  EXPECT_EQ(machine_to_json(again), machine_to_json(machine));
+  const auto refused = [&](const std::function<void(nlohmann::json&)>& edit, const std::string& says) {
+    nlohmann::json doc = nlohmann::json::parse(machine_to_json(machine));
+    edit(doc["device"]["kernel_passes"]);
+    try {
+      parse_machine_text(doc.dump(), "passes.json");
+      ADD_FAILURE() << "accepted: " << doc["device"]["kernel_passes"].dump();
+    } catch (const InputError& error) {
+      EXPECT_NE(std::string(error.what()).find(says), std::string::npos) << error.what();
+    }
+  };
+  refused([](nlohmann::json& p) { p["im2col"].erase(0); }, "needs the rate on 1 thread");
+  refused([](nlohmann::json& p) { p["im2col"][1]["threads"] = 1; }, "1 threads are given twice");
+  refused([](nlohmann::json& p) { p["activation_ns_per_value"]["gelu"] = 1; }, "not an activation");
+  refused([](nlohmann::json& p) { p.erase("fill_ns_per_value"); }, "fill_ns_per_value");
+  refused([](nlohmann::json& p) { p["im2col"] = nlohmann::json::array(); }, "non-empty array");
+  refused([](nlohmann::json& p) { p["im2col"][0]["us_per_call"] = -1; }, "us_per_call");
 }
 
 TEST(CpuKernelCost, ACellStepIsItsProductsAndItsTimedGateArithmetic) {
@@ -283,6 +365,23 @@ TEST(CpuKernelCost, ACpuCalibrationsGridBecomesTheMachinesCurve) {
   EXPECT_EQ(raw.gemm.size(), result.gemm.size());
   EXPECT_NE(machine.comment.find("gemm_rates: sgemm rates at 8 shapes, a full grid of m, n, k on each of 1 thread(s)"),
             std::string::npos);
+  EXPECT_FALSE(machine.device.kernel_passes.measured());
+  // The kernels' passes, timed in seconds, become ns and µs; the raw file keeps them.
+  result.kernel_passes.fill_seconds_per_value = 0.5e-9;
+  result.kernel_passes.activation_seconds_per_value = {{"relu", 0.25e-9}, {"tanh", 4e-9}};
+  result.kernel_passes.im2col = {{1, 2e-9, 3e-6}, {2, 1e-9, 5e-6}};
+  const Machine passes = cpu_machine_from_calibration(result, options);
+  ASSERT_TRUE(passes.device.kernel_passes.measured());
+  EXPECT_NEAR(passes.device.kernel_passes.fill_ns_per_value, 0.5, 1e-12);
+  EXPECT_NEAR(passes.device.kernel_passes.activation_ns_per_value.at("tanh"), 4, 1e-12);
+  ASSERT_EQ(passes.device.kernel_passes.im2col.size(), 2u);
+  EXPECT_EQ(passes.device.kernel_passes.im2col[1].threads, 2);
+  EXPECT_NEAR(passes.device.kernel_passes.im2col[1].ns_per_value, 1, 1e-12);
+  EXPECT_NEAR(passes.device.kernel_passes.im2col[1].us_per_call, 5, 1e-12);
+  const auto raw_passes = calibration::parse_calibration_result(calibration::calibration_to_json(result), "raw.json");
+  EXPECT_EQ(raw_passes.kernel_passes.im2col.size(), 2u);
+  EXPECT_EQ(raw_passes.kernel_passes.activation_seconds_per_value, result.kernel_passes.activation_seconds_per_value);
+  EXPECT_DOUBLE_EQ(raw_passes.kernel_passes.im2col[0].seconds_per_call, 3e-6);
   // The peak is the best rate of the grid.
   EXPECT_NEAR(machine.device.peak_tflops.at("fp32"), 66e-3, 1e-12);
 }

@@ -20,15 +20,19 @@
 #include "exec/cpu/cpu_executor.hpp"
 #include "exec/cpu/host_info.hpp"
 #include "exec/cpu/intra_op_pool.hpp"
+#include "exec/cpu/kernels/activation.hpp"
+#include "exec/cpu/kernels/conv2d.hpp"
 #include "exec/cpu/kernels/gemm.hpp"
 #include "exec/cpu/kernels/recurrent_cell.hpp"
 #include "exec/cpu/scheduler.hpp"
+#include "ir/layer.hpp"
 #include "ir/lower.hpp"
 #include "ir/ops/op_def.hpp"
 #include "ir/model_parser.hpp"
 #include "ir/slice.hpp"
 #include "partitioners/partitioner.hpp"
 #include "util/check.hpp"
+#include "util/thread_affinity.hpp"
 #include "util/utc_time.hpp"
 
 namespace splitscope {
@@ -208,6 +212,113 @@ void measure_cell_pointwise(const CpuCalibrationOptions& options, calibration::C
     }
     result.cell_pointwise_seconds_per_unit[kind] = calibration::median(seconds);
   }
+}
+
+/// The median over max(11, repeats) samples of `pass`'s time per call, each
+/// sample enough back-to-back calls to last kMinGemmSampleSeconds, after a
+/// warm-up call. Eleven at least: on the build VM one sample in three or so
+/// of a two-thread im2col ran at one thread's pace (its helper late).
+double median_call_seconds(const CpuCalibrationOptions& options, const std::function<void()>& pass) {
+  const auto first = Clock::now();
+  pass();
+  const double guess = std::max(1e-9, seconds_since(first));
+  const int calls = static_cast<int>(std::clamp(kMinGemmSampleSeconds / guess, 1.0, 100000.0));
+  std::vector<double> seconds;
+  for (int r = 0; r < std::max(11, options.repeats); ++r) {
+    const auto start = Clock::now();
+    for (int call = 0; call < calls; ++call) pass();
+    seconds.push_back(seconds_since(start) / calls);
+  }
+  return calibration::median(seconds);
+}
+
+/// A 3x3, stride-1, padded convolution of 64 channels over a side x side input (ResNet's commonest).
+Conv2dGeometry im2col_probe(int64_t side) {
+  Conv2dGeometry g;
+  g.in_channels = 64;
+  g.in_h = side;
+  g.in_w = side;
+  g.filters = 64;
+  g.kernel_h = 3;
+  g.kernel_w = 3;
+  g.pad_h = 1;
+  g.pad_w = 1;
+  return g;
+}
+
+/// The kernels' passes other than products (exec/cpu/kernels/dense.cpp,
+/// conv2d.cpp), timed with their own code, since none runs at a memcpy's
+/// rate (sim/cpu_pass_rates.hpp):
+/// - the bias copied into 256 output rows of 1024 values (1 MiB, one
+///   sample's planes of a mid-sized convolution), on one thread as the
+///   kernels run it, per value; each call into the next MiB of 64, as a
+///   kernel writes a sample's planes into a large output not yet in the
+///   caches (over the same MiB each time, one thread wrote 0.04 ns a value
+///   on the build VM, where AlexNet's and ResNet-50's convolutions took
+///   0.13-0.17);
+/// - each activation in place over one such MiB just written, as a kernel
+///   runs it over the planes its product wrote, per value;
+/// - im2col of a 3x3 convolution of 64 channels over 14x14 and 56x56 inputs
+///   (576 patch rows of 196 and 3136 values) on each share count's threads,
+///   split as the kernel splits it: the line through the two medians gives
+///   a call's fixed part (the split's hand-offs) and its time per value.
+void measure_kernel_passes(const CpuCalibrationOptions& options, int cores, calibration::CalibrationResult& result) {
+  constexpr int64_t kRows = 256;
+  constexpr int64_t kColumns = 1024;
+  constexpr int64_t kWindows = 64;
+  std::vector<float> bias(kColumns);
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = -1.0f + 2.0f * static_cast<float>(i % 97) / 96.0f;
+  std::vector<float> out(static_cast<size_t>(kWindows * kRows * kColumns));
+  const double values = static_cast<double>(kRows * kColumns);
+  int64_t window = 0;
+  const auto fill_next = [&] {
+    float* planes = out.data() + (window++ % kWindows) * kRows * kColumns;
+    for (int64_t r = 0; r < kRows; ++r) std::copy_n(bias.data(), kColumns, planes + r * kColumns);
+    return planes;
+  };
+  calibration::KernelPassTimes& times = result.kernel_passes;
+  times.fill_seconds_per_value = median_call_seconds(options, [&] { fill_next(); }) / values;
+  for (const Activation activation : {Activation::kRelu, Activation::kTanh, Activation::kSigmoid}) {
+    // Each call starts again from the bias values, so that every call sees the same spread of inputs.
+    const double with_fill = median_call_seconds(options, [&] {
+      activation_in_place(activation, fill_next(), kColumns, kRows, kColumns);
+    });
+    times.activation_seconds_per_value[std::string(to_string(activation))] =
+        std::max(0.0, with_fill / values - times.fill_seconds_per_value);
+  }
+  const Conv2dGeometry small = im2col_probe(14);
+  const Conv2dGeometry large = im2col_probe(56);
+  std::vector<float> input(static_cast<size_t>(large.in_channels * large.in_h * large.in_w), 0.5f);
+  std::vector<float> columns(static_cast<size_t>(conv2d_workspace_floats(large)));
+  const std::vector<int> cpus = allowed_cpus();
+  for (const int threads : cpu_share_counts(cores)) {
+    calibration::Im2colTime time;
+    time.threads = threads;
+    // On threads pinned as a run's compute worker and its helpers are (scheduler.cpp): unpinned, the helper
+    // shared the caller's CPU in some calibrations of the build VM, and the split ran at one thread's pace.
+    std::thread timer([&] {
+      IntraOpPool pool(threads);
+      if (static_cast<int>(cpus.size()) >= threads) {
+        pool.pin_helpers(std::vector<int>(cpus.begin() + 1, cpus.begin() + threads));
+      }
+      pool.wake();
+      const auto seconds = [&](const Conv2dGeometry& g) {
+        return median_call_seconds(options, [&] { im2col(pool, g, g.in_channels, input.data(), columns.data()); });
+      };
+      const double small_seconds = seconds(small);
+      const double large_seconds = seconds(large);
+      const auto small_values = static_cast<double>(conv2d_workspace_floats(small));
+      const auto large_values = static_cast<double>(conv2d_workspace_floats(large));
+      time.seconds_per_value = std::max(0.0, (large_seconds - small_seconds) / (large_values - small_values));
+      if (time.seconds_per_value <= 0) time.seconds_per_value = large_seconds / large_values;  // noise: no fixed part
+      time.seconds_per_call = std::max(0.0, small_seconds - small_values * time.seconds_per_value);
+    });
+    if (!cpus.empty()) pin_thread(timer, cpus.front());
+    timer.join();
+    times.im2col.push_back(time);
+  }
+  std::sort(times.im2col.begin(), times.im2col.end(),
+            [](const calibration::Im2colTime& a, const calibration::Im2colTime& b) { return a.threads < b.threads; });
 }
 
 void measure_copies(const CpuCalibrationOptions& options, calibration::CalibrationResult& result) {
@@ -487,6 +598,7 @@ calibration::CalibrationResult calibrate_cpu(const CpuCalibrationOptions& option
       host.hardware_threads));
   measure_gemm(options, host.hardware_threads, result);
   measure_cell_pointwise(options, result);
+  measure_kernel_passes(options, host.hardware_threads, result);
   measure_copies(options, result);
   measure_hand_off(options, result);
   measure_op_gap(options, result);

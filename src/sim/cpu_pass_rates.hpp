@@ -1,0 +1,47 @@
+#pragma once
+/// \file
+/// What the cpu kernels' passes other than their products cost on one host,
+/// as `calibrate --backend cpu` times them with the kernels' own code
+/// (exec/cpu/cpu_calibration.cpp, measure_kernel_passes): a bias written into
+/// output rows, each activation in place, and a convolution's im2col. None of them runs
+/// at the memory rate a memcpy reaches. On the build VM (2026-12-01), one
+/// thread wrote a bias at 0.13-0.17 ns a value and a ReLU at 0.07-0.09 ns,
+/// both from the caches, where 8 bytes a value at the memory rate said 0.25;
+/// im2col, a gather with a bounds test per value, took 0.33-0.49 ns a value
+/// over AlexNet's and ResNet-50's geometries, and on two threads each call
+/// paid 15-40 µs more than half of that (the split's hand-offs and the
+/// threads' uneven ends). Read by cpu_kernel_cost.hpp.
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace splitscope {
+
+/// im2col on a pool of `threads`: a call costs `us_per_call` plus `ns_per_value` per value of the patch matrix.
+struct Im2colRate {
+  int threads = 1;
+  double ns_per_value = 0;
+  double us_per_call = 0;
+  bool operator==(const Im2colRate&) const = default;
+};
+
+struct CpuPassRates {
+  double fill_ns_per_value = 0;        ///< a bias copied into an output row, one thread
+  /// By activation ("relu", "tanh", "sigmoid"): in place, one thread.
+  std::map<std::string, double> activation_ns_per_value;
+  std::vector<Im2colRate> im2col;      ///< by thread count, one thread's among them
+
+  /// Whether the three were timed (a machine file gives all or none).
+  bool measured() const { return !im2col.empty(); }
+  /// The im2col rate timed on `threads`, or null.
+  const Im2colRate* im2col_on(int threads) const {
+    for (const Im2colRate& rate : im2col) {
+      if (rate.threads == threads) return &rate;
+    }
+    return nullptr;
+  }
+  bool operator==(const CpuPassRates&) const = default;
+};
+
+}  // namespace splitscope
