@@ -44,21 +44,29 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-/// The grid of sgemm shapes timed: every m of `rows`, n and k of `columns`.
-/// n and k log-spaced by 4 from 1 to past the sizes where OpenBLAS's
-/// blocked kernels reach their plateau, then 2048, the largest a layer of
-/// the zoo gives most dimensions; m, a layer's rows (the batch, or its
-/// share of a split or a micro-batch: powers of two in the zoo), where the
-/// rate climbs steepest, every power of two to 2048. The full grid is 1e11
-/// FLOPs a pass, a second here.
+/// The grid of sgemm shapes timed: every m of `rows`, n of `outputs` and k
+/// of `inputs`. n and k log-spaced by 4 from 1 to past the sizes where
+/// OpenBLAS's blocked kernels reach their plateau, then 2048, the largest a
+/// layer of the zoo gives most dimensions, and for n also 4096, the gate
+/// width of a 1024-unit LSTM: a product of few rows streams its weights,
+/// and its rate falls with their size where they leave the caches (one
+/// thread of the build VM ran (8, 2048, 1024) at 70 GFLOP/s and (8, 4096,
+/// 1024) at 36-46; held at the 2048 edge, lstm's 8-row pipeline steps were
+/// priced 19% fast). m, a layer's rows (the batch, or its share of a split
+/// or a micro-batch: powers of two in the zoo), where the rate climbs
+/// steepest, every power of two to 2048. The full grid is 2.1e11 FLOPs a
+/// pass (9.5e10 before 4096), two seconds on one thread here.
 struct GemmGridAxes {
   std::vector<int64_t> rows;
-  std::vector<int64_t> columns;
+  std::vector<int64_t> outputs;
+  std::vector<int64_t> inputs;
 };
 
 GemmGridAxes gemm_grid_axes(bool quick) {
-  if (quick) return {{4, 64, 1024}, {4, 64, 1024}};
-  return {{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048}, {1, 4, 16, 64, 256, 1024, 2048}};
+  if (quick) return {{4, 64, 1024}, {4, 64, 1024}, {4, 64, 1024}};
+  return {{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048},
+          {1, 4, 16, 64, 256, 1024, 2048, 4096},
+          {1, 4, 16, 64, 256, 1024, 2048}};
 }
 
 /// Products shorter than this are timed in batches of back-to-back calls,
@@ -116,8 +124,8 @@ void measure_gemm_grid(const CpuCalibrationOptions& options, const GemmGridAxes&
                        int neighbours, const float* a, const float* b, float* c,
                        calibration::CalibrationResult& result) {
   for (const int64_t m : axes.rows) {
-    for (const int64_t n : axes.columns) {
-      for (const int64_t k : axes.columns) {
+    for (const int64_t n : axes.outputs) {
+      for (const int64_t k : axes.inputs) {
         auto product = [&] { gemm(pool, m, n, k, {a, k}, {b, n}, 0.0f, c, n); };
         std::optional<BusyNeighbours> busy;
         if (neighbours > 0) busy.emplace(neighbours, pool.threads(), m, n, k);
@@ -160,7 +168,10 @@ void measure_gemm_grid(const CpuCalibrationOptions& options, const GemmGridAxes&
 void measure_gemm(const CpuCalibrationOptions& options, int cores, calibration::CalibrationResult& result) {
   use_single_threaded_blas();  // as the executor's kernels call it
   const GemmGridAxes axes = gemm_grid_axes(options.quick);
-  const auto largest = static_cast<size_t>(std::max(axes.rows.back(), axes.columns.back()) * axes.columns.back());
+  const int64_t m = axes.rows.back();
+  const int64_t n = axes.outputs.back();
+  const int64_t k = axes.inputs.back();
+  const auto largest = static_cast<size_t>(std::max({m * k, k * n, m * n}));
   std::vector<float> a(largest, 1.0f);
   std::vector<float> b(largest, 0.5f);
   std::vector<float> c(largest, 0.0f);
