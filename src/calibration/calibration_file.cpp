@@ -103,7 +103,8 @@ std::vector<std::string> parse_strings(const JsonFields& top, const std::string&
 /// "seconds_per_value", "seconds_per_call"}]}.
 KernelPassTimes parse_kernel_passes(const JsonFields& top) {
   const JsonFields passes = top.object("kernel_passes", "the cpu kernels' passes other than products");
-  passes.allow_only({"fill_seconds_per_value", "activation_seconds_per_value", "im2col"}, "the kernel passes");
+  passes.allow_only({"fill_seconds_per_value", "activation_seconds_per_value", "im2col", "pool_seconds_per_window_value"},
+                    "the kernel passes");
   KernelPassTimes times;
   times.fill_seconds_per_value =
       passes.number("fill_seconds_per_value", "a bias copied into outputs, per value", NumberRule::kNonNegative);
@@ -121,6 +122,12 @@ KernelPassTimes parse_kernel_passes(const JsonFields& top) {
     time.seconds_per_call = entry.number("seconds_per_call", "each call's fixed part", NumberRule::kNonNegative);
     times.im2col.push_back(time);
   });
+  if (passes.has("pool_seconds_per_window_value")) {
+    const JsonFields pools = passes.object("pool_seconds_per_window_value", "each pooling kind per window element");
+    for (const auto& [kind, value] : pools.raw().items()) {
+      times.pool_seconds_per_window_value[kind] = pools.checked_number(value, kind, NumberRule::kNonNegative);
+    }
+  }
   return times;
 }
 
@@ -297,6 +304,9 @@ std::string calibration_to_json(const CalibrationResult& result) {
     document["kernel_passes"] = {{"fill_seconds_per_value", result.kernel_passes.fill_seconds_per_value},
                                  {"activation_seconds_per_value", result.kernel_passes.activation_seconds_per_value},
                                  {"im2col", im2col}};
+    if (!result.kernel_passes.pool_seconds_per_window_value.empty()) {
+      document["kernel_passes"]["pool_seconds_per_window_value"] = result.kernel_passes.pool_seconds_per_window_value;
+    }
   }
   if (result.parked_handoff.samples > 0) {  // cpu only
     document["parked_handoff"] = {{"samples", result.parked_handoff.samples},

@@ -96,11 +96,14 @@ struct Im2colTime {
 /// cpu: the kernels' passes other than products, timed with the kernels'
 /// own code: a bias copied into output rows and each activation in place
 /// ("relu", "tanh", "sigmoid") on one thread, per value; im2col on each share
-/// count's threads. Empty `im2col`: not measured (GPU, older files).
+/// count's threads; each pooling kind on one thread, per window element.
+/// Empty `im2col`: not measured (GPU, older files).
 struct KernelPassTimes {
   double fill_seconds_per_value = 0;
   std::map<std::string, double> activation_seconds_per_value;
   std::vector<Im2colTime> im2col;
+  /// By pooling kind ("maxpool", "avgpool"), one thread, per output value and window element; empty: not timed.
+  std::map<std::string, double> pool_seconds_per_window_value;
   bool measured() const { return !im2col.empty(); }
 };
 

@@ -220,6 +220,9 @@ CpuPassRates calibrated_pass_rates(const calibration::KernelPassTimes& times) {
     if (rates.im2col_on(time.threads) != nullptr) continue;
     rates.im2col.push_back({time.threads, time.seconds_per_value * 1e9, time.seconds_per_call * 1e6});
   }
+  for (const auto& [kind, seconds] : times.pool_seconds_per_window_value) {
+    if ((kind == "maxpool" || kind == "avgpool") && seconds > 0) rates.pool_ns_per_window_value[kind] = seconds * 1e9;
+  }
   return rates;
 }
 
@@ -500,6 +503,14 @@ Machine cpu_machine_from_calibration(const calibration::CalibrationResult& resul
       machine.device.efficiency.erase(kind);
     }
     machine.device.kernel_passes = calibrated_pass_rates(result.kernel_passes);
+    // Timed windows price the pools, which their fitted efficiencies would override; their gradients, which
+    // ran like them (OpDef::efficiency_like), keep those efficiencies under their own names.
+    for (const auto& [kind, ns] : machine.device.kernel_passes.pool_ns_per_window_value) {
+      const auto fitted = machine.device.efficiency.find(kind);
+      if (fitted == machine.device.efficiency.end()) continue;
+      machine.device.efficiency.try_emplace(kind + "_grad", fitted->second);
+      machine.device.efficiency.erase(fitted);
+    }
   }
   const calibration::CopySeries& copies = required_series(result, kDeviceToDevice, options, "the transfers");
   machine.topology.kind = TopologyKind::kSwitch;

@@ -75,6 +75,15 @@ double cpu_cell_seconds(const CpuKernelRates& rates, const OpNode& node, const C
   return seconds + static_cast<double>(shape.rows * shape.units) * pointwise_seconds + rates.launch_seconds;
 }
 
+double cpu_pool_seconds(const CpuKernelRates& rates, const OpNode& node, const Slice& slice,
+                        double ns_per_window_value) {
+  const Shape& out = node.output_shapes.at(0);  // [channels, out_h, out_w]
+  SPLITSCOPE_CHECK(out.size() == 3, "a pool's output is channels x height x width");
+  const int64_t outputs = slice.batch.size() * slice.out.size() * out[1] * out[2];
+  const int64_t window = node.attrs.kernel.h * node.attrs.kernel.w;
+  return static_cast<double>(outputs * window) * ns_per_window_value * 1e-9 + rates.launch_seconds;
+}
+
 double cpu_conv2d_seconds(const CpuKernelRates& rates, const OpNode& node, const Slice& slice, const ConvShape& shape) {
   SPLITSCOPE_CHECK(rates.gemm != nullptr && rates.memory_bytes_per_second > 0, "cpu kernel rates need a gemm curve");
   const int64_t pixels = shape.out_h * shape.out_w;

@@ -57,6 +57,13 @@ double cpu_dense_seconds(const CpuKernelRates& rates, const OpNode& node, const 
 double cpu_cell_seconds(const CpuKernelRates& rates, const OpNode& node, const CellShape& shape,
                         double pointwise_seconds);
 
+/// Seconds for `slice` of a maxpool or avgpool `node` on one thread, as its
+/// kernel runs (exec/cpu/kernels/pooling.cpp): every output value of the
+/// slice reduces its kh x kw window, at `ns_per_window_value` an element;
+/// one launch.
+double cpu_pool_seconds(const CpuKernelRates& rates, const OpNode& node, const Slice& slice,
+                        double ns_per_window_value);
+
 /// Seconds for the convolution `shape` of a conv2d `node` (the slice's
 /// shape, op_cost_model.cpp's forward_conv_shape()).
 double cpu_conv2d_seconds(const CpuKernelRates& rates, const OpNode& node, const Slice& slice, const ConvShape& shape);

@@ -3,14 +3,19 @@
 /// What the cpu kernels' passes other than their products cost on one host,
 /// as `calibrate --backend cpu` times them with the kernels' own code
 /// (exec/cpu/cpu_calibration.cpp, measure_kernel_passes): a bias written into
-/// output rows, each activation in place, and a convolution's im2col. None of them runs
+/// output rows, each activation in place, a convolution's im2col and a
+/// pooling window. None of them runs
 /// at the memory rate a memcpy reaches. On the build VM (2026-12-01), one
 /// thread wrote a bias at 0.13-0.17 ns a value and a ReLU at 0.07-0.09 ns,
 /// both from the caches, where 8 bytes a value at the memory rate said 0.25;
 /// im2col, a gather with a bounds test per value, took 0.33-0.49 ns a value
 /// over AlexNet's and ResNet-50's geometries, and on two threads each call
 /// paid 15-40 µs more than half of that (the split's hand-offs and the
-/// threads' uneven ends). Read by cpu_kernel_cost.hpp.
+/// threads' uneven ends). Pooling, priced before by a roofline over its
+/// bytes at an efficiency fitted on small pools, costs its windows: 0.36-0.48
+/// ns an element of a 3x3 or 7x7 window over AlexNet's, ResNet-50's and
+/// Inception's pools, strided or not, where their bytes per output differ
+/// four-fold. Read by cpu_kernel_cost.hpp.
 
 #include <map>
 #include <string>
@@ -31,6 +36,9 @@ struct CpuPassRates {
   /// By activation ("relu", "tanh", "sigmoid"): in place, one thread.
   std::map<std::string, double> activation_ns_per_value;
   std::vector<Im2colRate> im2col;      ///< by thread count, one thread's among them
+  /// By pooling kind ("maxpool", "avgpool"): one thread, per output value
+  /// and element of its kh x kw window; empty where not timed (older files).
+  std::map<std::string, double> pool_ns_per_window_value;
 
   /// Whether the three were timed (a machine file gives all or none).
   bool measured() const { return !im2col.empty(); }

@@ -100,7 +100,8 @@ std::vector<GemmRatePoint> parse_gemm_rates(const JsonFields& device) {
 /// "us_per_call"}, ...]}, with one thread's im2col among them (cpu_pass_rates.hpp).
 CpuPassRates parse_kernel_passes(const JsonFields& device) {
   const JsonFields passes = device.object("kernel_passes", "the cpu kernels' passes other than products");
-  passes.allow_only({"fill_ns_per_value", "activation_ns_per_value", "im2col"}, "the kernel passes");
+  passes.allow_only({"fill_ns_per_value", "activation_ns_per_value", "im2col", "pool_ns_per_window_value"},
+                    "the kernel passes");
   CpuPassRates rates;
   rates.fill_ns_per_value = passes.number("fill_ns_per_value", "ns per value of a bias copied into outputs",
                                           NumberRule::kQuantityOrZero);
@@ -129,6 +130,14 @@ CpuPassRates parse_kernel_passes(const JsonFields& device) {
     rates.im2col.push_back(rate);
   }
   if (rates.im2col_on(1) == nullptr) passes.fail("im2col", "needs the rate on 1 thread");
+  if (passes.has("pool_ns_per_window_value")) {
+    const JsonFields pools =
+        passes.object("pool_ns_per_window_value", "ns per output value and window element of each pooling kind");
+    for (const auto& [kind, value] : pools.raw().items()) {
+      if (kind != "maxpool" && kind != "avgpool") pools.fail(kind, "not a pooling kind: maxpool or avgpool");
+      rates.pool_ns_per_window_value[kind] = pools.checked_number(value, kind, NumberRule::kQuantityOrZero);
+    }
+  }
   return rates;
 }
 
@@ -355,6 +364,12 @@ std::string machine_to_json(const Machine& machine) {
     for (const Im2colRate& rate : spec.kernel_passes.im2col) {
       passes["im2col"].push_back(
           ordered{{"threads", rate.threads}, {"ns_per_value", rate.ns_per_value}, {"us_per_call", rate.us_per_call}});
+    }
+    if (!spec.kernel_passes.pool_ns_per_window_value.empty()) {
+      passes["pool_ns_per_window_value"] = ordered::object();
+      for (const auto& [kind, ns] : spec.kernel_passes.pool_ns_per_window_value) {
+        passes["pool_ns_per_window_value"][kind] = ns;
+      }
     }
     device["kernel_passes"] = std::move(passes);
   }

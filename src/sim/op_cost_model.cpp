@@ -126,8 +126,13 @@ OpCostModel::OpCostModel(const Machine& machine)
     // efficiency (`default` does not count: it is fitted on the element-wise kinds).
     const bool cpu_product = def->kind == OpKind::kDense || def->kind == OpKind::kConv2d ||
                              (def->cell && machine.device.cell_pointwise_ns.count(std::string(def->name)) > 0);
+    // Timed windows price the pools, unless the file gives the kind its own efficiency.
+    const bool cpu_pool = (def->kind == OpKind::kMaxPool || def->kind == OpKind::kAvgPool) &&
+                          machine.device.kernel_passes.pool_ns_per_window_value.count(std::string(def->name)) > 0;
     if (gemm_curve_ != nullptr && cpu_product && !own) {
       rule = Rule::kCpuKernel;
+    } else if (cpu_pool && !own) {
+      rule = Rule::kCpuPool;
     } else if (machine.device.has_efficiency(def->name)) {
       rule = Rule::kRoofline;
     } else if (def->cell) {
@@ -216,6 +221,11 @@ double OpCostModel::rule_seconds(Rule rule, const OpNode& node, const Slice& sli
     case Rule::kCell: return estimate_cell_step(facts_, cell_shape(node, slice)).seconds;
     case Rule::kCpuKernel:  // the price with every device busy, where that was timed
       return cpu_kernel_seconds(gemm_busy_curve_ != nullptr ? *gemm_busy_curve_ : *gemm_curve_, node, slice);
+    case Rule::kCpuPool: {
+      const CpuKernelRates rates{nullptr, bytes_per_second_, launch_seconds_, 1, &device_->kernel_passes};
+      return cpu_pool_seconds(rates, node, slice,
+                              device_->kernel_passes.pool_ns_per_window_value.at(std::string(op_def(node.kind).name)));
+    }
     case Rule::kStreaming:
     case Rule::kRoofline: break;
   }
@@ -405,6 +415,7 @@ double OpCostModel::PlanPricing::seconds(const PlanOp& op, bool* calibrated) {
       case Rule::kConvGradInput:
       case Rule::kConvGradWeight:
       case Rule::kCpuKernel:
+      case Rule::kCpuPool:
         key.values = {static_cast<int64_t>(op.node), s.batch.size(), s.out.begin, s.out.end, s.reduce.begin,
                       s.reduce.end, bytes == 0 && op.flops == 0 ? 0 : 1};
         break;

@@ -97,8 +97,9 @@ class OpCostModel {
   class PlanPricing;
 
  private:
-  /// kCpuKernel: the cpu kernels' passes at a device's timed sgemm rates (cpu_kernel_cost.hpp).
-  enum class Rule { kRoofline, kGemm, kConv, kConvGradInput, kConvGradWeight, kCell, kStreaming, kCpuKernel };
+  /// kCpuKernel: the cpu kernels' passes at a device's timed sgemm rates (cpu_kernel_cost.hpp); kCpuPool: a
+  /// pool's windows at the device's timed rate (DeviceSpec::kernel_passes).
+  enum class Rule { kRoofline, kGemm, kConv, kConvGradInput, kConvGradWeight, kCell, kStreaming, kCpuKernel, kCpuPool };
 
   double roofline(int64_t flops, int64_t bytes, double efficiency) const;
   /// The uncalibrated time of `slice` of `node` (kind `kind`), doing `flops` and moving `bytes`.

@@ -174,6 +174,22 @@ TEST(CpuKernelCost, Im2colOnTwoThreadsTakesTheRateTimedOnTwo) {
               (35.38944 + 117.688 + 16.384 + 8.192 + 1) * 1e-6, 1e-12);
 }
 
+TEST(CpuKernelCost, ATimedPoolCostsItsWindows) {
+  const testing::HandPlan hand(R"({"batch": 2, "input": [4, 8, 8], "layers": [
+      {"type": "maxpool", "kernel": 3, "stride": 2, "name": "pool"}]})",
+                               1);
+  Machine machine = cpu_machine(50);
+  machine.device.efficiency = {{"default", 0.25}};
+  machine.device.kernel_passes = round_pass_rates();
+  machine.device.kernel_passes.pool_ns_per_window_value = {{"maxpool", 0.5}};
+  // 2 samples · 4 channels · 3 · 3 outputs = 72, each a 3x3 window: 648 elements · 0.5 ns = 0.324 µs, + 1 µs.
+  EXPECT_NEAR(full_slice_seconds(OpCostModel(machine), hand, "pool"), (0.324 + 1) * 1e-6, 1e-15);
+  // An efficiency of its own takes the kind back to the roofline: (2·4·64 + 72) floats · 4 B = 2336 B / 20e9 =
+  // 0.1168 µs, / 0.5, + 1 µs.
+  machine.device.efficiency["maxpool"] = 0.5;
+  EXPECT_NEAR(full_slice_seconds(OpCostModel(machine), hand, "pool"), (0.1168 / 0.5 + 1) * 1e-6, 1e-15);
+}
+
 TEST(CpuKernelCost, AMachineFileCarriesItsKernelPassesWholeOrNotAtAll) {
   Machine machine = cpu_machine(100);
   machine.device.kernel_passes = round_pass_rates();
@@ -196,6 +212,11 @@ TEST(CpuKernelCost, AMachineFileCarriesItsKernelPassesWholeOrNotAtAll) {
   refused([](nlohmann::json& p) { p.erase("fill_ns_per_value"); }, "fill_ns_per_value");
   refused([](nlohmann::json& p) { p["im2col"] = nlohmann::json::array(); }, "non-empty array");
   refused([](nlohmann::json& p) { p["im2col"][0]["us_per_call"] = -1; }, "us_per_call");
+  refused([](nlohmann::json& p) { p["pool_ns_per_window_value"] = {{"softmax", 1}}; }, "not a pooling kind");
+  // The pools' rates are optional (files from before they were timed), and round-trip where given.
+  machine.device.kernel_passes.pool_ns_per_window_value = {{"avgpool", 0.5}, {"maxpool", 0.375}};
+  EXPECT_EQ(parse_machine_text(machine_to_json(machine), "pools.json").device.kernel_passes,
+            machine.device.kernel_passes);
 }
 
 TEST(CpuKernelCost, ACellStepIsItsProductsAndItsTimedGateArithmetic) {
@@ -382,6 +403,19 @@ TEST(CpuKernelCost, ACpuCalibrationsGridBecomesTheMachinesCurve) {
   EXPECT_EQ(raw_passes.kernel_passes.im2col.size(), 2u);
   EXPECT_EQ(raw_passes.kernel_passes.activation_seconds_per_value, result.kernel_passes.activation_seconds_per_value);
   EXPECT_DOUBLE_EQ(raw_passes.kernel_passes.im2col[0].seconds_per_call, 3e-6);
+  // Timed pools leave their fitted efficiencies to their gradients, which ran like them.
+  result.op_times.push_back({"maxpool:b8:c64:h56:w56:k3x3:s1x1:p1x1", "x/pool", 0, 12'845'056, 2e-3, 2e-3, 2e-3});
+  const Machine fitted = cpu_machine_from_calibration(result, options);
+  ASSERT_TRUE(fitted.device.efficiency.count("maxpool"));
+  EXPECT_FALSE(fitted.device.efficiency.count("maxpool_grad"));
+  result.kernel_passes.pool_seconds_per_window_value = {{"maxpool", 0.4e-9}};
+  const Machine pools = cpu_machine_from_calibration(result, options);
+  EXPECT_NEAR(pools.device.kernel_passes.pool_ns_per_window_value.at("maxpool"), 0.4, 1e-12);
+  EXPECT_FALSE(pools.device.efficiency.count("maxpool"));
+  EXPECT_NEAR(pools.device.efficiency.at("maxpool_grad"), fitted.device.efficiency.at("maxpool"), 1e-12);
+  EXPECT_EQ(calibration::parse_calibration_result(calibration::calibration_to_json(result), "raw.json")
+                .kernel_passes.pool_seconds_per_window_value,
+            result.kernel_passes.pool_seconds_per_window_value);
   // The peak is the best rate of the grid.
   EXPECT_NEAR(machine.device.peak_tflops.at("fp32"), 66e-3, 1e-12);
 }

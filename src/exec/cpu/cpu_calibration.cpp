@@ -23,6 +23,7 @@
 #include "exec/cpu/kernels/activation.hpp"
 #include "exec/cpu/kernels/conv2d.hpp"
 #include "exec/cpu/kernels/gemm.hpp"
+#include "exec/cpu/kernels/pooling.hpp"
 #include "exec/cpu/kernels/recurrent_cell.hpp"
 #include "exec/cpu/scheduler.hpp"
 #include "ir/layer.hpp"
@@ -73,10 +74,30 @@ GemmGridAxes gemm_grid_axes(bool quick) {
 /// so that the clock's own cost does not count.
 constexpr double kMinGemmSampleSeconds = 200e-6;
 
-/// A pool device's intra-op threads: its own pool, or the caller alone for one thread.
-std::unique_ptr<ParallelFor> device_threads(int threads) {
-  if (threads > 1) return std::make_unique<IntraOpPool>(threads);
-  return std::make_unique<SerialFor>();
+/// The CPUs of pool device `device` of `threads` each, as a run pins its
+/// compute worker and intra-op helpers (scheduler.cpp): empty where the
+/// process may not use that many.
+std::vector<int> device_cpus(const std::vector<int>& allowed, int device, int threads) {
+  const auto first = static_cast<size_t>(device * threads);
+  if (allowed.size() < first + static_cast<size_t>(threads)) return {};
+  return std::vector<int>(allowed.begin() + static_cast<ptrdiff_t>(first),
+                          allowed.begin() + static_cast<ptrdiff_t>(first) + threads);
+}
+
+/// A pool device's intra-op threads: its own pool, or the caller alone for one thread; the helpers pinned to
+/// cpus[1..] (cpus[0] is its caller's) where `cpus` is given.
+std::unique_ptr<ParallelFor> pinned_device_threads(int threads, const std::vector<int>& cpus) {
+  if (threads <= 1) return std::make_unique<SerialFor>();
+  auto pool = std::make_unique<IntraOpPool>(threads);
+  if (static_cast<int>(cpus.size()) == threads) pool->pin_helpers(std::vector<int>(cpus.begin() + 1, cpus.end()));
+  return pool;
+}
+
+/// Runs `work` on a thread pinned to cpus[0] (unpinned where `cpus` is empty) and waits for it.
+void run_pinned(const std::vector<int>& cpus, const std::function<void()>& work) {
+  std::thread worker(work);
+  if (!cpus.empty()) pin_thread(worker, cpus.front());
+  worker.join();
 }
 
 /// The other devices of a pool, each on its own threads and buffers,
@@ -86,10 +107,12 @@ std::unique_ptr<ParallelFor> device_threads(int threads) {
 /// busy. Returns from construction once each has finished one product.
 class BusyNeighbours {
  public:
-  BusyNeighbours(int devices, int threads, int64_t m, int64_t n, int64_t k) {
+  /// Neighbour d runs as pool device d + 1 of `allowed` (device_cpus()), pinned where they fit.
+  BusyNeighbours(int devices, int threads, int64_t m, int64_t n, int64_t k, const std::vector<int>& allowed) {
     for (int d = 0; d < devices; ++d) {
-      workers_.emplace_back([this, threads, m, n, k] {
-        const std::unique_ptr<ParallelFor> pool = device_threads(threads);
+      const std::vector<int> cpus = device_cpus(allowed, d + 1, threads);
+      workers_.emplace_back([this, threads, m, n, k, cpus] {
+        const std::unique_ptr<ParallelFor> pool = pinned_device_threads(threads, cpus);
         std::vector<float> a(static_cast<size_t>(m * k), 1.0f);
         std::vector<float> b(static_cast<size_t>(k * n), 0.5f);
         std::vector<float> c(static_cast<size_t>(m * n), 0.0f);
@@ -102,6 +125,10 @@ class BusyNeighbours {
           }
         }
       });
+    }
+    for (int d = 0; d < devices; ++d) {
+      const std::vector<int> cpus = device_cpus(allowed, d + 1, threads);
+      if (!cpus.empty()) pin_thread(workers_[static_cast<size_t>(d)], cpus.front());
     }
     while (started_.load() < devices) std::this_thread::yield();
   }
@@ -119,16 +146,17 @@ class BusyNeighbours {
 };
 
 /// One grid: each shape on `pool`'s threads, alone or (`neighbours` > 0)
-/// with that many other devices of as many threads busy beside it (measure_gemm()).
+/// with that many other devices of as many threads busy beside it, pinned
+/// to the process's CPUs `allowed` as devices 1, 2, ... (measure_gemm()).
 void measure_gemm_grid(const CpuCalibrationOptions& options, const GemmGridAxes& axes, ParallelFor& pool,
-                       int neighbours, const float* a, const float* b, float* c,
+                       int neighbours, const std::vector<int>& allowed, const float* a, const float* b, float* c,
                        calibration::CalibrationResult& result) {
   for (const int64_t m : axes.rows) {
     for (const int64_t n : axes.outputs) {
       for (const int64_t k : axes.inputs) {
         auto product = [&] { gemm(pool, m, n, k, {a, k}, {b, n}, 0.0f, c, n); };
         std::optional<BusyNeighbours> busy;
-        if (neighbours > 0) busy.emplace(neighbours, pool.threads(), m, n, k);
+        if (neighbours > 0) busy.emplace(neighbours, pool.threads(), m, n, k, allowed);
         pool.wake();
         const double flops = 2.0 * static_cast<double>(m * n * k);
         const auto first = Clock::now();
@@ -175,11 +203,21 @@ void measure_gemm(const CpuCalibrationOptions& options, int cores, calibration::
   std::vector<float> a(largest, 1.0f);
   std::vector<float> b(largest, 0.5f);
   std::vector<float> c(largest, 0.0f);
+  // Read here, before any thread is pinned: a thread pinned to one CPU would see only that one.
+  const std::vector<int> allowed = allowed_cpus();
   for (const int threads : cpu_share_counts(cores)) {
-    const std::unique_ptr<ParallelFor> pool = device_threads(threads);
-    const int devices = cores / threads;
-    measure_gemm_grid(options, axes, *pool, 0, a.data(), b.data(), c.data(), result);
-    if (devices > 1) measure_gemm_grid(options, axes, *pool, devices - 1, a.data(), b.data(), c.data(), result);
+    // As device 0 of the pool, pinned as a run pins it: unpinned, the busy grid of one calibration of the build
+    // VM timed a block of shapes at half the rate alone (the timed thread and its neighbour on one vCPU), and
+    // priced two-tower's convolutions 1.8x slow.
+    const std::vector<int> cpus = device_cpus(allowed, 0, threads);
+    run_pinned(cpus, [&] {
+      const std::unique_ptr<ParallelFor> pool = pinned_device_threads(threads, cpus);
+      const int devices = cores / threads;
+      measure_gemm_grid(options, axes, *pool, 0, allowed, a.data(), b.data(), c.data(), result);
+      if (devices > 1) {
+        measure_gemm_grid(options, axes, *pool, devices - 1, allowed, a.data(), b.data(), c.data(), result);
+      }
+    });
   }
 }
 
@@ -272,7 +310,11 @@ Conv2dGeometry im2col_probe(int64_t side) {
 /// - im2col of a 3x3 convolution of 64 channels over 14x14 and 56x56 inputs
 ///   (576 patch rows of 196 and 3136 values) on each share count's threads,
 ///   split as the kernel splits it: the line through the two medians gives
-///   a call's fixed part (the split's hand-offs) and its time per value.
+///   a call's fixed part (the split's hand-offs) and its time per value;
+/// - max and average pooling of 8 samples of 64 channels of 56x56 through
+///   3x3 windows, stride 1, padded (6.1 MiB in, as much out: past the
+///   caches a core has, as a layer's pool is), on one thread as the kernel
+///   runs, per output value and window element.
 void measure_kernel_passes(const CpuCalibrationOptions& options, int cores, calibration::CalibrationResult& result) {
   constexpr int64_t kRows = 256;
   constexpr int64_t kColumns = 1024;
@@ -297,6 +339,25 @@ void measure_kernel_passes(const CpuCalibrationOptions& options, int cores, cali
     times.activation_seconds_per_value[std::string(to_string(activation))] =
         std::max(0.0, with_fill / values - times.fill_seconds_per_value);
   }
+  PoolArgs pool;
+  pool.rows = 8;
+  pool.channels = 64;
+  pool.in_h = 56;
+  pool.in_w = 56;
+  pool.kernel_h = 3;
+  pool.kernel_w = 3;
+  pool.pad_h = 1;
+  pool.pad_w = 1;
+  std::vector<float> pool_in(static_cast<size_t>(pool.rows * pool.channels * pool.in_h * pool.in_w));
+  for (size_t i = 0; i < pool_in.size(); ++i) pool_in[i] = static_cast<float>(i % 13);
+  std::vector<float> pool_out(static_cast<size_t>(pool.rows * pool.channels * pool.out_h() * pool.out_w()));
+  pool.input = pool_in.data();
+  pool.input_stride = pool.channels * pool.in_h * pool.in_w;
+  pool.output = pool_out.data();
+  pool.output_stride = pool.channels * pool.out_h() * pool.out_w();
+  const double window_values = static_cast<double>(pool_out.size() * pool.kernel_h * pool.kernel_w);
+  times.pool_seconds_per_window_value["maxpool"] = median_call_seconds(options, [&] { max_pool(pool); }) / window_values;
+  times.pool_seconds_per_window_value["avgpool"] = median_call_seconds(options, [&] { avg_pool(pool); }) / window_values;
   const Conv2dGeometry small = im2col_probe(14);
   const Conv2dGeometry large = im2col_probe(56);
   std::vector<float> input(static_cast<size_t>(large.in_channels * large.in_h * large.in_w), 0.5f);
@@ -307,14 +368,12 @@ void measure_kernel_passes(const CpuCalibrationOptions& options, int cores, cali
     time.threads = threads;
     // On threads pinned as a run's compute worker and its helpers are (scheduler.cpp): unpinned, the helper
     // shared the caller's CPU in some calibrations of the build VM, and the split ran at one thread's pace.
-    std::thread timer([&] {
-      IntraOpPool pool(threads);
-      if (static_cast<int>(cpus.size()) >= threads) {
-        pool.pin_helpers(std::vector<int>(cpus.begin() + 1, cpus.begin() + threads));
-      }
-      pool.wake();
+    const std::vector<int> device = device_cpus(cpus, 0, threads);
+    run_pinned(device, [&] {
+      const std::unique_ptr<ParallelFor> pool = pinned_device_threads(threads, device);
+      pool->wake();
       const auto seconds = [&](const Conv2dGeometry& g) {
-        return median_call_seconds(options, [&] { im2col(pool, g, g.in_channels, input.data(), columns.data()); });
+        return median_call_seconds(options, [&] { im2col(*pool, g, g.in_channels, input.data(), columns.data()); });
       };
       const double small_seconds = seconds(small);
       const double large_seconds = seconds(large);
@@ -324,8 +383,6 @@ void measure_kernel_passes(const CpuCalibrationOptions& options, int cores, cali
       if (time.seconds_per_value <= 0) time.seconds_per_value = large_seconds / large_values;  // noise: no fixed part
       time.seconds_per_call = std::max(0.0, small_seconds - small_values * time.seconds_per_value);
     });
-    if (!cpus.empty()) pin_thread(timer, cpus.front());
-    timer.join();
     times.im2col.push_back(time);
   }
   std::sort(times.im2col.begin(), times.im2col.end(),
