@@ -85,6 +85,19 @@ Machine cpu_machine(double gflops) {
   return machine;
 }
 
+/// A pool of two threads, each grid one shape at 50 GFLOP/s, products twice as fast on two threads by speedup.
+Machine two_thread_pool() {
+  Machine pool = cpu_machine(50);
+  pool.pooled = true;
+  pool.device.gemm_rates = {{64, 1024, 1024, 50, 1}, {64, 1024, 1024, 50, 2}};
+  pool.device.speedup = {{"default|shares=2", 2.0}};
+  return pool;
+}
+
+/// One sample of 3 x 64 x 64 through 8 3x3 filters: im2col's 27 patch rows of 4096 values split over two threads.
+constexpr const char* kConvOf64By64 = R"({"batch": 1, "input": [3, 64, 64], "layers": [
+      {"type": "conv2d", "filters": 8, "kernel": 3, "padding": 1, "activation": "relu", "name": "conv"}]})";
+
 double full_slice_seconds(const OpCostModel& model, const testing::HandPlan& hand, const std::string& name) {
   const NodeId node = hand.node(name);
   const OpNode& op = hand.graph().node(node);
@@ -154,13 +167,8 @@ TEST(CpuKernelCost, TimedPassesPriceTheBiasTheActivationAndIm2col) {
 }
 
 TEST(CpuKernelCost, Im2colOnTwoThreadsTakesTheRateTimedOnTwo) {
-  const testing::HandPlan hand(R"({"batch": 1, "input": [3, 64, 64], "layers": [
-      {"type": "conv2d", "filters": 8, "kernel": 3, "padding": 1, "activation": "relu", "name": "conv"}]})",
-                               1);
-  Machine pool = cpu_machine(50);
-  pool.pooled = true;
-  pool.device.gemm_rates = {{64, 1024, 1024, 50, 1}, {64, 1024, 1024, 50, 2}};
-  pool.device.speedup = {{"default|shares=2", 2.0}};
+  const testing::HandPlan hand(kConvOf64By64, 1);
+  Machine pool = two_thread_pool();
   pool.device.kernel_passes = round_pass_rates();
   // The product 35.38944 µs on the two-thread grid; im2col's 27 rows of 4096
   // values in ceil(27 / 8) = 4 chunks, two threads: 5 + 110592 · 1 ns =
@@ -253,14 +261,8 @@ TEST(CpuKernelCost, ACellStepIsItsProductsAndItsTimedGateArithmetic) {
 }
 
 TEST(CpuKernelCost, ADeviceOfSeveralThreadsTakesTheGridTimedOnThemWithoutASpeedup) {
-  const testing::HandPlan hand(R"({"batch": 1, "input": [3, 64, 64], "layers": [
-      {"type": "conv2d", "filters": 8, "kernel": 3, "padding": 1, "activation": "relu", "name": "conv"}]})",
-                               1);
-  // A pool of two threads, each grid one shape at 50 GFLOP/s, products twice as fast on two threads by speedup.
-  Machine pool = cpu_machine(50);
-  pool.pooled = true;
-  pool.device.gemm_rates = {{64, 1024, 1024, 50, 1}, {64, 1024, 1024, 50, 2}};
-  pool.device.speedup = {{"default|shares=2", 2.0}};
+  const testing::HandPlan hand(kConvOf64By64, 1);
+  Machine pool = two_thread_pool();
   const Machine two_threads = machine_for_plan(pool, 1);
   ASSERT_EQ(two_threads.device.gemm_rates.size(), 1u);
   EXPECT_EQ(two_threads.device.gemm_rates[0].threads, 2);
