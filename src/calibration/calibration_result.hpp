@@ -107,6 +107,16 @@ struct KernelPassTimes {
   bool measured() const { return !im2col.empty(); }
 };
 
+/// cpu: a product of few rows streaming its weights from memory (B of
+/// (8, 4096, 1024) products, each call on another B of a set several times
+/// the last-level cache) on a pool device of `threads`, with `running`
+/// devices doing the same.
+struct WeightStreamTime {
+  int threads = 1;
+  int running = 1;
+  double bytes_per_second = 0;
+};
+
 /// What one device step costs the host thread that issues an eager run
 /// (sim/host_issue.hpp), measured the way a run issues: a chain of tiny ops
 /// compiled and issued by the executor itself, with its timing observer
@@ -178,6 +188,9 @@ struct CalibrationResult {
   /// Empty: not measured (GPU, older files).
   std::map<std::string, double> cell_pointwise_seconds_per_unit;
   KernelPassTimes kernel_passes;  ///< cpu only
+  /// cpu: the host's last-level cache (sysfs), bytes; 0: not known.
+  int64_t last_level_cache_bytes = 0;
+  std::vector<WeightStreamTime> weight_stream;  ///< cpu only; empty: not measured
 };
 
 }  // namespace splitscope::calibration

@@ -503,6 +503,14 @@ Machine cpu_machine_from_calibration(const calibration::CalibrationResult& resul
       machine.device.efficiency.erase(kind);
     }
     machine.device.kernel_passes = calibrated_pass_rates(result.kernel_passes);
+    // One share's part of the cache, as memory_gib is one share's part of the memory.
+    if (result.last_level_cache_bytes > 0 && !result.weight_stream.empty()) {
+      machine.device.last_level_cache_mib =
+          static_cast<double>(result.last_level_cache_bytes) / (1024.0 * 1024.0) / static_cast<double>(cores);
+      for (const calibration::WeightStreamTime& time : result.weight_stream) {
+        machine.device.weight_stream.push_back({time.threads, time.running, time.bytes_per_second / 1e9});
+      }
+    }
     // Timed windows price the pools, which their fitted efficiencies would override; their gradients, which
     // ran like them (OpDef::efficiency_like), keep those efficiencies under their own names.
     for (const auto& [kind, ns] : machine.device.kernel_passes.pool_ns_per_window_value) {

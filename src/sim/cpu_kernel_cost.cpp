@@ -29,6 +29,14 @@ double activation_seconds(const CpuKernelRates& rates, const OpNode& node, int64
   return static_cast<double>(floats) * rate->second * 1e-9;
 }
 
+/// A product whose B, k x n, is a weight matrix: at least B's bytes over the stream rate where it comes from memory.
+double weight_product_seconds(const CpuKernelRates& rates, int64_t m, int64_t n, int64_t k) {
+  const double grid = rates.gemm->seconds(m, n, k);
+  if (rates.weight_stream_bytes_per_second <= 0 || m <= 0 || n <= 0 || k <= 0) return grid;
+  const double weights = static_cast<double>(k * n) * static_cast<double>(sizeof(float));
+  return std::max(grid, weights / rates.weight_stream_bytes_per_second);
+}
+
 /// The fewest values a thread of the kernel's ParallelFor copies (exec/cpu/kernels/conv2d.cpp, kMinCopyElements).
 constexpr int64_t kMinCopyElements = 32768;
 
@@ -55,7 +63,7 @@ double cpu_dense_seconds(const CpuKernelRates& rates, const OpNode& node, const 
   GemmDims dims{slice.batch.size(), slice.out.size(), slice.reduce.size(), 1};
   if (const auto gemm = op_def(node.kind).gemm) dims = gemm(node, slice);
   const BiasActivation pass = bias_activation_of(node, slice);
-  double seconds = static_cast<double>(dims.count) * rates.gemm->seconds(dims.m, dims.n, dims.k);
+  double seconds = static_cast<double>(dims.count) * weight_product_seconds(rates, dims.m, dims.n, dims.k);
   if (pass.bias) seconds += fill_seconds(rates, pass.outputs);
   if (pass.activation) seconds += activation_seconds(rates, node, pass.outputs);
   return seconds + rates.launch_seconds;
@@ -65,10 +73,10 @@ double cpu_cell_seconds(const CpuKernelRates& rates, const OpNode& node, const C
                         double pointwise_seconds) {
   SPLITSCOPE_CHECK(rates.gemm != nullptr && rates.memory_bytes_per_second > 0, "cpu kernel rates need a gemm curve");
   const int64_t width = shape.gates * shape.units;
-  double seconds = rates.gemm->seconds(shape.rows, width, shape.input);
+  double seconds = weight_product_seconds(rates, shape.rows, width, shape.input);
   if (node.attrs.bias) seconds += fill_seconds(rates, shape.rows * width);
   if (shape.has_state) {
-    seconds += rates.gemm->seconds(shape.rows, width, shape.hidden);
+    seconds += weight_product_seconds(rates, shape.rows, width, shape.hidden);
   } else if (!shape.lstm) {
     seconds += fill_seconds(rates, shape.rows * width);  // h·Wh of a zero state: filled, not multiplied
   }

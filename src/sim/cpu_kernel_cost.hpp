@@ -28,7 +28,10 @@
 /// rewrites F floats costs 8·F bytes at the device's memory rate (read and
 /// written, as a memcpy of 4·F bytes is: a cpu machine's memory bandwidth is
 /// twice its memcpy rate, calibrated_machine.hpp). One launch (the op gap a
-/// worker pays between tasks) per op. A device of several shares priced by a
+/// worker pays between tasks) per op. Where the device's weights do not stay
+/// in its cache (`weight_stream_bytes_per_second`), each dense and cell
+/// product takes max(its grid time, its weights' bytes over the stream
+/// rate): a product of few rows is then as slow as its weights arrive. A device of several shares priced by a
 /// one-thread curve divides this by its speedup, as any modelled op
 /// (op_cost_model.hpp).
 
@@ -47,6 +50,9 @@ struct CpuKernelRates {
   double launch_seconds = 0;
   int threads = 1;  ///< the device's threads, over which im2col splits; the curve's own
   const CpuPassRates* passes = nullptr;  ///< the timed passes; null: 8 bytes a value at the memory rate
+  /// > 0: the weights are not in the caches (DeviceSpec::weight_stream), and
+  /// a dense or cell product takes at least its weights' bytes over this rate.
+  double weight_stream_bytes_per_second = 0;
 };
 
 /// Seconds for `slice` of a dense `node`.

@@ -31,6 +31,20 @@ struct Im2colRate {
   bool operator==(const Im2colRate&) const = default;
 };
 
+/// A product of few rows whose weights are not in the caches streams them
+/// from memory: on a pool device of `threads`, with `running` devices doing
+/// the same (1: alone), its B arrives at `GBps`. On the build VM one thread
+/// streamed B at 10.8-11.2 GB/s from (8, 3072, 1024) to (8, 8192, 8192),
+/// alone or beside another, where the grid's products, timed on one B over
+/// and over, ran from the caches (exec/cpu/cpu_calibration.cpp,
+/// measure_weight_stream).
+struct WeightStreamRate {
+  int threads = 1;
+  int running = 1;
+  double gbps = 0;
+  bool operator==(const WeightStreamRate&) const = default;
+};
+
 struct CpuPassRates {
   double fill_ns_per_value = 0;        ///< a bias copied into an output row, one thread
   /// By activation ("relu", "tanh", "sigmoid"): in place, one thread.

@@ -85,6 +85,7 @@ Machine machine_for_plan(const Machine& machine, int plan_devices) {
   const int shares = machine.devices / plan_devices;
   Machine scaled = machine;
   scaled.device.memory_gib *= shares;
+  scaled.device.last_level_cache_mib *= shares;
   // Measured speedups price this share count's ops kind by kind; without
   // them, a device of N shares is N times one (its peaks and bandwidth).
   scaled.device.speedup = entries_for_shares(machine.device.speedup, shares);

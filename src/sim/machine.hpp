@@ -108,6 +108,16 @@ struct DeviceSpec {
   /// dense, conv2d and cell ops; not measured, each costs 8 bytes a value at
   /// the memory rate (cpu_kernel_cost.hpp).
   CpuPassRates kernel_passes;
+  /// cpu: the last-level cache one share holds (MiB; a device of N shares N
+  /// times it), and the rates a product streams its weights from memory at
+  /// (cpu_pass_rates.hpp), as `calibrate --backend cpu` reads and times them.
+  /// Where both are given, a device whose plan weights (Plan::memory params)
+  /// exceed its cache streams each dense and cell product's weights from
+  /// memory: the product takes at least their bytes over that rate (LRU over
+  /// a cyclic working set larger than the cache keeps none of it). 0 and
+  /// empty: not known, every product from the caches as the grid timed it.
+  double last_level_cache_mib = 0;
+  std::vector<WeightStreamRate> weight_stream;
 
   double matrix_flops_per_second() const;
   double memory_bytes_per_second() const;

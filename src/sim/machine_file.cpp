@@ -141,10 +141,35 @@ CpuPassRates parse_kernel_passes(const JsonFields& device) {
   return rates;
 }
 
+/// `weight_stream`: [{"threads", "running", "GBps"}], each (threads, running) once.
+std::vector<WeightStreamRate> parse_weight_stream(const JsonFields& device) {
+  const nlohmann::json& rates = device.required("weight_stream", "the rates products stream weights from memory at");
+  if (!rates.is_array()) device.fail("weight_stream", "must be an array of {\"threads\", \"running\", \"GBps\"} objects");
+  std::vector<WeightStreamRate> out;
+  for (size_t i = 0; i < rates.size(); ++i) {
+    const std::string index = fmt::format("weight_stream[{}]", i);
+    if (!rates[i].is_object()) device.fail(index, "must be an object {\"threads\", \"running\", \"GBps\"}");
+    const JsonFields entry(rates[i], device.path_of(index), device.source());
+    entry.allow_only({"threads", "running", "GBps"}, "a weight stream rate");
+    WeightStreamRate rate;
+    rate.threads = static_cast<int>(entry.optional_integer("threads", 1, 1, kMaxMachineDevices));
+    rate.running = static_cast<int>(entry.optional_integer("running", 1, 1, kMaxMachineDevices));
+    rate.gbps = entry.number("GBps", "GB/s of weights from memory", NumberRule::kQuantity);
+    for (const WeightStreamRate& seen : out) {
+      if (seen.threads == rate.threads && seen.running == rate.running) {
+        entry.fail("threads", fmt::format("{} threads with {} running are given twice", rate.threads, rate.running));
+      }
+    }
+    out.push_back(rate);
+  }
+  return out;
+}
+
 DeviceSpec parse_device(const JsonFields& device) {
   device.allow_only({"name", "peak_tflops", "matrix_math", "memory_bandwidth_GBps", "memory_GiB",
                      "launch_overhead_us", "lane_handoff_us", "host_issue_us", "sm_count", "boost_clock_MHz", "efficiency",
-                     "contention", "speedup", "gemm_rates", "cell_pointwise_ns", "kernel_passes", "comment"},
+                     "contention", "speedup", "gemm_rates", "cell_pointwise_ns", "kernel_passes", "last_level_cache_MiB",
+                     "weight_stream", "comment"},
                     "a device");
   device.optional_string("comment", "");  // free text, but text
   DeviceSpec spec;
@@ -204,6 +229,8 @@ DeviceSpec parse_device(const JsonFields& device) {
     }
   }
   if (device.has("kernel_passes")) spec.kernel_passes = parse_kernel_passes(device);
+  spec.last_level_cache_mib = device.optional_number("last_level_cache_MiB", 0.0, NumberRule::kQuantityOrZero);
+  if (device.has("weight_stream")) spec.weight_stream = parse_weight_stream(device);
   return spec;
 }
 
@@ -372,6 +399,13 @@ std::string machine_to_json(const Machine& machine) {
       }
     }
     device["kernel_passes"] = std::move(passes);
+  }
+  if (spec.last_level_cache_mib > 0) device["last_level_cache_MiB"] = spec.last_level_cache_mib;
+  if (!spec.weight_stream.empty()) {
+    device["weight_stream"] = ordered::array();
+    for (const WeightStreamRate& rate : spec.weight_stream) {
+      device["weight_stream"].push_back(ordered{{"threads", rate.threads}, {"running", rate.running}, {"GBps", rate.gbps}});
+    }
   }
   if (!spec.gemm_rates.empty()) {
     device["gemm_rates"] = ordered::array();

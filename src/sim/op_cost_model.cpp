@@ -191,7 +191,7 @@ double OpCostModel::epilogue_seconds(int64_t flops, int64_t bytes) const {
 }
 
 double OpCostModel::rule_seconds(Rule rule, const OpNode& node, const Slice& slice, int64_t flops,
-                                 int64_t bytes) const {
+                                 int64_t bytes, bool streamed) const {
   if (flops == 0 && bytes == 0) return 0.0;
   switch (rule) {
     case Rule::kConvGradInput:
@@ -220,7 +220,8 @@ double OpCostModel::rule_seconds(Rule rule, const OpNode& node, const Slice& sli
     }
     case Rule::kCell: return estimate_cell_step(facts_, cell_shape(node, slice)).seconds;
     case Rule::kCpuKernel:  // the price with every device busy, where that was timed
-      return cpu_kernel_seconds(gemm_busy_curve_ != nullptr ? *gemm_busy_curve_ : *gemm_curve_, node, slice);
+      return cpu_kernel_seconds(gemm_busy_curve_ != nullptr ? *gemm_busy_curve_ : *gemm_curve_, node, slice,
+                                streamed);
     case Rule::kCpuPool: {
       const CpuKernelRates rates{nullptr, bytes_per_second_, launch_seconds_, 1, &device_->kernel_passes};
       return cpu_pool_seconds(rates, node, slice,
@@ -232,9 +233,19 @@ double OpCostModel::rule_seconds(Rule rule, const OpNode& node, const Slice& sli
   return streaming_seconds(flops, bytes);
 }
 
-double OpCostModel::cpu_kernel_seconds(const GemmRateCurve& curve, const OpNode& node, const Slice& slice) const {
-  const CpuKernelRates rates{&curve, bytes_per_second_, launch_seconds_, curve.threads(),
-                             device_->kernel_passes.measured() ? &device_->kernel_passes : nullptr};
+double OpCostModel::cpu_kernel_seconds(const GemmRateCurve& curve, const OpNode& node, const Slice& slice,
+                                       bool streamed) const {
+  CpuKernelRates rates{&curve, bytes_per_second_, launch_seconds_, curve.threads(),
+                       device_->kernel_passes.measured() ? &device_->kernel_passes : nullptr};
+  if (streamed) {
+    // The rate timed on the curve's threads with as many devices running, else alone.
+    for (const WeightStreamRate& rate : device_->weight_stream) {
+      if (rate.threads != curve.threads()) continue;
+      if (rate.running == curve.running() || (rate.running == 1 && rates.weight_stream_bytes_per_second <= 0)) {
+        rates.weight_stream_bytes_per_second = rate.gbps * 1e9;
+      }
+    }
+  }
   if (node.kind == OpKind::kConv2d) {
     return cpu_conv2d_seconds(rates, node, slice, forward_conv_shape(node, slice, node.output_shapes.at(0)));
   }
@@ -251,12 +262,19 @@ double OpCostModel::layer_epilogue(const OpNode& node, const Slice& slice) const
 }
 
 double OpCostModel::modelled(const OpNode* node, OpKind kind, const Slice& slice, int64_t flops,
-                             int64_t bytes) const {
+                             int64_t bytes, bool streamed) const {
   const Rule rule = rules_[static_cast<size_t>(kind)];
   if (rule == Rule::kRoofline) return roofline(flops, bytes, kind_efficiency_[static_cast<size_t>(kind)]);
   if (rule == Rule::kStreaming) return streaming_seconds(flops, bytes);
   SPLITSCOPE_CHECK(node != nullptr, "a shape rule needs the op's node");
-  return rule_seconds(rule, *node, slice, flops, bytes);
+  return rule_seconds(rule, *node, slice, flops, bytes, streamed);
+}
+
+bool OpCostModel::weights_streamed(const Plan& plan, const PlanOp& op) const {
+  if (device_->last_level_cache_mib <= 0 || device_->weight_stream.empty()) return false;
+  if (op.device < 0 || static_cast<size_t>(op.device) >= plan.memory.size()) return false;
+  return static_cast<double>(plan.memory[static_cast<size_t>(op.device)].params) >
+         device_->last_level_cache_mib * 1024.0 * 1024.0;
 }
 
 const double* OpCostModel::calibrated_seconds(const std::string& signature) const {
@@ -284,7 +302,8 @@ double OpCostModel::op_seconds(const Plan& plan, const PlanOp& op, OpKind node_k
   }
   const Rule rule = rules_[static_cast<size_t>(node_kind)];
   const OpNode* node = rule == Rule::kRoofline || rule == Rule::kStreaming ? nullptr : &plan.graph->node(op.node);
-  return modelled(node, node_kind, op.slice, op.flops, bytes) * kind_scale_[static_cast<size_t>(node_kind)];
+  const bool streamed = rule == Rule::kCpuKernel && weights_streamed(plan, op);
+  return modelled(node, node_kind, op.slice, op.flops, bytes, streamed) * kind_scale_[static_cast<size_t>(node_kind)];
 }
 
 double OpCostModel::op_alone_seconds(const Plan& plan, const PlanOp& op, OpKind node_kind,
@@ -296,7 +315,8 @@ double OpCostModel::op_alone_seconds(const Plan& plan, const PlanOp& op, OpKind 
   const auto kind = static_cast<size_t>(node_kind);
   // Not from the table: the busy price came from the busy grid; alone is the alone grid's.
   if (rules_[kind] == Rule::kCpuKernel && gemm_busy_curve_ != nullptr && calibrated_seconds(signature) == nullptr) {
-    return cpu_kernel_seconds(*gemm_curve_, plan.graph->node(op.node), op.slice) * kind_scale_[kind];
+    return cpu_kernel_seconds(*gemm_curve_, plan.graph->node(op.node), op.slice, weights_streamed(plan, op)) *
+           kind_scale_[kind];
   }
   return busy_seconds / kind_contention_[kind];
 }
@@ -338,6 +358,7 @@ struct OpCostModel::PlanPricing::Memo {
     int64_t flops = 0;
     int64_t bytes = 0;
     OpRole role = OpRole::kCompute;
+    bool streamed = false;  ///< weights_streamed(): devices of one node's slices may differ
     bool calibrated = false;
     double seconds = 0;
     double alone = 0;  ///< op_alone_seconds()
@@ -384,8 +405,9 @@ double OpCostModel::PlanPricing::seconds(const PlanOp& op, bool* calibrated) {
   const Slice& s = op.slice;
   const int64_t bytes = op.bytes_read + op.bytes_written;
   Memo::Last& last = memo_->by_node.at(op.node);
+  const bool streamed = model_.weights_streamed(plan_, op);
   if (last.rows == s.batch.size() && last.out == s.out && last.reduce == s.reduce && last.flops == op.flops &&
-      last.bytes == bytes && last.role == op.role) {
+      last.bytes == bytes && last.role == op.role && last.streamed == streamed) {
     if (calibrated != nullptr) *calibrated = last.calibrated;
     return last.seconds;
   }
@@ -417,7 +439,7 @@ double OpCostModel::PlanPricing::seconds(const PlanOp& op, bool* calibrated) {
       case Rule::kCpuKernel:
       case Rule::kCpuPool:
         key.values = {static_cast<int64_t>(op.node), s.batch.size(), s.out.begin, s.out.end, s.reduce.begin,
-                      s.reduce.end, bytes == 0 && op.flops == 0 ? 0 : 1};
+                      s.reduce.end, bytes == 0 && op.flops == 0 ? 0 : 1, streamed ? 1 : 0};
         break;
       default: {
         const CellShape c = cell_shape(node, s);
@@ -426,11 +448,13 @@ double OpCostModel::PlanPricing::seconds(const PlanOp& op, bool* calibrated) {
       }
     }
     const auto [it, inserted] = memo_->by_shape.try_emplace(key, 0.0);
-    if (inserted) it->second = model_.rule_seconds(rule, node, s, op.flops, bytes);
+    if (inserted) {
+      it->second = model_.rule_seconds(rule, node, s, op.flops, bytes, streamed && rule == Rule::kCpuKernel);
+    }
     time = it->second * model_.kind_scale_[static_cast<size_t>(node.kind)];
   }
   const double alone = model_.op_alone_seconds(plan_, op, node.kind, time);
-  last = Memo::Last{s.batch.size(), s.out, s.reduce, op.flops, bytes, op.role, from_table, time, alone};
+  last = Memo::Last{s.batch.size(), s.out, s.reduce, op.flops, bytes, op.role, streamed, from_table, time, alone};
   if (calibrated != nullptr) *calibrated = from_table;
   return time;
 }

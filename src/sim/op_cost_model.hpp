@@ -103,8 +103,14 @@ class OpCostModel {
 
   double roofline(int64_t flops, int64_t bytes, double efficiency) const;
   /// The uncalibrated time of `slice` of `node` (kind `kind`), doing `flops` and moving `bytes`.
-  double modelled(const OpNode* node, OpKind kind, const Slice& slice, int64_t flops, int64_t bytes) const;
-  double rule_seconds(Rule rule, const OpNode& node, const Slice& slice, int64_t flops, int64_t bytes) const;
+  /// `streamed`: the op's device does not keep its weights in its cache (weights_streamed()).
+  double modelled(const OpNode* node, OpKind kind, const Slice& slice, int64_t flops, int64_t bytes,
+                  bool streamed = false) const;
+  double rule_seconds(Rule rule, const OpNode& node, const Slice& slice, int64_t flops, int64_t bytes,
+                      bool streamed = false) const;
+  /// Whether `op`'s device holds more weights in `plan` (Plan::memory params) than its last-level cache,
+  /// where the machine knows both that cache and the rate weights stream from memory at.
+  bool weights_streamed(const Plan& plan, const PlanOp& op) const;
   double streaming_seconds(int64_t flops, int64_t bytes) const;
   /// A dense or conv2d slice's bias-and-activation kernel (bias_activation.hpp); 0 for other kinds.
   double layer_epilogue(const OpNode& node, const Slice& slice) const;
@@ -126,7 +132,8 @@ class OpCostModel {
   Rule epilogue_rule_;
   std::shared_ptr<const std::unordered_map<std::string, double>> calibrated_;
   /// The cpu kernels' pass-by-pass time of `node`'s `slice` (Rule::kCpuKernel) at `curve`'s rates.
-  double cpu_kernel_seconds(const GemmRateCurve& curve, const OpNode& node, const Slice& slice) const;
+  double cpu_kernel_seconds(const GemmRateCurve& curve, const OpNode& node, const Slice& slice,
+                            bool streamed = false) const;
 
   std::shared_ptr<const GemmRateCurve> gemm_curve_;       ///< alone; null without DeviceSpec::gemm_rates
   std::shared_ptr<const GemmRateCurve> gemm_busy_curve_;  ///< with the pool's devices busy; null where not timed

@@ -73,6 +73,18 @@ TEST(HostInfo, ReadsTheModelName) {
   EXPECT_FALSE(info.cpu_model.empty());
   EXPECT_GE(info.hardware_threads, 1);
   EXPECT_GT(info.memory_bytes, 0);
+  EXPECT_GE(info.last_level_cache_bytes, 0);
+}
+
+TEST(HostInfo, ReadsSysfsCacheSizes) {
+  EXPECT_EQ(cache_size_bytes("32768K"), int64_t{32} << 20);
+  EXPECT_EQ(cache_size_bytes("1M\n"), int64_t{1} << 20);
+  EXPECT_EQ(cache_size_bytes("512"), 512);
+  EXPECT_EQ(cache_size_bytes("2G"), int64_t{2} << 30);
+  EXPECT_EQ(cache_size_bytes(""), 0);
+  EXPECT_EQ(cache_size_bytes("big"), 0);
+  EXPECT_EQ(cache_size_bytes("12Q"), 0);
+  EXPECT_EQ(cache_size_bytes("-4K"), 0);
 }
 
 TEST(WeightSlices, AreTheirElementsOfTheWholeTensors) {

@@ -198,6 +198,51 @@ TEST(CpuKernelCost, ATimedPoolCostsItsWindows) {
   EXPECT_NEAR(full_slice_seconds(OpCostModel(machine), hand, "pool"), (0.1168 / 0.5 + 1) * 1e-6, 1e-15);
 }
 
+TEST(CpuKernelCost, WeightsTheCacheCannotHoldStreamFromMemory) {
+  // One 8-row and one 64-row dense layer of 1024 x 1024 weights (4 MiB), with a bias, on device 0.
+  testing::HandPlan hand(R"({"batch": 64, "input": [1024], "layers": [
+      {"type": "dense", "units": 1024, "name": "fc"}]})",
+                         1);
+  const NodeId fc = hand.node("fc");
+  const int x = hand.input(hand.node("input"), 0, 262'144);
+  hand.compute(fc, 0, {x}, 16'777'216, 32'768);
+  const int few_rows = hand.last_op();
+  hand.op(few_rows).slice.batch = {0, 8};
+  hand.compute(fc, 0, {x}, 134'217'728, 262'144);
+  const int many_rows = hand.last_op();
+  Machine machine = cpu_machine(100);
+  machine.device.last_level_cache_mib = 2;
+  machine.device.weight_stream = {{1, 1, 8}};
+  Plan plan = hand.plan();
+  const OpCostModel model(machine);
+  // The weights fit (1 MiB of parameters on the device): the grid's price. 8 rows: 2·8·1024·1024 / 100e9 =
+  // 167.77216 µs, the bias copy 2 · 8192 · 4 B / 20e9 = 3.2768 µs, 1 µs; 64 rows: 1342.17728 + 26.2144 + 1.
+  plan.memory[0].params = 1 << 20;
+  EXPECT_NEAR(model.op_seconds(plan, plan.op(few_rows)), (167.77216 + 3.2768 + 1) * 1e-6, 1e-12);
+  EXPECT_NEAR(model.op_seconds(plan, plan.op(many_rows)), (1342.17728 + 26.2144 + 1) * 1e-6, 1e-12);
+  // They do not (4 MiB and more against 2): 8 rows wait for the weights, 4,194,304 B / 8e9 = 524.288 µs;
+  // 64 rows compute longer than that and keep the grid's price.
+  plan.memory[0].params = 4 << 20;
+  EXPECT_NEAR(model.op_seconds(plan, plan.op(few_rows)), (524.288 + 3.2768 + 1) * 1e-6, 1e-12);
+  EXPECT_NEAR(model.op_seconds(plan, plan.op(many_rows)), (1342.17728 + 26.2144 + 1) * 1e-6, 1e-12);
+  // The memoised pricing of a simulation says the same.
+  OpCostModel::PlanPricing pricing(model, plan);
+  EXPECT_NEAR(pricing.seconds(plan.op(few_rows)), (524.288 + 3.2768 + 1) * 1e-6, 1e-12);
+  // A machine that does not know its cache, or the stream rate, prices every product from the caches.
+  machine.device.last_level_cache_mib = 0;
+  EXPECT_NEAR(OpCostModel(machine).op_seconds(plan, plan.op(few_rows)), (167.77216 + 3.2768 + 1) * 1e-6, 1e-12);
+  // A pooled device of two shares holds twice one share's cache: 4 MiB, so 4 MiB of weights fit.
+  Machine pool = cpu_machine(100);
+  pool.pooled = true;
+  pool.device.gemm_rates = {{64, 1024, 1024, 100, 1}, {64, 1024, 1024, 100, 2}};
+  pool.device.speedup = {{"default|shares=2", 2.0}};
+  pool.device.last_level_cache_mib = 2;
+  pool.device.weight_stream = {{2, 1, 8}};
+  EXPECT_DOUBLE_EQ(machine_for_plan(pool, 1).device.last_level_cache_mib, 4);
+  EXPECT_NEAR(OpCostModel(machine_for_plan(pool, 1)).op_seconds(plan, plan.op(few_rows)),
+              (167.77216 + 3.2768 + 1) * 1e-6, 1e-12);
+}
+
 TEST(CpuKernelCost, AMachineFileCarriesItsKernelPassesWholeOrNotAtAll) {
   Machine machine = cpu_machine(100);
   machine.device.kernel_passes = round_pass_rates();
@@ -221,6 +266,15 @@ TEST(CpuKernelCost, AMachineFileCarriesItsKernelPassesWholeOrNotAtAll) {
   refused([](nlohmann::json& p) { p["im2col"] = nlohmann::json::array(); }, "non-empty array");
   refused([](nlohmann::json& p) { p["im2col"][0]["us_per_call"] = -1; }, "us_per_call");
   refused([](nlohmann::json& p) { p["pool_ns_per_window_value"] = {{"softmax", 1}}; }, "not a pooling kind");
+  // The cache and the stream rates round-trip; a (threads, running) given twice is refused.
+  machine.device.last_level_cache_mib = 16;
+  machine.device.weight_stream = {{1, 1, 11.25}, {1, 2, 10.5}, {2, 1, 12.75}};
+  const Machine streamed = parse_machine_text(machine_to_json(machine), "stream.json");
+  EXPECT_EQ(streamed.device.last_level_cache_mib, 16);
+  EXPECT_EQ(streamed.device.weight_stream, machine.device.weight_stream);
+  nlohmann::json twice = nlohmann::json::parse(machine_to_json(machine));
+  twice["device"]["weight_stream"][1]["running"] = 1;
+  EXPECT_THROW(parse_machine_text(twice.dump(), "twice.json"), InputError);
   // The pools' rates are optional (files from before they were timed), and round-trip where given.
   machine.device.kernel_passes.pool_ns_per_window_value = {{"avgpool", 0.5}, {"maxpool", 0.375}};
   EXPECT_EQ(parse_machine_text(machine_to_json(machine), "pools.json").device.kernel_passes,
@@ -405,6 +459,17 @@ TEST(CpuKernelCost, ACpuCalibrationsGridBecomesTheMachinesCurve) {
   EXPECT_EQ(raw_passes.kernel_passes.im2col.size(), 2u);
   EXPECT_EQ(raw_passes.kernel_passes.activation_seconds_per_value, result.kernel_passes.activation_seconds_per_value);
   EXPECT_DOUBLE_EQ(raw_passes.kernel_passes.im2col[0].seconds_per_call, 3e-6);
+  // The cache, one share's part of it, and the stream rates in GB/s; both round-trip in the raw file.
+  result.last_level_cache_bytes = 32 << 20;
+  result.weight_stream = {{1, 1, 11e9}, {1, 2, 10e9}};
+  const Machine stream = cpu_machine_from_calibration(result, options);
+  EXPECT_NEAR(stream.device.last_level_cache_mib, 32.0 / stream.devices, 1e-12);
+  EXPECT_EQ(stream.device.weight_stream, (std::vector<WeightStreamRate>{{1, 1, 11}, {1, 2, 10}}));
+  const auto raw_stream = calibration::parse_calibration_result(calibration::calibration_to_json(result), "raw.json");
+  EXPECT_EQ(raw_stream.last_level_cache_bytes, 32 << 20);
+  ASSERT_EQ(raw_stream.weight_stream.size(), 2u);
+  EXPECT_EQ(raw_stream.weight_stream[1].running, 2);
+  EXPECT_DOUBLE_EQ(raw_stream.weight_stream[1].bytes_per_second, 10e9);
   // Timed pools leave their fitted efficiencies to their gradients, which ran like them.
   result.op_times.push_back({"maxpool:b8:c64:h56:w56:k3x3:s1x1:p1x1", "x/pool", 0, 12'845'056, 2e-3, 2e-3, 2e-3});
   const Machine fitted = cpu_machine_from_calibration(result, options);

@@ -107,18 +107,22 @@ void run_pinned(const std::vector<int>& cpus, const std::function<void()>& work)
 /// busy. Returns from construction once each has finished one product.
 class BusyNeighbours {
  public:
-  /// Neighbour d runs as pool device d + 1 of `allowed` (device_cpus()), pinned where they fit.
-  BusyNeighbours(int devices, int threads, int64_t m, int64_t n, int64_t k, const std::vector<int>& allowed) {
+  /// Neighbour d runs as pool device d + 1 of `allowed` (device_cpus()), pinned where they fit. With
+  /// `b_copies` > 1 each product reads the next of that many copies of B, so that B streams from memory
+  /// (measure_weight_stream()).
+  BusyNeighbours(int devices, int threads, int64_t m, int64_t n, int64_t k, const std::vector<int>& allowed,
+                 int b_copies = 1) {
     for (int d = 0; d < devices; ++d) {
       const std::vector<int> cpus = device_cpus(allowed, d + 1, threads);
-      workers_.emplace_back([this, threads, m, n, k, cpus] {
+      workers_.emplace_back([this, threads, m, n, k, cpus, b_copies] {
         const std::unique_ptr<ParallelFor> pool = pinned_device_threads(threads, cpus);
         std::vector<float> a(static_cast<size_t>(m * k), 1.0f);
-        std::vector<float> b(static_cast<size_t>(k * n), 0.5f);
+        std::vector<float> b(static_cast<size_t>(k * n * b_copies), 0.5f);
         std::vector<float> c(static_cast<size_t>(m * n), 0.0f);
         bool counted = false;
-        while (!stop_.load(std::memory_order_relaxed)) {
-          gemm(*pool, m, n, k, {a.data(), k}, {b.data(), n}, 0.0f, c.data(), n);
+        for (int64_t call = 0; !stop_.load(std::memory_order_relaxed); ++call) {
+          const float* weights = b.data() + (call % b_copies) * k * n;
+          gemm(*pool, m, n, k, {a.data(), k}, {weights, n}, 0.0f, c.data(), n);
           if (!counted) {
             counted = true;
             started_.fetch_add(1);
@@ -387,6 +391,49 @@ void measure_kernel_passes(const CpuCalibrationOptions& options, int cores, cali
   }
   std::sort(times.im2col.begin(), times.im2col.end(),
             [](const calibration::Im2colTime& a, const calibration::Im2colTime& b) { return a.threads < b.threads; });
+}
+
+/// How fast a product of few rows streams weights that are not in the
+/// caches, on each share count's threads alone and, where the pool has more
+/// devices, with every other device streaming its own beside it (sim/
+/// cpu_pass_rates.hpp, WeightStreamRate): (8, 4096, 1024) products, the
+/// shape of a 1024-unit LSTM's 8-row micro-batch step, each call on the
+/// next of as many 16 MiB copies of B as fill four times the last-level
+/// cache (128 MiB at least), as a layer whose weights the cache cannot hold
+/// reads them; B's bytes over the median call. The timed device and its
+/// neighbours are pinned as in measure_gemm().
+void measure_weight_stream(const CpuCalibrationOptions& options, int cores, int64_t cache_bytes,
+                           calibration::CalibrationResult& result) {
+  constexpr int64_t kRows = 8;
+  constexpr int64_t kOutputs = 4096;
+  constexpr int64_t kInputs = 1024;
+  const int64_t b_bytes = kOutputs * kInputs * static_cast<int64_t>(sizeof(float));
+  const auto copies =
+      static_cast<int>(std::max<int64_t>(2, (std::max<int64_t>(128 << 20, 4 * cache_bytes) + b_bytes - 1) / b_bytes));
+  std::vector<float> a(static_cast<size_t>(kRows * kInputs), 1.0f);
+  std::vector<float> b(static_cast<size_t>(kOutputs * kInputs * copies), 0.5f);
+  std::vector<float> c(static_cast<size_t>(kRows * kOutputs), 0.0f);
+  const std::vector<int> allowed = allowed_cpus();
+  for (const int threads : cpu_share_counts(cores)) {
+    const int devices = cores / threads;
+    const std::vector<int> cpus = device_cpus(allowed, 0, threads);
+    run_pinned(cpus, [&] {
+      const std::unique_ptr<ParallelFor> pool = pinned_device_threads(threads, cpus);
+      std::vector<int> runnings = {1};
+      if (devices > 1) runnings.push_back(devices);
+      for (const int running : runnings) {
+        std::optional<BusyNeighbours> busy;
+        if (running > 1) busy.emplace(running - 1, threads, kRows, kOutputs, kInputs, allowed, copies);
+        pool->wake();
+        int64_t call = 0;
+        const double seconds = median_call_seconds(options, [&] {
+          const float* weights = b.data() + (call++ % copies) * kOutputs * kInputs;
+          gemm(*pool, kRows, kOutputs, kInputs, {a.data(), kInputs}, {weights, kOutputs}, 0.0f, c.data(), kOutputs);
+        });
+        result.weight_stream.push_back({threads, running, static_cast<double>(b_bytes) / seconds});
+      }
+    });
+  }
 }
 
 void measure_copies(const CpuCalibrationOptions& options, calibration::CalibrationResult& result) {
@@ -667,6 +714,8 @@ calibration::CalibrationResult calibrate_cpu(const CpuCalibrationOptions& option
   measure_gemm(options, host.hardware_threads, result);
   measure_cell_pointwise(options, result);
   measure_kernel_passes(options, host.hardware_threads, result);
+  result.last_level_cache_bytes = host.last_level_cache_bytes;
+  measure_weight_stream(options, host.hardware_threads, host.last_level_cache_bytes, result);
   measure_copies(options, result);
   measure_hand_off(options, result);
   measure_op_gap(options, result);
