@@ -265,6 +265,19 @@ TEST(ParameterServerTraining, AsyncWithOneWorkerIsSync) {
   expect_same_training(sync, train_single(kDense, 4, momentum_sgd()), "ps on one worker");
 }
 
+/// Whether this build runs under ThreadSanitizer (GCC's macro; Clang's feature test).
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kThreadSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+constexpr bool kThreadSanitizer = true;
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
+
 TEST(ParameterServerTraining, AsyncStalenessOnEqualWorkersIsAboutNMinusOne) {
   // Equal speed: every worker's step held 40 ms, beside which a step of this
   // small network computes in well under a millisecond, so the workers keep
@@ -277,7 +290,12 @@ TEST(ParameterServerTraining, AsyncStalenessOnEqualWorkersIsAboutNMinusOne) {
   EXPECT_EQ(async.info.gradients_applied, kWorkers * kSteps);
   EXPECT_EQ(async.info.gradients_dropped, 0);
   // The first round starts on one version (staleness 0, 1, ..., N-1); every later one averages N - 1.
-  EXPECT_NEAR(async.info.staleness_mean, kWorkers - 1, 0.2 * (kWorkers - 1));
+  // Not under ThreadSanitizer, which serialises the workers' pulls and pushes unevenly: 1 of 4 runs of its
+  // build here (2026-12-01) gave 2.34 against 3 +- 0.6, the workers no longer at one pace. Its suite is there
+  // for data races; the normal and AddressSanitizer builds check the pace.
+  if (!kThreadSanitizer) {
+    EXPECT_NEAR(async.info.staleness_mean, kWorkers - 1, 0.2 * (kWorkers - 1));
+  }
   int64_t counted = 0;
   for (int64_t count : async.info.staleness_histogram) counted += count;
   EXPECT_EQ(counted, kWorkers * kSteps);
