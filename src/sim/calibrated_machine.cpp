@@ -203,10 +203,8 @@ bool timed_alone(const calibration::OpTime& op, int cores) {
   return running_of(op, cores) == 1 && cores / op.shares > 1;
 }
 
-/// The fp32 sgemm rates of a cpu calibration as a curve's grids, one per
-/// thread count and running count timed (gemm_rate_curve.hpp); empty where
-/// they do not form full grids of more than one shape (raw files from before
-/// the grid: three square products).
+/// A cpu calibration's timed kernel passes in the machine file's units (ns,
+/// µs); none where it holds no one-thread im2col (raw files from before them).
 CpuPassRates calibrated_pass_rates(const calibration::KernelPassTimes& times) {
   CpuPassRates rates;
   const bool one_thread = std::any_of(times.im2col.begin(), times.im2col.end(),
@@ -214,18 +212,22 @@ CpuPassRates calibrated_pass_rates(const calibration::KernelPassTimes& times) {
   if (!one_thread) return rates;  // unmeasured (older files): the passes keep the memory rate
   rates.fill_ns_per_value = times.fill_seconds_per_value * 1e9;
   for (const auto& [name, seconds] : times.activation_seconds_per_value) {
-    if (name == "relu" || name == "tanh" || name == "sigmoid") rates.activation_ns_per_value[name] = seconds * 1e9;
+    if (timed_activation(name)) rates.activation_ns_per_value[name] = seconds * 1e9;
   }
   for (const calibration::Im2colTime& time : times.im2col) {
     if (rates.im2col_on(time.threads) != nullptr) continue;
     rates.im2col.push_back({time.threads, time.seconds_per_value * 1e9, time.seconds_per_call * 1e6});
   }
   for (const auto& [kind, seconds] : times.pool_seconds_per_window_value) {
-    if ((kind == "maxpool" || kind == "avgpool") && seconds > 0) rates.pool_ns_per_window_value[kind] = seconds * 1e9;
+    if (timed_pool(kind) && seconds > 0) rates.pool_ns_per_window_value[kind] = seconds * 1e9;
   }
   return rates;
 }
 
+/// The fp32 sgemm rates of a cpu calibration as a curve's grids, one per
+/// thread count and running count timed (gemm_rate_curve.hpp); empty where
+/// they do not form full grids of more than one shape (raw files from before
+/// the grid: three square products).
 std::vector<GemmRatePoint> calibrated_gemm_rates(const calibration::CalibrationResult& result) {
   std::vector<GemmRatePoint> points;
   for (const calibration::GemmRate& rate : result.gemm) {

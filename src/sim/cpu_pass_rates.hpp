@@ -19,6 +19,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace splitscope {
@@ -44,6 +45,21 @@ struct WeightStreamRate {
   double gbps = 0;
   bool operator==(const WeightStreamRate&) const = default;
 };
+
+/// GB/s of the rate timed on `threads` with `running` devices, else on `threads` alone; 0 where neither was.
+inline double weight_stream_gbps(const std::vector<WeightStreamRate>& rates, int threads, int running) {
+  double alone = 0;
+  for (const WeightStreamRate& rate : rates) {
+    if (rate.threads != threads) continue;
+    if (rate.running == running) return rate.gbps;
+    if (rate.running == 1) alone = rate.gbps;
+  }
+  return alone;
+}
+
+/// The activations and pooling kinds whose passes the cpu calibration times, by the names the files key them by.
+inline bool timed_activation(std::string_view name) { return name == "relu" || name == "tanh" || name == "sigmoid"; }
+inline bool timed_pool(std::string_view kind) { return kind == "maxpool" || kind == "avgpool"; }
 
 struct CpuPassRates {
   double fill_ns_per_value = 0;        ///< a bias copied into an output row, one thread

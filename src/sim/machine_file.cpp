@@ -108,7 +108,7 @@ CpuPassRates parse_kernel_passes(const JsonFields& device) {
   const JsonFields activations =
       passes.object("activation_ns_per_value", "ns per value of each activation in place, by name");
   for (const auto& [name, value] : activations.raw().items()) {
-    if (name != "relu" && name != "tanh" && name != "sigmoid") activations.fail(name, "not an activation: relu, tanh or sigmoid");
+    if (!timed_activation(name)) activations.fail(name, "not an activation: relu, tanh or sigmoid");
     rates.activation_ns_per_value[name] = activations.checked_number(value, name, NumberRule::kQuantityOrZero);
   }
   const nlohmann::json& im2col = passes.required("im2col", "im2col's rate on each thread count");
@@ -134,7 +134,7 @@ CpuPassRates parse_kernel_passes(const JsonFields& device) {
     const JsonFields pools =
         passes.object("pool_ns_per_window_value", "ns per output value and window element of each pooling kind");
     for (const auto& [kind, value] : pools.raw().items()) {
-      if (kind != "maxpool" && kind != "avgpool") pools.fail(kind, "not a pooling kind: maxpool or avgpool");
+      if (!timed_pool(kind)) pools.fail(kind, "not a pooling kind: maxpool or avgpool");
       rates.pool_ns_per_window_value[kind] = pools.checked_number(value, kind, NumberRule::kQuantityOrZero);
     }
   }

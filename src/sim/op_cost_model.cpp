@@ -238,13 +238,8 @@ double OpCostModel::cpu_kernel_seconds(const GemmRateCurve& curve, const OpNode&
   CpuKernelRates rates{&curve, bytes_per_second_, launch_seconds_, curve.threads(),
                        device_->kernel_passes.measured() ? &device_->kernel_passes : nullptr};
   if (streamed) {
-    // The rate timed on the curve's threads with as many devices running, else alone.
-    for (const WeightStreamRate& rate : device_->weight_stream) {
-      if (rate.threads != curve.threads()) continue;
-      if (rate.running == curve.running() || (rate.running == 1 && rates.weight_stream_bytes_per_second <= 0)) {
-        rates.weight_stream_bytes_per_second = rate.gbps * 1e9;
-      }
-    }
+    rates.weight_stream_bytes_per_second =
+        weight_stream_gbps(device_->weight_stream, curve.threads(), curve.running()) * 1e9;
   }
   if (node.kind == OpKind::kConv2d) {
     return cpu_conv2d_seconds(rates, node, slice, forward_conv_shape(node, slice, node.output_shapes.at(0)));
