@@ -1,6 +1,8 @@
 #include "ir/graph.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 #include <boost/graph/topological_sort.hpp>
 #include <iterator>
 #include <set>
@@ -10,20 +12,44 @@
 
 namespace splitscope {
 
-Graph::Graph(Model model) : model_(std::move(model)), impl_(std::make_unique<Impl>()) {}
+struct Graph::KeptWorkClasses {
+  std::once_flag once;
+  std::atomic<bool> found{false};
+  WorkClasses classes;
+};
+
+Graph::Graph(Model model)
+    : model_(std::move(model)), impl_(std::make_unique<Impl>()), work_classes_(std::make_shared<KeptWorkClasses>()) {}
 
 Graph::Graph(const Graph& other)
     : model_(other.model_),
       impl_(std::make_unique<Impl>(*other.impl_)),
       output_(other.output_),
-      training_(other.training_) {}
+      training_(other.training_),
+      work_classes_(std::make_shared<KeptWorkClasses>()) {}
+
+const WorkClasses& Graph::work_classes() const {
+  KeptWorkClasses& kept = *work_classes_;
+  std::call_once(kept.once, [&] {
+    kept.classes = splitscope::work_classes(*this);
+    kept.found.store(true, std::memory_order_release);
+  });
+  return kept.classes;
+}
+
+void Graph::forget_work_classes() {
+  if (work_classes_->found.load(std::memory_order_acquire)) work_classes_ = std::make_shared<KeptWorkClasses>();
+}
 
 Graph& Graph::operator=(const Graph& other) {
   if (this != &other) *this = Graph(other);
   return *this;
 }
 
-NodeId Graph::add_node(OpNode node) { return boost::add_vertex(std::move(node), *impl_); }
+NodeId Graph::add_node(OpNode node) {
+  forget_work_classes();
+  return boost::add_vertex(std::move(node), *impl_);
+}
 
 void Graph::add_edge(TensorRef from, NodeId to, int slot) {
   SPLITSCOPE_CHECK(from.node < num_nodes() && to < num_nodes(), "edge between unknown nodes");

@@ -14,6 +14,7 @@
 #include "ir/model.hpp"
 #include "ir/op.hpp"
 #include "ir/training_spec.hpp"
+#include "ir/work_classes.hpp"
 
 namespace splitscope {
 
@@ -52,7 +53,16 @@ class Graph {
   size_t num_nodes() const { return boost::num_vertices(*impl_); }
   size_t num_edges() const { return boost::num_edges(*impl_); }
   const OpNode& node(NodeId id) const { return (*impl_)[id]; }
-  OpNode& mutable_node(NodeId id) { return (*impl_)[id]; }
+  OpNode& mutable_node(NodeId id) {
+    forget_work_classes();
+    return (*impl_)[id];
+  }
+
+  /// Which nodes do the same work (work_classes.hpp), found at the first
+  /// call and kept until a node is added or changed, so that every plan of
+  /// one graph is priced from one pass over its nodes. Safe from several
+  /// threads at once, as the other const members are.
+  const WorkClasses& work_classes() const;
 
   /// The tensor feeding each input slot of `id`; nullopt for a slot with no
   /// producer (the zero initial state of a cell at t = 0).
@@ -100,6 +110,10 @@ class Graph {
   std::unique_ptr<Impl> impl_;  ///< never null but in a moved-from graph
   TensorRef output_;
   std::optional<TrainingSpec> training_;
+  struct KeptWorkClasses;
+  /// Never null but in a moved-from graph; each graph has its own.
+  std::shared_ptr<KeptWorkClasses> work_classes_;
+  void forget_work_classes();
 };
 
 /// Bytes of one float32 tensor of `shape` over `batch` samples.

@@ -30,7 +30,7 @@ enum class EventKind : uint8_t {
   kSendArrives,  ///< subject: send; its latency has passed, its bytes start to flow
   kReleased,     ///< subject: op; the host has issued its first call (host_issue.hpp)
   kSendDone,     ///< subject: send; its last byte has arrived
-  kHandedOff,    ///< subject: compute op; an input a copy lane brought reached its lane
+  kHandedOff,    ///< subject: compute op; an input a copy lane brought reached its lane (contended machines)
   kSendIssued,   ///< subject: index into held_sends_; the host has issued a ready collective send
 };
 
@@ -163,7 +163,7 @@ class Engine {
         case EventKind::kComputeDone: compute_done(event.payload.subject); break;
         case EventKind::kSendArrives: send_arrives(event.payload.subject); break;
         case EventKind::kSendDone: send_done(event.payload.subject); break;
-        case EventKind::kHandedOff: input_ready(event.payload.subject); break;
+        case EventKind::kHandedOff: input_ready(event.payload.subject, now_); break;
         case EventKind::kReleased: released(event.payload.subject); break;
         case EventKind::kSendIssued: send_issued(event.payload.subject); break;
       }
@@ -235,16 +235,7 @@ class Engine {
     if (id + kInputsAhead < ops) {
       const PlanOp& ahead = plan_.ops[id + kInputsAhead];
       __builtin_prefetch(ahead.inputs.data());
-      if (scheduled(ahead.role)) pricing_.prefetch(ahead, OpCostModel::PlanPricing::Ahead::kMemo);
-    }
-    // The pricing's chain of reads, a stage nearer each quarter of the distance (only priced ops have one).
-    using Ahead = OpCostModel::PlanPricing::Ahead;
-    for (const auto& [stage, distance] : {std::pair{Ahead::kNode, 3 * kInputsAhead / 4},
-                                         std::pair{Ahead::kShapeLists, kInputsAhead / 2},
-                                         std::pair{Ahead::kShapes, kInputsAhead / 4}}) {
-      if (id + distance < ops && scheduled(plan_.ops[id + distance].role)) {
-        pricing_.prefetch(plan_.ops[id + distance], stage);
-      }
+      if (scheduled(ahead.role)) pricing_.prefetch(ahead);
     }
   }
 
@@ -276,8 +267,9 @@ class Engine {
                                                              id, op.device, plan_.devices));
           state.device = static_cast<uint16_t>(op.device);
           scheduled_ops_ += 1;
-          // end_us holds the duration (seconds) until the op starts; on a
-          // contended machine, the time alone, and start_us the time busy.
+          // end_us holds the duration (seconds) until the op starts, and
+          // start_us when its last copied input reaches its lane (input_ready());
+          // on a contended machine, the time alone, and start_us the time busy.
           const double factor = jitter_ != nullptr ? jitter_->factor(static_cast<int>(id)) : 1.0;
           const double busy = pricing_.seconds(op) * factor;
           add_span(single_span(op), contended_ ? pricing_.alone_seconds(op) * factor : busy);
@@ -375,7 +367,7 @@ class Engine {
       if (--state.pending == 0) start_transfer(op);
       return;
     }
-    input_ready(op);
+    input_ready(op, now_);
   }
 
   /// Appends a span, built in place (a million of them is much of the work).
@@ -471,10 +463,10 @@ class Engine {
         case OpRole::kCompute:
         case OpRole::kEpilogue:
         case OpRole::kUpdate:
-          if (by_copy && handoff_ > 0) {
+          if (by_copy && handoff_ > 0 && contended_) {
             queue_.insert(now_ + handoff_, {EventKind::kHandedOff, reader.op});
           } else {
-            input_ready(reader.op);
+            input_ready(reader.op, by_copy ? now_ + handoff_ : now_);
           }
           break;
         case OpRole::kTransfer:
@@ -491,8 +483,20 @@ class Engine {
     }
   }
 
-  void input_ready(int op) {
+  /// An input of compute op `op` reaches its lane at `at` (seconds, not
+  /// before now). Where the devices do not slow each other, nothing that
+  /// happens before `at` can change when the op starts (its device runs its
+  /// schedule in order, and the op waits at its head), so the op is started
+  /// at once and told to wait: its span's start_us holds the latest such
+  /// time until it starts. An event per copied input was a fifth of a
+  /// pipeline's events. On a contended machine a waiting device is idle,
+  /// which its neighbours' pace depends on: there, the hand-off is an event.
+  void input_ready(int op, double at) {
     OpState& state = state_[static_cast<size_t>(op)];
+    if (at > now_) {
+      double& wait_until = span_of(op).start_us;
+      wait_until = std::max(wait_until, at);
+    }
     if (--state.pending == 0) try_start_compute(state.device);
   }
 
@@ -512,8 +516,10 @@ class Engine {
       span.start_us = now_ * kMicro;
       return;
     }
-    const double finish = std::max(now_ + span.end_us, floor);
-    span.start_us = now_ * kMicro;
+    // start_us held the time its last copied input reaches its lane (input_ready()).
+    const double start = std::max(now_, span.start_us);
+    const double finish = std::max(start + span.end_us, floor);
+    span.start_us = start * kMicro;
     span.end_us = finish * kMicro;
     queue_.insert(finish, {EventKind::kComputeDone, id});
   }

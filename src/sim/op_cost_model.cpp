@@ -1,5 +1,7 @@
 #include "sim/op_cost_model.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <functional>
@@ -328,8 +330,9 @@ double OpCostModel::slice_seconds(const Graph& graph, NodeId node, const Slice& 
          kind_scale_[static_cast<size_t>(op_node.kind)];
 }
 
-/// The last slice priced of each node (a pipeline's micro-batches and a
-/// layer's steps repeat it), and the times of the shape rules' shapes.
+/// The last slice priced of each work class on each device (a pipeline's
+/// micro-batches, a layer's steps and a stack of equal layers repeat it),
+/// and the times of the shape rules' shapes.
 struct OpCostModel::PlanPricing::Memo {
   /// What makes two ops of a rule cost the same: the rule and up to eight numbers.
   struct ShapeKey {
@@ -358,48 +361,34 @@ struct OpCostModel::PlanPricing::Memo {
     double seconds = 0;
     double alone = 0;  ///< op_alone_seconds()
   };
-  std::vector<Last> by_node;
+  const std::vector<int>* class_of = nullptr;  ///< the graph's WorkClasses::of_node
+  size_t devices = 0;
+  std::vector<Last> by_class;  ///< class · devices + device
   std::unordered_map<ShapeKey, double, ShapeKeyHash> by_shape;
+
+  Last& last(const PlanOp& op) {
+    SPLITSCOPE_CHECK(op.node < class_of->size() && op.device >= 0 && static_cast<size_t>(op.device) < devices,
+                     fmt::format("op {} names node {} on device {}, outside its plan", op.id, op.node, op.device));
+    return by_class[static_cast<size_t>((*class_of)[op.node]) * devices + static_cast<size_t>(op.device)];
+  }
 };
 
 OpCostModel::PlanPricing::PlanPricing(const OpCostModel& model, const Plan& plan)
     : model_(model), plan_(plan), memo_(std::make_unique<Memo>()) {
-  memo_->by_node.resize(plan.graph->num_nodes());
+  const WorkClasses& classes = plan.graph->work_classes();
+  memo_->class_of = &classes.of_node;
+  class_of_ = classes.of_node.data();
+  class_count_ = classes.of_node.size();
+  memo_->devices = static_cast<size_t>(std::max(plan.devices, 1));
+  memo_->by_class.resize(static_cast<size_t>(classes.count) * memo_->devices);
 }
 
 OpCostModel::PlanPricing::~PlanPricing() = default;
 
-void OpCostModel::PlanPricing::prefetch(const PlanOp& op, Ahead stage) const {
-  if (op.role == OpRole::kTransfer || op.role == OpRole::kCollective || op.node >= memo_->by_node.size()) return;
-  const Memo::Last& last = memo_->by_node[op.node];
-  if (stage == Ahead::kMemo) {
-    __builtin_prefetch(&last);
-    return;
-  }
-  // Priced before (a pipeline's later micro-batches): seconds() will most likely not read the node.
-  if (last.rows >= 0) return;
-  const OpNode& node = plan_.graph->node(op.node);
-  switch (stage) {
-    case Ahead::kMemo: break;
-    case Ahead::kNode:
-      for (size_t offset = 0; offset < sizeof(OpNode); offset += 64) {
-        __builtin_prefetch(reinterpret_cast<const char*>(&node) + offset);
-      }
-      break;
-    case Ahead::kShapeLists:
-      __builtin_prefetch(node.input_shapes.data());
-      __builtin_prefetch(node.output_shapes.data());
-      break;
-    case Ahead::kShapes:
-      for (const Shape& shape : node.input_shapes) __builtin_prefetch(shape.data());
-      break;
-  }
-}
-
 double OpCostModel::PlanPricing::seconds(const PlanOp& op, bool* calibrated) {
   const Slice& s = op.slice;
   const int64_t bytes = op.bytes_read + op.bytes_written;
-  Memo::Last& last = memo_->by_node.at(op.node);
+  Memo::Last& last = memo_->last(op);
   const bool streamed = model_.weights_streamed(plan_, op);
   if (last.rows == s.batch.size() && last.out == s.out && last.reduce == s.reduce && last.flops == op.flops &&
       last.bytes == bytes && last.role == op.role && last.streamed == streamed) {
@@ -417,6 +406,8 @@ double OpCostModel::PlanPricing::seconds(const PlanOp& op, bool* calibrated) {
   } else {
     Memo::ShapeKey key;
     key.rule = static_cast<int>(rule);
+    // Nodes of one class cost the same on one slice (ir/work_classes.hpp).
+    const int64_t work = (*memo_->class_of)[op.node];
     switch (rule) {
       case Rule::kGemm: {
         // The bias-and-activation pass differs between nodes and reduce slices of one shape.
@@ -426,14 +417,14 @@ double OpCostModel::PlanPricing::seconds(const PlanOp& op, bool* calibrated) {
         break;
       }
         break;
-      case Rule::kConv: key.values = {static_cast<int64_t>(op.node), s.batch.size(), s.out.begin, s.out.end,
+      case Rule::kConv: key.values = {work, s.batch.size(), s.out.begin, s.out.end,
                                       bytes == 0 && op.flops == 0 ? 0 : 1};
         break;
       case Rule::kConvGradInput:
       case Rule::kConvGradWeight:
       case Rule::kCpuKernel:
       case Rule::kCpuPool:
-        key.values = {static_cast<int64_t>(op.node), s.batch.size(), s.out.begin, s.out.end, s.reduce.begin,
+        key.values = {work, s.batch.size(), s.out.begin, s.out.end, s.reduce.begin,
                       s.reduce.end, bytes == 0 && op.flops == 0 ? 0 : 1, streamed ? 1 : 0};
         break;
       default: {
@@ -456,7 +447,7 @@ double OpCostModel::PlanPricing::seconds(const PlanOp& op, bool* calibrated) {
 
 double OpCostModel::PlanPricing::alone_seconds(const PlanOp& op) {
   seconds(op);
-  return memo_->by_node[op.node].alone;
+  return memo_->last(op).alone;
 }
 
 }  // namespace splitscope

@@ -140,11 +140,12 @@ class OpCostModel {
 };
 
 /// Every compute, epilogue and update op of one plan priced as the
-/// simulator asks, op by op, each (node, slice shape) once and each shape of
-/// a shape rule once: a million-op plan repeats a few shapes (a layer's
-/// cells, a pipeline's micro-batches), and reading an op's graph node is a
-/// cache miss in a graph that does not fit in the caches. Holds references
-/// to the model and the plan.
+/// simulator asks, op by op: each slice of a work class (ir/work_classes.hpp)
+/// on a device once, and each shape of a shape rule once. A million-op plan
+/// repeats a few shapes (a layer's cells, a pipeline's micro-batches), and
+/// reading an op's graph node is a cache miss in a graph that does not fit
+/// in the caches: by class, the node is read once per class, and the memo
+/// stays in the caches. Holds references to the model and the plan.
 class OpCostModel::PlanPricing {
  public:
   PlanPricing(const OpCostModel& model, const Plan& plan);
@@ -157,25 +158,20 @@ class OpCostModel::PlanPricing {
   /// What model.op_alone_seconds() gives for `op` (its seconds() when not contended).
   double alone_seconds(const PlanOp& op);
 
-  /// What prefetch() asks for: each stage reads what the one before it brought in.
-  enum class Ahead {
-    kMemo,         ///< the op's memo entry
-    kNode,         ///< its graph node, where the memo will not answer
-    kShapeLists,   ///< that node's lists of shapes
-    kShapes,       ///< the shapes themselves
-  };
-  /// Asks the memory for what seconds(op) will read, for a caller going
-  /// through the ops in order and calling this for each stage some ops
-  /// ahead, the later stages nearer. In a million-op plan the memo entries
-  /// and the nodes behind them are cache misses, a chain of them per node
-  /// priced, which was a sixth of a simulation. Only a hint: nothing changes.
-  void prefetch(const PlanOp& op, Ahead stage) const;
+  /// Asks the memory for what seconds(op) reads first, for a caller going
+  /// through a million-op plan in order some ops ahead: the op's work class,
+  /// in a table the size of the graph. Only a hint: nothing changes.
+  void prefetch(const PlanOp& op) const {
+    if (op.node < class_count_) __builtin_prefetch(class_of_ + op.node);
+  }
 
  private:
   struct Memo;
   const OpCostModel& model_;
   const Plan& plan_;
   std::unique_ptr<Memo> memo_;
+  const int* class_of_ = nullptr;  ///< the graph's WorkClasses::of_node
+  size_t class_count_ = 0;         ///< its size
 };
 
 }  // namespace splitscope

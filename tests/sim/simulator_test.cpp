@@ -188,6 +188,28 @@ TEST(Simulator, ALaneHandOffStartsTheRunAndFollowsEveryCopyIntoACompute) {
   EXPECT_NEAR(timeline.spans.at(2).start_us, 14.0256, 1e-9);  // fc2
 }
 
+TEST(Simulator, ACopiedInputsHandOffOverlapsItsDevicesEarlierOp) {
+  // As above (run from 3, fc1 on device 0 3-4, the copy 4-11.0256, handed to
+  // device 1's lane at 14.0256), with device 1 first running an op of
+  // `flops` on its own input from 3: fc2 starts at the later of its end and
+  // 14.0256.
+  for (const auto& [flops, fc2_start] : {std::pair{20'000'000, 23.0}, std::pair{5'000'000, 14.0256}}) {
+    HandPlan hand(kNet, 2);
+    const int x = hand.input(hand.node("input"), 0, 256);
+    const int h = hand.compute(hand.node("fc1"), 0, {x}, 1'000'000, 256);
+    hand.compute(hand.node("fc1"), 1, {hand.input(hand.node("input"), 1, 256)}, flops, 256);
+    hand.compute(hand.node("fc2"), 1, {hand.transfer(h, 1)}, 1'000'000, 256);
+    Machine machine = test_machine(2, switch_topology(10, 7));
+    machine.device.lane_handoff_us = 3;
+    const Timeline timeline = simulate(hand.plan(), machine);
+    ASSERT_EQ(timeline.spans.size(), 4u);
+    EXPECT_NEAR(timeline.spans[1].start_us, 3.0, 1e-9) << flops;  // ops: fc1, fc1 on device 1, the copy, fc2
+    EXPECT_NEAR(timeline.spans[1].end_us, 3.0 + static_cast<double>(flops) / 1e6, 1e-9) << flops;
+    EXPECT_NEAR(timeline.spans[3].start_us, fc2_start, 1e-9) << flops;
+    EXPECT_NEAR(timeline.spans[3].end_us, fc2_start + 1, 1e-9) << flops;
+  }
+}
+
 TEST(Simulator, AComputeOpMissingFromTheScheduleIsAPlanBug) {
   HandPlan hand = two_device_plan();
   Plan plan = hand.plan();
