@@ -6,6 +6,7 @@
 #include "ir/ops/op_def.hpp"
 #include "sim/bias_activation.hpp"
 #include "util/check.hpp"
+#include "util/copy_grain.hpp"
 
 namespace splitscope {
 namespace {
@@ -37,14 +38,11 @@ double weight_product_seconds(const CpuKernelRates& rates, int64_t m, int64_t n,
   return std::max(grid, weights / rates.weight_stream_bytes_per_second);
 }
 
-/// The fewest values a thread of the kernel's ParallelFor copies (exec/cpu/kernels/conv2d.cpp, kMinCopyElements).
-constexpr int64_t kMinCopyElements = 32768;
-
 /// im2col of `rows` patch rows of `row_values` each, split over the device's
 /// threads as IntraOpPool::run() splits it: into ceil(rows / grain) chunks of
 /// whole rows, at most one per thread.
 double im2col_seconds(const CpuKernelRates& rates, int64_t rows, int64_t row_values) {
-  const int64_t grain = std::max<int64_t>(1, (kMinCopyElements + row_values - 1) / std::max<int64_t>(row_values, 1));
+  const int64_t grain = copy_grain_rows(row_values);
   const int64_t chunks = std::clamp<int64_t>((rows + grain - 1) / grain, 1, rates.threads);
   const int64_t thread_rows = (rows + chunks - 1) / chunks;
   if (rates.passes == nullptr) return pass_seconds(rates, thread_rows * row_values);

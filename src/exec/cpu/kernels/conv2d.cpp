@@ -4,21 +4,9 @@
 
 #include "exec/cpu/kernels/activation.hpp"
 #include "exec/cpu/kernels/gemm.hpp"
+#include "util/copy_grain.hpp"
 
 namespace splitscope {
-namespace {
-
-/// Elements a thread copies at least: PyTorch's rule for element-wise work
-/// (at::internal::GRAIN_SIZE in ATen/Parallel.h, 32768), below which a split
-/// costs more in hand-offs than it saves.
-constexpr int64_t kMinCopyElements = 32768;
-
-/// Rows of `row_elements` each per block, so that a block copies at least kMinCopyElements.
-int64_t copy_grain_rows(int64_t row_elements) {
-  return std::max<int64_t>(1, (kMinCopyElements + row_elements - 1) / std::max<int64_t>(row_elements, 1));
-}
-
-}  // namespace
 
 Conv2dGeometry conv2d_geometry(const OpAttrs& attrs, const Shape& input, int64_t filters) {
   Conv2dGeometry g;
