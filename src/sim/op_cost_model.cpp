@@ -330,9 +330,7 @@ double OpCostModel::slice_seconds(const Graph& graph, NodeId node, const Slice& 
          kind_scale_[static_cast<size_t>(op_node.kind)];
 }
 
-/// The last slice priced of each work class on each device (a pipeline's
-/// micro-batches, a layer's steps and a stack of equal layers repeat it),
-/// and the times of the shape rules' shapes.
+/// The times of the shape rules' shapes.
 struct OpCostModel::PlanPricing::Memo {
   /// What makes two ops of a rule cost the same: the rule and up to eight numbers.
   struct ShapeKey {
@@ -349,52 +347,34 @@ struct OpCostModel::PlanPricing::Memo {
     }
   };
 
-  struct Last {
-    int64_t rows = -1;
-    Range out;
-    Range reduce;
-    int64_t flops = 0;
-    int64_t bytes = 0;
-    OpRole role = OpRole::kCompute;
-    bool streamed = false;  ///< weights_streamed(): devices of one node's slices may differ
-    bool calibrated = false;
-    double seconds = 0;
-    double alone = 0;  ///< op_alone_seconds()
-  };
-  const std::vector<int>* class_of = nullptr;  ///< the graph's WorkClasses::of_node
-  size_t devices = 0;
-  std::vector<Last> by_class;  ///< class · devices + device
   std::unordered_map<ShapeKey, double, ShapeKeyHash> by_shape;
-
-  Last& last(const PlanOp& op) {
-    SPLITSCOPE_CHECK(op.node < class_of->size() && op.device >= 0 && static_cast<size_t>(op.device) < devices,
-                     fmt::format("op {} names node {} on device {}, outside its plan", op.id, op.node, op.device));
-    return by_class[static_cast<size_t>((*class_of)[op.node]) * devices + static_cast<size_t>(op.device)];
-  }
 };
 
 OpCostModel::PlanPricing::PlanPricing(const OpCostModel& model, const Plan& plan)
     : model_(model), plan_(plan), memo_(std::make_unique<Memo>()) {
   const WorkClasses& classes = plan.graph->work_classes();
-  memo_->class_of = &classes.of_node;
   class_of_ = classes.of_node.data();
   class_count_ = classes.of_node.size();
-  memo_->devices = static_cast<size_t>(std::max(plan.devices, 1));
-  memo_->by_class.resize(static_cast<size_t>(classes.count) * memo_->devices);
+  devices_ = static_cast<size_t>(std::max(plan.devices, 1));
+  by_class_.resize(static_cast<size_t>(classes.count) * devices_);
+  for (size_t device = 0; device < devices_; ++device) {
+    PlanOp on_device;
+    on_device.device = static_cast<int>(device);
+    streamed_.push_back(model.weights_streamed(plan, on_device) ? 1 : 0);
+  }
 }
 
 OpCostModel::PlanPricing::~PlanPricing() = default;
 
-double OpCostModel::PlanPricing::seconds(const PlanOp& op, bool* calibrated) {
+void OpCostModel::PlanPricing::outside_plan(const PlanOp& op) {
+  detail::check_failed("op.node < nodes && op.device < devices", __FILE__, __LINE__,
+                       fmt::format("op {} names node {} on device {}, outside its plan", op.id, op.node, op.device));
+}
+
+double OpCostModel::PlanPricing::price(const PlanOp& op, Last& last, bool* calibrated) {
   const Slice& s = op.slice;
   const int64_t bytes = op.bytes_read + op.bytes_written;
-  Memo::Last& last = memo_->last(op);
-  const bool streamed = model_.weights_streamed(plan_, op);
-  if (last.rows == s.batch.size() && last.out == s.out && last.reduce == s.reduce && last.flops == op.flops &&
-      last.bytes == bytes && last.role == op.role && last.streamed == streamed) {
-    if (calibrated != nullptr) *calibrated = last.calibrated;
-    return last.seconds;
-  }
+  const bool streamed = streamed_[static_cast<size_t>(op.device)] != 0;
   const OpNode& node = plan_.graph->node(op.node);
   const Rule rule = op.role == OpRole::kCompute ? model_.rules_[static_cast<size_t>(node.kind)]
                                                 : model_.epilogue_rule_;
@@ -407,7 +387,7 @@ double OpCostModel::PlanPricing::seconds(const PlanOp& op, bool* calibrated) {
     Memo::ShapeKey key;
     key.rule = static_cast<int>(rule);
     // Nodes of one class cost the same on one slice (ir/work_classes.hpp).
-    const int64_t work = (*memo_->class_of)[op.node];
+    const int64_t work = class_of_[op.node];
     switch (rule) {
       case Rule::kGemm: {
         // The bias-and-activation pass differs between nodes and reduce slices of one shape.
@@ -440,14 +420,9 @@ double OpCostModel::PlanPricing::seconds(const PlanOp& op, bool* calibrated) {
     time = it->second * model_.kind_scale_[static_cast<size_t>(node.kind)];
   }
   const double alone = model_.op_alone_seconds(plan_, op, node.kind, time);
-  last = Memo::Last{s.batch.size(), s.out, s.reduce, op.flops, bytes, op.role, streamed, from_table, time, alone};
+  last = Last{s.batch.size(), s.out, s.reduce, op.flops, bytes, op.role, from_table, time, alone};
   if (calibrated != nullptr) *calibrated = from_table;
   return time;
-}
-
-double OpCostModel::PlanPricing::alone_seconds(const PlanOp& op) {
-  seconds(op);
-  return memo_->last(op).alone;
 }
 
 }  // namespace splitscope

@@ -153,10 +153,24 @@ class OpCostModel::PlanPricing {
   PlanPricing(const PlanPricing&) = delete;
   PlanPricing& operator=(const PlanPricing&) = delete;
 
-  /// What model.op_seconds(plan, op, calibrated) gives.
-  double seconds(const PlanOp& op, bool* calibrated = nullptr);
+  /// What model.op_seconds(plan, op, calibrated) gives. Inline where the
+  /// last op of its class on its device had its slice: a simulation asks
+  /// this of every op, and nearly every answer is that one.
+  double seconds(const PlanOp& op, bool* calibrated = nullptr) {
+    Last& last = last_of(op);
+    const Slice& s = op.slice;
+    if (last.rows == s.batch.size() && last.out == s.out && last.reduce == s.reduce && last.flops == op.flops &&
+        last.bytes == op.bytes_read + op.bytes_written && last.role == op.role) {
+      if (calibrated != nullptr) *calibrated = last.calibrated;
+      return last.seconds;
+    }
+    return price(op, last, calibrated);
+  }
   /// What model.op_alone_seconds() gives for `op` (its seconds() when not contended).
-  double alone_seconds(const PlanOp& op);
+  double alone_seconds(const PlanOp& op) {
+    seconds(op);
+    return last_of(op).alone;
+  }
 
   /// Asks the memory for what seconds(op) reads first, for a caller going
   /// through a million-op plan in order some ops ahead: the op's work class,
@@ -166,12 +180,38 @@ class OpCostModel::PlanPricing {
   }
 
  private:
+  /// The last slice priced of a work class on a device (a pipeline's
+  /// micro-batches, a layer's steps and a stack of equal layers repeat it).
+  struct Last {
+    int64_t rows = -1;
+    Range out;
+    Range reduce;
+    int64_t flops = 0;
+    int64_t bytes = 0;
+    OpRole role = OpRole::kCompute;
+    bool calibrated = false;
+    double seconds = 0;
+    double alone = 0;  ///< op_alone_seconds()
+  };
   struct Memo;
+
+  Last& last_of(const PlanOp& op) {
+    if (op.node >= class_count_ || op.device < 0 || static_cast<size_t>(op.device) >= devices_) outside_plan(op);
+    return by_class_[static_cast<size_t>(class_of_[op.node]) * devices_ + static_cast<size_t>(op.device)];
+  }
+  [[noreturn]] static void outside_plan(const PlanOp& op);
+  /// seconds() where `last` does not answer: prices `op` and makes it `last`.
+  double price(const PlanOp& op, Last& last, bool* calibrated);
+
   const OpCostModel& model_;
   const Plan& plan_;
   std::unique_ptr<Memo> memo_;
   const int* class_of_ = nullptr;  ///< the graph's WorkClasses::of_node
   size_t class_count_ = 0;         ///< its size
+  size_t devices_ = 1;
+  std::vector<Last> by_class_;  ///< class · devices + device
+  /// weights_streamed() of each device's ops (a device's, so a Last's)
+  std::vector<char> streamed_;
 };
 
 }  // namespace splitscope
