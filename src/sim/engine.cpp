@@ -488,9 +488,10 @@ class Engine {
   /// happens before `at` can change when the op starts (its device runs its
   /// schedule in order, and the op waits at its head), so the op is started
   /// at once and told to wait: its span's start_us holds the latest such
-  /// time until it starts. An event per copied input was a fifth of a
-  /// pipeline's events. On a contended machine a waiting device is idle,
-  /// which its neighbours' pace depends on: there, the hand-off is an event.
+  /// time until it starts. An event per copied input would be nearly a
+  /// quarter of a pipeline's events. On a contended machine (a pooled CPU) a
+  /// waiting device is idle, which its neighbours' pace depends on: there,
+  /// the hand-off is an event.
   void input_ready(int op, double at) {
     OpState& state = state_[static_cast<size_t>(op)];
     if (at > now_) {
