@@ -267,10 +267,10 @@ double OpCostModel::modelled(const OpNode* node, OpKind kind, const Slice& slice
   return rule_seconds(rule, *node, slice, flops, bytes, streamed);
 }
 
-bool OpCostModel::weights_streamed(const Plan& plan, const PlanOp& op) const {
+bool OpCostModel::weights_streamed(const Plan& plan, int device) const {
   if (device_->last_level_cache_mib <= 0 || device_->weight_stream.empty()) return false;
-  if (op.device < 0 || static_cast<size_t>(op.device) >= plan.memory.size()) return false;
-  return static_cast<double>(plan.memory[static_cast<size_t>(op.device)].params) >
+  if (device < 0 || static_cast<size_t>(device) >= plan.memory.size()) return false;
+  return static_cast<double>(plan.memory[static_cast<size_t>(device)].params) >
          device_->last_level_cache_mib * 1024.0 * 1024.0;
 }
 
@@ -299,7 +299,7 @@ double OpCostModel::op_seconds(const Plan& plan, const PlanOp& op, OpKind node_k
   }
   const Rule rule = rules_[static_cast<size_t>(node_kind)];
   const OpNode* node = rule == Rule::kRoofline || rule == Rule::kStreaming ? nullptr : &plan.graph->node(op.node);
-  const bool streamed = rule == Rule::kCpuKernel && weights_streamed(plan, op);
+  const bool streamed = rule == Rule::kCpuKernel && weights_streamed(plan, op.device);
   return modelled(node, node_kind, op.slice, op.flops, bytes, streamed) * kind_scale_[static_cast<size_t>(node_kind)];
 }
 
@@ -312,7 +312,7 @@ double OpCostModel::op_alone_seconds(const Plan& plan, const PlanOp& op, OpKind 
   const auto kind = static_cast<size_t>(node_kind);
   // Not from the table: the busy price came from the busy grid; alone is the alone grid's.
   if (rules_[kind] == Rule::kCpuKernel && gemm_busy_curve_ != nullptr && calibrated_seconds(signature) == nullptr) {
-    return cpu_kernel_seconds(*gemm_curve_, plan.graph->node(op.node), op.slice, weights_streamed(plan, op)) *
+    return cpu_kernel_seconds(*gemm_curve_, plan.graph->node(op.node), op.slice, weights_streamed(plan, op.device)) *
            kind_scale_[kind];
   }
   return busy_seconds / kind_contention_[kind];
@@ -358,9 +358,7 @@ OpCostModel::PlanPricing::PlanPricing(const OpCostModel& model, const Plan& plan
   devices_ = static_cast<size_t>(std::max(plan.devices, 1));
   by_class_.resize(static_cast<size_t>(classes.count) * devices_);
   for (size_t device = 0; device < devices_; ++device) {
-    PlanOp on_device;
-    on_device.device = static_cast<int>(device);
-    streamed_.push_back(model.weights_streamed(plan, on_device) ? 1 : 0);
+    streamed_.push_back(model.weights_streamed(plan, static_cast<int>(device)) ? 1 : 0);
   }
 }
 

@@ -108,9 +108,9 @@ class OpCostModel {
                   bool streamed = false) const;
   double rule_seconds(Rule rule, const OpNode& node, const Slice& slice, int64_t flops, int64_t bytes,
                       bool streamed = false) const;
-  /// Whether `op`'s device holds more weights in `plan` (Plan::memory params) than its last-level cache,
-  /// where the machine knows both that cache and the rate weights stream from memory at.
-  bool weights_streamed(const Plan& plan, const PlanOp& op) const;
+  /// Whether plan device `device` holds more weights in `plan` (Plan::memory params) than its last-level
+  /// cache, where the machine knows both that cache and the rate weights stream from memory at.
+  bool weights_streamed(const Plan& plan, int device) const;
   double streaming_seconds(int64_t flops, int64_t bytes) const;
   /// A dense or conv2d slice's bias-and-activation kernel (bias_activation.hpp); 0 for other kinds.
   double layer_epilogue(const OpNode& node, const Slice& slice) const;
@@ -210,7 +210,7 @@ class OpCostModel::PlanPricing {
   size_t class_count_ = 0;         ///< its size
   size_t devices_ = 1;
   std::vector<Last> by_class_;  ///< class · devices + device
-  /// weights_streamed() of each device's ops (a device's, so a Last's)
+  /// weights_streamed() by device (so one per Last)
   std::vector<char> streamed_;
 };
 
