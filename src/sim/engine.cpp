@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <unordered_map>
@@ -94,6 +95,7 @@ static_assert(sizeof(OpState) == 16);
 
 constexpr uint8_t kDone = 2;
 constexpr uint8_t kInSchedule = 4;  ///< compute, epilogue, update: its device's schedule lists it
+constexpr uint8_t kStarted = 8;     ///< compute, epilogue, update: its lane has started it
 
 /// How many ops ahead read_ops() asks for an op's input list: a few hundred
 /// nanoseconds of memory latency over the time one op takes to read.
@@ -131,6 +133,13 @@ constexpr int kNetworkInput = -2;
 /// shared bandwidth splits among the devices using it). It runs at
 /// 1 / that of its work, so when another device starts or ends, what is
 /// left of it is re-timed: processor sharing, as flow_network.hpp does for links.
+/// A device's compute lane: where it is in its schedule, and whether it runs an op.
+struct ComputeLane {
+  const int* next = nullptr;  ///< the schedule's next op
+  const int* end = nullptr;
+  bool busy = false;
+};
+
 struct SharedRun {
   int op = -1;        ///< -1: the device is idle
   double left = 0;    ///< the fraction of its work still to do
@@ -192,13 +201,17 @@ class Engine {
     SPLITSCOPE_CHECK(plan_.devices <= UINT16_MAX, "too many devices");
     const size_t ops = plan_.ops.size();
     const size_t values = plan_.values.size();
-    next_in_schedule_.assign(static_cast<size_t>(plan_.devices), 0);
-    busy_.assign(static_cast<size_t>(plan_.devices), false);
+    lanes_.assign(static_cast<size_t>(plan_.devices), ComputeLane{});
+    for (size_t d = 0; d < plan_.schedule.size() && d < lanes_.size(); ++d) {
+      lanes_[d].next = plan_.schedule[d].data();
+      lanes_[d].end = plan_.schedule[d].data() + plan_.schedule[d].size();
+    }
     if (contended_) shared_.assign(static_cast<size_t>(plan_.devices), SharedRun{});
+    SPLITSCOPE_CHECK(plan_.schedule.size() <= static_cast<size_t>(plan_.devices),
+                     fmt::format("the plan has {} schedules for {} devices", plan_.schedule.size(), plan_.devices));
     read_values(ops, values);
     read_ops(ops, values);
     hold_for_host();
-    check_schedules();
   }
 
   /// Each op's outputs, from Value::producer in one sequential pass (the
@@ -311,11 +324,12 @@ class Engine {
 
   /// Every compute, epilogue and update op is in its own device's schedule
   /// exactly once, and nothing else is (plan_walk.hpp's rule, with
-  /// schedule_predecessors()'s messages), checked on the packed state: the
-  /// ops were read once already, and a million-op plan does not fit in the caches.
+  /// schedule_predecessors()'s messages), checked on the packed state.
+  /// Only called where the run found a schedule wrong (try_start_compute(),
+  /// check_finished()): the lanes check each entry as they reach it, and
+  /// this pass, whose reads follow each device's schedule through a
+  /// million-op state, was 7% of a simulation.
   void check_schedules() {
-    SPLITSCOPE_CHECK(plan_.schedule.size() <= static_cast<size_t>(plan_.devices),
-                     fmt::format("the plan has {} schedules for {} devices", plan_.schedule.size(), plan_.devices));
     size_t seen = 0;
     for (size_t device = 0; device < plan_.schedule.size(); ++device) {
       for (int id : plan_.schedule[device]) {
@@ -413,6 +427,16 @@ class Engine {
   /// What a send from `from` to `to` crosses: nothing within one device.
   Route route_between(int from, int to) const { return from != to ? topology_.route(from, to) : Route{}; }
 
+  /// route_between(), once per pair of devices: a pipeline's transfers
+  /// cross the same few pairs hundreds of thousands of times.
+  const Route& transfer_route(int from, int to) {
+    const size_t pair = static_cast<size_t>(from) * static_cast<size_t>(plan_.devices) + static_cast<size_t>(to);
+    if (pair >= transfer_routes_.size()) transfer_routes_.resize(pair + 1);
+    std::optional<Route>& route = transfer_routes_[pair];
+    if (!route) route = route_between(from, to);
+    return *route;
+  }
+
   /// NCCL's pricing of `schedule` for `op`, or null where its sends run
   /// plain; once per schedule, which collectives of one shape share (their
   /// sends, routes and sizes are the same).
@@ -503,12 +527,17 @@ class Engine {
 
   void try_start_compute(int device) {
     const auto d = static_cast<size_t>(device);
-    if (busy_[d] || d >= plan_.schedule.size() || next_in_schedule_[d] >= plan_.schedule[d].size()) return;
-    const int id = plan_.schedule[d][next_in_schedule_[d]];
+    ComputeLane& lane = lanes_[d];
+    if (lane.busy || lane.next == lane.end) return;
+    const int id = *lane.next;
+    if (static_cast<size_t>(id) >= state_.size()) schedule_broken();
     OpState& state = state_[static_cast<size_t>(id)];
     if (state.pending > 0) return;
-    busy_[d] = true;
-    next_in_schedule_[d] += 1;
+    // Each entry is checked as the lane reaches it: a compute op of this device, not started before.
+    if (!scheduled(state.role()) || state.device != d || (state.flags & kStarted)) schedule_broken();
+    state.flags |= kStarted;
+    lane.busy = true;
+    ++lane.next;
     Span& span = span_of(id);
     // end_us held the duration; with a host lane, not before the host has issued the op's last call.
     const double floor = releases_.empty() ? 0.0 : releases_[static_cast<size_t>(id)].last;
@@ -575,7 +604,7 @@ class Engine {
       share_end(state.device);
       span_of(id).end_us = now_ * kMicro;
     }
-    busy_[state.device] = false;
+    lanes_[state.device].busy = false;
     for (int value = first_output_[static_cast<size_t>(id)]; value >= 0;
          value = links_[static_cast<size_t>(value)].next_output) {
       value_ready(value, false);
@@ -587,7 +616,7 @@ class Engine {
     const OpState& state = state_[static_cast<size_t>(id)];
     Span& span = span_of(id);
     span.start_us = now_ * kMicro;
-    launch_send(id, -1, route_between(state.source, state.device), static_cast<double>(span.bytes));
+    launch_send(id, -1, transfer_route(state.source, state.device), static_cast<double>(span.bytes));
   }
 
   // --- sends --------------------------------------------------------------
@@ -744,14 +773,26 @@ class Engine {
 
   // --- the end ------------------------------------------------------------
 
-  void check_finished() const {
-    if (finished_ == plan_.ops.size()) return;
+  /// A lane met an entry that is not one of its device's compute ops, or one started already.
+  [[noreturn]] void schedule_broken() {
+    check_schedules();  // throws, naming the entry
+    SPLITSCOPE_CHECK(false, "a schedule lists an op its device cannot run");
+    std::abort();
+  }
+
+  void check_finished() {
+    const bool lanes_done =
+        std::all_of(lanes_.begin(), lanes_.end(), [](const ComputeLane& lane) { return lane.next == lane.end; });
+    if (finished_ == plan_.ops.size() && lanes_done) return;
+    // A wrong schedule stalls the run or leaves entries unreached: name it rather than the stall.
+    check_schedules();
     for (const PlanOp& op : plan_.ops) {
       SPLITSCOPE_CHECK(state_[static_cast<size_t>(op.id)].flags & kDone,
                        fmt::format("the simulation stalled: op {} ({}) never ran; its inputs never exist or "
                                    "its device's schedule waits on a later op",
                                    op.id, op_label(plan_, op)));
     }
+    SPLITSCOPE_CHECK(lanes_done, "a schedule lists ops no lane reached");
   }
 
   const Plan& plan_;
@@ -777,12 +818,12 @@ class Engine {
   CollectiveScheduleCache schedules_;
   std::unordered_map<const CollectiveSchedule*, std::optional<NcclRingSends>> nccl_sends_;
   std::unordered_map<const CollectiveSchedule*, std::vector<Route>> send_routes_;
+  std::vector<std::optional<Route>> transfer_routes_;  ///< by (source, destination) pair, as they are asked
   std::vector<CollectiveRun> collectives_;
   std::vector<ValueLinks> links_;  ///< by value
   std::vector<Reader> readers_;
   std::vector<int> first_output_;  ///< by op: its first output value, -1 for none
-  std::vector<size_t> next_in_schedule_;
-  std::vector<bool> busy_;
+  std::vector<ComputeLane> lanes_;  ///< by device
 
   std::vector<Send> sends_;
   std::vector<int> free_sends_;

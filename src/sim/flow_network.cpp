@@ -33,25 +33,31 @@ FlowNetwork::FlowId FlowNetwork::start(double now, std::span<const int> links, d
     free_.pop_back();
   }
   Flow& flow = flows_[static_cast<size_t>(id)];
-  flow = Flow{};
   flow.link_count = static_cast<int>(links.size());
-  for (size_t i = 0; i < links.size(); ++i) {
-    SPLITSCOPE_CHECK(links[i] >= 0 && static_cast<size_t>(links[i]) < links_.size(), "unknown link");
-    flow.links[i] = links[i];
-    links_[static_cast<size_t>(links[i])].flows.push_back(id);
-  }
   flow.remaining = bytes;
+  flow.rate = 0;
   flow.updated_at = now;
+  flow.next_rate = 0;
+  flow.mark = 0;
+  flow.frozen = false;
   flow.active = true;
   ++active_;
-  if (alone(flow)) {
-    // Nothing else on its links: it gets the slowest of them (a link it
-    // crosses k times gives it 1/k), and no one else's rate changes.
-    double rate = std::numeric_limits<double>::infinity();
-    for (int link : links) {
-      const auto crossings = static_cast<double>(std::count(links.begin(), links.end(), link));
-      rate = std::min(rate, links_[static_cast<size_t>(link)].capacity / crossings);
-    }
+  // Nothing else on its links: it gets the slowest of them (a link it
+  // crosses k times gives it 1/k), and no one else's rate changes.
+  bool alone = true;
+  double rate = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < links.size(); ++i) {
+    const int link = links[i];
+    SPLITSCOPE_CHECK(link >= 0 && static_cast<size_t>(link) < links_.size(), "unknown link");
+    flow.links[i] = link;
+    LinkState& state = links_[static_cast<size_t>(link)];
+    // A link it crossed already ends with its own entry (others would have ended `alone` then).
+    alone = alone && (state.flows.empty() || state.flows.back() == id);
+    state.flows.push_back(id);
+    // Its own earlier crossings are on the link now: this is crossing number flows.size().
+    rate = std::min(rate, state.capacity / static_cast<double>(state.flows.size()));
+  }
+  if (alone) {
     flow.rate = rate;
     flow.finish = now + bytes / rate;
     rescheduled_.assign(1, id);
@@ -83,16 +89,6 @@ void FlowNetwork::finish(double now, FlowId id) {
   }
   const std::array<int, kMaxRouteLinks> seeds = flow.links;
   reshare(now, {seeds.data(), static_cast<size_t>(flow.link_count)}, -1);
-}
-
-bool FlowNetwork::alone(const Flow& flow) const {
-  // Its own entries are already on its links: alone means one entry per crossing.
-  for (int i = 0; i < flow.link_count; ++i) {
-    const int link = flow.links[static_cast<size_t>(i)];
-    const auto crossings = static_cast<size_t>(std::count(flow.links.begin(), flow.links.begin() + flow.link_count, link));
-    if (links_[static_cast<size_t>(link)].flows.size() != crossings) return false;
-  }
-  return true;
 }
 
 void FlowNetwork::reshare(double now, std::span<const int> seeds, FlowId started) {

@@ -60,8 +60,6 @@ class FlowNetwork {
     uint32_t mark = 0;
   };
 
-  /// Whether no other flow crosses any link of `flow` (already on them).
-  bool alone(const Flow& flow) const;
   /// Recomputes the rates of every flow connected to `seeds` through shared links.
   void reshare(double now, std::span<const int> seeds, FlowId started);
   void gather_component(std::span<const int> seeds);
