@@ -121,8 +121,10 @@ struct ValueLinks {
   int next_output = -1;   ///< the next value its producer writes; -1 for none
 };
 
-/// `first_reader` of a value no op writes.
+/// `first_reader` of a value no op writes (yet, while read_ops() runs).
 constexpr int kNetworkInput = -2;
+/// `next_output` of a value no op writes, once an op has read it.
+constexpr int kReadUnwritten = -3;
 
 /// The op a device of a contended machine (OpCostModel::contended()) is
 /// running. Devices that share a pool (a CPU's cores and memory) slow each
@@ -209,31 +211,49 @@ class Engine {
     if (contended_) shared_.assign(static_cast<size_t>(plan_.devices), SharedRun{});
     SPLITSCOPE_CHECK(plan_.schedule.size() <= static_cast<size_t>(plan_.devices),
                      fmt::format("the plan has {} schedules for {} devices", plan_.schedule.size(), plan_.devices));
-    read_values(ops, values);
+    clear_values(ops, values);
     read_ops(ops, values);
     hold_for_host();
   }
 
-  /// Each op's outputs, from Value::producer in one sequential pass (the
-  /// ops' own output lists are scattered over the heap); scanning backwards
-  /// leaves each op's list in value order. Values no op writes are marked.
-  void read_values(size_t ops, size_t values) {
+  /// Every value starts unwritten (a network input until an op writes it),
+  /// and no op has outputs until read_ops() reads them.
+  void clear_values(size_t ops, size_t values) {
     reserve_on_huge_pages(links_, values);
-    links_.resize(values);
+    links_.assign(values, ValueLinks{kNetworkInput, -1});
     reserve_on_huge_pages(first_output_, ops);
     first_output_.assign(ops, -1);
-    const bool prefetch = ops >= kPrefetchMinOps;
-    for (size_t v = values; v-- > 0;) {
-      // The hardware's prefetcher does not keep up with this stream either (96-byte records, backwards).
-      if (prefetch && v >= kOpsAhead) __builtin_prefetch(&plan_.values[v - kOpsAhead].producer);
-      const int producer = plan_.values[v].producer;
-      SPLITSCOPE_CHECK(producer < static_cast<int>(ops), fmt::format("value {} has an unknown producer", v));
-      if (producer < 0) {
-        links_[v] = ValueLinks{kNetworkInput, -1};
-        continue;
-      }
-      links_[v] = ValueLinks{-1, first_output_[static_cast<size_t>(producer)]};
-      first_output_[static_cast<size_t>(producer)] = static_cast<int>(v);
+  }
+
+  /// `op` writes its outputs: each value's link now waits for readers, and
+  /// the op's list of them is in value order (the order value_ready() runs
+  /// their readers in). The plan's ops are in data-flow order (plan_check's
+  /// rule), so every later reader finds the value written.
+  void write_outputs(const PlanOp& op, size_t values) {
+    if (std::is_sorted(op.outputs.begin(), op.outputs.end())) {
+      link_outputs(op.id, op.outputs, values);
+      return;
+    }
+    // None of the partitioners' ops: sorted, a finished op's readers still run in value order.
+    std::vector<int> sorted = op.outputs;
+    std::sort(sorted.begin(), sorted.end());
+    link_outputs(op.id, sorted, values);
+  }
+
+  void link_outputs(int op, const std::vector<int>& outputs, size_t values) {
+    int* next = &first_output_[static_cast<size_t>(op)];
+    for (const int value : outputs) {
+      SPLITSCOPE_CHECK(value >= 0 && static_cast<size_t>(value) < values,
+                       fmt::format("op {} writes an unknown value", op));
+      ValueLinks& links = links_[static_cast<size_t>(value)];
+      SPLITSCOPE_CHECK(links.next_output != kReadUnwritten,
+                       fmt::format("op {} writes value {}, which an op before it reads (plan ops must be in "
+                                   "data-flow order)", op, value));
+      SPLITSCOPE_CHECK(links.first_reader == kNetworkInput,
+                       fmt::format("value {} is written twice (again by op {})", value, op));
+      links.first_reader = -1;
+      *next = value;
+      next = &links.next_output;
     }
   }
 
@@ -248,6 +268,7 @@ class Engine {
     if (id + kInputsAhead < ops) {
       const PlanOp& ahead = plan_.ops[id + kInputsAhead];
       __builtin_prefetch(ahead.inputs.data());
+      __builtin_prefetch(ahead.outputs.data());
       if (scheduled(ahead.role)) pricing_.prefetch(ahead);
     }
   }
@@ -312,13 +333,18 @@ class Engine {
       for (size_t slot = 0; slot < op.inputs.size(); ++slot) {
         const int value = op.inputs[slot];
         SPLITSCOPE_CHECK(value < static_cast<int>(values), fmt::format("op {} reads an unknown value", id));
-        if (value < 0 || links_[static_cast<size_t>(value)].first_reader == kNetworkInput) continue;
+        if (value < 0) continue;
+        if (links_[static_cast<size_t>(value)].first_reader == kNetworkInput) {
+          links_[static_cast<size_t>(value)].next_output = kReadUnwritten;
+          continue;
+        }
         SPLITSCOPE_CHECK(state.pending < UINT16_MAX, "too many inputs");
         state.pending += 1;
         int& head = links_[static_cast<size_t>(value)].first_reader;
         readers_.push_back(Reader{static_cast<int>(id), head});
         head = static_cast<int>(readers_.size()) - 1;
       }
+      write_outputs(op, values);
     }
   }
 

@@ -34,11 +34,12 @@
 /// in op order (a collective's in the order of its outputs).
 ///
 /// The engine trusts what plan.hpp promises and the plan checker verifies
-/// (Value::producer names the op writing a value; a transfer's bytes_moved
-/// is its value's bytes) and checks what would otherwise hang or crash: an
-/// op outside the plan's devices, a compute op in no schedule or in two, a
-/// schedule order against the data flow. Those are plan bugs: std::logic_error
-/// naming the op.
+/// (PlanOp::outputs lists the values an op writes; a transfer's bytes_moved
+/// is its value's bytes) and checks what would otherwise hang, crash or
+/// silently mislead: an op outside the plan's devices, a value written twice
+/// or read by an op before the one writing it (plan ops are in data-flow
+/// order), a compute op in no schedule or in two, a schedule order against
+/// the data flow. Those are plan bugs: std::logic_error naming the op.
 
 #include "partitioners/plan.hpp"
 #include "sim/op_cost_model.hpp"

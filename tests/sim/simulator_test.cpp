@@ -1,6 +1,7 @@
 // The Simulator as an Executor: what it reports, what it refuses, memory
 // fit, determinism.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "hand_plan.hpp"
@@ -248,6 +249,25 @@ TEST(Simulator, AScheduleListingAnOpTwiceOrElsewhereIsAPlanBugThatNamesIt) {
   Plan missing = plan;
   missing.schedule[1].clear();
   EXPECT_NE(plan_bug(missing).find("compute op 2 (fc2) is in no schedule"), std::string::npos) << plan_bug(missing);
+}
+
+TEST(Simulator, OpsOutOfDataFlowOrderOrAValueWrittenTwiceAreAPlanBugThatNamesIt) {
+  // fc1 (op 0) writes value h; the copy (op 1) reads h and writes h' on device 1; fc2 (op 2) reads h'.
+  const Plan plan = two_device_plan().plan();
+  const int h = plan.ops[0].outputs.at(0);
+  const int copied = plan.ops[1].outputs.at(0);
+  Plan twice = plan;
+  twice.ops[2].outputs.push_back(copied);  // fc2 also claims the copy's value
+  EXPECT_NE(plan_bug(twice).find(fmt::format("value {} is written twice (again by op 2)", copied)),
+            std::string::npos)
+      << plan_bug(twice);
+  // The copy reads fc1's output, but fc1 now comes after it: the engine must not take h for a network input.
+  Plan reordered = plan;
+  reordered.ops[0].outputs.clear();
+  reordered.ops[2].outputs.push_back(h);
+  EXPECT_NE(plan_bug(reordered).find(fmt::format("op 2 writes value {}, which an op before it reads", h)),
+            std::string::npos)
+      << plan_bug(reordered);
 }
 
 TEST(Simulator, AScheduleOrderAgainstTheDataFlowStallsAndSaysSo) {
