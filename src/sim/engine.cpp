@@ -401,7 +401,7 @@ class Engine {
   }
 
   /// The host has issued `op`'s first call.
-  void released(int op) {
+  [[gnu::noinline]] void released(int op) {
     OpState& state = state_[static_cast<size_t>(op)];
     if (state.role() == OpRole::kTransfer) {
       if (--state.pending == 0) start_transfer(op);
@@ -602,20 +602,20 @@ class Engine {
   void share_reschedule() {
     for (SharedRun& run : shared_) {
       if (run.op < 0) continue;
-      if (queue_.contains(run.done)) queue_.remove(run.done);
+      if (run.done.valid()) queue_.cancel(run.done);
       run.done = queue_.insert(std::max(now_ + run.left * shared_duration(run), run.floor),
                                {EventKind::kComputeDone, run.op});
     }
   }
 
-  void share_start(size_t device, int op, double alone, double busy, double floor) {
+  [[gnu::noinline]] void share_start(size_t device, int op, double alone, double busy, double floor) {
     share_progress();
     ++running_;
     shared_[device] = SharedRun{op, 1.0, now_, alone, busy, floor, EventHandle{}};
     share_reschedule();
   }
 
-  void share_end(size_t device) {
+  [[gnu::noinline]] void share_end(size_t device) {
     share_progress();
     --running_;
     shared_[device].op = -1;
@@ -696,7 +696,7 @@ class Engine {
     for (FlowNetwork::FlowId flow : flows_.rescheduled()) {
       const int owner = flow_owner_[static_cast<size_t>(flow)];
       Send& send = sends_[static_cast<size_t>(owner)];
-      if (queue_.contains(send.done)) queue_.remove(send.done);
+      if (send.done.valid()) queue_.cancel(send.done);
       send.done = queue_.insert(std::max(now_, flows_.finish_time(flow)), {EventKind::kSendDone, owner});
     }
   }
@@ -723,7 +723,7 @@ class Engine {
     return collectives_[static_cast<size_t>(state_[static_cast<size_t>(op)].collective)];
   }
 
-  void collective_input_ready(int op, int slot) {
+  [[gnu::noinline]] void collective_input_ready(int op, int slot) {
     CollectiveRun& run = run_of(op);
     for (int send : run.schedule->sends_needing_input[static_cast<size_t>(slot)]) {
       if (--run.send_waits[static_cast<size_t>(send)] == 0) start_collective_send(op, send);
@@ -740,7 +740,7 @@ class Engine {
     return it->second;
   }
 
-  void start_collective_send(int op, int index) {
+  [[gnu::noinline]] void start_collective_send(int op, int index) {
     CollectiveRun& run = run_of(op);
     if (run.calls_before != nullptr) {
       // The host issues the collective's calls in order from its first: this send's copy is call calls_before + 1.
@@ -766,12 +766,12 @@ class Engine {
     }
   }
 
-  void send_issued(int held) {
+  [[gnu::noinline]] void send_issued(int held) {
     const HeldSend send = held_sends_[static_cast<size_t>(held)];
     start_collective_send(send.op, send.index);
   }
 
-  void collective_send_done(int op, int index) {
+  [[gnu::noinline]] void collective_send_done(int op, int index) {
     CollectiveRun& run = run_of(op);
     const CollectiveSend& send = run.schedule->sends[static_cast<size_t>(index)];
     for (int next : send.then) {
@@ -780,7 +780,7 @@ class Engine {
     if (--run.delivery_waits[static_cast<size_t>(send.delivers_to)] == 0) deliver(op, send.delivers_to);
   }
 
-  void deliver(int op, int index) {
+  [[gnu::noinline]] void deliver(int op, int index) {
     CollectiveRun& run = run_of(op);
     const auto i = static_cast<size_t>(index);
     Span& span = span_of(op, index);

@@ -1,12 +1,26 @@
 #pragma once
 /// \file
-/// The simulator's future event list, after ns-3's scheduler: five
-/// operations (insert, empty, peek, remove_next, remove), events ordered by
-/// (time, sequence number) so that ties resolve in insertion order on every
-/// run, and time asserted never to go backwards. An indexed binary heap: every
-/// operation is O(log n), and remove() cancels an event in place (a transfer's
-/// completion moves whenever the bandwidth it gets changes).
+/// The simulator's future event list, after ns-3's schedulers: events ordered
+/// by (time, sequence number) so that ties resolve in insertion order on
+/// every run, and time asserted never to go backwards.
+///
+/// Two layouts, as ns-3 keeps a list scheduler beside its heap: a run
+/// usually has a few events pending per device (bench_sim's million-op plan
+/// never more than 9), and then the events are an array sorted latest first,
+/// so that taking the earliest is a pop from the back and an insert is a
+/// short scan. A binary heap spent most of its time in comparisons whose
+/// outcome event times make hard to predict. Past kSortedMax pending events
+/// (a host lane queues a release per op at the start) the array becomes a
+/// binary heap, and goes back below kSortedMax / 4: each layout has O(n)
+/// work only where n is small.
+///
+/// cancel() is ns-3's EventId::Cancel, not Remove: the event stays in the
+/// list, marked, and is dropped when it reaches the front, so that no
+/// operation needs to know where an event sits. Marks are few (a transfer's
+/// completion moves only when the bandwidth it gets changes), and a queue
+/// with none pays one test per removal for them.
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -15,11 +29,11 @@
 
 namespace splitscope {
 
-/// Names a pending event, for remove(); stale once the event has left the queue.
+/// Names an event for cancel(): its sequence number. Only the owner knows
+/// whether its event is still pending (it has not come out of the queue).
 struct EventHandle {
-  uint32_t slot = UINT32_MAX;
-  uint32_t generation = 0;
-  bool valid() const { return slot != UINT32_MAX; }
+  uint64_t sequence = UINT64_MAX;
+  bool valid() const { return sequence != UINT64_MAX; }
 };
 
 template <class Payload>
@@ -31,130 +45,108 @@ class EventQueue {
     Payload payload{};
   };
 
+  /// Pending events above which the sorted array becomes a heap.
+  static constexpr size_t kSortedMax = 32;
+
   /// Schedules `payload` at `time`, which must not be before the last removed event.
   EventHandle insert(double time, Payload payload) {
     SPLITSCOPE_CHECK(time >= now_, "an event may not be scheduled in the past");
-    uint32_t slot;
-    if (free_.empty()) {
-      slot = static_cast<uint32_t>(slots_.size());
-      slots_.emplace_back();
+    const uint64_t sequence = next_sequence_++;
+    Event event{time, sequence, std::move(payload)};
+    if (heap_) {
+      events_.push_back(std::move(event));
+      std::push_heap(events_.begin(), events_.end(), Later{});
+    } else if (events_.size() < kSortedMax) {
+      // Shift the earlier events one place back until the new one fits.
+      size_t at = events_.size();
+      events_.emplace_back();
+      while (at > 0 && Later{}(event, events_[at - 1])) {
+        events_[at] = std::move(events_[at - 1]);
+        --at;
+      }
+      events_[at] = std::move(event);
     } else {
-      slot = free_.back();
-      free_.pop_back();
+      events_.push_back(std::move(event));
+      std::make_heap(events_.begin(), events_.end(), Later{});
+      heap_ = true;
     }
-    Slot& entry = slots_[slot];
-    entry.event = Event{time, next_sequence_++, std::move(payload)};
-    entry.heap_index = static_cast<uint32_t>(heap_.size());
-    heap_.push_back(slot);
-    sift_up(entry.heap_index);
-    return {slot, entry.generation};
+    return {sequence};
   }
 
-  bool empty() const { return heap_.empty(); }
-  size_t size() const { return heap_.size(); }
+  bool empty() const { return events_.empty(); }
+  /// Pending events, the cancelled ones not yet dropped excluded.
+  size_t size() const { return events_.size() - cancelled_.size(); }
 
   /// The earliest event (the queue must not be empty).
   const Event& peek() const {
-    SPLITSCOPE_CHECK(!heap_.empty(), "peek on an empty event queue");
-    return slots_[heap_.front()].event;
+    SPLITSCOPE_CHECK(!events_.empty(), "peek on an empty event queue");
+    return heap_ ? events_.front() : events_.back();
   }
 
   /// Takes the earliest event out; the simulation clock moves to its time.
   Event remove_next() {
-    SPLITSCOPE_CHECK(!heap_.empty(), "remove_next on an empty event queue");
-    const uint32_t slot = heap_.front();
-    Event event = std::move(slots_[slot].event);
+    SPLITSCOPE_CHECK(!events_.empty(), "remove_next on an empty event queue");
+    Event event = take_front();
     SPLITSCOPE_CHECK(event.time >= now_, "simulated time went backwards");
     now_ = event.time;
-    erase_at(0);
-    release(slot);
+    drop_cancelled();
     return event;
   }
 
-  /// Cancels a pending event; the handle must name one still in the queue.
-  void remove(EventHandle handle) {
-    SPLITSCOPE_CHECK(contains(handle), "remove of an event that is not pending");
-    const uint32_t index = slots_[handle.slot].heap_index;
-    erase_at(index);
-    release(handle.slot);
-  }
-
-  /// Whether `handle` names an event still in the queue.
-  bool contains(EventHandle handle) const {
-    return handle.valid() && handle.slot < slots_.size() &&
-           slots_[handle.slot].generation == handle.generation &&
-           slots_[handle.slot].heap_index != kNotInHeap;
+  /// Cancels a pending event: it will not come out. `handle` must name an
+  /// event inserted and neither removed nor cancelled yet (its owner's
+  /// business: the queue cannot tell a removed event from a pending one).
+  void cancel(EventHandle handle) {
+    SPLITSCOPE_CHECK(handle.valid() && handle.sequence < next_sequence_, "cancel of an event never inserted");
+    SPLITSCOPE_CHECK(std::find(cancelled_.begin(), cancelled_.end(), handle.sequence) == cancelled_.end(),
+                     "an event cancelled twice");
+    cancelled_.push_back(handle.sequence);
+    SPLITSCOPE_CHECK(cancelled_.size() <= events_.size(), "cancel of an event no longer pending");
+    drop_cancelled();
   }
 
   /// The time of the last removed event (0 before any).
   double now() const { return now_; }
 
  private:
-  static constexpr uint32_t kNotInHeap = UINT32_MAX;
-
-  struct Slot {
-    Event event;
-    uint32_t heap_index = kNotInHeap;
-    uint32_t generation = 0;
+  /// Whether x comes after y. A type, not a function, so that the loops inline it.
+  struct Later {
+    bool operator()(const Event& x, const Event& y) const {
+      return x.time > y.time || (x.time == y.time && x.sequence > y.sequence);
+    }
   };
 
-  bool earlier(uint32_t a, uint32_t b) const {
-    const Event& x = slots_[a].event;
-    const Event& y = slots_[b].event;
-    return x.time < y.time || (x.time == y.time && x.sequence < y.sequence);
-  }
-
-  void place(uint32_t index, uint32_t slot) {
-    heap_[index] = slot;
-    slots_[slot].heap_index = index;
-  }
-
-  void sift_up(uint32_t index) {
-    const uint32_t slot = heap_[index];
-    while (index > 0) {
-      const uint32_t parent = (index - 1) / 2;
-      if (!earlier(slot, heap_[parent])) break;
-      place(index, heap_[parent]);
-      index = parent;
+  Event take_front() {
+    if (!heap_) {
+      Event event = std::move(events_.back());
+      events_.pop_back();
+      return event;
     }
-    place(index, slot);
-  }
-
-  void sift_down(uint32_t index) {
-    const uint32_t slot = heap_[index];
-    const auto count = static_cast<uint32_t>(heap_.size());
-    while (true) {
-      uint32_t child = 2 * index + 1;
-      if (child >= count) break;
-      if (child + 1 < count && earlier(heap_[child + 1], heap_[child])) ++child;
-      if (!earlier(heap_[child], slot)) break;
-      place(index, heap_[child]);
-      index = child;
+    std::pop_heap(events_.begin(), events_.end(), Later{});
+    Event event = std::move(events_.back());
+    events_.pop_back();
+    if (events_.size() <= kSortedMax / 4) {
+      // Latest first, the earliest at the back.
+      std::sort(events_.begin(), events_.end(), Later{});
+      heap_ = false;
     }
-    place(index, slot);
+    return event;
   }
 
-  void erase_at(uint32_t index) {
-    const uint32_t last = heap_.back();
-    heap_.pop_back();
-    if (index == heap_.size()) return;
-    place(index, last);
-    if (index > 0 && earlier(last, heap_[(index - 1) / 2])) {
-      sift_up(index);
-    } else {
-      sift_down(index);
+  /// Drops cancelled events from the front, so that peek() and empty() see only pending ones.
+  void drop_cancelled() {
+    while (!cancelled_.empty() && !events_.empty()) {
+      const auto it = std::find(cancelled_.begin(), cancelled_.end(), peek().sequence);
+      if (it == cancelled_.end()) return;
+      *it = cancelled_.back();
+      cancelled_.pop_back();
+      take_front();
     }
   }
 
-  void release(uint32_t slot) {
-    slots_[slot].heap_index = kNotInHeap;
-    ++slots_[slot].generation;
-    free_.push_back(slot);
-  }
-
-  std::vector<Slot> slots_;
-  std::vector<uint32_t> heap_;
-  std::vector<uint32_t> free_;
+  std::vector<Event> events_;  ///< sorted latest first, or (heap_) a heap with the earliest on top
+  bool heap_ = false;
+  std::vector<uint64_t> cancelled_;  ///< sequences of cancelled events still in events_
   uint64_t next_sequence_ = 0;
   double now_ = 0;
 };

@@ -195,7 +195,7 @@ class PsSimulation {
   void reschedule_flows() {
     for (FlowNetwork::FlowId flow : flows_.rescheduled()) {
       Copy& copy = copies_[static_cast<size_t>(flow_owner_[static_cast<size_t>(flow)])];
-      if (queue_.contains(copy.done)) queue_.remove(copy.done);
+      if (copy.done.valid()) queue_.cancel(copy.done);
       copy.done = queue_.insert(std::max(now_, flows_.finish_time(flow)),
                                 {EventKind::kTransferDone, flow_owner_[static_cast<size_t>(flow)]});
     }

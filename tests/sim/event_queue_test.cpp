@@ -1,5 +1,5 @@
-// The event queue: (time, sequence) order, ties in insertion order, remove,
-// time never going backwards; and the heap against a brute-force reference
+// The event queue: (time, sequence) order, ties in insertion order, cancel,
+// time never going backwards; and both layouts against a brute-force reference
 // over a long random run.
 
 #include <gtest/gtest.h>
@@ -36,28 +36,73 @@ TEST(EventQueue, TiesResolveInInsertionOrder) {
   for (int i = 0; i < 100; ++i) EXPECT_EQ(queue.remove_next().payload, i);
 }
 
-TEST(EventQueue, RemoveCancelsOnlyThatEvent) {
+TEST(EventQueue, CancelDropsOnlyThatEvent) {
   EventQueue<int> queue;
   queue.insert(1, 1);
   const EventHandle two = queue.insert(2, 2);
   queue.insert(3, 3);
-  EXPECT_TRUE(queue.contains(two));
-  queue.remove(two);
-  EXPECT_FALSE(queue.contains(two));
+  queue.cancel(two);
   EXPECT_EQ(queue.size(), 2u);
   EXPECT_EQ(queue.remove_next().payload, 1);
+  EXPECT_EQ(queue.peek().payload, 3);  // the cancelled event never reaches the front
   EXPECT_EQ(queue.remove_next().payload, 3);
-  EXPECT_THROW(queue.remove(two), std::logic_error);  // stale handle
+  EXPECT_TRUE(queue.empty());
+  EXPECT_THROW(queue.cancel(two), std::logic_error);  // no longer pending
 }
 
-TEST(EventQueue, AHandleGoesStaleWhenItsSlotIsReused) {
+TEST(EventQueue, CancellingTheFrontEventsEmptiesTheQueue) {
   EventQueue<int> queue;
-  const EventHandle first = queue.insert(1, 1);
-  queue.remove_next();
-  const EventHandle second = queue.insert(2, 2);  // same slot, next generation
-  EXPECT_EQ(first.slot, second.slot);
-  EXPECT_FALSE(queue.contains(first));
-  EXPECT_TRUE(queue.contains(second));
+  const EventHandle one = queue.insert(1, 1);
+  const EventHandle two = queue.insert(1, 2);
+  queue.cancel(two);
+  EXPECT_EQ(queue.peek().payload, 1);
+  queue.cancel(one);
+  EXPECT_TRUE(queue.empty());
+  EXPECT_EQ(queue.size(), 0u);
+  EXPECT_THROW(queue.cancel(EventHandle{}), std::logic_error);  // names no event
+}
+
+TEST(EventQueue, AnEventWaitingBehindOthersCannotBeCancelledTwice) {
+  EventQueue<int> queue;
+  queue.insert(1, 1);
+  const EventHandle two = queue.insert(2, 2);
+  queue.cancel(two);
+  EXPECT_THROW(queue.cancel(two), std::logic_error);
+}
+
+TEST(EventQueue, KeepsItsOrderAcrossTheSortedAndTheHeapLayouts) {
+  // 200 events, far past kSortedMax, in a shuffled order with ties; then
+  // drained to below kSortedMax / 4 and refilled, so that the layout changes
+  // both ways while events are pending.
+  constexpr int kEvents = 200;
+  static_assert(kEvents > 4 * EventQueue<int>::kSortedMax);
+  std::mt19937_64 random(11);
+  std::vector<int> order(kEvents);
+  for (int i = 0; i < kEvents; ++i) order[static_cast<size_t>(i)] = i;
+  std::shuffle(order.begin(), order.end(), random);
+  EventQueue<int> queue;
+  std::set<std::pair<double, int>> reference;  // (time, insertion number)
+  int inserted = 0;
+  const auto insert = [&](double time) {
+    queue.insert(time, inserted);
+    reference.insert({time, inserted});
+    ++inserted;
+  };
+  for (int i : order) insert(static_cast<double>(i / 3));  // three events per time
+  for (int round = 0; round < 3; ++round) {
+    while (queue.size() > 4) {
+      const auto event = queue.remove_next();
+      ASSERT_EQ(std::make_pair(event.time, event.payload), *reference.begin());
+      reference.erase(reference.begin());
+    }
+    for (int i = 0; i < kEvents; ++i) insert(queue.now() + static_cast<double>(order[static_cast<size_t>(i)] % 50));
+  }
+  while (!queue.empty()) {
+    const auto event = queue.remove_next();
+    ASSERT_EQ(std::make_pair(event.time, event.payload), *reference.begin());
+    reference.erase(reference.begin());
+  }
+  EXPECT_TRUE(reference.empty());
 }
 
 TEST(EventQueue, TimeNeverGoesBackwards) {
@@ -69,22 +114,26 @@ TEST(EventQueue, TimeNeverGoesBackwards) {
 }
 
 TEST(EventQueue, MatchesAReferenceOverARandomRun) {
-  // The reference: a std::set ordered by (time, sequence).
+  // The reference: a std::set ordered by (time, sequence). Phases of 2000
+  // rounds alternately grow the queue past kSortedMax and drain it, so that
+  // both layouts and the changes between them are exercised.
   std::mt19937_64 random(7);
   EventQueue<int> queue;
   std::set<std::pair<double, int>> reference;  // (time, payload = insertion number)
   std::vector<std::pair<EventHandle, std::pair<double, int>>> pending;
   int inserted = 0;
   double now = 0;
+  size_t largest = 0;
   for (int round = 0; round < 20000; ++round) {
     const auto action = random() % 10;
-    if (action < 5 || reference.empty()) {
+    const bool growing = (round / 2000) % 2 == 0;
+    if (action < (growing ? 7u : 3u) || reference.empty()) {
       // Coarse times, so that many events tie.
       const double time = now + static_cast<double>(random() % 16);
       pending.push_back({queue.insert(time, inserted), {time, inserted}});
       reference.insert({time, inserted});
       ++inserted;
-    } else if (action < 8) {
+    } else if (action % 2 == 0) {
       const auto event = queue.remove_next();
       ASSERT_EQ(std::make_pair(event.time, event.payload), *reference.begin());
       reference.erase(reference.begin());
@@ -92,12 +141,15 @@ TEST(EventQueue, MatchesAReferenceOverARandomRun) {
       std::erase_if(pending, [&](const auto& entry) { return entry.second.second == event.payload; });
     } else {
       const size_t victim = random() % pending.size();
-      queue.remove(pending[victim].first);
+      queue.cancel(pending[victim].first);
       reference.erase(pending[victim].second);
       pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(victim));
     }
     ASSERT_EQ(queue.size(), reference.size());
+    ASSERT_EQ(queue.empty(), reference.empty());
+    largest = std::max(largest, reference.size());
   }
+  EXPECT_GT(largest, 4 * EventQueue<int>::kSortedMax);
 }
 
 }  // namespace
