@@ -344,6 +344,7 @@ class Engine {
         readers_.push_back(Reader{static_cast<int>(id), head});
         head = static_cast<int>(readers_.size()) - 1;
       }
+      if (op.role == OpRole::kTransfer && state.pending == 0) ready_transfers_.push_back(static_cast<int>(id));
       write_outputs(op, values);
     }
   }
@@ -485,8 +486,8 @@ class Engine {
       if (state_[id].role() == OpRole::kCollective) continue;
       queue_.insert(std::max(now_, releases_[id].first), {EventKind::kReleased, static_cast<int>(id)});
     }
-    for (size_t id = 0; id < state_.size(); ++id) {
-      if (state_[id].role() == OpRole::kTransfer && state_[id].pending == 0) start_transfer(static_cast<int>(id));
+    for (const int id : ready_transfers_) {
+      if (state_[static_cast<size_t>(id)].pending == 0) start_transfer(id);  // a host lane holds them (hold_for_host())
     }
     for (const CollectiveRun& run : collectives_) {
       const PlanOp& op = plan_.ops[static_cast<size_t>(run.op)];
@@ -841,6 +842,9 @@ class Engine {
   Timeline timeline_;  ///< the spans, written as the ops run
 
   std::vector<OpState> state_;
+  /// Transfers of network inputs, which start with the run, in op order (a
+  /// pass over every op's state to find them was 1.5% of a simulation).
+  std::vector<int> ready_transfers_;
   CollectiveScheduleCache schedules_;
   std::unordered_map<const CollectiveSchedule*, std::optional<NcclRingSends>> nccl_sends_;
   std::unordered_map<const CollectiveSchedule*, std::vector<Route>> send_routes_;
