@@ -75,23 +75,25 @@ struct HeldSend {
   int index = -1;
 };
 
-/// What the engine keeps of each op besides its spans, in 16 bytes. A
+/// What the engine keeps of each op besides its spans, in 8 bytes. A
 /// million-op plan does not fit in the caches, and every fresh page costs a
 /// fault, so the engine reads each PlanOp once, writes its spans at once
 /// (they then hold the times: a compute span's end_us holds the op's
-/// duration in seconds until it starts), and runs on these.
+/// duration in seconds until it starts), and runs on these. An op's span
+/// is its own index until the first collective (which has a span per
+/// delivery), and from there on span_of_ says; a collective's run is in
+/// collective_of_: a pipeline's state is half the 16 MB it was with both
+/// kept here, and the event loop reads it at every step.
 struct OpState {
-  int span = -1;           ///< its (first) span
-  int collective = -1;     ///< collective: its run
   uint16_t pending = 0;    ///< compute, transfer: inputs still to come
   uint16_t device = 0;     ///< compute: where it runs; transfer: the destination
   uint16_t source = 0;     ///< transfer: the source device
   uint8_t role_code = 0;   ///< the OpRole
-  uint8_t flags = 0;       ///< kDone
+  uint8_t flags = 0;       ///< kDone, kInSchedule, kStarted
 
   OpRole role() const { return static_cast<OpRole>(role_code); }
 };
-static_assert(sizeof(OpState) == 16);
+static_assert(sizeof(OpState) == 8);
 
 constexpr uint8_t kDone = 2;
 constexpr uint8_t kInSchedule = 4;  ///< compute, epilogue, update: its device's schedule lists it
@@ -192,7 +194,9 @@ class Engine {
   }
 
   Span& span_of(int op, int delivery = 0) {
-    return timeline_.spans[static_cast<size_t>(state_[static_cast<size_t>(op)].span + delivery)];
+    const auto o = static_cast<size_t>(op);
+    const int first = o < span_of_.size() ? span_of_[o] : op;
+    return timeline_.spans[static_cast<size_t>(first + delivery)];
   }
 
   // --- setting up ---------------------------------------------------------
@@ -292,7 +296,7 @@ class Engine {
       OpState& state = state_[id];
       state = OpState{};
       state.role_code = static_cast<uint8_t>(op.role);
-      state.span = static_cast<int>(timeline_.spans.size());
+      if (!span_of_.empty()) span_of_[id] = static_cast<int>(timeline_.spans.size());
       switch (op.role) {
         case OpRole::kCompute:
         case OpRole::kEpilogue:
@@ -323,7 +327,13 @@ class Engine {
             SPLITSCOPE_CHECK(on_device(device), fmt::format("collective op {} touches device {}, outside the "
                                                             "plan's {}", id, device, plan_.devices));
           }
-          state.collective = static_cast<int>(collectives_.size());
+          if (span_of_.empty()) {
+            // The first collective: from here on, spans and ops part ways.
+            span_of_.resize(ops);
+            for (size_t before = 0; before <= id; ++before) span_of_[before] = static_cast<int>(before);
+            collective_of_.assign(ops, -1);
+          }
+          collective_of_[id] = static_cast<int>(collectives_.size());
           collectives_.push_back(start_collective(op));
           for (const CollectiveDelivery& delivery : collectives_.back().schedule->deliveries) {
             add_span(delivery_span(op, delivery), 0);
@@ -721,7 +731,7 @@ class Engine {
 
   // collectives_ is filled before the run starts, so references into it stay valid.
   CollectiveRun& run_of(int op) {
-    return collectives_[static_cast<size_t>(state_[static_cast<size_t>(op)].collective)];
+    return collectives_[static_cast<size_t>(collective_of_[static_cast<size_t>(op)])];
   }
 
   [[gnu::noinline]] void collective_input_ready(int op, int slot) {
@@ -842,6 +852,10 @@ class Engine {
   Timeline timeline_;  ///< the spans, written as the ops run
 
   std::vector<OpState> state_;
+  /// By op, once the plan's first collective is read: its (first) span.
+  /// Empty before: every op's span is its own index.
+  std::vector<int> span_of_;
+  std::vector<int> collective_of_;  ///< by op, with span_of_: a collective's run; -1 for others
   /// Transfers of network inputs, which start with the run, in op order (a
   /// pass over every op's state to find them was 1.5% of a simulation).
   std::vector<int> ready_transfers_;
