@@ -46,7 +46,11 @@ struct Send {
   int part = -1;  ///< the collective's send index; -1 for a transfer
   Route route;
   double bytes = 0;
+  double arrival = 0;  ///< seconds: when its latency has passed
   FlowNetwork::FlowId flow = -1;
+  /// Alone on its route, and not in the flow network: its completion is
+  /// already queued (Engine::launch_send()).
+  bool lone = false;
   EventHandle done;
 };
 
@@ -164,7 +168,8 @@ class Engine {
         pricing_(costs, plan),
         handoff_(costs.lane_handoff_seconds()),
         contended_(costs.contended() && plan.devices > 1),
-        flows_(link_capacities(topology)) {}
+        flows_(link_capacities(topology)),
+        lone_on_link_(topology.links().size(), -1) {}
 
   Timeline run() {
     prepare();
@@ -679,7 +684,58 @@ class Engine {
     send.flow = -1;
     send.done = EventHandle{};
     send.route = route;
-    queue_.insert(now_ + (latency >= 0 ? latency : send.route.latency_seconds), {EventKind::kSendArrives, id});
+    send.arrival = now_ + (latency >= 0 ? latency : send.route.latency_seconds);
+    send.lone = bytes > 0 && route.link_count > 0 && route_idle(route);
+    if (!send.lone) {
+      queue_.insert(send.arrival, {EventKind::kSendArrives, id});
+      return;
+    }
+    // Nothing crosses its links now, and anything that comes to cross them
+    // before it is done asks for it first (claim_route()): until then it is
+    // alone, and ends when a flow started at its arrival would.
+    for (const int link : route.links()) lone_on_link_[static_cast<size_t>(link)] = id;
+    send.done = queue_.insert(send.arrival + bytes / flows_.alone_rate(route.links()), {EventKind::kSendDone, id});
+  }
+
+  /// Whether no flow and no lone send crosses any link of `route`.
+  bool route_idle(const Route& route) const {
+    for (const int link : route.links()) {
+      if (lone_on_link_[static_cast<size_t>(link)] >= 0 || !flows_.idle(link)) return false;
+    }
+    return true;
+  }
+
+  /// A flow is about to start on `route`: the lone sends on its links join
+  /// the flow network as they would have been there, so that it shares
+  /// their links from now on. A lone send not arrived yet goes back to
+  /// arriving by its event; one arrived starts its flow at its arrival time,
+  /// alone (its rate and end are the ones its queued completion has), and
+  /// the start about to happen re-shares from there.
+  void claim_route(const Route& route) {
+    for (const int link : route.links()) {
+      const int other = lone_on_link_[static_cast<size_t>(link)];
+      if (other < 0) continue;
+      Send& send = sends_[static_cast<size_t>(other)];
+      for (const int its : send.route.links()) lone_on_link_[static_cast<size_t>(its)] = -1;
+      send.lone = false;
+      if (now_ < send.arrival) {
+        queue_.cancel(send.done);
+        send.done = EventHandle{};
+        queue_.insert(send.arrival, {EventKind::kSendArrives, other});
+        continue;
+      }
+      start_flow(other, send.arrival);  // its completion stays queued: alone, its end is the same
+    }
+  }
+
+  /// Puts send `id` into the flow network as starting at `at`.
+  void start_flow(int id, double at) {
+    Send& send = sends_[static_cast<size_t>(id)];
+    send.flow = flows_.start(at, send.route.links(), send.bytes);
+    if (flow_owner_.size() <= static_cast<size_t>(send.flow)) {
+      flow_owner_.resize(static_cast<size_t>(send.flow) + 1, -1);
+    }
+    flow_owner_[static_cast<size_t>(send.flow)] = id;
   }
 
   void send_arrives(int id) {
@@ -688,16 +744,20 @@ class Engine {
       send_complete(id);
       return;
     }
-    send.flow = flows_.start(now_, send.route.links(), send.bytes);
-    if (flow_owner_.size() <= static_cast<size_t>(send.flow)) {
-      flow_owner_.resize(static_cast<size_t>(send.flow) + 1, -1);
-    }
-    flow_owner_[static_cast<size_t>(send.flow)] = id;
+    claim_route(send.route);
+    start_flow(id, now_);
     reschedule_flows();
   }
 
   void send_done(int id) {
-    flows_.finish(now_, sends_[static_cast<size_t>(id)].flow);
+    Send& send = sends_[static_cast<size_t>(id)];
+    if (send.lone) {
+      for (const int link : send.route.links()) lone_on_link_[static_cast<size_t>(link)] = -1;
+      send.lone = false;
+      send_complete(id);
+      return;
+    }
+    flows_.finish(now_, send.flow);
     reschedule_flows();
     send_complete(id);
   }
@@ -845,6 +905,7 @@ class Engine {
   std::unordered_map<const CollectiveSchedule*, std::vector<int>> calls_before_;
   std::vector<HeldSend> held_sends_;
   FlowNetwork flows_;
+  std::vector<int> lone_on_link_;  ///< by link: the lone send crossing it (Send::lone), -1 for none
   EventQueue<Payload> queue_;
   double now_ = 0;
   size_t finished_ = 0;

@@ -67,6 +67,15 @@ FlowNetwork::FlowId FlowNetwork::start(double now, std::span<const int> links, d
   return id;
 }
 
+double FlowNetwork::alone_rate(std::span<const int> links) const {
+  double rate = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < links.size(); ++i) {
+    const auto crossings = std::count(links.begin(), links.begin() + static_cast<std::ptrdiff_t>(i) + 1, links[i]);
+    rate = std::min(rate, links_.at(static_cast<size_t>(links[i])).capacity / static_cast<double>(crossings));
+  }
+  return rate;
+}
+
 void FlowNetwork::finish(double now, FlowId id) {
   Flow& flow = flows_.at(static_cast<size_t>(id));
   SPLITSCOPE_CHECK(flow.active, "finish of a flow that is not running");

@@ -35,6 +35,13 @@ class FlowNetwork {
   /// including a flow just started; their owners must reschedule them.
   const std::vector<FlowId>& rescheduled() const { return rescheduled_; }
 
+  /// Whether no flow crosses `link` now.
+  bool idle(int link) const { return links_.at(static_cast<size_t>(link)).flows.empty(); }
+  /// The rate start() gives a flow over `links` while no other flow crosses
+  /// them (the slowest link, a link crossed k times giving 1/k), computed
+  /// exactly as start() does.
+  double alone_rate(std::span<const int> links) const;
+
   double rate(FlowId flow) const { return flows_.at(static_cast<size_t>(flow)).rate; }
   double finish_time(FlowId flow) const { return flows_.at(static_cast<size_t>(flow)).finish; }
   size_t active_flows() const { return active_; }

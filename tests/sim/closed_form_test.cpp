@@ -95,6 +95,30 @@ TEST(ClosedForm, ATransferThatStartsLaterSharesOnlyWhileBothRun) {
   EXPECT_NEAR(span_of(timeline, 2).end_us, 200.0, kTolUs);
 }
 
+TEST(ClosedForm, AFlowThatArrivesFirstSharesWithATransferLaunchedAfterIt) {
+  // 10 GB/s links, 20 µs of latency; everything goes into device 2.
+  // C: 0.1 MB from device 0 at t = 0 arrives at 20 µs and is done at 30.
+  // B: 1 MB from device 1 is ready at 25 µs (a 25 µs op), while C still
+  //    crosses device 2's link; it arrives at 45.
+  // A: 1 MB from device 3 is ready at 35 µs, when nothing crosses the link
+  //    (C is done, B has not arrived); it arrives at 55, after B.
+  // 45..55: B alone moves 0.1 MB. From 55 they share 5 GB/s: B's last 0.9 MB
+  // takes 180 µs (ends at 235), while A moves 0.9 MB; A's last 0.1 MB alone
+  // takes 10 µs: it ends at 245.
+  HandPlan hand(kDenseNet, 4);
+  hand.transfer(hand.input(hand.node("fc1"), 0, 100'000), 2);  // op 0
+  const int b = hand.compute(hand.node("fc2"), 1, {hand.input(hand.node("fc1"), 1, 64)}, 25'000'000, 1'000'000);
+  hand.transfer(b, 2);  // op 2
+  const int a = hand.compute(hand.node("fc2"), 3, {hand.input(hand.node("fc1"), 3, 64)}, 35'000'000, 1'000'000);
+  hand.transfer(a, 2);  // op 4
+  const Timeline timeline = simulate(hand.plan(), test_machine(4, switch_topology(10, 20)));
+  EXPECT_NEAR(span_of(timeline, 0).end_us, 30.0, kTolUs);
+  EXPECT_NEAR(span_of(timeline, 2).start_us, 25.0, kTolUs);
+  EXPECT_NEAR(span_of(timeline, 2).end_us, 235.0, kTolUs);
+  EXPECT_NEAR(span_of(timeline, 4).start_us, 35.0, kTolUs);
+  EXPECT_NEAR(span_of(timeline, 4).end_us, 245.0, kTolUs);
+}
+
 class BusSaturation : public ::testing::TestWithParam<int> {};
 
 TEST_P(BusSaturation, KDevicesBehindOneBusMakeEachTransferKTimesSlower) {
