@@ -132,6 +132,13 @@ constexpr int kNetworkInput = -2;
 /// `next_output` of a value no op writes, once an op has read it.
 constexpr int kReadUnwritten = -3;
 
+/// A device's compute lane: where it is in its schedule, and whether it runs an op.
+struct ComputeLane {
+  const int* next = nullptr;  ///< the schedule's next op
+  const int* end = nullptr;
+  bool busy = false;
+};
+
 /// The op a device of a contended machine (OpCostModel::contended()) is
 /// running. Devices that share a pool (a CPU's cores and memory) slow each
 /// other: with k of the plan's n devices busy, the op takes
@@ -141,13 +148,6 @@ constexpr int kReadUnwritten = -3;
 /// shared bandwidth splits among the devices using it). It runs at
 /// 1 / that of its work, so when another device starts or ends, what is
 /// left of it is re-timed: processor sharing, as flow_network.hpp does for links.
-/// A device's compute lane: where it is in its schedule, and whether it runs an op.
-struct ComputeLane {
-  const int* next = nullptr;  ///< the schedule's next op
-  const int* end = nullptr;
-  bool busy = false;
-};
-
 struct SharedRun {
   int op = -1;        ///< -1: the device is idle
   double left = 0;    ///< the fraction of its work still to do
