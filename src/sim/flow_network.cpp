@@ -42,10 +42,7 @@ FlowNetwork::FlowId FlowNetwork::start(double now, std::span<const int> links, d
   flow.frozen = false;
   flow.active = true;
   ++active_;
-  // Nothing else on its links: it gets the slowest of them (a link it
-  // crosses k times gives it 1/k), and no one else's rate changes.
   bool alone = true;
-  double rate = std::numeric_limits<double>::infinity();
   for (size_t i = 0; i < links.size(); ++i) {
     const int link = links[i];
     SPLITSCOPE_CHECK(link >= 0 && static_cast<size_t>(link) < links_.size(), "unknown link");
@@ -54,10 +51,10 @@ FlowNetwork::FlowId FlowNetwork::start(double now, std::span<const int> links, d
     // A link it crossed already ends with its own entry (others would have ended `alone` then).
     alone = alone && (state.flows.empty() || state.flows.back() == id);
     state.flows.push_back(id);
-    // Its own earlier crossings are on the link now: this is crossing number flows.size().
-    rate = std::min(rate, state.capacity / static_cast<double>(state.flows.size()));
   }
   if (alone) {
+    // Nothing else on its links, so no one else's rate changes.
+    const double rate = alone_rate(links);
     flow.rate = rate;
     flow.finish = now + bytes / rate;
     rescheduled_.assign(1, id);
@@ -68,6 +65,7 @@ FlowNetwork::FlowId FlowNetwork::start(double now, std::span<const int> links, d
 }
 
 double FlowNetwork::alone_rate(std::span<const int> links) const {
+  // The slowest link; one it crosses k times gives it 1/k.
   double rate = std::numeric_limits<double>::infinity();
   for (size_t i = 0; i < links.size(); ++i) {
     const auto crossings = std::count(links.begin(), links.begin() + static_cast<std::ptrdiff_t>(i) + 1, links[i]);

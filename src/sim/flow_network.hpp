@@ -37,9 +37,8 @@ class FlowNetwork {
 
   /// Whether no flow crosses `link` now.
   bool idle(int link) const { return links_.at(static_cast<size_t>(link)).flows.empty(); }
-  /// The rate start() gives a flow over `links` while no other flow crosses
-  /// them (the slowest link, a link crossed k times giving 1/k), computed
-  /// exactly as start() does.
+  /// The rate a flow over `links` gets while no other flow crosses them (the
+  /// slowest link, a link crossed k times giving 1/k): what start() gives it.
   double alone_rate(std::span<const int> links) const;
 
   double rate(FlowId flow) const { return flows_.at(static_cast<size_t>(flow)).rate; }
