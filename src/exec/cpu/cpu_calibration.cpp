@@ -73,6 +73,12 @@ GemmGridAxes gemm_grid_axes(bool quick) {
 /// Products shorter than this are timed in batches of back-to-back calls,
 /// so that the clock's own cost does not count.
 constexpr double kMinGemmSampleSeconds = 200e-6;
+/// Products of more FLOPs than this vary least, and are timed in at most 3
+/// sweeps of the grid; after the first, without a warm-up call before them:
+/// on the build VM (2026-12-02, one thread, the grid's 89 such shapes in
+/// sweep order) the first call after the shape before it took 0.94-1.15x
+/// the second, 1.00x in sum, so their warm-up buys nothing.
+constexpr double kWarmedGemmFlops = 1e8;
 
 /// The CPUs of pool device `device` of `threads` each, as a run pins its
 /// compute worker and intra-op helpers (scheduler.cpp): empty where the
@@ -104,29 +110,34 @@ void run_pinned(const std::vector<int>& cpus, const std::function<void()>& work)
 /// computing an m×n×k product over and over from construction until
 /// destruction, so that the device timed shares the cores' caches, memory
 /// and (on SMT) execution units as it does when a split keeps every device
-/// busy. Returns from construction once each has finished one product.
+/// busy. set_shape() moves them to another product; wait_running() returns
+/// once each is computing the current one.
 class BusyNeighbours {
  public:
-  /// Neighbour d runs as pool device d + 1 of `allowed` (device_cpus()), pinned where they fit. With
-  /// `b_copies` > 1 each product reads the next of that many copies of B, so that B streams from memory
-  /// (measure_weight_stream()).
+  /// Neighbour d runs as pool device d + 1 of `allowed` (device_cpus()), pinned where they fit, with buffers for
+  /// products up to m×n×k (set_shape()). With `b_copies` > 1 each product reads the next of that many copies of
+  /// B, so that B streams from memory (measure_weight_stream()).
   BusyNeighbours(int devices, int threads, int64_t m, int64_t n, int64_t k, const std::vector<int>& allowed,
-                 int b_copies = 1) {
+                 int b_copies = 1)
+      : running_(std::make_unique<std::atomic<uint64_t>[]>(static_cast<size_t>(devices))), devices_(devices) {
+    shape_ = {m, n, k, 1};
+    capacity_ = shape_;
     for (int d = 0; d < devices; ++d) {
       const std::vector<int> cpus = device_cpus(allowed, d + 1, threads);
-      workers_.emplace_back([this, threads, m, n, k, cpus, b_copies] {
+      workers_.emplace_back([this, d, threads, m, n, k, cpus, b_copies] {
         const std::unique_ptr<ParallelFor> pool = pinned_device_threads(threads, cpus);
         std::vector<float> a(static_cast<size_t>(m * k), 1.0f);
         std::vector<float> b(static_cast<size_t>(k * n * b_copies), 0.5f);
         std::vector<float> c(static_cast<size_t>(m * n), 0.0f);
-        bool counted = false;
         for (int64_t call = 0; !stop_.load(std::memory_order_relaxed); ++call) {
-          const float* weights = b.data() + (call % b_copies) * k * n;
-          gemm(*pool, m, n, k, {a.data(), k}, {weights, n}, 0.0f, c.data(), n);
-          if (!counted) {
-            counted = true;
-            started_.fetch_add(1);
+          Shape shape;
+          {
+            const std::lock_guard lock(mutex_);
+            shape = shape_;
           }
+          running_[static_cast<size_t>(d)].store(shape.generation, std::memory_order_release);
+          const float* weights = b.data() + (call % b_copies) * shape.k * shape.n;
+          gemm(*pool, shape.m, shape.n, shape.k, {a.data(), shape.k}, {weights, shape.n}, 0.0f, c.data(), shape.n);
         }
       });
     }
@@ -134,7 +145,26 @@ class BusyNeighbours {
       const std::vector<int> cpus = device_cpus(allowed, d + 1, threads);
       if (!cpus.empty()) pin_thread(workers_[static_cast<size_t>(d)], cpus.front());
     }
-    while (started_.load() < devices) std::this_thread::yield();
+  }
+  /// Each neighbour's next product is m×n×k, at most the constructor's in each dimension.
+  void set_shape(int64_t m, int64_t n, int64_t k) {
+    SPLITSCOPE_CHECK(m <= capacity_.m && n <= capacity_.n && k <= capacity_.k,
+                     "busy neighbours: a product larger than their buffers");
+    const std::lock_guard lock(mutex_);
+    shape_ = {m, n, k, shape_.generation + 1};
+  }
+  /// Returns once every neighbour has begun a product of the current shape.
+  void wait_running() const {
+    uint64_t generation = 0;
+    {
+      const std::lock_guard lock(mutex_);
+      generation = shape_.generation;
+    }
+    for (int d = 0; d < devices_; ++d) {
+      while (running_[static_cast<size_t>(d)].load(std::memory_order_acquire) < generation) {
+        std::this_thread::yield();
+      }
+    }
   }
   ~BusyNeighbours() {
     stop_.store(true);
@@ -144,48 +174,87 @@ class BusyNeighbours {
   BusyNeighbours& operator=(const BusyNeighbours&) = delete;
 
  private:
+  struct Shape {
+    int64_t m = 0, n = 0, k = 0;
+    uint64_t generation = 0;  ///< bumped by set_shape()
+  };
+  mutable std::mutex mutex_;
+  Shape shape_;  ///< under mutex_
+  Shape capacity_;  ///< the largest product the buffers hold
+  /// The generation of each neighbour's product under way.
+  std::unique_ptr<std::atomic<uint64_t>[]> running_;
+  int devices_;
   std::atomic<bool> stop_{false};
-  std::atomic<int> started_{0};
   std::vector<std::thread> workers_;
 };
 
 /// One grid: each shape on `pool`'s threads, alone or (`neighbours` > 0)
 /// with that many other devices of as many threads busy beside it, pinned
 /// to the process's CPUs `allowed` as devices 1, 2, ... (measure_gemm()).
+///
+/// The repeats are sweeps over the whole grid, each shape timed once a
+/// sweep, not back to back: the build VM loses a vCPU for seconds at a
+/// time, and one such episode inside a shape's repeats took every repeat
+/// of about 130 consecutive shapes at 0.55x their rate (a 2-thread grid
+/// of 2026-12-02, m = 16 to 64, against two calibrations beside it), where
+/// across sweeps it takes one sample of each and the median drops it.
+/// Each sample follows one untimed call of its shape, which puts its
+/// operands in the caches as the repeat before it had (but for products
+/// over kWarmedGemmFlops after the first sweep). The neighbours stay busy
+/// from shape to shape, and a sample waits until they have begun its own.
 void measure_gemm_grid(const CpuCalibrationOptions& options, const GemmGridAxes& axes, ParallelFor& pool,
                        int neighbours, const std::vector<int>& allowed, const float* a, const float* b, float* c,
                        calibration::CalibrationResult& result) {
+  struct GridShape {
+    int64_t m, n, k;
+    int calls = 0;    ///< back-to-back calls a sample times (set in the first sweep)
+    int repeats = 0;  ///< sweeps that time it
+    std::vector<double> seconds{};  ///< per call, one a sweep
+  };
+  std::vector<GridShape> shapes;
   for (const int64_t m : axes.rows) {
     for (const int64_t n : axes.outputs) {
-      for (const int64_t k : axes.inputs) {
-        auto product = [&] { gemm(pool, m, n, k, {a, k}, {b, n}, 0.0f, c, n); };
-        std::optional<BusyNeighbours> busy;
-        if (neighbours > 0) busy.emplace(neighbours, pool.threads(), m, n, k, allowed);
-        pool.wake();
-        const double flops = 2.0 * static_cast<double>(m * n * k);
-        const auto first = Clock::now();
-        product();  // warm-up, and a first guess at its time
-        const double guess = std::max(1e-9, seconds_since(first));
-        const int calls = static_cast<int>(std::clamp(kMinGemmSampleSeconds / guess, 1.0, 100000.0));
-        const int repeats = flops > 1e8 ? std::min(3, options.repeats) : options.repeats;
-        std::vector<double> seconds;
-        for (int r = 0; r < std::max(1, repeats); ++r) {
-          const auto start = Clock::now();
-          for (int call = 0; call < calls; ++call) product();
-          seconds.push_back(seconds_since(start) / calls);
-        }
-        calibration::GemmRate rate;
-        rate.m = m;
-        rate.n = n;
-        rate.k = k;
-        rate.math = "fp32";
-        rate.seconds = calibration::median(seconds);
-        rate.flops_per_second = flops / rate.seconds;
-        rate.threads = pool.threads();
-        rate.running = neighbours + 1;
-        result.gemm.push_back(rate);
-      }
+      for (const int64_t k : axes.inputs) shapes.push_back({m, n, k});
     }
+  }
+  const int sweeps = std::max(1, options.repeats);
+  std::optional<BusyNeighbours> busy;
+  if (neighbours > 0) {
+    busy.emplace(neighbours, pool.threads(), axes.rows.back(), axes.outputs.back(), axes.inputs.back(), allowed);
+  }
+  for (int sweep = 0; sweep < sweeps; ++sweep) {
+    for (GridShape& shape : shapes) {
+      if (sweep > 0 && sweep >= shape.repeats) continue;
+      auto product = [&] { gemm(pool, shape.m, shape.n, shape.k, {a, shape.k}, {b, shape.n}, 0.0f, c, shape.n); };
+      if (busy) busy->set_shape(shape.m, shape.n, shape.k);
+      pool.wake();
+      const double flops = 2.0 * static_cast<double>(shape.m * shape.n * shape.k);
+      if (sweep == 0 || flops <= kWarmedGemmFlops) {
+        const auto first = Clock::now();
+        product();  // warm-up (beside the neighbours' first products); in the first sweep a guess at its time
+        if (sweep == 0) {
+          const double guess = std::max(1e-9, seconds_since(first));
+          shape.calls = static_cast<int>(std::clamp(kMinGemmSampleSeconds / guess, 1.0, 100000.0));
+          shape.repeats = flops > kWarmedGemmFlops ? std::min(3, sweeps) : sweeps;
+        }
+      }
+      if (busy) busy->wait_running();
+      const auto start = Clock::now();
+      for (int call = 0; call < shape.calls; ++call) product();
+      shape.seconds.push_back(seconds_since(start) / shape.calls);
+    }
+  }
+  for (const GridShape& shape : shapes) {
+    calibration::GemmRate rate;
+    rate.m = shape.m;
+    rate.n = shape.n;
+    rate.k = shape.k;
+    rate.math = "fp32";
+    rate.seconds = calibration::median(shape.seconds);
+    rate.flops_per_second = 2.0 * static_cast<double>(shape.m * shape.n * shape.k) / rate.seconds;
+    rate.threads = pool.threads();
+    rate.running = neighbours + 1;
+    result.gemm.push_back(rate);
   }
 }
 
@@ -193,8 +262,8 @@ void measure_gemm_grid(const CpuCalibrationOptions& options, const GemmGridAxes&
 /// count's threads, as the kernels compute a product (exec/cpu/kernels/gemm.hpp:
 /// row-major, the output cut into blocks over the device's intra-op pool,
 /// one single-threaded sgemm per block; on one thread, one sgemm): median
-/// over the repeats (at most 3 for products over 1e8 FLOPs, which vary
-/// least) of each sample's time per call. Each share count's grid alone,
+/// over the repeats, sweeps of the grid (at most 3 for products over 1e8
+/// FLOPs, which vary least), of each sample's time per call. Each share count's grid alone,
 /// and where the pool has more than one device of it, again with every
 /// other device busy on the same shape (BusyNeighbours).
 void measure_gemm(const CpuCalibrationOptions& options, int cores, calibration::CalibrationResult& result) {
@@ -423,7 +492,10 @@ void measure_weight_stream(const CpuCalibrationOptions& options, int cores, int6
       if (devices > 1) runnings.push_back(devices);
       for (const int running : runnings) {
         std::optional<BusyNeighbours> busy;
-        if (running > 1) busy.emplace(running - 1, threads, kRows, kOutputs, kInputs, allowed, copies);
+        if (running > 1) {
+          busy.emplace(running - 1, threads, kRows, kOutputs, kInputs, allowed, copies);
+          busy->wait_running();
+        }
         pool->wake();
         int64_t call = 0;
         const double seconds = median_call_seconds(options, [&] {
