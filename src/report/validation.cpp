@@ -8,6 +8,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "report/speedup_interval.hpp"
 #include "util/check.hpp"
 #include "util/median.hpp"
 
@@ -55,6 +56,12 @@ PairCounts count_pairs(const std::vector<double>& a, const std::vector<double>& 
   return counts;
 }
 
+/// Whether the 95% interval of median(a) / median(b) holds 1 (never, without enough repeats on both sides).
+bool measured_tie(const std::vector<double>& a, const std::vector<double>& b) {
+  const std::optional<SpeedupInterval> interval = speedup_interval(a, b);
+  return interval && interval->low <= 1 && interval->high >= 1;
+}
+
 double tau_b(const PairCounts& c) {
   const double denominator = std::sqrt((c.pairs - c.tied_a) * (c.pairs - c.tied_b));
   if (denominator == 0) return (c.pairs - c.tied_a) == (c.pairs - c.tied_b) ? 1.0 : 0.0;
@@ -92,11 +99,13 @@ ValidationSummary summarize_validation(std::vector<ValidationCase> cases) {
     std::vector<std::string> names;
     std::vector<double> measured;
     std::vector<double> predicted;
+    std::vector<const std::vector<double>*> repeats;
     for (size_t k = first; k < cases.size(); ++k) {
       if (cases[k].network != c.network || cases[k].devices != c.devices) continue;
       names.push_back(cases[k].strategy);
       measured.push_back(cases[k].measured_ms);
       predicted.push_back(cases[k].predicted_ms);
+      repeats.push_back(&cases[k].repeat_ms);
     }
     ValidationGroup group;
     group.network = c.network;
@@ -109,13 +118,20 @@ ValidationSummary summarize_validation(std::vector<ValidationCase> cases) {
     // A pair predicted equal claims no order, and one measured equal is
     // right either way: only discordant pairs are wrong.
     group.ranking_right = pairs.discordant == 0;
+    group.ranking_right_beyond_noise = true;
     for (size_t i = 0; i < names.size(); ++i) {
       for (size_t j = i + 1; j < names.size(); ++j) {
         if (predicted[i] == predicted[j]) group.predicted_ties.push_back(std::minmax(names[i], names[j]));
+        const bool tied = measured_tie(*repeats[i], *repeats[j]);
+        if (tied) group.measured_ties.push_back(std::minmax(names[i], names[j]));
+        if (!tied && sign(measured[i] - measured[j]) * sign(predicted[i] - predicted[j]) < 0) {
+          group.ranking_right_beyond_noise = false;
+        }
       }
     }
     summary.groups_same_ranking += group.same_ranking ? 1 : 0;
     summary.groups_ranking_right += group.ranking_right ? 1 : 0;
+    summary.groups_ranking_right_beyond_noise += group.ranking_right_beyond_noise ? 1 : 0;
     summary.groups.push_back(std::move(group));
   }
   summary.cases = std::move(cases);

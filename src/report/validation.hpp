@@ -22,6 +22,9 @@ struct ValidationCase {
   double predicted_ms = 0;  ///< the simulator's makespan
   /// The prediction's RunInfo::calibrated_share, on a machine with measured op times.
   std::optional<double> calibrated_share = std::nullopt;
+  /// Every measured repeat's makespan, in the order run; with fewer than
+  /// kMinRepeatsForInterval of them the case is tied with no other.
+  std::vector<double> repeat_ms{};
   /// predicted / measured − 1: +0.1 predicts 10% too slow, −0.1 too fast.
   double error() const { return predicted_ms / measured_ms - 1; }
 };
@@ -37,11 +40,18 @@ struct ValidationGroup {
   /// `horizontal` and a one-micro-batch `pipeline`), each pair's names in
   /// name order.
   std::vector<std::pair<std::string, std::string>> predicted_ties;
+  /// Pairs of strategies the measurement cannot order: the 95% bootstrap
+  /// interval of the ratio of their medians (speedup_interval.hpp, as
+  /// compare's verdicts) holds 1. Each pair's names in name order.
+  std::vector<std::pair<std::string, std::string>> measured_ties;
   /// No pair of strategies is predicted in the order opposite to the
   /// measured one; a pair predicted exactly equal is no claim either way, so
   /// it is never one (the measured order of identical plans is the machine's
   /// noise). Implied by same_ranking.
   bool ranking_right = true;
+  /// ranking_right, with measured ties also making no claim: every pair
+  /// predicted the other way round is one the measurement cannot order.
+  bool ranking_right_beyond_noise = true;
 };
 
 struct ValidationSummary {
@@ -53,6 +63,7 @@ struct ValidationSummary {
   int within_25_percent = 0;
   int groups_same_ranking = 0;
   int groups_ranking_right = 0;
+  int groups_ranking_right_beyond_noise = 0;
 };
 
 /// Kendall's tau-b of two equally long series: (C − D) / sqrt((P − Ta)(P − Tb))

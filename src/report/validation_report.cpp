@@ -23,12 +23,23 @@ std::string joined(const std::vector<std::string>& names) {
   return text;
 }
 
-/// "; right but for horizontal = pipeline, predicted equal", where only predicted ties kept the orders apart.
+std::vector<std::string> tie_texts(const std::vector<std::pair<std::string, std::string>>& ties, const char* sign) {
+  std::vector<std::string> texts;
+  for (const auto& [a, b] : ties) texts.push_back(a + sign + b);
+  return texts;
+}
+
+/// "; right but for horizontal = pipeline, predicted equal", where only predicted ties kept the orders apart;
+/// "; wrong only where the measurement cannot tell: single ~ vertical", where only measured ties made it wrong.
 std::string ties_note(const ValidationGroup& g) {
-  if (g.same_ranking || !g.ranking_right || g.predicted_ties.empty()) return "";
-  std::vector<std::string> ties;
-  for (const auto& [a, b] : g.predicted_ties) ties.push_back(a + " = " + b);
-  return "; right but for " + join(ties, ", ") + ", predicted equal";
+  if (g.same_ranking) return "";
+  if (g.ranking_right) {
+    if (g.predicted_ties.empty()) return "";
+    return "; right but for " + join(tie_texts(g.predicted_ties, " = "), ", ") + ", predicted equal";
+  }
+  if (!g.ranking_right_beyond_noise) return "";
+  return "; wrong only among pairs measured within their noise (" + join(tie_texts(g.measured_ties, " ~ "), ", ") +
+         ")";
 }
 
 /// The runs predicted mostly outside the machine's measured op times
@@ -49,9 +60,10 @@ std::string extrapolated_line(const ValidationSummary& s) {
 std::string summary_line(const ValidationSummary& s) {
   return fmt::format(
       "{} runs: median |error| {:.1f}%, max {:.1f}%; {} within 10%, {} within 25%; ranking of strategies right in {} "
-      "of {} groups ({} with strategies predicted equal taken in either order)",
+      "of {} groups ({} with strategies predicted equal taken in either order, {} also with those measured within "
+      "their noise)",
       s.cases.size(), 100 * s.median_abs_error, 100 * s.max_abs_error, s.within_10_percent, s.within_25_percent,
-      s.groups_same_ranking, s.groups.size(), s.groups_ranking_right);
+      s.groups_same_ranking, s.groups.size(), s.groups_ranking_right, s.groups_ranking_right_beyond_noise);
 }
 
 /// The scatter: log-log, predicted (y) against measured (x), the diagonal
@@ -100,9 +112,9 @@ std::string scatter_svg(const ValidationSummary& s) {
   return svg + "</svg>\n";
 }
 
-nlohmann::ordered_json ties_json(const ValidationGroup& g) {
+nlohmann::ordered_json ties_json(const std::vector<std::pair<std::string, std::string>>& pairs) {
   nlohmann::ordered_json ties = nlohmann::ordered_json::array();
-  for (const auto& [a, b] : g.predicted_ties) ties.push_back({a, b});
+  for (const auto& [a, b] : pairs) ties.push_back({a, b});
   return ties;
 }
 
@@ -135,6 +147,7 @@ nlohmann::ordered_json validation_json(const ValidationSummary& s, const Validat
                      {"devices", c.devices},
                      {"strategy", c.strategy},
                      {"measured_ms", c.measured_ms},
+                     {"measured_repeats_ms", c.repeat_ms},
                      {"predicted_ms", c.predicted_ms},
                      {"error", c.error()}});
     if (c.calibrated_share) cases.back()["calibrated_share"] = *c.calibrated_share;
@@ -147,8 +160,10 @@ nlohmann::ordered_json validation_json(const ValidationSummary& s, const Validat
                       {"predicted_order", g.predicted_order},
                       {"kendall_tau", g.kendall_tau},
                       {"same_ranking", g.same_ranking},
-                      {"predicted_ties", ties_json(g)},
-                      {"ranking_right", g.ranking_right}});
+                      {"predicted_ties", ties_json(g.predicted_ties)},
+                      {"ranking_right", g.ranking_right},
+                      {"measured_ties", ties_json(g.measured_ties)},
+                      {"ranking_right_beyond_noise", g.ranking_right_beyond_noise}});
   }
   return {{"schema", kValidateSchema},
           {"context", context_json(context)},
@@ -166,7 +181,8 @@ nlohmann::ordered_json validation_json(const ValidationSummary& s, const Validat
             {"within_25_percent", s.within_25_percent},
             {"groups", s.groups.size()},
             {"groups_same_ranking", s.groups_same_ranking},
-            {"groups_ranking_right", s.groups_ranking_right}}}};
+            {"groups_ranking_right", s.groups_ranking_right},
+            {"groups_ranking_right_beyond_noise", s.groups_ranking_right_beyond_noise}}}};
 }
 
 std::string validation_html(const ValidationSummary& s, const ValidationSetup& setup) {

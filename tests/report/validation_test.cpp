@@ -112,13 +112,63 @@ TEST(Validation, StrategiesPredictedEqualAreRightInEitherOrder) {
   EXPECT_EQ(s.groups_ranking_right, 1);
   const std::string text = validation_text(s, ValidationSetup{});
   EXPECT_NE(text.find("right but for horizontal = pipeline, predicted equal"), std::string::npos) << text;
-  EXPECT_NE(text.find("right in 0 of 2 groups (1 with strategies predicted equal taken in either order)"),
+  EXPECT_NE(text.find("right in 0 of 2 groups (1 with strategies predicted equal taken in either order, 1 also "
+                      "with those measured within their noise)"),
             std::string::npos)
       << text;
   const auto json = validation_json(s, ValidationSetup{}, ReportContext{});
   EXPECT_EQ(json["groups"][0]["predicted_ties"], nlohmann::ordered_json::parse(R"([["horizontal", "pipeline"]])"));
   EXPECT_EQ(json["groups"][0]["ranking_right"], true);
   EXPECT_EQ(json["summary"]["groups_ranking_right"], 1);
+}
+
+TEST(Validation, PairsTheMeasurementCannotOrderAreRightInEitherOrder) {
+  // cnn: single (median 10.0) and vertical (9.9) overlap, so any resampled median ratio lies in
+  // [9.6 / 10.3, 10.4 / 9.5], which holds 1 for the 95% interval; tensor (8.0, at most 8.1) is below every
+  // repeat of both (at least 9.5), so its intervals with them exclude 1. Predicted single < vertical: wrong,
+  // but only where the measurement cannot tell.
+  // gru: single and vertical repeat exactly, 5 against 6, and are predicted the other way round: wrong.
+  // lstm: the same swap as cnn's, but with two repeats a side there is no interval, so no tie.
+  const std::vector<double> single{9.8, 10.0, 10.2, 10.4, 9.6};
+  const std::vector<double> vertical{9.7, 9.9, 10.1, 10.3, 9.5};
+  const std::vector<double> tensor{8.0, 8.1, 7.9, 8.0, 8.05};
+  const ValidationSummary s = summarize_validation({
+      {"cnn", 2, "single", 10.0, 9.0, std::nullopt, single},
+      {"cnn", 2, "vertical", 9.9, 9.5, std::nullopt, vertical},
+      {"cnn", 2, "tensor", 8.0, 7.0, std::nullopt, tensor},
+      {"gru", 2, "single", 5, 6, std::nullopt, {5, 5, 5}},
+      {"gru", 2, "vertical", 6, 5, std::nullopt, {6, 6, 6}},
+      {"lstm", 2, "single", 10.05, 9, std::nullopt, {10.0, 10.1}},
+      {"lstm", 2, "vertical", 10.0, 9.5, std::nullopt, {10.05, 9.95}},
+  });
+  ASSERT_EQ(s.groups.size(), 3u);
+  using Tie = std::pair<std::string, std::string>;
+  const ValidationGroup& cnn = s.groups[0];
+  EXPECT_FALSE(cnn.ranking_right);
+  EXPECT_TRUE(cnn.ranking_right_beyond_noise);
+  EXPECT_EQ(cnn.measured_ties, (std::vector<Tie>{{"single", "vertical"}}));
+  const ValidationGroup& gru = s.groups[1];
+  EXPECT_FALSE(gru.ranking_right_beyond_noise);
+  EXPECT_TRUE(gru.measured_ties.empty());
+  const ValidationGroup& lstm = s.groups[2];
+  EXPECT_FALSE(lstm.ranking_right_beyond_noise);
+  EXPECT_TRUE(lstm.measured_ties.empty());
+  EXPECT_EQ(s.groups_ranking_right, 0);
+  EXPECT_EQ(s.groups_ranking_right_beyond_noise, 1);
+  const std::string text = validation_text(s, ValidationSetup{});
+  EXPECT_NE(text.find("tau 0.33; wrong only among pairs measured within their noise (single ~ vertical)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("right in 0 of 3 groups (0 with strategies predicted equal taken in either order, 1 also "
+                      "with those measured within their noise)"),
+            std::string::npos)
+      << text;
+  const auto json = validation_json(s, ValidationSetup{}, ReportContext{});
+  EXPECT_EQ(json["groups"][0]["measured_ties"], nlohmann::ordered_json::parse(R"([["single", "vertical"]])"));
+  EXPECT_EQ(json["groups"][0]["ranking_right_beyond_noise"], true);
+  EXPECT_EQ(json["groups"][1]["ranking_right_beyond_noise"], false);
+  EXPECT_EQ(json["summary"]["groups_ranking_right_beyond_noise"], 1);
+  EXPECT_EQ(json["cases"][3]["measured_repeats_ms"], nlohmann::ordered_json::parse("[5, 5, 5]"));
 }
 
 TEST(Validation, TheJsonReportCarriesEveryCaseAndTheSummary) {
