@@ -188,85 +188,91 @@ class BusyNeighbours {
   std::vector<std::thread> workers_;
 };
 
-/// One grid: each shape on `pool`'s threads, alone or (`neighbours` > 0)
-/// with that many other devices of as many threads busy beside it, pinned
-/// to the process's CPUs `allowed` as devices 1, 2, ... (measure_gemm()).
-///
-/// The repeats are sweeps over the whole grid, each shape timed once a
-/// sweep, not back to back: the build VM loses a vCPU for seconds at a
-/// time, and one such episode inside a shape's repeats took every repeat
-/// of about 130 consecutive shapes at 0.55x their rate (a 2-thread grid
-/// of 2026-12-02, m = 16 to 64, against two calibrations beside it), where
-/// across sweeps it takes one sample of each and the median drops it.
-/// Each sample follows one untimed call of its shape, which puts its
-/// operands in the caches as the repeat before it had (but for products
-/// over kWarmedGemmFlops after the first sweep). The neighbours stay busy
-/// from shape to shape, and a sample waits until they have begun its own.
-void measure_gemm_grid(const CpuCalibrationOptions& options, const GemmGridAxes& axes, ParallelFor& pool,
-                       int neighbours, const std::vector<int>& allowed, const float* a, const float* b, float* c,
-                       calibration::CalibrationResult& result) {
-  struct GridShape {
+/// One grid of shapes (gemm_grid_axes) on one share count's threads, alone
+/// or (`neighbours` > 0) with that many other devices of as many threads
+/// busy beside it, and what its sweeps have timed so far.
+struct GemmGrid {
+  struct Shape {
     int64_t m, n, k;
     int calls = 0;    ///< back-to-back calls a sample times (set in the first sweep)
     int repeats = 0;  ///< sweeps that time it
     std::vector<double> seconds{};  ///< per call, one a sweep
   };
-  std::vector<GridShape> shapes;
+  int threads = 1;
+  int neighbours = 0;
+  std::vector<Shape> shapes{};
+};
+
+GemmGrid make_gemm_grid(const GemmGridAxes& axes, int threads, int neighbours) {
+  GemmGrid grid{threads, neighbours};
   for (const int64_t m : axes.rows) {
     for (const int64_t n : axes.outputs) {
-      for (const int64_t k : axes.inputs) shapes.push_back({m, n, k});
+      for (const int64_t k : axes.inputs) grid.shapes.push_back({m, n, k});
     }
   }
-  const int sweeps = std::max(1, options.repeats);
+  return grid;
+}
+
+/// Sweep `sweep` of `sweeps` over `grid`: each shape once on `pool`'s
+/// threads (pinned as device 0 of `allowed`), its neighbours, if any, pinned
+/// as devices 1, 2, ... and moved from shape to shape with it; a sample
+/// waits until they have begun its own. Each sample follows one untimed
+/// call of its shape, which puts its operands in the caches as the repeat
+/// before it had (but for products over kWarmedGemmFlops after the first
+/// sweep).
+void sweep_gemm_grid(int sweep, int sweeps, const GemmGridAxes& axes, GemmGrid& grid, ParallelFor& pool,
+                     const std::vector<int>& allowed, const float* a, const float* b, float* c) {
   std::optional<BusyNeighbours> busy;
-  if (neighbours > 0) {
-    busy.emplace(neighbours, pool.threads(), axes.rows.back(), axes.outputs.back(), axes.inputs.back(), allowed);
+  if (grid.neighbours > 0) {
+    busy.emplace(grid.neighbours, grid.threads, axes.rows.back(), axes.outputs.back(), axes.inputs.back(), allowed);
   }
-  for (int sweep = 0; sweep < sweeps; ++sweep) {
-    for (GridShape& shape : shapes) {
-      if (sweep > 0 && sweep >= shape.repeats) continue;
-      auto product = [&] { gemm(pool, shape.m, shape.n, shape.k, {a, shape.k}, {b, shape.n}, 0.0f, c, shape.n); };
-      if (busy) busy->set_shape(shape.m, shape.n, shape.k);
-      pool.wake();
-      const double flops = 2.0 * static_cast<double>(shape.m * shape.n * shape.k);
-      if (sweep == 0 || flops <= kWarmedGemmFlops) {
-        const auto first = Clock::now();
-        product();  // warm-up (beside the neighbours' first products); in the first sweep a guess at its time
-        if (sweep == 0) {
-          const double guess = std::max(1e-9, seconds_since(first));
-          shape.calls = static_cast<int>(std::clamp(kMinGemmSampleSeconds / guess, 1.0, 100000.0));
-          shape.repeats = flops > kWarmedGemmFlops ? std::min(3, sweeps) : sweeps;
-        }
+  for (GemmGrid::Shape& shape : grid.shapes) {
+    if (sweep > 0 && sweep >= shape.repeats) continue;
+    auto product = [&] { gemm(pool, shape.m, shape.n, shape.k, {a, shape.k}, {b, shape.n}, 0.0f, c, shape.n); };
+    if (busy) busy->set_shape(shape.m, shape.n, shape.k);
+    pool.wake();
+    const double flops = 2.0 * static_cast<double>(shape.m * shape.n * shape.k);
+    if (sweep == 0 || flops <= kWarmedGemmFlops) {
+      const auto first = Clock::now();
+      product();  // warm-up (beside the neighbours' first products); in the first sweep a guess at its time
+      if (sweep == 0) {
+        const double guess = std::max(1e-9, seconds_since(first));
+        shape.calls = static_cast<int>(std::clamp(kMinGemmSampleSeconds / guess, 1.0, 100000.0));
+        shape.repeats = flops > kWarmedGemmFlops ? std::min(3, sweeps) : sweeps;
       }
-      if (busy) busy->wait_running();
-      const auto start = Clock::now();
-      for (int call = 0; call < shape.calls; ++call) product();
-      shape.seconds.push_back(seconds_since(start) / shape.calls);
     }
-  }
-  for (const GridShape& shape : shapes) {
-    calibration::GemmRate rate;
-    rate.m = shape.m;
-    rate.n = shape.n;
-    rate.k = shape.k;
-    rate.math = "fp32";
-    rate.seconds = calibration::median(shape.seconds);
-    rate.flops_per_second = 2.0 * static_cast<double>(shape.m * shape.n * shape.k) / rate.seconds;
-    rate.threads = pool.threads();
-    rate.running = neighbours + 1;
-    result.gemm.push_back(rate);
+    if (busy) busy->wait_running();
+    const auto start = Clock::now();
+    for (int call = 0; call < shape.calls; ++call) product();
+    shape.seconds.push_back(seconds_since(start) / shape.calls);
   }
 }
 
 /// The sgemm rate over the grid of shapes (gemm_grid_axes) on each share
 /// count's threads, as the kernels compute a product (exec/cpu/kernels/gemm.hpp:
 /// row-major, the output cut into blocks over the device's intra-op pool,
-/// one single-threaded sgemm per block; on one thread, one sgemm): median
-/// over the repeats, sweeps of the grid (at most 3 for products over 1e8
-/// FLOPs, which vary least), of each sample's time per call. Each share count's grid alone,
-/// and where the pool has more than one device of it, again with every
-/// other device busy on the same shape (BusyNeighbours).
-void measure_gemm(const CpuCalibrationOptions& options, int cores, calibration::CalibrationResult& result) {
+/// one single-threaded sgemm per block; on one thread, one sgemm): each
+/// share count's grid alone, and where the pool has more than one device of
+/// it, again with every other device busy on the same shape
+/// (BusyNeighbours); the median over the repeats (at most 3 for products
+/// over 1e8 FLOPs, which vary least) of each sample's time per call.
+///
+/// The repeats are sweeps, each shape timed once a sweep, not back to
+/// back, and the grids take turns sweep by sweep: the build VM loses a
+/// vCPU for seconds at a time, and one such episode inside a shape's
+/// repeats took every repeat of about 130 consecutive shapes at 0.55x
+/// their rate (a 2-thread grid of 2026-12-02, m = 16 to 64, against two
+/// calibrations beside it), where across sweeps it takes one sample of
+/// each and the median drops it; and its speed drifts by several percent
+/// from minute to minute, which, with each grid timed whole in a window of
+/// its own, moved the one-thread grid against the two-thread one by up to
+/// 8% between calibrations (the median over the products of 1e8 FLOPs and
+/// more: 0.478-0.518 of the two-thread rate beside a busy neighbour, in
+/// nine calibrations) and with it the strategies' predicted order.
+/// `after_each_sweep` runs after each sweep of all the grids, so that the
+/// other rates can be timed in turns with them (measure_rates_in_turns()).
+void measure_gemm(const CpuCalibrationOptions& options, int cores, calibration::CalibrationResult& result,
+                  const std::function<void()>& after_each_sweep) {
   use_single_threaded_blas();  // as the executor's kernels call it
   const GemmGridAxes axes = gemm_grid_axes(options.quick);
   const int64_t m = axes.rows.back();
@@ -278,19 +284,39 @@ void measure_gemm(const CpuCalibrationOptions& options, int cores, calibration::
   std::vector<float> c(largest, 0.0f);
   // Read here, before any thread is pinned: a thread pinned to one CPU would see only that one.
   const std::vector<int> allowed = allowed_cpus();
+  std::vector<GemmGrid> grids;
   for (const int threads : cpu_share_counts(cores)) {
-    // As device 0 of the pool, pinned as a run pins it: unpinned, the busy grid of one calibration of the build
-    // VM timed a block of shapes at half the rate alone (the timed thread and its neighbour on one vCPU), and
-    // priced two-tower's convolutions 1.8x slow.
-    const std::vector<int> cpus = device_cpus(allowed, 0, threads);
-    run_pinned(cpus, [&] {
-      const std::unique_ptr<ParallelFor> pool = pinned_device_threads(threads, cpus);
-      const int devices = cores / threads;
-      measure_gemm_grid(options, axes, *pool, 0, allowed, a.data(), b.data(), c.data(), result);
-      if (devices > 1) {
-        measure_gemm_grid(options, axes, *pool, devices - 1, allowed, a.data(), b.data(), c.data(), result);
-      }
-    });
+    grids.push_back(make_gemm_grid(axes, threads, 0));
+    const int devices = cores / threads;
+    if (devices > 1) grids.push_back(make_gemm_grid(axes, threads, devices - 1));
+  }
+  const int sweeps = std::max(1, options.repeats);
+  for (int sweep = 0; sweep < sweeps; ++sweep) {
+    for (GemmGrid& grid : grids) {
+      // As device 0 of the pool, pinned as a run pins it: unpinned, the busy grid of one calibration of the
+      // build VM timed a block of shapes at half the rate alone (the timed thread and its neighbour on one
+      // vCPU), and priced two-tower's convolutions 1.8x slow.
+      const std::vector<int> cpus = device_cpus(allowed, 0, grid.threads);
+      run_pinned(cpus, [&] {
+        const std::unique_ptr<ParallelFor> pool = pinned_device_threads(grid.threads, cpus);
+        sweep_gemm_grid(sweep, sweeps, axes, grid, *pool, allowed, a.data(), b.data(), c.data());
+      });
+    }
+    after_each_sweep();
+  }
+  for (const GemmGrid& grid : grids) {
+    for (const GemmGrid::Shape& shape : grid.shapes) {
+      calibration::GemmRate rate;
+      rate.m = shape.m;
+      rate.n = shape.n;
+      rate.k = shape.k;
+      rate.math = "fp32";
+      rate.seconds = calibration::median(shape.seconds);
+      rate.flops_per_second = 2.0 * static_cast<double>(shape.m * shape.n * shape.k) / rate.seconds;
+      rate.threads = grid.threads;
+      rate.running = grid.neighbours + 1;
+      result.gemm.push_back(rate);
+    }
   }
 }
 
@@ -506,6 +532,67 @@ void measure_weight_stream(const CpuCalibrationOptions& options, int cores, int6
       }
     });
   }
+}
+
+/// Each field's median over `sweeps` (none empty, all timed alike).
+calibration::KernelPassTimes median_kernel_passes(const std::vector<calibration::KernelPassTimes>& sweeps) {
+  const auto median_of = [&](const auto& field) {
+    std::vector<double> values;
+    for (const calibration::KernelPassTimes& sweep : sweeps) values.push_back(field(sweep));
+    return calibration::median(values);
+  };
+  calibration::KernelPassTimes times = sweeps.front();
+  times.fill_seconds_per_value = median_of([](const auto& t) { return t.fill_seconds_per_value; });
+  for (auto& [kind, seconds] : times.activation_seconds_per_value) {
+    seconds = median_of([&](const auto& t) { return t.activation_seconds_per_value.at(kind); });
+  }
+  for (auto& [kind, seconds] : times.pool_seconds_per_window_value) {
+    seconds = median_of([&](const auto& t) { return t.pool_seconds_per_window_value.at(kind); });
+  }
+  for (size_t i = 0; i < times.im2col.size(); ++i) {
+    times.im2col[i].seconds_per_call = median_of([&](const auto& t) { return t.im2col.at(i).seconds_per_call; });
+    times.im2col[i].seconds_per_value = median_of([&](const auto& t) { return t.im2col.at(i).seconds_per_value; });
+  }
+  return times;
+}
+
+/// Each (threads, running)'s median rate over `sweeps` (each timed alike).
+std::vector<calibration::WeightStreamTime> median_weight_streams(
+    const std::vector<std::vector<calibration::WeightStreamTime>>& sweeps) {
+  std::vector<calibration::WeightStreamTime> rates = sweeps.front();
+  for (size_t i = 0; i < rates.size(); ++i) {
+    std::vector<double> values;
+    for (const auto& sweep : sweeps) values.push_back(sweep.at(i).bytes_per_second);
+    rates[i].bytes_per_second = calibration::median(values);
+  }
+  return rates;
+}
+
+/// The sgemm grids, and in turns with their sweeps (one timing of each after
+/// each sweep of the grids, the median kept) the kernels' passes and the
+/// weight stream. Timed once after the grids, the passes fell in a window
+/// of their own, a fraction of a second: in four calibrations of the build
+/// VM (2026-12-02) one thread's im2col came out 0.33, 0.61, 0.62 and 0.66
+/// ns a value (in the kernel, on AlexNet's layers, 0.54-0.65), and since a
+/// split device repeats its convolution's whole im2col, two-tower's
+/// `vertical` was predicted at 1.05-1.16x its `single`. In turns, the
+/// sweeps of one calibration still spread (0.53-1.11 ns in one), and the
+/// medians of four calibrations were 0.33, 0.33, 0.34 and 0.55: the VM's
+/// memory system has its own moods, which the median spreads over the
+/// calibration's half-minute rather than one moment of it.
+void measure_rates_in_turns(const CpuCalibrationOptions& options, const HostInfo& host,
+                            calibration::CalibrationResult& result) {
+  std::vector<calibration::KernelPassTimes> passes;
+  std::vector<std::vector<calibration::WeightStreamTime>> streams;
+  measure_gemm(options, host.hardware_threads, result, [&] {
+    calibration::CalibrationResult sweep;
+    measure_kernel_passes(options, host.hardware_threads, sweep);
+    measure_weight_stream(options, host.hardware_threads, host.last_level_cache_bytes, sweep);
+    passes.push_back(std::move(sweep.kernel_passes));
+    streams.push_back(std::move(sweep.weight_stream));
+  });
+  result.kernel_passes = median_kernel_passes(passes);
+  result.weight_stream = median_weight_streams(streams);
 }
 
 void measure_copies(const CpuCalibrationOptions& options, calibration::CalibrationResult& result) {
@@ -783,11 +870,9 @@ calibration::CalibrationResult calibrate_cpu(const CpuCalibrationOptions& option
       "cpu: {} hardware threads, the pooled devices; op times per share count, with every device running the op "
       "at once and (where other devices exist) alone",
       host.hardware_threads));
-  measure_gemm(options, host.hardware_threads, result);
+  measure_rates_in_turns(options, host, result);
   measure_cell_pointwise(options, result);
-  measure_kernel_passes(options, host.hardware_threads, result);
   result.last_level_cache_bytes = host.last_level_cache_bytes;
-  measure_weight_stream(options, host.hardware_threads, host.last_level_cache_bytes, result);
   measure_copies(options, result);
   measure_hand_off(options, result);
   measure_op_gap(options, result);
