@@ -16,6 +16,8 @@
 
 #include "cli/command.hpp"
 #include "cli/execution_options.hpp"
+#include "cli/host_machine.hpp"
+#include "cli/host_speed.hpp"
 #include "cli/interleaved_runs.hpp"
 #include "cli/network_loading.hpp"
 #include "cli/strategy_choice.hpp"
@@ -25,6 +27,7 @@
 #include "report/makespan_stats.hpp"
 #include "report/progress.hpp"
 #include "report/validation_report.hpp"
+#include "sim/machine_file.hpp"
 #include "util/errors.hpp"
 #include "util/output_batch.hpp"
 #include "util/output_files.hpp"
@@ -118,6 +121,11 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
   setup.backend = backend;
   setup.machine_name = pattern;
   setup.cuda_graph = execution.cuda_graph;
+  std::vector<GemmRatePoint> host_grid;  // the predicting machine's cpu grid, to probe the host against
+  if (backend == "cpu") {
+    host_grid = load_machine(resolve_machine(machine_for(pattern, options.devices.front()))).device.gemm_rates;
+  }
+  setup.host_speed_before = host_speed_now(host_grid);
   for (size_t d = 0; d < options.devices.size(); ++d) {
     const int devices = options.devices[d];
     auto executor = make_executor(execution, backend, devices);
@@ -148,6 +156,7 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
   if (cases.empty()) {
     throw InputError("--networks", "", "nothing to validate: no network splits over the device counts given");
   }
+  if (setup.host_speed_before) setup.host_speed_after = host_speed_now(host_grid);
   const ValidationSummary summary = summarize_validation(std::move(cases));
   OutputBatch files;
   files.add("--report", options.report,

@@ -57,6 +57,15 @@ std::string extrapolated_line(const ValidationSummary& s) {
                      runs.size(), s.cases.size(), join(runs, ", "));
 }
 
+/// "host speed ...: 0.93x before the runs, 0.91x after ...", or nothing where the host was not probed.
+std::string host_speed_line(const ValidationSetup& setup) {
+  if (!setup.host_speed_before || !setup.host_speed_after) return "";
+  return fmt::format("host speed against the machine's calibration (one-thread sgemm at 3 shapes of its grid): "
+                     "{:.2f}x before the runs, {:.2f}x after; below 1 the host runs slower than when calibrated, "
+                     "and predictions come out fast by about as much\n",
+                     *setup.host_speed_before, *setup.host_speed_after);
+}
+
 std::string summary_line(const ValidationSummary& s) {
   return fmt::format(
       "{} runs: median |error| {:.1f}%, max {:.1f}%; {} within 10%, {} within 25%; ranking of strategies right in {} "
@@ -136,7 +145,7 @@ std::string validation_text(const ValidationSummary& s, const ValidationSetup& s
                         joined(g.measured_order), g.same_ranking ? "the same" : joined(g.predicted_order),
                         g.kendall_tau, ties_note(g));
   }
-  return text + "\n" + summary_line(s) + "\n";
+  return text + "\n" + summary_line(s) + "\n" + host_speed_line(setup);
 }
 
 nlohmann::ordered_json validation_json(const ValidationSummary& s, const ValidationSetup& setup,
@@ -165,7 +174,7 @@ nlohmann::ordered_json validation_json(const ValidationSummary& s, const Validat
                       {"measured_ties", ties_json(g.measured_ties)},
                       {"ranking_right_beyond_noise", g.ranking_right_beyond_noise}});
   }
-  return {{"schema", kValidateSchema},
+  nlohmann::ordered_json report = {{"schema", kValidateSchema},
           {"context", context_json(context)},
           {"backend", setup.backend},
           {"device_mode", setup.device_mode},
@@ -183,6 +192,10 @@ nlohmann::ordered_json validation_json(const ValidationSummary& s, const Validat
             {"groups_same_ranking", s.groups_same_ranking},
             {"groups_ranking_right", s.groups_ranking_right},
             {"groups_ranking_right_beyond_noise", s.groups_ranking_right_beyond_noise}}}};
+  if (setup.host_speed_before && setup.host_speed_after) {
+    report["host_speed"] = {{"before", *setup.host_speed_before}, {"after", *setup.host_speed_after}};
+  }
+  return report;
 }
 
 std::string validation_html(const ValidationSummary& s, const ValidationSetup& setup) {
@@ -194,7 +207,9 @@ std::string validation_html(const ValidationSummary& s, const ValidationSetup& s
   html += fmt::format("<h1>Predicted against measured</h1>\n<p>{} measured{} ({}), predicted on {}.</p>\n",
                       escape_html(setup.backend), setup.cuda_graph ? " from CUDA graph replays" : "",
                       escape_html(setup.device_mode), escape_html(setup.machine_name));
-  html += "<p>" + escape_html(summary_line(s)) + ". The shaded band is ±25%.</p>\n" + scatter_svg(s);
+  html += "<p>" + escape_html(summary_line(s)) + ". The shaded band is ±25%.</p>\n";
+  if (const std::string speed = host_speed_line(setup); !speed.empty()) html += "<p>" + escape_html(speed) + "</p>\n";
+  html += scatter_svg(s);
   html += "<table><tr><th class='l'>network</th><th>devices</th><th class='l'>strategy</th><th>measured ms</th>"
           "<th>predicted ms</th><th>error</th></tr>\n";
   for (const ValidationCase& c : s.cases) {

@@ -6,6 +6,7 @@
 /// against measured makespans.
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "report/report_context.hpp"
@@ -21,6 +22,11 @@ struct ValidationSetup {
   std::string device_mode;   ///< e.g. "virtual (green contexts, 66 SMs each)", from the first measured run
   std::string machine_name;  ///< the machine option as given (`{devices}` left in)
   bool cuda_graph = false;   ///< measured runs replayed from a CUDA graph
+  /// The host's one-thread sgemm speed against the predicting machine's
+  /// calibration (cli/host_speed.hpp) before and after the measured runs;
+  /// unset where not probed (cuda, a machine with no cpu grid).
+  std::optional<double> host_speed_before = std::nullopt;
+  std::optional<double> host_speed_after = std::nullopt;
 };
 
 std::string validation_text(const ValidationSummary& summary, const ValidationSetup& setup);

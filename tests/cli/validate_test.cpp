@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "cli_test_support.hpp"
@@ -25,6 +27,7 @@ TEST(ValidateCommand, ScoresEveryStrategyOfEachNetworkAndDeviceCount) {
   EXPECT_EQ(report["schema"], "splitscope.validate/1");
   EXPECT_EQ(report["backend"], "cpu");
   EXPECT_EQ(report["machine"], "cpu-2");
+  EXPECT_FALSE(report.contains("host_speed"));  // cpu-2 has no sgemm grid to hold the host against
   // mlp-small splits five ways on 2 devices, the baseline included.
   const auto& cases = report["cases"];
   ASSERT_EQ(cases.size(), 5u);
@@ -48,6 +51,33 @@ TEST(ValidateCommand, ScoresEveryStrategyOfEachNetworkAndDeviceCount) {
   const int validated = run_script("validate-report", dir + "/v.json");
   if (validated == kSkipExitCode) GTEST_SKIP() << "python3-jsonschema is missing (scripts/setup installs it)";
   EXPECT_EQ(validated, 0) << "the validate report does not match reports/schema/validate.schema.json";
+}
+
+TEST(ValidateCommand, ProbesTheHostAgainstACpuMachinesGrid) {
+  // cpu-2 with a one-thread sgemm grid at 100 GFLOP/s: validate times the host's one-thread sgemm before and
+  // after its runs against it. Without a grid (cpu-2 itself, the first test) there is no probe.
+  const std::string dir = fresh_temp_dir("validate-host-speed");
+  const char* root = std::getenv("SPLITSCOPE_SOURCE_ROOT");
+  ASSERT_NE(root, nullptr);
+  auto machine = nlohmann::json::parse(read_text_file(std::string(root) + "/models/machines/cpu-2.json"));
+  machine["name"] = "cpu-2-with-grid";
+  nlohmann::json grid = nlohmann::json::array();
+  for (int m : {16, 64, 256}) {
+    for (int n : {256, 1024, 4096}) {
+      for (int k : {256, 1024}) grid.push_back({{"m", m}, {"n", n}, {"k", k}, {"GFLOPs", 100}});
+    }
+  }
+  machine["device"]["gemm_rates"] = grid;
+  std::ofstream(dir + "/machine.json") << machine.dump(2);
+  const CommandResult result = run_splitscope("validate --backend cpu --networks mlp-small --devices 2 --repeat 1 "
+                                              "--quiet --predict-on " + dir + "/machine.json --report " + dir +
+                                              "/v.json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("host speed against the machine's calibration"), std::string::npos) << result.out;
+  const auto report = nlohmann::json::parse(read_text_file(dir + "/v.json"));
+  ASSERT_TRUE(report.contains("host_speed")) << report.dump(2);
+  EXPECT_GT(report["host_speed"]["before"].get<double>(), 0);
+  EXPECT_GT(report["host_speed"]["after"].get<double>(), 0);
 }
 
 TEST(ValidateCommand, TheMachineMayNameTheDeviceCount) {

@@ -191,6 +191,23 @@ TEST(Validation, TheJsonReportCarriesEveryCaseAndTheSummary) {
   EXPECT_EQ(dots, 5u);
 }
 
+TEST(Validation, TheHostsSpeedIsReportedWhereItWasProbed) {
+  const ValidationSummary s = summarize_validation(hand_cases());
+  ValidationSetup setup;
+  EXPECT_EQ(validation_text(s, setup).find("host speed"), std::string::npos);
+  EXPECT_FALSE(validation_json(s, setup, ReportContext{}).contains("host_speed"));
+  setup.host_speed_before = 0.934;
+  setup.host_speed_after = 0.876;
+  const std::string text = validation_text(s, setup);
+  EXPECT_NE(text.find("(one-thread sgemm at 3 shapes of its grid): 0.93x before the runs, 0.88x after;"),
+            std::string::npos)
+      << text;
+  const auto json = validation_json(s, setup, ReportContext{});
+  EXPECT_DOUBLE_EQ(json["host_speed"]["before"].get<double>(), 0.934);
+  EXPECT_DOUBLE_EQ(json["host_speed"]["after"].get<double>(), 0.876);
+  EXPECT_NE(validation_html(s, setup).find("0.93x before the runs"), std::string::npos);
+}
+
 TEST(Validation, RunsPredictedMostlyOutsideTheMeasuredOpTimesAreListed) {
   std::vector<ValidationCase> cases = hand_cases();
   cases[0].calibrated_share = 0.25;  // mlp single: listed
