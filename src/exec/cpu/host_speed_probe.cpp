@@ -14,13 +14,13 @@
 namespace splitscope {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using ProbeClock = std::chrono::steady_clock;
 
-constexpr int kSamples = 5;
-constexpr double kMinSampleSeconds = 200e-6;  // as calibrate's grid
+constexpr int kProbeSamples = 5;
+constexpr double kMinProbeSampleSeconds = 200e-6;  // as calibrate's grid
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
+double probe_seconds_since(ProbeClock::time_point start) {
+  return std::chrono::duration<double>(ProbeClock::now() - start).count();
 }
 
 }  // namespace
@@ -38,15 +38,15 @@ double time_one_thread_sgemm(const SgemmShape& shape) {
   };
   double seconds = 0;
   std::thread worker([&] {
-    const auto first = Clock::now();
+    const auto first = ProbeClock::now();
     product();
-    const double guess = std::max(1e-9, seconds_since(first));
-    const int calls = static_cast<int>(std::clamp(kMinSampleSeconds / guess, 1.0, 100000.0));
+    const double guess = std::max(1e-9, probe_seconds_since(first));
+    const int calls = static_cast<int>(std::clamp(kMinProbeSampleSeconds / guess, 1.0, 100000.0));
     std::vector<double> samples;
-    for (int s = 0; s < kSamples; ++s) {
-      const auto start = Clock::now();
+    for (int s = 0; s < kProbeSamples; ++s) {
+      const auto start = ProbeClock::now();
       for (int call = 0; call < calls; ++call) product();
-      samples.push_back(seconds_since(start) / calls);
+      samples.push_back(probe_seconds_since(start) / calls);
     }
     seconds = median(samples);
   });
