@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "calibration/calibration_fits.hpp"
+#include "exec/cpu/call_timing.hpp"
 #include "exec/cpu/compute_task.hpp"
 #include "exec/cpu/cpu_executor.hpp"
 #include "exec/cpu/host_info.hpp"
@@ -40,10 +41,6 @@ namespace splitscope {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 /// The grid of sgemm shapes timed: every m of `rows`, n of `outputs` and k
 /// of `inputs`. n and k log-spaced by 4 from 1 to past the sizes where
@@ -70,9 +67,6 @@ GemmGridAxes gemm_grid_axes(bool quick) {
           {1, 4, 16, 64, 256, 1024, 2048}};
 }
 
-/// Products shorter than this are timed in batches of back-to-back calls,
-/// so that the clock's own cost does not count.
-constexpr double kMinGemmSampleSeconds = 200e-6;
 /// Products of more FLOPs than this vary least, and are timed in at most 3
 /// sweeps of the grid; after the first, without a warm-up call before them:
 /// on the build VM (2026-12-02, one thread, the grid's 89 such shapes in
@@ -99,12 +93,6 @@ std::unique_ptr<ParallelFor> pinned_device_threads(int threads, const std::vecto
   return pool;
 }
 
-/// Runs `work` on a thread pinned to cpus[0] (unpinned where `cpus` is empty) and waits for it.
-void run_pinned(const std::vector<int>& cpus, const std::function<void()>& work) {
-  std::thread worker(work);
-  if (!cpus.empty()) pin_thread(worker, cpus.front());
-  worker.join();
-}
 
 /// The other devices of a pool, each on its own threads and buffers,
 /// computing an m×n×k product over and over from construction until
@@ -236,8 +224,7 @@ void sweep_gemm_grid(int sweep, int sweeps, const GemmGridAxes& axes, GemmGrid& 
       const auto first = Clock::now();
       product();  // warm-up (beside the neighbours' first products); in the first sweep a guess at its time
       if (sweep == 0) {
-        const double guess = std::max(1e-9, seconds_since(first));
-        shape.calls = static_cast<int>(std::clamp(kMinGemmSampleSeconds / guess, 1.0, 100000.0));
+        shape.calls = calls_per_sample(seconds_since(first));
         shape.repeats = flops > kWarmedGemmFlops ? std::min(3, sweeps) : sweeps;
       }
     }
@@ -362,22 +349,12 @@ void measure_cell_pointwise(const CpuCalibrationOptions& options, calibration::C
   }
 }
 
-/// The median over max(11, repeats) samples of `pass`'s time per call, each
-/// sample enough back-to-back calls to last kMinGemmSampleSeconds, after a
-/// warm-up call. Eleven at least: on the build VM one sample in three or so
-/// of a two-thread im2col ran at one thread's pace (its helper late).
-double median_call_seconds(const CpuCalibrationOptions& options, const std::function<void()>& pass) {
-  const auto first = Clock::now();
-  pass();
-  const double guess = std::max(1e-9, seconds_since(first));
-  const int calls = static_cast<int>(std::clamp(kMinGemmSampleSeconds / guess, 1.0, 100000.0));
-  std::vector<double> seconds;
-  for (int r = 0; r < std::max(11, options.repeats); ++r) {
-    const auto start = Clock::now();
-    for (int call = 0; call < calls; ++call) pass();
-    seconds.push_back(seconds_since(start) / calls);
-  }
-  return calibration::median(seconds);
+/// The median over max(11, repeats) samples of `pass`'s time per call
+/// (median_call_seconds()). Eleven at least: on the build VM one sample in
+/// three or so of a two-thread im2col ran at one thread's pace (its helper
+/// late).
+double median_pass_seconds(const CpuCalibrationOptions& options, const std::function<void()>& pass) {
+  return median_call_seconds(std::max(11, options.repeats), pass);
 }
 
 /// A 3x3, stride-1, padded convolution of 64 channels over a side x side input (ResNet's commonest).
@@ -429,10 +406,10 @@ void measure_kernel_passes(const CpuCalibrationOptions& options, int cores, cali
     return planes;
   };
   calibration::KernelPassTimes& times = result.kernel_passes;
-  times.fill_seconds_per_value = median_call_seconds(options, [&] { fill_next(); }) / values;
+  times.fill_seconds_per_value = median_pass_seconds(options, [&] { fill_next(); }) / values;
   for (const Activation activation : {Activation::kRelu, Activation::kTanh, Activation::kSigmoid}) {
     // Each call starts again from the bias values, so that every call sees the same spread of inputs.
-    const double with_fill = median_call_seconds(options, [&] {
+    const double with_fill = median_pass_seconds(options, [&] {
       activation_in_place(activation, fill_next(), kColumns, kRows, kColumns);
     });
     times.activation_seconds_per_value[std::string(to_string(activation))] =
@@ -455,8 +432,8 @@ void measure_kernel_passes(const CpuCalibrationOptions& options, int cores, cali
   pool.output = pool_out.data();
   pool.output_stride = pool.channels * pool.out_h() * pool.out_w();
   const double window_values = static_cast<double>(pool_out.size() * pool.kernel_h * pool.kernel_w);
-  times.pool_seconds_per_window_value["maxpool"] = median_call_seconds(options, [&] { max_pool(pool); }) / window_values;
-  times.pool_seconds_per_window_value["avgpool"] = median_call_seconds(options, [&] { avg_pool(pool); }) / window_values;
+  times.pool_seconds_per_window_value["maxpool"] = median_pass_seconds(options, [&] { max_pool(pool); }) / window_values;
+  times.pool_seconds_per_window_value["avgpool"] = median_pass_seconds(options, [&] { avg_pool(pool); }) / window_values;
   const Conv2dGeometry small = im2col_probe(14);
   const Conv2dGeometry large = im2col_probe(56);
   std::vector<float> input(static_cast<size_t>(large.in_channels * large.in_h * large.in_w), 0.5f);
@@ -472,7 +449,7 @@ void measure_kernel_passes(const CpuCalibrationOptions& options, int cores, cali
       const std::unique_ptr<ParallelFor> pool = pinned_device_threads(threads, device);
       pool->wake();
       const auto seconds = [&](const Conv2dGeometry& g) {
-        return median_call_seconds(options, [&] { im2col(*pool, g, g.in_channels, input.data(), columns.data()); });
+        return median_pass_seconds(options, [&] { im2col(*pool, g, g.in_channels, input.data(), columns.data()); });
       };
       const double small_seconds = seconds(small);
       const double large_seconds = seconds(large);
@@ -524,7 +501,7 @@ void measure_weight_stream(const CpuCalibrationOptions& options, int cores, int6
         }
         pool->wake();
         int64_t call = 0;
-        const double seconds = median_call_seconds(options, [&] {
+        const double seconds = median_pass_seconds(options, [&] {
           const float* weights = b.data() + (call++ % copies) * kOutputs * kInputs;
           gemm(*pool, kRows, kOutputs, kInputs, {a.data(), kInputs}, {weights, kOutputs}, 0.0f, c.data(), kOutputs);
         });
