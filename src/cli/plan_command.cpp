@@ -13,6 +13,12 @@
 #include "cli/command.hpp"
 #include "cli/network_loading.hpp"
 #include "cli/training_options.hpp"
+#include "sim/machine_file.hpp"
+#include "sim/simulator.hpp"
+#include "splitscope_config.h"
+#if SPLITSCOPE_HAVE_CHAKRA
+#include "chakra/chakra_trace.hpp"
+#endif
 #include "partitioners/plan_check.hpp"
 #include "util/errors.hpp"
 #include "partitioners/partitioner.hpp"
@@ -34,7 +40,25 @@ struct PlanOptions {
   std::optional<int64_t> batch;
   TrainingOptions training;
   bool json = false;
+  std::string chakra_dir;  ///< --chakra: write Chakra execution traces here
+  std::string machine;     ///< --machine: predicts the traces' compute durations
 };
+
+/// `--chakra DIR`: the plan as one Chakra execution trace per device, each
+/// compute node timed by the simulator on `--machine` (docs/chakra.md).
+void write_chakra(const Plan& plan, const PlanOptions& options) {
+#if SPLITSCOPE_HAVE_CHAKRA
+  const Timeline predicted = simulate(plan, load_machine(options.machine));
+  const auto written = write_chakra_traces(chakra_traces(plan, predicted), options.chakra_dir, "splitscope");
+  std::cerr << fmt::format("wrote {} Chakra trace file(s) to {}\n", written.size(), options.chakra_dir);
+#else
+  (void)plan;
+  (void)options;
+  throw UnavailableError(
+      "--chakra: this build has no Protocol Buffers; install Debian's libprotobuf-dev and protobuf-compiler "
+      "(scripts/setup does) and rebuild");
+#endif
+}
 
 /// The layer (and stacked layer) an op belongs to, for grouping long op lists.
 std::string group_name(const Graph& graph, NodeId id) {
@@ -191,8 +215,21 @@ Command add_plan_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--batch", options->batch, "override the network file's batch (as on run and compare)");
   sub->add_flag("--json", options->json, "print JSON (FORMATS.md) instead of tables");
+  sub->add_option("--chakra", options->chakra_dir,
+                  "also write the plan as Chakra execution traces, one per device, into this folder "
+                  "(DIR/splitscope.<device>.et, for ASTRA-sim: docs/chakra.md)");
+  sub->add_option("--machine", options->machine,
+                  "with --chakra: the machine whose simulation times each compute node "
+                  "(a machine file, or a name from models/machines)");
   add_training_options(*sub, options->training, false);
   return {sub, [options](const std::vector<std::string>&) {
+            if (!options->chakra_dir.empty() && options->machine.empty()) {
+              throw InputError("--chakra", "",
+                               "needs --machine to time each compute node, e.g. --machine h100-nvlink-8");
+            }
+            if (options->chakra_dir.empty() && !options->machine.empty()) {
+              throw InputError("--machine", "", "times the nodes of --chakra traces; give --chakra DIR with it");
+            }
             const auto graph = graph_to_run(load_network(options->model, options->batch), options->training);
             PartitionOptions partition;
             partition.devices = options->devices;
@@ -207,6 +244,7 @@ Command add_plan_command(CLI::App& app) {
             }
             const Plan plan = make_plan(*make_partitioner(options->strategy, options->replicas), graph, partition);
             check(plan);
+            if (!options->chakra_dir.empty()) write_chakra(plan, *options);
             if (options->json) {
               std::cout << dump_json(plan_json(plan), 2) << "\n";
             } else {
