@@ -1,0 +1,100 @@
+// `splitscope lessons [--machine M] [--only 1,4,9] [--json FILE]`: the
+// chapter's claims about splitting networks, each run as an experiment on
+// the simulator with its verdict, its numbers and where it flips
+// (docs/lessons.md).
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <set>
+
+#include "cli/command.hpp"
+#include "lessons/lesson.hpp"
+#include "report/progress.hpp"
+#include "util/atomic_file.hpp"
+#include "util/errors.hpp"
+#include "util/output_files.hpp"
+#include "util/strings.hpp"
+
+namespace splitscope::cli {
+namespace {
+
+struct LessonsOptions {
+  std::string machine;
+  std::vector<int> only;
+  std::string json;
+  bool quiet = false;
+};
+
+std::string flip_text(const FlipPoint& flip) {
+  const std::string unit = flip.unit.empty() ? "" : " " + flip.unit;
+  if (!flip.value) {
+    return fmt::format("does not flip for {} in [{:g}, {:g}]{}", flip.parameter, flip.low, flip.high, unit);
+  }
+  return fmt::format("flips at {} = {:.4g}{}: {}", flip.parameter, *flip.value, unit, flip.meaning);
+}
+
+std::string result_text(const LessonResult& result) {
+  std::string text = fmt::format("{:>2}. {}\n", result.number, result.claim);
+  text += fmt::format("    {}: {}\n", to_string(result.verdict), result.why);
+  text += fmt::format("    setup: {}\n", result.setup);
+  if (result.flip) text += fmt::format("    {}\n", flip_text(*result.flip));
+  return text;
+}
+
+int run_lessons(const LessonsOptions& options) {
+  std::set<int> known;
+  std::string known_list;
+  for (const Lesson& lesson : lessons()) {
+    known.insert(lesson.number);
+    known_list += (known_list.empty() ? "" : ", ") + std::to_string(lesson.number);
+  }
+  for (int number : options.only) {
+    if (!known.count(number)) {
+      throw InputError("--only", "",
+                       fmt::format("there is no lesson {} here; the lessons that run are {}", number, known_list));
+    }
+  }
+  if (!options.json.empty()) check_output_files({{"--json", options.json}});
+  Progress progress = stderr_progress(options.quiet);
+  nlohmann::ordered_json results = nlohmann::ordered_json::array();
+  for (const Lesson& lesson : lessons()) {
+    if (!options.only.empty() &&
+        std::find(options.only.begin(), options.only.end(), lesson.number) == options.only.end()) {
+      continue;
+    }
+    progress.begin_run(fmt::format("lesson {}", lesson.number));
+    progress.on_repeat(0, 1);
+    LessonSettings settings;
+    settings.machine = options.machine;
+    const LessonResult result = lesson.run(settings);
+    progress.end_run();
+    std::cout << result_text(result) << "\n";
+    results.push_back(to_json(result));
+  }
+  if (!options.json.empty()) {
+    const nlohmann::ordered_json document{{"schema", "splitscope.lessons/1"}, {"lessons", results}};
+    write_file_atomically(options.json,
+                          document.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_lessons_command(CLI::App& app) {
+  auto options = std::make_shared<LessonsOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "lessons", "Run the classic claims about splitting networks as experiments: verdict, numbers, where each flips");
+  sub->add_option("--machine", options->machine,
+                  "run every lesson on this machine (a machine file, or a name from models/machines) instead of "
+                  "each lesson's own preset");
+  sub->add_option("--only", options->only, "the lessons to run, e.g. --only 1,4,9")->delimiter(',');
+  sub->add_option("--json", options->json, "also write the results as JSON (docs/lessons.md)");
+  sub->add_flag("--quiet,-q", options->quiet, "no progress on stderr");
+  return {sub, [options](const std::vector<std::string>&) { return run_lessons(*options); }};
+}
+
+}  // namespace splitscope::cli

@@ -1,0 +1,74 @@
+#include "lessons/experiment.hpp"
+
+#include <cmath>
+
+#include "ir/lower.hpp"
+#include "ir/model_limits.hpp"
+#include "ir/model_parser.hpp"
+#include "ir/training.hpp"
+#include "ir/zoo.hpp"
+#include "partitioners/partitioner.hpp"
+#include "partitioners/plan_check.hpp"
+#include "sim/simulator.hpp"
+
+namespace splitscope {
+
+std::shared_ptr<const Graph> lesson_graph(const std::string& network, bool train, int64_t batch) {
+  Model model = load_model_file(resolve_zoo_file(ZooShelf::kNetworks, network));
+  if (batch > 0) {
+    model.batch = batch;
+    check_model_limits(model, "batch");
+  }
+  auto forward = std::make_shared<const Graph>(lower(model));
+  if (!train) return forward;
+  return std::make_shared<const Graph>(training_graph(*forward, Optimizer{}));
+}
+
+Trial simulate_trial(const std::shared_ptr<const Graph>& graph, const std::string& strategy, int devices,
+                     const Machine& machine, int microbatches) {
+  PartitionOptions options;
+  options.devices = devices;
+  options.microbatches = microbatches;
+  auto plan = std::make_shared<const Plan>(make_plan(*make_partitioner(strategy), graph, options));
+  check(*plan);
+  Simulator simulator(machine);
+  RunOptions run;
+  run.warmup = 0;
+  run.repeats = 1;
+  const RunResult result = simulator.run(*plan, run);
+  Trial trial;
+  trial.strategy = strategy;
+  trial.devices = devices;
+  trial.microbatches = microbatches;
+  trial.summary = summarize(*plan, result);
+  trial.makespan_us = result.timelines.at(0).makespan_us();
+  return trial;
+}
+
+Machine with_link_bandwidth(Machine machine, double gbps) {
+  machine.topology.link.bandwidth_gbps = gbps;
+  machine.topology.bus.bandwidth_gbps = gbps;
+  machine.topology.nic.bandwidth_gbps = gbps;
+  return machine;
+}
+
+std::optional<double> find_flip(double low, double high, const std::function<bool(double)>& holds, bool integer,
+                                double relative) {
+  if (holds(low) || !holds(high)) return std::nullopt;
+  // Invariant: false at low, true at high.
+  while (true) {
+    if (integer) {
+      if (high - low <= 1) return high;
+    } else if (high / low <= 1 + relative) {
+      return high;
+    }
+    double middle = integer ? std::floor((low + high) / 2) : std::sqrt(low * high);
+    if (holds(middle)) {
+      high = middle;
+    } else {
+      low = middle;
+    }
+  }
+}
+
+}  // namespace splitscope

@@ -1,0 +1,44 @@
+#pragma once
+/// \file
+/// What the lessons' experiments share: a network planned by a named
+/// strategy and simulated on a machine, its summary, and a bisection that
+/// finds where a verdict flips.
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "ir/graph.hpp"
+#include "report/run_summary.hpp"
+#include "sim/machine.hpp"
+
+namespace splitscope {
+
+/// A strategy's plan of a network, simulated.
+struct Trial {
+  std::string strategy;
+  int devices = 1;
+  int microbatches = 1;
+  double makespan_us = 0;
+  RunSummary summary;
+};
+
+/// A zoo network (or network file), forward only or as a training step, at
+/// `batch` (0: the file's own).
+std::shared_ptr<const Graph> lesson_graph(const std::string& network, bool train, int64_t batch = 0);
+
+/// Plans `graph` with `strategy` over `devices` and simulates it on `machine`.
+Trial simulate_trial(const std::shared_ptr<const Graph>& graph, const std::string& strategy, int devices,
+                     const Machine& machine, int microbatches = 1);
+
+/// `machine` with every link (switch port, NIC, bus) at `gbps`.
+Machine with_link_bandwidth(Machine machine, double gbps);
+
+/// The smallest x in [low, high] where `holds(x)` is true, given it is false at
+/// `low`; bisects on a log scale to `relative` precision (or over integers
+/// when `integer`). nullopt when it is false at `high` too, or true at `low`.
+std::optional<double> find_flip(double low, double high, const std::function<bool(double)>& holds,
+                                bool integer = false, double relative = 0.01);
+
+}  // namespace splitscope

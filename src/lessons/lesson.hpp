@@ -1,0 +1,64 @@
+#pragma once
+/// \file
+/// `splitscope lessons`: each classic claim about splitting networks over
+/// devices (docs/lessons.md) as an experiment with a verdict, its numbers and,
+/// where the claim is a comparison, the value of one parameter at which the
+/// verdict flips. Each lesson is one file in this folder; lessons.cpp lists
+/// them. The experiments run on the simulator, so they are deterministic.
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace splitscope {
+
+enum class LessonVerdict {
+  kHolds,
+  kDoesNotHold,  ///< "does not hold here": on this machine and these settings
+  kUncertain,    ///< the margin is inside what the model can tell apart
+};
+std::string_view to_string(LessonVerdict verdict);
+
+/// Where a comparison's verdict changes, found by bisection over a range.
+struct FlipPoint {
+  std::string parameter;  ///< "link bandwidth", "micro-batches", "batch", "devices"
+  std::string unit;       ///< "GB/s", "" for counts
+  double low = 0;         ///< the range searched
+  double high = 0;
+  /// The value at which the verdict changes; nullopt: it does not change
+  /// anywhere in [low, high].
+  std::optional<double> value;
+  std::string meaning;  ///< what happens past it: "vertical starts to pay"
+};
+
+struct LessonResult {
+  int number = 0;
+  std::string claim;
+  std::string setup;  ///< network, devices, machine
+  LessonVerdict verdict = LessonVerdict::kUncertain;
+  std::string why;    ///< one sentence
+  nlohmann::ordered_json numbers = nlohmann::ordered_json::object();
+  std::optional<FlipPoint> flip;
+};
+
+nlohmann::ordered_json to_json(const LessonResult& result);
+
+/// What every lesson may be given: a machine to run on in place of its own
+/// (the lessons' presets are chosen so each claim is tested where it is meant).
+struct LessonSettings {
+  std::string machine;  ///< empty: each lesson's own preset
+};
+
+struct Lesson {
+  int number = 0;
+  std::string_view claim;
+  std::function<LessonResult(const LessonSettings&)> run;
+};
+
+/// Every lesson that runs, in number order.
+std::span<const Lesson> lessons();
+
+}  // namespace splitscope

@@ -1,0 +1,54 @@
+#include <array>
+
+#include "lessons/lesson.hpp"
+#include "lessons/lesson_list.hpp"
+
+namespace splitscope {
+namespace {
+
+/// Wraps a lesson so that its result carries its number and claim.
+template <LessonResult (*Run)(const LessonSettings&)>
+LessonResult numbered(int number, std::string_view claim, const LessonSettings& settings) {
+  LessonResult result = Run(settings);
+  result.number = number;
+  result.claim = std::string(claim);
+  return result;
+}
+
+#define SPLITSCOPE_LESSON(number, claim, function) \
+  Lesson { number, claim, [](const LessonSettings& s) { return numbered<function>(number, claim, s); } }
+
+const std::array<Lesson, 7>& all_lessons() {
+  static const std::array<Lesson, 7> table{
+      SPLITSCOPE_LESSON(1, "A fully connected network gains nothing from placing each layer on a different device.",
+                        lesson_layer_per_device),
+      SPLITSCOPE_LESSON(2,
+                        "Slicing every fully connected layer across devices is cancelled by the cross-device "
+                        "communication, the more so on slow links and across machines.",
+                        lesson_sliced_layers),
+      SPLITSCOPE_LESSON(3, "A partially connected (grouped) CNN splits cleanly across devices.", lesson_grouped_cnn),
+      SPLITSCOPE_LESSON(4,
+                        "A deep RNN split one layer per device forms a wavefront over time steps, with all devices "
+                        "busy once it fills.",
+                        lesson_rnn_wavefront),
+      SPLITSCOPE_LESSON(6, "Data parallelism with mirrored weights and an all-reduce is efficient on one machine.",
+                        lesson_data_parallel),
+      SPLITSCOPE_LESSON(9,
+                        "Past some number of GPUs, adding one more slows training: the all-reduce's bandwidth "
+                        "saturates.",
+                        lesson_saturation),
+      SPLITSCOPE_LESSON(12,
+                        "Model parallelism can pay off, but only with care: the best split depends on the "
+                        "architecture and the machine.",
+                        lesson_best_split),
+  };
+  return table;
+}
+
+#undef SPLITSCOPE_LESSON
+
+}  // namespace
+
+std::span<const Lesson> lessons() { return all_lessons(); }
+
+}  // namespace splitscope

@@ -1,0 +1,153 @@
+// The lessons' verdicts and flip points held to the numbers they come from:
+// each verdict follows from its own speedups and the documented margins, a
+// flip point is where the verdict's predicate really changes (one step
+// either side of it), and the wavefront never beats its closed form.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "../cli/cli_test_support.hpp"
+#include "lessons/experiment.hpp"
+#include "lessons/lesson.hpp"
+#include "lessons/lesson_list.hpp"
+#include "lessons/margins.hpp"
+#include "sim/machine_file.hpp"
+
+namespace splitscope {
+namespace {
+
+TEST(FindFlip, FindsTheThresholdOfAStepWithinItsPrecision) {
+  const auto at_least = [](double threshold) { return [threshold](double x) { return x >= threshold; }; };
+  const auto value = find_flip(1, 1000, at_least(37.5));
+  ASSERT_TRUE(value.has_value());
+  EXPECT_GE(*value, 37.5);
+  EXPECT_LE(*value, 37.5 * 1.01);
+  EXPECT_EQ(find_flip(1, 64, at_least(17), true), 17.0);
+  EXPECT_FALSE(find_flip(1, 64, at_least(100), true).has_value()) << "never true in the range";
+  EXPECT_FALSE(find_flip(1, 64, at_least(0), true).has_value()) << "true already at the low end";
+}
+
+TEST(Lessons, TheTableListsEachClaimOnceInOrder) {
+  int previous = 0;
+  for (const Lesson& lesson : lessons()) {
+    EXPECT_GT(lesson.number, previous);
+    previous = lesson.number;
+    EXPECT_FALSE(lesson.claim.empty());
+  }
+}
+
+TEST(Lessons, ALayerPerDeviceVerdictAndFlipFollowFromTheSimulatedTimes) {
+  const LessonResult result = lessons()[0].run({});
+  ASSERT_EQ(result.number, 1);
+  const double speedup = result.numbers["speedup"].get<double>();
+  EXPECT_NEAR(speedup, result.numbers["single_ms"].get<double>() / result.numbers["layer_split_ms"].get<double>(),
+              1e-12);
+  EXPECT_EQ(result.verdict, speedup < kGainMargin ? LessonVerdict::kHolds : LessonVerdict::kDoesNotHold);
+  // A layer per device: at most the one device's speed (it serialises the layers).
+  EXPECT_LE(speedup, 1.0 + 1e-9);
+  ASSERT_TRUE(result.flip.has_value());
+  if (result.flip->value) {
+    const int m = static_cast<int>(*result.flip->value);
+    const Machine machine = load_machine("h100-nvlink-8");
+    const auto graph = lesson_graph("mlp", false);
+    const double single = simulate_trial(graph, "single", 1, machine).makespan_us;
+    EXPECT_GE(single / simulate_trial(graph, "pipeline", 4, machine, m).makespan_us, kGainMargin);
+    EXPECT_LT(single / simulate_trial(graph, "pipeline", 4, machine, m - 1).makespan_us, kGainMargin);
+  }
+}
+
+TEST(Lessons, TheSlicedLayersFlipIsTheBandwidthWhereTheSplitStartsToPay) {
+  const LessonResult result = lesson_sliced_layers({});
+  const double speedup = result.numbers["speedup"].get<double>();
+  EXPECT_EQ(result.verdict, speedup < kGainMargin ? LessonVerdict::kHolds : LessonVerdict::kDoesNotHold);
+  ASSERT_TRUE(result.flip && result.flip->value);
+  const double gbps = *result.flip->value;
+  const Machine machine = load_machine("h100-pcie-4");
+  const auto graph = lesson_graph("mlp", false);
+  const auto gain = [&](double bandwidth) {
+    const Machine links = with_link_bandwidth(machine, bandwidth);
+    return simulate_trial(graph, "single", 1, links).makespan_us /
+           simulate_trial(graph, "vertical", 4, links).makespan_us;
+  };
+  EXPECT_GE(gain(gbps), kGainMargin);
+  EXPECT_LT(gain(gbps / 1.02), kGainMargin);
+  // Slower links, a slower split.
+  EXPECT_LE(speedup, result.numbers["speedup_on_nvlink"].get<double>());
+}
+
+TEST(Lessons, TheWavefrontNeverBeatsItsClosedForm) {
+  const LessonResult result = lesson_rnn_wavefront({});
+  EXPECT_DOUBLE_EQ(result.numbers["ideal_speedup"].get<double>(), 4.0 * 32 / (32 + 4 - 1));
+  const double speedup = result.numbers["speedup"].get<double>();
+  EXPECT_LE(speedup, result.numbers["ideal_speedup"].get<double>());
+  EXPECT_EQ(result.verdict, speedup >= kGainMargin ? LessonVerdict::kHolds : LessonVerdict::kDoesNotHold);
+}
+
+TEST(Lessons, DataParallelEfficiencyFlipsAtTheBatchItNames) {
+  const LessonResult result = lesson_data_parallel({});
+  const double efficiency = result.numbers["efficiency"].get<double>();
+  EXPECT_NEAR(efficiency, result.numbers["speedup"].get<double>() / 8, 1e-12);
+  EXPECT_EQ(result.verdict, efficiency >= kEfficientScaling ? LessonVerdict::kHolds : LessonVerdict::kDoesNotHold);
+  ASSERT_TRUE(result.flip && result.flip->value);
+  const int64_t batch = static_cast<int64_t>(*result.flip->value);
+  const Machine machine = load_machine("h100-nvlink-8");
+  const auto efficiency_at = [&](int64_t b) {
+    const auto graph = lesson_graph("cnn", true, b);
+    return simulate_trial(graph, "single", 1, machine).makespan_us /
+           simulate_trial(graph, "data", 8, machine).makespan_us / 8;
+  };
+  EXPECT_GE(efficiency_at(batch), kEfficientScaling);
+  EXPECT_LT(efficiency_at(batch - 1), kEfficientScaling);
+}
+
+TEST(Lessons, SaturationPeaksWhereTheCurveDoes) {
+  const LessonResult result = lesson_saturation({});
+  const auto& curve = result.numbers["curve"];
+  ASSERT_FALSE(curve.empty());
+  double best = 0;
+  int best_devices = 0;
+  for (const auto& point : curve) {
+    const double rate = point["samples_per_s"].get<double>();
+    EXPECT_NEAR(rate, 256 / (point["step_ms"].get<double>() * 1e-3), rate * 1e-9);
+    if (rate > best) {
+      best = rate;
+      best_devices = point["devices"].get<int>();
+    }
+  }
+  EXPECT_EQ(result.numbers["peak_devices"].get<int>(), best_devices);
+  const int last = curve.back()["devices"].get<int>();
+  EXPECT_EQ(result.verdict, best_devices < last ? LessonVerdict::kHolds : LessonVerdict::kDoesNotHold);
+}
+
+}  // namespace
+}  // namespace splitscope
+
+namespace splitscope::testing {
+namespace {
+
+TEST(LessonsCommand, WritesEachLessonsVerdictAsJson) {
+  const std::string dir = fresh_temp_dir("lessons-json");
+  const CommandResult result = run_splitscope("lessons --only 3,9 --quiet --json " + dir + "/lessons.json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto doc = nlohmann::json::parse(read_text_file(dir + "/lessons.json"));
+  EXPECT_EQ(doc["schema"], "splitscope.lessons/1");
+  ASSERT_EQ(doc["lessons"].size(), 2u);
+  EXPECT_EQ(doc["lessons"][0]["number"], 3);
+  EXPECT_EQ(doc["lessons"][1]["number"], 9);
+  const LessonResult nine = lesson_saturation({});
+  EXPECT_EQ(doc["lessons"][1]["verdict"], std::string(to_string(nine.verdict)));
+  EXPECT_EQ(doc["lessons"][1]["flip"]["value"], nine.flip->value.value_or(-1));
+}
+
+TEST(LessonsCommand, ALessonThatDoesNotRunHereIsBadInput) {
+  const CommandResult result = run_splitscope("lessons --only 5");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("there is no lesson 5 here"), std::string::npos) << result.err;
+  EXPECT_TRUE(result.out.empty()) << "no lesson runs before the options are checked";
+}
+
+}  // namespace
+}  // namespace splitscope::testing
