@@ -38,7 +38,8 @@ DeviceFacts device_facts(const DeviceSpec& device) {
   facts.vector_flops_per_second =
       fp32 != device.peak_tflops.end() ? fp32->second * 1e12 : facts.matrix_flops_per_second;
   facts.sm_count = sm_count_of(device);
-  facts.dram_bytes_per_second = device.memory_bytes_per_second() * kStreamingFraction;
+  facts.memory_bytes_per_second = device.memory_bytes_per_second();
+  facts.dram_bytes_per_second = facts.memory_bytes_per_second * kStreamingFraction;
   facts.launch_seconds =
       device.launch_overhead_given ? device.launch_overhead_seconds() : kDefaultLaunchOverheadUs * 1e-6;
   facts.nccl_generation = nccl_generation(device);

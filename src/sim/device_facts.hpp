@@ -18,6 +18,8 @@
 ///   350 ns / 3.9 µs ≈ 9% of an HBM2 channel's time (JEDEC JESD235 timing),
 ///   and NVIDIA's Tesla V100 whitepaper quotes up to 95% utilization for
 ///   Volta's memory controller, which it says delivers 1.5× Pascal GP100's.
+/// - memory_bytes_per_second: the datasheet memory bandwidth itself, what
+///   other traffic (a collective's, nccl_contention.hpp) takes a share of.
 /// - launch_seconds: `launch_overhead_us`, else 5 µs per kernel: the host-side
 ///   cost of a CUDA launch, which small kernels cannot hide (Meta's Holistic
 ///   Trace Analysis documentation: "usually between 5-20 microseconds"; the
@@ -70,6 +72,7 @@ struct DeviceFacts {
   double vector_flops_per_second = 0;
   int sm_count = 1;
   double dram_bytes_per_second = 0;
+  double memory_bytes_per_second = 0;  ///< the datasheet memory bandwidth
   double launch_seconds = 0;
   NcclGeneration nccl_generation = NcclGeneration::kVolta;
 

@@ -16,6 +16,7 @@
 #include "sim/event_queue.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/host_issue.hpp"
+#include "sim/nccl_contention.hpp"
 #include "sim/nccl_protocol.hpp"
 #include "util/check.hpp"
 #include "util/huge_pages.hpp"
@@ -71,6 +72,36 @@ struct CollectiveRun {
   /// With a host lane: per send, the collective's calls issued before its
   /// first (host_issue.hpp), shared like the schedule; null without one.
   const std::vector<int>* calls_before = nullptr;
+  /// What its NCCL kernel takes from the compute it overlaps
+  /// (nccl_contention.hpp), on a GPU whose compute it slows; else null.
+  const NcclShare* share = nullptr;
+  /// With a share: per delivery, kIdle until a send into or out of its
+  /// device starts, kRunning until the delivery, then kOver.
+  std::vector<uint8_t> share_state;
+};
+
+constexpr uint8_t kIdle = 0;
+constexpr uint8_t kRunning = 1;
+constexpr uint8_t kOver = 2;
+
+/// The op a GPU's compute lane runs while NCCL collectives may come and go
+/// on it (nccl_contention.hpp): it runs at 1 / (seconds · factor) of its
+/// work, the factor following the collectives running on its device, so
+/// when one starts or ends what is left of it is re-timed.
+struct OverlappedRun {
+  int op = -1;              ///< -1: the lane is idle
+  double seconds = 0;       ///< its time alone
+  double memory_part = 0;   ///< of that, the part that streams DRAM
+  double left = 1;          ///< the fraction of its work still to do
+  double since = 0;         ///< seconds: when `left` was last brought up to date (or when it starts)
+  double floor = 0;         ///< seconds: it ends no earlier (the host's last call, with a host lane)
+  EventHandle done;
+};
+
+/// A collective running on a device, and what it takes there.
+struct RunningShare {
+  int op = -1;
+  NcclShare share;
 };
 
 /// A collective send whose inputs exist before the host has issued it.
@@ -218,6 +249,8 @@ class Engine {
       lanes_[d].end = plan_.schedule[d].data() + plan_.schedule[d].size();
     }
     if (contended_) shared_.assign(static_cast<size_t>(plan_.devices), SharedRun{});
+    overlapped_.assign(static_cast<size_t>(plan_.devices), OverlappedRun{});
+    running_shares_.assign(static_cast<size_t>(plan_.devices), {});
     SPLITSCOPE_CHECK(plan_.schedule.size() <= static_cast<size_t>(plan_.devices),
                      fmt::format("the plan has {} schedules for {} devices", plan_.schedule.size(), plan_.devices));
     clear_values(ops, values);
@@ -448,6 +481,12 @@ class Engine {
     run.delivery_start.assign(run.schedule->deliveries.size(), kNever);
     run.nccl = nccl_sends_of(op, *run.schedule);
     run.routes = &routes_of(*run.schedule);
+    // Devices that slow each other already price compute with its neighbours; NCCL's kernels are a GPU's.
+    if (run.nccl != nullptr && !contended_) {
+      run.share = &share_of(*run.schedule, *run.nccl);
+      run.share_state.assign(run.schedule->deliveries.size(), kIdle);
+      overlap_ = true;
+    }
     return run;
   }
 
@@ -491,6 +530,13 @@ class Engine {
       }
     }
     return it->second ? &*it->second : nullptr;
+  }
+
+  /// What collective `sends` takes of its GPUs, once per schedule.
+  const NcclShare& share_of(const CollectiveSchedule& schedule, const NcclRingSends& sends) {
+    auto [it, inserted] = shares_.try_emplace(&schedule);
+    if (inserted) it->second = nccl_share(sends, costs_.facts());
+    return it->second;
   }
 
   /// Whatever reads only network inputs starts, one hand-off after the run
@@ -590,6 +636,11 @@ class Engine {
     }
     // start_us held the time its last copied input reaches its lane (input_ready()).
     const double start = std::max(now_, span.start_us);
+    if (overlap_) {
+      overlap_start(d, id, start, span.end_us, floor);
+      span.start_us = start * kMicro;
+      return;
+    }
     const double finish = std::max(start + span.end_us, floor);
     span.start_us = start * kMicro;
     span.end_us = finish * kMicro;
@@ -638,12 +689,70 @@ class Engine {
     share_reschedule();
   }
 
+  // --- NCCL's kernels beside compute (OverlappedRun) ----------------------
+
+  /// How much longer than alone `run` takes with the collectives now running on `device`.
+  double overlap_factor(size_t device, const OverlappedRun& run) const {
+    const std::vector<RunningShare>& running = running_shares_[device];
+    if (running.empty()) return 1.0;
+    // Concurrent collectives on one GPU share its links: the most any one takes stands for them all.
+    NcclShare share;
+    for (const RunningShare& r : running) {
+      share.sm = std::max(share.sm, r.share.sm);
+      share.memory = std::max(share.memory, r.share.memory);
+    }
+    return nccl_overlap_factor(share, run.memory_part);
+  }
+
+  /// Brings `device`'s running op's work up to now, at the pace it ran since its last update.
+  void overlap_progress(size_t device) {
+    OverlappedRun& run = overlapped_[device];
+    if (run.op < 0 || now_ <= run.since) return;
+    const double duration = run.seconds * overlap_factor(device, run);
+    run.left = duration > 0 ? std::max(0.0, run.left - (now_ - run.since) / duration) : 0.0;
+    run.since = now_;
+  }
+
+  /// Re-times `device`'s running op's end at the pace the collectives running there give.
+  void overlap_reschedule(size_t device) {
+    OverlappedRun& run = overlapped_[device];
+    if (run.op < 0) return;
+    if (run.done.valid()) queue_.cancel(run.done);
+    const double finish = run.since + run.left * run.seconds * overlap_factor(device, run);
+    run.done = queue_.insert(std::max(finish, run.floor), {EventKind::kComputeDone, run.op});
+  }
+
+  [[gnu::noinline]] void overlap_start(size_t device, int op, double start, double seconds, double floor) {
+    const PlanOp& plan_op = plan_.ops[static_cast<size_t>(op)];
+    const double dram_bytes = static_cast<double>(plan_op.bytes_read + plan_op.bytes_written);
+    overlapped_[device] =
+        OverlappedRun{op, seconds, memory_part(dram_bytes, seconds, costs_.facts()), 1.0, start, floor, EventHandle{}};
+    overlap_reschedule(device);
+  }
+
+  /// Collective `op` starts (`running`) or ends on `device`.
+  [[gnu::noinline]] void overlap_collective(size_t device, int op, const NcclShare& share, bool running) {
+    overlap_progress(device);
+    std::vector<RunningShare>& shares = running_shares_[device];
+    if (running) {
+      shares.push_back(RunningShare{op, share});
+    } else {
+      const auto at = std::find_if(shares.begin(), shares.end(), [&](const RunningShare& r) { return r.op == op; });
+      SPLITSCOPE_CHECK(at != shares.end(), "a collective ends on a device it never started on");
+      shares.erase(at);
+    }
+    overlap_reschedule(device);
+  }
+
   void compute_done(int id) {
     OpState& state = state_[static_cast<size_t>(id)];
     state.flags |= kDone;
     ++finished_;
     if (contended_) {
       share_end(state.device);
+      span_of(id).end_us = now_ * kMicro;
+    } else if (overlap_) {
+      overlapped_[state.device].op = -1;
       span_of(id).end_us = now_ * kMicro;
     }
     lanes_[state.device].busy = false;
@@ -828,6 +937,11 @@ class Engine {
       if (delivery < 0) continue;
       double& first = run.delivery_start[static_cast<size_t>(delivery)];
       first = std::min(first, now_);
+      if (run.share != nullptr && run.share_state[static_cast<size_t>(delivery)] == kIdle) {
+        run.share_state[static_cast<size_t>(delivery)] = kRunning;
+        overlap_collective(static_cast<size_t>(run.schedule->deliveries[static_cast<size_t>(delivery)].device), op,
+                           *run.share, true);
+      }
     }
     const Route& route = (*run.routes)[static_cast<size_t>(index)];
     if (run.nccl != nullptr) {
@@ -857,6 +971,12 @@ class Engine {
     Span& span = span_of(op, index);
     span.start_us = std::min(run.delivery_start[i], now_) * kMicro;
     span.end_us = now_ * kMicro;
+    if (run.share != nullptr) {
+      if (run.share_state[i] == kRunning) {
+        overlap_collective(static_cast<size_t>(run.schedule->deliveries[i].device), op, *run.share, false);
+      }
+      run.share_state[i] = kOver;
+    }
     if (++run.delivered == run.schedule->deliveries.size()) {
       state_[static_cast<size_t>(op)].flags |= kDone;
       ++finished_;
@@ -901,6 +1021,11 @@ class Engine {
   bool contended_ = false;          ///< the devices slow each other (SharedRun)
   std::vector<SharedRun> shared_;   ///< by device, when contended_
   int running_ = 0;                 ///< devices running an op, when contended_
+  /// Some collective's NCCL kernel slows the compute it overlaps (OverlappedRun).
+  bool overlap_ = false;
+  std::vector<OverlappedRun> overlapped_;                 ///< by device
+  std::vector<std::vector<RunningShare>> running_shares_;  ///< by device: the collectives running there
+  std::unordered_map<const CollectiveSchedule*, NcclShare> shares_;
   std::vector<HostRelease> releases_;  ///< per op, with a host lane; empty without one
   std::unordered_map<const CollectiveSchedule*, std::vector<int>> calls_before_;
   std::vector<HeldSend> held_sends_;

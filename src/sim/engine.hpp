@@ -24,7 +24,13 @@
 ///   cores sharing caches and memory), a compute op's pace follows how many
 ///   devices are busy, between its time alone and its time with all busy,
 ///   re-timed whenever another device starts or ends an op (engine.cpp,
-///   SharedRun).
+///   SharedRun);
+/// - on a GPU, a collective NCCL's model prices (nccl_protocol.hpp) takes
+///   SMs and memory bandwidth from the compute it overlaps
+///   (nccl_contention.hpp): from the first send into or out of a device to
+///   the device's delivery, the op on that device's compute lane runs at
+///   1 / nccl_overlap_factor() of its pace alone, re-timed whenever such a
+///   collective starts or ends there (engine.cpp, OverlappedRun).
 /// Spans (partitioners/plan_walk.hpp's op_spans): one per compute/epilogue
 /// op on its device's compute lane; one per transfer on the destination's
 /// copy-in lane; one per output device of a collective on its copy-in lane, from the first

@@ -296,7 +296,11 @@ bool nccl_ring_sends(const Plan& plan, const PlanOp& op, const CollectiveSchedul
 
   double message = 0;
   if (op.collective == CollectiveKind::kAllReduce) {
-    message = static_cast<double>(plan.value(op.inputs.front()).bytes);
+    // A bucket's tensor is the concatenation of its segments (the first participant's inputs): NCCL
+    // sees one message of all of them, which decides its protocol and algorithm.
+    for (int k = 0; k < schedule.segments; ++k) {
+      message += static_cast<double>(plan.value(op.inputs[static_cast<size_t>(k)]).bytes);
+    }
   } else {
     for (int value : op.inputs) message += static_cast<double>(plan.value(value).bytes);
   }

@@ -171,7 +171,7 @@ struct NcclRingSends {
   NcclRing ring;
   NcclAlgorithm algorithm = NcclAlgorithm::kRing;  ///< kTree: the ring's sends paced to the tree's time
   NcclProtocol protocol = NcclProtocol::kSimple;
-  double message_bytes = 0;         ///< S
+  double message_bytes = 0;         ///< S (a bucket's: all its segments, one participant's inputs)
   double send_latency_seconds = 0;  ///< latency(algorithm, protocol) / steps, paid by every send
   /// Per send of the schedule: its bytes × (its route's payload rate /
   /// busbw(protocol) of its route), so that its flow drains in the time
