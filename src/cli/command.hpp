@@ -31,5 +31,6 @@ Command add_collective_command(CLI::App& app);
 Command add_ensemble_command(CLI::App& app);
 Command add_sweep_command(CLI::App& app);
 Command add_lessons_command(CLI::App& app);
+Command add_prices_command(CLI::App& app);
 
 }  // namespace splitscope::cli

@@ -13,7 +13,12 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* shelf_folder(ZooShelf shelf) {
-  return shelf == ZooShelf::kNetworks ? "networks" : "machines";
+  switch (shelf) {
+    case ZooShelf::kNetworks: return "networks";
+    case ZooShelf::kMachines: return "machines";
+    case ZooShelf::kRules: break;
+  }
+  return "rules";
 }
 
 }  // namespace
@@ -68,7 +73,9 @@ std::string resolve_zoo_file(ZooShelf shelf, const std::string& name_or_path) {
   if (fs::exists(name_or_path, ec)) return name_or_path;  // a pipe, e.g. <(generate-network)
   std::string known;
   for (const auto& name : zoo_names(shelf)) known += (known.empty() ? "" : ", ") + name;
-  const std::string what = shelf == ZooShelf::kNetworks ? "network" : "machine";
+  const std::string what = shelf == ZooShelf::kNetworks   ? "network"
+                           : shelf == ZooShelf::kMachines ? "machine"
+                                                          : "rules file";
   throw InputError(name_or_path, "",
                    looks_like_path
                        ? "no such file"

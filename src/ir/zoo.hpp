@@ -2,7 +2,8 @@
 /// \file
 /// Finds network and machine files by name. A MODEL (or MACHINE) argument is
 /// a path to a file, or the name of a file in the zoo: models/networks/NAME.json
-/// (models/machines/NAME.json). The zoo is looked for in $SPLITSCOPE_MODELS,
+/// (models/machines/NAME.json; a machine's learned rate rules,
+/// models/rules/NAME.json). The zoo is looked for in $SPLITSCOPE_MODELS,
 /// then in the source tree splitscope was built from, then in ./models.
 
 #include <string>
@@ -10,8 +11,9 @@
 
 namespace splitscope {
 
-/// Which part of the zoo: "networks" or "machines".
-enum class ZooShelf { kNetworks, kMachines };
+/// Which part of the zoo: "networks", "machines" or "rules" (achieved-rate
+/// rules a machine file names, sim/achieved_rates.hpp).
+enum class ZooShelf { kNetworks, kMachines, kRules };
 
 /// The models/ folders searched, in order, that exist.
 std::vector<std::string> zoo_roots();

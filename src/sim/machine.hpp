@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +22,8 @@
 #include "sim/link_efficiency.hpp"
 
 namespace splitscope {
+
+class AchievedRates;
 
 /// The precision of the matrix products that every machine file must give a peak for.
 inline constexpr std::string_view kFp32 = "fp32";
@@ -118,6 +121,12 @@ struct DeviceSpec {
   /// empty: not known, every product from the caches as the grid timed it.
   double last_level_cache_mib = 0;
   std::vector<WeightStreamRate> weight_stream;
+  /// GPUs: the achieved-rate rules (sim/achieved_rates.hpp) that price the
+  /// kinds the datasheet rules would, as the file names them (a name in
+  /// models/rules, or a path); empty: the datasheet rules alone. An
+  /// `efficiency` entry and the calibration table still come first.
+  std::string achieved_rates_name;
+  std::shared_ptr<const AchievedRates> achieved_rates;  ///< loaded from achieved_rates_name
 
   double matrix_flops_per_second() const;
   double memory_bytes_per_second() const;

@@ -8,6 +8,7 @@
 
 #include "ir/ops/op_def.hpp"
 #include "ir/zoo.hpp"
+#include "sim/achieved_rates.hpp"
 #include "util/json_fields.hpp"
 #include "util/errors.hpp"
 #include "util/json_dump.hpp"
@@ -169,7 +170,7 @@ DeviceSpec parse_device(const JsonFields& device) {
   device.allow_only({"name", "peak_tflops", "matrix_math", "memory_bandwidth_GBps", "memory_GiB",
                      "launch_overhead_us", "lane_handoff_us", "host_issue_us", "sm_count", "boost_clock_MHz", "efficiency",
                      "contention", "speedup", "gemm_rates", "cell_pointwise_ns", "kernel_passes", "last_level_cache_MiB",
-                     "weight_stream", "comment"},
+                     "weight_stream", "achieved_rates", "comment"},
                     "a device");
   device.optional_string("comment", "");  // free text, but text
   DeviceSpec spec;
@@ -231,6 +232,10 @@ DeviceSpec parse_device(const JsonFields& device) {
   if (device.has("kernel_passes")) spec.kernel_passes = parse_kernel_passes(device);
   spec.last_level_cache_mib = device.optional_number("last_level_cache_MiB", 0.0, NumberRule::kQuantityOrZero);
   if (device.has("weight_stream")) spec.weight_stream = parse_weight_stream(device);
+  if (device.has("achieved_rates")) {
+    spec.achieved_rates_name = device.string("achieved_rates", "the achieved-rate rules: a name in models/rules, or a path");
+    spec.achieved_rates = load_achieved_rates(spec.achieved_rates_name);
+  }
   return spec;
 }
 
@@ -401,6 +406,7 @@ std::string machine_to_json(const Machine& machine) {
     device["kernel_passes"] = std::move(passes);
   }
   if (spec.last_level_cache_mib > 0) device["last_level_cache_MiB"] = spec.last_level_cache_mib;
+  if (!spec.achieved_rates_name.empty()) device["achieved_rates"] = spec.achieved_rates_name;
   if (!spec.weight_stream.empty()) {
     device["weight_stream"] = ordered::array();
     for (const WeightStreamRate& rate : spec.weight_stream) {

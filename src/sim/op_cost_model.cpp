@@ -9,6 +9,8 @@
 
 #include "ir/op_signature.hpp"
 #include "ir/ops/conv2d_rules.hpp"
+#include "ir/ops/op_def.hpp"
+#include "sim/achieved_rates.hpp"
 #include "sim/bias_activation.hpp"
 #include "sim/conv_algorithm.hpp"
 #include "sim/cpu_kernel_cost.hpp"
@@ -101,9 +103,13 @@ OpCostModel::OpCostModel(const Machine& machine)
       launch_seconds_(machine.device.launch_overhead_seconds()),
       device_(std::make_shared<const DeviceSpec>(machine.device)),
       facts_(device_facts(machine.device)),
+      body_facts_(facts_),
+      achieved_(machine.device.achieved_rates),
+      tensor_math_(machine.device.matrix_math != kFp32),
       epilogue_efficiency_(machine.device.efficiency_of(kEpilogueEfficiency)),
       epilogue_rule_(machine.device.has_efficiency(kEpilogueEfficiency) ? Rule::kRoofline : Rule::kStreaming) {
   SPLITSCOPE_CHECK(flops_per_second_ > 0 && bytes_per_second_ > 0, "a device needs positive peaks");
+  body_facts_.launch_seconds = 0;  // an achieved-rate rule prices the work apart from the calls
   if (!machine.device.gemm_rates.empty()) {
     gemm_curve_ = std::make_shared<const GemmRateCurve>(machine.device.gemm_rates);
     int busiest = 1;
@@ -137,13 +143,8 @@ OpCostModel::OpCostModel(const Machine& machine)
       rule = Rule::kCpuPool;
     } else if (machine.device.has_efficiency(def->name)) {
       rule = Rule::kRoofline;
-    } else if (def->cell) {
-      rule = Rule::kCell;
-    } else if (def->cost_class == CostClass::kMatrix) {
-      rule = def->kind == OpKind::kConv2d            ? Rule::kConv
-             : def->kind == OpKind::kConv2dGradInput  ? Rule::kConvGradInput
-             : def->kind == OpKind::kConv2dGradWeight ? Rule::kConvGradWeight
-                                                      : Rule::kGemm;
+    } else {
+      rule = datasheet_rule(*def);
     }
     rules_.push_back(rule);
     kind_contention_.push_back(machine.device.contention_of(def->name));
@@ -169,6 +170,15 @@ OpCostModel::OpCostModel(const Machine& machine)
   calibrated_ = std::move(table);
 }
 
+OpCostModel::Rule OpCostModel::datasheet_rule(const OpDef& def) {
+  if (def.cell) return Rule::kCell;
+  if (def.cost_class != CostClass::kMatrix) return Rule::kStreaming;
+  return def.kind == OpKind::kConv2d            ? Rule::kConv
+         : def.kind == OpKind::kConv2dGradInput  ? Rule::kConvGradInput
+         : def.kind == OpKind::kConv2dGradWeight ? Rule::kConvGradWeight
+                                                 : Rule::kGemm;
+}
+
 double OpCostModel::roofline(int64_t flops, int64_t bytes, double efficiency) const {
   if (flops == 0 && bytes == 0) return 0.0;
   const double compute = static_cast<double>(flops) / flops_per_second_;
@@ -180,24 +190,46 @@ double OpCostModel::roofline_seconds(std::string_view kind, int64_t flops, int64
   return roofline(flops, bytes, device_->efficiency_of(kind));
 }
 
-double OpCostModel::streaming_seconds(int64_t flops, int64_t bytes) const {
+double OpCostModel::streaming_seconds(const DeviceFacts& facts, int64_t flops, int64_t bytes) {
   if (flops == 0 && bytes == 0) return 0.0;
-  return std::max(static_cast<double>(flops) / facts_.vector_flops_per_second,
-                  static_cast<double>(bytes) / facts_.dram_bytes_per_second) +
-         facts_.launch_seconds;
+  return std::max(static_cast<double>(flops) / facts.vector_flops_per_second,
+                  static_cast<double>(bytes) / facts.dram_bytes_per_second) +
+         facts.launch_seconds;
 }
 
 double OpCostModel::epilogue_seconds(int64_t flops, int64_t bytes) const {
   return epilogue_rule_ == Rule::kRoofline ? roofline(flops, bytes, epilogue_efficiency_)
-                                           : streaming_seconds(flops, bytes);
+                                           : streaming_seconds(facts_, flops, bytes);
 }
 
 double OpCostModel::rule_seconds(Rule rule, const OpNode& node, const Slice& slice, int64_t flops,
                                  int64_t bytes, bool streamed) const {
   if (flops == 0 && bytes == 0) return 0.0;
+  if (const AchievedRateRule* learned = achieved_rule(rule, node, slice)) {
+    return learned->seconds(datasheet_seconds(body_facts_, rule, node, slice, flops, bytes));
+  }
+  return datasheet_seconds(facts_, rule, node, slice, flops, bytes, streamed);
+}
+
+const AchievedRateRule* OpCostModel::achieved_rule(Rule rule, const OpNode& node, const Slice& slice) const {
+  if (achieved_ == nullptr) return nullptr;
+  switch (rule) {
+    case Rule::kGemm:
+    case Rule::kConv:
+    case Rule::kConvGradInput:
+    case Rule::kConvGradWeight:
+    case Rule::kCell:
+    case Rule::kStreaming: return achieved_->rule_for(achieved_rate_families(node, slice, tensor_math_));
+    default: return nullptr;
+  }
+}
+
+double OpCostModel::datasheet_seconds(const DeviceFacts& facts, Rule rule, const OpNode& node, const Slice& slice,
+                                      int64_t flops, int64_t bytes, bool streamed) const {
+  if (flops == 0 && bytes == 0) return 0.0;
   switch (rule) {
     case Rule::kConvGradInput:
-      if (const auto shape = data_gradient_shape(node, slice)) return estimate_conv(facts_, *shape).seconds;
+      if (const auto shape = data_gradient_shape(node, slice)) return estimate_conv(facts, *shape).seconds;
       [[fallthrough]];
     case Rule::kGemm: {
       GemmShape shape{slice.batch.size(), slice.out.size(), slice.reduce.size(), 1};
@@ -205,22 +237,22 @@ double OpCostModel::rule_seconds(Rule rule, const OpNode& node, const Slice& sli
         const GemmDims d = dims(node, slice);
         shape = GemmShape{d.m, d.n, d.k, d.count};
       }
-      return estimate_gemm(facts_, shape, bytes).seconds + facts_.launch_seconds + layer_epilogue(node, slice);
+      return estimate_gemm(facts, shape, bytes).seconds + facts.launch_seconds + layer_epilogue(facts, node, slice);
     }
     case Rule::kConv:
-      return estimate_conv(facts_, forward_conv_shape(node, slice, node.output_shapes.at(0))).seconds +
-             layer_epilogue(node, slice);
+      return estimate_conv(facts, forward_conv_shape(node, slice, node.output_shapes.at(0))).seconds +
+             layer_epilogue(facts, node, slice);
     case Rule::kConvGradWeight: {
       // db, where the layer has a bias, is a kernel of its own (cudnnConvolutionBackwardBias) that reads dZ.
       // Its slice is dW's filters; dZ [filters, Ho, Wo] is its second read.
       const ConvShape shape = forward_conv_shape(node, slice, node.input_shapes.at(1));
       const int64_t dz_values = shape.rows * shape.groups * shape.filters * shape.out_h * shape.out_w;
-      const double bias = node.attrs.bias ? streaming_seconds(dz_values, (dz_values + shape.groups * shape.filters) *
+      const double bias = node.attrs.bias ? streaming_seconds(facts, dz_values, (dz_values + shape.groups * shape.filters) *
                                                                              static_cast<int64_t>(sizeof(float)))
                                           : 0.0;
-      return estimate_conv_weight_gradient(facts_, shape).seconds + bias;
+      return estimate_conv_weight_gradient(facts, shape).seconds + bias;
     }
-    case Rule::kCell: return estimate_cell_step(facts_, cell_shape(node, slice)).seconds;
+    case Rule::kCell: return estimate_cell_step(facts, cell_shape(node, slice)).seconds;
     case Rule::kCpuKernel:  // the price with every device busy, where that was timed
       return cpu_kernel_seconds(gemm_busy_curve_ != nullptr ? *gemm_busy_curve_ : *gemm_curve_, node, slice,
                                 streamed);
@@ -232,7 +264,7 @@ double OpCostModel::rule_seconds(Rule rule, const OpNode& node, const Slice& sli
     case Rule::kStreaming:
     case Rule::kRoofline: break;
   }
-  return streaming_seconds(flops, bytes);
+  return streaming_seconds(facts, flops, bytes);
 }
 
 double OpCostModel::cpu_kernel_seconds(const GemmRateCurve& curve, const OpNode& node, const Slice& slice,
@@ -253,16 +285,18 @@ double OpCostModel::cpu_kernel_seconds(const GemmRateCurve& curve, const OpNode&
   return cpu_dense_seconds(rates, node, slice);
 }
 
-double OpCostModel::layer_epilogue(const OpNode& node, const Slice& slice) const {
+double OpCostModel::layer_epilogue(const DeviceFacts& facts, const OpNode& node, const Slice& slice) const {
   if (node.kind != OpKind::kDense && node.kind != OpKind::kConv2d) return 0.0;
-  return bias_activation_seconds(facts_, bias_activation_of(node, slice));
+  return bias_activation_seconds(facts, bias_activation_of(node, slice));
 }
 
 double OpCostModel::modelled(const OpNode* node, OpKind kind, const Slice& slice, int64_t flops,
                              int64_t bytes, bool streamed) const {
   const Rule rule = rules_[static_cast<size_t>(kind)];
   if (rule == Rule::kRoofline) return roofline(flops, bytes, kind_efficiency_[static_cast<size_t>(kind)]);
-  if (rule == Rule::kStreaming) return streaming_seconds(flops, bytes);
+  if (rule == Rule::kStreaming && (achieved_ == nullptr || node == nullptr)) {
+    return streaming_seconds(facts_, flops, bytes);
+  }
   SPLITSCOPE_CHECK(node != nullptr, "a shape rule needs the op's node");
   return rule_seconds(rule, *node, slice, flops, bytes, streamed);
 }
@@ -298,7 +332,8 @@ double OpCostModel::op_seconds(const Plan& plan, const PlanOp& op, OpKind node_k
     }
   }
   const Rule rule = rules_[static_cast<size_t>(node_kind)];
-  const OpNode* node = rule == Rule::kRoofline || rule == Rule::kStreaming ? nullptr : &plan.graph->node(op.node);
+  const bool needs_node = rule != Rule::kRoofline && (rule != Rule::kStreaming || achieved_ != nullptr);
+  const OpNode* node = needs_node ? &plan.graph->node(op.node) : nullptr;
   const bool streamed = rule == Rule::kCpuKernel && weights_streamed(plan, op.device);
   return modelled(node, node_kind, op.slice, op.flops, bytes, streamed) * kind_scale_[static_cast<size_t>(node_kind)];
 }
@@ -328,6 +363,22 @@ double OpCostModel::slice_seconds(const Graph& graph, NodeId node, const Slice& 
   const OpNode& op_node = graph.node(node);
   return modelled(&op_node, op_node.kind, slice, cost.flops, cost.bytes_read + cost.bytes_written) *
          kind_scale_[static_cast<size_t>(op_node.kind)];
+}
+
+OpCostModel::RulePricing OpCostModel::rule_pricing(const Graph& graph, NodeId node, const Slice& slice) const {
+  const SliceCost cost = slice_cost(graph, node, slice);
+  const OpNode& op_node = graph.node(node);
+  const int64_t bytes = cost.bytes_read + cost.bytes_written;
+  RulePricing pricing;
+  pricing.families = achieved_rate_families(op_node, slice, tensor_math_);
+  pricing.seconds = modelled(&op_node, op_node.kind, slice, cost.flops, bytes) *
+                    kind_scale_[static_cast<size_t>(op_node.kind)];
+  const Rule rule = datasheet_rule(op_def(op_node.kind));
+  pricing.datasheet_seconds = datasheet_seconds(facts_, rule, op_node, slice, cost.flops, bytes);
+  pricing.body_seconds = datasheet_seconds(body_facts_, rule, op_node, slice, cost.flops, bytes);
+  pricing.learned = rules_[static_cast<size_t>(op_node.kind)] != Rule::kRoofline &&
+                    achieved_rule(rule, op_node, slice) != nullptr;
+  return pricing;
 }
 
 /// The times of the shape rules' shapes.

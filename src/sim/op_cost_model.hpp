@@ -28,6 +28,10 @@
 ///    - everything else (element-wise ops, pooling, softmax, the joins, the
 ///      epilogue after an all-reduce): max(FLOPs at the fp32 peak, bytes at
 ///      the achieved DRAM rate) plus a launch.
+///    Where the device names achieved-rate rules (DeviceSpec::achieved_rates,
+///    sim/achieved_rates.hpp), an op whose family has a rule is priced by it
+///    instead: the rules above with no launches (the body), at the fraction
+///    its family achieves of them, plus the family's fixed cost per call.
 ///
 /// An op that does nothing (zero FLOPs and zero bytes, like a flatten of a
 /// contiguous tensor) costs nothing, not even a launch, whatever prices it.
@@ -52,10 +56,13 @@
 #include "ir/graph.hpp"
 #include "ir/slice.hpp"
 #include "partitioners/plan.hpp"
+#include "sim/achieved_rates.hpp"
 #include "sim/device_facts.hpp"
 #include "sim/machine.hpp"
 
 namespace splitscope {
+
+struct OpDef;
 
 class OpCostModel {
  public:
@@ -89,6 +96,18 @@ class OpCostModel {
   bool epilogue_by_rules() const { return epilogue_rule_ != Rule::kRoofline; }
   /// The datasheet facts the rules use.
   const DeviceFacts& facts() const { return facts_; }
+
+  /// How the shape rules price `slice` of `node`, apart from any table:
+  /// what `splitscope prices` reports, and what scripts/fit-achieved-rates
+  /// fits achieved rates to.
+  struct RulePricing {
+    double datasheet_seconds = 0;  ///< the datasheet rules, launches included
+    double body_seconds = 0;       ///< the same with no launch overhead
+    std::vector<std::string> families;  ///< achieved_rate_families()
+    bool learned = false;          ///< an achieved-rate rule prices it here
+    double seconds = 0;            ///< what the model charges without the calibration table
+  };
+  RulePricing rule_pricing(const Graph& graph, NodeId node, const Slice& slice) const;
   /// The hand-off between two lanes of a device (DeviceSpec::lane_handoff_us), in seconds.
   double lane_handoff_seconds() const { return device_->lane_handoff_us * 1e-6; }
   /// The host's cost of issuing one device call (DeviceSpec::host_issue_us), in seconds.
@@ -101,6 +120,8 @@ class OpCostModel {
   /// pool's windows at the device's timed rate (DeviceSpec::kernel_passes).
   enum class Rule { kRoofline, kGemm, kConv, kConvGradInput, kConvGradWeight, kCell, kStreaming, kCpuKernel, kCpuPool };
 
+  /// The datasheet rule of a kind (what prices it where nothing else does).
+  static Rule datasheet_rule(const OpDef& def);
   double roofline(int64_t flops, int64_t bytes, double efficiency) const;
   /// The uncalibrated time of `slice` of `node` (kind `kind`), doing `flops` and moving `bytes`.
   /// `streamed`: the op's device does not keep its weights in its cache (weights_streamed()).
@@ -108,18 +129,26 @@ class OpCostModel {
                   bool streamed = false) const;
   double rule_seconds(Rule rule, const OpNode& node, const Slice& slice, int64_t flops, int64_t bytes,
                       bool streamed = false) const;
+  /// The datasheet rules' time of an op of rule `rule` on `facts` (facts_, or body_facts_ for no launches).
+  double datasheet_seconds(const DeviceFacts& facts, Rule rule, const OpNode& node, const Slice& slice,
+                           int64_t flops, int64_t bytes, bool streamed = false) const;
+  /// The achieved-rate rule that prices `slice` of `node` under `rule`; null where none does.
+  const AchievedRateRule* achieved_rule(Rule rule, const OpNode& node, const Slice& slice) const;
   /// Whether plan device `device` holds more weights in `plan` (Plan::memory params) than its last-level
   /// cache, where the machine knows both that cache and the rate weights stream from memory at.
   bool weights_streamed(const Plan& plan, int device) const;
-  double streaming_seconds(int64_t flops, int64_t bytes) const;
+  static double streaming_seconds(const DeviceFacts& facts, int64_t flops, int64_t bytes);
   /// A dense or conv2d slice's bias-and-activation kernel (bias_activation.hpp); 0 for other kinds.
-  double layer_epilogue(const OpNode& node, const Slice& slice) const;
+  double layer_epilogue(const DeviceFacts& facts, const OpNode& node, const Slice& slice) const;
 
   double flops_per_second_;
   double bytes_per_second_;
   double launch_seconds_;
   std::shared_ptr<const DeviceSpec> device_;
   DeviceFacts facts_;
+  DeviceFacts body_facts_;  ///< facts_ with no launch overhead
+  std::shared_ptr<const AchievedRates> achieved_;
+  bool tensor_math_ = false;  ///< the products run on tensor cores (matrix_math is not fp32)
   std::vector<double> kind_efficiency_;  ///< by OpKind value
   std::vector<Rule> rules_;              ///< by OpKind value
   std::vector<double> kind_contention_;  ///< by OpKind value; 1 where not contended
