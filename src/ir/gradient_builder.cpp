@@ -47,7 +47,7 @@ NodeId GradientBuilder::add_slots(OpKind kind, NodeId forward, const std::string
   for (const auto& slot : slots) node.input_shapes.push_back(slot.second);
   node.output_shapes = outputs;
   const OpDef& def = op_def(kind);
-  if (def.weighted || def.writes_gradient) {
+  if (def.weighted || def.writes_gradient || def.params != nullptr) {
     node.param_key = source.param_key;
     node.param_count = source.param_count;
   }

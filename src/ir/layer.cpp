@@ -6,7 +6,7 @@
 namespace splitscope {
 namespace {
 
-constexpr std::array<std::pair<LayerKind, std::string_view>, 13> kLayerNames{{
+constexpr std::array<std::pair<LayerKind, std::string_view>, 16> kLayerNames{{
     {LayerKind::kDense, "dense"},
     {LayerKind::kConv2d, "conv2d"},
     {LayerKind::kMaxPool, "maxpool"},
@@ -20,6 +20,9 @@ constexpr std::array<std::pair<LayerKind, std::string_view>, 13> kLayerNames{{
     {LayerKind::kGru, "gru"},
     {LayerKind::kAdd, "add"},
     {LayerKind::kConcat, "concat"},
+    {LayerKind::kBatchNorm, "batch_norm"},
+    {LayerKind::kLayerNorm, "layer_norm"},
+    {LayerKind::kDropout, "dropout"},
 }};
 
 constexpr std::array<std::pair<Activation, std::string_view>, 4> kActivationNames{{

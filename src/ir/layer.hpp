@@ -28,6 +28,9 @@ enum class LayerKind {
   kGru,
   kAdd,     ///< element-wise sum of two or more inputs of one shape (a residual join)
   kConcat,  ///< inputs laid end to end along axis 0 (channels of images, features of vectors)
+  kBatchNorm,  ///< per-channel normalization (after conv2d [C, H, W] or dense [F])
+  kLayerNorm,  ///< per-sample normalization over the last axis ([F] or [T, F])
+  kDropout,    ///< a random mask in training, the identity in inference
 };
 
 /// The name used in network files: "dense", "conv2d", "lstm", ...
@@ -60,6 +63,11 @@ struct Layer {
   int64_t hidden = 0;
   int64_t stacked = 1;  ///< `layers` in the file: how many cells are stacked
   bool return_sequences = true;
+  // batch_norm, layer_norm
+  double epsilon = 1e-5;
+  double momentum = 0.1;  ///< batch_norm's running statistics
+  // dropout
+  double rate = 0.5;
 
   /// What it reads, in slot order: earlier layers' names or the network's
   /// input names. The file's `inputs`, or the previous layer (the network

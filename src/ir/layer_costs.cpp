@@ -62,6 +62,8 @@ int64_t layer_params(const Layer& layer) {
       const auto cell = [&](int64_t input) { return sum(product({gates, hidden, sum(input, hidden)}), bias); };
       return sum(cell(layer.input_shape.at(1)), product({layer.stacked - 1, cell(hidden)}));
     }
+    case LayerKind::kBatchNorm: return product({2, layer.input_shape.at(0)});  // gamma, beta per channel
+    case LayerKind::kLayerNorm: return product({2, layer.input_shape.back()});  // gamma, beta per feature
     default:
       return 0;
   }

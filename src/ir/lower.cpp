@@ -27,6 +27,9 @@ OpKind op_kind_of(LayerKind kind) {
     case LayerKind::kGru: return OpKind::kGruCell;
     case LayerKind::kAdd: return OpKind::kAdd;
     case LayerKind::kConcat: return OpKind::kConcat;
+    case LayerKind::kBatchNorm: return OpKind::kBatchNorm;
+    case LayerKind::kLayerNorm: return OpKind::kLayerNorm;
+    case LayerKind::kDropout: return OpKind::kDropout;
   }
   return OpKind::kInput;
 }
@@ -41,6 +44,9 @@ OpAttrs attrs_of(const Layer& layer) {
   attrs.stride = layer.stride;
   attrs.padding = layer.padding;
   attrs.hidden = layer.hidden;
+  attrs.epsilon = layer.epsilon;
+  attrs.momentum = layer.momentum;
+  attrs.rate = layer.rate;
   return attrs;
 }
 

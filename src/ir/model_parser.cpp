@@ -86,6 +86,9 @@ const std::map<LayerKind, std::set<std::string>>& allowed_fields() {
         {LayerKind::kGru, with({"hidden", "layers", "return_sequences", "bias"})},
         {LayerKind::kAdd, common},
         {LayerKind::kConcat, common},
+        {LayerKind::kBatchNorm, with({"epsilon", "momentum"})},
+        {LayerKind::kLayerNorm, with({"epsilon"})},
+        {LayerKind::kDropout, with({"rate"})},
     };
   }();
   return fields;
@@ -278,6 +281,30 @@ Layer parse_layer(const ObjectReader& reader, LayerKind kind, const std::vector<
       break;
     case LayerKind::kConcat:
       layer.output_shape = concat_output(reader, layer);
+      break;
+    case LayerKind::kBatchNorm:
+      layer.epsilon = reader.optional_number("epsilon", 1e-5, NumberRule::kPositive);
+      layer.momentum = reader.optional_number("momentum", 0.1, NumberRule::kFraction);
+      if (in.size() == 2) {
+        reader.fail("", "batch_norm normalizes the channels of an image [channels, height, width] (after conv2d) or "
+                        "the features of a vector [features] (after dense), but gets the sequence " +
+                            to_string(in) + "; use layer_norm for sequences");
+      }
+      layer.output_shape = in;
+      break;
+    case LayerKind::kLayerNorm:
+      layer.epsilon = reader.optional_number("epsilon", 1e-5, NumberRule::kPositive);
+      if (in.size() == 3) {
+        reader.fail("", "layer_norm normalizes the last axis of a vector [features] or a sequence [steps, features], "
+                        "but gets the image " +
+                            to_string(in) + "; use batch_norm after a convolution, or add {\"type\": \"flatten\"} first");
+      }
+      layer.output_shape = in;
+      break;
+    case LayerKind::kDropout:
+      layer.rate = reader.optional_number("rate", 0.5, NumberRule::kNonNegative);
+      if (layer.rate >= 1.0) reader.fail("rate", "the share of elements dropped must be below 1 (0.5 drops half)");
+      layer.output_shape = in;
       break;
   }
   for (int64_t size : layer.output_shape) {

@@ -46,6 +46,14 @@ enum class OpKind {
   kCellGradInput,     ///< dx_t = (gate gradients)·Wxᵀ
   kCellGradHidden,    ///< dh_{t-1} = (gate gradients)·Whᵀ (+ the GRU's direct part)
   kCellGradWeight,    ///< dWx, dWh, db of one step, added to the later steps' sum
+  // Normalization and regularization layers (after the cells, so that every earlier kind keeps its value).
+  kBatchNorm,            ///< per-channel normalization by batch statistics (training) or running ones (inference)
+  kLayerNorm,            ///< per-sample normalization over the last axis
+  kDropout,              ///< an element-wise mask scaled by 1/(1 - rate) in training; the identity in inference
+  kBatchNormGradInput,   ///< batch norm's dX, its batch statistics recomputed
+  kBatchNormGradWeight,  ///< batch norm's dgamma, dbeta, added to the running sum
+  kLayerNormGradInput,   ///< layer norm's dX, its row statistics recomputed
+  kLayerNormGradWeight,  ///< layer norm's dgamma, dbeta, added to the running sum
 };
 
 std::string_view to_string(OpKind kind);
@@ -58,7 +66,7 @@ inline constexpr int kCellHiddenOutput = 0; ///< h_t
 inline constexpr int kCellStateOutput = 1;  ///< c_t (LSTM only)
 
 /// The op kinds in enum order (the op table's rows).
-inline constexpr OpKind kLastOpKind = OpKind::kCellGradWeight;
+inline constexpr OpKind kLastOpKind = OpKind::kLayerNormGradWeight;
 inline constexpr size_t kOpKindCount = static_cast<size_t>(kLastOpKind) + 1;
 
 /// Shorthands for traits of the op's definition (ops/op_def.hpp).

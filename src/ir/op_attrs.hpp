@@ -44,6 +44,12 @@ struct OpAttrs {
   bool gru = false;                           ///< cell gradient ops: of a GRU (else an LSTM)
   int64_t cell_inputs = 0;                    ///< cell gradient ops: I, the features of the cell's x_t
   int64_t classes = 0;                        ///< target input of a cross-entropy loss: labels are in [0, classes)
+  double epsilon = 1e-5;                      ///< batch_norm, layer_norm: added to the variance
+  double momentum = 0.1;                      ///< batch_norm: running statistics' update weight (PyTorch's)
+  double rate = 0.5;                          ///< dropout: the probability that an element is dropped
+  /// A forward op as a training step runs it (OpDef::training_form): batch
+  /// norm by batch statistics, dropout with its mask. False in inference.
+  bool training = false;
   bool operator==(const OpAttrs&) const = default;
 };
 

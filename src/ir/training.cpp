@@ -23,8 +23,8 @@ void require_gradient_rules(const Graph& forward, LossKind loss) {
     if (node.kind == OpKind::kSoftmax && id == output && loss == LossKind::kSoftmaxCrossEntropy) continue;
     throw InputError("--train", "",
                      "layer '" + node.layer_name + "' of " + forward.name() + " (" + std::string(to_string(node.kind)) +
-                         ") cannot be trained yet: training supports dense, conv2d, maxpool, avgpool, flatten, relu, "
-                         "tanh, sigmoid, add, concat, lstm, gru and a softmax at the output");
+                         ") cannot be trained yet: training supports every layer type but a softmax before the "
+                         "output");
   }
 }
 
@@ -48,6 +48,10 @@ Graph training_graph(const Graph& forward, const Optimizer& optimizer) {
   const LossKind loss = default_loss(forward);
   require_gradient_rules(forward, loss);
   Graph graph = forward;
+  // A kind that runs otherwise in a training step (batch norm's batch statistics) says how.
+  for (NodeId id = 0; id < graph.num_nodes(); ++id) {
+    if (const auto form = op_def(graph.node(id).kind).training_form) form(graph.mutable_node(id));
+  }
   graph.set_training(TrainingSpec{loss, optimizer});
   GradientBuilder builder(graph);
 

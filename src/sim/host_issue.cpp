@@ -22,6 +22,7 @@ int running_sum_copy(const OpNode& node, const PlanOp& op) {
 int compute_calls(const Plan& plan, const PlanOp& op) {
   const OpNode& node = plan.graph->node(op.node);
   const OpAttrs& attrs = node.attrs;
+  if (const auto calls = op_def(node.kind).device_calls) return calls(node, op.slice, running_sum_copy(node, op) != 0);
   switch (node.kind) {
     case OpKind::kDense: {
       const bool partial = op.slice.is_partial(node);

@@ -10,6 +10,8 @@
 #include <type_traits>
 
 #include "exec/cpu/kernels/activation.hpp"
+#include "exec/cpu/kernels/dropout.hpp"
+#include "exec/cpu/kernels/normalization.hpp"
 #include "exec/cpu/kernels/optimizer_step.hpp"
 #include "exec/cpu/kernels/pooling_backward.hpp"
 #include "exec/cuda/program_data.hpp"
@@ -428,6 +430,50 @@ class Machine {
   }
 
   void execute(const ZeroStep& s, const Step&) { std::fill_n(at(s.y, s.elements), s.elements, 0.0f); }
+
+  /// The cpu backend's kernels on the step's buffers: the device kernels' reference.
+  void execute(const NormStep& s, const Step&) {
+    SerialFor serial;
+    const bool per_channel = s.mode == NormMode::kBatchNorm || s.mode == NormMode::kBatchNormGradInput ||
+                             s.mode == NormMode::kBatchNormGradWeight;
+    const int64_t width = s.channels * s.inner;
+    const NormRows x{at(s.x, extent(s.rows, width, s.x_stride)), s.x_stride};
+    const bool backward = s.mode != NormMode::kBatchNorm && s.mode != NormMode::kLayerNorm;
+    const NormRows dy = backward ? NormRows{at(s.dy, extent(s.rows, width, s.dy_stride)), s.dy_stride} : NormRows{};
+    const int64_t params = per_channel ? s.channels : s.inner;
+    const float* gamma = s.gamma.valid() ? at(s.gamma, params) : nullptr;
+    const float* beta = s.beta.valid() ? at(s.beta, params) : nullptr;
+    const bool gradient = s.mode == NormMode::kBatchNormGradWeight || s.mode == NormMode::kLayerNormGradWeight;
+    float* out = gradient ? at(s.out, 2 * params) : at(s.out, extent(s.rows, width, s.out_stride));
+    const float* previous = s.previous.valid() ? at(s.previous, 2 * params) : nullptr;
+    switch (s.mode) {
+      case NormMode::kBatchNorm:
+        batch_norm(serial, {s.rows, s.channels, s.inner, s.epsilon, s.training, x, gamma, beta, out, s.out_stride});
+        break;
+      case NormMode::kBatchNormGradInput:
+        batch_norm_grad_input(serial, {s.rows, s.channels, s.inner, s.epsilon, x, dy, gamma, out, s.out_stride});
+        break;
+      case NormMode::kBatchNormGradWeight:
+        batch_norm_grad_weight(serial, {s.rows, s.channels, s.inner, s.epsilon, x, dy, out, previous});
+        break;
+      case NormMode::kLayerNorm:
+      case NormMode::kLayerNormGradInput:
+      case NormMode::kLayerNormGradWeight: {
+        const LayerNormArgs args{s.rows, s.channels, s.inner, s.epsilon, x, dy, gamma, beta, out, s.out_stride, previous};
+        if (s.mode == NormMode::kLayerNorm) layer_norm(serial, args);
+        if (s.mode == NormMode::kLayerNormGradInput) layer_norm_grad_input(serial, args);
+        if (s.mode == NormMode::kLayerNormGradWeight) layer_norm_grad_weight(args);
+        break;
+      }
+    }
+  }
+
+  void execute(const DropoutStep& s, const Step&) {
+    DropoutArgs args{s.rows, s.width, s.first_row, s.first_element, s.sample_elements, s.layer, s.rate, s.training,
+                     at(s.x, extent(s.rows, s.width, s.x_stride)), s.x_stride,
+                     at(s.y, extent(s.rows, s.width, s.y_stride)), s.y_stride};
+    dropout(args);
+  }
 
   const Plan& plan_;
   const DeviceProgram& program_;

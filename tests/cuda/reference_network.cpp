@@ -9,6 +9,7 @@
 #include "ir/layer_costs.hpp"
 #include "ir/lower.hpp"
 #include "ir/model_parser.hpp"
+#include "ir/ops/dropout_mask.hpp"
 #include "ir/params.hpp"
 #include "ir/zoo.hpp"
 #include "partitioners/partitioner.hpp"
@@ -26,7 +27,8 @@ class Weights {
   Weights(const Graph& graph, NodeId node, uint64_t seed)
       : tensors_(param_tensors(graph, node)), key_(graph.node(node).param_key), seed_(seed) {}
   float operator()(int tensor, int64_t index) const {
-    return param_value(seed_, key_, tensor, index, tensors_.at(static_cast<size_t>(tensor)).scale);
+    const ParamTensor& t = tensors_.at(static_cast<size_t>(tensor));
+    return t.offset + param_value(seed_, key_, tensor, index, t.scale);
   }
 
  private:
@@ -168,6 +170,51 @@ class Evaluator {
       case OpKind::kFlatten:
         out = input(id, 0);
         break;
+      case OpKind::kBatchNorm:
+      case OpKind::kLayerNorm: {
+        // Batch norm: per channel over (batch, inner), batch statistics in a
+        // training step, else a fresh layer's running ones; layer norm: per
+        // run of the last axis.
+        const Tensor& x = input(id, 0);
+        const bool batch_norm = node.kind == OpKind::kBatchNorm;
+        const int64_t channels = node.output_shapes[0][0];
+        const int64_t inner = inner_count(node.output_shapes[0]);
+        const int64_t features = node.output_shapes[0].back();
+        const int64_t groups = batch_norm ? channels : batch_ * out_size / features;
+        for (int64_t g = 0; g < groups; ++g) {
+          std::vector<size_t> elements;
+          if (batch_norm) {
+            for (int64_t b = 0; b < batch_; ++b) {
+              for (int64_t i = 0; i < inner; ++i) elements.push_back(static_cast<size_t>((b * channels + g) * inner + i));
+            }
+          } else {
+            for (int64_t f = 0; f < features; ++f) elements.push_back(static_cast<size_t>(g * features + f));
+          }
+          double mean = 0, var = 1;
+          if (!batch_norm || node.attrs.training) {
+            double sum = 0, squares = 0;
+            for (size_t e : elements) sum += x[e];
+            mean = sum / static_cast<double>(elements.size());
+            for (size_t e : elements) squares += (x[e] - mean) * (x[e] - mean);
+            var = squares / static_cast<double>(elements.size());
+          }
+          const double inv_std = 1 / std::sqrt(var + node.attrs.epsilon);
+          for (size_t k = 0; k < elements.size(); ++k) {
+            const int64_t p = batch_norm ? g : static_cast<int64_t>(k);
+            out[elements[k]] = static_cast<float>((x[elements[k]] - mean) * inv_std * weights(0, p) + weights(1, p));
+          }
+        }
+        break;
+      }
+      case OpKind::kDropout: {
+        const Tensor& x = input(id, 0);
+        const float scale = 1.0f / (1.0f - static_cast<float>(node.attrs.rate));
+        for (size_t i = 0; i < out.size(); ++i) {
+          const bool keep = dropout_keeps(node.layer, static_cast<int64_t>(i), static_cast<float>(node.attrs.rate));
+          out[i] = !node.attrs.training ? x[i] : keep ? x[i] * scale : 0.0f;
+        }
+        break;
+      }
       case OpKind::kSoftmax: {
         const Tensor& x = input(id, 0);
         for (int64_t b = 0; b < batch_; ++b) {
@@ -219,6 +266,10 @@ class Evaluator {
       case OpKind::kCellGradInput:
       case OpKind::kCellGradHidden:
       case OpKind::kCellGradWeight:
+      case OpKind::kBatchNormGradInput:
+      case OpKind::kBatchNormGradWeight:
+      case OpKind::kLayerNormGradInput:
+      case OpKind::kLayerNormGradWeight:
         throw std::logic_error("the reference network computes forward passes only, not " + node.name);
       case OpKind::kConcat: {
         const int64_t per_sample = element_count(node.output_shapes[0]);

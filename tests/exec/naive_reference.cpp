@@ -8,6 +8,7 @@
 #include "ir/layer_costs.hpp"
 #include "ir/lower.hpp"
 #include "ir/model_parser.hpp"
+#include "ir/ops/dropout_mask.hpp"
 #include "ir/params.hpp"
 #include "ir/zoo.hpp"
 
@@ -35,7 +36,7 @@ Tensor weights(const Graph& graph, NodeId node, int index, uint64_t seed, const 
   const ParamTensor& tensor = params[static_cast<size_t>(index)];
   Tensor out(static_cast<size_t>(element_count(tensor.shape)));
   for (size_t i = 0; i < out.size(); ++i) {
-    out[i] = param_value(seed, graph.node(node).param_key, index, static_cast<int64_t>(i), tensor.scale);
+    out[i] = tensor.offset + param_value(seed, graph.node(node).param_key, index, static_cast<int64_t>(i), tensor.scale);
   }
   if (nudge.param_key == graph.node(node).param_key && nudge.tensor == index) {
     out.at(static_cast<size_t>(nudge.element)) += nudge.delta;
@@ -189,6 +190,10 @@ class Evaluator {
       case OpKind::kCellGradInput:
       case OpKind::kCellGradHidden:
       case OpKind::kCellGradWeight:
+      case OpKind::kBatchNormGradInput:
+      case OpKind::kBatchNormGradWeight:
+      case OpKind::kLayerNormGradInput:
+      case OpKind::kLayerNormGradWeight:
         throw std::logic_error("the naive reference computes forward passes only, not " + node.name);
       case OpKind::kConcat: {
         // Per sample: each input's elements in turn (axis 0 is the outermost).
@@ -200,6 +205,61 @@ class Evaluator {
             for (int64_t i = 0; i < size; ++i) out[static_cast<size_t>(b * out_size + at + i)] = x[static_cast<size_t>(b * size + i)];
           }
           at += size;
+        }
+        break;
+      }
+      case OpKind::kBatchNorm: {
+        // Per channel over (batch, inner): the batch's statistics in a
+        // training step, else a fresh layer's running ones (mean 0, variance 1).
+        const Tensor& x = *input(id, 0);
+        const Tensor gamma = weights(graph_, id, 0, seed_, nudge_);
+        const Tensor beta = weights(graph_, id, 1, seed_, nudge_);
+        const int64_t channels = node.output_shapes[0][0];
+        const int64_t inner = inner_count(node.output_shapes[0]);
+        const auto at = [&](int64_t b, int64_t c, int64_t i) { return static_cast<size_t>((b * channels + c) * inner + i); };
+        for (int64_t c = 0; c < channels; ++c) {
+          double mean = 0, var = 1;
+          if (node.attrs.training) {
+            double sum = 0, squares = 0;
+            for (int64_t b = 0; b < batch_; ++b) for (int64_t i = 0; i < inner; ++i) sum += x[at(b, c, i)];
+            mean = sum / static_cast<double>(batch_ * inner);
+            for (int64_t b = 0; b < batch_; ++b) for (int64_t i = 0; i < inner; ++i) squares += (x[at(b, c, i)] - mean) * (x[at(b, c, i)] - mean);
+            var = squares / static_cast<double>(batch_ * inner);
+          }
+          const double inv_std = 1 / std::sqrt(var + node.attrs.epsilon);
+          for (int64_t b = 0; b < batch_; ++b) {
+            for (int64_t i = 0; i < inner; ++i) {
+              out[at(b, c, i)] = gamma[static_cast<size_t>(c)] * (x[at(b, c, i)] - mean) * inv_std + beta[static_cast<size_t>(c)];
+            }
+          }
+        }
+        break;
+      }
+      case OpKind::kLayerNorm: {
+        const Tensor& x = *input(id, 0);
+        const Tensor gamma = weights(graph_, id, 0, seed_, nudge_);
+        const Tensor beta = weights(graph_, id, 1, seed_, nudge_);
+        const int64_t features = node.output_shapes[0].back();
+        for (size_t run = 0; run < out.size() / static_cast<size_t>(features); ++run) {
+          const size_t first = run * static_cast<size_t>(features);
+          double mean = 0, squares = 0;
+          for (int64_t f = 0; f < features; ++f) mean += x[first + static_cast<size_t>(f)];
+          mean /= static_cast<double>(features);
+          for (int64_t f = 0; f < features; ++f) squares += (x[first + static_cast<size_t>(f)] - mean) * (x[first + static_cast<size_t>(f)] - mean);
+          const double inv_std = 1 / std::sqrt(squares / static_cast<double>(features) + node.attrs.epsilon);
+          for (int64_t f = 0; f < features; ++f) {
+            const size_t i = first + static_cast<size_t>(f);
+            out[i] = gamma[static_cast<size_t>(f)] * (x[i] - mean) * inv_std + beta[static_cast<size_t>(f)];
+          }
+        }
+        break;
+      }
+      case OpKind::kDropout: {
+        const Tensor& x = *input(id, 0);
+        const double scale = 1 / (1 - static_cast<double>(static_cast<float>(node.attrs.rate)));
+        for (size_t i = 0; i < out.size(); ++i) {
+          const bool keep = dropout_keeps(node.layer, static_cast<int64_t>(i), static_cast<float>(node.attrs.rate));
+          out[i] = !node.attrs.training ? x[i] : keep ? x[i] * scale : 0.0;
         }
         break;
       }

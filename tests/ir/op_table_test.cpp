@@ -26,8 +26,16 @@ TEST(OpTable, EveryKindHasOneCompleteDefinitionInEnumOrder) {
     EXPECT_NE(def.cost, nullptr);
     EXPECT_NE(def.input_channels, nullptr);
     EXPECT_NE(def.signature, nullptr);
-    // Weights and the weighted trait go together; a weighted kind splits with its output channels.
-    EXPECT_EQ(def.weighted, def.params != nullptr);
+    // A weighted kind has weights and splits with its output channels; a kind
+    // with weights that are not laid out by hand (dense, conv2d, the cells)
+    // says which elements a slice holds (a normalization's gamma and beta).
+    if (def.weighted) {
+      EXPECT_NE(def.params, nullptr);
+      EXPECT_TRUE(def.split.out);
+    }
+    if (def.params != nullptr && !def.weighted) {
+      EXPECT_NE(def.param_range, nullptr);
+    }
     if (def.weighted || def.channel_local) {
       EXPECT_TRUE(def.split.out);
     }

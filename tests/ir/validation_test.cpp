@@ -36,8 +36,8 @@ TEST(Validation, NotJson) { expect_error("{\"batch\": 2,,}", "", "not valid JSON
 TEST(Validation, NotAnObject) { expect_error("[1, 2]", "", "JSON object"); }
 
 TEST(Validation, UnknownLayerType) {
-  expect_error(with_layers("[4]", R"({"type": "dense", "units": 3}, {"type": "dropout"})"),
-               "layers[1].type", "unknown layer type 'dropout'");
+  expect_error(with_layers("[4]", R"({"type": "dense", "units": 3}, {"type": "attention"})"),
+               "layers[1].type", "unknown layer type 'attention'");
 }
 
 TEST(Validation, UnknownField) {

@@ -40,13 +40,29 @@ const Layer& layer_named(const Model& model, const std::string& name) {
   return *std::find_if(model.layers.begin(), model.layers.end(), [&](const Layer& l) { return l.name == name; });
 }
 
-TEST(Zoo, Resnet50HasTorchvisionsWeightsWithBatchNormFoldedIntoBiases) {
+TEST(Zoo, Resnet50HasTorchvisionsWeightsAndBatchNorms) {
   // torchvision's resnet50 has 25,557,032 parameters: conv weights without
   // bias, two per channel in its 53 batch norms (26,560 channels: stem 64,
   // then per stage blocks x (mid + mid + out) + out for the projection:
-  // 1,408 + 3,584 + 10,240 + 11,264), and the fc layer. Folding each norm
-  // into a conv bias keeps one per channel: 25,557,032 - 26,560.
+  // 1,408 + 3,584 + 10,240 + 11,264), and the fc layer.
   const Graph graph = zoo("resnet50");
+  EXPECT_EQ(graph.total_params(), 25'557'032);
+  int norms = 0;
+  int64_t norm_params = 0;
+  for (const Layer& layer : graph.model().layers) {
+    if (layer.kind != LayerKind::kBatchNorm) continue;
+    ++norms;
+    norm_params += layer_params(layer);
+  }
+  EXPECT_EQ(norms, 53);
+  EXPECT_EQ(norm_params, 2 * 26'560);
+  const Model& model = graph.model();
+  EXPECT_EQ(layer_named(model, "res5c_out").output_shape, (Shape{2048, 7, 7}));
+}
+
+TEST(Zoo, Resnet50FoldedHasTorchvisionsWeightsWithBatchNormFoldedIntoBiases) {
+  // Folding each norm into a conv bias keeps one per channel: 25,557,032 - 26,560.
+  const Graph graph = zoo("resnet50-folded");
   EXPECT_EQ(graph.total_params(), 25'557'032 - 26'560);
   const Model& model = graph.model();
   EXPECT_EQ(layer_named(model, "pool1").output_shape, (Shape{64, 56, 56}));

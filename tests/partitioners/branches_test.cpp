@@ -63,7 +63,7 @@ TEST(GraphBranches, InceptionBlocksForkFourWaysBetweenTrunkLayers) {
 TEST(GraphBranches, ResidualBlocksForkAtTheirInputAndJoinAtTheAdd) {
   // A projecting block forks into its convolutions and its projection; an
   // identity block's skip edge jumps its convolutions, which form one branch.
-  const GraphBranches shape = graph_branches(*zoo_graph("resnet-small"));
+  const GraphBranches shape = graph_branches(*zoo_graph("resnet-small-folded"));
   using Names = std::vector<std::string>;
   EXPECT_EQ(named_forks(shape),
             (std::vector<std::vector<Names>>{{{"res2a_a", "res2a_b", "res2a_c"}, {"res2a_proj"}},

@@ -12,6 +12,8 @@
 #include "exec/cpu/kernels/conv2d_backward.hpp"
 #include "exec/cpu/kernels/dense.hpp"
 #include "exec/cpu/kernels/dense_backward.hpp"
+#include "exec/cpu/kernels/dropout.hpp"
+#include "exec/cpu/kernels/normalization.hpp"
 #include "exec/cpu/kernels/optimizer_step.hpp"
 #include "exec/cpu/kernels/pooling.hpp"
 #include "exec/cpu/kernels/pooling_backward.hpp"
@@ -21,6 +23,7 @@
 #include "exec/cpu/kernels/softmax.hpp"
 #include "ir/ops/cell_rules.hpp"
 #include "ir/ops/concat_rules.hpp"
+#include "ir/ops/norm_rules.hpp"
 #include "ir/params.hpp"
 #include "util/check.hpp"
 
@@ -453,6 +456,113 @@ TaskFunction pool_grad_task(const PlanOp& op, const OpBinding& b) {
   return [=](TaskContext&) { avg_pool_grad(args, dy.data, dy.stride, dx.data, dx.row_floats()); };
 }
 
+NormRows norm_rows(Rows rows) { return NormRows{rows.data, rows.stride}; }
+
+TaskFunction batch_norm_task(const PlanOp& op, const OpBinding& b, std::shared_ptr<const WeightSlice> weights) {
+  BatchNormArgs args;
+  args.rows = b.rows();
+  args.channels = op.slice.out.size();
+  args.inner = norm_rules::channel_inner(b.node());
+  args.epsilon = static_cast<float>(b.node().attrs.epsilon);
+  args.training = b.node().attrs.training;
+  args.x = norm_rows(b.required_input(0));
+  args.gamma = weights->data(norm_rules::kGamma);
+  args.beta = weights->data(norm_rules::kBeta);
+  const ChannelBlock y = b.output(0);
+  args.y = y.data;
+  args.y_stride = y.row_floats();
+  return [args, weights = std::move(weights)](TaskContext& context) { batch_norm(context.parallel, args); };
+}
+
+TaskFunction batch_norm_grad_input_task(const PlanOp& op, const OpBinding& b,
+                                        std::shared_ptr<const WeightSlice> weights) {
+  BatchNormGradInputArgs args;
+  args.rows = b.rows();
+  args.channels = op.slice.out.size();
+  args.inner = norm_rules::channel_inner(b.node());
+  args.epsilon = static_cast<float>(b.node().attrs.epsilon);
+  args.x = norm_rows(b.required_input(0));
+  args.dy = norm_rows(b.required_input(1));
+  args.gamma = weights->data(norm_rules::kGamma);
+  const ChannelBlock dx = b.output(0);
+  args.dx = dx.data;
+  args.dx_stride = dx.row_floats();
+  return [args, weights = std::move(weights)](TaskContext& context) { batch_norm_grad_input(context.parallel, args); };
+}
+
+TaskFunction batch_norm_grad_weight_task(const PlanOp& op, const OpBinding& b) {
+  BatchNormGradWeightArgs args;
+  args.rows = b.rows();
+  args.channels = op.slice.out.size();
+  args.inner = norm_rules::channel_inner(b.node());
+  args.epsilon = static_cast<float>(b.node().attrs.epsilon);
+  args.x = norm_rows(b.required_input(0));
+  args.dy = norm_rows(b.required_input(1));
+  args.dgamma = b.gradient_output();
+  args.previous = b.previous_gradient();
+  return [args](TaskContext& context) { batch_norm_grad_weight(context.parallel, args); };
+}
+
+/// Layer norm's arguments: every run of features of the slice's samples.
+LayerNormArgs layer_norm_args(const OpBinding& b) {
+  LayerNormArgs args;
+  args.rows = b.rows();
+  args.features = norm_rules::features(b.node());
+  args.groups = element_count(b.node().output_shapes.at(0)) / args.features;
+  args.epsilon = static_cast<float>(b.node().attrs.epsilon);
+  args.x = norm_rows(b.required_input(0));
+  return args;
+}
+
+TaskFunction layer_norm_task(const OpBinding& b, std::shared_ptr<const WeightSlice> weights) {
+  LayerNormArgs args = layer_norm_args(b);
+  args.gamma = weights->data(norm_rules::kGamma);
+  args.beta = weights->data(norm_rules::kBeta);
+  const ChannelBlock y = b.output(0);
+  args.out = y.data;
+  args.out_stride = y.row_floats();
+  return [args, weights = std::move(weights)](TaskContext& context) { layer_norm(context.parallel, args); };
+}
+
+TaskFunction layer_norm_grad_input_task(const OpBinding& b, std::shared_ptr<const WeightSlice> weights) {
+  LayerNormArgs args = layer_norm_args(b);
+  args.dy = norm_rows(b.required_input(1));
+  args.gamma = weights->data(norm_rules::kGamma);
+  const ChannelBlock dx = b.output(0);
+  args.out = dx.data;
+  args.out_stride = dx.row_floats();
+  return [args, weights = std::move(weights)](TaskContext& context) { layer_norm_grad_input(context.parallel, args); };
+}
+
+TaskFunction layer_norm_grad_weight_task(const OpBinding& b) {
+  LayerNormArgs args = layer_norm_args(b);
+  args.dy = norm_rows(b.required_input(1));
+  args.out = b.gradient_output();
+  args.previous = b.previous_gradient();
+  return [args](TaskContext&) { layer_norm_grad_weight(args); };
+}
+
+TaskFunction dropout_task(const PlanOp& op, const OpBinding& b) {
+  const OpNode& node = b.node();
+  const Shape& shape = node.output_shapes.at(0);
+  DropoutArgs args;
+  args.rows = b.rows();
+  args.width = op.slice.out.size() * inner_count(shape);
+  args.first_row = op.slice.batch.begin;
+  args.first_element = op.slice.out.begin * inner_count(shape);
+  args.sample_elements = element_count(shape);
+  args.layer = node.layer;
+  args.rate = static_cast<float>(node.attrs.rate);
+  args.training = node.attrs.training;
+  const Rows x = b.required_input(0);
+  args.x = x.data;
+  args.x_stride = x.stride;
+  const ChannelBlock y = b.output(0);
+  args.y = y.data;
+  args.y_stride = y.row_floats();
+  return [args](TaskContext&) { dropout(args); };
+}
+
 /// The optimizer step of one parameter value, in place (training_spec.hpp
 /// gives the equations). The gradient lies flat, its tensors end to end in
 /// the WeightSlice's order; so does the state.
@@ -650,6 +760,26 @@ TaskFunction bind_cell_grad_weight(const PlanOp&, const OpBinding& b, WeightStor
   return cell_grad_weight_task(b, scratch);
 }
 
+TaskFunction bind_batch_norm(const PlanOp& op, const OpBinding& b, WeightStore& w, float*) {
+  return batch_norm_task(op, b, weights_of(b, w));
+}
+TaskFunction bind_batch_norm_grad_input(const PlanOp& op, const OpBinding& b, WeightStore& w, float*) {
+  return batch_norm_grad_input_task(op, b, weights_of(b, w));
+}
+TaskFunction bind_batch_norm_grad_weight(const PlanOp& op, const OpBinding& b, WeightStore&, float*) {
+  return batch_norm_grad_weight_task(op, b);
+}
+TaskFunction bind_layer_norm(const PlanOp&, const OpBinding& b, WeightStore& w, float*) {
+  return layer_norm_task(b, weights_of(b, w));
+}
+TaskFunction bind_layer_norm_grad_input(const PlanOp&, const OpBinding& b, WeightStore& w, float*) {
+  return layer_norm_grad_input_task(b, weights_of(b, w));
+}
+TaskFunction bind_layer_norm_grad_weight(const PlanOp&, const OpBinding& b, WeightStore&, float*) {
+  return layer_norm_grad_weight_task(b);
+}
+TaskFunction bind_dropout(const PlanOp& op, const OpBinding& b, WeightStore&, float*) { return dropout_task(op, b); }
+
 int64_t conv2d_scratch(const OpNode& node, const Slice&) { return conv2d_workspace_floats(conv2d_geometry(node)); }
 int64_t cell_grad_scratch(const OpNode&, const Slice& slice) {
   return cell_grad_workspace_floats(slice.batch.size(), slice.out.size());
@@ -706,6 +836,13 @@ std::array<CpuKernel, kOpKindCount> make_kernel_table() {
   set(OpKind::kCellGradInput, {bind_cell_grad_input, cell_product_scratch, true});
   set(OpKind::kCellGradHidden, {bind_cell_grad_hidden, cell_product_scratch, true});
   set(OpKind::kCellGradWeight, {bind_cell_grad_weight, cell_product_scratch, true});
+  set(OpKind::kBatchNorm, {bind_batch_norm, nullptr, true});
+  set(OpKind::kLayerNorm, {bind_layer_norm, nullptr, true});
+  set(OpKind::kDropout, {bind_dropout});
+  set(OpKind::kBatchNormGradInput, {bind_batch_norm_grad_input, nullptr, true});
+  set(OpKind::kBatchNormGradWeight, {bind_batch_norm_grad_weight, nullptr, true});
+  set(OpKind::kLayerNormGradInput, {bind_layer_norm_grad_input, nullptr, true});
+  set(OpKind::kLayerNormGradWeight, {bind_layer_norm_grad_weight});
   return table;
 }
 

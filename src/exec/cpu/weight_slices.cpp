@@ -44,6 +44,19 @@ WeightSlice materialise_weights(const Graph& graph, NodeId id, const Slice& slic
   const int key = node.param_key;
   const Range out = slice.out;
   weights.tensors.resize(params.size());
+  if (const auto range_of = op_def(node.kind).param_range) {
+    // 1-D tensors, each a range of its elements (a normalization's gamma and beta).
+    for (size_t t = 0; t < params.size(); ++t) {
+      const Range range = range_of(node, slice, static_cast<int>(t));
+      std::vector<float>& values = weights.tensors[t];
+      values.resize(static_cast<size_t>(range.size()));
+      for (int64_t i = 0; i < range.size(); ++i) {
+        values[static_cast<size_t>(i)] =
+            params[t].offset + param_value(seed, key, static_cast<int>(t), range.begin + i, params[t].scale);
+      }
+    }
+    return weights;
+  }
   if (node.kind == OpKind::kDense) {
     const int64_t units = params[kWeight].shape.at(1);
     weights.tensors[kWeight] = gather(parallel, seed, key, kWeight, params[kWeight], slice.reduce, units, out.size(),

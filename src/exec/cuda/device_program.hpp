@@ -48,6 +48,7 @@ struct WeightGather {
   Range rows;
   int64_t row_length = 0;
   std::vector<Range> column_blocks;
+  float offset = 0;  ///< added to every value (ParamTensor::offset)
 
   int64_t row_width() const;  ///< columns kept per row
   int64_t elements() const { return rows.size() * row_width(); }
@@ -335,9 +336,55 @@ struct CopyStep {
   int64_t height = 1;
 };
 
+/// Which normalization a NormStep computes (ir/ops/batch_norm.cpp, layer_norm.cpp and their gradients).
+enum class NormMode {
+  kBatchNorm,
+  kBatchNormGradInput,
+  kBatchNormGradWeight,
+  kLayerNorm,
+  kLayerNormGradInput,
+  kLayerNormGradWeight,
+};
+
+/// Batch norm over [rows][channels][inner] (per channel), or layer norm over
+/// runs of `inner` features (`channels` runs a row), forward or backward;
+/// one hand kernel (two for layer norm's weight gradient: its runs'
+/// statistics into `scratch`, then the sums per feature).
+struct NormStep {
+  NormMode mode = NormMode::kBatchNorm;
+  int64_t rows = 0, channels = 0, inner = 1;
+  float epsilon = 1e-5f;
+  bool training = false;
+  Ref x;
+  int64_t x_stride = 0;
+  Ref dy;  ///< backward only
+  int64_t dy_stride = 0;
+  Ref gamma;
+  Ref beta;  ///< forward only
+  Ref out;   ///< y, dX, or the weight gradient (dgamma then dbeta)
+  int64_t out_stride = 0;
+  Ref previous;  ///< a weight gradient's running sum of earlier micro-batches, or invalid
+  Ref scratch;   ///< layer norm's weight gradient: 2 floats a run
+};
+
+/// Dropout (ir/ops/dropout_mask.hpp) on [rows][width]: row r, column j is
+/// element (first_row + r)·sample_elements + first_element + j of the batch.
+struct DropoutStep {
+  int64_t rows = 0, width = 0;
+  int64_t first_row = 0, first_element = 0, sample_elements = 0;
+  int layer = 0;
+  float rate = 0;
+  bool training = false;
+  Ref x;
+  int64_t x_stride = 0;
+  Ref y;
+  int64_t y_stride = 0;
+};
+
 using StepAction = std::variant<MatMulStep, ConvStep, PoolStep, BiasActivationStep, MapStep, SoftmaxStep,
                                 LstmCellStep, GruCellStep, SumStep, CopyStep, LossGradStep, ActivationGradStep,
-                                BiasGradStep, PoolGradStep, UpdateStep, CellGradStep, GateGatherStep, ZeroStep>;
+                                BiasGradStep, PoolGradStep, UpdateStep, CellGradStep, GateGatherStep, ZeroStep,
+                                NormStep, DropoutStep>;
 
 struct Step {
   StepAction action;

@@ -97,6 +97,37 @@ cudaError_t cell_grad(cudaStream_t stream, bool gru, const CellGradPointers& p, 
 cudaError_t gate_gather(cudaStream_t stream, const float* dgates, int64_t dgates_stride, const int* columns, int count,
                         float* out, int64_t rows, int64_t units);
 
+/// Batch norm, layer norm and their gradients (norm_kernels.cu), in double
+/// sums as the cpu kernels take them. `mode` is static_cast<int>(NormMode)
+/// (device_program.hpp): 0 batch norm, 1 its dX, 2 its dgamma and dbeta, 3
+/// layer norm, 4 its dX, 5 its dgamma and dbeta (two kernels: each run's
+/// statistics into `scratch`, 2 floats a run, then the sums per feature).
+struct NormArgs {
+  int64_t rows = 0;
+  int64_t channels = 0;  ///< batch norm: channels; layer norm: runs of features per sample
+  int64_t inner = 1;     ///< batch norm: elements per channel; layer norm: features
+  float epsilon = 1e-5f;
+  bool training = false;  ///< batch norm: batch statistics, else a fresh layer's running ones
+  const float* x = nullptr;
+  int64_t x_stride = 0;
+  const float* dy = nullptr;
+  int64_t dy_stride = 0;
+  const float* gamma = nullptr;
+  const float* beta = nullptr;
+  float* out = nullptr;  ///< y, dX, or dgamma then dbeta
+  int64_t out_stride = 0;
+  const float* previous = nullptr;  ///< a weight gradient's running sum, or null
+  float* scratch = nullptr;
+};
+cudaError_t normalize(cudaStream_t stream, int mode, const NormArgs& args);
+
+/// Dropout on [rows][width] (ir/ops/dropout_mask.hpp): y = x·m/(1 − rate) in
+/// training, a copy otherwise. Element j of row r is element
+/// (first_row + r)·sample_elements + first_element + j of the whole batch.
+cudaError_t dropout(cudaStream_t stream, const float* x, int64_t x_stride, float* y, int64_t y_stride, int64_t rows,
+                    int64_t width, int64_t first_row, int64_t first_element, int64_t sample_elements, int layer,
+                    float rate, bool training);
+
 /// An empty kernel, to measure launch overhead.
 cudaError_t empty(cudaStream_t stream);
 

@@ -12,6 +12,7 @@
 #include "ir/ops/cell_rules.hpp"
 #include "ir/ops/concat_rules.hpp"
 #include "ir/ops/conv2d_rules.hpp"
+#include "ir/ops/norm_rules.hpp"
 #include "ir/params.hpp"
 #include "partitioners/collective_schedule.hpp"
 #include "partitioners/plan_walk.hpp"
@@ -174,6 +175,13 @@ class Compiler {
     if (tensor >= static_cast<int>(tensors.size())) return std::nullopt;
     const float scale = tensors[static_cast<size_t>(tensor)].scale;
     const Range out = params.channels;
+    if (const auto range_of = op_def(node.kind).param_range) {
+      // A 1-D tensor, the range its definition gives (a normalization's gamma and beta).
+      const Range elements = range_of(node, Slice{{0, 1}, params.channels, params.reduce}, tensor);
+      const int64_t length = element_count(tensors[static_cast<size_t>(tensor)].shape);
+      return WeightGather{node.param_key, tensor, scale, {0, 1}, length, {elements},
+                          tensors[static_cast<size_t>(tensor)].offset};
+    }
     if (node.kind == OpKind::kDense) {
       const int64_t units = node.output_shapes.at(0).at(0);
       if (tensor == kWeight) return WeightGather{node.param_key, kWeight, scale, params.reduce, units, {out}};
@@ -202,6 +210,9 @@ class Compiler {
     if (is_cell(node.kind)) {
       static constexpr std::array<const char*, 3> kCellNames{".Wx", ".Wh", ".b"};
       return fmt::format("{}/l{}{}", node.layer_name, node.sublayer, kCellNames.at(static_cast<size_t>(tensor)));
+    }
+    if (op_def(node.kind).param_range != nullptr) {
+      return node.layer_name + "." + param_tensors(graph_, params.node).at(static_cast<size_t>(tensor)).name;
     }
     return node.layer_name + (tensor == kWeight ? ".W" : ".b");
   }
@@ -348,6 +359,13 @@ class Compiler {
       set(OpKind::kCellGradInput, &Compiler::cell_grad_input);
       set(OpKind::kCellGradHidden, &Compiler::cell_grad_hidden);
       set(OpKind::kCellGradWeight, &Compiler::cell_grad_weight);
+      set(OpKind::kBatchNorm, &Compiler::batch_norm);
+      set(OpKind::kLayerNorm, &Compiler::layer_norm);
+      set(OpKind::kDropout, &Compiler::dropout);
+      set(OpKind::kBatchNormGradInput, &Compiler::batch_norm);
+      set(OpKind::kBatchNormGradWeight, &Compiler::batch_norm);
+      set(OpKind::kLayerNormGradInput, &Compiler::layer_norm);
+      set(OpKind::kLayerNormGradWeight, &Compiler::layer_norm);
       return t;
     }();
     return table;
@@ -670,6 +688,98 @@ class Compiler {
                compute_stream(op), span, {previous.buffer}, {out.buffer});
     }
     return {out, true};
+  }
+
+  /// Batch norm forward or backward (NormStep), on the slice's channels.
+  void batch_norm(const PlanOp& op, int span) {
+    const OpNode& node = graph_.node(op.node);
+    NormStep step;
+    step.mode = node.kind == OpKind::kBatchNorm            ? NormMode::kBatchNorm
+                : node.kind == OpKind::kBatchNormGradInput ? NormMode::kBatchNormGradInput
+                                                           : NormMode::kBatchNormGradWeight;
+    step.rows = op.slice.batch.size();
+    step.channels = op.slice.out.size();
+    step.inner = norm_rules::channel_inner(node);
+    norm_step(op, span, step);
+  }
+
+  /// Layer norm forward or backward (NormStep), over runs of the last axis.
+  void layer_norm(const PlanOp& op, int span) {
+    const OpNode& node = graph_.node(op.node);
+    NormStep step;
+    step.mode = node.kind == OpKind::kLayerNorm            ? NormMode::kLayerNorm
+                : node.kind == OpKind::kLayerNormGradInput ? NormMode::kLayerNormGradInput
+                                                           : NormMode::kLayerNormGradWeight;
+    step.rows = op.slice.batch.size();
+    step.inner = norm_rules::features(node);
+    step.channels = element_count(node.output_shapes.at(0)) / step.inner;
+    if (step.mode == NormMode::kLayerNormGradWeight) {
+      step.scratch = Ref{scratch(op.device, 2 * step.rows * step.channels), 0};
+    }
+    norm_step(op, span, step);
+  }
+
+  /// The buffers of a NormStep: X (slot 0), dY (slot 1, backward), gamma and
+  /// beta, and its output (a weight gradient's running sum included).
+  void norm_step(const PlanOp& op, int span, NormStep step) {
+    const OpNode& node = graph_.node(op.node);
+    const OpDef& def = op_def(node.kind);
+    step.epsilon = static_cast<float>(node.attrs.epsilon);
+    step.training = node.attrs.training;
+    const ValueView x = input(op, 0);
+    step.x = needed_start(op, x, 0);
+    step.x_stride = x.row_stride();
+    std::vector<int> reads{x.buffer};
+    std::vector<int> writes;
+    if (node.pass == Pass::kBackward) {
+      const ValueView dy = input(op, 1);
+      step.dy = needed_start(op, dy, 1);
+      step.dy_stride = dy.row_stride();
+      reads.push_back(dy.buffer);
+    }
+    if (!def.writes_gradient) {
+      step.gamma = weight(op, norm_rules::kGamma);
+      reads.push_back(step.gamma.buffer);
+      if (node.pass == Pass::kForward) {
+        step.beta = weight(op, norm_rules::kBeta);
+        reads.push_back(step.beta.buffer);
+      }
+      const ValueView out = output(op, 0, op.slice.out);
+      step.out = out.start();
+      step.out_stride = out.row_stride();
+      writes.push_back(out.buffer);
+    } else {
+      const GradientTarget out = gradient_output(op, span);
+      step.out = out.value.start();
+      if (out.accumulate) {
+        step.previous = out.value.start();
+        reads.push_back(out.value.buffer);
+      }
+      writes.push_back(out.value.buffer);
+    }
+    if (step.scratch.valid()) writes.push_back(step.scratch.buffer);
+    add_step(step, compute_stream(op), span, std::move(reads), std::move(writes));
+  }
+
+  void dropout(const PlanOp& op, int span) {
+    const OpNode& node = graph_.node(op.node);
+    const Shape& shape = node.output_shapes.at(0);
+    const ValueView x = input(op, 0);
+    const ValueView y = output(op, 0, op.slice.out);
+    DropoutStep step;
+    step.rows = op.slice.batch.size();
+    step.width = op.slice.out.size() * inner_count(shape);
+    step.first_row = op.slice.batch.begin;
+    step.first_element = op.slice.out.begin * inner_count(shape);
+    step.sample_elements = element_count(shape);
+    step.layer = node.layer;
+    step.rate = static_cast<float>(node.attrs.rate);
+    step.training = node.attrs.training;
+    step.x = needed_start(op, x, 0);
+    step.x_stride = x.row_stride();
+    step.y = y.start();
+    step.y_stride = y.row_stride();
+    add_step(step, compute_stream(op), span, {x.buffer}, {y.buffer});
   }
 
   void loss(const PlanOp& op, int span) {

@@ -360,6 +360,29 @@ void ProgramRunner::launch(int index, cudaStream_t stream) {
           SPLITSCOPE_CUDA_CHECK(kernels::gate_gather(stream, address(action.dgates), action.dgates_stride,
                                                      action.columns.data(), action.count, address(action.out),
                                                      action.rows, action.units));
+        } else if constexpr (std::is_same_v<Action, NormStep>) {
+          kernels::NormArgs args;
+          args.rows = action.rows;
+          args.channels = action.channels;
+          args.inner = action.inner;
+          args.epsilon = action.epsilon;
+          args.training = action.training;
+          args.x = address(action.x);
+          args.x_stride = action.x_stride;
+          args.dy = optional(action.dy);
+          args.dy_stride = action.dy_stride;
+          args.gamma = optional(action.gamma);
+          args.beta = optional(action.beta);
+          args.out = address(action.out);
+          args.out_stride = action.out_stride;
+          args.previous = optional(action.previous);
+          args.scratch = action.scratch.valid() ? address(action.scratch) : nullptr;
+          SPLITSCOPE_CUDA_CHECK(kernels::normalize(stream, static_cast<int>(action.mode), args));
+        } else if constexpr (std::is_same_v<Action, DropoutStep>) {
+          SPLITSCOPE_CUDA_CHECK(kernels::dropout(stream, address(action.x), action.x_stride, address(action.y),
+                                                 action.y_stride, action.rows, action.width, action.first_row,
+                                                 action.first_element, action.sample_elements, action.layer,
+                                                 action.rate, action.training));
         } else if constexpr (std::is_same_v<Action, ZeroStep>) {
           SPLITSCOPE_CUDA_CHECK(cudaMemsetAsync(address(action.y), 0,
                                                 static_cast<size_t>(action.elements) * sizeof(float), stream));

@@ -44,7 +44,8 @@ struct SliceCost {
 struct ParamTensor {
   std::string name;  ///< "W", "b", "Wx", "Wh"
   Shape shape;
-  float scale = 0;   ///< initial values are uniform in [-scale, scale)
+  float scale = 0;   ///< initial values are offset + uniform in [-scale, scale)
+  float offset = 0;  ///< a normalization's gain starts near 1, not near 0
 };
 
 /// How an op's time is best estimated: at the device's matrix peak
@@ -140,6 +141,20 @@ struct OpDef {
   /// Null for a kind that cannot be trained yet (and for backward kinds).
   void (*gradient)(GradientBuilder& builder, NodeId node,
                    const std::vector<std::optional<TensorRef>>& output_gradients) = nullptr;
+  /// How a training step runs this forward op, where it differs from
+  /// inference (batch norm: batch statistics; dropout: its mask): sets the
+  /// node's attributes when training_graph() copies it. Null: the same.
+  void (*training_form)(OpNode& node) = nullptr;
+  /// The elements of 1-D weight tensor `tensor` that `slice` holds (its
+  /// weights laid out by output channel, or whole). Backends materialise a
+  /// slice's weights with it; null for the kinds whose layout the backends
+  /// still know by hand (dense, conv2d, the cells).
+  Range (*param_range)(const OpNode& node, const Slice& slice, int tensor) = nullptr;
+  /// The library or kernel calls a device makes for one slice (the
+  /// simulator's host issue cost): `adds_running_sum` where a weight-gradient
+  /// slice adds to the sum of earlier micro-batches. Null: the simulator's
+  /// own table (host_issue.cpp) for the kinds it still lists.
+  int (*device_calls)(const OpNode& node, const Slice& slice, bool adds_running_sum) = nullptr;
 };
 
 /// The definition of `kind`.

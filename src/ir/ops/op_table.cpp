@@ -37,6 +37,13 @@ const OpDef& gru_cell_grad_def();
 const OpDef& cell_grad_input_def();
 const OpDef& cell_grad_hidden_def();
 const OpDef& cell_grad_weight_def();
+const OpDef& batch_norm_def();
+const OpDef& layer_norm_def();
+const OpDef& dropout_def();
+const OpDef& batch_norm_grad_input_def();
+const OpDef& batch_norm_grad_weight_def();
+const OpDef& layer_norm_grad_input_def();
+const OpDef& layer_norm_grad_weight_def();
 
 namespace {
 
@@ -49,7 +56,9 @@ Table make_table() {
                     &concat_def(),  &loss_def(),    &activation_grad_def(), &dense_grad_input_def(),
                     &dense_grad_weight_def(), &conv2d_grad_input_def(), &conv2d_grad_weight_def(),
                     &maxpool_grad_def(), &avgpool_grad_def(), &unflatten_def(), &channel_slice_def(), &lstm_cell_grad_def(),
-                    &gru_cell_grad_def(), &cell_grad_input_def(), &cell_grad_hidden_def(), &cell_grad_weight_def()};
+                    &gru_cell_grad_def(), &cell_grad_input_def(), &cell_grad_hidden_def(), &cell_grad_weight_def(),
+                    &batch_norm_def(), &layer_norm_def(), &dropout_def(), &batch_norm_grad_input_def(),
+                    &batch_norm_grad_weight_def(), &layer_norm_grad_input_def(), &layer_norm_grad_weight_def()};
   for (size_t i = 0; i < table.size(); ++i) {
     SPLITSCOPE_CHECK(static_cast<size_t>(table[i]->kind) == i, "the op table is out of OpKind order");
   }

@@ -1,0 +1,66 @@
+// layer_norm: y = gamma ⊙ (x - mean)/sqrt(var + eps) + beta over the last axis
+// of each sample ([F], or each step of [T, F]), the same in training and
+// inference. Sliced by samples only: its statistics span every feature, so a
+// tensor or vertical split runs it whole on one device, its input gathered
+// there (docs/op-table.md: how a split of the features would reduce instead).
+// Memory-bound, no FLOPs counted: one pass over X (a row is in cache for its
+// statistics and its normalization), gamma and beta read.
+#include <fmt/format.h>
+
+#include "ir/gradient_builder.hpp"
+#include "ir/ops/norm_rules.hpp"
+
+namespace splitscope {
+namespace layer_norm_op {
+
+using op_rules::kFloat;
+
+SliceCost cost(const OpNode& node, const Slice& slice) {
+  SliceCost c;
+  c.param_count = 2 * norm_rules::features(node);
+  c.bytes_written = op_rules::output_bytes(node, slice);
+  c.bytes_read = c.bytes_written + c.param_count * kFloat;
+  return c;
+}
+
+std::string signature(const OpNode& node, const Slice& slice) {
+  const int64_t features = norm_rules::features(node);
+  return fmt::format("layer_norm:b{}:r{}:f{}", slice.batch.size(),
+                     slice.out.size() * inner_count(node.output_shapes.at(0)) / features, features);
+}
+
+std::vector<ParamTensor> params(const OpNode& node) { return norm_rules::gain_and_shift(norm_rules::features(node)); }
+
+/// dX (where the input wants one) and dgamma, dbeta, both from X and dY.
+void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
+  const OpNode forward = builder.node(node);  // a copy: adding nodes moves the graph's nodes
+  const TensorRef x = builder.input(node, 0);
+  const TensorRef dy = *gradients.at(0);
+  if (builder.wants(x)) {
+    builder.contribute(x, TensorRef{builder.add(OpKind::kLayerNormGradInput, node, "grad_input", {x, dy},
+                                                forward.input_shapes.at(0), forward.attrs),
+                                    0});
+  }
+  builder.add(OpKind::kLayerNormGradWeight, node, "grad_weight", {x, dy}, forward.output_shapes.at(0), forward.attrs);
+}
+
+}  // namespace layer_norm_op
+
+const OpDef& layer_norm_def() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.kind = OpKind::kLayerNorm;
+    d.name = "layer_norm";
+    d.cost = layer_norm_op::cost;
+    d.input_channels = op_rules::all_channels;
+    d.signature = layer_norm_op::signature;
+    d.params = layer_norm_op::params;
+    d.gradient = layer_norm_op::gradient;
+    d.param_range = norm_rules::feature_params;
+    d.device_calls = norm_rules::one_call;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace splitscope
