@@ -6,7 +6,7 @@
 /// extras: p95 and spread, overlap, shares, bubble, per-kind data movement
 /// with nccl-tests' algbw/busbw, the critical path's gap, the memory check,
 /// the deciding factor, and a Google-Benchmark-style `context` block.
-/// reports/schema/{report,compare}.schema.json describe both.
+/// src/report/schema/{report,compare}.schema.json describe both.
 
 #include <nlohmann/json.hpp>
 #include <string>
