@@ -30,5 +30,6 @@ Command add_validate_command(CLI::App& app);
 Command add_collective_command(CLI::App& app);
 Command add_ensemble_command(CLI::App& app);
 Command add_sweep_command(CLI::App& app);
+Command add_report_command(CLI::App& app);
 
 }  // namespace splitscope::cli
