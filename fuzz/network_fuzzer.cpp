@@ -1,4 +1,4 @@
-// Network files (FORMATS.md): parsed, checked against the model limits and
+// Network files (docs/network-format.md): parsed, checked against the model limits and
 // lowered to a graph with its totals, as `splitscope inspect` does.
 
 #include "fuzz/fuzz_support.hpp"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The PyTorch single-device baseline of scripts/gpu-check.
 
-Builds each network of a splitscope network file (FORMATS.md) in PyTorch on
+Builds each network of a splitscope network file (docs/network-format.md) in PyTorch on
 one GPU -- dense, conv2d (with groups), max/avg pooling, activations,
 flatten, softmax, nn.LSTM / nn.GRU stacks with batch_first, and the joins
 add and concat of graph networks (docs/network-format.md) -- and times

@@ -174,7 +174,7 @@ Command add_compare_command(CLI::App& app) {
   add_training_options(*sub, options->training, true);
   add_input_pipeline_options(*sub, options->input);
   add_launcher_option(*sub, options->launcher);
-  sub->add_option("--report", options->outputs.report, "write the JSON compare report (FORMATS.md)");
+  sub->add_option("--report", options->outputs.report, "write the JSON compare report (splitscope.compare/1, docs/reports.md)");
   sub->add_option("--trace", options->outputs.trace, "write a Chrome/Perfetto trace of every run");
   sub->add_option("--html", options->outputs.html, "write a self-contained HTML page");
   return {sub, [options](const std::vector<std::string>& command_line) {

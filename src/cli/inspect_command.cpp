@@ -106,7 +106,7 @@ Command add_inspect_command(CLI::App& app) {
   auto options = std::make_shared<InspectOptions>();
   CLI::App* sub = app.add_subcommand("inspect", "Show a network's layers: output shapes, parameters, FLOPs");
   sub->add_option("MODEL", options->model, "network file, or a name from models/networks")->required();
-  sub->add_flag("--json", options->json, "print JSON (FORMATS.md) instead of a table");
+  sub->add_flag("--json", options->json, "print JSON (docs/reports.md) instead of a table");
   return {sub, [options](const std::vector<std::string>&) {
             const auto graph = load_network(options->model);
             if (options->json) {

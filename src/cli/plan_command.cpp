@@ -214,7 +214,7 @@ Command add_plan_command(CLI::App& app) {
   sub->add_option("--replicas", options->replicas, "R data-parallel copies of the strategy over N/R devices each")
       ->capture_default_str();
   sub->add_option("--batch", options->batch, "override the network file's batch (as on run and compare)");
-  sub->add_flag("--json", options->json, "print JSON (FORMATS.md) instead of tables");
+  sub->add_flag("--json", options->json, "print JSON (docs/reports.md) instead of tables");
   sub->add_option("--chakra", options->chakra_dir,
                   "also write the plan as Chakra execution traces, one per device, into this folder "
                   "(DIR/splitscope.<device>.et, for ASTRA-sim: docs/chakra.md)");

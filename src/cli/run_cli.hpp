@@ -6,7 +6,7 @@
 namespace splitscope::cli {
 
 /// Parses the command line, runs the command and turns every error into one
-/// `error: ...` line on stderr; returns the exit code (FORMATS.md: 0 done,
+/// `error: ...` line on stderr; returns the exit code (docs/reports.md: 0 done,
 /// 1 failure, 2 bad input, 3 unavailable). Never calls exit().
 int run_cli(int argc, char** argv);
 

@@ -189,7 +189,7 @@ Command add_run_command(CLI::App& app) {
   sub->add_flag("--check", options->check,
                 "also compare the output with the single-device run's (cpu: relative error <= 1e-4)");
   sub->add_option("--save-output", options->save_output, "write the network's output as a float32 .npy file");
-  sub->add_option("--report", options->outputs.report, "write the JSON run report (FORMATS.md)");
+  sub->add_option("--report", options->outputs.report, "write the JSON run report (splitscope.report/1, docs/reports.md)");
   sub->add_option("--trace", options->outputs.trace, "write a Chrome/Perfetto trace of the run");
   sub->add_option("--html", options->outputs.html, "write a self-contained HTML page of the run");
   return {sub, [options](const std::vector<std::string>& command_line) { return run_command(*options, command_line); }};

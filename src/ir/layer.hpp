@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// One layer of a network file, with its fields resolved to their defaults
-/// and its shapes inferred (FORMATS.md, "Network file").
+/// and its shapes inferred (docs/network-format.md).
 
 #include <cstdint>
 #include <optional>

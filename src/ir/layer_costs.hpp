@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// The counting rules of FORMATS.md ("How FLOPs and parameters are counted"),
+/// The counting rules of docs/network-format.md ("Counting"),
 /// in one place, so that `inspect`, the graph and every shard agree.
 ///
 /// FLOPs are 2 per multiply-add of the matrix products, for the whole batch;

@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// Reads and validates network files (FORMATS.md). Every problem is an
+/// Reads and validates network files (docs/network-format.md). Every problem is an
 /// InputError naming the file and the JSON path of the offending field, e.g.
 /// `nets/x.json: layers[3].kernel: kernel 13x13 is larger than the padded input 12x12`.
 

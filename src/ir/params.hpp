@@ -11,7 +11,7 @@
 ///   lstm    Wx [in, 4H]  Wh [H, 4H]  b [4H]   gate-major columns g·H + u, gates i, f, g, o
 ///   gru     Wx [in, 3H]  Wh [H, 3H]  b [3H]   gates r, z, n; n = tanh(x·Wx_n + b_n + r ⊙ (h·Wh_n))
 /// (the GRU form with the reset gate applied after the recurrent product, as in
-/// cuDNN and PyTorch, with the single input bias of FORMATS.md's parameter count).
+/// cuDNN and PyTorch, with the single input bias of docs/network-format.md's parameter count).
 
 #include <cstdint>
 #include <string>

@@ -31,7 +31,7 @@ struct Slice {
 Slice full_slice(const OpNode& node, Range batch);
 
 /// Cost of a slice, by its op definition's rule (the counting rules of
-/// FORMATS.md). Over slices that tile an op, FLOPs and parameters sum exactly
+/// docs/network-format.md). Over slices that tile an op, FLOPs and parameters sum exactly
 /// to the op's own.
 SliceCost slice_cost(const Graph& graph, NodeId node, const Slice& slice);
 

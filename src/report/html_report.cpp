@@ -168,6 +168,14 @@ std::string group_html(const Comparison& comparison, size_t index) {
                           escape_html(run.judgement.reason));
       continue;
     }
+    if (run.timeline.spans.empty()) {
+      // Drawn from a saved JSON report (report/saved_report.hpp), which keeps no spans.
+      html += fmt::format("<p>{}: representative repeat {} of {}, makespan {}; no timeline: a JSON report keeps no "
+                          "spans (the command's own --html draws it; its --trace opens in Perfetto).</p>",
+                          escape_html(run.summary.strategy), run.summary.makespan->representative + 1,
+                          run.summary.makespan->repeats, format_ms(run.summary.makespan->representative_ms));
+      continue;
+    }
     html += fmt::format(
         "<figure><figcaption>{}: representative repeat {} of {}, makespan {}; {}</figcaption>{}</figure>",
         escape_html(run.summary.strategy), run.summary.makespan->representative + 1, run.summary.makespan->repeats,

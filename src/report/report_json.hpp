@@ -1,12 +1,12 @@
 #pragma once
 /// \file
-/// The JSON reports of FORMATS.md: a run report (`run --report`, and each
-/// entry of `compare`'s runs) and the compare report. Every field FORMATS.md
+/// The JSON reports of docs/reports.md: a run report (`run --report`, and each
+/// entry of `compare`'s runs) and the compare report. Every field docs/reports.md
 /// lists is present (null where a run that does not fit has no number), plus
 /// extras: p95 and spread, overlap, shares, bubble, per-kind data movement
 /// with nccl-tests' algbw/busbw, the critical path's gap, the memory check,
 /// the deciding factor, and a Google-Benchmark-style `context` block.
-/// reports/schema/{report,compare}.schema.json describe both.
+/// src/report/schema/{report,compare}.schema.json describe both.
 
 #include <nlohmann/json.hpp>
 #include <string>

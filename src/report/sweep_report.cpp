@@ -175,6 +175,10 @@ nlohmann::ordered_json option_sweep_json(const OptionSweep& sweep) {
     entry["scaling"] = scaling[p] ? nlohmann::ordered_json(*scaling[p]) : nlohmann::ordered_json();
     entry["speedup"] = point.fits && point.speedup ? nlohmann::ordered_json(*point.speedup) : nlohmann::ordered_json();
     entry["verdict"] = point.verdict;
+    if (!point.loss_curve.empty()) {  // parameter-server points only: the page's loss curves
+      entry["loss_curve"] = nlohmann::ordered_json::array();
+      for (const auto& [time_ms, loss] : point.loss_curve) entry["loss_curve"].push_back({{"time_ms", time_ms}, {"loss", loss}});
+    }
     document["points"].push_back(entry);
   }
   document["findings"] = option_sweep_findings(sweep);

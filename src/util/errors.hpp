@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// The three kinds of failure that cross a module boundary, each with its own
-/// exit code (FORMATS.md): bad input (2), an unavailable backend or device (3),
+/// exit code (docs/reports.md): bad input (2), an unavailable backend or device (3),
 /// and any other failure at run time (1).
 
 #include <stdexcept>

@@ -35,7 +35,7 @@ TEST(CompareCommand, DefaultBackendCompareWritesValidReportAndPage) {
   EXPECT_TRUE(compare["best"].is_string());
   const int validated = run_script("validate-report", dir + "/c.json");
   if (validated == kSkipExitCode) GTEST_SKIP() << "python3-jsonschema is missing (scripts/setup installs it)";
-  EXPECT_EQ(validated, 0) << "the compare report does not match reports/schema";
+  EXPECT_EQ(validated, 0) << "the compare report does not match src/report/schema";
   const int rendered = run_script("html-screenshot", dir + "/c.html " + dir + "/c.png");
   if (rendered == kSkipExitCode) GTEST_SKIP() << "chromium is not installed (scripts/setup installs it)";
   EXPECT_EQ(rendered, 0) << "the HTML page rendered blank or not at all";

@@ -41,7 +41,7 @@ TEST(InputPipelineCli, ASimulatedRunSaysItIsInputBoundAndWhatPrefetchBought) {
   EXPECT_DOUBLE_EQ(report["makespan_ms"]["median"].get<double>(), 6.4);
   const int validated = run_script("validate-report", dir + "/r.json");
   if (validated == kSkipExitCode) GTEST_SKIP() << "python3-jsonschema is missing (scripts/setup installs it)";
-  EXPECT_EQ(validated, 0) << "the run report does not match reports/schema";
+  EXPECT_EQ(validated, 0) << "the run report does not match src/report/schema";
 }
 
 TEST(InputPipelineCli, CompareMeasuresEveryStrategyBehindThePipelineAndPredictsItToo) {

@@ -40,7 +40,7 @@ TEST(ParameterServerCommand, AsyncRunReportsStalenessLossCurveAndShards) {
   EXPECT_NE(html.find("async (3 workers)"), std::string::npos);
   const int validated = run_script("validate-report", dir + "/r.json");
   if (validated == kSkipExitCode) GTEST_SKIP() << "python3-jsonschema is missing (scripts/setup installs it)";
-  EXPECT_EQ(validated, 0) << "the ps report does not match reports/schema";
+  EXPECT_EQ(validated, 0) << "the ps report does not match src/report/schema";
 }
 
 TEST(ParameterServerCommand, PlanShowsTheShardsAsDevicesAfterTheWorkers) {

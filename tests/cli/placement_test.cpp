@@ -44,7 +44,7 @@ TEST(Placement, TopologyShowsBothMappingsAndWritesAValidReport) {
   EXPECT_GT(report["default_placement"]["makespan_ms"].get<double>(), 0.0);
   const int validated = run_script("validate-report", dir + "/r.json");
   if (validated == kSkipExitCode) GTEST_SKIP() << "python3-jsonschema is missing (scripts/setup installs it)";
-  EXPECT_EQ(validated, 0) << "the run report does not match reports/schema";
+  EXPECT_EQ(validated, 0) << "the run report does not match src/report/schema";
 }
 
 TEST(Placement, CompareTabulatesBothMappingsAndTopologyCutsAGroupedCnnsTraffic) {
@@ -66,7 +66,7 @@ TEST(Placement, CompareTabulatesBothMappingsAndTopologyCutsAGroupedCnnsTraffic) 
   }
   const int validated = run_script("validate-report", dir + "/c.json");
   if (validated == kSkipExitCode) GTEST_SKIP() << "python3-jsonschema is missing (scripts/setup installs it)";
-  EXPECT_EQ(validated, 0) << "the compare report does not match reports/schema";
+  EXPECT_EQ(validated, 0) << "the compare report does not match src/report/schema";
 }
 
 TEST(Placement, MeasuredRunsBesideAPlacedPredictionKeepTheirDevices) {

@@ -34,7 +34,7 @@ TEST(RunCommand, CpuRunWritesValidReportTraceAndOutput) {
   EXPECT_GT(report["baseline_makespan_ms"].get<double>(), 0.0);
   const int validated = run_script("validate-report", dir + "/r.json");
   if (validated == kSkipExitCode) GTEST_SKIP() << "python3-jsonschema is missing (scripts/setup installs it)";
-  EXPECT_EQ(validated, 0) << "the run report does not match reports/schema";
+  EXPECT_EQ(validated, 0) << "the run report does not match src/report/schema";
 
   // Every span of the trace lies inside the run.
   const auto trace = nlohmann::json::parse(read_text_file(dir + "/t.json"));
@@ -84,7 +84,7 @@ TEST(RunCommand, SimulatedRunIsAPrediction) {
   EXPECT_EQ(report["microbatches"], 2);
   const int validated = run_script("validate-report", dir + "/r.json");
   if (validated == kSkipExitCode) GTEST_SKIP() << "python3-jsonschema is missing (scripts/setup installs it)";
-  EXPECT_EQ(validated, 0) << "the report does not match reports/schema";
+  EXPECT_EQ(validated, 0) << "the report does not match src/report/schema";
   // The same command twice gives the same prediction, byte for byte (the context block aside).
   const std::string again = dir + "/again.json";
   ASSERT_EQ(run_splitscope("run cnn-small --strategy pipeline --devices 2 --microbatches 2 --backend sim "

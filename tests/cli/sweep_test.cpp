@@ -54,7 +54,7 @@ TEST(Sweep, SeveralListsSweepTheirProductFirstOptionFastest) {
   EXPECT_DOUBLE_EQ(document["points"][3]["makespan_ms"].get<double>(), run_makespan_ms("--devices 2 --batch 16"));
   EXPECT_NE(read_text_file(dir + "/s.html").find("<polyline"), std::string::npos);
   const int valid = run_script("validate-report", dir + "/s.json");
-  EXPECT_TRUE(valid == 0 || valid == kSkipExitCode) << "reports/schema/sweep.schema.json, exit " << valid;
+  EXPECT_TRUE(valid == 0 || valid == kSkipExitCode) << "src/report/schema/sweep.schema.json, exit " << valid;
 }
 
 TEST(Sweep, VariantsSweepSetsOfOptionsAndDrawParameterServersLossCurves) {

@@ -41,7 +41,7 @@ TEST(TrainCommand, CpuTrainingRunReportsEveryStepsLossAndThePartsOfTheStep) {
   }
   const int validated = run_script("validate-report", dir + "/r.json");
   if (validated == kSkipExitCode) GTEST_SKIP() << "python3-jsonschema is missing (scripts/setup installs it)";
-  EXPECT_EQ(validated, 0) << "the training report does not match reports/schema";
+  EXPECT_EQ(validated, 0) << "the training report does not match src/report/schema";
 }
 
 TEST(TrainCommand, AdamTrainsTheDataParallelReplicas) {

@@ -50,7 +50,7 @@ TEST(ValidateCommand, ScoresEveryStrategyOfEachNetworkAndDeviceCount) {
   EXPECT_NE(read_text_file(dir + "/v.html").find("<svg"), std::string::npos);
   const int validated = run_script("validate-report", dir + "/v.json");
   if (validated == kSkipExitCode) GTEST_SKIP() << "python3-jsonschema is missing (scripts/setup installs it)";
-  EXPECT_EQ(validated, 0) << "the validate report does not match reports/schema/validate.schema.json";
+  EXPECT_EQ(validated, 0) << "the validate report does not match src/report/schema/validate.schema.json";
 }
 
 TEST(ValidateCommand, ProbesTheHostAgainstACpuMachinesGrid) {

@@ -1,4 +1,4 @@
-// The JSON reports, field by field against FORMATS.md ("A run report",
+// The JSON reports, field by field against docs/reports.md ("the run report",
 // `compare --report`), on hand-made runs whose numbers are known.
 
 #include <gtest/gtest.h>
@@ -80,7 +80,7 @@ TEST(ReportJson, EveryFieldOfARunReport) {
   EXPECT_EQ(json["cross_node_bytes"], 0);
   EXPECT_EQ(json["default_placement"], nullptr);
 
-  // FORMATS.md's order of fields comes first.
+  // docs/reports.md's order of fields comes first.
   const std::vector<std::string> formats_order{
       "schema", "model", "strategy", "devices", "microbatches", "batch", "backend", "measured", "device_mode",
       "machine", "fits", "makespan_ms", "per_device", "transfers", "critical_path", "baseline_makespan_ms",

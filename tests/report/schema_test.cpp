@@ -1,4 +1,4 @@
-// Reports this library writes validate against reports/schema/ (through
+// Reports this library writes validate against src/report/schema/ (through
 // scripts/validate-report, Debian's python3-jsonschema), and the schemas are
 // strict enough to reject a missing or mistyped field.
 

@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// Rules several op definitions share (ops/*.cpp only): the byte counts of
-/// FORMATS.md for element-wise work, the usual input ranges and signatures.
+/// docs/network-format.md for element-wise work, the usual input ranges and signatures.
 
 #include <cstdint>
 #include <string>

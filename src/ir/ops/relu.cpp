@@ -1,4 +1,4 @@
-// relu: an element-wise activation. Bytes only (FORMATS.md counts no FLOPs for it).
+// relu: an element-wise activation. Bytes only (docs/network-format.md counts no FLOPs for it).
 #include "ir/ops/gradient_rules.hpp"
 #include "ir/ops/op_rules.hpp"
 

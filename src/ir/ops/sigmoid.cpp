@@ -1,4 +1,4 @@
-// sigmoid: an element-wise activation. Bytes only (FORMATS.md counts no FLOPs for it).
+// sigmoid: an element-wise activation. Bytes only (docs/network-format.md counts no FLOPs for it).
 #include "ir/ops/gradient_rules.hpp"
 #include "ir/ops/op_rules.hpp"
 
