@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "cli_test_support.hpp"
 
@@ -192,6 +194,18 @@ TEST(Limits, CollectivesPastTheirSendLimitAreRefused) {
   EXPECT_EQ(refusal_of("collective broadcast --devices 64 --bytes 1024G --backend sim --machine 8x8-h100-ib"),
             "error: --bytes: a broadcast of 1099511627776 bytes over 64 devices unrolls into 132120576 sends, past "
             "the limit of 4194304 (docs/limits.md); give fewer bytes or devices\n");
+  // A data plan over 4,096 devices: each gradient's ring all-reduce is 2 x 4095 x 4096 sends.
+  const std::string dir = fresh_temp_dir("limits-sends");
+  nlohmann::json machine = nlohmann::json::parse(
+      read_text_file(std::string(std::getenv("SPLITSCOPE_MODELS")) + "/machines/h100-nvlink-8.json"));
+  machine["devices"] = 4096;
+  machine["name"] = "big";
+  const std::string big = write_file(dir, "big.json", machine.dump());
+  const CommandResult data = run_splitscope("run mlp-small --strategy data --devices 4096 --batch 4096 --train "
+                                            "--backend sim --machine " + big);
+  EXPECT_EQ(data.exit_code, 2);
+  EXPECT_EQ(data.err, "error: --devices: an all-reduce of 2600 bytes over 4096 devices unrolls into 33546240 sends, "
+                      "past the limit of 4194304 (docs/limits.md); give fewer devices\n");
 }
 
 TEST(Limits, InspectOfAWideConcatStaysSmall) {
