@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "util/check.hpp"
+#include "util/errors.hpp"
 
 namespace splitscope {
 namespace {
@@ -253,8 +254,45 @@ bool algorithm_fits(CollectiveKind kind, CollectiveAlgorithm algorithm) {
   return false;
 }
 
+namespace {
+
+/// The most sends one collective may unroll into (docs/limits.md): a ring
+/// all-reduce over N devices is 2(N-1)N sends, a broadcast of K chunks
+/// (N-1)K, and each send is a task and events of its own. 2^22 admits an
+/// all-reduce over 1,024 devices and a broadcast of 32 GiB over 64.
+constexpr int64_t kMaxCollectiveSends = int64_t{1} << 22;
+
+/// The sends collective_schedule(plan, op) would make, counted without making them.
+int64_t collective_send_count(const Plan& plan, const PlanOp& op) {
+  const int64_t n = static_cast<int64_t>(op.participants.size());
+  switch (op.collective) {
+    case CollectiveKind::kBroadcast: {
+      const int64_t elements = op.inputs.empty() ? 0 : plan.value(op.inputs.front()).bytes / 4;
+      const int64_t per_chunk = kBroadcastChunkBytes / 4;
+      return std::max<int64_t>(1, (elements + per_chunk - 1) / per_chunk) * std::max<int64_t>(0, n - 1);
+    }
+    case CollectiveKind::kAllReduce: return 2 * std::max<int64_t>(0, n - 1) * n;
+    case CollectiveKind::kConcat: return n;
+    default: return std::max<int64_t>(0, n - 1) * n;  // all-gather, reduce-scatter
+  }
+}
+
+}  // namespace
+
 CollectiveSchedule collective_schedule(const Plan& plan, const PlanOp& op) {
   SPLITSCOPE_CHECK(op.role == OpRole::kCollective, "not a collective");
+  if (const int64_t sends = collective_send_count(plan, op); sends > kMaxCollectiveSends) {
+    const bool chunked = op.collective == CollectiveKind::kBroadcast;
+    throw InputError(chunked ? "--bytes" : "--devices", "",
+                     fmt::format("{} {} of {} bytes over {} devices unrolls into {} sends, past the limit of {} "
+                                 "(docs/limits.md); give fewer {}",
+                                 op.collective == CollectiveKind::kAllReduce || op.collective == CollectiveKind::kAllGather
+                                     ? "an"
+                                     : "a",
+                                 to_string(op.collective), op.inputs.empty() ? 0 : plan.value(op.inputs.front()).bytes,
+                                 op.participants.size(), sends, kMaxCollectiveSends,
+                                 chunked ? "bytes or devices" : "devices"));
+  }
   const size_t n = op.participants.size();
   SPLITSCOPE_CHECK(algorithm_fits(op.collective, op.algorithm),
                    fmt::format("collective op {}: a {} cannot run as {}", op.id, to_string(op.collective),

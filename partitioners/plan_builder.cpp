@@ -7,6 +7,7 @@
 #include "partitioners/collective_schedule.hpp"
 #include "partitioners/gradient_all_reduce.hpp"
 #include "partitioners/pipeline_schedule.hpp"
+#include "partitioners/plan_limits.hpp"
 #include "partitioners/plan_memory.hpp"
 #include "util/check.hpp"
 #include "util/huge_pages.hpp"
@@ -52,6 +53,7 @@ void PlanBuilder::place(NodeId node, int microbatch, const Slice& slice, int dev
   SPLITSCOPE_CHECK(device >= 0 && device < plan_.devices, "placement on an unknown device");
   SPLITSCOPE_CHECK(microbatch >= 0 && microbatch < plan_.microbatches, "placement of an unknown micro-batch");
   SPLITSCOPE_CHECK(plan_.graph->node(node).kind != OpKind::kInput, "inputs are provided, not placed");
+  check_plan_ops(plan_, static_cast<int64_t>(placements_.size()) + 1);  // each placement is an op at least
   placements_.push_back({node, microbatch, slice, device});
 }
 
@@ -310,6 +312,7 @@ int PlanBuilder::parameter(int device, NodeId reader, const Slice& reader_slice)
 
 int PlanBuilder::add_op(PlanOp&& op) {
   op.id = static_cast<int>(plan_.ops.size());
+  check_plan_ops(plan_, op.id + int64_t{1});
   plan_.ops.push_back(std::move(op));
   return plan_.ops.back().id;
 }

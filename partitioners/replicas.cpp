@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "partitioners/gradient_all_reduce.hpp"
+#include "partitioners/plan_limits.hpp"
 #include "partitioners/plan_memory.hpp"
 #include "util/errors.hpp"
 
@@ -182,6 +183,7 @@ class ReplicasPartitioner : public Partitioner {
 
   static int add(Plan& plan, PlanOp op) {
     op.id = static_cast<int>(plan.ops.size());
+    check_plan_ops(plan, op.id + int64_t{1});
     plan.ops.push_back(std::move(op));
     return plan.ops.back().id;
   }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -129,6 +130,40 @@ KernelPassTimes parse_kernel_passes(const JsonFields& top) {
     }
   }
   return times;
+}
+
+/// Measurements past this range (seconds, rates, bytes per second) are no
+/// measurement: derived as machine fields (ns, µs, GB/s, their inverses), they
+/// would overflow to infinity or vanish to zero, and the machine file would
+/// then be blamed for a number the raw file gave.
+constexpr double kLargestMeasurement = 1e30;
+constexpr double kSmallestMeasurement = 1e-30;
+
+/// The JSON path of `key` under `path`, as JsonFields::path_of spells it.
+std::string member_path(const std::string& path, const std::string& key) {
+  const bool plain = !key.empty() && key.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+                                                           "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == std::string::npos;
+  if (!plain) return fmt::format("{}[\"{}\"]", path, key);
+  return path.empty() ? key : path + "." + key;
+}
+
+/// Fails on the first fractional number of the document outside
+/// [kSmallestMeasurement, kLargestMeasurement] (zero is allowed), naming its
+/// JSON path in the raw file. Integers are checked by their own ranges.
+void check_measurement_ranges(const json& value, const std::string& path, const std::string& source) {
+  if (value.is_object()) {
+    for (const auto& [key, member] : value.items()) check_measurement_ranges(member, member_path(path, key), source);
+  } else if (value.is_array()) {
+    for (size_t i = 0; i < value.size(); ++i) check_measurement_ranges(value[i], fmt::format("{}[{}]", path, i), source);
+  } else if (value.is_number_float()) {
+    const double magnitude = std::abs(value.get<double>());
+    if (magnitude != 0 && (magnitude > kLargestMeasurement || magnitude < kSmallestMeasurement)) {
+      throw InputError(source, path,
+                       fmt::format("{} is past the range of a measurement ({:g} to {:g}, or 0): the machine "
+                                   "files derived from it would not be finite; measure again, or fix the value",
+                                   value.dump(), kSmallestMeasurement, kLargestMeasurement));
+    }
+  }
 }
 
 CalibrationResult parse_document(const json& doc, const std::string& source) {
@@ -341,7 +376,10 @@ std::string calibration_to_json(const CalibrationResult& result) {
 }
 
 CalibrationResult parse_calibration_result(std::string_view text, const std::string& source) {
-  return parse_document(parse_json_text(text, source), source);
+  const json document = parse_json_text(text, source);
+  CalibrationResult result = parse_document(document, source);  // its messages first: a wrong type, a missing field
+  check_measurement_ranges(document, "", source);
+  return result;
 }
 
 CalibrationResult load_calibration_result(const std::string& path) {

@@ -22,6 +22,7 @@
 
 #include "calibration/calibration_file.hpp"
 #include "cli/command.hpp"
+#include "cli/command_outputs.hpp"
 #include "cli/execution_options.hpp"
 #include "cli/network_loading.hpp"
 #include "cli/zoo_samples.hpp"
@@ -34,7 +35,6 @@
 #include "sim/machine_file.hpp"
 #include "util/output_batch.hpp"
 #include "util/errors.hpp"
-#include "util/output_files.hpp"
 
 namespace splitscope::cli {
 namespace {
@@ -50,6 +50,7 @@ struct CalibrateOptions {
   std::optional<int> repeats;  ///< unset: 20 on a GPU, 5 on the cpu
   std::string backend = "cuda";
   bool quick = false;
+  bool force = false;  ///< may replace a machine file of the zoo
   uint64_t seed = 0;
   std::vector<std::string> networks;
 };
@@ -83,6 +84,12 @@ calibration::CalibrationResult measure(const CalibrateOptions& options) {
   calibration.warmup = options.quick ? 1 : 3;
   calibration.ops = zoo_samples(calibrated_networks(options, options.quick));
   return gpu::calibrate_device(calibration);
+}
+
+/// The one output check (cli/command_outputs.hpp): a shipped preset of the
+/// zoo is replaced only with --force.
+void check_outputs(const CalibrateOptions& options, const std::vector<OutputFile>& outputs) {
+  check_command_outputs(outputs, {options.from}, options.force ? ZooFiles::kReplaceable : ZooFiles::kKeptWithoutForce);
 }
 
 /// The checks that need no measurement, done first, so that a bad option
@@ -158,7 +165,7 @@ int calibrate_cpu_command(const CalibrateOptions& options) {
   }
   if (options.dtype != "fp32") throw InputError("--dtype", "", "the cpu backend computes in fp32 only");
   const bool measured = options.from.empty();
-  check_output_files({{"--out", options.out}, {"--calibration-out", options.calibration_out}}, {options.from});
+  check_outputs(options, {{"--out", options.out}, {"--calibration-out", options.calibration_out}});
   calibration::CalibrationResult result;
   if (measured) {
     CpuCalibrationOptions calibration;
@@ -181,7 +188,7 @@ int calibrate_cpu_command(const CalibrateOptions& options) {
   std::vector<OutputFile> outputs;
   if (measured) outputs.push_back({raw_calibration_option(options), raw_path});
   outputs.push_back({"--out", options.out});
-  check_output_files(outputs, {options.from});
+  check_outputs(options, outputs);
   OutputBatch written;
   if (measured) written.add(outputs.front().option, raw_path, calibration::calibration_to_json(result));
   written.add("--out", options.out, machine_to_json(machine));
@@ -212,7 +219,7 @@ int calibrate_command(const CalibrateOptions& options) {
   }
   const bool measured = options.from.empty();
   // Before a measurement that takes minutes; every file is checked again once their names are known.
-  check_output_files({{"--out", options.out}, {"--calibration-out", options.calibration_out}}, {options.from});
+  check_outputs(options, {{"--out", options.out}, {"--calibration-out", options.calibration_out}});
   const calibration::CalibrationResult result = measured ? measure(options) : calibration::load_calibration_result(options.from);
   const std::string raw_path = raw_calibration_path(options);
 
@@ -222,7 +229,7 @@ int calibrate_command(const CalibrateOptions& options) {
   std::vector<OutputFile> outputs;
   if (measured) outputs.push_back({raw_calibration_option(options), raw_path});
   for (const CalibratedMachineFile& file : files) outputs.push_back({"--out", file.path});
-  check_output_files(outputs, {options.from});
+  check_outputs(options, outputs);
   std::vector<Machine> machines;
   for (const CalibratedMachineFile& file : files) {
     CalibratedMachineOptions machine;
@@ -268,6 +275,9 @@ Command add_calibrate_command(CLI::App& app) {
   sub->add_option("--calibration-out", options->calibration_out,
                   "where the raw calibration goes (default: beside --out, NAME.calibration.json)")
       ->excludes(from);
+  sub->add_flag("--force", options->force,
+                "replace a machine file of the zoo (models/machines) named by --out; without it a shipped preset "
+                "is kept");
   sub->add_option("--backend", options->backend,
                   "what to measure: cuda (a GPU) or cpu (this host as the cpu backend runs plans)")
       ->capture_default_str();

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "cli/command.hpp"
+#include "cli/command_outputs.hpp"
 #include "cli/execution_options.hpp"
 #include "cli/input_pipeline_options.hpp"
 #include "cli/interleaved_runs.hpp"
@@ -23,7 +24,6 @@
 #include "report/reporter.hpp"
 #include "util/errors.hpp"
 #include "util/output_batch.hpp"
-#include "util/output_files.hpp"
 
 namespace splitscope::cli {
 namespace {
@@ -72,7 +72,7 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
   const std::unique_ptr<Executor> simulator =
       predict_on == "none" ? nullptr : make_executor(execution.for_prediction_on(predict_on), "sim", options.devices);
   check_input_pipeline_options(options.input, options.training);
-  check_output_files({{"--report", options.outputs.report}, {"--trace", options.outputs.trace},
+  check_command_outputs({{"--report", options.outputs.report}, {"--trace", options.outputs.trace},
                       {"--html", options.outputs.html}},
                      {input_file(ZooShelf::kNetworks, options.model),
                       input_file(ZooShelf::kMachines, execution.machine),

@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "cli/command.hpp"
+#include "cli/command_outputs.hpp"
 #include "cli/execution_options.hpp"
 #include "cli/network_loading.hpp"
 #include "cli/training_options.hpp"
@@ -31,7 +32,6 @@
 #include "util/json_dump.hpp"
 #include "util/output_batch.hpp"
 #include "util/errors.hpp"
-#include "util/output_files.hpp"
 
 namespace splitscope::cli {
 namespace {
@@ -196,7 +196,7 @@ int demo_rnn(const DemoOptions& options, const std::vector<std::string>& command
   const bool defaulted = execution.backend.empty();
   const std::string backend_name = !defaulted ? execution.backend : (cuda_gpu_available() ? "cuda" : "cpu");
   if (backend_name == "sim" && execution.machine.empty()) execution.machine = kDefaultMachine;
-  check_output_files({{"--report", options.outputs.report}, {"--html", options.outputs.html},
+  check_command_outputs({{"--report", options.outputs.report}, {"--html", options.outputs.html},
                       {"--trace", options.outputs.trace}},
                      {input_file(ZooShelf::kMachines, execution.machine)});
 

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "cli/command_outputs.hpp"
 #include "cli/execution_options.hpp"
 #include "cli/host_machine.hpp"
 #include "cli/network_loading.hpp"
@@ -22,7 +23,6 @@
 #include "sim/machine_file.hpp"
 #include "util/errors.hpp"
 #include "util/output_batch.hpp"
-#include "util/output_files.hpp"
 
 namespace splitscope::cli {
 namespace {
@@ -123,7 +123,7 @@ int ensemble_command(const EnsembleOptions& options) {
   std::vector<std::string> inputs;
   for (const std::string& network : options.networks) inputs.push_back(input_file(ZooShelf::kNetworks, network));
   inputs.push_back(input_file(ZooShelf::kMachines, execution.machine));
-  check_output_files({{"--report", options.report}}, inputs);
+  check_command_outputs({{"--report", options.report}}, inputs);
 
   std::vector<EnsembleMember> members;
   std::shared_ptr<const Graph> first;

@@ -60,6 +60,26 @@ std::string joined(const std::vector<std::string>& names) {
   return text;
 }
 
+/// What a layer reads, as the table shows it: every name while they fit in
+/// kReadsWidth characters, else the first ones and a count of the rest. The
+/// table pads every row to its widest cell, so a concat of 10,000 branches
+/// spelled out whole made every row 90 KB wide (690 MB of text); --json
+/// lists them all.
+constexpr size_t kReadsWidth = 60;
+
+std::string reads_cell(const std::vector<std::string>& names) {
+  std::string all = joined(names);
+  if (all.size() <= kReadsWidth) return all;
+  std::string text;
+  size_t shown = 0;
+  for (; shown < names.size(); ++shown) {
+    const std::string next = (shown == 0 ? "" : ", ") + names[shown];
+    if (text.size() + next.size() > kReadsWidth - 20) break;  // room for ", ... 99999 more"
+    text += next;
+  }
+  return fmt::format("{}{}... {} more", text, shown == 0 ? "" : ", ", names.size() - shown);
+}
+
 std::string inspect_text(const Graph& graph) {
   const Model& model = graph.model();
   using Align = TextTable::Align;
@@ -83,7 +103,7 @@ std::string inspect_text(const Graph& graph) {
     std::string type(to_string(layer.kind));
     if (is_recurrent(layer.kind) && layer.stacked > 1) type += fmt::format(" x{}", layer.stacked);
     if (layer.kind == LayerKind::kConv2d && layer.groups > 1) type += fmt::format(" g{}", layer.groups);
-    add_row(layer.name, type, joined(layer.inputs), to_string(layer.output_shape),
+    add_row(layer.name, type, reads_cell(layer.inputs), to_string(layer.output_shape),
             si_count(double(layer_params(layer))), si_count(double(layer_flops(layer, model.batch))));
   }
   table.add_rule();

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli/command.hpp"
+#include "cli/command_outputs.hpp"
 #include "cli/execution_options.hpp"
 #include "cli/input_pipeline_options.hpp"
 #include "cli/launch_scope.hpp"
@@ -26,7 +27,6 @@
 #include "util/errors.hpp"
 #include "util/npy.hpp"
 #include "util/output_batch.hpp"
-#include "util/output_files.hpp"
 
 namespace splitscope::cli {
 namespace {
@@ -80,7 +80,7 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
                          " runs plan device i on this host's device i (use --backend sim --machine M)");
   }
   check_input_pipeline_options(options.input, options.training);
-  check_output_files({{"--report", options.outputs.report}, {"--trace", options.outputs.trace},
+  check_command_outputs({{"--report", options.outputs.report}, {"--trace", options.outputs.trace},
                       {"--html", options.outputs.html}, {"--save-output", options.save_output}},
                      {input_file(ZooShelf::kNetworks, options.model),
                       input_file(ZooShelf::kMachines, options.execution.machine)});

@@ -6,7 +6,6 @@
 // this file knowing it.
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -17,11 +16,13 @@
 #include <sstream>
 
 #include "cli/command.hpp"
+#include "cli/command_outputs.hpp"
 #include "cli/run_cli.hpp"
+#include "cli/sweep_folder.hpp"
 #include "report/sweep_report.hpp"
 #include "util/errors.hpp"
 #include "util/output_batch.hpp"
-#include "util/output_files.hpp"
+#include "cli/network_loading.hpp"
 
 namespace splitscope::cli {
 namespace {
@@ -101,6 +102,29 @@ void check_run_arguments(const std::vector<std::string>& arguments, const std::v
       }
     }
   }
+}
+
+/// Every file the swept runs may read: each word of the run command line
+/// and each swept value that names one (the network, a machine file, an
+/// --option=FILE), the zoo's files of those named by name included. Words
+/// that name no file are ignored, so sweep needs no list of run's options.
+std::vector<std::string> files_read(const std::vector<std::string>& arguments, const std::vector<SweptOption>& swept) {
+  std::vector<std::string> texts(arguments.begin(), arguments.end());
+  for (const SweptOption& option : swept) texts.insert(texts.end(), option.values.begin(), option.values.end());
+  std::vector<std::string> words;
+  for (const std::string& text : texts) {  // a --variant value is several words
+    std::istringstream split(text);
+    for (std::string word; split >> word;) words.push_back(word);
+  }
+  std::vector<std::string> files;
+  for (const std::string& word : words) {
+    const size_t equals = word.find('=');
+    for (const std::string& name : {word, equals == std::string::npos ? std::string() : word.substr(equals + 1)}) {
+      files.push_back(input_file(ZooShelf::kNetworks, name));
+      files.push_back(input_file(ZooShelf::kMachines, name));
+    }
+  }
+  return files;
 }
 
 /// One point: `run ARGS --OPTION VALUE ... --report FILE --quiet`, run here,
@@ -185,7 +209,7 @@ int sweep_command(const SweepOptions& options, const std::vector<std::string>& a
     }
   }
   check_run_arguments(arguments, swept);
-  check_output_files({{"--report", options.report}, {"--html", options.html}});
+  check_command_outputs({{"--report", options.report}, {"--html", options.html}}, files_read(arguments, swept));
 
   OptionSweep sweep;
   sweep.run_arguments.assign(arguments.begin() + 1, arguments.end());
@@ -193,16 +217,7 @@ int sweep_command(const SweepOptions& options, const std::vector<std::string>& a
   size_t points = 1;
   for (const SweptOption& option : swept) points *= option.values.size();
 
-  namespace fs = std::filesystem;
-  const fs::path folder = fs::temp_directory_path() / fmt::format("splitscope-sweep-{}", ::getpid());
-  fs::create_directories(folder);
-  struct RemoveFolder {
-    fs::path path;
-    ~RemoveFolder() {
-      std::error_code ignored;
-      fs::remove_all(path, ignored);
-    }
-  } remove_folder{folder};
+  const SweepFolder folder;
 
   for (size_t index = 0; index < points; ++index) {
     std::vector<std::pair<std::string, std::string>> values;
@@ -214,7 +229,7 @@ int sweep_command(const SweepOptions& options, const std::vector<std::string>& a
     std::string label;
     for (const auto& [option, value] : values) label += fmt::format("{}{}={}", label.empty() ? "" : " ", option, value);
     if (!options.quiet) fmt::print(stderr, "sweep: {} ({} of {})\n", label, index + 1, points);
-    const std::string report = (folder / fmt::format("point-{}.json", index)).string();
+    const std::string report = (folder.path() / fmt::format("point-{}.json", index)).string();
     if (const int status = run_point(arguments, values, report); status != 0) {
       fmt::print(stderr, "sweep: the run at {} failed (exit {}; its error is above)\n", label, status);
       return status;

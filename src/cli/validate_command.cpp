@@ -15,6 +15,7 @@
 #include <set>
 
 #include "cli/command.hpp"
+#include "cli/command_outputs.hpp"
 #include "cli/execution_options.hpp"
 #include "cli/host_machine.hpp"
 #include "cli/host_speed.hpp"
@@ -30,7 +31,6 @@
 #include "sim/machine_file.hpp"
 #include "util/errors.hpp"
 #include "util/output_batch.hpp"
-#include "util/output_files.hpp"
 
 namespace splitscope::cli {
 namespace {
@@ -107,7 +107,7 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
     graphs.push_back(load_network(name, execution.batch));
     inputs.push_back(input_file(ZooShelf::kNetworks, name));
   }
-  check_output_files({{"--report", options.report}, {"--html", options.html}}, inputs);
+  check_command_outputs({{"--report", options.report}, {"--html", options.html}}, inputs);
 
   Progress progress = stderr_progress(execution.quiet);
   RunOptions run = run_options(execution);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "exec/run_limits.hpp"
 #include "util/check.hpp"
 #include "util/errors.hpp"
 
@@ -29,6 +30,7 @@ RunResult Executor::run_parameter_server(const Plan& plan, const RunOptions& opt
 }
 
 RunResult run_prepared(Executor& executor, const Plan& plan, const RunOptions& options) {
+  check_recorded_runs(plan, options.repeats, "--repeat");  // a timeline each
   const std::unique_ptr<PreparedRun> prepared = executor.prepare(plan, options);
   SPLITSCOPE_CHECK(prepared != nullptr, std::string(executor.name()) + " prepares every run");
   return run_prepared(*prepared, options);

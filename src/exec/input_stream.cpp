@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "exec/run_limits.hpp"
 #include "ir/graph.hpp"
 #include "ir/model.hpp"
 #include "util/errors.hpp"
@@ -101,6 +102,7 @@ RunResult run_measured_input_stream(Executor& executor, const Plan& plan, const 
                                     const InputPipelineOptions& input, const InputStagingFactory& make_staging) {
   check_input_pipeline_options(input);
   if (options.repeats < 1) throw InputError("--repeat", "", "must be at least 1");
+  check_recorded_runs(plan, options.repeats, "--repeat");  // a timeline each
   const int fill = std::max(options.warmup, 1);
   const int steps = fill + options.repeats;
   const double cost_us = input.cost_us_per_sample * static_cast<double>(plan.graph->batch());

@@ -1,5 +1,6 @@
 #include "exec/training_run.hpp"
 
+#include "exec/run_limits.hpp"
 #include "ir/training.hpp"
 #include "util/check.hpp"
 #include "util/errors.hpp"
@@ -11,6 +12,7 @@ RunResult run_training_steps(Executor& executor, const Plan& plan, const RunOpti
   // Its plan has no update op: the shards apply the gradients (Executor::run_parameter_server).
   SPLITSCOPE_CHECK(!plan.traits.parameter_server, "run_training_steps() of a parameter-server plan");
   if (steps < 1) throw InputError("--steps", "", "must be at least 1, got " + std::to_string(steps));
+  check_recorded_runs(plan, steps, "--steps");  // a timeline and a loss a step
   RunOptions each = options;
   each.warmup = 0;
   each.repeats = 1;

@@ -10,7 +10,6 @@
 #include "util/check.hpp"
 #include "util/errors.hpp"
 #include "util/json_dump.hpp"
-#include "util/output_files.hpp"
 
 namespace splitscope {
 
@@ -47,7 +46,6 @@ void HtmlReporter::report(const Comparison& comparison) { files_.add("--html", p
 
 std::vector<std::unique_ptr<Reporter>> make_reporters(ReportKind kind, std::ostream& out,
                                                       const ReportOutputs& outputs, OutputBatch& files) {
-  check_output_files({{"--report", outputs.report}, {"--trace", outputs.trace}, {"--html", outputs.html}});
   std::vector<std::unique_ptr<Reporter>> reporters;
   if (kind == ReportKind::kRun) {
     reporters.push_back(std::make_unique<RunTextReporter>(out));

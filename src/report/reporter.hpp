@@ -10,7 +10,7 @@
 ///
 /// Typical use (compare):
 ///   OutputBatch files;
-///   auto reporters = make_reporters(ReportKind::kCompare, std::cout, outputs, files);  // checks the paths now
+///   auto reporters = make_reporters(ReportKind::kCompare, std::cout, outputs, files);
 ///   ComparisonBuilder builder(make_report_context(args));
 ///   for (...) builder.add(plan, executor.run(*plan, options));
 ///   const Comparison comparison = std::move(builder).build();
@@ -111,9 +111,9 @@ enum class ReportKind {
 };
 
 /// The reporters for a command: its text on `out`, then one per file asked
-/// for. Checks every file's folder up front, so that a long run never fails
-/// at the end over a typo: InputError naming the option and the folder.
-/// The file reporters add to `files`; the caller publishes it.
+/// for. The command has checked the paths already, with its inputs
+/// (cli/command_outputs.hpp). The file reporters add to `files`; the caller
+/// publishes it.
 std::vector<std::unique_ptr<Reporter>> make_reporters(ReportKind kind, std::ostream& out,
                                                       const ReportOutputs& outputs, OutputBatch& files);
 

@@ -4,6 +4,7 @@
 
 #include <deque>
 
+#include "exec/run_limits.hpp"
 #include "exec/ps/run_record.hpp"
 #include "exec/ps/shard_ledger.hpp"
 #include "exec/ps/shard_tally.hpp"
@@ -340,6 +341,7 @@ RunResult simulate_parameter_server(const Simulator& simulator, const Plan& plan
   SPLITSCOPE_CHECK(plan.traits.parameter_server && plan.parameter_servers > 0 && plan.graph->is_training(),
                    "simulate_parameter_server() of a plan that is not ps training");
   check_parameter_server_options(ps, ps_workers(plan));
+  check_recorded_runs(plan, ps.steps, "--steps", ps_workers(plan));
   PsSimulation simulation(simulator, plan, options, ps);
   return simulation.run();
 }

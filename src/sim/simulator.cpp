@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/run_limits.hpp"
 #include "ir/ops/op_def.hpp"
 #include "sim/ps_simulation.hpp"
 #include "partitioners/plan_traffic.hpp"
@@ -189,6 +190,7 @@ RunResult Simulator::run(const Plan& plan, const RunOptions& options) {
     throw InputError("--jitter", "", fmt::format("sigma {} must be 0 or more", options.jitter_sigma));
   }
   if (options.jitter_sigma > 0 && options.repeats < 1) throw InputError("--repeat", "", "must be at least 1");
+  if (options.jitter_sigma > 0) check_recorded_runs(plan, options.repeats, "--repeat");  // one timeline each
   RunResult result;
   PlacementInfo placement = place(plan);
   const bool moved = placement.device_map != default_device_map(plan.devices);
@@ -247,6 +249,7 @@ RunResult Simulator::run_parameter_server(const Plan& plan, const RunOptions& op
 RunResult Simulator::run_input_stream(const Plan& plan, const RunOptions& options, const InputPipelineOptions& input) {
   check_input_pipeline_options(input);
   if (options.repeats < 1) throw InputError("--repeat", "", "must be at least 1");
+  check_recorded_runs(plan, options.repeats, "--repeat");  // a step window each
   RunOptions once = options;
   once.on_repeat = nullptr;
   RunResult result = run(plan, once);

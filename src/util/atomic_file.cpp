@@ -1,11 +1,16 @@
 #include "util/atomic_file.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <utility>
+#include <vector>
 
 #include "util/errors.hpp"
 
@@ -15,12 +20,54 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void write_to(const fs::path& file, const std::string& path, std::string_view content, bool truncate) {
-  std::ofstream out(file, truncate ? std::ios::binary | std::ios::trunc : std::ios::binary);
+// A device or pipe, written in place.
+void write_in_place(const fs::path& file, const std::string& path, std::string_view content) {
+  std::ofstream out(file, std::ios::binary);
   if (!out) throw InputError(path, "", std::string("cannot write here: ") + std::strerror(errno));
   out.write(content.data(), static_cast<std::streamsize>(content.size()));
   out.flush();
   if (!out) throw RunError("writing " + path + " failed: " + std::strerror(errno));
+}
+
+// The permissions a new file gets (0666 less the umask), read without
+// umask(2), which would change the process's mask while other threads create
+// files. An existing target keeps its own.
+mode_t new_file_mode(const fs::path& target) {
+  struct stat existing {};
+  if (::stat(target.c_str(), &existing) == 0) return existing.st_mode & 07777;
+  mode_t mask = 022;
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("Umask:", 0) == 0) mask = static_cast<mode_t>(std::stoul(line.substr(6), nullptr, 8));
+  }
+  return 0666 & ~mask;
+}
+
+// Creates a temporary of a name no other writer has (mkstemp) beside
+// `target`, writes `content` to it and returns its name: two commands writing
+// one report at once each publish a whole file of their own, never one
+// temporary written by both.
+std::string write_temporary(const fs::path& target, const fs::path& folder, const std::string& path,
+                            std::string_view content) {
+  std::string name = (folder / ("." + target.filename().string() + ".partial-XXXXXX")).string();
+  std::vector<char> buffer(name.begin(), name.end());
+  buffer.push_back('\0');
+  const int fd = ::mkstemp(buffer.data());
+  if (fd < 0) throw InputError(path, "", std::string("cannot write here: ") + std::strerror(errno));
+  name = buffer.data();
+  int error = ::fchmod(fd, new_file_mode(target)) == 0 ? 0 : errno;
+  for (size_t done = 0; error == 0 && done < content.size();) {
+    const ssize_t wrote = ::write(fd, content.data() + done, content.size() - done);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) error = wrote < 0 ? errno : EIO;
+    if (wrote > 0) done += static_cast<size_t>(wrote);
+  }
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error != 0) {
+    ::unlink(name.c_str());
+    throw RunError("writing " + path + " failed: " + std::strerror(error));
+  }
+  return name;
 }
 
 }  // namespace
@@ -46,15 +93,7 @@ StagedFile::StagedFile(std::string path, std::string_view content) : path_(std::
   if (!fs::is_directory(folder, ec)) {
     throw InputError(path_, "", "the folder " + folder.string() + " does not exist; create it first");
   }
-  const fs::path temporary = folder / ("." + target.filename().string() + ".partial");
-  temporary_ = temporary.string();
-  try {
-    write_to(temporary, path_, content, true);
-  } catch (...) {
-    fs::remove(temporary, ec);
-    temporary_.clear();
-    throw;
-  }
+  temporary_ = write_temporary(target, folder, path_, content);
 }
 
 StagedFile::StagedFile(StagedFile&& other) noexcept
@@ -72,14 +111,18 @@ StagedFile::~StagedFile() {
 
 void StagedFile::publish() {
   if (in_place_) {
-    write_to(target_, path_, content_, false);
+    write_in_place(target_, path_, content_);
     content_.clear();
     return;
   }
   if (temporary_.empty()) return;  // published already
   std::error_code ec;
-  fs::rename(temporary_, target_, ec);
-  if (ec) throw RunError("cannot move the finished file into place at " + path_ + ": " + ec.message());
+  fs::rename(temporary_, target_, ec);  // rename(2): readers see the old file or the new, never a mix
+  if (ec) {
+    fs::remove(temporary_, ec);
+    temporary_.clear();
+    throw RunError("cannot move the finished file into place at " + path_ + ": " + ec.message());
+  }
   temporary_.clear();
 }
 

@@ -64,22 +64,6 @@ TEST(Reporters, RunWritesItsOneReport) {
   EXPECT_TRUE(report.contains("context"));
 }
 
-TEST(Reporters, AMissingFolderIsBadInputBeforeAnythingRuns) {
-  std::ostringstream out;
-  OutputBatch files;
-  try {
-    make_reporters(ReportKind::kCompare, out, {"", "", "/no/such/folder/page.html"}, files);
-    FAIL() << "expected InputError";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.source(), "--html");
-    EXPECT_NE(std::string(e.what()).find("the folder /no/such/folder does not exist; create it first"),
-              std::string::npos)
-        << e.what();
-  }
-  const std::string dir = testing::fresh_dir("reporters-folder");
-  EXPECT_THROW(make_reporters(ReportKind::kRun, out, {dir, "", ""}, files), InputError);  // a folder, not a file
-}
-
 }  // namespace
 }  // namespace reporter_test
 }  // namespace splitscope

@@ -164,7 +164,7 @@ TEST(CalibrateCommand, TheRawCalibrationGoesWhereAsked) {
   // ... and never onto the machine file (checked before anything is measured).
   const CommandResult clash = run_splitscope("calibrate --out /tmp/m.json --calibration-out /tmp/./m.json");
   EXPECT_EQ(clash.exit_code, 2) << clash.err;
-  EXPECT_NE(clash.err.find("--calibration-out: /tmp/./m.json is also the file of --out"), std::string::npos)
+  EXPECT_NE(clash.err.find("--calibration-out: /tmp/./m.json (/tmp/m.json) is also the file of --out"), std::string::npos)
       << clash.err;
 }
 

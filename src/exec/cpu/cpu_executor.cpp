@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "exec/cpu/compute_task.hpp"
+#include "exec/cpu/cpu_run_memory.hpp"
 #include "exec/cpu/host_info.hpp"
 #include "exec/cpu/intra_op_pool.hpp"
 #include "exec/cpu/kernels/gemm.hpp"
@@ -52,20 +53,17 @@ std::optional<std::chrono::microseconds> run_deadline(const RunOptions& options)
 
 namespace {
 
-// Every value gets its own buffer, and each device the weights of its
-// parameter values (ValueBuffers, WeightStore): a run that cannot fit is
-// refused before it allocates, rather
-// than ending in std::bad_alloc or the kernel's OOM killer.
+// Every value gets its own buffer, each device the weights of its parameter
+// values and their optimizer state, each device a kernel workspace
+// (cpu_run_memory.hpp): a run that cannot fit in the memory available now is
+// refused before it allocates, rather than ending in std::bad_alloc or the
+// kernel's OOM killer. Threads: the compute threads fill the machine, and
+// each device has a copy thread.
 void check_fits_in_memory(const Plan& plan, const HostInfo& host) {
-  if (host.memory_bytes <= 0) return;
-  int64_t bytes = 0;  // every value, parameters (the weights each device holds) included
-  for (const Value& value : plan.values) bytes += value.bytes;
-  if (bytes > host.memory_bytes) {
-    throw InputError("--backend cpu", "",
-                     fmt::format("the plan's tensors and weights need {:.1f} GiB, this machine has {:.1f} GiB; use a "
-                                 "smaller --batch or network, or predict it with --backend sim",
-                                 static_cast<double>(bytes) / (1 << 30), static_cast<double>(host.memory_bytes) / (1 << 30)));
-  }
+  const CpuRunMemory memory = cpu_run_memory(plan, host.hardware_threads + plan.devices);
+  // Where /proc/meminfo is not there to say what is available: the machine's memory.
+  const int64_t available = host.memory_available_bytes > 0 ? host.memory_available_bytes : host.memory_bytes;
+  check_memory_fits(memory, available, host.memory_bytes, plan.graph->batch());
 }
 
 /// "to CPUs 0, 1", or why not.

@@ -40,6 +40,18 @@ int64_t cache_size_bytes(const std::string& text) {
   return 0;
 }
 
+int64_t available_from_meminfo(const std::string& meminfo) {
+  std::istringstream lines(meminfo);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("MemAvailable:", 0) != 0) continue;
+    std::istringstream fields(line.substr(13));
+    int64_t kib = 0;
+    std::string unit;
+    if (fields >> kib >> unit && unit == "kB" && kib > 0) return kib * 1024;
+  }
+  return 0;
+}
+
 namespace {
 
 /// The size of the highest-level cache under /sys/devices/system/cpu/cpu0/cache.
@@ -76,6 +88,10 @@ HostInfo read_host_info() {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_size = sysconf(_SC_PAGESIZE);
   if (pages > 0 && page_size > 0) info.memory_bytes = static_cast<int64_t>(pages) * page_size;
+  std::ifstream meminfo("/proc/meminfo");
+  std::stringstream meminfo_text;
+  meminfo_text << meminfo.rdbuf();
+  info.memory_available_bytes = available_from_meminfo(meminfo_text.str());
   info.hardware_threads = std::max(1u, std::thread::hardware_concurrency());
   info.last_level_cache_bytes = read_last_level_cache();
   return info;

@@ -17,6 +17,7 @@
 #include "exec/cpu/parameter_shard.hpp"
 #include "exec/cpu/ps_worker.hpp"
 #include "exec/cpu/thread_config.hpp"
+#include "exec/run_limits.hpp"
 #include "exec/ps/run_record.hpp"
 #include "ir/training.hpp"
 #include "partitioners/parameter_shards.hpp"
@@ -271,6 +272,7 @@ RunResult run_cpu_parameter_server(const Plan& plan, const RunOptions& options, 
   const int workers = ps_workers(plan);
   check_parameter_server_options(ps, workers);
   check_ps_straggler(options, workers);
+  check_recorded_runs(plan, ps.steps, "--steps", workers);
   PsRun run(plan, options, ps);
   return run.run();
 }

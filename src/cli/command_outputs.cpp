@@ -1,0 +1,16 @@
+#include "cli/command_outputs.hpp"
+
+#include "ir/zoo.hpp"
+
+namespace splitscope::cli {
+
+void check_command_outputs(const std::vector<OutputFile>& outputs, const std::vector<std::string>& inputs,
+                           ZooFiles zoo) {
+  KeptFiles kept;
+  kept.inputs = inputs;
+  if (zoo != ZooFiles::kReplaceable) kept.folders = zoo_roots();
+  if (zoo == ZooFiles::kKeptWithoutForce) kept.force_option = "--force";
+  check_output_files(outputs, kept);
+}
+
+}  // namespace splitscope::cli
