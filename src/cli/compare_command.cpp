@@ -72,6 +72,7 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
   const std::unique_ptr<Executor> simulator =
       predict_on == "none" ? nullptr : make_executor(execution.for_prediction_on(predict_on), "sim", options.devices);
   check_input_pipeline_options(options.input, options.training);
+  check_training_repeats(options.training, execution.repeats_given);
   check_output_files({{"--report", options.outputs.report}, {"--trace", options.outputs.trace},
                       {"--html", options.outputs.html}},
                      {input_file(ZooShelf::kNetworks, options.model),
