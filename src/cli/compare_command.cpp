@@ -132,9 +132,12 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
 
   // The same plans predicted on a named machine, beside the measured numbers.
   if (simulator != nullptr) {
+    // Without progress: a prediction's one "repeat" would redraw the line after the measured runs ended.
+    RunOptions predict = run;
+    predict.on_repeat = nullptr;
     for (const auto& plan : plans) {
-      builder.add(plan, options.input.enabled ? simulator->run_input_stream(*plan, run, options.input)
-                                              : simulator->run(*plan, run));
+      builder.add(plan, options.input.enabled ? simulator->run_input_stream(*plan, predict, options.input)
+                                              : simulator->run(*plan, predict));
     }
   }
 

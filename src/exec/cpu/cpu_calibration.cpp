@@ -847,14 +847,25 @@ calibration::CalibrationResult calibrate_cpu(const CpuCalibrationOptions& option
       "cpu: {} hardware threads, the pooled devices; op times per share count, with every device running the op "
       "at once and (where other devices exist) alone",
       host.hardware_threads));
+  const auto stage = [&options](const char* name, int index) {
+    if (options.on_stage) options.on_stage(name, index, 8);
+  };
+  stage("matrix-product rates", 0);
   measure_rates_in_turns(options, host, result);
+  stage("recurrent cells' arithmetic", 1);
   measure_cell_pointwise(options, result);
   result.last_level_cache_bytes = host.last_level_cache_bytes;
+  stage("copies", 2);
   measure_copies(options, result);
+  stage("hand-offs between threads", 3);
   measure_hand_off(options, result);
+  stage("the gap between ops", 4);
   measure_op_gap(options, result);
+  stage("hand-offs between lanes", 5);
   measure_lane_handoff(options, host.hardware_threads, result);
+  stage("hand-offs to a sleeping worker", 6);
   measure_parked_handoff(options, host.hardware_threads, result);
+  stage(options.ops.empty() ? "op times" : "the op times of the networks' shapes", 7);
   measure_ops(options, host.hardware_threads, result);
   for (const OpDef* def : op_defs()) {
     if (has_cpu_kernel(def->kind) && !cpu_kernel_splits_over_threads(def->kind)) {
