@@ -520,11 +520,14 @@ calibration::KernelPassTimes median_kernel_passes(const std::vector<calibration:
   };
   calibration::KernelPassTimes times = sweeps.front();
   times.fill_seconds_per_value = median_of([](const auto& t) { return t.fill_seconds_per_value; });
-  for (auto& [kind, seconds] : times.activation_seconds_per_value) {
-    seconds = median_of([&](const auto& t) { return t.activation_seconds_per_value.at(kind); });
+  // Pairs, not structured bindings: clang 14 (scripts/fuzz) refuses lambdas that capture those.
+  for (auto& entry : times.activation_seconds_per_value) {
+    const auto& kind = entry.first;
+    entry.second = median_of([&](const auto& t) { return t.activation_seconds_per_value.at(kind); });
   }
-  for (auto& [kind, seconds] : times.pool_seconds_per_window_value) {
-    seconds = median_of([&](const auto& t) { return t.pool_seconds_per_window_value.at(kind); });
+  for (auto& entry : times.pool_seconds_per_window_value) {
+    const auto& kind = entry.first;
+    entry.second = median_of([&](const auto& t) { return t.pool_seconds_per_window_value.at(kind); });
   }
   for (size_t i = 0; i < times.im2col.size(); ++i) {
     times.im2col[i].seconds_per_call = median_of([&](const auto& t) { return t.im2col.at(i).seconds_per_call; });
