@@ -53,9 +53,14 @@ class BranchesPartitioner : public Partitioner {
   Plan partition(std::shared_ptr<const Graph> graph, const PartitionOptions& options) const override {
     require_one_microbatch(options, "branches");
     const GraphBranches shape = graph_branches(*graph);
+    const bool skips = std::any_of(shape.on_trunk.begin(), shape.on_trunk.end(), [](bool trunk) { return !trunk; });
     require_devices(options, shape.widest(), "branches",
-                    shape.widest() == 1 ? graph->name() + " has no fork: every layer depends on the one before it"
-                                        : "the widest fork of " + graph->name() + " has " +
+                    shape.widest() == 1
+                        ? skips ? graph->name() + " has forks, but each has one branch of layers: its skip "
+                                                  "connections (a residual add's identity) hold no layer to place "
+                                                  "on another device"
+                                : graph->name() + " has no fork: every layer depends on the one before it"
+                        : "the widest fork of " + graph->name() + " has " +
                                               std::to_string(shape.widest()) + " independent branches");
     const CostFunction& cost = cost_function(options);
     std::vector<double> unit_cost(shape.units.size(), 0.0);

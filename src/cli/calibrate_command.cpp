@@ -21,6 +21,7 @@
 #include <optional>
 
 #include "calibration/calibration_file.hpp"
+#include "cli/calibration_progress.hpp"
 #include "cli/command.hpp"
 #include "cli/command_outputs.hpp"
 #include "cli/execution_options.hpp"
@@ -175,6 +176,8 @@ int calibrate_cpu_command(const CalibrateOptions& options) {
     // The small networks by default: their shapes in well under a minute on
     // two cores; --networks adds the full-size ones (minutes each).
     calibration.ops = zoo_samples(calibrated_networks(options, true));
+    CalibrationProgress progress("calibrating this host's cpu backend");
+    calibration.on_stage = progress.callback();
     result = calibrate_cpu(calibration);
   } else {
     result = calibration::load_calibration_result(options.from);
@@ -220,7 +223,17 @@ int calibrate_command(const CalibrateOptions& options) {
   const bool measured = options.from.empty();
   // Before a measurement that takes minutes; every file is checked again once their names are known.
   check_outputs(options, {{"--out", options.out}, {"--calibration-out", options.calibration_out}});
-  const calibration::CalibrationResult result = measured ? measure(options) : calibration::load_calibration_result(options.from);
+  const calibration::CalibrationResult result = [&] {
+    if (!measured) return calibration::load_calibration_result(options.from);
+    try {
+      return measure(options);
+    } catch (const UnavailableError& error) {
+      // The backends' message suggests other backends for runs; here the other thing to measure is the cpu.
+      throw UnavailableError(std::string(error.what()) +
+                             "; to calibrate this host's cpu backend instead: splitscope calibrate --backend cpu "
+                             "--out FILE");
+    }
+  }();
   const std::string raw_path = raw_calibration_path(options);
 
   // Every machine is built (and checked) before anything is written, so that
@@ -263,7 +276,9 @@ int calibrate_command(const CalibrateOptions& options) {
 
 Command add_calibrate_command(CLI::App& app) {
   auto options = std::make_shared<CalibrateOptions>();
-  CLI::App* sub = app.add_subcommand("calibrate", "Measure a GPU and write simulator machine files from it");
+  CLI::App* sub = app.add_subcommand(
+      "calibrate", "Measure a GPU (--backend cuda) or this host's cpu backend (--backend cpu) and write simulator "
+                   "machine files from it");
   sub->add_option("--out", options->out,
                   "the machine file for --virtual --link device, e.g. models/machines/h100.json; NAME-link-host.json "
                   "and (several GPUs) NAME-peer.json are written beside it")

@@ -21,6 +21,7 @@
 #include "exec/cuda_backend.hpp"
 #include "partitioners/collective_plan.hpp"
 #include "report/makespan_stats.hpp"
+#include "report/noise_warning.hpp"
 #include "sim/machine_file.hpp"
 #include "sim/nccl_protocol.hpp"
 #include "util/errors.hpp"
@@ -81,7 +82,6 @@ int collective_command(const CollectiveOptions& options, const std::string& back
   if (options.devices < 2) {
     throw InputError("--devices", "", fmt::format("a collective needs 2 or more devices, got {}", options.devices));
   }
-  if (execution.batch) throw InputError("--batch", "", "a collective has no batch; give its sizes with --bytes");
   const std::vector<int64_t> requested = parse_byte_sizes(options.bytes, "--bytes");
   auto executor = make_executor(execution, backend, options.devices);
   if (launch.launched()) executor = launch.make_executor();
@@ -95,6 +95,7 @@ int collective_command(const CollectiveOptions& options, const std::string& back
 
   std::vector<Row> rows;
   std::vector<int64_t> skipped;
+  std::vector<RepeatTimes> measured_times;
   for (const int64_t request : requested) {
     const int64_t bytes = collective_bytes(test, options.devices, request);
     if (bytes == 0) {
@@ -105,7 +106,9 @@ int collective_command(const CollectiveOptions& options, const std::string& back
     const RunResult result = executor->run(plan, run);
     Row row;
     row.bytes = bytes;
-    row.time_us = makespan_stats(result.timelines).median_ms * 1e3;
+    const MakespanStats times = makespan_stats(result.timelines);
+    row.time_us = times.median_ms * 1e3;
+    if (result.info.measured) measured_times.push_back({fmt::format("{} B", bytes), times.repeat_ms});
     row.algbw_gbps = row.time_us > 0 ? static_cast<double>(bytes) / (row.time_us * 1e-6) / 1e9 : 0;
     row.busbw_gbps = row.algbw_gbps * bus_bandwidth_factor(test, options.devices);
     if (machine) {
@@ -123,6 +126,12 @@ int collective_command(const CollectiveOptions& options, const std::string& back
                      fmt::format("every size is below one float32 per device ({} bytes)", 4 * options.devices));
   }
 
+  if (launch.writes()) {
+    if (const auto warning = noise_warning(measured_times, "the times may be the load's, not the collective's; close "
+                                                           "other programs, or raise --repeat")) {
+      fmt::print(stderr, "{}\n", *warning);
+    }
+  }
   if (options.json) {
     nlohmann::ordered_json document;
     document["backend"] = backend;
@@ -181,6 +190,9 @@ Command add_collective_command(CLI::App& app) {
   add_launcher_option(*sub, options->launcher);
   sub->add_flag("--json", options->json, "print {\"rows\": [{op, devices, bytes, time_us, algbw_GBps, busbw_GBps, nccl (sim)}]}");
   add_execution_options(*sub, options->execution, "cuda if a GPU is present, else cpu");
+  // The shared texts speak of plans and compare; a collective has sizes, not a batch.
+  sub->get_option("--repeat")->description("timed runs of each size (the median is reported)");
+  sub->remove_option(sub->get_option("--batch"));
   return {sub, [options](const std::vector<std::string>&) { return collective_command(*options); }};
 }
 

@@ -72,6 +72,7 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
   const std::unique_ptr<Executor> simulator =
       predict_on == "none" ? nullptr : make_executor(execution.for_prediction_on(predict_on), "sim", options.devices);
   check_input_pipeline_options(options.input, options.training);
+  check_training_repeats(options.training, execution.repeats_given);
   check_command_outputs({{"--report", options.outputs.report}, {"--trace", options.outputs.trace},
                       {"--html", options.outputs.html}},
                      {input_file(ZooShelf::kNetworks, options.model),
@@ -131,9 +132,12 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
 
   // The same plans predicted on a named machine, beside the measured numbers.
   if (simulator != nullptr) {
+    // Without progress: a prediction's one "repeat" would redraw the line after the measured runs ended.
+    RunOptions predict = run;
+    predict.on_repeat = nullptr;
     for (const auto& plan : plans) {
-      builder.add(plan, options.input.enabled ? simulator->run_input_stream(*plan, run, options.input)
-                                              : simulator->run(*plan, run));
+      builder.add(plan, options.input.enabled ? simulator->run_input_stream(*plan, predict, options.input)
+                                              : simulator->run(*plan, predict));
     }
   }
 

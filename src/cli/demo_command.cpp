@@ -280,8 +280,9 @@ Command add_demo_command(CLI::App& app) {
   add_training_options(*rnn, options->training, false);
   rnn->remove_option(rnn->get_option("--bucket-mib"));  // no data-parallel row to bucket
   rnn->get_option("--train")->description(
-      "run training steps (forward, loss, backward, update), each timed repeat one step, judged against the "
-      "cell-by-cell single device (no fused training baseline is built)");
+      "run training steps (forward, loss, backward, update), each timed repeat one step, judged against the fused "
+      "single device's training step (cpu: the fused training loop; cuda: cuDNN's training calls; sim: its "
+      "prediction)");
   rnn->add_option("--report", options->outputs.report, "write the JSON report (schema splitscope.demo-rnn/1)");
   rnn->add_option("--html", options->outputs.html, "write a self-contained HTML page (with --sweep: its charts)");
   rnn->add_option("--trace", options->outputs.trace, "write a Chrome/Perfetto trace of the plan runs");

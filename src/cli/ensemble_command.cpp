@@ -29,7 +29,7 @@ namespace {
 
 struct EnsembleOptions {
   std::vector<std::string> networks;
-  int devices = 0;  ///< 0: one per member
+  std::optional<int> devices;  ///< default: one per member
   std::optional<double> deadline_ms;
   std::vector<std::string> stragglers;
   std::string report;
@@ -112,13 +112,15 @@ int ensemble_command(const EnsembleOptions& options) {
   if (options.networks.size() < 2) {
     throw InputError("ensemble", "", "an ensemble needs two or more networks, e.g. splitscope ensemble mlp-small mlp-small");
   }
-  const int devices = options.devices == 0 ? static_cast<int>(options.networks.size()) : options.devices;
+  const int devices = options.devices.value_or(static_cast<int>(options.networks.size()));
   if (devices < 1 || devices > static_cast<int>(options.networks.size())) {
     throw InputError("--devices", "", fmt::format("must be 1 to {} (one device per member at most), got {}",
                                                   options.networks.size(), devices));
   }
-  if (options.deadline_ms && !(*options.deadline_ms > 0)) {
-    throw InputError("--deadline-ms", "", fmt::format("must be positive, got {}", *options.deadline_ms));
+  // From a microsecond to an hour: a deadline outside is a typo, and its speedup a number of 300 digits.
+  if (options.deadline_ms && !(*options.deadline_ms >= 1e-3 && *options.deadline_ms <= 3.6e6)) {
+    throw InputError("--deadline-ms", "",
+                     fmt::format("must be from 0.001 to 3600000 ms, got {}", *options.deadline_ms));
   }
   std::vector<std::string> inputs;
   for (const std::string& network : options.networks) inputs.push_back(input_file(ZooShelf::kNetworks, network));

@@ -12,6 +12,7 @@
 
 #include "exec/cpu/cpu_calibration.hpp"
 #include "exec/cpu/host_info.hpp"
+#include "cli/calibration_progress.hpp"
 #include "cli/zoo_samples.hpp"
 #include "git_revision.h"
 #include "sim/calibrated_machine.hpp"
@@ -76,7 +77,13 @@ std::string resolve_machine(const std::string& name) {
   CalibratedMachineOptions options;
   options.name = fs::path(path).stem().string();
   options.source = "the calibration of this host";
-  const Machine machine = cpu_machine_from_calibration(calibrate_cpu(calibration), options);
+  calibration::CalibrationResult measured;
+  {
+    CalibrationProgress progress("calibrating this host");
+    calibration.on_stage = progress.callback();
+    measured = calibrate_cpu(calibration);
+  }
+  const Machine machine = cpu_machine_from_calibration(measured, options);
   write_file_atomically(path, machine_to_json(machine));
   return path;
 }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "report/judgement.hpp"
 #include "report/speedup_interval.hpp"
 
@@ -47,6 +49,8 @@ std::vector<RunResult> run_interleaved(Executor& executor, const std::vector<std
     const size_t baseline_first = results.front().timelines.size();
     const auto started = std::chrono::steady_clock::now();
     for (int pairs = 1;; ++pairs) {
+      // The pair's number, of at least --repeat (an uncertain verdict asks for more).
+      progress.on_repeat(pairs - 1, std::max(pairs, options.repeats));
       baseline->run(0, 1, results.front());
       split->run(0, 1, results[i]);
       if (pairs < options.repeats) continue;

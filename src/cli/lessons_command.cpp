@@ -11,11 +11,12 @@
 #include <set>
 
 #include "cli/command.hpp"
+#include "cli/command_outputs.hpp"
+#include "cli/network_loading.hpp"
 #include "lessons/lesson.hpp"
 #include "report/progress.hpp"
 #include "util/atomic_file.hpp"
 #include "util/errors.hpp"
-#include "util/output_files.hpp"
 #include "util/strings.hpp"
 
 namespace splitscope::cli {
@@ -57,7 +58,9 @@ int run_lessons(const LessonsOptions& options) {
                        fmt::format("there is no lesson {} here; the lessons that run are {}", number, known_list));
     }
   }
-  if (!options.json.empty()) check_output_files({{"--json", options.json}});
+  if (!options.json.empty()) {
+    check_command_outputs({{"--json", options.json}}, {input_file(ZooShelf::kMachines, options.machine)});
+  }
   Progress progress = stderr_progress(options.quiet);
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   for (const Lesson& lesson : lessons()) {

@@ -11,11 +11,13 @@
 #include <exception>
 #include <iostream>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/command.hpp"
 #include "cli/run_cli.hpp"
+#include "cli/command_line_words.hpp"
 #include "git_revision.h"
 #include "splitscope_config.h"
 #include "util/errors.hpp"
@@ -67,6 +69,11 @@ int run_main(int argc, char** argv) {
     }
   }
 
+  // Before CLI11, whose splitting at commas would drop an empty item unseen.
+  if (const std::optional<std::string> problem = cli::empty_list_item_problem(app, argc, argv)) {
+    fmt::print(stderr, "error: command line: {}\n", *problem);
+    return kExitBadInput;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -76,8 +83,10 @@ int run_main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // A mistyped option first: CLI11 would name only what it then misses ("--devices is required").
+    const std::optional<std::string> unknown = cli::unknown_option_problem(app, argc, argv);
     fmt::print(stderr, "error: command line: {}\nRun 'splitscope --help' (or 'splitscope COMMAND --help').\n",
-               e.what());
+               unknown ? *unknown : std::string(e.what()));
     return kExitBadInput;
   }
 

@@ -44,14 +44,18 @@ ParameterServerOptions parameter_server_options(const ParameterServerCliOptions&
   ps.steps = steps;
   ps.mode = options.async ? PsMode::kAsync : PsMode::kSync;
   if (options.spare != 0) {
-    if (options.async) {
-      throw InputError("--spare", "", "drops the late gradients of a synchronous step; --async waits for none");
+    if (options.async || options.sync) {
+      // --sync is every gradient of a step; spare replicas drop some of them, a third mode.
+      throw InputError("--spare", "",
+                       options.async ? "drops the late gradients of a synchronous step; --async waits for none"
+                                     : "is a mode of its own (each step takes the first N-R gradients); --sync waits "
+                                       "for all of them: drop --sync");
     }
     ps.mode = PsMode::kSpare;
     ps.spare = options.spare;
   }
   ps.sync_warmup = options.sync_warmup;
-  if (options.max_staleness != -1) ps.max_staleness = options.max_staleness;
+  ps.max_staleness = options.max_staleness;
   ps.staleness_scaled_lr = options.staleness_lr;
   return ps;
 }

@@ -6,6 +6,7 @@
 /// `--staleness-lr`.
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 
 #include "exec/parameter_server.hpp"
@@ -18,7 +19,7 @@ struct ParameterServerCliOptions {
   bool sync = false;
   int spare = 0;
   int sync_warmup = 0;
-  int max_staleness = -1;  ///< -1: none
+  std::optional<int> max_staleness;  ///< none: no bound
   bool staleness_lr = false;
   std::string given;  ///< the first of these options given, for refusals
 };

@@ -203,7 +203,7 @@ Command add_plan_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("plan", "Partition a network and show what runs where");
   sub->add_option("MODEL", options->model, "network file, or a name from models/networks")->required();
   // Required, as on `run`: the usage line says so, and a plan for a guessed strategy answers no question.
-  sub->add_option("--strategy,-s", options->strategy, "single | data | horizontal | pipeline | vertical | tensor")
+  sub->add_option("--strategy,-s", options->strategy, "single | data | ps | horizontal | pipeline | vertical | tensor | branches")
       ->required();
   sub->add_option("--devices,-n", options->devices, "number of devices")->required();
   sub->add_option("--ps", options->parameter_servers, "parameter-server shards (--strategy ps)")

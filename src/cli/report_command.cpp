@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli/command.hpp"
+#include "cli/command_outputs.hpp"
 #include "report/saved_report.hpp"
 #include "util/errors.hpp"
 #include "util/json_text.hpp"
@@ -27,7 +28,7 @@ int report_command(const ReportOptions& options) {
     throw InputError("--html", "", "say where to write the page: splitscope report " + options.input +
                                        " --html PAGE.html");
   }
-  check_output_files({{"--html", options.html}}, {options.input});
+  check_command_outputs({{"--html", options.html}}, {options.input});
   const std::string page = saved_report_html(read_input_file(options.input), options.input);
   OutputBatch files;
   files.add("--html", options.html, page);

@@ -80,6 +80,7 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
                          " runs plan device i on this host's device i (use --backend sim --machine M)");
   }
   check_input_pipeline_options(options.input, options.training);
+  check_training_repeats(options.training, options.execution.repeats_given);
   check_command_outputs({{"--report", options.outputs.report}, {"--trace", options.outputs.trace},
                       {"--html", options.outputs.html}, {"--save-output", options.save_output}},
                      {input_file(ZooShelf::kNetworks, options.model),

@@ -12,11 +12,13 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <cctype>
 #include <set>
 #include <sstream>
 
 #include "cli/command.hpp"
 #include "cli/command_outputs.hpp"
+#include "cli/did_you_mean.hpp"
 #include "cli/run_cli.hpp"
 #include "cli/sweep_folder.hpp"
 #include "report/sweep_report.hpp"
@@ -51,6 +53,38 @@ const std::vector<std::pair<std::string, std::string>>& short_names() {
   return names;
 }
 
+/// The most points one sweep runs: each is a whole run.
+constexpr size_t kMaxPoints = 10000;
+
+/// InputError unless `option` (as spelt: "--devices", "-n") is one of run's
+/// options that a point may set: sweep writes each point's report itself,
+/// runs the points in this process and drops their output.
+void check_sweepable(const std::string& source, const std::string& text, const std::string& option) {
+  static const std::set<std::string> kept{"--report", "--trace",  "--html", "--save-output",
+                                          "--quiet",  "-q",       "--help", "-h",
+                                          "--launcher"};
+  if (kept.count(option) != 0) {
+    throw InputError(source, text,
+                     option + " is not something to sweep (sweep writes each point's report itself; give sweep's own "
+                              "--report or --html before `run`)");
+  }
+  // The run command as main registers it, to ask for its options by name.
+  CLI::App app;
+  const Command run = add_run_command(app);
+  if (run.app->get_option_no_throw(option) == nullptr) {
+    std::vector<std::string> names;
+    for (const CLI::Option* known : run.app->get_options()) {
+      for (const std::string& name : known->get_lnames()) names.push_back("--" + name);
+    }
+    const std::optional<std::string> near = nearest_name(option, names);
+    std::string list;
+    for (const std::string& name : names) list += (list.empty() ? "" : ", ") + name;
+    throw InputError(source, text,
+                     option + " is not an option of run" + (near ? " (did you mean " + *near + "?)" : "") +
+                         "; run's options are " + list);
+  }
+}
+
 SweptOption parse_over(const std::string& text) {
   const size_t equals = text.find('=');
   const std::string name = text.substr(0, equals);
@@ -60,15 +94,17 @@ SweptOption parse_over(const std::string& text) {
   if (name.front() == '-' || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos) {
     throw InputError("--over", text, "name the option as run spells it, without dashes: devices, batch, strategy...");
   }
-  static const std::set<std::string> kept{"report", "trace", "html", "save-output", "quiet", "help", "launcher"};
-  if (kept.count(name) != 0) {
-    throw InputError("--over", text, "--" + name + " is not a value to sweep (sweep writes its own --report, --html)");
-  }
+  check_sweepable("--over", text, "--" + name);
   SweptOption option{name, {}};
-  std::stringstream values(text.substr(equals + 1));
-  for (std::string value; std::getline(values, value, ',');) {
+  // Split by hand: getline would drop a trailing empty value ("1,2,").
+  const std::string values = text.substr(equals + 1);
+  for (size_t start = 0;;) {
+    const size_t comma = values.find(',', start);
+    const std::string value = values.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (value.empty()) throw InputError("--over", text, "has an empty value; separate values by single commas");
     option.values.push_back(value);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
   }
   return option;
 }
@@ -199,6 +235,12 @@ int sweep_command(const SweepOptions& options, const std::vector<std::string>& a
       if (variant.empty() || variant.front() != '-') {
         throw InputError("--variant", variant, "give options of run, e.g. --variant=--async or --variant='--spare 1'");
       }
+      std::istringstream words(variant);
+      for (std::string word; words >> word;) {
+        if (word.front() == '-' && word.size() > 1 && !std::isdigit(static_cast<unsigned char>(word[1]))) {
+          check_sweepable("--variant", variant, word.substr(0, word.find('=')));
+        }
+      }
     }
     swept.push_back({kVariant, options.variants});
   }
@@ -215,7 +257,16 @@ int sweep_command(const SweepOptions& options, const std::vector<std::string>& a
   sweep.run_arguments.assign(arguments.begin() + 1, arguments.end());
   for (const SweptOption& option : swept) sweep.over.push_back(option.name);
   size_t points = 1;
-  for (const SweptOption& option : swept) points *= option.values.size();
+  for (const SweptOption& option : swept) {
+    // Checked as it grows: 64 options of two values each would wrap the product to 0.
+    if (option.values.size() > kMaxPoints / points) {
+      throw InputError("--over", option.name,
+                       fmt::format("the sweep would run more than {} points (each a whole run); sweep fewer values, "
+                                   "or split the sweep",
+                                   kMaxPoints));
+    }
+    points *= option.values.size();
+  }
 
   const SweepFolder folder;
 
@@ -245,6 +296,16 @@ int sweep_command(const SweepOptions& options, const std::vector<std::string>& a
   return 0;
 }
 
+/// `sweep --help`'s usage line names the run command line it needs after its own options.
+class SweepUsage final : public CLI::Formatter {
+ public:
+  std::string make_usage(const CLI::App* app, std::string name) const override {
+    std::string usage = CLI::Formatter::make_usage(app, std::move(name));
+    const size_t end = usage.find_last_not_of('\n');
+    return usage.substr(0, end + 1) + " run MODEL RUN-OPTIONS...\n";
+  }
+};
+
 }  // namespace
 
 Command add_sweep_command(CLI::App& app) {
@@ -257,6 +318,7 @@ Command add_sweep_command(CLI::App& app) {
   // Everything from the first word sweep does not know (`run`) on is the swept command line.
   // (`run` must not be read as the top level's own command: no fallthrough.)
   sub->prefix_command();
+  sub->formatter(std::make_shared<SweepUsage>());
   sub->fallthrough(false);
   sub->add_option("--over", options->over,
                   "OPTION=V1,V2,...: an option of run (no dashes) and its values; repeat to sweep the product "

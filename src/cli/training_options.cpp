@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "ir/training.hpp"
 #include "util/errors.hpp"
 
@@ -12,7 +14,8 @@ void add_training_options(CLI::App& command, TrainingOptions& options, bool step
                    "run training steps (forward, loss, backward, optimizer update) instead of forward passes");
   if (steps) {
     command.add_option("--steps", options.steps, "training steps to run (with --train); each is timed")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->each([&options](const std::string&) { options.steps_given = true; });
   }
   command.add_option("--schedule", options.schedule,
                      "pipeline training schedule: gpipe (all forwards, then all backwards) or 1f1b (PipeDream-Flush)")
@@ -46,14 +49,18 @@ std::shared_ptr<const Graph> graph_to_run(std::shared_ptr<const Graph> graph, co
 
 std::optional<Optimizer> training_optimizer(const TrainingOptions& options) {
   if (!options.train) {
+    if (options.steps_given) {
+      throw InputError("--steps", "",
+                       "counts training steps; add --train (a forward run's timed runs are --repeat N)");
+    }
     if (options.schedule_given || options.recompute || options.bucket_given) {
       throw InputError(options.recompute ? "--recompute" : options.bucket_given ? "--bucket-mib" : "--schedule", "",
                        "applies to training runs only; add --train");
     }
     return std::nullopt;
   }
-  if (!(options.learning_rate > 0)) {
-    throw InputError("--lr", "", "must be a positive learning rate, got " + std::to_string(options.learning_rate));
+  if (!(options.learning_rate > 0 && std::isfinite(options.learning_rate))) {
+    throw InputError("--lr", "", fmt::format("must be a positive, finite learning rate, got {}", options.learning_rate));
   }
   if (!(options.momentum >= 0 && options.momentum < 1)) {
     throw InputError("--momentum", "", "must be in [0, 1), got " + std::to_string(options.momentum));
@@ -67,6 +74,14 @@ std::optional<Optimizer> training_optimizer(const TrainingOptions& options) {
   optimizer.learning_rate = options.learning_rate;
   optimizer.momentum = adam ? 0.0 : options.momentum;
   return optimizer;
+}
+
+void check_training_repeats(const TrainingOptions& options, bool repeats_given) {
+  if (options.train && repeats_given) {
+    throw InputError("--repeat", "",
+                     fmt::format("with --train each timed run is one training step: give --steps K instead (now {})",
+                                 options.steps));
+  }
 }
 
 int64_t bucket_bytes(const TrainingOptions& options) {

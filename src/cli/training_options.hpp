@@ -21,6 +21,7 @@ namespace splitscope::cli {
 struct TrainingOptions {
   bool train = false;
   int steps = 3;
+  bool steps_given = false;
   std::string schedule = "gpipe";
   bool schedule_given = false;
   double learning_rate = 0.01;
@@ -45,6 +46,10 @@ std::shared_ptr<const Graph> graph_to_run(std::shared_ptr<const Graph> graph, co
 /// The optimizer --train asks for, or nullopt without --train. InputError
 /// (exit 2) as graph_to_run() for the options themselves.
 std::optional<Optimizer> training_optimizer(const TrainingOptions& options);
+
+/// InputError (exit 2) for --repeat with --train: a training run's timed
+/// runs are its --steps, and a second count would be silently ignored.
+void check_training_repeats(const TrainingOptions& options, bool repeats_given);
 
 /// The pipeline schedule --schedule names.
 PipelineSchedule pipeline_schedule(const TrainingOptions& options);

@@ -26,6 +26,7 @@
 #include "exec/cuda_backend.hpp"
 #include "ir/zoo.hpp"
 #include "report/makespan_stats.hpp"
+#include "report/noise_warning.hpp"
 #include "report/progress.hpp"
 #include "report/validation_report.hpp"
 #include "sim/machine_file.hpp"
@@ -67,6 +68,15 @@ bool some_split_applies(const Graph& graph, int devices) {
   return false;
 }
 
+/// InputError naming the first item of `list` given twice: a duplicate would be
+/// measured twice and tie with itself in the rankings.
+void refuse_duplicates(const std::vector<std::string>& list, const std::string& option) {
+  std::set<std::string> seen;
+  for (const std::string& item : list) {
+    if (!seen.insert(item).second) throw InputError(option, "", fmt::format("{} is given twice", item));
+  }
+}
+
 int validate_command(const ValidateOptions& options, const std::vector<std::string>& command_line) {
   const ExecutionOptions& execution = options.execution;
   const std::string backend =
@@ -87,6 +97,8 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
       throw InputError("--devices", "", fmt::format("{} is given twice", devices));
     }
   }
+  refuse_duplicates(options.networks, "--networks");
+  refuse_duplicates(options.strategies, "--strategies");
   const std::string pattern = options.predict_on.value_or(backend == "cuda" ? "h100-nvlink-8" : "cpu-2");
   if (pattern.empty() || pattern == "none") {
     throw InputError("--predict-on", "", "give the machine to score (a name or file; {devices} stands for the count)");
@@ -113,6 +125,9 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
   RunOptions run = run_options(execution);
   run.on_repeat = progress.repeat_callback();
   run.want_output = false;
+  // A prediction is instant, and its one "repeat" would redraw the progress line after the runs it follows.
+  RunOptions predict = run;
+  predict.on_repeat = nullptr;
   RepeatPolicy policy;
   policy.adaptive = !execution.repeats_given;
   std::vector<ValidationCase> cases;
@@ -140,7 +155,7 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
           graph, strategies, devices, default_microbatches(graph->batch(), devices), execution, backend);
       const std::vector<RunResult> measured = run_interleaved(*executor, plans, run, progress, policy);
       for (size_t p = 0; p < plans.size(); ++p) {
-        const RunResult predicted = simulators[d]->run(*plans[p], run);
+        const RunResult predicted = simulators[d]->run(*plans[p], predict);
         if (measured[p].timelines.empty() || predicted.timelines.empty()) {
           skipped.push_back(fmt::format("{} {} on {}: no time", networks[g], plans[p]->strategy, devices));
           continue;
@@ -157,6 +172,13 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
     throw InputError("--networks", "", "nothing to validate: no network splits over the device counts given");
   }
   if (setup.host_speed_before) setup.host_speed_after = host_speed_now(host_grid);
+  std::vector<RepeatTimes> measured_times;
+  for (const ValidationCase& c : cases) {
+    measured_times.push_back({fmt::format("{} {} on {}", c.network, c.strategy, c.devices), c.repeat_ms});
+  }
+  const std::optional<std::string> warning = noise_warning(
+      measured_times, "the errors measure the machine's load as much as the simulator; close other programs and "
+                      "validate again");
   const ValidationSummary summary = summarize_validation(std::move(cases));
   OutputBatch files;
   files.add("--report", options.report,
@@ -165,6 +187,7 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
   files.publish();
   std::cout << validation_text(summary, setup);
   for (const std::string& note : skipped) std::cout << "skipped: " << note << "\n";
+  if (warning) fmt::print(stderr, "{}\n", *warning);
   return 0;
 }
 
@@ -184,6 +207,11 @@ Command add_validate_command(CLI::App& app) {
                   "the machine that predicts (name or file; {devices} stands for the device count, e.g. "
                   "models/machines/h100-80gb-hbm3-v{devices}.json; default cpu-2 for cpu, h100-nvlink-8 for cuda)");
   add_execution_options(*sub, options->execution, "cuda if a GPU is present, else cpu");
+  // validate measures (cpu, cuda) and predicts on --predict-on: the shared --machine and sim do not apply.
+  sub->remove_option(sub->get_option("--machine"));
+  sub->get_option("--backend")
+      ->description("cpu | cuda: what measures the runs (default: cuda if a GPU is present, else cpu); the "
+                    "predictions run on --predict-on");
   sub->add_option("--report", options->report, "write the JSON report (docs/validate.md)");
   sub->add_option("--html", options->html, "write a page with the predicted-against-measured scatter");
   return {sub, [options](const std::vector<std::string>& command_line) {

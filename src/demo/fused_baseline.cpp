@@ -8,6 +8,7 @@
 #include "exec/cpu/fused_rnn_loop.hpp"
 #include "exec/cpu/fused_rnn_training.hpp"
 #include "exec/cuda/fused_rnn.hpp"
+#include "exec/training_divergence.hpp"
 #include "sim/fused_rnn_prediction.hpp"
 
 namespace splitscope {
@@ -45,6 +46,7 @@ class CpuFusedBaseline final : public FusedBaseline {
   /// One timed training step a repeat (a warm-up would be a step too).
   static FusedTiming train(const std::shared_ptr<const Graph>& graph, const RunOptions& options) {
     const FusedRnnTrainingResult steps = run_fused_rnn_training(*graph, options);
+    check_losses_finite(steps.losses, graph->training()->optimizer);
     FusedTiming timing;
     timing.timelines = single_span_timelines(steps.times_ms, stack_label(*graph) + " training step");
     timing.implementation = "fused cpu training loop";
@@ -82,6 +84,7 @@ class CudaFusedBaseline final : public FusedBaseline {
       request.training = graph->training()->optimizer;  // warm-up steps are undone (fused_rnn.cpp)
     }
     const gpu::FusedRnnResult fused = gpu::run_fused_rnn(request);
+    if (training) check_losses_finite(fused.losses, graph->training()->optimizer);
     FusedTiming timing;
     timing.timelines = single_span_timelines(fused.times_ms, stack_label(*graph) + (training ? " training step" : ""));
     timing.implementation = training ? "cuDNN training (cudnnRNNForward, cudnnRNNBackwardData_v8, "

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <thread>
 
+#include "util/errors.hpp"
 #include "util/median.hpp"
 
 namespace splitscope {
@@ -89,6 +90,10 @@ EnsembleResult run_ensemble(const std::vector<EnsembleMember>& members, int devi
       result.measured = run.info.measured;
       outcome.alone_ms = median_makespan_ms(run);
       result.sequential_ms += outcome.alone_ms;
+    } catch (const InputError&) {
+      // A member that cannot run at all (it does not fit, say) is bad input,
+      // as it is for `run`; only a failure of a run that could go is dropped.
+      throw;
     } catch (const std::exception& error) {
       runs[m].failed = true;
       runs[m].error = error.what();

@@ -133,10 +133,17 @@ InputPipelineInfo summarize_input_pipeline(const std::vector<InputStepTimes>& sc
 }
 
 void check_input_pipeline_options(const InputPipelineOptions& input) {
-  if (input.cost_us_per_sample < 0) {
-    throw InputError("--input-cost-us-per-sample", "", "must be 0 or more (microseconds of host work per sample)");
+  // Up to a second a sample: a cpu run sleeps through it for real, a batch at a time.
+  if (!(input.cost_us_per_sample >= 0 && input.cost_us_per_sample <= kMaxInputCostUsPerSample)) {
+    throw InputError("--input-cost-us-per-sample", "",
+                     fmt::format("must be from 0 to {:g} (microseconds of host work per sample), got {}",
+                                 kMaxInputCostUsPerSample, input.cost_us_per_sample));
   }
-  if (input.prefetch < 0) throw InputError("--prefetch", "", "must be 0 or more (batches prepared ahead)");
+  // Each batch ahead is a batch held in memory; real loaders keep 2 to 8.
+  if (input.prefetch < 0 || input.prefetch > kMaxPrefetch) {
+    throw InputError("--prefetch", "",
+                     fmt::format("must be from 0 to {} (batches prepared ahead), got {}", kMaxPrefetch, input.prefetch));
+  }
 }
 
 }  // namespace splitscope

@@ -30,6 +30,10 @@
 namespace splitscope {
 
 /// What `--input-cost-us-per-sample` and `--prefetch` ask for.
+/// Bounds of the input pipeline's options (check_input_pipeline_options).
+inline constexpr double kMaxInputCostUsPerSample = 1e6;
+inline constexpr int kMaxPrefetch = 64;
+
 struct InputPipelineOptions {
   double cost_us_per_sample = 0;  ///< host preparation time per sample
   int prefetch = 0;               ///< batches prepared and copied ahead of the step computing

@@ -23,8 +23,12 @@ void check_parameter_server_options(const ParameterServerOptions& options, int w
   if (options.steps < 1) throw InputError("--steps", "", "must be at least 1, got " + std::to_string(options.steps));
   if (options.mode == PsMode::kSpare && (options.spare < 1 || options.spare >= workers)) {
     throw InputError("--spare", "",
-                     "leaves out R of the " + std::to_string(workers) + " workers' gradients each step, so R must be in [1, " +
-                         std::to_string(workers - 1) + "]; got " + std::to_string(options.spare));
+                     workers < 2 ? fmt::format("leaves out R of the workers' gradients each step and keeps at least "
+                                               "one, so it needs 2 or more workers (--devices), got {}",
+                                               workers)
+                                 : fmt::format("leaves out R of the {} workers' gradients each step, so R must be "
+                                               "from 1 to {}; got {}",
+                                               workers, workers - 1, options.spare));
   }
   const bool mitigated = options.sync_warmup != 0 || options.max_staleness || options.staleness_scaled_lr;
   if (mitigated && options.mode != PsMode::kAsync) {

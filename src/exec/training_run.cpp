@@ -1,6 +1,9 @@
 #include "exec/training_run.hpp"
 
+#include <cmath>
+
 #include "exec/run_limits.hpp"
+#include "exec/training_divergence.hpp"
 #include "ir/training.hpp"
 #include "util/check.hpp"
 #include "util/errors.hpp"
@@ -32,6 +35,8 @@ RunResult run_training_steps(Executor& executor, const Plan& plan, const RunOpti
     if (computes) {
       result.output = prepared->output();
       result.losses.push_back(step_loss(*plan.graph, result.output.data, options.seed));
+      // Stopped at once: every later step would be NaN too.
+      if (!std::isfinite(result.losses.back())) check_losses_finite(result.losses, plan.graph->training()->optimizer);
     }
   }
   return result;

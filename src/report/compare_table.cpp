@@ -107,7 +107,8 @@ std::string group_table(const Comparison& comparison, size_t index) {
 /// Training runs: the step's parts per device, the losses and the throughput.
 std::string training_lines(const RunSummary& s) {
   const TrainingSummary& t = *s.training;
-  std::string text = fmt::format("\ntraining: {} step(s), {} (lr {}, momentum {}), {} loss, schedule {}\n", t.steps,
+  std::string text = fmt::format("\ntraining: {} step(s){}, {} (lr {}, momentum {}), {} loss, schedule {}\n", t.steps,
+                                 t.steps_alike && t.steps > 1 ? " (alike without --jitter: one simulated)" : "",
                                  t.optimizer, t.learning_rate, t.momentum, t.loss, t.schedule);
   if (s.timed()) {
     for (const DeviceSummary& d : s.per_device) {

@@ -26,26 +26,35 @@ double relative_deviation(const std::vector<double>& values) {
 }  // namespace
 
 std::optional<std::string> noise_warning(const Comparison& comparison) {
-  std::vector<std::pair<double, std::string>> unstable;
+  std::vector<RepeatTimes> runs;
   for (const RunReport* run : comparison.all_runs()) {
     const RunSummary& summary = run->summary;
     if (!summary.info.measured || !summary.timed()) continue;
-    const std::vector<double>& repeats = summary.makespan->repeat_ms;
-    if (repeats.size() < static_cast<size_t>(kMinRepeatsForInterval)) continue;
-    const double deviation = relative_deviation(repeats);
-    if (deviation > kUnstableSpread) unstable.emplace_back(deviation, summary.strategy);
+    runs.push_back({summary.strategy, summary.makespan->repeat_ms});
+  }
+  return noise_warning(runs,
+                       "small speedups may be noise; close other programs, or raise --repeat (verdicts whose "
+                       "interval straddles a threshold say 'uncertain')");
+}
+
+std::optional<std::string> noise_warning(const std::vector<RepeatTimes>& runs, const std::string& advice) {
+  std::vector<std::pair<double, std::string>> unstable;
+  for (const RepeatTimes& run : runs) {
+    if (run.repeat_ms.size() < static_cast<size_t>(kMinRepeatsForInterval)) continue;
+    const double deviation = relative_deviation(run.repeat_ms);
+    if (deviation > kUnstableSpread) unstable.emplace_back(deviation, run.name);
   }
   if (unstable.empty()) return std::nullopt;
-  std::sort(unstable.begin(), unstable.end(), std::greater<>());
-  std::string runs;
-  for (const auto& [deviation, strategy] : unstable) {
-    runs += fmt::format("{}{} ({:.0f}%)", runs.empty() ? "" : ", ", strategy, deviation * 100);
+  std::stable_sort(unstable.begin(), unstable.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string names;
+  for (const auto& [deviation, name] : unstable) {
+    names += fmt::format("{}{} ({:.0f}%)", names.empty() ? "" : ", ", name, deviation * 100);
   }
   return fmt::format(
       "warning: the repeats of {} varied by more than {:.0f}% of their mean (standard deviation), so this "
-      "machine looks busy and small speedups may be noise; close other programs, or raise --repeat (verdicts "
-      "whose interval straddles a threshold say 'uncertain')",
-      runs, kUnstableSpread * 100);
+      "machine looks busy and {}",
+      names, kUnstableSpread * 100, advice);
 }
 
 }  // namespace splitscope

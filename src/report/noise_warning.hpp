@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "report/comparison.hpp"
 
@@ -20,5 +21,15 @@ inline constexpr double kUnstableSpread = 0.10;
 /// to do; nullopt when every measured run of 3 or more repeats was stable, or
 /// nothing was measured.
 std::optional<std::string> noise_warning(const Comparison& comparison);
+
+/// A measured run's name ("cnn horizontal on 2", "4096 B") and the times of its repeats (ms).
+struct RepeatTimes {
+  std::string name;
+  std::vector<double> repeat_ms;
+};
+
+/// The same warning for any measured runs (validate's cases, collective's
+/// sizes); `advice`: what to do about it in that command.
+std::optional<std::string> noise_warning(const std::vector<RepeatTimes>& runs, const std::string& advice);
 
 }  // namespace splitscope

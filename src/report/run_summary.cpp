@@ -209,6 +209,10 @@ RunSummary summarize(const Plan& plan, const RunResult& result) {
   if (const auto& spec = plan.graph->training()) {
     TrainingSummary training;
     training.steps = static_cast<int>(result.timelines.size());
+    if (result.info.steps_alike > 0) {
+      training.steps = result.info.steps_alike;
+      training.steps_alike = true;
+    }
     training.losses = result.losses;
     training.schedule = plan.traits.microbatched ? std::string(to_string(plan.pipeline_schedule)) : "none";
     training.optimizer = std::string(spec->optimizer.name());

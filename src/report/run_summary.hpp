@@ -86,6 +86,8 @@ struct TimeShares {
 /// A training run: what it optimised, and how it went.
 struct TrainingSummary {
   int steps = 0;
+  /// A simulation without noise: the steps are alike, and one was simulated for all of them.
+  bool steps_alike = false;
   std::vector<double> losses;  ///< one per step; empty where the backend computes nothing (sim)
   std::string schedule;        ///< "gpipe" or "1f1b" (pipelines), else "none"
   std::string optimizer;       ///< "sgd", "sgd+momentum"

@@ -49,6 +49,9 @@ std::string TextTable::render() const {
   size_t total = 0;
   for (size_t w : widths) total += w;
   total += 2 * (widths.empty() ? 0 : widths.size() - 1);
+  // A last, left-aligned column is free text (a verdict's reason, hundreds of
+  // characters): the rule stops with its heading rather than run that long.
+  if (!widths.empty() && aligns_.back() == Align::kLeft) total -= widths.back() - headers_.back().size();
   const std::string rule = std::string(total, '-') + "\n";
   std::string text = line(headers_) + rule;
   for (const auto& row : rows_) text += row.empty() ? rule : line(row);

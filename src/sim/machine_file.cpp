@@ -221,7 +221,10 @@ DeviceSpec parse_device(const JsonFields& device) {
   if (device.has("gemm_rates")) spec.gemm_rates = parse_gemm_rates(device);
   if (device.has("cell_pointwise_ns")) {
     const JsonFields pointwise = device.object("cell_pointwise_ns", "ns per (row, unit) of a cell's gate arithmetic");
-    for (const auto& [kind, value] : pointwise.raw().items()) {
+    for (const auto& item : pointwise.raw().items()) {
+      // Named, not a structured binding: clang 14 (scripts/fuzz) refuses lambdas that capture those.
+      const std::string kind = item.key();
+      const auto& value = item.value();
       const auto defs = op_defs();
       const bool cell =
           std::any_of(defs.begin(), defs.end(), [&](const OpDef* def) { return def->cell && def->name == kind; });

@@ -216,6 +216,9 @@ RunResult Simulator::run(const Plan& plan, const RunOptions& options) {
         "jitter", fmt::format("lognormal, sigma {:g}: each op's time x exp(sigma z - sigma^2/2), mean 1, drawn per "
                               "op and repeat from --seed",
                               options.jitter_sigma));
+  } else if (plan.graph->is_training()) {
+    // Without noise every step is the same: one simulated stands for all of them.
+    result.info.steps_alike = options.repeats;
   }
   result.info.placement = std::move(placement);
   return result;

@@ -98,6 +98,9 @@ struct RunInfo {
   std::optional<InputPipelineInfo> input_pipeline;
   /// Set for a parameter-server training run; its timelines are its step windows.
   std::optional<ParameterServerInfo> parameter_server;
+  /// A simulated training run without noise: the steps asked for (--steps),
+  /// all predicted alike by the one timeline kept; 0 otherwise.
+  int steps_alike = 0;
 };
 
 struct RunResult {

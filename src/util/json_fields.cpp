@@ -33,6 +33,11 @@ void JsonFields::fail(std::string_view field, const std::string& problem) const 
 
 std::string JsonFields::path_of(std::string_view field) const {
   if (!field.empty() && field.front() == '[') return path_ + std::string(field);  // an array index
+  // "inputs[0]": a field, then an index into it.
+  if (const size_t bracket = field.find('['); bracket != std::string_view::npos && bracket > 0 && field.back() == ']') {
+    const std::string_view name = field.substr(0, bracket);
+    if (name.find_first_of("[]\"") == std::string_view::npos) return path_of(name) + std::string(field.substr(bracket));
+  }
   const bool plain = !field.empty() && field.find_first_not_of(
                                            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                            "0123456789_") == std::string_view::npos;

@@ -52,7 +52,16 @@ TEST(EnsembleCommand, RefusesWhatItCannotRunWithExitTwoAndWritesNothing) {
         "ensemble mlp-small mlp-small --deadline-ms 0", "ensemble mlp-small mlp-small --devices 3",
         "ensemble mlp-small mlp-small --backend sim", "ensemble mlp-small mlp-small nonesuch",
         // the same batch and output shape, but inputs of another shape
-        "ensemble mlp-small cnn-small --batch 4"}) {
+        "ensemble mlp-small cnn-small --batch 4",
+        // a deadline of 1e-300 ms printed a speedup of 300 digits; inf is no deadline
+        "ensemble mlp-small mlp-small --deadline-ms 1e-300", "ensemble mlp-small mlp-small --deadline-ms inf",
+        "ensemble mlp-small mlp-small --deadline-ms nan",
+        // 0 was read as the default, one device per member
+        "ensemble mlp-small mlp-small --devices 0",
+        // an empty item was dropped unseen
+        "ensemble mlp-small mlp-small --straggler 1:5,",
+        // members that cannot fit are bad input, as a run that cannot is, not "no member answered"
+        "ensemble cnn cnn --batch 200000 --backend cpu"}) {
     const CommandResult result = run_splitscope(args + " --report " + dir + "/r.json");
     EXPECT_EQ(result.exit_code, 2) << args << "\n" << result.out << result.err;
     EXPECT_FALSE(result.err.empty()) << args;

@@ -111,6 +111,16 @@ TEST(InputFiles, ARepeatedKeyIsRefused) {
   EXPECT_EQ(run.err, "error: " + machine + ": devices: appears twice in the same object; keep one\n");
 }
 
+TEST(InputFiles, AnInputsEntryIsNamedByItsPath) {
+  // It printed as layers[1]["inputs[0]"].
+  const std::string dir = fresh_temp_dir("input-inputs-path");
+  const std::string network = write_file(
+      dir, "net.json", R"({"batch": 2, "input": [4], "layers": [{"type": "relu"}, {"type": "relu", "inputs": [5]}]})");
+  const CommandResult inspect = run_splitscope("inspect " + network);
+  EXPECT_EQ(inspect.exit_code, 2);
+  EXPECT_EQ(inspect.err, "error: " + network + ": layers[1].inputs[0]: must be a layer or input name, got an integer\n");
+}
+
 TEST(InputFiles, ACommentIsAStringAsInMachineFiles) {
   const std::string dir = fresh_temp_dir("input-comment");
   std::string deep;

@@ -76,6 +76,14 @@ TEST(InputPipelineCli, ImpossibleCombinationsAreRefusedWithNoReport) {
   } cases[] = {
       {"run mlp-small --strategy single --devices 1 --prefetch -1", 2, "--prefetch"},
       {"run mlp-small --strategy single --devices 1 --input-cost-us-per-sample -5", 2, "--input-cost-us-per-sample"},
+      // nan and inf were accepted ("a batch is prepared in nan s"), 1e12 hung a cpu run for 92 days a batch
+      {"run mlp-small --strategy single --devices 1 --backend sim --machine h100-pcie-4 --input-cost-us-per-sample nan",
+       2, "must be from 0 to 1e+06"},
+      {"run mlp-small --strategy single --devices 1 --backend sim --machine h100-pcie-4 --input-cost-us-per-sample inf",
+       2, "--input-cost-us-per-sample"},
+      {"run mlp-small --strategy single --devices 1 --input-cost-us-per-sample 1e12", 2, "--input-cost-us-per-sample"},
+      // each batch ahead is held in memory
+      {"run mlp-small --strategy single --devices 1 --prefetch 1000000", 2, "must be from 0 to 64"},
       {"run mlp-small --strategy single --devices 1 --prefetch 1 --train", 2, "forward runs only"},
       {"compare mlp-small --devices 2 --backend sim --machine h100-pcie-4 --prefetch 1 --train", 2,
        "forward runs only"},

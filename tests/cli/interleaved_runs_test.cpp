@@ -126,6 +126,29 @@ TEST(InterleavedRuns, AdaptiveRepeatsGoOnWhileTheVerdictIsUncertain) {
   EXPECT_EQ(fixed.log, "ABABAB" "ACACAC");
 }
 
+TEST(InterleavedRuns, ShowTheirProgressPairByPair) {
+  // compare on cpu ran silent for minutes: the interleaved pairs never reported a repeat.
+  std::vector<std::shared_ptr<const Plan>> plans;
+  for (const char* strategy : {"a", "b", "c"}) {
+    Plan plan;
+    plan.strategy = strategy;
+    plans.push_back(std::make_shared<const Plan>(std::move(plan)));
+  }
+  RecordingExecutor executor(plans, true);
+  RunOptions options;
+  options.warmup = 0;
+  options.repeats = 2;
+  std::ostringstream out;
+  // Every reading of the clock is 2 s after the last: each pair is past the quiet second.
+  auto now = std::chrono::steady_clock::time_point();
+  Progress progress(out, true, [&now] { return now += std::chrono::seconds(2); });
+  run_interleaved(executor, plans, options, progress);
+  const std::string shown = out.str();
+  EXPECT_NE(shown.find("\rb on fake, interleaved with a: repeat 1/2"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("\rb on fake, interleaved with a: repeat 2/2"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("\rc on fake, interleaved with a: repeat 2/2"), std::string::npos) << shown;
+}
+
 }  // namespace
 }  // namespace interleaved_runs_test
 }  // namespace splitscope::cli

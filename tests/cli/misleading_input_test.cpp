@@ -25,6 +25,18 @@ void expect_bad_input(const std::vector<Case>& cases) {
   }
 }
 
+TEST(MisleadingInput, BranchesOnAResidualNetworkSaysItsSkipsHoldNoLayer) {
+  // It said "has no fork: every layer depends on the one before it" of a network with skip connections.
+  const CommandResult residual = run_splitscope("plan residual-small --strategy branches --devices 2");
+  EXPECT_EQ(residual.exit_code, 2);
+  EXPECT_NE(residual.err.find("residual-small has forks, but each has one branch of layers"), std::string::npos)
+      << residual.err;
+  const CommandResult chain = run_splitscope("plan mlp-small --strategy branches --devices 2");
+  EXPECT_EQ(chain.exit_code, 2);
+  EXPECT_NE(chain.err.find("mlp-small has no fork: every layer depends on the one before it"), std::string::npos)
+      << chain.err;
+}
+
 TEST(MisleadingInput, CalibrateChecksItsOptionsBeforeLookingForAGpu) {
   const std::string dir = fresh_temp_dir("calibrate-options");
   expect_bad_input({

@@ -91,6 +91,12 @@ TEST(ParameterServerCommand, ImpossibleOptionsAreRefusedWithWhatToDo) {
       {"run mlp-small --train --strategy ps --devices 2 --backend sim --machine h100-nvlink-8 --placement topology", 2,
        "--placement"},
       {"compare mlp-small --train --devices 2 --strategies data,ps", 2, "splitscope run"},
+      // -1 was an internal sentinel for "no bound", accepted where -5 was refused
+      {"run mlp-small --train --strategy ps --devices 2 --async --max-staleness -1", 2, "must be 0 or more"},
+      // spare replicas are a mode of their own, as --async is
+      {"run mlp-small --train --strategy ps --devices 2 --sync --spare 1", 2, "drop --sync"},
+      // "R must be in [1, 0]"
+      {"run mlp-small --train --strategy ps --devices 1 --spare 1", 2, "needs 2 or more workers"},
   };
   for (const Case& c : cases) {
     const CommandResult result = run_splitscope(c.args + report);

@@ -93,6 +93,45 @@ TEST(Sweep, RefusesWhatItCannotSweep) {
   EXPECT_NE(failing.err.find("the run at devices=0 failed"), std::string::npos) << failing.err;
 }
 
+TEST(Sweep, RefusesOptionsRunDoesNotHaveAndPointCountsPastItsBound) {
+  // 16 options of 16 values each: 2^64 points wrapped to 0, an empty sweep with exit 0.
+  std::string product;
+  for (const char* name : {"seed", "batch", "warmup", "microbatches", "ps", "bucket-mib", "lr", "momentum", "repeat",
+                           "steps", "spare", "sync-warmup", "max-staleness", "inter-op-threads", "intra-op-threads",
+                           "prefetch"}) {
+    product += std::string(" --over ") + name + "=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16";
+  }
+  const CommandResult huge = run_splitscope("sweep -q" + product + " " + kRun);
+  EXPECT_EQ(huge.exit_code, 2) << huge.out << huge.err;
+  EXPECT_NE(huge.err.find("more than 10000 points"), std::string::npos) << huge.err;
+
+  const CommandResult unknown = run_splitscope("sweep -q --over devcies=1,2 " + kRun);
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.err;
+  EXPECT_NE(unknown.err.find("--devcies is not an option of run (did you mean --devices?)"), std::string::npos)
+      << unknown.err;
+  // A trailing comma is an empty value, as 1,,2 is.
+  const CommandResult trailing = run_splitscope("sweep -q --over devices=1,2, " + kRun);
+  EXPECT_EQ(trailing.exit_code, 2) << trailing.err;
+  EXPECT_NE(trailing.err.find("empty value"), std::string::npos) << trailing.err;
+}
+
+TEST(Sweep, AVariantTakesOnlyOptionsAPointMaySet) {
+  // --help printed run's help and left no report: a raw JSON parse error, exit 1.
+  for (const std::string variant : {"--help", "--trace t.json", "--save-output o.npy", "--launcher mpi",
+                                    "--report r.json", "--no-such-option"}) {
+    const CommandResult result = run_splitscope("sweep -q \"--variant=" + variant + "\" " + kRun);
+    EXPECT_EQ(result.exit_code, 2) << variant << ": " << result.err;
+    EXPECT_NE(result.err.find("--variant"), std::string::npos) << variant << ": " << result.err;
+    EXPECT_EQ(result.err.find("json.exception"), std::string::npos) << variant << ": " << result.err;
+  }
+}
+
+TEST(Sweep, HelpNamesTheRunCommandLineItNeeds) {
+  const CommandResult help = run_splitscope("sweep --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("[OPTIONS] run MODEL RUN-OPTIONS..."), std::string::npos) << help.out;
+}
+
 }  // namespace
 }  // namespace sweep_test
 }  // namespace splitscope::testing

@@ -71,6 +71,24 @@ TEST(TrainCommand, SimulatedTrainingPredictsStepsWithoutLosses) {
   EXPECT_GT(report["per_device"][0]["backward_ms"].get<double>(), report["per_device"][0]["forward_ms"].get<double>());
 }
 
+TEST(TrainCommand, SimulatedStepsAreTheStepsAsked) {
+  // Without noise every simulated step is the same: one is simulated, and the report says all of them.
+  const std::string dir = fresh_temp_dir("train-sim-steps");
+  const std::string run = "run cnn-small --strategy horizontal --devices 2 --train --backend sim --machine h100-nvlink-8 ";
+  const CommandResult alike = run_splitscope(run + "--steps 5 --report " + dir + "/alike.json");
+  ASSERT_EQ(alike.exit_code, 0) << alike.err;
+  EXPECT_NE(alike.out.find("training: 5 step(s) (alike without --jitter: one simulated)"), std::string::npos)
+      << alike.out;
+  const auto report = nlohmann::json::parse(read_text_file(dir + "/alike.json"));
+  EXPECT_EQ(report["train"]["steps"], 5);
+  // With noise each step draws its own: as many timed steps as asked.
+  const CommandResult noisy = run_splitscope(run + "--steps 4 --jitter lognormal:0.1 --report " + dir + "/noisy.json");
+  ASSERT_EQ(noisy.exit_code, 0) << noisy.err;
+  const auto drawn = nlohmann::json::parse(read_text_file(dir + "/noisy.json"));
+  EXPECT_EQ(drawn["train"]["steps"], 4);
+  EXPECT_EQ(drawn["makespan_ms"]["repeats"], 4);
+}
+
 TEST(TrainCommand, PlanCountsTheStashOfTheChosenSchedule) {
   const auto stash = [](const std::string& schedule) {
     const CommandResult result = run_splitscope(
@@ -147,6 +165,11 @@ TEST(TrainCommand, ImpossibleTrainingOptionsAreExitTwoAndWriteNothing) {
       {"run mlp-small --strategy data --devices 2 --bucket-mib 5", "add --train"},
       {"run mlp-small --strategy data --devices 2 --train --bucket-mib -1", "--bucket-mib"},
       {"run mlp-small --strategy data --devices 2 --train --bucket-mib nan", "--bucket-mib"},
+      // A training run's timed runs are its steps; --steps without --train would count nothing.
+      {"run mlp-small --strategy single --devices 1 --train --repeat 20", "give --steps K instead"},
+      {"run mlp-small --strategy single --devices 1 --steps 5", "add --train"},
+      {"compare mlp-small --devices 2 --train --repeat 20 --backend sim --machine h100-nvlink-8", "give --steps K"},
+      {"compare mlp-small --devices 2 --steps 5 --backend sim --machine h100-nvlink-8", "add --train"},
   };
   for (const Case& c : cases) {
     const CommandResult result = run_splitscope(c.args + " --report " + dir + "/r.json");

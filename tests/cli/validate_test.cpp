@@ -94,9 +94,15 @@ TEST(ValidateCommand, TheMachineMayNameTheDeviceCount) {
 TEST(ValidateCommand, ImpossibleRequestsAreBadInputAndWriteNothing) {
   const std::string dir = fresh_temp_dir("validate-bad");
   const std::vector<std::pair<std::string, std::string>> refused{
-      {"--backend sim --machine cpu-2", "--backend"},
+      {"--backend sim", "--backend"},
+      // validate predicts on --predict-on: the shared --machine is not one of its options.
+      {"--machine cpu-2", "unknown option --machine for validate"},
       {"--devices 1", "--devices"},
       {"--devices 2,2", "given twice"},
+      // a duplicate was measured twice and tied with itself in the rankings
+      {"--networks mlp-small,mlp-small", "mlp-small is given twice"},
+      {"--strategies data,data", "data is given twice"},
+      {"--devices 2,", "has an empty item"},
       {"--predict-on none", "--predict-on"},
       {"--networks no-such-network", "no-such-network"},
       {"--strategies diagonal", "unknown strategy"},

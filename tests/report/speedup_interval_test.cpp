@@ -107,6 +107,18 @@ TEST(NoiseWarning, NamesTheRunsWhoseRepeatsVariedOverTenPercent) {
   EXPECT_FALSE(noise_warning(std::move(simulated).build()).has_value());
 }
 
+TEST(NoiseWarning, NamesAnyMeasuredRunsWorstFirst) {
+  // validate's cases and collective's sizes: {300, 400, 500} deviates by 100/400 = 25%, {8, 10, 12} by 20%.
+  const auto warning = noise_warning({{"4096 B", {10, 10, 10}}, {"8192 B", {8, 10, 12}}, {"1 B", {300, 400, 500}},
+                                      {"2 B", {1, 9}}},
+                                     "close other programs");
+  ASSERT_TRUE(warning);
+  EXPECT_EQ(*warning,
+            "warning: the repeats of 1 B (25%), 8192 B (20%) varied by more than 10% of their mean (standard "
+            "deviation), so this machine looks busy and close other programs");
+  EXPECT_FALSE(noise_warning({{"4096 B", {10, 10, 10}}}, "close other programs").has_value());
+}
+
 }  // namespace
 }  // namespace speedup_interval_test
 }  // namespace splitscope

@@ -29,6 +29,21 @@ size_t line_starting(const std::vector<std::string>& lines, const std::string& p
   return std::string::npos;
 }
 
+TEST(TextTable, TheRuleEndsWithTheHeadingsNotWithALongLastCell) {
+  // The cpu compare table's rule ran 411 characters, as wide as its longest reason.
+  using Align = TextTable::Align;
+  TextTable table({"strategy", "makespan", "reason"}, {Align::kLeft, Align::kRight, Align::kLeft});
+  table.add_row({"single", "1.0 us", std::string(300, 'x')});
+  const std::vector<std::string> lines = lines_of(table.render());
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], "strategy  makespan  reason");
+  EXPECT_EQ(lines[1], std::string(lines[0].size(), '-'));
+  // A right-aligned last column still sets the rule.
+  TextTable numbers({"a", "b"}, {Align::kLeft, Align::kRight});
+  numbers.add_row({"x", "12345"});
+  EXPECT_EQ(lines_of(numbers.render())[1], std::string(8, '-'));
+}
+
 TEST(CompareTable, BestFirstWithPredictionsBeside) {
   const std::string text = compare_text(testing::sample_comparison());
   const auto lines = lines_of(text);

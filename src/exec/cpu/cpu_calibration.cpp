@@ -520,11 +520,14 @@ calibration::KernelPassTimes median_kernel_passes(const std::vector<calibration:
   };
   calibration::KernelPassTimes times = sweeps.front();
   times.fill_seconds_per_value = median_of([](const auto& t) { return t.fill_seconds_per_value; });
-  for (auto& [kind, seconds] : times.activation_seconds_per_value) {
-    seconds = median_of([&](const auto& t) { return t.activation_seconds_per_value.at(kind); });
+  // Pairs, not structured bindings: clang 14 (scripts/fuzz) refuses lambdas that capture those.
+  for (auto& entry : times.activation_seconds_per_value) {
+    const auto& kind = entry.first;
+    entry.second = median_of([&](const auto& t) { return t.activation_seconds_per_value.at(kind); });
   }
-  for (auto& [kind, seconds] : times.pool_seconds_per_window_value) {
-    seconds = median_of([&](const auto& t) { return t.pool_seconds_per_window_value.at(kind); });
+  for (auto& entry : times.pool_seconds_per_window_value) {
+    const auto& kind = entry.first;
+    entry.second = median_of([&](const auto& t) { return t.pool_seconds_per_window_value.at(kind); });
   }
   for (size_t i = 0; i < times.im2col.size(); ++i) {
     times.im2col[i].seconds_per_call = median_of([&](const auto& t) { return t.im2col.at(i).seconds_per_call; });
@@ -847,14 +850,25 @@ calibration::CalibrationResult calibrate_cpu(const CpuCalibrationOptions& option
       "cpu: {} hardware threads, the pooled devices; op times per share count, with every device running the op "
       "at once and (where other devices exist) alone",
       host.hardware_threads));
+  const auto stage = [&options](const char* name, int index) {
+    if (options.on_stage) options.on_stage(name, index, 8);
+  };
+  stage("matrix-product rates", 0);
   measure_rates_in_turns(options, host, result);
+  stage("recurrent cells' arithmetic", 1);
   measure_cell_pointwise(options, result);
   result.last_level_cache_bytes = host.last_level_cache_bytes;
+  stage("copies", 2);
   measure_copies(options, result);
+  stage("hand-offs between threads", 3);
   measure_hand_off(options, result);
+  stage("the gap between ops", 4);
   measure_op_gap(options, result);
+  stage("hand-offs between lanes", 5);
   measure_lane_handoff(options, host.hardware_threads, result);
+  stage("hand-offs to a sleeping worker", 6);
   measure_parked_handoff(options, host.hardware_threads, result);
+  stage(options.ops.empty() ? "op times" : "the op times of the networks' shapes", 7);
   measure_ops(options, host.hardware_threads, result);
   for (const OpDef* def : op_defs()) {
     if (has_cpu_kernel(def->kind) && !cpu_kernel_splits_over_threads(def->kind)) {

@@ -29,6 +29,8 @@
 /// - lane_handoff: a copy's hand-offs, off a pipelined run's timeline.
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "calibration/calibration_result.hpp"
@@ -42,6 +44,9 @@ struct CpuCalibrationOptions {
   uint64_t seed = 0;
   bool quick = false;          ///< fewer sizes (tests, smoke runs)
   std::vector<OpSample> ops;
+  /// Called as each of the `stages` measurements starts (index from 0), for
+  /// progress: a calibration takes from half a minute to several.
+  std::function<void(const std::string& stage, int index, int stages)> on_stage;
 };
 
 /// The share counts a host of `cores` hardware threads is timed at: cores / d

@@ -19,6 +19,7 @@
 #include "exec/cpu/thread_config.hpp"
 #include "exec/run_limits.hpp"
 #include "exec/ps/run_record.hpp"
+#include "exec/training_divergence.hpp"
 #include "ir/training.hpp"
 #include "partitioners/parameter_shards.hpp"
 #include "util/check.hpp"
@@ -230,6 +231,7 @@ class PsRun {
     info.facts.emplace_back("parameter servers",
                             fmt::format("{} shard thread(s), {} worker thread(s)", shards_.size(), workers_count_));
     RunResult result = parameter_server_result(ps_, workers_count_, std::move(record_), std::move(info));
+    check_losses_finite(result.losses, plan_.graph->training()->optimizer, ps_.mode == PsMode::kAsync);
     result.output = output();
     return result;
   }

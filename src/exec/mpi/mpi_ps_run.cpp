@@ -19,6 +19,7 @@
 #include "exec/mpi/mpi_wait.hpp"
 #include "exec/mpi/rank_setup.hpp"
 #include "exec/ps/run_record.hpp"
+#include "exec/training_divergence.hpp"
 #include "partitioners/parameter_shards.hpp"
 #include "partitioners/plan_part.hpp"
 #include "util/check.hpp"
@@ -315,6 +316,8 @@ class MpiPsRun {
     info.facts.emplace_back("parameter servers", fmt::format("{} shard rank(s), {} worker rank(s)",
                                                              plan_.parameter_servers, workers_));
     RunResult result = parameter_server_result(ps_, workers_, std::move(record), std::move(info));
+    // Every rank holds the same losses, so every rank stops alike.
+    check_losses_finite(result.losses, plan_.graph->training()->optimizer, ps_.mode == PsMode::kAsync);
     result.output = std::move(output);
     return result;
   }
