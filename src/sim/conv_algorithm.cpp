@@ -5,11 +5,12 @@
 
 #include "sim/gemm_efficiency.hpp"
 #include "util/check.hpp"
+#include "util/ceil_div.hpp"
 
 namespace splitscope {
 namespace {
 
-constexpr double kFloat = sizeof(float);
+constexpr double kFloatBytes = sizeof(float);
 constexpr double kComplex = 2 * sizeof(float);
 /// cuDNN's FFT algorithm: stride 1, and the padded input at most this per side.
 constexpr int64_t kFftMaxSide = 256;
@@ -23,7 +24,6 @@ constexpr double kF4InputFlops = 336;
 constexpr double kF4OutputFlops = 200;
 constexpr double kF4FilterFlops = 189;
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 int64_t next_power_of_two(int64_t n) {
   int64_t p = 1;
@@ -39,11 +39,11 @@ double kernel_seconds(const DeviceFacts& facts, double flops, double bytes) {
          facts.launch_seconds;
 }
 
-double input_bytes(const ConvShape& s) { return kFloat * d(s.rows * s.groups * s.channels * s.height * s.width); }
+double input_bytes(const ConvShape& s) { return kFloatBytes * d(s.rows * s.groups * s.channels * s.height * s.width); }
 double filter_bytes(const ConvShape& s) {
-  return kFloat * d(s.groups * s.filters * s.channels * s.kernel_h * s.kernel_w);
+  return kFloatBytes * d(s.groups * s.filters * s.channels * s.kernel_h * s.kernel_w);
 }
-double output_bytes(const ConvShape& s) { return kFloat * d(s.rows * s.groups * s.filters * s.out_h * s.out_w); }
+double output_bytes(const ConvShape& s) { return kFloatBytes * d(s.rows * s.groups * s.filters * s.out_h * s.out_w); }
 
 ConvEstimate implicit_gemm(const DeviceFacts& facts, const ConvShape& s) {
   const GemmShape gemm{s.rows * s.out_h * s.out_w, s.filters, s.channels * s.kernel_h * s.kernel_w, s.groups};
@@ -55,7 +55,7 @@ ConvEstimate implicit_gemm(const DeviceFacts& facts, const ConvShape& s) {
 ConvEstimate winograd_fused(const DeviceFacts& facts, const ConvShape& s) {
   const int64_t tiles = s.rows * ceil_div(s.out_h, 2) * ceil_div(s.out_w, 2);
   const GemmShape gemm{tiles, s.filters, s.channels, 16 * s.groups};
-  const double transformed_filters = 16 * kFloat * d(s.groups * s.filters * s.channels);
+  const double transformed_filters = 16 * kFloatBytes * d(s.groups * s.filters * s.channels);
   const double transform_flops =
       d(s.groups) * (kF2InputFlops * d(tiles * s.channels) + kF2OutputFlops * d(tiles * s.filters));
   const double compute =
@@ -77,7 +77,7 @@ int64_t f4_tiles(const ConvShape& s) { return s.rows * ceil_div(s.out_h, 4) * ce
 /// transpose, with its FLOP count), and `product` over the 36 frequencies.
 ConvEstimate winograd_f4_kernels(const DeviceFacts& facts, const ConvShape& s, const GemmShape& product_shape) {
   const int64_t tiles = f4_tiles(s);
-  const double per_value = 36 * kFloat;  // a transformed 6x6 tile
+  const double per_value = 36 * kFloatBytes;  // a transformed 6x6 tile
   const double in_transformed = per_value * d(s.groups * tiles * s.channels);
   const double filters_transformed = per_value * d(s.groups * s.filters * s.channels);
   const double out_transformed = per_value * d(s.groups * tiles * s.filters);

@@ -2,12 +2,13 @@
 
 #include <algorithm>
 
+#include "util/ceil_div.hpp"
+
 namespace splitscope {
 namespace {
 
 constexpr int64_t kFloat = sizeof(float);
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
