@@ -52,6 +52,13 @@ Machine with_link_bandwidth(Machine machine, double gbps) {
   return machine;
 }
 
+double speedup_at_bandwidth(const std::shared_ptr<const Graph>& graph, const std::string& strategy, int devices,
+                            const Machine& machine, double gbps) {
+  const Machine links = with_link_bandwidth(machine, gbps);
+  return simulate_trial(graph, "single", 1, links).makespan_us /
+         simulate_trial(graph, strategy, devices, links).makespan_us;
+}
+
 std::optional<double> find_flip(double low, double high, const std::function<bool(double)>& holds, bool integer,
                                 double relative) {
   if (holds(low) || !holds(high)) return std::nullopt;

@@ -35,6 +35,10 @@ Trial simulate_trial(const std::shared_ptr<const Graph>& graph, const std::strin
 /// `machine` with every link (switch port, NIC, bus) at `gbps`.
 Machine with_link_bandwidth(Machine machine, double gbps);
 
+/// The speedup of `strategy` over `single` on `machine` with every link at `gbps`.
+double speedup_at_bandwidth(const std::shared_ptr<const Graph>& graph, const std::string& strategy, int devices,
+                            const Machine& machine, double gbps);
+
 /// The smallest x in [low, high] where `holds(x)` is true, given it is false at
 /// `low`; bisects on a log scale to `relative` precision (or over integers
 /// when `integer`). nullopt when it is false at `high` too, or true at `low`.

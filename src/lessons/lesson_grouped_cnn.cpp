@@ -36,10 +36,7 @@ LessonResult lesson_grouped_cnn(const LessonSettings& settings) {
                     {"transfer_share", split.summary.shares.transfer},
                     {"bytes_moved", split.summary.transfers.bytes}};
   const auto pays = [&](double gbps) {
-    const Machine links = with_link_bandwidth(machine, gbps);
-    return simulate_trial(graph, "single", 1, links).makespan_us /
-               simulate_trial(graph, "vertical", kDevices, links).makespan_us >=
-           kGainMargin;
+    return speedup_at_bandwidth(graph, "vertical", kDevices, machine, gbps) >= kGainMargin;
   };
   result.flip = FlipPoint{"link bandwidth", "GB/s", 0.1, 100000, find_flip(0.1, 100000, pays),
                           "below this link rate the grouped split no longer gains 5%"};

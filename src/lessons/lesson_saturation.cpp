@@ -37,7 +37,8 @@ LessonResult lesson_saturation(const LessonSettings& settings) {
   result.verdict = best_devices < last ? LessonVerdict::kHolds : LessonVerdict::kDoesNotHold;
   result.why = best_devices < last
                    ? fmt::format("throughput peaks at {} devices ({:.0f} samples/s); past it the all-reduce of "
-                                 "AlexNet's 61 M weights grows while each device's share of the batch shrinks",
+                                 "AlexNet's 61 M weights costs more, across more nodes, while each device's share of "
+                                 "the batch shrinks",
                                  best_devices, best_rate)
                    : fmt::format("throughput still grows at {} devices, the most this machine has", last);
   result.numbers = {{"curve", curve}, {"peak_devices", best_devices}, {"peak_samples_per_s", best_rate}};

@@ -43,10 +43,7 @@ LessonResult lesson_sliced_layers(const LessonSettings& settings) {
                     {"speedup_on_nvlink", nvlink_speedup},
                     {"speedup_across_two_nodes_16_devices", across_speedup}};
   const auto pays = [&](double gbps) {
-    const Machine faster = with_link_bandwidth(machine, gbps);
-    return simulate_trial(graph, "single", 1, faster).makespan_us /
-               simulate_trial(graph, "vertical", kDevices, faster).makespan_us >=
-           kGainMargin;
+    return speedup_at_bandwidth(graph, "vertical", kDevices, machine, gbps) >= kGainMargin;
   };
   result.flip = FlipPoint{"link bandwidth", "GB/s", 1, 100000, find_flip(1, 100000, pays),
                           "at this link rate and above, the vertical split gains 5% or more"};
