@@ -1,6 +1,7 @@
 #include "exec/cpu/kernels/normalization.hpp"
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
 namespace splitscope {
@@ -40,6 +41,23 @@ Moments run_moments(const float* x, int64_t features, double epsilon) {
   return {mean, 1.0 / std::sqrt(squares / static_cast<double>(features) + epsilon)};
 }
 
+/// Σ dY and Σ dY·x̂ over channel c's rows and inner elements: what both of
+/// batch norm's gradients are made of.
+std::pair<double, double> channel_gradient_sums(const NormRows& x, const NormRows& dy, int64_t rows, int64_t inner,
+                                                int64_t c, const Moments& m) {
+  double sum_dy = 0;
+  double sum_dy_xhat = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xs = x.data + r * x.stride + c * inner;
+    const float* dys = dy.data + r * dy.stride + c * inner;
+    for (int64_t i = 0; i < inner; ++i) {
+      sum_dy += dys[i];
+      sum_dy_xhat += dys[i] * (xs[i] - m.mean) * m.inv_std;
+    }
+  }
+  return {sum_dy, sum_dy_xhat};
+}
+
 }  // namespace
 
 void batch_norm(ParallelFor& parallel, const BatchNormArgs& a) {
@@ -62,16 +80,7 @@ void batch_norm_grad_input(ParallelFor& parallel, const BatchNormGradInputArgs& 
   parallel.run(a.channels, kNormChannelsPerChunk, [&](int64_t begin, int64_t end) {
     for (int64_t c = begin; c < end; ++c) {
       const Moments m = channel_moments(a.x, a.rows, a.inner, c, a.epsilon);
-      double sum_dy = 0;
-      double sum_dy_xhat = 0;
-      for (int64_t r = 0; r < a.rows; ++r) {
-        const float* x = a.x.data + r * a.x.stride + c * a.inner;
-        const float* dy = a.dy.data + r * a.dy.stride + c * a.inner;
-        for (int64_t i = 0; i < a.inner; ++i) {
-          sum_dy += dy[i];
-          sum_dy_xhat += dy[i] * (x[i] - m.mean) * m.inv_std;
-        }
-      }
+      const auto [sum_dy, sum_dy_xhat] = channel_gradient_sums(a.x, a.dy, a.rows, a.inner, c, m);
       const double count = static_cast<double>(a.rows * a.inner);
       const double scale = a.gamma[c] * m.inv_std / count;
       for (int64_t r = 0; r < a.rows; ++r) {
@@ -92,16 +101,7 @@ void batch_norm_grad_weight(ParallelFor& parallel, const BatchNormGradWeightArgs
   parallel.run(a.channels, kNormChannelsPerChunk, [&](int64_t begin, int64_t end) {
     for (int64_t c = begin; c < end; ++c) {
       const Moments m = channel_moments(a.x, a.rows, a.inner, c, a.epsilon);
-      double sum_dy = 0;
-      double sum_dy_xhat = 0;
-      for (int64_t r = 0; r < a.rows; ++r) {
-        const float* x = a.x.data + r * a.x.stride + c * a.inner;
-        const float* dy = a.dy.data + r * a.dy.stride + c * a.inner;
-        for (int64_t i = 0; i < a.inner; ++i) {
-          sum_dy += dy[i];
-          sum_dy_xhat += dy[i] * (x[i] - m.mean) * m.inv_std;
-        }
-      }
+      const auto [sum_dy, sum_dy_xhat] = channel_gradient_sums(a.x, a.dy, a.rows, a.inner, c, m);
       const float earlier_gamma = a.previous != nullptr ? a.previous[c] : 0.0f;
       const float earlier_beta = a.previous != nullptr ? a.previous[a.channels + c] : 0.0f;
       a.dgamma[c] = earlier_gamma + static_cast<float>(sum_dy_xhat);
