@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "util/output_batch.hpp"
 #include "util/output_files.hpp"
 
 namespace splitscope::cli {
@@ -21,5 +22,11 @@ enum class ZooFiles { kKept, kKeptWithoutForce, kReplaceable };
 /// gives them), a file of the zoo, or another output.
 void check_command_outputs(const std::vector<OutputFile>& outputs, const std::vector<std::string>& inputs,
                            ZooFiles zoo = ZooFiles::kKept);
+
+/// Publishes `files` and says on stderr what was written ("wrote r.json
+/// (--report)"), as calibrate does: a user who asked for a file sees where
+/// it went. Stderr, so that stdout stays the table or the --json document;
+/// nothing with `quiet` (--quiet: scripts, and sweep's own points).
+void publish_outputs(OutputBatch& files, bool quiet);
 
 }  // namespace splitscope::cli

@@ -144,7 +144,7 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
   const Comparison comparison = std::move(builder).build();
   for (auto& reporter : reporters) reporter->report(comparison);
   if (!launch.writes()) return 0;
-  files.publish();
+  publish_outputs(files, execution.quiet);
   if (const auto warning = noise_warning(comparison)) fmt::print(stderr, "{}\n", *warning);
   if (const auto warning = extrapolation_warning(comparison)) fmt::print(stderr, "{}\n", *warning);
   return 0;

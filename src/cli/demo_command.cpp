@@ -230,7 +230,7 @@ int demo_rnn(const DemoOptions& options, const std::vector<std::string>& command
     OutputBatch files;
     files.add("--report", options.outputs.report, dump_json(sweep_json(result, context), 2) + "\n");
     if (!options.outputs.html.empty()) files.add("--html", options.outputs.html, sweep_html(result, context));
-    files.publish();
+    publish_outputs(files, execution.quiet);
     return 0;
   }
 
@@ -250,7 +250,7 @@ int demo_rnn(const DemoOptions& options, const std::vector<std::string>& command
     }
     files.add("--trace", options.outputs.trace, dump_json(chrome_trace_json(timed)) + "\n");
   }
-  files.publish();
+  publish_outputs(files, execution.quiet);
   return 0;
 }
 

@@ -191,7 +191,7 @@ int ensemble_command(const EnsembleOptions& options) {
 
   OutputBatch files;
   files.add("--report", options.report, report_json(result, backend, options, devices).dump(2) + "\n");
-  files.publish();
+  publish_outputs(files, options.execution.quiet);
   print_table(result, backend, options, devices);
   if (std::none_of(result.members.begin(), result.members.end(), [](const MemberOutcome& m) { return m.used; })) {
     std::cerr << "error: no member answered in time, so the ensemble has no answer\n";

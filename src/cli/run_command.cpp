@@ -154,7 +154,7 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
     }
   }
   if (!launch.writes()) return 0;
-  files.publish();
+  publish_outputs(files, options.execution.quiet);
   if (const auto warning = noise_warning(comparison)) fmt::print(stderr, "{}\n", *warning);
   if (const auto warning = extrapolation_warning(comparison)) fmt::print(stderr, "{}\n", *warning);
   return 0;

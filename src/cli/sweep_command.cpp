@@ -292,7 +292,7 @@ int sweep_command(const SweepOptions& options, const std::vector<std::string>& a
   files.add("--report", options.report, option_sweep_json(sweep).dump(2) + "\n");
   files.add("--html", options.html, option_sweep_html(sweep));
   std::cout << (options.json ? option_sweep_json(sweep).dump(2) + "\n" : option_sweep_text(sweep));
-  files.publish();
+  publish_outputs(files, options.quiet);
   return 0;
 }
 

@@ -184,7 +184,7 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
   files.add("--report", options.report,
             validation_json(summary, setup, make_report_context(command_line)).dump(2) + "\n");
   files.add("--html", options.html, validation_html(summary, setup));
-  files.publish();
+  publish_outputs(files, execution.quiet);
   std::cout << validation_text(summary, setup);
   for (const std::string& note : skipped) std::cout << "skipped: " << note << "\n";
   if (warning) fmt::print(stderr, "{}\n", *warning);

@@ -24,7 +24,8 @@ void OutputBatch::add(const std::string& option, const std::string& path, std::s
   }
 }
 
-void OutputBatch::publish() {
+std::vector<std::string> OutputBatch::publish() {
+  std::vector<std::string> written;
   for (const bool in_place : {true, false}) {
     for (Entry& entry : entries_) {
       if (entry.file.in_place() != in_place) continue;
@@ -33,9 +34,11 @@ void OutputBatch::publish() {
       } catch (const std::exception& error) {
         fail(entry.option, error, entries_.size() > 1);
       }
+      if (!in_place) written.push_back(entry.file.path() + " (" + entry.option + ")");
     }
   }
   entries_.clear();
+  return written;
 }
 
 }  // namespace splitscope

@@ -34,7 +34,10 @@ class OutputBatch {
   void add(const std::string& option, const std::string& path, std::string_view content);
   /// Publishes every file: devices and pipes written in place first (the
   /// step that can fail: nothing is renamed then), then the renames.
-  void publish();
+  /// Returns "PATH (OPTION)" for each file renamed into place, for the
+  /// command to say what it wrote (devices and pipes are not listed: what
+  /// went to /dev/stdout is already on screen).
+  std::vector<std::string> publish();
 
  private:
   struct Entry {

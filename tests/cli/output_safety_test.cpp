@@ -127,6 +127,31 @@ std::string destroy_message(const std::string& option, const std::string& path) 
          " is an input of this command; writing there would destroy it: give another file name\n";
 }
 
+TEST(OutputSafety, ACommandSaysWhichFilesItWrote) {
+  // Issue 54 item 8: --report, --trace and --html used to write silently.
+  const std::string dir = fresh_temp_dir("output-announced");
+  const CommandResult result =
+      run_splitscope("run mlp-small --strategy data --devices 2 --backend sim --machine h100-nvlink-8 --report " + dir +
+                     "/r.json --trace " + dir + "/t.json --html " + dir + "/p.html");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.err.find("wrote " + dir + "/r.json (--report)\n"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("wrote " + dir + "/t.json (--trace)\n"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("wrote " + dir + "/p.html (--html)\n"), std::string::npos) << result.err;
+  EXPECT_EQ(result.out.find("wrote "), std::string::npos) << "stdout stays the table";
+  // --quiet: nothing on stderr (scripts, and sweep's points).
+  const CommandResult quiet =
+      run_splitscope("run mlp-small --strategy data --devices 2 --backend sim --machine h100-nvlink-8 --quiet "
+                     "--report " + dir + "/q.json");
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err, "");
+  EXPECT_TRUE(fs::exists(dir + "/q.json"));
+  // A device is written in place and not announced: its content is already where the user looks.
+  const CommandResult to_stdout =
+      run_splitscope("run mlp-small --strategy single --devices 1 --backend sim --machine h100-nvlink-8 --report /dev/null");
+  ASSERT_EQ(to_stdout.exit_code, 0) << to_stdout.err;
+  EXPECT_EQ(to_stdout.err.find("wrote"), std::string::npos) << to_stdout.err;
+}
+
 TEST(OutputSafety, SweepNeverOverwritesItsInputs) {
   const ZooCopy zoo;
   const std::string dir = fresh_temp_dir("sweep-inputs");
