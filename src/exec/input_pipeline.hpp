@@ -82,6 +82,11 @@ Timeline input_step_window(const std::vector<InputStepTimes>& schedule, int step
 /// one entry per device that reads any, in device order (InputCopy::us 0).
 std::vector<InputCopy> network_input_copies(const Plan& plan);
 
+/// The most spans input_step_window adds to a step's window beside the
+/// plan's: the preparation and copies of up to prefetch + 1 batches, and the
+/// step-end marker (for check_recorded_runs).
+int64_t input_stream_spans_per_step(const Plan& plan, const InputPipelineOptions& input);
+
 /// The report's summary of a stream of steps, past the first `skip` (which fill the pipeline).
 InputPipelineInfo summarize_input_pipeline(const std::vector<InputStepTimes>& schedule, int skip,
                                               const InputPipelineOptions& options);

@@ -102,7 +102,7 @@ RunResult run_measured_input_stream(Executor& executor, const Plan& plan, const 
                                     const InputPipelineOptions& input, const InputStagingFactory& make_staging) {
   check_input_pipeline_options(input);
   if (options.repeats < 1) throw InputError("--repeat", "", "must be at least 1");
-  check_recorded_runs(plan, options.repeats, "--repeat");  // a timeline each
+  check_recorded_runs(plan, options.repeats, "--repeat", 1, input_stream_spans_per_step(plan, input));
   const int fill = std::max(options.warmup, 1);
   const int steps = fill + options.repeats;
   const double cost_us = input.cost_us_per_sample * static_cast<double>(plan.graph->batch());

@@ -252,7 +252,7 @@ RunResult Simulator::run_parameter_server(const Plan& plan, const RunOptions& op
 RunResult Simulator::run_input_stream(const Plan& plan, const RunOptions& options, const InputPipelineOptions& input) {
   check_input_pipeline_options(input);
   if (options.repeats < 1) throw InputError("--repeat", "", "must be at least 1");
-  check_recorded_runs(plan, options.repeats, "--repeat");  // a step window each
+  check_recorded_runs(plan, options.repeats, "--repeat", 1, input_stream_spans_per_step(plan, input));
   RunOptions once = options;
   once.on_repeat = nullptr;
   RunResult result = run(plan, once);

@@ -170,10 +170,25 @@ TEST(Limits, RunsThatWouldRecordPastTheLimitAreRefusedBeforeTheFirst) {
     const std::string workers = c.workers > 1 ? " on " + std::to_string(c.workers) + " workers" : "";
     EXPECT_EQ(err, "error: " + c.option + ": " + c.runs + " of a plan of " + std::to_string(ops) + " ops" + workers +
                        " would record " + fmt::format("{:.3g}", std::stod(c.runs) * double(per_run)) +
-                       " op spans, past the limit of 16777216 (docs/limits.md); give at most " +
-                       std::to_string((int64_t{1} << 24) / per_run) + "\n")
+                       " op spans, past the limit of 4194304 (docs/limits.md); give at most " +
+                       std::to_string((int64_t{1} << 22) / per_run) + "\n")
         << c.args;
   }
+  // An input stream's windows hold its batches' preparations and copies too
+  // (issue 54 item 15: a million repeats grew to 4.9 GB in 164 s): mlp-small's
+  // data plan on 2 devices reads its input on both, so with --prefetch 1 a
+  // window holds 2 batches x (1 preparation + 2 copies) + the step marker.
+  const std::string err = refusal_of(
+      "run mlp-small --strategy data --devices 2 --repeat 1000000 --input-cost-us-per-sample 5 --prefetch 1 "
+      "--backend sim --machine h100-nvlink-8");
+  const int64_t ops = plan_ops_in(err);
+  ASSERT_GT(ops, 0) << err;
+  const int64_t per_run = ops + 7;
+  EXPECT_EQ(err, "error: --repeat: 1000000 runs of a plan of " + std::to_string(ops) +
+                     " ops and 7 input-stream spans a step would record " +
+                     fmt::format("{:.3g}", 1e6 * double(per_run)) +
+                     " op spans, past the limit of 4194304 (docs/limits.md); give at most " +
+                     std::to_string((int64_t{1} << 22) / per_run) + "\n");
 }
 
 TEST(Limits, APlanPastItsOpLimitIsRefusedAsItIsBuilt) {
