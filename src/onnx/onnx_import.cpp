@@ -1,0 +1,140 @@
+#include "onnx/onnx_import.hpp"
+
+#include <onnx/shape_inference/implementation.h>
+
+#include <filesystem>
+
+#include "ir/model_parser.hpp"
+#include "onnx/onnx_attributes.hpp"
+#include "onnx/onnx_file.hpp"
+#include "onnx/onnx_graph_inputs.hpp"
+#include "onnx/onnx_import_state.hpp"
+#include "onnx/onnx_node_rules.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope {
+namespace {
+
+std::vector<int64_t> value_info_dims(const ::onnx::ValueInfoProto& info) {
+  std::vector<int64_t> dims;
+  for (const auto& dim : info.type().tensor_type().shape().dim()) {
+    dims.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+  }
+  return dims;
+}
+
+/// ONNX's shape inference, with data propagation so that a Reshape's target
+/// computed from Shape nodes is known too.
+void infer_shapes(::onnx::ModelProto& model, OnnxImportState& state) {
+  try {
+    ::onnx::shape_inference::InferShapes(model, ::onnx::OpSchemaRegistry::Instance(),
+                                         ::onnx::ShapeInferenceOptions(false, 0, true));
+  } catch (const std::exception& error) {
+    throw InputError(state.path, "", std::string("ONNX shape inference failed: ") + error.what() +
+                                         "; check the file with onnx.checker.check_model and export it again");
+  }
+  const auto& graph = model.graph();
+  for (const auto& info : graph.input()) state.inferred[info.name()] = value_info_dims(info);
+  for (const auto& info : graph.value_info()) {
+    if (info.type().tensor_type().has_shape()) state.inferred[info.name()] = value_info_dims(info);
+  }
+  for (const auto& info : graph.output()) {
+    if (info.type().tensor_type().has_shape()) state.inferred[info.name()] = value_info_dims(info);
+  }
+}
+
+/// Every input a node reads must come from somewhere before it: a file cut
+/// short at a field boundary still parses, and is caught here.
+void check_node_order(const ::onnx::GraphProto& graph, const OnnxImportState& state) {
+  std::set<std::string> known;
+  for (const auto& tensor : graph.initializer()) known.insert(tensor.name());
+  for (const auto& input : graph.input()) known.insert(input.name());
+  for (const auto& node : graph.node()) {
+    for (const std::string& name : node.input()) {
+      if (!name.empty() && !known.count(name)) {
+        throw InputError(state.path, "node '" + node.name() + "' (" + node.op_type() + ")",
+                         "reads '" + name + "', which no earlier node, input or initializer gives: the graph is out "
+                         "of order, truncated or damaged; export it again");
+      }
+    }
+    for (const std::string& name : node.output()) known.insert(name);
+  }
+}
+
+OnnxFoldInputs fold_inputs(const OnnxImportState& state) {
+  return {[&state](const std::string& name) -> const OnnxConstant* {
+            const auto it = state.constants.find(name);
+            return it == state.constants.end() ? nullptr : &it->second;
+          },
+          [&state](const std::string& name) -> std::optional<std::vector<int64_t>> {
+            if (const auto value = state.values.find(name); value != state.values.end()) return value->second.dims;
+            if (const auto constant = state.constants.find(name); constant != state.constants.end()) {
+              return constant->second.dims;
+            }
+            if (const auto inferred = state.inferred.find(name); inferred != state.inferred.end()) return inferred->second;
+            return std::nullopt;
+          }};
+}
+
+/// The graph's one output must be a layer's: splitscope networks have one output.
+void check_output(const ::onnx::GraphProto& graph, const OnnxImportState& state) {
+  if (graph.output_size() != 1) {
+    std::string names;
+    for (const auto& output : graph.output()) names += (names.empty() ? "" : ", ") + output.name();
+    throw InputError(state.path, "graph.output", "the graph has " + std::to_string(graph.output_size()) +
+                                                     " outputs (" + names + "); a splitscope network has one: "
+                                                     "export the model with one output");
+  }
+  const std::string& name = graph.output(0).name();
+  const auto it = state.values.find(name);
+  if (it == state.values.end() || state.network.type_of(it->second.layer).empty()) {
+    throw InputError(state.path, "graph.output", "the output '" + name + "' is not computed by any layer");
+  }
+}
+
+}  // namespace
+
+nlohmann::json onnx_network_document(const std::string& path, std::optional<int64_t> batch) {
+  if (batch && *batch <= 0) throw InputError("--batch", "", "must be positive, got " + std::to_string(*batch));
+  ::onnx::ModelProto model = read_onnx_file(path);
+  OnnxImportState state;
+  state.path = path;
+  state.opset = onnx_default_opset(model);
+  const OnnxBatch inputs = resolve_onnx_batch(model, path, batch);
+  state.batch = inputs.size;
+  check_node_order(model.graph(), state);
+  infer_shapes(model, state);
+  const auto& graph = model.graph();
+  for (const auto& tensor : graph.initializer()) state.constants[tensor.name()] = onnx_constant_from_tensor(tensor);
+  for (const OnnxGraphInput& input : inputs.inputs) {
+    std::vector<int64_t> sample = input.dims;
+    sample.erase(sample.begin() + static_cast<std::ptrdiff_t>(input.batch_axis));
+    state.network.add_input(input.name, sample);
+    state.values[input.name] = OnnxValue{input.name, input.dims, input.batch_axis, false};
+  }
+  for (const auto& node : graph.node()) {
+    for (const std::string& name : node.input()) ++state.consumers[name];
+  }
+  for (const auto& output : graph.output()) ++state.consumers[output.name()];
+
+  const OnnxFoldInputs folding = fold_inputs(state);
+  for (const auto& node : graph.node()) {
+    if (auto constant = fold_onnx_node(node, folding)) {
+      state.constants[onnx_node_output(node, 0)] = std::move(*constant);
+      continue;
+    }
+    map_onnx_node(state, node);
+  }
+  check_output(graph, state);
+  std::string description = "imported from " + std::filesystem::path(path).filename().string() + " (ONNX opset " +
+                            std::to_string(state.opset);
+  if (!model.producer_name().empty()) description += ", written by " + model.producer_name() + " " + model.producer_version();
+  description += ")";
+  return state.network.document(std::filesystem::path(path).stem().string(), batch.value_or(state.batch), description);
+}
+
+Model load_onnx_model(const std::string& path, std::optional<int64_t> batch) {
+  return parse_model_text(onnx_network_document(path, batch).dump(), path);
+}
+
+}  // namespace splitscope
