@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "onnx/onnx_attributes.hpp"
 
@@ -183,7 +184,10 @@ std::optional<OnnxConstant> fold_slice(const OnnxConstant& data, const std::vect
 /// Reshape's target: 0 keeps the input's size on that axis, -1 takes what is left.
 std::optional<std::vector<int64_t>> reshape_dims(const std::vector<int64_t>& from, std::vector<int64_t> to) {
   int64_t total = 1;
-  for (int64_t d : from) total *= d;
+  for (int64_t d : from) {
+    if (d < 0 || (d > 0 && total > kMaxFoldedElements)) return std::nullopt;
+    total *= d;
+  }
   int64_t known = 1;
   int64_t infer = -1;
   for (size_t i = 0; i < to.size(); ++i) {
@@ -194,6 +198,7 @@ std::optional<std::vector<int64_t>> reshape_dims(const std::vector<int64_t>& fro
     } else if (to[i] <= 0) {
       return std::nullopt;
     } else {
+      if (known > kMaxFoldedElements) return std::nullopt;
       known *= to[i];
     }
   }
@@ -223,7 +228,8 @@ std::optional<OnnxConstant> fold_expand(const OnnxConstant& data, const OnnxCons
   // state): the fill then does not depend on how broadcasting lines elements up.
   const bool uniform = !data.values.empty() && std::all_of(data.values.begin(), data.values.end(),
                                                            [&](double v) { return v == data.values[0]; });
-  if (result.element_count() > kMaxFoldedElements || !uniform) return std::nullopt;
+  const int64_t count = result.element_count();
+  if (count < 0 || count > kMaxFoldedElements || !uniform) return std::nullopt;
   result.values.assign(static_cast<size_t>(result.element_count()), data.values[0]);
   result.has_values = true;
   result.integral = data.integral;
@@ -241,7 +247,7 @@ std::optional<OnnxConstant> fold_constant_of_shape(const ::onnx::NodeProto& node
   }
   OnnxConstant result;
   result.dims = as_ints(shape);
-  if (result.element_count() > kMaxFoldedElements) return std::nullopt;
+  if (result.element_count() < 0 || result.element_count() > kMaxFoldedElements) return std::nullopt;
   result.values.assign(static_cast<size_t>(result.element_count()), fill);
   result.has_values = true;
   result.integral = integral;
@@ -251,8 +257,12 @@ std::optional<OnnxConstant> fold_constant_of_shape(const ::onnx::NodeProto& node
 }  // namespace
 
 int64_t OnnxConstant::element_count() const {
+  // -1 for a negative size or a count past int64: a damaged file, never a tensor to fold.
   int64_t count = 1;
-  for (int64_t d : dims) count *= d;
+  for (int64_t d : dims) {
+    if (d < 0 || (d > 0 && count > std::numeric_limits<int64_t>::max() / d)) return -1;
+    count *= d;
+  }
   return count;
 }
 
@@ -265,7 +275,7 @@ OnnxConstant onnx_constant_from_tensor(const TensorProto& tensor) {
   out.dims.assign(tensor.dims().begin(), tensor.dims().end());
   out.integral = is_integral_type(tensor.data_type());
   const int64_t count = out.element_count();
-  if (count <= kMaxFoldedElements && tensor.data_location() != TensorProto::EXTERNAL) {
+  if (count >= 0 && count <= kMaxFoldedElements && tensor.data_location() != TensorProto::EXTERNAL) {
     out.values = tensor_values(tensor, count);
     out.has_values = static_cast<int64_t>(out.values.size()) == count;
   }

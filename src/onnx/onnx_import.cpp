@@ -1,7 +1,9 @@
 #include "onnx/onnx_import.hpp"
 
+#include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "ir/model_parser.hpp"
@@ -21,6 +23,48 @@ std::vector<int64_t> value_info_dims(const ::onnx::ValueInfoProto& info) {
     dims.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
   }
   return dims;
+}
+
+/// ONNX's checker (each node against its op's schema) first: ONNX 1.12's
+/// shape inference trusts the schema and crashed on a GRU given six inputs.
+/// The window attributes it also trusts (a stride of 0 divides by zero in
+/// its Conv and pool inference) are checked here, for every op that has them.
+void check_model_structure(const ::onnx::ModelProto& model, const OnnxImportState& state) {
+  try {
+    ::onnx::checker::check_model(model);
+  } catch (const std::exception& error) {
+    std::string what = error.what();  // several lines: one line of message here
+    for (char& c : what) {
+      if (c == '\n') c = ' ';
+    }
+    while (what.find("  ") != std::string::npos) what.replace(what.find("  "), 2, " ");
+    throw InputError(state.path, "", "is not a valid ONNX model (onnx.checker: " + onnx_printable(what) +
+                                         "); export it again");
+  }
+  for (const auto& node : model.graph().node()) {
+    if (const auto* perm = onnx_attribute(node, "perm")) {
+      std::vector<int64_t> sorted(perm->ints().begin(), perm->ints().end());
+      std::sort(sorted.begin(), sorted.end());
+      for (size_t i = 0; i < sorted.size(); ++i) {
+        if (sorted[i] != static_cast<int64_t>(i)) {
+          throw InputError(state.path, "node '" + onnx_printable(node.name()) + "' (" + onnx_printable(node.op_type()) + ")",
+                           "perm is not a permutation of the axes 0 to " + std::to_string(sorted.size() - 1));
+        }
+      }
+    }
+    for (const auto& attribute : node.attribute()) {
+      const bool positive = attribute.name() == "strides" || attribute.name() == "kernel_shape" ||
+                            attribute.name() == "dilations";
+      if (!positive && attribute.name() != "pads") continue;
+      for (int64_t value : attribute.ints()) {
+        if (value < 0 || (positive && value == 0)) {
+          throw InputError(state.path, "node '" + onnx_printable(node.name()) + "' (" + onnx_printable(node.op_type()) + ")",
+                           attribute.name() + " holds " + std::to_string(value) + "; sizes and strides must be " +
+                               (positive ? "positive" : "zero or more"));
+        }
+      }
+    }
+  }
 }
 
 /// ONNX's shape inference, with data propagation so that a Reshape's target
@@ -52,7 +96,7 @@ void check_node_order(const ::onnx::GraphProto& graph, const OnnxImportState& st
   for (const auto& node : graph.node()) {
     for (const std::string& name : node.input()) {
       if (!name.empty() && !known.count(name)) {
-        throw InputError(state.path, "node '" + node.name() + "' (" + node.op_type() + ")",
+        throw InputError(state.path, "node '" + onnx_printable(node.name()) + "' (" + onnx_printable(node.op_type()) + ")",
                          "reads '" + name + "', which no earlier node, input or initializer gives: the graph is out "
                          "of order, truncated or damaged; export it again");
       }
@@ -103,14 +147,15 @@ nlohmann::json onnx_network_document(const std::string& path, std::optional<int6
   const OnnxBatch inputs = resolve_onnx_batch(model, path, batch);
   state.batch = inputs.size;
   check_node_order(model.graph(), state);
+  check_model_structure(model, state);
   infer_shapes(model, state);
   const auto& graph = model.graph();
   for (const auto& tensor : graph.initializer()) state.constants[tensor.name()] = onnx_constant_from_tensor(tensor);
   for (const OnnxGraphInput& input : inputs.inputs) {
     std::vector<int64_t> sample = input.dims;
     sample.erase(sample.begin() + static_cast<std::ptrdiff_t>(input.batch_axis));
-    state.network.add_input(input.name, sample);
-    state.values[input.name] = OnnxValue{input.name, input.dims, input.batch_axis, false};
+    const std::string name = state.network.add_input(input.name, sample);
+    state.values[input.name] = OnnxValue{name, input.dims, input.batch_axis, false};
   }
   for (const auto& node : graph.node()) {
     for (const std::string& name : node.input()) ++state.consumers[name];
@@ -128,9 +173,11 @@ nlohmann::json onnx_network_document(const std::string& path, std::optional<int6
   check_output(graph, state);
   std::string description = "imported from " + std::filesystem::path(path).filename().string() + " (ONNX opset " +
                             std::to_string(state.opset);
-  if (!model.producer_name().empty()) description += ", written by " + model.producer_name() + " " + model.producer_version();
+  if (!model.producer_name().empty()) {
+    description += ", written by " + onnx_printable(model.producer_name() + " " + model.producer_version());
+  }
   description += ")";
-  return state.network.document(std::filesystem::path(path).stem().string(), batch.value_or(state.batch), description);
+  return state.network.document(onnx_printable(std::filesystem::path(path).stem().string()), batch.value_or(state.batch), description);
 }
 
 Model load_onnx_model(const std::string& path, std::optional<int64_t> batch) {

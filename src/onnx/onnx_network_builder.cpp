@@ -2,18 +2,23 @@
 
 namespace splitscope {
 
-void OnnxNetworkBuilder::add_input(const std::string& name, const std::vector<int64_t>& sample) {
-  inputs_[name] = sample;
-  samples_[name] = sample;
-  names_.insert(name);
+std::string onnx_printable(const std::string& text) {
+  std::string out = text;
+  for (char& c : out) {
+    if (c < 0x20 || c > 0x7e) c = '_';
+  }
+  return out;
 }
 
-/// PyTorch names nodes by module path ("/layer1/layer1.0/conv1/Conv"): the
-/// leading slash goes; an unnamed node takes its first output's name.
-std::string OnnxNetworkBuilder::unique_name(const ::onnx::NodeProto& node) {
-  std::string base = node.name().empty() ? (node.output_size() ? node.output(0) : node.op_type()) : node.name();
-  while (!base.empty() && base.front() == '/') base.erase(base.begin());
-  if (base.empty()) base = node.op_type();
+std::string OnnxNetworkBuilder::add_input(const std::string& name, const std::vector<int64_t>& sample) {
+  const std::string unique = unique_name(name.empty() ? "input" : name);
+  inputs_[unique] = sample;
+  samples_[unique] = sample;
+  return unique;
+}
+
+std::string OnnxNetworkBuilder::unique_name(std::string base) {
+  base = onnx_printable(base);
   std::string name = base;
   for (int suffix = 2; names_.count(name); ++suffix) name = base + "_" + std::to_string(suffix);
   names_.insert(name);
@@ -23,7 +28,11 @@ std::string OnnxNetworkBuilder::unique_name(const ::onnx::NodeProto& node) {
 std::string OnnxNetworkBuilder::add_layer(const ::onnx::NodeProto& node, const std::string& type,
                                           nlohmann::json fields, const std::vector<std::string>& inputs,
                                           const std::vector<int64_t>& sample) {
-  const std::string name = unique_name(node);
+  // PyTorch names nodes by module path ("/layer1/layer1.0/conv1/Conv"): the
+  // leading slash goes; an unnamed node takes its first output's name.
+  std::string base = node.name().empty() ? (node.output_size() ? node.output(0) : node.op_type()) : node.name();
+  while (!base.empty() && base.front() == '/') base.erase(base.begin());
+  const std::string name = unique_name(base.empty() ? node.op_type() : base);
   nlohmann::json layer = {{"type", type}, {"name", name}, {"inputs", inputs}};
   for (auto& [key, value] : fields.items()) layer[key] = value;
   for (const std::string& input : inputs) ++readers_[input];

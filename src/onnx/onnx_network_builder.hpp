@@ -15,10 +15,15 @@
 
 namespace splitscope {
 
+/// A name or text from the file as printable ASCII: the file's strings are
+/// bytes, the network file is JSON (UTF-8), and messages quote them.
+std::string onnx_printable(const std::string& text);
+
 class OnnxNetworkBuilder {
  public:
-  /// A network input: its name and one sample's shape.
-  void add_input(const std::string& name, const std::vector<int64_t>& sample);
+  /// A network input: its name and one sample's shape; returns the name it
+  /// has in the network (made printable and unique).
+  std::string add_input(const std::string& name, const std::vector<int64_t>& sample);
 
   /// Appends a layer of `type` made from `node`, reading `inputs` (layers or
   /// network inputs), with one sample's output shape `sample`; returns its
@@ -40,7 +45,7 @@ class OnnxNetworkBuilder {
   nlohmann::json document(const std::string& name, int64_t batch, const std::string& description) const;
 
  private:
-  std::string unique_name(const ::onnx::NodeProto& node);
+  std::string unique_name(std::string base);
 
   nlohmann::json inputs_ = nlohmann::json::object();
   nlohmann::json layers_ = nlohmann::json::array();

@@ -24,13 +24,30 @@ std::string dims_text(const Dims& dims) {
 }
 
 [[noreturn]] void refuse(const OnnxImportState& state, const NodeProto& node, const std::string& problem) {
-  throw InputError(state.path, "node '" + node.name() + "' (" + node.op_type() + ")", problem);
+  throw InputError(state.path, "node '" + onnx_printable(node.name()) + "' (" + onnx_printable(node.op_type()) + ")", problem);
 }
 
+/// One sample's dims; every value is made with its batch axis inside its dims (checked_value).
 Dims sample_of(const OnnxValue& value) {
   Dims sample = value.dims;
-  sample.erase(sample.begin() + static_cast<std::ptrdiff_t>(value.batch_axis));
+  if (value.batch_axis < sample.size()) sample.erase(sample.begin() + static_cast<std::ptrdiff_t>(value.batch_axis));
   return sample;
+}
+
+/// The batch axis must lie inside the dims a node's output has (a damaged
+/// file can give an LSTM's output any rank).
+void check_batch_axis(const OnnxImportState& state, const NodeProto& node, const Dims& dims, size_t batch_axis) {
+  if (batch_axis >= dims.size() || dims[batch_axis] != state.batch) {
+    refuse(state, node, "its output " + dims_text(dims) + " has no batch of " + std::to_string(state.batch) +
+                            " on axis " + std::to_string(batch_axis) + "; splitscope's layers work on one sample at a time");
+  }
+}
+
+/// An axis attribute within [-rank, rank), made non-negative.
+int64_t checked_axis(const OnnxImportState& state, const NodeProto& node, int64_t axis, size_t rank) {
+  const auto r = static_cast<int64_t>(rank);
+  if (axis < -r || axis >= r) refuse(state, node, "axis " + std::to_string(axis) + " is outside its input's " + std::to_string(rank) + " axes");
+  return axis < 0 ? axis + r : axis;
 }
 
 Dims without_units(const Dims& dims) {
@@ -51,7 +68,7 @@ int64_t product(const Dims& dims) {
 Dims output_dims(const OnnxImportState& state, const NodeProto& node, int slot = 0) {
   const std::string name = onnx_node_output(node, slot);
   const auto it = state.inferred.find(name);
-  if (it == state.inferred.end() || std::any_of(it->second.begin(), it->second.end(), [](int64_t d) { return d < 0; })) {
+  if (it == state.inferred.end() || std::any_of(it->second.begin(), it->second.end(), [](int64_t d) { return d <= 0; })) {
     refuse(state, node, "ONNX shape inference found no fixed shape for its output '" + name +
                             "'; export with fixed input shapes (or pass --batch for a dynamic batch)");
   }
@@ -135,6 +152,7 @@ void emit(OnnxImportState& state, const NodeProto& node, const std::string& type
   OnnxValue out;
   out.dims = output_dims(state, node);
   out.batch_axis = batch_axis;
+  check_batch_axis(state, node, out.dims, batch_axis);
   const Dims sample = sample_of(out);
   out.layer = state.network.add_layer(node, type, std::move(fields), inputs, sample);
   state.values[node.output(0)] = out;
@@ -142,6 +160,7 @@ void emit(OnnxImportState& state, const NodeProto& node, const std::string& type
 
 void alias(OnnxImportState& state, const NodeProto& node, const OnnxValue& from, Dims dims, size_t batch_axis,
            int slot = 0) {
+  check_batch_axis(state, node, dims, batch_axis);
   OnnxValue out = from;
   out.dims = std::move(dims);
   out.batch_axis = batch_axis;
@@ -163,6 +182,7 @@ Dims symmetric_pads(const OnnxImportState& state, const NodeProto& node) {
   }
   const Dims pads = onnx_ints_attribute(node, "pads").value_or(Dims{0, 0, 0, 0});
   if (pads.size() != 4) refuse(state, node, "splitscope maps two-dimensional windows only (pads " + dims_text(pads) + ")");
+  if (std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p < 0; })) refuse(state, node, "its pads are negative");
   if (pads[0] != pads[2] || pads[1] != pads[3]) {
     refuse(state, node, "its padding " + dims_text(pads) + " differs between the two sides of an axis; splitscope "
                         "pads both sides alike");
@@ -179,6 +199,15 @@ void require_no_dilation(const OnnxImportState& state, const NodeProto& node) {
 }
 
 json extent(const Dims& two) { return json::array({two.at(0), two.at(1)}); }
+
+/// kernel_shape or strides: two positive sizes (height, width).
+Dims window_pair(const OnnxImportState& state, const NodeProto& node, const std::string& name, Dims fallback) {
+  const Dims pair = onnx_ints_attribute(node, name).value_or(std::move(fallback));
+  if (pair.size() != 2 || pair[0] <= 0 || pair[1] <= 0) {
+    refuse(state, node, name + " " + dims_text(pair) + " is not two positive sizes; splitscope maps two-dimensional windows only");
+  }
+  return pair;
+}
 
 void map_gemm(OnnxImportState& state, const NodeProto& node) {
   const OnnxValue& a = value_input(state, node, 0);
@@ -270,7 +299,7 @@ void map_conv(OnnxImportState& state, const NodeProto& node) {
   const OnnxConstant& w = constant_input(state, node, 1, "the filters");
   if (w.dims.size() != 4) refuse(state, node, "its filters " + dims_text(w.dims) + " are not [out, in/groups, kh, kw]");
   const int64_t groups = onnx_int_attribute(node, "group", 1);
-  const Dims strides = onnx_ints_attribute(node, "strides").value_or(Dims{1, 1});
+  const Dims strides = window_pair(state, node, "strides", Dims{1, 1});
   const Dims padding = symmetric_pads(state, node);
   const OnnxConstant* b = optional_constant(state, node, 2, "the bias");
   emit(state, node, "conv2d",
@@ -284,9 +313,8 @@ void map_pool(OnnxImportState& state, const NodeProto& node) {
   require_rank(state, node, x, 4, "images [batch, channels, height, width]");
   require_no_dilation(state, node);
   require_unused_outputs(state, node, 1, "the indices of the maxima");
-  const Dims kernel = onnx_ints_attribute(node, "kernel_shape").value_or(Dims{});
-  if (kernel.size() != 2) refuse(state, node, "kernel_shape " + dims_text(kernel) + " is not two-dimensional");
-  const Dims strides = onnx_ints_attribute(node, "strides").value_or(Dims{1, 1});
+  const Dims kernel = window_pair(state, node, "kernel_shape", Dims{});
+  const Dims strides = window_pair(state, node, "strides", Dims{1, 1});
   const Dims padding = symmetric_pads(state, node);
   const bool average = node.op_type() == "AveragePool";
   if (average && onnx_int_attribute(node, "count_include_pad", 0) != 0 && (padding[0] || padding[1])) {
@@ -418,7 +446,7 @@ void map_squeeze(OnnxImportState& state, const NodeProto& node) {
   if (axes.empty()) refuse(state, node, "a Squeeze without axes would also remove a batch of 1; give the axes");
   size_t batch_axis = x.batch_axis;
   for (int64_t& axis : axes) {
-    if (axis < 0) axis += rank;
+    axis = checked_axis(state, node, axis, static_cast<size_t>(rank));
     if (axis == static_cast<int64_t>(x.batch_axis)) refuse(state, node, "it removes the batch axis");
     if (axis < static_cast<int64_t>(x.batch_axis)) --batch_axis;
   }
@@ -448,6 +476,14 @@ void map_transpose(OnnxImportState& state, const NodeProto& node) {
   if (perm.empty()) {
     for (int64_t i = static_cast<int64_t>(x.dims.size()) - 1; i >= 0; --i) perm.push_back(i);
   }
+  Dims sorted = perm;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t j = 0; j < sorted.size(); ++j) {
+    if (sorted.size() != x.dims.size() || sorted[j] != static_cast<int64_t>(j)) {
+      refuse(state, node, "perm " + dims_text(perm) + " is not a permutation of its input's " +
+                              std::to_string(x.dims.size()) + " axes");
+    }
+  }
   size_t batch_axis = 0;
   int64_t last = -1;
   for (size_t j = 0; j < perm.size(); ++j) {
@@ -472,9 +508,7 @@ void map_transpose(OnnxImportState& state, const NodeProto& node) {
 void map_gather(OnnxImportState& state, const NodeProto& node) {
   const OnnxValue& x = value_input(state, node, 0);
   const OnnxConstant& indices = constant_input(state, node, 1, "the indices");
-  const auto rank = static_cast<int64_t>(x.dims.size());
-  int64_t axis = onnx_int_attribute(node, "axis", 0);
-  if (axis < 0) axis += rank;
+  const int64_t axis = checked_axis(state, node, onnx_int_attribute(node, "axis", 0), x.dims.size());
   if (!indices.has_values || indices.element_count() != 1 || !indices.dims.empty() || axis == int64_t(x.batch_axis)) {
     refuse(state, node, "splitscope maps a Gather only as one index (a scalar) of an axis other than the batch: "
                         "the last step of a sequence, or the one element of a size-1 axis");
@@ -516,8 +550,7 @@ void map_concat(OnnxImportState& state, const NodeProto& node) {
     rank = x.dims.size();
     inputs.push_back(layer_of(state, node, x));
   }
-  int64_t axis = onnx_int_attribute(node, "axis", 1);
-  if (axis < 0) axis += static_cast<int64_t>(rank);
+  const int64_t axis = checked_axis(state, node, onnx_int_attribute(node, "axis", 1), rank);
   if (axis != 1) {
     refuse(state, node, "it joins along axis " + std::to_string(axis) + "; splitscope's concat joins along axis 1 "
                         "(channels of images, features of vectors)");
