@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <unordered_map>
 
 #include "ir/model_parser.hpp"
 #include "onnx/onnx_attributes.hpp"
@@ -25,21 +26,48 @@ std::vector<int64_t> value_info_dims(const ::onnx::ValueInfoProto& info) {
   return dims;
 }
 
-/// ONNX's checker (each node against its op's schema) first: ONNX 1.12's
-/// shape inference trusts the schema and crashed on a GRU given six inputs.
-/// The window attributes it also trusts (a stride of 0 divides by zero in
-/// its Conv and pool inference) are checked here, for every op that has them.
+/// Each node against its op's schema and each initializer against its dims,
+/// with ONNX's checker, first: ONNX 1.12's shape inference trusts the schema
+/// and crashed on a GRU given six inputs. (Not onnx.checker.check_model as a
+/// whole: it also requires a shape on every graph output, which exporters
+/// other than PyTorch leave out.) The window attributes inference also
+/// trusts (a stride of 0 divides by zero in its Conv and pool inference) and
+/// Transpose's perm are checked here.
 void check_model_structure(const ::onnx::ModelProto& model, const OnnxImportState& state) {
+  ::onnx::checker::CheckerContext context;
+  context.set_ir_version(static_cast<int>(model.ir_version()));
+  std::unordered_map<std::string, int> opsets;
+  for (const auto& opset : model.opset_import()) opsets[opset.domain()] = static_cast<int>(opset.version());
+  context.set_opset_imports(opsets);
+  context.set_model_dir(std::filesystem::path(state.path).parent_path().string());
+  ::onnx::checker::LexicalScopeContext scope;
+  const auto& graph = model.graph();
+  for (const auto& input : graph.input()) scope.add(input.name());
+  for (const auto& tensor : graph.initializer()) scope.add(tensor.name());
+  std::string where;
   try {
-    ::onnx::checker::check_model(model);
+    for (const auto& tensor : graph.initializer()) {
+      where = "initializer '" + onnx_printable(tensor.name()) + "'";
+      ::onnx::checker::check_tensor(tensor, context);
+    }
+    for (const auto& node : graph.node()) {
+      where = "node '" + onnx_printable(node.name()) + "' (" + onnx_printable(node.op_type()) + ")";
+      const auto version = opsets.find(node.domain());
+      // An op without a schema here is refused by name when its node is mapped.
+      if (version != opsets.end() &&
+          ::onnx::OpSchemaRegistry::Schema(node.op_type(), version->second, node.domain()) != nullptr) {
+        ::onnx::checker::check_node(node, context, scope);
+      }
+      for (const std::string& output : node.output()) scope.add(output);
+    }
   } catch (const std::exception& error) {
     std::string what = error.what();  // several lines: one line of message here
     for (char& c : what) {
       if (c == '\n') c = ' ';
     }
     while (what.find("  ") != std::string::npos) what.replace(what.find("  "), 2, " ");
-    throw InputError(state.path, "", "is not a valid ONNX model (onnx.checker: " + onnx_printable(what) +
-                                         "); export it again");
+    throw InputError(state.path, where, "is not valid ONNX (onnx.checker: " + onnx_printable(what) +
+                                            "); export the model again");
   }
   for (const auto& node : model.graph().node()) {
     if (const auto* perm = onnx_attribute(node, "perm")) {
