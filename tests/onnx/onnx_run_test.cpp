@@ -58,6 +58,10 @@ TEST(OnnxRun, ValidateSweepAndEnsembleTakeOnnxFiles) {
   const CommandResult ensemble =
       run_splitscope("ensemble " + mlp + " " + mlp + " --backend sim --machine h100-nvlink-8");
   EXPECT_EQ(ensemble.exit_code, 0) << ensemble.err;
+  const CommandResult validate =
+      run_splitscope("validate --networks " + mlp + " --strategies vertical --backend cpu --repeat 1");
+  EXPECT_EQ(validate.exit_code, 0) << validate.err;
+  EXPECT_NE(validate.out.find("mlp on 2:"), std::string::npos) << validate.out;
 }
 
 }  // namespace
