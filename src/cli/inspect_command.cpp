@@ -4,14 +4,22 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
 #include "cli/network_loading.hpp"
 #include "ir/layer_costs.hpp"
 #include "report/text_table.hpp"
+#include "ir/zoo.hpp"
+#include "splitscope_config.h"
 #include "util/json_dump.hpp"
+#include "util/json_fields.hpp"
 #include "util/strings.hpp"
+
+#if SPLITSCOPE_HAVE_ONNX
+#include "onnx/onnx_import.hpp"
+#endif
 
 namespace splitscope::cli {
 namespace {
@@ -19,7 +27,26 @@ namespace {
 struct InspectOptions {
   std::string model;
   bool json = false;
+  bool network_json = false;
+  std::optional<int64_t> batch;
 };
+
+/// `--network-json`: the network file MODEL is, as splitscope reads it; for
+/// an .onnx file the one it maps to (docs/onnx.md), to edit and pass back.
+nlohmann::json network_file_json(const InspectOptions& options) {
+  const std::string path = resolve_zoo_file(ZooShelf::kNetworks, options.model);
+  if (is_onnx_path(path)) {
+#if SPLITSCOPE_HAVE_ONNX
+    return onnx_network_document(path, options.batch);
+#else
+    load_onnx_network(path, options.batch);  // refuses, exit 3
+#endif
+  }
+  load_network(options.model, options.batch);  // refuses a bad file with the parser's message
+  nlohmann::json network = parse_json_text(read_input_file(path), path);
+  if (options.batch) network["batch"] = *options.batch;
+  return network;
+}
 
 nlohmann::json inspect_json(const Graph& graph) {
   const Model& model = graph.model();
@@ -127,8 +154,16 @@ Command add_inspect_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("inspect", "Show a network's layers: output shapes, parameters, FLOPs");
   sub->add_option("MODEL", options->model, "network file, or a name from models/networks")->required();
   sub->add_flag("--json", options->json, "print JSON (docs/reports.md) instead of a table");
+  sub->add_flag("--network-json", options->network_json,
+                "print the network file MODEL is (for an .onnx file, the one it maps to: docs/onnx.md)")
+      ->excludes("--json");
+  sub->add_option("--batch", options->batch, "samples in one run (overrides the file's; fills an ONNX file's dynamic batch)");
   return {sub, [options](const std::vector<std::string>&) {
-            const auto graph = load_network(options->model);
+            if (options->network_json) {
+              std::cout << dump_json(network_file_json(*options), 2) << "\n";
+              return 0;
+            }
+            const auto graph = load_network(options->model, options->batch);
             if (options->json) {
               std::cout << dump_json(inspect_json(*graph), 2) << "\n";
             } else {

@@ -11,7 +11,15 @@
 
 namespace splitscope::cli {
 
-/// Resolves, parses, validates and lowers a network; `batch` overrides the file's.
+/// True for a path ending in .onnx (any case): an ONNX model (docs/onnx.md).
+bool is_onnx_path(const std::string& path);
+
+/// An ONNX file as a network; `batch` fills a dynamic batch and overrides the
+/// file's. UnavailableError (exit 3) in a build without libonnx.
+Model load_onnx_network(const std::string& path, std::optional<int64_t> batch);
+
+/// Resolves, parses, validates and lowers a network (a network file, a zoo
+/// name or an .onnx file); `batch` overrides the file's.
 std::shared_ptr<const Graph> load_network(const std::string& name_or_path,
                                           std::optional<int64_t> batch = std::nullopt);
 

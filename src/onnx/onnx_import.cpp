@@ -1,0 +1,215 @@
+#include "onnx/onnx_import.hpp"
+
+#include <onnx/checker.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <unordered_map>
+
+#include "ir/model_parser.hpp"
+#include "onnx/onnx_attributes.hpp"
+#include "onnx/onnx_file.hpp"
+#include "onnx/onnx_graph_inputs.hpp"
+#include "onnx/onnx_import_state.hpp"
+#include "onnx/onnx_node_rules.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope {
+namespace {
+
+std::vector<int64_t> value_info_dims(const ::onnx::ValueInfoProto& info) {
+  std::vector<int64_t> dims;
+  for (const auto& dim : info.type().tensor_type().shape().dim()) {
+    dims.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+  }
+  return dims;
+}
+
+/// Each node against its op's schema and each initializer against its dims,
+/// with ONNX's checker, first: ONNX 1.12's shape inference trusts the schema
+/// and crashed on a GRU given six inputs. (Not onnx.checker.check_model as a
+/// whole: it also requires a shape on every graph output, which exporters
+/// other than PyTorch leave out.) The window attributes inference also
+/// trusts (a stride of 0 divides by zero in its Conv and pool inference) and
+/// Transpose's perm are checked here.
+void check_model_structure(const ::onnx::ModelProto& model, const OnnxImportState& state) {
+  ::onnx::checker::CheckerContext context;
+  context.set_ir_version(static_cast<int>(model.ir_version()));
+  std::unordered_map<std::string, int> opsets;
+  for (const auto& opset : model.opset_import()) opsets[opset.domain()] = static_cast<int>(opset.version());
+  context.set_opset_imports(opsets);
+  context.set_model_dir(std::filesystem::path(state.path).parent_path().string());
+  ::onnx::checker::LexicalScopeContext scope;
+  const auto& graph = model.graph();
+  for (const auto& input : graph.input()) scope.add(input.name());
+  for (const auto& tensor : graph.initializer()) scope.add(tensor.name());
+  std::string where;
+  try {
+    for (const auto& tensor : graph.initializer()) {
+      where = "initializer '" + onnx_printable(tensor.name()) + "'";
+      ::onnx::checker::check_tensor(tensor, context);
+    }
+    for (const auto& node : graph.node()) {
+      where = "node '" + onnx_printable(node.name()) + "' (" + onnx_printable(node.op_type()) + ")";
+      const auto version = opsets.find(node.domain());
+      // An op without a schema here is refused by name when its node is mapped.
+      if (version != opsets.end() &&
+          ::onnx::OpSchemaRegistry::Schema(node.op_type(), version->second, node.domain()) != nullptr) {
+        ::onnx::checker::check_node(node, context, scope);
+      }
+      for (const std::string& output : node.output()) scope.add(output);
+    }
+  } catch (const std::exception& error) {
+    std::string what = error.what();  // several lines: one line of message here
+    for (char& c : what) {
+      if (c == '\n') c = ' ';
+    }
+    while (what.find("  ") != std::string::npos) what.replace(what.find("  "), 2, " ");
+    throw InputError(state.path, where, "is not valid ONNX (onnx.checker: " + onnx_printable(what) +
+                                            "); export the model again");
+  }
+  for (const auto& node : model.graph().node()) {
+    if (const auto* perm = onnx_attribute(node, "perm")) {
+      std::vector<int64_t> sorted(perm->ints().begin(), perm->ints().end());
+      std::sort(sorted.begin(), sorted.end());
+      for (size_t i = 0; i < sorted.size(); ++i) {
+        if (sorted[i] != static_cast<int64_t>(i)) {
+          throw InputError(state.path, "node '" + onnx_printable(node.name()) + "' (" + onnx_printable(node.op_type()) + ")",
+                           "perm is not a permutation of the axes 0 to " + std::to_string(sorted.size() - 1));
+        }
+      }
+    }
+    for (const auto& attribute : node.attribute()) {
+      const bool positive = attribute.name() == "strides" || attribute.name() == "kernel_shape" ||
+                            attribute.name() == "dilations";
+      if (!positive && attribute.name() != "pads") continue;
+      for (int64_t value : attribute.ints()) {
+        if (value < 0 || (positive && value == 0)) {
+          throw InputError(state.path, "node '" + onnx_printable(node.name()) + "' (" + onnx_printable(node.op_type()) + ")",
+                           attribute.name() + " holds " + std::to_string(value) + "; sizes and strides must be " +
+                               (positive ? "positive" : "zero or more"));
+        }
+      }
+    }
+  }
+}
+
+/// ONNX's shape inference, with data propagation so that a Reshape's target
+/// computed from Shape nodes is known too.
+void infer_shapes(::onnx::ModelProto& model, OnnxImportState& state) {
+  try {
+    ::onnx::shape_inference::InferShapes(model, ::onnx::OpSchemaRegistry::Instance(),
+                                         ::onnx::ShapeInferenceOptions(false, 0, true));
+  } catch (const std::exception& error) {
+    throw InputError(state.path, "", std::string("ONNX shape inference failed: ") + error.what() +
+                                         "; check the file with onnx.checker.check_model and export it again");
+  }
+  const auto& graph = model.graph();
+  for (const auto& info : graph.input()) state.inferred[info.name()] = value_info_dims(info);
+  for (const auto& info : graph.value_info()) {
+    if (info.type().tensor_type().has_shape()) state.inferred[info.name()] = value_info_dims(info);
+  }
+  for (const auto& info : graph.output()) {
+    if (info.type().tensor_type().has_shape()) state.inferred[info.name()] = value_info_dims(info);
+  }
+}
+
+/// Every input a node reads must come from somewhere before it: a file cut
+/// short at a field boundary still parses, and is caught here.
+void check_node_order(const ::onnx::GraphProto& graph, const OnnxImportState& state) {
+  std::set<std::string> known;
+  for (const auto& tensor : graph.initializer()) known.insert(tensor.name());
+  for (const auto& input : graph.input()) known.insert(input.name());
+  for (const auto& node : graph.node()) {
+    for (const std::string& name : node.input()) {
+      if (!name.empty() && !known.count(name)) {
+        throw InputError(state.path, "node '" + onnx_printable(node.name()) + "' (" + onnx_printable(node.op_type()) + ")",
+                         "reads '" + name + "', which no earlier node, input or initializer gives: the graph is out "
+                         "of order, truncated or damaged; export it again");
+      }
+    }
+    for (const std::string& name : node.output()) known.insert(name);
+  }
+}
+
+OnnxFoldInputs fold_inputs(const OnnxImportState& state) {
+  return {[&state](const std::string& name) -> const OnnxConstant* {
+            const auto it = state.constants.find(name);
+            return it == state.constants.end() ? nullptr : &it->second;
+          },
+          [&state](const std::string& name) -> std::optional<std::vector<int64_t>> {
+            if (const auto value = state.values.find(name); value != state.values.end()) return value->second.dims;
+            if (const auto constant = state.constants.find(name); constant != state.constants.end()) {
+              return constant->second.dims;
+            }
+            if (const auto inferred = state.inferred.find(name); inferred != state.inferred.end()) return inferred->second;
+            return std::nullopt;
+          }};
+}
+
+/// The graph's one output must be a layer's: splitscope networks have one output.
+void check_output(const ::onnx::GraphProto& graph, const OnnxImportState& state) {
+  if (graph.output_size() != 1) {
+    std::string names;
+    for (const auto& output : graph.output()) names += (names.empty() ? "" : ", ") + output.name();
+    throw InputError(state.path, "graph.output", "the graph has " + std::to_string(graph.output_size()) +
+                                                     " outputs (" + names + "); a splitscope network has one: "
+                                                     "export the model with one output");
+  }
+  const std::string& name = graph.output(0).name();
+  const auto it = state.values.find(name);
+  if (it == state.values.end() || state.network.type_of(it->second.layer).empty()) {
+    throw InputError(state.path, "graph.output", "the output '" + name + "' is not computed by any layer");
+  }
+}
+
+}  // namespace
+
+nlohmann::json onnx_network_document(const std::string& path, std::optional<int64_t> batch) {
+  if (batch && *batch <= 0) throw InputError("--batch", "", "must be positive, got " + std::to_string(*batch));
+  ::onnx::ModelProto model = read_onnx_file(path);
+  OnnxImportState state;
+  state.path = path;
+  state.opset = onnx_default_opset(model);
+  const OnnxBatch inputs = resolve_onnx_batch(model, path, batch);
+  state.batch = inputs.size;
+  check_node_order(model.graph(), state);
+  check_model_structure(model, state);
+  infer_shapes(model, state);
+  const auto& graph = model.graph();
+  for (const auto& tensor : graph.initializer()) state.constants[tensor.name()] = onnx_constant_from_tensor(tensor);
+  for (const OnnxGraphInput& input : inputs.inputs) {
+    std::vector<int64_t> sample = input.dims;
+    sample.erase(sample.begin() + static_cast<std::ptrdiff_t>(input.batch_axis));
+    const std::string name = state.network.add_input(input.name, sample);
+    state.values[input.name] = OnnxValue{name, input.dims, input.batch_axis, false};
+  }
+  for (const auto& node : graph.node()) {
+    for (const std::string& name : node.input()) ++state.consumers[name];
+  }
+  for (const auto& output : graph.output()) ++state.consumers[output.name()];
+
+  const OnnxFoldInputs folding = fold_inputs(state);
+  for (const auto& node : graph.node()) {
+    if (auto constant = fold_onnx_node(node, folding)) {
+      state.constants[onnx_node_output(node, 0)] = std::move(*constant);
+      continue;
+    }
+    map_onnx_node(state, node);
+  }
+  check_output(graph, state);
+  std::string description = "imported from " + std::filesystem::path(path).filename().string() + " (ONNX opset " +
+                            std::to_string(state.opset);
+  if (!model.producer_name().empty()) {
+    description += ", written by " + onnx_printable(model.producer_name() + " " + model.producer_version());
+  }
+  description += ")";
+  return state.network.document(onnx_printable(std::filesystem::path(path).stem().string()), batch.value_or(state.batch), description);
+}
+
+Model load_onnx_model(const std::string& path, std::optional<int64_t> batch) {
+  return parse_model_text(onnx_network_document(path, batch).dump(), path);
+}
+
+}  // namespace splitscope

@@ -1,0 +1,222 @@
+#!/usr/bin/python3
+"""Writes the ONNX files the ONNX tests read (tests/onnx/models/), with Debian's
+python3-torch 1.13 and python3-onnx 1.12:
+
+    /usr/bin/python3 tests/onnx/export_models.py [OUT_DIR]
+
+The outputs are committed, so the tests never need torch. Fixed seeds and small
+widths keep each file far below 1 MB. Next to the models, params.json records
+PyTorch's own parameter count (sum of p.numel()) of every exported module.
+
+Besides the PyTorch exports, a few files are written with onnx.helper: the
+ops PyTorch removes in eval mode (Identity, Dropout), a Reshape / Unsqueeze /
+Squeeze chain, and the bad files the error tests feed in (truncated, not
+ONNX, an old opset, missing external weights, a dilated convolution, an op
+splitscope does not cover).
+"""
+
+import json
+import os
+import sys
+
+import numpy as np
+import onnx
+import torch
+from onnx import TensorProto, helper, numpy_helper
+from torch import nn
+
+
+class MatMulAdd(nn.Module):
+    """x @ W + b written out, so that the export is MatMul then Add (not Gemm)."""
+
+    def __init__(self, inputs, outputs):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(inputs, outputs) * 0.1)
+        self.bias = nn.Parameter(torch.randn(outputs) * 0.1)
+
+    def forward(self, x):
+        return torch.matmul(x, self.weight) + self.bias
+
+
+class Mlp(nn.Module):
+    """Gemm, LayerNormalization (opset 17), MatMul + Add, the three activations, Softmax."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(32, 64)
+        self.norm = nn.LayerNorm(64)
+        self.fc2 = MatMulAdd(64, 48)
+        self.fc3 = nn.Linear(48, 24)
+        self.fc4 = nn.Linear(24, 10)
+
+    def forward(self, x):
+        x = torch.relu(self.norm(self.fc1(x)))
+        x = torch.sigmoid(self.fc2(x))
+        x = torch.tanh(self.fc3(x))
+        return torch.softmax(self.fc4(x), dim=1)
+
+
+class Cnn(nn.Module):
+    """Conv (padding, stride, groups, no bias), BatchNormalization, MaxPool,
+    AveragePool, GlobalAveragePool, and a flatten written as x.view(N, -1) so
+    that the dynamic batch leaves Shape arithmetic in the graph."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.pool1 = nn.MaxPool2d(2)
+        self.conv2 = nn.Conv2d(8, 16, 3, stride=2, padding=1, groups=2, bias=False)
+        self.bn2 = nn.BatchNorm2d(16)
+        self.pool2 = nn.AvgPool2d(2)
+        self.conv3 = nn.Conv2d(16, 16, 1)
+        self.gap = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = self.pool1(torch.relu(self.bn1(self.conv1(x))))
+        x = self.pool2(torch.relu(self.bn2(self.conv2(x))))
+        x = self.gap(torch.relu(self.conv3(x)))
+        return self.fc(x.view(x.size(0), -1))
+
+
+class Residual(nn.Module):
+    """A basic block: two convolutions joined to their input by Add, then
+    global pooling, torch.flatten and a dense head."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(4, 4, 3, padding=1)
+        self.conv2 = nn.Conv2d(4, 4, 3, padding=1)
+        self.fc = nn.Linear(4, 10)
+
+    def forward(self, x):
+        y = self.conv2(torch.relu(self.conv1(x)))
+        y = torch.relu(y + x)
+        return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(y, 1), 1))
+
+
+class TwoTower(nn.Module):
+    """Two inputs, one convolution tower each, Concat on channels."""
+
+    def __init__(self):
+        super().__init__()
+        self.left = nn.Conv2d(3, 6, 3, padding=1)
+        self.right = nn.Conv2d(3, 10, 3, padding=1)
+        self.fc = nn.Linear(16 * 4 * 4, 10)
+
+    def forward(self, left, right):
+        a = nn.functional.max_pool2d(torch.relu(self.left(left)), 2)
+        b = nn.functional.max_pool2d(torch.relu(self.right(right)), 2)
+        return self.fc(torch.flatten(torch.cat([a, b], dim=1), 1))
+
+
+class Recurrent(nn.Module):
+    """A two-layer LSTM or GRU (batch first), its last step, a dense head."""
+
+    def __init__(self, cell):
+        super().__init__()
+        self.rnn = cell(8, 16, num_layers=2, batch_first=True)
+        self.fc = nn.Linear(16, 4)
+
+    def forward(self, x):
+        out, _ = self.rnn(x)
+        return self.fc(out[:, -1, :])
+
+
+def export(module, name, args, out_dir, opset, params, input_names, dynamic_batch=False, training=False):
+    module.train(training)
+    path = os.path.join(out_dir, name + ".onnx")
+    dynamic_axes = {n: {0: "batch"} for n in input_names} if dynamic_batch else None
+    torch.onnx.export(module, args, path, opset_version=opset, input_names=input_names, output_names=["output"],
+                      dynamic_axes=dynamic_axes,
+                      training=torch.onnx.TrainingMode.TRAINING if training else torch.onnx.TrainingMode.EVAL,
+                      do_constant_folding=not training)
+    params[name] = sum(p.numel() for p in module.parameters())
+    size = os.path.getsize(path)
+    assert size < 1 << 20, f"{path} is {size} bytes; the tests keep every file under 1 MB"
+
+
+def save(model, out_dir, name):
+    onnx.save(model, os.path.join(out_dir, name + ".onnx"))
+
+
+def passthrough_model():
+    """Identity, Dropout (kept as dropout), Constant + Reshape, Unsqueeze + Squeeze."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 2, 4, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 5])
+    w = numpy_helper.from_array(np.full((32, 5), 0.01, dtype=np.float32), "w")
+    nodes = [
+        helper.make_node("Identity", ["x"], ["x_same"], name="keep"),
+        helper.make_node("Constant", [], ["target"], name="target_shape",
+                         value=numpy_helper.from_array(np.array([3, -1], dtype=np.int64))),
+        helper.make_node("Reshape", ["x_same", "target"], ["flat"], name="flatten_by_reshape"),
+        helper.make_node("Dropout", ["flat"], ["dropped"], name="drop", ratio=0.25),
+        helper.make_node("Unsqueeze", ["dropped"], ["wide"], name="widen", axes=[2]),
+        helper.make_node("Squeeze", ["wide"], ["narrow"], name="narrow", axes=[2]),
+        helper.make_node("Gemm", ["narrow", "w"], ["y"], name="head"),
+    ]
+    graph = helper.make_graph(nodes, "passthrough", [x], [y], [w])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)], producer_name="export_models.py")
+
+
+def single_node_model(op, attributes, opset=13, name="node"):
+    """x [1, 2, 8, 8] -> one node with a weight -> y; for the refusal tests."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 8, 8])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    inits, inputs = [], ["x"]
+    if op == "Conv":
+        inits.append(numpy_helper.from_array(np.zeros((4, 2, 3, 3), dtype=np.float32), "w"))
+        inputs.append("w")
+    node = helper.make_node(op, inputs, ["y"], name=name, **attributes)
+    graph = helper.make_graph([node], op.lower(), [x], [y], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="export_models.py")
+
+
+def bad_models(out_dir):
+    bad = os.path.join(out_dir, "bad")
+    os.makedirs(bad, exist_ok=True)
+    with open(os.path.join(out_dir, "mlp.onnx"), "rb") as f:
+        whole = f.read()
+    with open(os.path.join(bad, "truncated.onnx"), "wb") as f:
+        f.write(whole[: len(whole) // 2])
+    with open(os.path.join(bad, "not-onnx.onnx"), "w") as f:
+        f.write("this is a text file, not an ONNX model\n")
+    save(single_node_model("Relu", {}, opset=9), bad, "opset9")
+    save(single_node_model("Conv", {"dilations": [2, 2]}), bad, "dilated")
+    save(single_node_model("Erf", {}, name="the_erf"), bad, "uncovered")
+    dynamic = single_node_model("Relu", {})
+    dynamic.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "N"
+    save(dynamic, bad, "dynamic-batch")
+    # An initializer whose bytes live in a file that is not there.
+    external = single_node_model("Conv", {})
+    weight = external.graph.initializer[0]
+    weight.ClearField("raw_data")
+    weight.data_location = TensorProto.EXTERNAL
+    weight.external_data.add(key="location", value="missing-weights.bin")
+    save(external, bad, "external-missing")
+
+
+def main():
+    out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "models")
+    os.makedirs(out_dir, exist_ok=True)
+    torch.manual_seed(0)
+    params = {}
+    export(Mlp(), "mlp", (torch.randn(4, 32),), out_dir, 17, params, ["input"])
+    export(Cnn(), "cnn", (torch.randn(2, 3, 16, 16),), out_dir, 14, params, ["input"], dynamic_batch=True,
+           training=True)
+    export(Residual(), "residual", (torch.randn(2, 4, 8, 8),), out_dir, 11, params, ["input"])
+    export(TwoTower(), "two-tower", (torch.randn(2, 3, 8, 8), torch.randn(2, 3, 8, 8)), out_dir, 12, params,
+           ["left", "right"])
+    export(Recurrent(nn.LSTM), "lstm", (torch.randn(2, 5, 8),), out_dir, 13, params, ["input"])
+    export(Recurrent(nn.GRU), "gru", (torch.randn(2, 5, 8),), out_dir, 15, params, ["input"])
+    save(passthrough_model(), out_dir, "passthrough")
+    bad_models(out_dir)
+    with open(os.path.join(out_dir, "params.json"), "w") as f:
+        json.dump({"comment": "PyTorch's sum(p.numel()) for each exported module (export_models.py)",
+                   "params": params}, f, indent=2, sort_keys=True)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,64 @@
+// Bad ONNX files (written by export_models.py): each is exit 2 with a message
+// naming the file and what to do; none crashes.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "../cli/cli_test_support.hpp"
+#include "onnx_test_support.hpp"
+
+namespace splitscope::testing {
+namespace {
+
+void expect_refused(const std::string& args, const std::string& file, const std::vector<std::string>& phrases) {
+  const CommandResult result = run_splitscope(args);
+  EXPECT_EQ(result.exit_code, 2) << args << "\n" << result.err;
+  EXPECT_TRUE(result.out.empty()) << args << " printed " << result.out;
+  EXPECT_NE(result.err.find("error: " + file), std::string::npos) << args << "\n" << result.err;
+  for (const std::string& phrase : phrases) {
+    EXPECT_NE(result.err.find(phrase), std::string::npos) << args << ": no '" << phrase << "' in\n" << result.err;
+  }
+}
+
+TEST(OnnxBadFiles, EachIsExitTwoNamingTheFileAndWhatToDo) {
+  struct Case {
+    const char* file;
+    std::vector<std::string> phrases;
+  };
+  const std::vector<Case> cases{
+      {"bad/truncated.onnx", {"is not an ONNX model", "export it again"}},
+      {"bad/not-onnx.onnx", {"is not an ONNX model", "export it again"}},
+      {"bad/opset9.onnx", {"opset 9", "opsets 11 to 17", "opset_version=17"}},
+      {"bad/external-missing.onnx", {"initializer 'w'", "missing-weights.bin", "beside the .onnx file"}},
+      {"bad/dynamic-batch.onnx", {"input 'x'", "dimension 0", "'N'", "pass --batch"}},
+      {"bad/dilated.onnx", {"node 'node' (Conv)", "dilation [2, 2]"}},
+      {"bad/uncovered.onnx", {"node 'the_erf' (Erf)", "op type Erf is not covered", "Conv, Dropout, Flatten", "LSTM", "folds"}},
+  };
+  for (const Case& c : cases) {
+    const std::string path = onnx_model_path(c.file);
+    expect_refused("inspect " + path, path, c.phrases);
+  }
+}
+
+TEST(OnnxBadFiles, EveryCommandThatTakesANetworkRefusesAlike) {
+  const std::string path = onnx_model_path("bad/truncated.onnx");
+  for (const std::string& command :
+       {"plan " + path + " --strategy vertical --devices 2", "run " + path + " --strategy single --devices 1 --backend sim",
+        "compare " + path + " --devices 2 --backend sim", "ensemble " + path + " " + path + " --backend sim"}) {
+    expect_refused(command, path, {"is not an ONNX model"});
+  }
+}
+
+TEST(OnnxBadFiles, DynamicBatchResolvedByTheOption) {
+  const CommandResult result = run_splitscope("inspect " + onnx_model_path("bad/dynamic-batch.onnx") + " --batch 3 --json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto report = nlohmann::json::parse(result.out);
+  EXPECT_EQ(report.at("batch"), 3);
+  EXPECT_EQ(report.at("layers")[0].at("type"), "relu");
+}
+
+}  // namespace
+}  // namespace splitscope::testing
