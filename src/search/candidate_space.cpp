@@ -85,6 +85,17 @@ std::vector<int> microbatch_counts(int stages, int64_t rows) {
   return kept;
 }
 
+std::vector<int> pipeline_microbatches(const SearchProblem& problem, int replicas) {
+  const int stages = problem.devices / replicas;
+  const int64_t rows = (problem.graph->batch() + replicas - 1) / replicas;
+  std::vector<int> counts = microbatch_counts(stages, rows);
+  if (replicas == 1 && std::find(counts.begin(), counts.end(), problem.named_microbatches) == counts.end()) {
+    counts.insert(std::upper_bound(counts.begin(), counts.end(), problem.named_microbatches),
+                  problem.named_microbatches);
+  }
+  return counts;
+}
+
 std::vector<PipelineEstimate> pipeline_estimates(const SearchProblem& problem) {
   const Graph& graph = *problem.graph;
   const size_t units = stage_units(graph).size();
@@ -101,7 +112,7 @@ std::vector<PipelineEstimate> pipeline_estimates(const SearchProblem& problem) {
     // The first replica has the most rows (split_evenly), and so the most work.
     const int64_t rows = (graph.batch() + replicas - 1) / replicas;
     const std::vector<int> balanced = balanced_stage_starts(graph, stages, cost, "pipeline");
-    for (int microbatches : microbatch_counts(stages, rows)) {
+    for (int microbatches : pipeline_microbatches(problem, replicas)) {
       const StageCosts costs = stage_costs(graph, cost, (rows + microbatches - 1) / microbatches);
       std::vector<std::vector<int>> cuts = {balanced};
       if (units <= kMostUnitsForCutSearch) {

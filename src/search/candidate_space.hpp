@@ -40,12 +40,15 @@ struct PipelineEstimate {
 };
 
 /// For each replica count (1 and replica_counts()) and micro-batch count
-/// (the stage count times 1, 2, 4, 8, the rows a replica has over 8, and as
-/// many as its rows), the best stage cut by the dynamic programme and the
+/// (pipeline_microbatches()), the best stage cut by the dynamic programme and the
 /// partitioners' own balance, estimated; best first. Pipelines of one stage are left out.
 std::vector<PipelineEstimate> pipeline_estimates(const SearchProblem& problem);
 
 /// The micro-batch counts tried for a pipeline of `stages` stages over `rows` rows.
 std::vector<int> microbatch_counts(int stages, int64_t rows);
+
+/// The micro-batch counts tried for the pipelines of `replicas` replicas:
+/// microbatch_counts(), and for one replica the named pipeline's too.
+std::vector<int> pipeline_microbatches(const SearchProblem& problem, int replicas);
 
 }  // namespace splitscope

@@ -15,9 +15,12 @@ namespace {
 
 /// Pipelines simulated per replica count, best estimates first, before the local search.
 constexpr int kPipelineFinalistsPerReplicas = 2;
-/// The local search moves stage cuts only of pipelines of at most this many
-/// stages (each step prices 2 · (stages - 1) neighbours).
+/// The local search moves stage cuts only of pipelines of at most this many stages.
 constexpr int kMostStagesForLocalSearch = 8;
+/// ... of this many of the fastest pipelines (distinct cuts) ...
+constexpr size_t kPipelinesForLocalSearch = 2;
+/// ... trying every place for a cut on networks of at most this many units (else one or two units either way).
+constexpr size_t kMostUnitsForWholeMoves = 32;
 
 /// What makes two specs the same plan (the description holds every parameter).
 std::string spec_key(const PlanSpec& spec) { return std::to_string(spec.devices) + " " + describe(spec); }
@@ -46,9 +49,8 @@ class Pricer {
       return nullptr;
     }
     // A balanced cut pinned may be one the search also tries: keep one of each plan.
-    if (!priced->spec.stage_starts.empty() && !seen_.insert(spec_key(priced->spec)).second && !named) {
-      return find(priced->spec);
-    }
+    const std::string pinned = spec_key(priced->spec);
+    if (pinned != spec_key(spec) && !seen_.insert(pinned).second && !named) return find(priced->spec);
     result_.simulated += 1;
     priced->named = named;
     priced_.push_back(*priced);
@@ -56,6 +58,8 @@ class Pricer {
   }
 
   std::vector<PricedPlan> take() { return {priced_.begin(), priced_.end()}; }
+  std::vector<PricedPlan> snapshot() const { return {priced_.begin(), priced_.end()}; }
+  size_t refused_count() const { return result_.refused.size(); }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -76,14 +80,15 @@ class Pricer {
   std::deque<PricedPlan> priced_;  // stable addresses for the pointers handed out
 };
 
-/// The training variants of `spec`: both schedules (pipelines) and recomputation.
-std::vector<PlanSpec> training_variants(const PlanSpec& spec, bool training) {
-  if (!training) return {spec};
+/// The variants of `spec` that trade time for memory in training: 1F1B
+/// (pipelines; as fast as GPipe ideally, stashing fewer micro-batches) and
+/// recomputation (one more forward, no stashed activations).
+std::vector<PlanSpec> memory_variants(const PlanSpec& spec) {
   std::vector<PlanSpec> variants;
-  const bool pipelined = spec.microbatches > 1;
   for (const PipelineSchedule schedule : {PipelineSchedule::kGpipe, PipelineSchedule::kOneForwardOneBackward}) {
-    if (!pipelined && schedule != PipelineSchedule::kGpipe) continue;
+    if (spec.microbatches <= 1 && schedule != PipelineSchedule::kGpipe) continue;
     for (const bool recompute : {false, true}) {
+      if (schedule == spec.schedule && recompute == spec.recompute) continue;
       PlanSpec variant = spec;
       variant.schedule = schedule;
       variant.recompute = recompute;
@@ -93,30 +98,71 @@ std::vector<PlanSpec> training_variants(const PlanSpec& spec, bool training) {
   return variants;
 }
 
-/// Moves one stage cut of `start` by one unit at a time while the simulator
-/// says the plan gets faster (first improvement), from the best priced.
+/// Prices `spec`; in training, if it does not fit, its memory variants in turn until one does.
+const PricedPlan* price_fitting(Pricer& pricer, const PlanSpec& spec, bool training) {
+  const size_t refused = pricer.refused_count();
+  if (const PricedPlan* priced = pricer.price(spec, false)) return priced;
+  if (!training || pricer.refused_count() == refused) return nullptr;  // seen already, or out of time
+  for (const PlanSpec& variant : memory_variants(spec)) {
+    if (const PricedPlan* priced = pricer.price(variant, false)) return priced;
+  }
+  return nullptr;
+}
+
+/// Coordinate descent on the stage cuts of `start`: each cut in turn tried
+/// at every unit between its neighbours (or, past kMostUnitsForWholeMoves
+/// units, one and two units either way), kept where the simulator says the
+/// plan is fastest; rounds until none moves. A local optimum: a better cut
+/// that needs two cuts moved at once can be missed.
 void improve_stage_cuts(Pricer& pricer, const PricedPlan& start, size_t units) {
   PricedPlan best = start;
   bool improved = true;
   while (improved && !pricer.out_of_time()) {
     improved = false;
-    for (size_t cut = 1; cut < best.spec.stage_starts.size() && !improved; ++cut) {
-      for (const int step : {-1, 1}) {
+    for (size_t cut = 1; cut < best.spec.stage_starts.size(); ++cut) {
+      const int low = best.spec.stage_starts[cut - 1] + 1;
+      const int high = cut + 1 < best.spec.stage_starts.size() ? best.spec.stage_starts[cut + 1] - 1
+                                                               : static_cast<int>(units) - 1;
+      const int at = best.spec.stage_starts[cut];
+      std::vector<int> places;
+      if (units <= kMostUnitsForWholeMoves) {
+        for (int place = low; place <= high; ++place) places.push_back(place);
+      } else {
+        for (const int step : {-2, -1, 1, 2}) {
+          if (at + step >= low && at + step <= high) places.push_back(at + step);
+        }
+      }
+      for (const int place : places) {
+        if (place == at) continue;
         PlanSpec moved = best.spec;
-        int& start_unit = moved.stage_starts[cut];
-        start_unit += step;
-        const int low = moved.stage_starts[cut - 1];
-        const int high = cut + 1 < moved.stage_starts.size() ? moved.stage_starts[cut + 1] : static_cast<int>(units);
-        if (start_unit <= low || start_unit >= high) continue;
+        moved.stage_starts[cut] = place;
         const PricedPlan* priced = pricer.price(moved, false);
         if (priced != nullptr && priced->makespan_us < best.makespan_us) {
           best = *priced;
           improved = true;
-          break;
         }
       }
     }
   }
+}
+
+/// The fastest priced pipelines with distinct stage cuts, at most `count`.
+std::vector<PricedPlan> fastest_pipelines(const std::vector<PricedPlan>& priced, size_t count) {
+  std::vector<PricedPlan> pipelines;
+  for (const PricedPlan& plan : priced) {
+    if (plan.spec.strategy == "pipeline" && plan.spec.stage_starts.size() > 1) pipelines.push_back(plan);
+  }
+  std::stable_sort(pipelines.begin(), pipelines.end(),
+                   [](const PricedPlan& a, const PricedPlan& b) { return a.makespan_us < b.makespan_us; });
+  std::vector<PricedPlan> distinct;
+  for (const PricedPlan& plan : pipelines) {
+    const bool seen = std::any_of(distinct.begin(), distinct.end(), [&](const PricedPlan& kept) {
+      return kept.spec.stage_starts == plan.spec.stage_starts && kept.spec.replicas == plan.spec.replicas;
+    });
+    if (!seen) distinct.push_back(plan);
+    if (distinct.size() == count) break;
+  }
+  return distinct;
 }
 
 }  // namespace
@@ -163,38 +209,36 @@ SearchResult search_plans(const SearchProblem& problem) {
   const std::vector<PipelineEstimate> estimates = pipeline_estimates(problem);
   result.estimated = static_cast<int>(estimates.size());
   std::map<int, int> finalists;
-  std::vector<const PricedPlan*> pipelines;
   for (const PipelineEstimate& estimate : estimates) {
     if (finalists[estimate.spec.replicas] >= kPipelineFinalistsPerReplicas) continue;
     finalists[estimate.spec.replicas] += 1;
-    for (const PlanSpec& variant : training_variants(estimate.spec, training)) {
-      if (const PricedPlan* priced = pricer.price(variant, false)) pipelines.push_back(priced);
-    }
+    price_fitting(pricer, estimate.spec, training);
   }
 
-  // 3. Replicated splits, and (training) their recomputing variants.
-  for (const Candidate& candidate : replicated_candidates(problem)) {
-    for (const PlanSpec& variant : training_variants(candidate.spec, training)) pricer.price(variant, false);
-  }
+  // 3. Replicated splits.
+  for (const Candidate& candidate : replicated_candidates(problem)) price_fitting(pricer, candidate.spec, training);
 
-  // 4. The stage cuts of the fastest pipeline, moved while the simulator says it helps.
-  if (!pipelines.empty()) {
-    const PricedPlan fastest = **std::min_element(pipelines.begin(), pipelines.end(),
-                                                  [](const PricedPlan* a, const PricedPlan* b) {
-                                                    return a->makespan_us < b->makespan_us;
-                                                  });
-    const int stages = fastest.spec.devices / fastest.spec.replicas;
-    if (stages <= kMostStagesForLocalSearch) {
-      improve_stage_cuts(pricer, fastest, stage_units(*problem.graph).size());
-    }
-  }
-
-  // 5. The named strategies' recomputing variants (a smaller footprint for the front).
+  // 4. Training: the memory variants of every plan priced so far, fastest
+  // first (1F1B can also be the faster schedule, and the Pareto front wants
+  // the smaller footprints).
   if (training) {
-    for (const Candidate& candidate : named_candidates(problem)) {
-      PlanSpec variant = candidate.spec;
-      variant.recompute = true;
-      pricer.price(variant, false);
+    std::vector<PricedPlan> so_far = pricer.snapshot();
+    std::stable_sort(so_far.begin(), so_far.end(),
+                     [](const PricedPlan& a, const PricedPlan& b) { return a.makespan_us < b.makespan_us; });
+    for (const PricedPlan& plan : so_far) {
+      for (const PlanSpec& variant : memory_variants(plan.spec)) pricer.price(variant, false);
+    }
+  }
+
+  // 5. The stage cuts of the fastest pipelines, moved while the simulator says it helps.
+  // Per schedule: the best cut under 1F1B need not be GPipe's.
+  for (const PipelineSchedule schedule : {PipelineSchedule::kGpipe, PipelineSchedule::kOneForwardOneBackward}) {
+    std::vector<PricedPlan> scheduled = pricer.snapshot();
+    std::erase_if(scheduled, [&](const PricedPlan& plan) { return plan.spec.schedule != schedule || plan.spec.recompute; });
+    for (const PricedPlan& pipeline : fastest_pipelines(scheduled, kPipelinesForLocalSearch)) {
+      if (pipeline.spec.devices / pipeline.spec.replicas <= kMostStagesForLocalSearch) {
+        improve_stage_cuts(pricer, pipeline, stage_units(*problem.graph).size());
+      }
     }
   }
 
