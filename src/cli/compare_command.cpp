@@ -55,13 +55,6 @@ struct CompareOptions {
   bool devices_given = false;
 };
 
-/// `plan` under another strategy name, so that the report tells it from the named strategy it was made by.
-std::shared_ptr<const Plan> renamed(const Plan& plan, const std::string& name) {
-  auto copy = std::make_shared<Plan>(plan);
-  copy->strategy = name;
-  return copy;
-}
-
 /// `--with-search`: the best plan `search` finds over the comparison's devices on `machine`.
 std::shared_ptr<const Plan> searched_plan(const std::shared_ptr<const Graph>& graph, const CompareOptions& options,
                                           const std::string& machine, int microbatches) {
@@ -80,7 +73,7 @@ std::shared_ptr<const Plan> searched_plan(const std::shared_ptr<const Graph>& gr
                                graph->name(), options.devices, problem.machine.name));
   }
   const Plan plan = build_plan(best->spec, graph, std::make_shared<MachineCostFunction>(problem.machine));
-  return renamed(plan, "search: " + describe(best->spec));
+  return labelled_plan(plan, "search: " + describe(best->spec));
 }
 
 int compare_command(const CompareOptions& options, const std::vector<std::string>& command_line,
@@ -148,7 +141,7 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
                        options.training, options.replicas);
   if (plan_file) {
     const auto plan = plan_from_file(*plan_file, options.plan_file, graph, options.devices, execution, backend);
-    plans.push_back(renamed(*plan, "plan: " + describe(plan_file->spec)));
+    plans.push_back(labelled_plan(*plan, "plan: " + describe(plan_file->spec)));
   }
   if (options.with_search) {
     if (backend != "sim" && predict_on == "none") {

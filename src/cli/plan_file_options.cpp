@@ -42,4 +42,10 @@ std::shared_ptr<const Plan> plan_from_file(const PlanFile& file, const std::stri
   return std::make_shared<const Plan>(rebuild_plan(file, path, graph, devices, pricing.cost));
 }
 
+std::shared_ptr<const Plan> labelled_plan(const Plan& plan, const std::string& label) {
+  auto copy = std::make_shared<Plan>(plan);
+  copy->strategy = label;
+  return copy;
+}
+
 }  // namespace splitscope::cli

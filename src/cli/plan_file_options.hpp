@@ -40,4 +40,8 @@ std::shared_ptr<const Plan> plan_from_file(const PlanFile& file, const std::stri
                                            const std::shared_ptr<const Graph>& graph, int devices,
                                            const ExecutionOptions& execution, const std::string& backend);
 
+/// `plan` under the name `label` ("plan: pipeline x2, ..."), so that a
+/// report tells it from the named strategy of the same partitioner.
+std::shared_ptr<const Plan> labelled_plan(const Plan& plan, const std::string& label);
+
 }  // namespace splitscope::cli
