@@ -59,6 +59,11 @@ std::vector<int> replica_counts(const SearchProblem& problem) {
 std::vector<Candidate> replicated_candidates(const SearchProblem& problem) {
   std::vector<Candidate> candidates;
   const Graph& graph = *problem.graph;
+  // Batch-split inference: `compare` leaves data out of forward comparisons
+  // (it is training's other baseline), but it is a plan like any other.
+  if (!graph.is_training() && problem.devices > 1 && problem.devices <= graph.batch()) {
+    candidates.push_back({base_spec(problem, "data", problem.devices, 1), false});
+  }
   for (int replicas : replica_counts(problem)) {
     const int each = problem.devices / replicas;
     for (const std::string& name : strategy_names()) {

@@ -29,7 +29,9 @@ std::vector<Candidate> named_candidates(const SearchProblem& problem);
 std::vector<int> replica_counts(const SearchProblem& problem);
 
 /// R copies of each split that is not a pipeline (horizontal, vertical,
-/// tensor, branches) over devices / R each, where it applies.
+/// tensor, branches) over devices / R each, where it applies; and for
+/// inference `data` over every device (batch-split inference, which
+/// `compare` does not run by default).
 std::vector<Candidate> replicated_candidates(const SearchProblem& problem);
 
 /// A pipeline of R replicas with its estimate (seconds, from stage_costs:
