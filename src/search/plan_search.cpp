@@ -15,6 +15,8 @@ namespace {
 
 /// Pipelines simulated per replica count, best estimates first, before the local search.
 constexpr int kPipelineFinalistsPerReplicas = 2;
+/// Training: the 1F1B and recomputing variants are priced of the named plans and of this many of the fastest others.
+constexpr size_t kPlansWithMemoryVariants = 8;
 /// The local search moves stage cuts only of pipelines of at most this many stages.
 constexpr int kMostStagesForLocalSearch = 8;
 /// ... of this many of the fastest pipelines (distinct cuts) ...
@@ -218,13 +220,19 @@ SearchResult search_plans(const SearchProblem& problem) {
   // 3. Replicated splits.
   for (const Candidate& candidate : replicated_candidates(problem)) price_fitting(pricer, candidate.spec, training);
 
-  // 4. Training: the memory variants of every plan priced so far, fastest
-  // first (1F1B can also be the faster schedule, and the Pareto front wants
+  // 4. Training: the memory variants of the named plans and of the fastest
+  // others (1F1B can also be the faster schedule, and the Pareto front wants
   // the smaller footprints).
   if (training) {
     std::vector<PricedPlan> so_far = pricer.snapshot();
-    std::stable_sort(so_far.begin(), so_far.end(),
-                     [](const PricedPlan& a, const PricedPlan& b) { return a.makespan_us < b.makespan_us; });
+    // The named first, then the others fastest first.
+    std::stable_sort(so_far.begin(), so_far.end(), [](const PricedPlan& a, const PricedPlan& b) {
+      if (a.named != b.named) return a.named;
+      return a.makespan_us < b.makespan_us;
+    });
+    const auto named = static_cast<size_t>(std::count_if(so_far.begin(), so_far.end(),
+                                                         [](const PricedPlan& plan) { return plan.named; }));
+    if (so_far.size() - named > kPlansWithMemoryVariants) so_far.resize(named + kPlansWithMemoryVariants);
     for (const PricedPlan& plan : so_far) {
       for (const PlanSpec& variant : memory_variants(plan.spec)) pricer.price(variant, false);
     }
