@@ -99,8 +99,11 @@ int search_command(const SearchOptions& options) {
     OutputBatch files;
     files.add("--out", options.out, dump_json(to_json(file), 2) + "\n");
     files.publish();
-    if (!options.json) std::cout << fmt::format("\nwrote the best plan to {} (run it: splitscope run {} --plan {})\n",
-                                                options.out, options.model, options.out);
+    if (!options.json) {
+      std::cout << fmt::format("\nwrote the best plan to {} (run it: splitscope run {} --plan {}{} --backend sim --machine {})\n",
+                               options.out, options.model, options.out, options.training.train ? " --train" : "",
+                               options.machine);
+    }
   }
   return 0;
 }
