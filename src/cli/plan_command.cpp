@@ -276,7 +276,7 @@ Command add_plan_command(CLI::App& app) {
             } else {
               std::cout << plan_text(plan);
             }
-            files.publish();
+            publish_outputs(files, options->json);
             return 0;
           }};
 }

@@ -98,11 +98,10 @@ int search_command(const SearchOptions& options) {
     const PlanFile file = plan_file_of(best->spec, plan, PlanPrediction{problem.machine.name, best->makespan_us});
     OutputBatch files;
     files.add("--out", options.out, dump_json(to_json(file), 2) + "\n");
-    files.publish();
+    publish_outputs(files, options.json);
     if (!options.json) {
-      std::cout << fmt::format("\nwrote the best plan to {} (run it: splitscope run {} --plan {}{} --backend sim --machine {})\n",
-                               options.out, options.model, options.out, options.training.train ? " --train" : "",
-                               options.machine);
+      std::cout << fmt::format("\nrun the best plan: splitscope run {} --plan {}{} --backend sim --machine {}\n",
+                               options.model, options.out, options.training.train ? " --train" : "", options.machine);
     }
   }
   return 0;
