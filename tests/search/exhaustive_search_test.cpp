@@ -17,7 +17,7 @@
 namespace splitscope {
 namespace {
 
-void every_cut(size_t units, size_t stages, std::vector<int>& starts, std::vector<std::vector<int>>& cuts) {
+void every_stage_cut(size_t units, size_t stages, std::vector<int>& starts, std::vector<std::vector<int>>& cuts) {
   if (starts.size() == stages) {
     cuts.push_back(starts);
     return;
@@ -26,7 +26,7 @@ void every_cut(size_t units, size_t stages, std::vector<int>& starts, std::vecto
   const int last = starts.empty() ? 0 : static_cast<int>(units - (stages - starts.size()));
   for (int start = from; start <= last; ++start) {
     starts.push_back(start);
-    every_cut(units, stages, starts, cuts);
+    every_stage_cut(units, stages, starts, cuts);
     starts.pop_back();
   }
 }
@@ -44,7 +44,7 @@ std::vector<PlanSpec> whole_space(const SearchProblem& problem) {
     if (stages < 2 || static_cast<size_t>(stages) > units) continue;
     std::vector<int> starts;
     std::vector<std::vector<int>> cuts;
-    every_cut(units, static_cast<size_t>(stages), starts, cuts);
+    every_stage_cut(units, static_cast<size_t>(stages), starts, cuts);
     for (int microbatches : pipeline_microbatches(problem, copies)) {
       for (const auto& cut : cuts) {
         PlanSpec spec;

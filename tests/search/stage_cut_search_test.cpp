@@ -12,7 +12,7 @@ namespace splitscope {
 namespace {
 
 /// Every way to cut `n` units into `stages` non-empty contiguous stages.
-void every_cut(size_t n, size_t stages, std::vector<int>& starts, std::vector<std::vector<int>>& cuts) {
+void every_sequence_cut(size_t n, size_t stages, std::vector<int>& starts, std::vector<std::vector<int>>& cuts) {
   if (starts.size() == stages) {
     cuts.push_back(starts);
     return;
@@ -22,7 +22,7 @@ void every_cut(size_t n, size_t stages, std::vector<int>& starts, std::vector<st
   const int last = starts.empty() ? 0 : static_cast<int>(n - (stages - starts.size()));
   for (int start = from; start <= last; ++start) {
     starts.push_back(start);
-    every_cut(n, stages, starts, cuts);
+    every_sequence_cut(n, stages, starts, cuts);
     starts.pop_back();
   }
 }
@@ -56,7 +56,7 @@ TEST(StageCutSearch, FindsTheBestOfEveryCutOnRandomSequences) {
     for (size_t i = 0; i + 1 < n; ++i) costs.cut_bytes_per_row.push_back(static_cast<double>(draw() % 50));
     std::vector<int> starts;
     std::vector<std::vector<int>> cuts;
-    every_cut(n, stages, starts, cuts);
+    every_sequence_cut(n, stages, starts, cuts);
     double best = std::numeric_limits<double>::infinity();
     for (const auto& cut : cuts) best = std::min(best, slowest_stage_seconds(costs, cut, 10.0));
     const std::vector<int> found = best_stage_cuts(costs, static_cast<int>(stages), 10.0);
