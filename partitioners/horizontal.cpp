@@ -22,7 +22,8 @@ class HorizontalPartitioner : public Partitioner {
   Plan partition(std::shared_ptr<const Graph> graph, const PartitionOptions& options) const override {
     require_one_microbatch(options, "horizontal");
     require_devices(options, max_devices(*graph), "horizontal", "one layer per device at least");
-    const auto device_of = assign_stages(*graph, options.devices, cost_function(options), "horizontal");
+    const auto device_of = assign_stages(*graph, options.devices, cost_function(options), "horizontal",
+                                         options.stage_starts);
     PlanBuilder builder(graph, "horizontal", traits(), options.devices, 1);
     for (NodeId id : graph->wavefront_order()) {
       if (graph->node(id).kind == OpKind::kInput) continue;

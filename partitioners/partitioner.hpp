@@ -30,6 +30,11 @@ struct PartitionOptions {
   /// Training: re-run each micro-batch's forward ops for its backward instead
   /// of stashing their activations (`--recompute`, recompute.hpp); make_plan() applies it.
   bool recompute = false;
+  /// Layer splits (horizontal, pipeline): the first stage unit
+  /// (stage_units.hpp) of each stage, one per device, starting at 0 and
+  /// rising (`--stages`, a plan file's cut points); empty: the stages are
+  /// balanced by `cost`. With replicas, every replica takes the same cuts.
+  std::vector<int> stage_starts = {};
 };
 
 class Partitioner {

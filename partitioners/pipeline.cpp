@@ -41,7 +41,8 @@ class PipelinePartitioner : public Partitioner {
                                    options.microbatches, ops, graph->name(), kMaxGraphOps,
                                    std::max<int64_t>(1, kMaxGraphOps / ops)));
     }
-    const auto device_of = assign_stages(*graph, options.devices, cost_function(options), "pipeline");
+    const auto device_of = assign_stages(*graph, options.devices, cost_function(options), "pipeline",
+                                         options.stage_starts);
     const auto rows = split_evenly(graph->batch(), options.microbatches);
     const auto order = graph->wavefront_order();
     PlanBuilder builder(graph, "pipeline", traits(), options.devices, options.microbatches);

@@ -26,8 +26,8 @@ std::vector<StageUnit> stage_units(const Graph& graph) {
   return ordered;
 }
 
-std::vector<int> assign_stages(const Graph& graph, int devices, const CostFunction& cost,
-                               const std::string& strategy) {
+std::vector<int> balanced_stage_starts(const Graph& graph, int devices, const CostFunction& cost,
+                                       const std::string& strategy) {
   const std::vector<StageUnit> units = stage_units(graph);
   if (devices > static_cast<int>(units.size())) {
     throw InputError("--devices", "",
@@ -42,14 +42,70 @@ std::vector<int> assign_stages(const Graph& graph, int devices, const CostFuncti
     costs.push_back(total);
   }
   const auto starts = balanced_contiguous_split(costs, static_cast<size_t>(devices));
+  return {starts.begin(), starts.end()};
+}
+
+namespace {
+
+/// InputError unless `starts` cuts `units` units into `devices` non-empty stages.
+void require_stage_starts(const std::vector<int>& starts, int devices, size_t units, const Graph& graph) {
+  const auto cuts = [&] {
+    std::string text;
+    for (int start : starts) text += (text.empty() ? "" : ",") + std::to_string(start);
+    return text;
+  };
+  if (static_cast<int>(starts.size()) != devices) {
+    throw InputError("--stages", cuts(),
+                     "gives " + std::to_string(starts.size()) + " stage(s) for " + std::to_string(devices) +
+                         " devices per replica; give the first layer of each stage, one per device, from 0");
+  }
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const bool rising = i == 0 ? starts[i] == 0 : starts[i] > starts[i - 1];
+    if (!rising || starts[i] >= static_cast<int>(units)) {
+      throw InputError("--stages", cuts(),
+                       "must start at 0 and rise strictly, each below " + std::to_string(units) + " (the layers of " +
+                           graph.name() + ", each stacked recurrent layer once)");
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<int> assign_stages(const Graph& graph, int devices, const CostFunction& cost,
+                               const std::string& strategy, const std::vector<int>& starts) {
+  const std::vector<StageUnit> units = stage_units(graph);
+  std::vector<int> chosen = starts;
+  if (chosen.empty()) {
+    chosen = balanced_stage_starts(graph, devices, cost, strategy);
+  } else {
+    require_stage_starts(chosen, devices, units.size(), graph);
+  }
   std::vector<int> device_of(graph.num_nodes(), 0);
-  for (size_t part = 0; part < starts.size(); ++part) {
-    const size_t end = part + 1 < starts.size() ? starts[part + 1] : units.size();
-    for (size_t u = starts[part]; u < end; ++u) {
+  for (size_t part = 0; part < chosen.size(); ++part) {
+    const size_t end = part + 1 < chosen.size() ? static_cast<size_t>(chosen[part + 1]) : units.size();
+    for (size_t u = static_cast<size_t>(chosen[part]); u < end; ++u) {
       for (NodeId id : units[u].nodes) device_of[id] = static_cast<int>(part);
     }
   }
   return device_of;
+}
+
+std::vector<int> plan_stage_starts(const Plan& plan, int devices_each) {
+  const std::vector<StageUnit> units = stage_units(*plan.graph);
+  std::vector<int> device_of_node(plan.graph->num_nodes(), -1);
+  for (const PlanOp& op : plan.ops) {
+    if (op.role != OpRole::kCompute || op.device >= devices_each) continue;
+    int& device = device_of_node[static_cast<size_t>(op.node)];
+    if (device < 0) device = op.device;
+  }
+  std::vector<int> starts;
+  int previous = -1;
+  for (size_t u = 0; u < units.size(); ++u) {
+    const int device = device_of_node[static_cast<size_t>(units[u].nodes.front())];
+    if (device != previous) starts.push_back(static_cast<int>(u));
+    previous = device;
+  }
+  return starts;
 }
 
 }  // namespace splitscope

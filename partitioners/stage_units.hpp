@@ -10,6 +10,7 @@
 
 #include "ir/graph.hpp"
 #include "partitioners/cost_function.hpp"
+#include "partitioners/plan.hpp"
 
 namespace splitscope {
 
@@ -21,9 +22,22 @@ struct StageUnit {
 /// The units of `graph`, in network order.
 std::vector<StageUnit> stage_units(const Graph& graph);
 
-/// The device of every node for the best contiguous split of the units over
-/// `devices` devices, balanced by `cost` (inputs get the device of the first unit).
+/// The first unit of each of `devices` stages in the best contiguous split
+/// of the units, balanced by `cost`. InputError if there are fewer units than devices.
+std::vector<int> balanced_stage_starts(const Graph& graph, int devices, const CostFunction& cost,
+                                       const std::string& strategy);
+
+/// The device of every node for a contiguous split of the units over
+/// `devices` devices: at `starts` (the first unit of each stage; InputError
+/// unless there is one per device, 0 first, strictly rising, below the unit
+/// count), or balanced by `cost` when `starts` is empty (inputs get the
+/// device of the first unit).
 std::vector<int> assign_stages(const Graph& graph, int devices, const CostFunction& cost,
-                               const std::string& strategy);
+                               const std::string& strategy, const std::vector<int>& starts = {});
+
+/// The first unit of each stage of a layer-split plan of `devices_each`
+/// devices per replica, read off where its ops run (the first replica's
+/// devices): what `stage_starts` rebuilds it with.
+std::vector<int> plan_stage_starts(const Plan& plan, int devices_each);
 
 }  // namespace splitscope

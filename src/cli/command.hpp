@@ -33,5 +33,6 @@ Command add_sweep_command(CLI::App& app);
 Command add_lessons_command(CLI::App& app);
 Command add_prices_command(CLI::App& app);
 Command add_report_command(CLI::App& app);
+Command add_search_command(CLI::App& app);
 
 }  // namespace splitscope::cli

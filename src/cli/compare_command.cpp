@@ -16,6 +16,11 @@
 #include "cli/strategy_choice.hpp"
 #include "cli/network_loading.hpp"
 #include "cli/training_options.hpp"
+#include "cli/host_machine.hpp"
+#include "cli/plan_file_options.hpp"
+#include "search/plan_search.hpp"
+#include "sim/machine_cost_function.hpp"
+#include "sim/machine_file.hpp"
 #include "exec/cuda_backend.hpp"
 #include "report/extrapolation_warning.hpp"
 #include "report/noise_warning.hpp"
@@ -30,6 +35,8 @@ namespace {
 
 constexpr const char* kDefaultNetwork = "mlp";
 constexpr const char* kDefaultPredictionMachine = "h100-nvlink-8";
+/// `--with-search`'s budget (search --budget-s): the named strategies are priced whatever it is.
+constexpr double kSearchBudgetSeconds = 30;
 
 struct CompareOptions {
   std::string model = kDefaultNetwork;
@@ -43,7 +50,31 @@ struct CompareOptions {
   InputPipelineOptions input;
   ReportOutputs outputs;
   std::string launcher;
+  std::string plan_file;     ///< --plan: a plan file's plan beside the named strategies
+  bool with_search = false;  ///< --with-search: the searched plan beside them
+  bool devices_given = false;
 };
+
+/// `--with-search`: the best plan `search` finds over the comparison's devices on `machine`.
+std::shared_ptr<const Plan> searched_plan(const std::shared_ptr<const Graph>& graph, const CompareOptions& options,
+                                          const std::string& machine, int microbatches) {
+  SearchProblem problem;
+  problem.graph = graph;
+  problem.devices = options.devices;
+  problem.machine = load_machine(resolve_machine(machine));
+  problem.memory_limit_bytes = problem.machine.device.memory_bytes();
+  problem.budget_s = kSearchBudgetSeconds;
+  problem.named_microbatches = microbatches;
+  problem.bucket_bytes = bucket_bytes(options.training);
+  const SearchResult result = search_plans(problem);
+  const PricedPlan* best = result.best();
+  if (best == nullptr) {
+    throw RunError(fmt::format("--with-search: no plan of {} over {} devices fits in the memory of {}",
+                               graph->name(), options.devices, problem.machine.name));
+  }
+  const Plan plan = build_plan(best->spec, graph, std::make_shared<MachineCostFunction>(problem.machine));
+  return labelled_plan(plan, "search: " + describe(best->spec));
+}
 
 int compare_command(const CompareOptions& options, const std::vector<std::string>& command_line,
                     const std::string& backend, const LaunchScope& launch) {
@@ -77,10 +108,21 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
                       {"--html", options.outputs.html}},
                      {input_file(ZooShelf::kNetworks, options.model),
                       input_file(ZooShelf::kMachines, execution.machine),
-                      predict_on == "none" ? "" : input_file(ZooShelf::kMachines, predict_on)});
+                      predict_on == "none" ? "" : input_file(ZooShelf::kMachines, predict_on), options.plan_file});
   OutputBatch files(launch.writes());
   auto reporters = make_reporters(ReportKind::kCompare, std::cout, options.outputs, files);
-  const auto graph = graph_to_run(load_network(options.model, execution.batch), options.training);
+  std::optional<PlanFile> plan_file;
+  if (!options.plan_file.empty()) {
+    plan_file = read_plan_file(options.plan_file);
+    if (options.training.schedule_given || options.training.recompute) {
+      throw InputError(options.training.recompute ? "--recompute" : "--schedule", "",
+                       "applies to the named strategies; the --plan file's plan keeps its own");
+    }
+  }
+  const auto graph = graph_to_run(
+      load_network(options.model, plan_file ? std::optional<int64_t>(plan_file_batch(*plan_file, execution.batch))
+                                            : execution.batch),
+      options.training);
   if (options.replicas < 1) throw InputError("--replicas", "", "must be 1 or more");
   const auto strategies = chosen_strategies(options.strategies, options.devices, *graph, "--strategies", options.replicas);
   // A replicated pipeline's micro-batches split its replica's rows over its devices.
@@ -94,9 +136,20 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
                      "--microbatches or add pipeline to --strategies");
   }
 
-  const std::vector<std::shared_ptr<const Plan>> plans =
+  std::vector<std::shared_ptr<const Plan>> plans =
       comparison_plans(graph, strategies, options.devices, microbatches, execution, backend,
                        options.training, options.replicas);
+  if (plan_file) {
+    const auto plan = plan_from_file(*plan_file, options.plan_file, graph, options.devices, execution, backend);
+    plans.push_back(labelled_plan(*plan, "plan: " + describe(plan_file->spec)));
+  }
+  if (options.with_search) {
+    if (backend != "sim" && predict_on == "none") {
+      throw InputError("--with-search", "",
+                       "prices plans on a simulated machine; give --backend sim --machine M or --predict-on M");
+    }
+    plans.push_back(searched_plan(graph, options, backend == "sim" ? execution.machine : predict_on, microbatches));
+  }
 
   Progress progress = stderr_progress(execution.quiet || !launch.writes());
   RunOptions run = run_options(execution);
@@ -150,7 +203,10 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
   return 0;
 }
 
-int compare_command(const CompareOptions& options, const std::vector<std::string>& command_line) {
+int compare_command(const CompareOptions& given, const std::vector<std::string>& command_line) {
+  // With --plan, the comparison is over the plan's devices unless --devices says otherwise (and then must agree).
+  CompareOptions options = given;
+  if (!given.plan_file.empty() && !given.devices_given) options.devices = read_plan_file(given.plan_file).spec.devices;
   const std::string backend = measuring_backend(options.execution.backend, options.launcher);
   LaunchScope launch(options.launcher, backend);
   return launch.run([&] { return compare_command(options, command_line, backend, launch); });
@@ -164,7 +220,9 @@ Command add_compare_command(CLI::App& app) {
   sub->add_option("MODEL", options->model, "network file, or a name from models/networks")->capture_default_str();
   sub->add_option("--strategies", options->strategies, "comma-separated (default: all that apply)")
       ->delimiter(',');
-  sub->add_option("--devices,-n", options->devices, "devices for the split strategies")->capture_default_str();
+  sub->add_option("--devices,-n", options->devices, "devices for the split strategies (with --plan: the plan's)")
+      ->capture_default_str()
+      ->each([options](const std::string&) { options->devices_given = true; });
   sub->add_option("--microbatches,-m", options->microbatches, "pipeline micro-batches (default: 4N, but at least 8 rows each)");
   sub->add_option("--replicas", options->replicas,
                   "run every model split as R data-parallel copies over N/R devices each (data and single as they are)")
@@ -178,6 +236,10 @@ Command add_compare_command(CLI::App& app) {
   add_training_options(*sub, options->training, true);
   add_input_pipeline_options(*sub, options->input);
   add_launcher_option(*sub, options->launcher);
+  add_plan_file_option(*sub, options->plan_file);
+  sub->add_flag("--with-search", options->with_search,
+                "also run the plan `search` finds over --devices on the simulated machine (--machine with --backend "
+                "sim, else --predict-on), beside the named strategies");
   sub->add_option("--report", options->outputs.report, "write the JSON compare report (splitscope.compare/1, docs/reports.md)");
   sub->add_option("--trace", options->outputs.trace, "write a Chrome/Perfetto trace of every run");
   sub->add_option("--html", options->outputs.html, "write a self-contained HTML page");

@@ -54,7 +54,7 @@ int run_main(int argc, char** argv) {
       cli::add_compare_command(app), cli::add_calibrate_command(app), cli::add_demo_command(app),
       cli::add_validate_command(app),    cli::add_collective_command(app), cli::add_ensemble_command(app),
       cli::add_sweep_command(app),     cli::add_lessons_command(app),   cli::add_prices_command(app),
-      cli::add_report_command(app),
+      cli::add_report_command(app),      cli::add_search_command(app),
   };
 
   if (const std::string name = named_command(argc, argv); !name.empty()) {

@@ -12,6 +12,9 @@
 
 #include "cli/command.hpp"
 #include "cli/network_loading.hpp"
+#include "cli/plan_file_options.hpp"
+#include "cli/command_outputs.hpp"
+#include "util/output_batch.hpp"
 #include "cli/training_options.hpp"
 #include "sim/machine_file.hpp"
 #include "sim/simulator.hpp"
@@ -42,6 +45,8 @@ struct PlanOptions {
   bool json = false;
   std::string chakra_dir;  ///< --chakra: write Chakra execution traces here
   std::string machine;     ///< --machine: predicts the traces' compute durations
+  std::vector<int> stages;  ///< --stages: a layer split's cut points
+  std::string out;          ///< --out: the plan file
 };
 
 /// `--chakra DIR`: the plan as one Chakra execution trace per device, each
@@ -221,6 +226,10 @@ Command add_plan_command(CLI::App& app) {
   sub->add_option("--machine", options->machine,
                   "with --chakra: the machine whose simulation times each compute node "
                   "(a machine file, or a name from models/machines)");
+  add_stages_option(*sub, options->stages);
+  sub->add_option("--out", options->out,
+                  "also write the plan as a plan file (splitscope.plan/1, docs/plan.md) for run, compare, validate "
+                  "and sweep --plan");
   add_training_options(*sub, options->training, false);
   return {sub, [options](const std::vector<std::string>&) {
             if (!options->chakra_dir.empty() && options->machine.empty()) {
@@ -236,20 +245,38 @@ Command add_plan_command(CLI::App& app) {
             partition.microbatches = options->microbatches;
             set_training_plan_options(options->training, partition);
             partition.parameter_servers = options->parameter_servers;
+            check_stages_option(options->stages, options->strategy);
+            partition.stage_starts = options->stages;
             if (options->parameter_servers_given && options->strategy != "ps") {
               throw InputError("--ps", "", "counts the shards of --strategy ps");
             }
             if (options->training.schedule_given && !make_partitioner(options->strategy)->traits().microbatched) {
               throw InputError("--schedule", "", "orders a pipeline's micro-batches; use it with --strategy pipeline");
             }
+            check_command_outputs({{"--out", options->out}}, {input_file(ZooShelf::kNetworks, options->model)});
             const Plan plan = make_plan(*make_partitioner(options->strategy, options->replicas), graph, partition);
             check(plan);
+            OutputBatch files;
+            if (!options->out.empty()) {
+              PlanSpec spec;
+              spec.strategy = options->strategy;
+              spec.devices = options->devices;
+              spec.replicas = options->replicas;
+              spec.microbatches = options->microbatches;
+              spec.schedule = partition.schedule;
+              spec.recompute = partition.recompute;
+              spec.stage_starts = options->stages;
+              spec.parameter_servers = options->parameter_servers;
+              spec.bucket_bytes = partition.bucket_bytes;
+              files.add("--out", options->out, dump_json(to_json(plan_file_of(spec, plan)), 2) + "\n");
+            }
             if (!options->chakra_dir.empty()) write_chakra(plan, *options);
             if (options->json) {
               std::cout << dump_json(plan_json(plan), 2) << "\n";
             } else {
               std::cout << plan_text(plan);
             }
+            publish_outputs(files, options->json);
             return 0;
           }};
 }

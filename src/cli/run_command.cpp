@@ -13,6 +13,7 @@
 #include "cli/input_pipeline_options.hpp"
 #include "cli/launch_scope.hpp"
 #include "cli/network_loading.hpp"
+#include "cli/plan_file_options.hpp"
 #include "cli/parameter_server_options.hpp"
 #include "cli/training_options.hpp"
 #include "exec/cpu/cpu_executor.hpp"
@@ -34,7 +35,8 @@ namespace {
 struct RunCommandOptions {
   std::string model;
   std::string strategy;
-  int devices = 1;
+  int devices = 0;
+  bool devices_given = false;
   int microbatches = 1;
   int replicas = 1;
   ExecutionOptions execution;
@@ -45,6 +47,10 @@ struct RunCommandOptions {
   std::string save_output;
   ReportOutputs outputs;
   std::string launcher;
+  std::vector<int> stages;  ///< --stages: a layer split's cut points
+  std::string plan_file;    ///< --plan: the strategy and its parameters from a plan file
+  /// The strategy options found on the command line, which --plan refuses.
+  std::vector<std::string> strategy_options_given;
 };
 
 std::shared_ptr<const Plan> make_checked_plan(const std::shared_ptr<const Graph>& graph, const std::string& strategy,
@@ -84,23 +90,44 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
   check_command_outputs({{"--report", options.outputs.report}, {"--trace", options.outputs.trace},
                       {"--html", options.outputs.html}, {"--save-output", options.save_output}},
                      {input_file(ZooShelf::kNetworks, options.model),
-                      input_file(ZooShelf::kMachines, options.execution.machine)});
+                      input_file(ZooShelf::kMachines, options.execution.machine), options.plan_file});
   OutputBatch files(launch.writes());
   auto reporters = make_reporters(ReportKind::kRun, std::cout, options.outputs, files);
 
-  const auto graph = graph_to_run(load_network(options.model, options.execution.batch), options.training);
-  if (options.training.schedule_given && !make_partitioner(options.strategy)->traits().microbatched) {
+  // The strategy and its parameters: from the command line, or from --plan's file.
+  std::optional<PlanFile> file;
+  if (!options.plan_file.empty()) {
+    std::vector<std::string> given = options.strategy_options_given;
+    if (options.training.schedule_given) given.push_back("--schedule");
+    if (options.training.recompute) given.push_back("--recompute");
+    if (options.training.bucket_given) given.push_back("--bucket-mib");
+    refuse_with_plan_file(given);
+    file = read_plan_file(options.plan_file);
+  } else if (options.strategy.empty() || !options.devices_given) {
+    throw InputError("command line", "",
+                     std::string(options.strategy.empty() ? "--strategy" : "--devices") +
+                         " is required (or --plan FILE, a plan file that holds both)");
+  }
+  const std::string strategy = file ? file->spec.strategy : options.strategy;
+  const int devices = file ? file->spec.devices : options.devices;
+  const auto batch = file ? std::optional<int64_t>(plan_file_batch(*file, options.execution.batch)) : options.execution.batch;
+  const auto graph = graph_to_run(load_network(options.model, batch), options.training);
+  if (options.training.schedule_given && !make_partitioner(strategy)->traits().microbatched) {
     throw InputError("--schedule", "", "orders a pipeline's micro-batches; use it with --strategy pipeline");
   }
+  check_stages_option(options.stages, strategy);
   // Made either way: it checks the backend's options.
-  auto executor = make_executor(options.execution, backend, options.devices);
+  auto executor = make_executor(options.execution, backend, devices);
   if (launch.launched()) executor = launch.make_executor();
-  PartitionOptions partitioning = partition_options(options.execution, backend, options.devices, options.microbatches);
+  PartitionOptions partitioning = partition_options(options.execution, backend, devices, options.microbatches);
   set_training_plan_options(options.training, partitioning);
   partitioning.parameter_servers = options.parameter_server.shards;
-  const ParameterServerOptions ps =
-      parameter_server_options(options.parameter_server, options.strategy, options.training.steps);
-  const auto plan = make_checked_plan(graph, options.strategy, partitioning, options.replicas);
+  partitioning.stage_starts = options.stages;
+  const ParameterServerOptions ps = parameter_server_options(options.parameter_server, strategy, options.training.steps);
+  const auto plan =
+      file ? plan_from_file(*file, options.plan_file, graph, options.devices_given ? options.devices : 0,
+                            options.execution, backend)
+           : make_checked_plan(graph, strategy, partitioning, options.replicas);
   // A training run's repeats are its steps; a forward run's, timed repeats after warm-up.
   // Behind an input pipeline, the repeats are steps of a stream of batches.
   const auto execute = [&](const Plan& runnable, const RunOptions& run_options) {
@@ -116,7 +143,7 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
   run.want_output = options.check || !options.save_output.empty();
   ComparisonBuilder builder(make_report_context(command_line));
 
-  progress.begin_run(fmt::format("{} on {}", options.strategy, backend));
+  progress.begin_run(fmt::format("{} on {}", plan->strategy, backend));
   const RunResult result = execute(*plan, run);
   progress.end_run();
   builder.add(plan, result);
@@ -172,14 +199,23 @@ Command add_run_command(CLI::App& app) {
   auto options = std::make_shared<RunCommandOptions>();
   CLI::App* sub = app.add_subcommand("run", "Run (or simulate) one strategy and report its timeline");
   sub->add_option("MODEL", options->model, "network file, or a name from models/networks")->required();
-  sub->add_option("--strategy,-s", options->strategy, "single | data | ps | horizontal | pipeline | vertical | tensor | branches")
-      ->required();
-  sub->add_option("--devices,-n", options->devices, "number of devices")->required();
+  // Required unless --plan gives them (checked once parsed).
+  const auto note = [options](const std::string& name) {
+    return [options, name](const std::string&) { options->strategy_options_given.push_back(name); };
+  };
+  sub->add_option("--strategy,-s", options->strategy, "single | data | ps | horizontal | pipeline | vertical | tensor | branches (required unless --plan)")
+      ->each(note("--strategy"));
+  sub->add_option("--devices,-n", options->devices, "number of devices (required unless --plan)")
+      ->each([options](const std::string&) { options->devices_given = true; });
   sub->add_option("--microbatches,-m", options->microbatches, "micro-batches (pipeline only)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each(note("--microbatches"));
   sub->add_option("--replicas", options->replicas,
                   "run the strategy as R data-parallel copies over N/R devices each (hybrid parallelism)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each(note("--replicas"));
+  add_stages_option(*sub, options->stages)->each(note("--stages"));
+  add_plan_file_option(*sub, options->plan_file);
   add_execution_options(*sub, options->execution, "cpu");
   add_placement_option(*sub, options->execution);
   add_noise_options(*sub, options->execution);

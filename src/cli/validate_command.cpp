@@ -10,8 +10,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "cli/command.hpp"
@@ -22,6 +24,7 @@
 #include "cli/interleaved_runs.hpp"
 #include "cli/network_loading.hpp"
 #include "cli/strategy_choice.hpp"
+#include "cli/plan_file_options.hpp"
 #include "cli/zoo_samples.hpp"
 #include "exec/cuda_backend.hpp"
 #include "ir/zoo.hpp"
@@ -40,6 +43,7 @@ constexpr const char* kDevicesPlaceholder = "{devices}";
 
 struct ValidateOptions {
   std::vector<std::string> networks;  ///< empty: the zoo's small networks
+  std::string plan_file;  ///< --plan: a plan file's plan beside compare's, for its network and device count
   std::vector<int> devices{2};
   std::vector<std::string> strategies;
   std::optional<std::string> predict_on;
@@ -119,6 +123,21 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
     graphs.push_back(load_network(name, execution.batch));
     inputs.push_back(input_file(ZooShelf::kNetworks, name));
   }
+  std::optional<PlanFile> plan_file;
+  if (!options.plan_file.empty()) {
+    plan_file = read_plan_file(options.plan_file);
+    inputs.push_back(options.plan_file);
+    const bool network = std::any_of(graphs.begin(), graphs.end(),
+                                     [&](const auto& graph) { return graph->name() == plan_file->network.name; });
+    const bool devices = std::find(options.devices.begin(), options.devices.end(), plan_file->spec.devices) !=
+                         options.devices.end();
+    if (!network || !devices) {
+      throw InputError("--plan", options.plan_file,
+                       fmt::format("is a plan of {} over {} devices; give --networks {} and --devices {} with it",
+                                   plan_file->network.name, plan_file->spec.devices, plan_file->network.name,
+                                   plan_file->spec.devices));
+    }
+  }
   check_command_outputs({{"--report", options.report}, {"--html", options.html}}, inputs);
 
   Progress progress = stderr_progress(execution.quiet);
@@ -151,8 +170,12 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
         continue;
       }
       const std::vector<std::string> strategies = chosen_strategies(options.strategies, devices, *graph);
-      const std::vector<std::shared_ptr<const Plan>> plans = comparison_plans(
+      std::vector<std::shared_ptr<const Plan>> plans = comparison_plans(
           graph, strategies, devices, default_microbatches(graph->batch(), devices), execution, backend);
+      if (plan_file && graph->name() == plan_file->network.name && devices == plan_file->spec.devices) {
+        const auto plan = plan_from_file(*plan_file, options.plan_file, graph, devices, execution, backend);
+        plans.push_back(labelled_plan(*plan, "plan: " + describe(plan_file->spec)));
+      }
       const std::vector<RunResult> measured = run_interleaved(*executor, plans, run, progress, policy);
       for (size_t p = 0; p < plans.size(); ++p) {
         const RunResult predicted = simulators[d]->run(*plans[p], predict);
@@ -197,6 +220,7 @@ Command add_validate_command(CLI::App& app) {
   auto options = std::make_shared<ValidateOptions>();
   CLI::App* sub = app.add_subcommand(
       "validate", "Measure the plans compare makes, predict them on a machine, and report the simulator's error");
+  add_plan_file_option(*sub, options->plan_file);
   sub->add_option("--networks", options->networks, "networks (names or files; default: the zoo's small ones)")
       ->delimiter(',');
   sub->add_option("--devices,-n", options->devices, "device counts of the splits, comma-separated")

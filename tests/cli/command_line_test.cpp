@@ -12,7 +12,7 @@ namespace command_line_test {
 namespace {
 
 constexpr const char* kUnknownVerify =
-    "error: unknown command 'verify'; the commands are inspect, plan, run, compare, calibrate, demo, validate, collective, ensemble, sweep, lessons, prices, report (run "
+    "error: unknown command 'verify'; the commands are inspect, plan, run, compare, calibrate, demo, validate, collective, ensemble, sweep, lessons, prices, report, search (run "
     "'splitscope --help')\n";
 
 TEST(CommandLine, UnknownCommandIsExitTwoAndListsTheCommands) {

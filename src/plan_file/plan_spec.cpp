@@ -1,0 +1,67 @@
+#include "plan_file/plan_spec.hpp"
+
+#include <fmt/format.h>
+
+#include "util/strings.hpp"
+
+#include "partitioners/plan_check.hpp"
+#include "partitioners/stage_units.hpp"
+
+namespace splitscope {
+
+bool is_layer_split(const std::string& strategy) { return strategy == "horizontal" || strategy == "pipeline"; }
+
+PartitionOptions partition_options_of(const PlanSpec& spec, std::shared_ptr<const CostFunction> cost) {
+  PartitionOptions options;
+  options.devices = spec.devices;
+  options.microbatches = spec.microbatches;
+  options.cost = std::move(cost);
+  options.schedule = spec.schedule;
+  options.parameter_servers = spec.parameter_servers;
+  options.bucket_bytes = spec.bucket_bytes;
+  options.recompute = spec.recompute;
+  options.stage_starts = spec.stage_starts;
+  return options;
+}
+
+Plan build_plan(const PlanSpec& spec, const std::shared_ptr<const Graph>& graph,
+                std::shared_ptr<const CostFunction> cost) {
+  Plan plan = make_plan(*make_partitioner(spec.strategy, spec.replicas), graph,
+                        partition_options_of(spec, std::move(cost)));
+  check(plan);
+  return plan;
+}
+
+PlanSpec pinned_spec(const PlanSpec& spec, const Plan& plan) {
+  PlanSpec pinned = spec;
+  if (is_layer_split(spec.strategy) && pinned.stage_starts.empty()) {
+    pinned.stage_starts = plan_stage_starts(plan, spec.devices / spec.replicas);
+  }
+  return pinned;
+}
+
+namespace {
+
+std::string join_numbers(const std::vector<int>& numbers) {
+  std::vector<std::string> texts;
+  for (int number : numbers) texts.push_back(std::to_string(number));
+  return join(texts, ",");
+}
+
+}  // namespace
+
+std::string describe(const PlanSpec& spec) {
+  std::string text = spec.strategy;
+  if (spec.replicas > 1) text += fmt::format(" x{}", spec.replicas);
+  if (spec.microbatches > 1) text += fmt::format(", {} micro-batches", spec.microbatches);
+  if (spec.microbatches > 1 && spec.schedule != PipelineSchedule::kGpipe) {
+    text += fmt::format(", {}", to_string(spec.schedule));
+  }
+  if (spec.recompute) text += ", recompute";
+  if (!spec.stage_starts.empty() && spec.stage_starts.size() > 1) {
+    text += ", stages " + join_numbers(spec.stage_starts);
+  }
+  return text;
+}
+
+}  // namespace splitscope

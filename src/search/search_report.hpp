@@ -1,0 +1,22 @@
+#pragma once
+/// \file
+/// What `splitscope search` prints: the best plan with its breakdown and why
+/// it beats the best named strategy, the top k, the Pareto front of time
+/// against peak memory, and what the search did (text, or JSON
+/// `splitscope.search/1`, docs/search.md).
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "search/plan_search.hpp"
+
+namespace splitscope {
+
+/// One sentence: how much faster `best` is than `named` and where the time
+/// went (the breakdown term that shrank most), or that the named one is best.
+std::string why_it_wins(const PricedPlan& best, const PricedPlan* named);
+
+std::string search_text(const SearchProblem& problem, const SearchResult& result, int top);
+nlohmann::json search_json(const SearchProblem& problem, const SearchResult& result, int top);
+
+}  // namespace splitscope
