@@ -30,6 +30,8 @@ struct PartitionOptions {
   /// Training: re-run each micro-batch's forward ops for its backward instead
   /// of stashing their activations (`--recompute`, recompute.hpp); make_plan() applies it.
   bool recompute = false;
+  /// What the plan stores its tensors in (`--precision`, plan_precision.hpp); make_plan() applies it.
+  Precision precision = Precision::kFp32;
 };
 
 class Partitioner {

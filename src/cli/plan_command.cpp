@@ -12,6 +12,7 @@
 
 #include "cli/command.hpp"
 #include "cli/network_loading.hpp"
+#include "cli/precision_option.hpp"
 #include "cli/training_options.hpp"
 #include "sim/machine_file.hpp"
 #include "sim/simulator.hpp"
@@ -42,13 +43,16 @@ struct PlanOptions {
   bool json = false;
   std::string chakra_dir;  ///< --chakra: write Chakra execution traces here
   std::string machine;     ///< --machine: predicts the traces' compute durations
+  std::string precision;   ///< --precision (precision_option.hpp); empty: fp32
 };
 
 /// `--chakra DIR`: the plan as one Chakra execution trace per device, each
 /// compute node timed by the simulator on `--machine` (docs/chakra.md).
 void write_chakra(const Plan& plan, const PlanOptions& options) {
 #if SPLITSCOPE_HAVE_CHAKRA
-  const Timeline predicted = simulate(plan, load_machine(options.machine));
+  Machine machine = load_machine(options.machine);
+  if (!options.precision.empty()) machine = machine_at_precision(std::move(machine), plan.precision);
+  const Timeline predicted = simulate(plan, machine);
   const auto written = write_chakra_traces(chakra_traces(plan, predicted), options.chakra_dir, "splitscope");
   std::cerr << fmt::format("wrote {} Chakra trace file(s) to {}\n", written.size(), options.chakra_dir);
 #else
@@ -117,6 +121,7 @@ nlohmann::json plan_json(const Plan& plan) {
           {"strategy", plan.strategy},
           {"devices", plan.devices},
           {"microbatches", plan.microbatches},
+          {"precision", to_string(plan.precision)},
           {"parameter_servers", plan.parameter_servers},
           {"per_device", devices},
           {"transfers", {{"count", totals.transfer_count}, {"bytes", totals.transfer_bytes}}},
@@ -183,6 +188,7 @@ std::string plan_text(const Plan& plan) {
   std::string text =
       fmt::format("{} on {} device(s), strategy {}", printable(plan.graph->name()), plan.devices, plan.strategy);
   if (plan.microbatches > 1) text += fmt::format(", {} micro-batches", plan.microbatches);
+  if (plan.precision != Precision::kFp32) text += fmt::format(", precision {}", to_string(plan.precision));
   text += "\n\n" + devices.render() + "\n";
   for (int d = 0; d < plan.devices; ++d) text += fmt::format("device {} runs: {}\n", d, printable(op_summary(plan, d)));
   text += "\n" + movement_table(plan);
@@ -222,6 +228,7 @@ Command add_plan_command(CLI::App& app) {
                   "with --chakra: the machine whose simulation times each compute node "
                   "(a machine file, or a name from models/machines)");
   add_training_options(*sub, options->training, false);
+  add_precision_option(*sub, options->precision);
   return {sub, [options](const std::vector<std::string>&) {
             if (!options->chakra_dir.empty() && options->machine.empty()) {
               throw InputError("--chakra", "",
@@ -235,6 +242,7 @@ Command add_plan_command(CLI::App& app) {
             partition.devices = options->devices;
             partition.microbatches = options->microbatches;
             set_training_plan_options(options->training, partition);
+            partition.precision = precision_option(options->precision);
             partition.parameter_servers = options->parameter_servers;
             if (options->parameter_servers_given && options->strategy != "ps") {
               throw InputError("--ps", "", "counts the shards of --strategy ps");

@@ -182,6 +182,7 @@ Command add_run_command(CLI::App& app) {
       ->capture_default_str();
   add_execution_options(*sub, options->execution, "cpu");
   add_placement_option(*sub, options->execution);
+  add_precision_option(*sub, options->execution);
   add_noise_options(*sub, options->execution);
   add_training_options(*sub, options->training, true);
   add_parameter_server_options(*sub, options->parameter_server);

@@ -199,6 +199,7 @@ Json run_report_json(const RunReport& report, const ReportContext* context) {
       {"devices", s.devices},
       {"microbatches", s.microbatches},
       {"batch", s.batch},
+      {"precision", s.precision},
       {"backend", s.info.backend},
       {"measured", s.info.measured},
       {"device_mode", s.info.device_mode},
