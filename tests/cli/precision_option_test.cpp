@@ -61,6 +61,9 @@ TEST(PrecisionOption, TheReportNamesItAndCountsItsBytes) {
   ASSERT_EQ(amp.exit_code, 0) << amp.err;
   const auto fp32_report = nlohmann::json::parse(read_text_file(dir + "/fp32.json"));
   const auto amp_report = nlohmann::json::parse(read_text_file(dir + "/amp.json"));
+  // The first line says a precision other than the default; fp32's reads as it always did.
+  EXPECT_EQ(amp.out.rfind("mlp-small, batch 8, precision amp: data over 2 devices, sim", 0), 0u) << amp.out;
+  EXPECT_EQ(fp32.out.rfind("mlp-small, batch 8: data over 2 devices, sim", 0), 0u) << fp32.out;
   EXPECT_EQ(fp32_report["precision"], "fp32");
   EXPECT_EQ(amp_report["precision"], "amp");
   // The gradient all-reduce moves bf16 gradients: half the bytes.
