@@ -71,6 +71,7 @@ void add_ring_send(CollectiveSchedule& schedule, CollectiveSend send, int step, 
 CollectiveSchedule ring(const Plan& plan, const PlanOp& op) {
   const int n = static_cast<int>(op.participants.size());
   const bool reduce = op.collective == CollectiveKind::kAllReduce;
+  const int64_t element = value_element_bytes(plan, plan.value(op.inputs.front()));
   CollectiveSchedule schedule = empty_schedule(op);
   schedule.segments = static_cast<int>(op.inputs.size()) / n;
   // An all-reduce over one participant is a copy; otherwise every element arrives by a send.
@@ -78,7 +79,7 @@ CollectiveSchedule ring(const Plan& plan, const PlanOp& op) {
 
   schedule.segment_starts.push_back(0);
   for (int k = 0; k < schedule.segments; ++k) {
-    schedule.segment_starts.push_back(schedule.segment_starts.back() + plan.value(op.inputs[static_cast<size_t>(k)]).bytes / 4);
+    schedule.segment_starts.push_back(schedule.segment_starts.back() + plan.value(op.inputs[static_cast<size_t>(k)]).bytes / element);
   }
   const int64_t elements = schedule.segment_starts.back();
   const auto chunk = [&](int c) {
@@ -105,7 +106,7 @@ CollectiveSchedule ring(const Plan& plan, const PlanOp& op) {
       } else {
         send.elements = chunk(wrap(i + 1 - (step - (n - 1)), n));  // all-gather of the sums
       }
-      if (reduce) send.bytes = send.elements.size() * 4;
+      if (reduce) send.bytes = send.elements.size() * element;
       add_ring_send(schedule, std::move(send), step, i, n);
     }
   }
@@ -113,9 +114,9 @@ CollectiveSchedule ring(const Plan& plan, const PlanOp& op) {
 }
 
 /// Participant c's chunk of a reduce-scatter, in elements of the (one-row) tensor.
-Range reduce_scatter_chunk(const Value& whole, int n, int c) {
+Range reduce_scatter_chunk(const Value& whole, int64_t element, int n, int c) {
   const int64_t channels = whole.channels.size();
-  const int64_t per_channel = whole.bytes / 4 / std::max<int64_t>(1, channels);
+  const int64_t per_channel = whole.bytes / element / std::max<int64_t>(1, channels);
   const int64_t begin = c * (channels / n) + std::min<int64_t>(c, channels % n);
   const int64_t end = begin + channels / n + (c < channels % n ? 1 : 0);
   return Range{begin * per_channel, end * per_channel};
@@ -126,11 +127,12 @@ CollectiveSchedule ring_reduce_scatter(const Plan& plan, const PlanOp& op) {
   CollectiveSchedule schedule = empty_schedule(op);
   schedule.staged = n > 1;
   const Value& whole = plan.value(op.inputs.front());
+  const int64_t element = value_element_bytes(plan, whole);
   SPLITSCOPE_CHECK(whole.batch.size() == 1, fmt::format("reduce-scatter op {} splits a tensor of one row", op.id));
-  schedule.segment_starts = {0, whole.bytes / 4};
+  schedule.segment_starts = {0, whole.bytes / element};
   // One participant copies its (whole) chunk; otherwise every chunk arrives by a send.
   add_deliveries(schedule, op, n == 1);
-  for (int i = 0; i < n; ++i) schedule.deliveries[static_cast<size_t>(i)].first_element = reduce_scatter_chunk(whole, n, i).begin;
+  for (int i = 0; i < n; ++i) schedule.deliveries[static_cast<size_t>(i)].first_element = reduce_scatter_chunk(whole, element, n, i).begin;
   for (int step = 0; step < n - 1; ++step) {
     for (int i = 0; i < n; ++i) {
       CollectiveSend send;
@@ -139,8 +141,8 @@ CollectiveSchedule ring_reduce_scatter(const Plan& plan, const PlanOp& op) {
       send.to_device = op.participants[static_cast<size_t>(wrap(i + 1, n))];
       send.delivers_to = wrap(i + 1, n);
       send.touches_from = i;
-      send.elements = reduce_scatter_chunk(whole, n, wrap(i - step - 1, n));
-      send.bytes = send.elements.size() * 4;
+      send.elements = reduce_scatter_chunk(whole, element, n, wrap(i - step - 1, n));
+      send.bytes = send.elements.size() * element;
       send.reduces = true;
       send.needs_receiver_input = wrap(i + 1, n);
       send.from_input = step == 0;
@@ -156,7 +158,8 @@ CollectiveSchedule ring_broadcast(const Plan& plan, const PlanOp& op) {
   const int n = static_cast<int>(op.participants.size());
   CollectiveSchedule schedule = empty_schedule(op);
   const Value& whole = plan.value(op.inputs.front());
-  const int64_t elements = whole.bytes / 4;
+  const int64_t element = value_element_bytes(plan, whole);
+  const int64_t elements = whole.bytes / element;
   schedule.segment_starts = {0, elements};
   // Every participant receives; the root copies its own input instead.
   add_deliveries(schedule, op, false);
@@ -164,7 +167,7 @@ CollectiveSchedule ring_broadcast(const Plan& plan, const PlanOp& op) {
   root.local_copy = 0;
   root.waits_for = 1;
   schedule.deliveries_needing_input[0].push_back(0);
-  const int64_t per_chunk = kBroadcastChunkBytes / 4;
+  const int64_t per_chunk = kBroadcastChunkBytes / element;
   const int64_t chunks = std::max<int64_t>(1, (elements + per_chunk - 1) / per_chunk);
   const auto send_id = [n](int64_t chunk, int hop) { return static_cast<int>(chunk * (n - 1) + hop); };
   for (int64_t k = 0; k < chunks; ++k) {
@@ -177,7 +180,7 @@ CollectiveSchedule ring_broadcast(const Plan& plan, const PlanOp& op) {
       send.delivers_to = hop + 1;
       send.touches_from = hop;
       send.elements = part;
-      send.bytes = part.size() * 4;
+      send.bytes = part.size() * element;
       send.from_input = hop == 0;
       std::vector<int> after;
       if (hop > 0) after.push_back(send_id(k, hop - 1));  // the chunk has arrived here
@@ -267,8 +270,9 @@ int64_t collective_send_count(const Plan& plan, const PlanOp& op) {
   const int64_t n = static_cast<int64_t>(op.participants.size());
   switch (op.collective) {
     case CollectiveKind::kBroadcast: {
-      const int64_t elements = op.inputs.empty() ? 0 : plan.value(op.inputs.front()).bytes / 4;
-      const int64_t per_chunk = kBroadcastChunkBytes / 4;
+      const int64_t element = op.inputs.empty() ? 4 : value_element_bytes(plan, plan.value(op.inputs.front()));
+      const int64_t elements = op.inputs.empty() ? 0 : plan.value(op.inputs.front()).bytes / element;
+      const int64_t per_chunk = kBroadcastChunkBytes / element;
       return std::max<int64_t>(1, (elements + per_chunk - 1) / per_chunk) * std::max<int64_t>(0, n - 1);
     }
     case CollectiveKind::kAllReduce: return 2 * std::max<int64_t>(0, n - 1) * n;

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "partitioners/plan_precision.hpp"
 #include "partitioners/recompute.hpp"
 #include "partitioners/replicas.hpp"
 #include "partitioners/strategies.hpp"
@@ -53,9 +54,14 @@ Plan make_plan(const Partitioner& partitioner, std::shared_ptr<const Graph> grap
   if (options.recompute && !graph->is_training()) {
     throw InputError("--recompute", "", "re-runs forward passes for a backward pass; add --train");
   }
-  Plan plan = partitioner.partition(std::move(graph), options);
-  // Not a conditional expression: its lvalue arm would copy the plan.
-  if (options.recompute) return recompute_activations(std::move(plan));
+  // Strategies build in float32 bytes; DDP fills its buckets by the bytes of
+  // the gradients it moves, so a bucket of half gradients holds twice the
+  // weights: the same buckets as float32 ones of (4 / gradient size) times the bytes.
+  PartitionOptions float32 = options;
+  float32.bucket_bytes = options.bucket_bytes * 4 / storage_bytes(options.precision).gradient;
+  Plan plan = partitioner.partition(std::move(graph), float32);
+  if (options.recompute) plan = recompute_activations(std::move(plan));
+  if (options.precision != Precision::kFp32) plan = store_at_precision(std::move(plan), options.precision);
   return plan;
 }
 

@@ -35,6 +35,8 @@ struct PartitionOptions {
   /// rising (`--stages`, a plan file's cut points); empty: the stages are
   /// balanced by `cost`. With replicas, every replica takes the same cuts.
   std::vector<int> stage_starts = {};
+  /// What the plan stores its tensors in (`--precision`, plan_precision.hpp); make_plan() applies it.
+  Precision precision = Precision::kFp32;
 };
 
 class Partitioner {

@@ -116,6 +116,16 @@ int64_t value_bytes(const Graph& graph, const Value& value) {
   return value_elements(graph, value) * static_cast<int64_t>(sizeof(float));
 }
 
+int64_t value_element_bytes(const Plan& plan, const Value& value) {
+  const StorageBytes storage = storage_bytes(plan.precision);
+  switch (value.role) {
+    case ValueRole::kActivation: return storage.activation;
+    case ValueRole::kParameter: return storage.weight;
+    case ValueRole::kGradient: return storage.gradient;
+  }
+  return storage.activation;
+}
+
 std::pair<NodeId, Slice> weight_slice_of(const Graph& graph, NodeId id, const Slice& slice) {
   const OpNode& node = graph.node(id);
   const OpDef& def = op_def(node.kind);

@@ -10,7 +10,9 @@
 /// copies of the graph, each over its own rows of the batch.
 ///
 /// What an executor does with each op (the semantics every backend shares):
-/// - Values are float32, stored [rows][channels][inner...] (rows = batch.size(),
+/// - Values are float32 (Plan::precision fp32 or tf32, which the cpu and
+///   cuda backends run; the simulator prices the others at their stored
+///   bytes), stored [rows][channels][inner...] (rows = batch.size(),
 ///   channels = channels.size(), inner = the node output's shape past axis 0).
 /// - Network inputs (Plan::inputs, producer -1) hold the input from
 ///   params.hpp's input_value(): the whole input [B, ...], or for a step input
@@ -58,6 +60,7 @@
 #include <vector>
 
 #include "ir/graph.hpp"
+#include "ir/precision.hpp"
 #include "ir/range.hpp"
 #include "ir/slice.hpp"
 
@@ -105,7 +108,7 @@ struct Value {
   PartialSum partial = PartialSum::kNone;  ///< the axis it is a partial sum over, if any
   bool pre_activation = false;  ///< an all-reduced sum whose activation is still to be applied
   int producer = -1;     ///< the op writing it; -1 for a network input, provided before the run
-  int64_t bytes = 0;     ///< float32 bytes of the slice
+  int64_t bytes = 0;     ///< bytes of the slice at the plan's precision (value_element_bytes)
 
   bool is_partial() const { return partial != PartialSum::kNone; }
 };
@@ -186,12 +189,12 @@ struct PlanOp {
 
 /// Memory one device needs to run its part of the plan (bytes).
 struct DeviceMemory {
-  int64_t params = 0;            ///< weight slices it holds
+  int64_t params = 0;            ///< weight slices it holds (amp training: their bf16 copies and fp32 masters)
   int64_t activations_peak = 0;  ///< values live at the same time, at the worst point (gradients apart)
   int64_t transfer_buffers = 0;  ///< of that peak, values received from other devices
   int64_t peak = 0;              ///< params + gradients + optimizer_state + activations_peak
   int64_t gradients = 0;         ///< training: one gradient buffer per weight slice, summed over micro-batches
-  int64_t optimizer_state = 0;   ///< training: the optimizer's state (a momentum buffer per weight)
+  int64_t optimizer_state = 0;   ///< training: the optimizer's state (a momentum buffer per weight), at its precision
 };
 
 /// What callers may need to know of the strategy that made a plan, rather
@@ -229,6 +232,9 @@ struct Plan {
   std::shared_ptr<const Graph> graph;
   /// Training plans: the order of each stage's forwards and backwards.
   PipelineSchedule pipeline_schedule = PipelineSchedule::kGpipe;
+  /// What each tensor class is stored in (the bytes of every value, op and
+  /// DeviceMemory field) and the math of the products (plan_precision.hpp).
+  Precision precision = Precision::kFp32;
 
   std::vector<Value> values;
   std::vector<PlanOp> ops;  ///< every op's inputs are written by earlier ops (or are inputs)
@@ -259,8 +265,11 @@ Shape value_shape(const Plan& plan, const Value& value);
 /// Elements of a value's slice: batch rows × channels × the node output's
 /// inner elements; for a parameter, the weights its slices read.
 int64_t value_elements(const Graph& graph, const Value& value);
-/// Its float32 bytes (Value::bytes, as every plan must count them).
+/// Its float32 bytes (Value::bytes of a plan at fp32 or tf32).
 int64_t value_bytes(const Graph& graph, const Value& value);
+/// Bytes per element of `value` at the plan's precision: its activation,
+/// weight or gradient storage (ir/precision.hpp).
+int64_t value_element_bytes(const Plan& plan, const Value& value);
 
 /// The node whose weights `slice` of `node` reads (or writes the gradient
 /// of), and the forward slice of them: `node` itself and `slice` for a

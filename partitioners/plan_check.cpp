@@ -95,7 +95,8 @@ class Checker {
       }
       if (value.device < 0 || value.device >= plan_.devices) fail("value {} is on unknown device {}", value.id, value.device);
       const Shape& shape = graph_.node(value.node).output_shapes.at(static_cast<size_t>(value.output));
-      if (const int64_t holds = value_bytes(graph_, value); value.bytes != holds) {
+      if (const int64_t holds = value_elements(graph_, value) * value_element_bytes(plan_, value);
+          value.bytes != holds) {
         fail("value {} counts {} bytes, its slice holds {}", value.id, value.bytes, holds);
       }
       if (value.channels.begin < 0 || value.channels.end > shape.at(0) || value.channels.empty()) {

@@ -11,11 +11,15 @@ namespace splitscope {
 namespace {
 
 /// Weights each device holds: its parameter values (one per distinct slice
-/// of each weight set, however many steps or micro-batches read it).
+/// of each weight set, however many steps or micro-batches read it), and
+/// beside each, where a training plan's precision keeps them (amp), its fp32
+/// masters (an inference plan has no update to keep them for).
 void add_params(const Plan& plan, std::vector<DeviceMemory>& memory) {
+  const StorageBytes storage = storage_bytes(plan.precision);
+  const int64_t master = plan.graph->is_training() ? storage.master : 0;
   for (int id : plan.parameters) {
     const Value& value = plan.value(id);
-    memory.at(static_cast<size_t>(value.device)).params += value.bytes;
+    memory.at(static_cast<size_t>(value.device)).params += value.bytes + value.bytes / storage.weight * master;
   }
 }
 
@@ -24,6 +28,7 @@ void add_params(const Plan& plan, std::vector<DeviceMemory>& memory) {
 void add_training_state(const Plan& plan, std::vector<DeviceMemory>& memory) {
   if (!plan.graph->is_training()) return;
   const int per_param = plan.graph->training()->optimizer.state_per_param();
+  const StorageBytes storage = storage_bytes(plan.precision);
   if (plan.traits.parameter_server) {
     // Each replica keeps its gradients for the shards, which hold the
     // optimizer's state (outside the plan).
@@ -36,7 +41,7 @@ void add_training_state(const Plan& plan, std::vector<DeviceMemory>& memory) {
     if (op.role != OpRole::kUpdate) continue;
     DeviceMemory& device = memory.at(static_cast<size_t>(op.device));
     device.gradients += plan.value(op.inputs.at(0)).bytes;
-    device.optimizer_state += per_param * plan.value(op.params).bytes;
+    device.optimizer_state += per_param * plan.value(op.params).bytes / storage.weight * storage.optimizer_state;
   }
 }
 

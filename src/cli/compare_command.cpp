@@ -232,6 +232,7 @@ Command add_compare_command(CLI::App& app) {
                       kDefaultPredictionMachine + ")");
   add_execution_options(*sub, options->execution, "cuda if a GPU is present, else cpu");
   add_placement_option(*sub, options->execution);
+  add_precision_option(*sub, options->execution);
   add_noise_options(*sub, options->execution);
   add_training_options(*sub, options->training, true);
   add_input_pipeline_options(*sub, options->input);

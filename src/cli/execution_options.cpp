@@ -7,6 +7,7 @@
 #include "exec/cpu/cpu_executor.hpp"
 #include "exec/cuda_backend.hpp"
 #include "cli/host_machine.hpp"
+#include "cli/precision_option.hpp"
 #include "sim/machine_cost_function.hpp"
 #include "sim/machine_file.hpp"
 #include "sim/simulator.hpp"
@@ -100,8 +101,17 @@ StragglerDelay parse_straggler(const std::string& text) {
 
 }  // namespace
 
+void add_precision_option(CLI::App& command, ExecutionOptions& options) {
+  add_precision_option(command, options.precision);
+}
+
 std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const std::string& backend, int devices,
                                         int first_device) {
+  const Precision precision = precision_option(options.precision);
+  if (backend == "cpu" || backend == "cuda" || backend == "sim") require_precision_backend(backend, precision);
+  if (backend == "cuda" && precision == Precision::kTf32 && options.dtype != "fp32" && options.dtype != "tf32") {
+    throw InputError("--dtype", options.dtype, "contradicts --precision tf32 (float32 storage, TF32 products)");
+  }
   if (!options.jitter.empty()) {
     parse_jitter(options.jitter);
     if (backend != "sim") {
@@ -155,6 +165,7 @@ std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const s
       throw InputError("--machine", "", "--backend sim needs a machine to simulate, e.g. --machine h100-nvlink-8");
     }
     Machine machine = load_machine(resolve_machine(options.machine));
+    if (!options.precision.empty()) machine = machine_at_precision(std::move(machine), precision);
     if (options.predict_replayed_graph) machine.device.host_issue_us = 0;  // a replayed graph issues no calls
     return std::make_unique<Simulator>(std::move(machine), parse_placement_mode(options.placement));
   }
@@ -162,7 +173,7 @@ std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const s
     CudaOptions cuda;
     cuda.mode = options.virtual_devices ? DeviceMode::kVirtual : DeviceMode::kPhysical;
     cuda.link = parse_link_mode(options.link);
-    cuda.dtype = parse_dtype(options.dtype);
+    cuda.dtype = precision == Precision::kTf32 ? Dtype::kTf32 : parse_dtype(options.dtype);
     cuda.cuda_graph = options.cuda_graph;
     cuda.virtual_devices = devices;
     cuda.first_device = first_device;
@@ -190,8 +201,11 @@ PartitionOptions partition_options(const ExecutionOptions& options, const std::s
   PartitionOptions partition;
   partition.devices = devices;
   partition.microbatches = microbatches;
+  partition.precision = precision_option(options.precision);
   if (backend == "sim" && !options.machine.empty()) {
-    partition.cost = std::make_shared<MachineCostFunction>(load_machine(resolve_machine(options.machine)));
+    Machine machine = load_machine(resolve_machine(options.machine));
+    if (!options.precision.empty()) machine = machine_at_precision(std::move(machine), partition.precision);
+    partition.cost = std::make_shared<MachineCostFunction>(machine, partition.precision);
   }
   return partition;
 }

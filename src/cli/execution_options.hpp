@@ -24,6 +24,9 @@ struct ExecutionOptions {
   bool virtual_devices = false;
   std::string link = "device";
   std::string dtype = "fp32";
+  /// `--precision` (precision_option.hpp), registered by add_precision_option;
+  /// empty: not given (fp32 storage, the machine file's matrix_math).
+  std::string precision;
   bool cuda_graph = false;
   /// sim, set by for_prediction_on() for a measured run replayed from a CUDA graph: the
   /// prediction charges no host issue per call (DeviceSpec::host_issue_us), as the replay issues none.
@@ -79,6 +82,9 @@ void add_execution_options(CLI::App& command, ExecutionOptions& options, const s
 void add_placement_option(CLI::App& command, ExecutionOptions& options);
 
 
+/// Registers `--precision fp32|tf32|bf16|fp16|amp` on `command` (`run` and `compare`).
+void add_precision_option(CLI::App& command, ExecutionOptions& options);
+
 /// Registers `--jitter lognormal:SIGMA` (sim) and `--straggler D:MS` (cpu)
 /// on `command` (`run` and `compare`).
 void add_noise_options(CLI::App& command, ExecutionOptions& options);
@@ -88,8 +94,9 @@ void add_noise_options(CLI::App& command, ExecutionOptions& options);
 /// on cuda a plan's device i runs on device `first_device` + i (GPU, or
 /// virtual device), so that plans of one device can each have another.
 /// InputError for an unknown backend, a missing --machine, or a cuda-only
-/// option (--virtual, --graph, --link, --dtype) given another backend;
-/// UnavailableError (exit 3) where CUDA is not available.
+/// option (--virtual, --graph, --link, --dtype) given another backend, or
+/// a machine without a peak for --precision; UnavailableError (exit 3)
+/// where CUDA is not available, or the backend cannot run --precision.
 std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const std::string& backend, int devices,
                                         int first_device = 0);
 

@@ -15,6 +15,7 @@
 #include "cli/plan_file_options.hpp"
 #include "cli/command_outputs.hpp"
 #include "util/output_batch.hpp"
+#include "cli/precision_option.hpp"
 #include "cli/training_options.hpp"
 #include "sim/machine_file.hpp"
 #include "sim/simulator.hpp"
@@ -47,13 +48,16 @@ struct PlanOptions {
   std::string machine;     ///< --machine: predicts the traces' compute durations
   std::vector<int> stages;  ///< --stages: a layer split's cut points
   std::string out;          ///< --out: the plan file
+  std::string precision;   ///< --precision (precision_option.hpp); empty: fp32
 };
 
 /// `--chakra DIR`: the plan as one Chakra execution trace per device, each
 /// compute node timed by the simulator on `--machine` (docs/chakra.md).
 void write_chakra(const Plan& plan, const PlanOptions& options) {
 #if SPLITSCOPE_HAVE_CHAKRA
-  const Timeline predicted = simulate(plan, load_machine(options.machine));
+  Machine machine = load_machine(options.machine);
+  if (!options.precision.empty()) machine = machine_at_precision(std::move(machine), plan.precision);
+  const Timeline predicted = simulate(plan, machine);
   const auto written = write_chakra_traces(chakra_traces(plan, predicted), options.chakra_dir, "splitscope");
   std::cerr << fmt::format("wrote {} Chakra trace file(s) to {}\n", written.size(), options.chakra_dir);
 #else
@@ -122,6 +126,7 @@ nlohmann::json plan_json(const Plan& plan) {
           {"strategy", plan.strategy},
           {"devices", plan.devices},
           {"microbatches", plan.microbatches},
+          {"precision", to_string(plan.precision)},
           {"parameter_servers", plan.parameter_servers},
           {"per_device", devices},
           {"transfers", {{"count", totals.transfer_count}, {"bytes", totals.transfer_bytes}}},
@@ -188,6 +193,7 @@ std::string plan_text(const Plan& plan) {
   std::string text =
       fmt::format("{} on {} device(s), strategy {}", printable(plan.graph->name()), plan.devices, plan.strategy);
   if (plan.microbatches > 1) text += fmt::format(", {} micro-batches", plan.microbatches);
+  if (plan.precision != Precision::kFp32) text += fmt::format(", precision {}", to_string(plan.precision));
   text += "\n\n" + devices.render() + "\n";
   for (int d = 0; d < plan.devices; ++d) text += fmt::format("device {} runs: {}\n", d, printable(op_summary(plan, d)));
   text += "\n" + movement_table(plan);
@@ -231,6 +237,7 @@ Command add_plan_command(CLI::App& app) {
                   "also write the plan as a plan file (splitscope.plan/1, docs/plan.md) for run, compare, validate "
                   "and sweep --plan");
   add_training_options(*sub, options->training, false);
+  add_precision_option(*sub, options->precision);
   return {sub, [options](const std::vector<std::string>&) {
             if (!options->chakra_dir.empty() && options->machine.empty()) {
               throw InputError("--chakra", "",
@@ -244,6 +251,7 @@ Command add_plan_command(CLI::App& app) {
             partition.devices = options->devices;
             partition.microbatches = options->microbatches;
             set_training_plan_options(options->training, partition);
+            partition.precision = precision_option(options->precision);
             partition.parameter_servers = options->parameter_servers;
             check_stages_option(options->stages, options->strategy);
             partition.stage_starts = options->stages;

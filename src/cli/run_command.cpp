@@ -218,6 +218,7 @@ Command add_run_command(CLI::App& app) {
   add_plan_file_option(*sub, options->plan_file);
   add_execution_options(*sub, options->execution, "cpu");
   add_placement_option(*sub, options->execution);
+  add_precision_option(*sub, options->execution);
   add_noise_options(*sub, options->execution);
   add_training_options(*sub, options->training, true);
   add_parameter_server_options(*sub, options->parameter_server);

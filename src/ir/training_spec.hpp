@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "ir/op_attrs.hpp"
+#include "ir/precision.hpp"
 
 namespace splitscope {
 
@@ -38,6 +39,20 @@ struct Optimizer {
   int64_t update_flops(int64_t n) const { return (adam() ? 14 : momentum != 0.0 ? 4 : 2) * n; }
   int64_t update_bytes_read(int64_t n) const { return (2 + state_per_param()) * n * 4; }
   int64_t update_bytes_written(int64_t n) const { return (1 + state_per_param()) * n * 4; }
+  /// The same at `storage` (ir/precision.hpp): the gradient at its size, the
+  /// weights updated (the fp32 masters where there are some) and the state at
+  /// theirs. Mixed precision then casts the updated masters to the copy the
+  /// products read: one more read of the masters and a write of the copy,
+  /// counted here as the memory pass it is.
+  int64_t update_bytes_read(int64_t n, const StorageBytes& storage) const {
+    const int64_t updated = storage.casts_weights() ? storage.master : storage.weight;
+    return n * (storage.gradient + updated + state_per_param() * storage.optimizer_state +
+                (storage.casts_weights() ? storage.master : 0));
+  }
+  int64_t update_bytes_written(int64_t n, const StorageBytes& storage) const {
+    const int64_t updated = storage.casts_weights() ? storage.master : storage.weight;
+    return n * (updated + state_per_param() * storage.optimizer_state + (storage.casts_weights() ? storage.weight : 0));
+  }
 };
 
 struct TrainingSpec {

@@ -94,9 +94,14 @@ std::string group_table(const Comparison& comparison, size_t index) {
   }
   const std::string model = group.runs.empty() ? std::string() : group.runs.front().summary.model;
   const int64_t batch = group.runs.empty() ? 0 : group.runs.front().summary.batch;
+  // Said only where it is not the default, so fp32 tables read as before.
+  const std::string precision = group.runs.empty() || group.runs.front().summary.precision == "fp32"
+                                    ? std::string()
+                                    : ", precision " + group.runs.front().summary.precision;
   const std::string repeats = fewest == most ? fmt::format("{} timed repeat{} each", most, most == 1 ? "" : "s")
                                              : fmt::format("{} to {} timed repeats", fewest, most);
-  std::string text = fmt::format("{}, batch {}: {}, {}, best first\n\n", model, batch, group_title(group), repeats);
+  std::string text =
+      fmt::format("{}, batch {}{}: {}, {}, best first\n\n", model, batch, precision, group_title(group), repeats);
   text += table.render();
   text += group.best ? fmt::format("best: {}\n", *group.best) : std::string("best: none (no strategy fits)\n");
   text += placement_table(group);
@@ -147,8 +152,9 @@ std::string compare_text(const Comparison& comparison) {
 std::string run_text(const RunReport& run) {
   const RunSummary& s = run.summary;
   const Judgement& j = run.judgement;
-  std::string text = fmt::format("{}, batch {}: {} over {} device{}{}, {} ({})\n", s.model, s.batch, s.strategy,
-                                 s.devices, s.devices == 1 ? "" : "s",
+  const std::string precision = s.precision == "fp32" ? std::string() : ", precision " + s.precision;
+  std::string text = fmt::format("{}, batch {}{}: {} over {} device{}{}, {} ({})\n", s.model, s.batch, precision,
+                                 s.strategy, s.devices, s.devices == 1 ? "" : "s",
                                  s.microbatches > 1 ? fmt::format(", {} micro-batches", s.microbatches) : "",
                                  s.info.backend, s.info.device_mode);
   if (!s.info.machine_name.empty()) {

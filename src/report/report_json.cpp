@@ -213,6 +213,7 @@ Json run_report_json(const RunReport& report, const ReportContext* context) {
       {"verdict", j.verdict ? Json(std::string(to_string(*j.verdict))) : Json(nullptr)},
       {"reason", j.reason},
       // Extras beyond the first contract (docs/reports.md).
+      {"precision", s.precision},
       {"train", train_json(s)},
       {"baseline_strategy", or_null(j.baseline_strategy)},
       {"decided_by", std::string(to_string(j.decider))},

@@ -184,6 +184,7 @@ RunSummary summarize(const Plan& plan, const RunResult& result) {
   summary.baseline = plan.traits.baseline;
   summary.devices = plan.devices;
   summary.microbatches = plan.microbatches;
+  summary.precision = std::string(to_string(plan.precision));
   summary.info = result.info;
   summary.plan_notes = plan.notes;
   summary.memory = check_memory_fit(plan, result.info.device_memory_bytes);

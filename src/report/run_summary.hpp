@@ -107,6 +107,7 @@ struct RunSummary {
   bool baseline = false;  ///< the strategy is the baseline the others are judged against (StrategyTraits)
   int devices = 1;
   int microbatches = 1;
+  std::string precision = "fp32";  ///< what the plan stored its tensors in (Plan::precision, `--precision`)
   RunInfo info;
   std::vector<std::string> plan_notes;
 

@@ -59,6 +59,8 @@ RunReport run_from_json(const Json& run) {
   s.strategy = run.at("strategy").get<std::string>();
   s.devices = run.at("devices").get<int>();
   s.microbatches = run.at("microbatches").get<int>();
+  // Reports written before --precision stored float32.
+  s.precision = run.contains("precision") ? run.at("precision").get<std::string>() : "fp32";
   s.info.backend = run.at("backend").get<std::string>();
   s.info.measured = run.at("measured").get<bool>();
   s.info.machine_name = run.at("machine").at("name").get<std::string>();

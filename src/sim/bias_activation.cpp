@@ -22,8 +22,8 @@ double bias_activation_seconds(const DeviceFacts& facts, const BiasActivation& p
   if (!pass.any()) return 0.0;
   const double outputs = static_cast<double>(pass.outputs);
   const double flops = outputs * ((pass.bias ? 1 : 0) + (pass.activation ? 1 : 0));
-  const double bias_bytes = pass.bias ? sizeof(float) * static_cast<double>(pass.channels) : 0;
-  const double bytes = 2 * sizeof(float) * outputs + bias_bytes;
+  const double bias_bytes = pass.bias ? facts.element_bytes * static_cast<double>(pass.channels) : 0;
+  const double bytes = 2 * facts.element_bytes * outputs + bias_bytes;
   return std::max(flops / facts.vector_flops_per_second, bytes / facts.dram_bytes_per_second) + facts.launch_seconds;
 }
 

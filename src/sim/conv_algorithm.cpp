@@ -10,8 +10,6 @@
 namespace splitscope {
 namespace {
 
-constexpr double kFloatBytes = sizeof(float);
-constexpr double kComplex = 2 * sizeof(float);
 /// cuDNN's FFT algorithm: stride 1, and the padded input at most this per side.
 constexpr int64_t kFftMaxSide = 256;
 
@@ -39,15 +37,19 @@ double kernel_seconds(const DeviceFacts& facts, double flops, double bytes) {
          facts.launch_seconds;
 }
 
-double input_bytes(const ConvShape& s) { return kFloatBytes * d(s.rows * s.groups * s.channels * s.height * s.width); }
-double filter_bytes(const ConvShape& s) {
-  return kFloatBytes * d(s.groups * s.filters * s.channels * s.kernel_h * s.kernel_w);
+double input_bytes(const DeviceFacts& facts, const ConvShape& s) {
+  return facts.element_bytes * d(s.rows * s.groups * s.channels * s.height * s.width);
 }
-double output_bytes(const ConvShape& s) { return kFloatBytes * d(s.rows * s.groups * s.filters * s.out_h * s.out_w); }
+double filter_bytes(const DeviceFacts& facts, const ConvShape& s) {
+  return facts.element_bytes * d(s.groups * s.filters * s.channels * s.kernel_h * s.kernel_w);
+}
+double output_bytes(const DeviceFacts& facts, const ConvShape& s) {
+  return facts.element_bytes * d(s.rows * s.groups * s.filters * s.out_h * s.out_w);
+}
 
 ConvEstimate implicit_gemm(const DeviceFacts& facts, const ConvShape& s) {
   const GemmShape gemm{s.rows * s.out_h * s.out_w, s.filters, s.channels * s.kernel_h * s.kernel_w, s.groups};
-  const double bytes = input_bytes(s) + filter_bytes(s) + output_bytes(s);
+  const double bytes = input_bytes(facts, s) + filter_bytes(facts, s) + output_bytes(facts, s);
   const GemmEstimate product = estimate_gemm(facts, gemm, static_cast<int64_t>(bytes));
   return {ConvAlgorithm::kImplicitGemm, product.kernels, product.seconds + facts.launch_seconds};
 }
@@ -55,15 +57,15 @@ ConvEstimate implicit_gemm(const DeviceFacts& facts, const ConvShape& s) {
 ConvEstimate winograd_fused(const DeviceFacts& facts, const ConvShape& s) {
   const int64_t tiles = s.rows * ceil_div(s.out_h, 2) * ceil_div(s.out_w, 2);
   const GemmShape gemm{tiles, s.filters, s.channels, 16 * s.groups};
-  const double transformed_filters = 16 * kFloatBytes * d(s.groups * s.filters * s.channels);
+  const double transformed_filters = 16 * facts.element_bytes * d(s.groups * s.filters * s.channels);
   const double transform_flops =
       d(s.groups) * (kF2InputFlops * d(tiles * s.channels) + kF2OutputFlops * d(tiles * s.filters));
   const double compute =
       best_tile_seconds(facts, gemm) + transform_flops / facts.vector_flops_per_second;
-  const double bytes = input_bytes(s) + transformed_filters + output_bytes(s);
+  const double bytes = input_bytes(facts, s) + transformed_filters + output_bytes(facts, s);
   const double main = std::max(compute, bytes / facts.dram_bytes_per_second) + facts.launch_seconds;
   const double filters = kernel_seconds(facts, kF2FilterFlops * d(s.groups * s.filters * s.channels),
-                                        filter_bytes(s) + transformed_filters);
+                                        filter_bytes(facts, s) + transformed_filters);
   return {ConvAlgorithm::kWinogradFused, 2, main + filters};
 }
 
@@ -77,19 +79,19 @@ int64_t f4_tiles(const ConvShape& s) { return s.rows * ceil_div(s.out_h, 4) * ce
 /// transpose, with its FLOP count), and `product` over the 36 frequencies.
 ConvEstimate winograd_f4_kernels(const DeviceFacts& facts, const ConvShape& s, const GemmShape& product_shape) {
   const int64_t tiles = f4_tiles(s);
-  const double per_value = 36 * kFloatBytes;  // a transformed 6x6 tile
+  const double per_value = 36 * facts.element_bytes;  // a transformed 6x6 tile
   const double in_transformed = per_value * d(s.groups * tiles * s.channels);
   const double filters_transformed = per_value * d(s.groups * s.filters * s.channels);
   const double out_transformed = per_value * d(s.groups * tiles * s.filters);
   const double input = kernel_seconds(facts, kF4InputFlops * d(s.groups * tiles * s.channels),
-                                      input_bytes(s) + in_transformed);
+                                      input_bytes(facts, s) + in_transformed);
   const double filters = kernel_seconds(facts, kF4FilterFlops * d(s.groups * s.filters * s.channels),
-                                        filter_bytes(s) + filters_transformed);
+                                        filter_bytes(facts, s) + filters_transformed);
   const GemmEstimate product = estimate_gemm(
       facts, product_shape, static_cast<int64_t>(in_transformed + filters_transformed + out_transformed));
   const double products = product.seconds + facts.launch_seconds;
   const double output = kernel_seconds(facts, kF4OutputFlops * d(s.groups * tiles * s.filters),
-                                       out_transformed + output_bytes(s));
+                                       out_transformed + output_bytes(facts, s));
   return {ConvAlgorithm::kWinogradNonfused, 3 + product.kernels, input + filters + products + output};
 }
 
@@ -100,7 +102,7 @@ ConvEstimate winograd_nonfused(const DeviceFacts& facts, const ConvShape& s) {
 
 ConvEstimate weight_gradient_implicit_gemm(const DeviceFacts& facts, const ConvShape& s) {
   const GemmShape gemm{s.filters, s.channels * s.kernel_h * s.kernel_w, s.rows * s.out_h * s.out_w, s.groups};
-  const double bytes = input_bytes(s) + output_bytes(s) + filter_bytes(s);
+  const double bytes = input_bytes(facts, s) + output_bytes(facts, s) + filter_bytes(facts, s);
   const GemmEstimate product = estimate_gemm(facts, gemm, static_cast<int64_t>(bytes));
   return {ConvAlgorithm::kImplicitGemm, product.kernels, product.seconds + facts.launch_seconds};
 }
@@ -115,18 +117,18 @@ ConvEstimate fft(const DeviceFacts& facts, const ConvShape& s) {
   const int64_t nw = next_power_of_two(s.width + 2 * s.pad_w);
   const int64_t frequencies = nh * (nw / 2 + 1);
   const double plane_flops = 2.5 * d(nh * nw) * std::log2(d(nh * nw));
-  const double spectrum = kComplex * d(frequencies);
+  const double spectrum = 2 * facts.element_bytes * d(frequencies);  // a complex value
   const double in_planes = d(s.rows * s.groups * s.channels);
   const double filter_planes = d(s.groups * s.filters * s.channels);
   const double out_planes = d(s.rows * s.groups * s.filters);
-  const double input = kernel_seconds(facts, in_planes * plane_flops, input_bytes(s) + in_planes * spectrum);
+  const double input = kernel_seconds(facts, in_planes * plane_flops, input_bytes(facts, s) + in_planes * spectrum);
   const double filters =
-      kernel_seconds(facts, filter_planes * plane_flops, filter_bytes(s) + filter_planes * spectrum);
+      kernel_seconds(facts, filter_planes * plane_flops, filter_bytes(facts, s) + filter_planes * spectrum);
   const GemmShape gemm{s.rows, s.filters, s.channels, frequencies * s.groups};
   const double product_bytes = (in_planes + filter_planes + out_planes) * spectrum;
   const GemmEstimate product = estimate_gemm(facts, gemm, static_cast<int64_t>(product_bytes), 8);
   const double products = product.seconds + facts.launch_seconds;
-  const double output = kernel_seconds(facts, out_planes * plane_flops, out_planes * spectrum + output_bytes(s));
+  const double output = kernel_seconds(facts, out_planes * plane_flops, out_planes * spectrum + output_bytes(facts, s));
   return {ConvAlgorithm::kFft, 3 + product.kernels, input + filters + products + output};
 }
 

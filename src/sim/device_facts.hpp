@@ -74,6 +74,10 @@ struct DeviceFacts {
   double dram_bytes_per_second = 0;
   double memory_bytes_per_second = 0;  ///< the datasheet memory bandwidth
   double launch_seconds = 0;
+  /// Bytes of one stored element of the plan priced (Plan::precision): 4
+  /// for float32, 2 for bf16 and fp16 storage. What the shape rules count
+  /// the tensors they move in (not a device fact: OpCostModel sets it).
+  double element_bytes = 4;
   NcclGeneration nccl_generation = NcclGeneration::kVolta;
 
   /// One SM's share of the matrix peak.

@@ -12,8 +12,8 @@ constexpr int64_t kFloat = sizeof(float);
 
 }  // namespace
 
-int64_t gemm_bytes(const GemmShape& shape) {
-  return kFloat * shape.batch * (shape.m * shape.k + shape.k * shape.n + shape.m * shape.n);
+int64_t gemm_bytes(const GemmShape& shape, int64_t element_bytes) {
+  return element_bytes * shape.batch * (shape.m * shape.k + shape.k * shape.n + shape.m * shape.n);
 }
 
 double tile_wave_seconds(const DeviceFacts& facts, const GemmShape& shape, TileShape tile, double flops_per_mac,
@@ -40,7 +40,7 @@ double best_tile_seconds(const DeviceFacts& facts, const GemmShape& shape, doubl
 GemmEstimate estimate_gemm(const DeviceFacts& facts, const GemmShape& shape, int64_t bytes, double flops_per_mac) {
   GemmEstimate best;
   if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.batch <= 0) return best;
-  const int64_t moved = bytes < 0 ? gemm_bytes(shape) : bytes;
+  const int64_t moved = bytes < 0 ? gemm_bytes(shape, static_cast<int64_t>(facts.element_bytes)) : bytes;
   const double memory = static_cast<double>(moved) / facts.dram_bytes_per_second;
   bool first = true;
   for (const TileShape& tile : kCublasTiles) {
@@ -51,6 +51,7 @@ GemmEstimate estimate_gemm(const DeviceFacts& facts, const GemmShape& shape, int
       int64_t tiles = 0;
       int64_t waves = 0;
       const double compute = tile_wave_seconds(facts, sliced, tile, flops_per_mac, &tiles, &waves);
+      // Split-K's partial sums are float32 at every storage (cuBLAS accumulates in float32).
       const double partials = static_cast<double>(kFloat * shape.batch * shape.m * shape.n * 2 * split);
       const double reduce = split == 1 ? 0.0 : partials / facts.dram_bytes_per_second + facts.launch_seconds;
       const double seconds = std::max(compute, memory) + reduce;

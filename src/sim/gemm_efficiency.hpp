@@ -64,8 +64,8 @@ struct GemmShape {
   int64_t batch = 1;
 };
 
-/// Float32 bytes of A, B and C of every product of `shape`.
-int64_t gemm_bytes(const GemmShape& shape);
+/// Bytes of A, B and C of every product of `shape`, at `element_bytes` a value.
+int64_t gemm_bytes(const GemmShape& shape, int64_t element_bytes = 4);
 
 struct GemmEstimate {
   TileShape tile;               ///< the tile picked
@@ -90,7 +90,7 @@ double tile_wave_seconds(const DeviceFacts& facts, const GemmShape& shape, TileS
 /// cannot split K, such as fused Winograd's).
 double best_tile_seconds(const DeviceFacts& facts, const GemmShape& shape, double flops_per_mac = 2);
 
-/// The time of `shape` moving `bytes` (gemm_bytes(shape) when negative) at the best tile and split.
+/// The time of `shape` moving `bytes` (gemm_bytes(shape) at facts.element_bytes when negative) at the best tile and split.
 GemmEstimate estimate_gemm(const DeviceFacts& facts, const GemmShape& shape, int64_t bytes = -1,
                            double flops_per_mac = 2);
 

@@ -12,7 +12,8 @@ namespace splitscope {
 
 class MachineCostFunction : public CostFunction {
  public:
-  explicit MachineCostFunction(const Machine& machine) : model_(machine) {}
+  explicit MachineCostFunction(const Machine& machine, Precision precision = Precision::kFp32)
+      : model_(machine, precision) {}
   double seconds(const Graph& graph, NodeId node, const Slice& slice) const override {
     return model_.slice_seconds(graph, node, slice);
   }

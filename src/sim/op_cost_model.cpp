@@ -97,7 +97,7 @@ CellShape cell_shape(const OpNode& node, const Slice& slice) {
 
 }  // namespace
 
-OpCostModel::OpCostModel(const Machine& machine)
+OpCostModel::OpCostModel(const Machine& machine, Precision precision)
     : flops_per_second_(machine.device.matrix_flops_per_second()),
       bytes_per_second_(machine.device.memory_bytes_per_second()),
       launch_seconds_(machine.device.launch_overhead_seconds()),
@@ -109,6 +109,8 @@ OpCostModel::OpCostModel(const Machine& machine)
       epilogue_efficiency_(machine.device.efficiency_of(kEpilogueEfficiency)),
       epilogue_rule_(machine.device.has_efficiency(kEpilogueEfficiency) ? Rule::kRoofline : Rule::kStreaming) {
   SPLITSCOPE_CHECK(flops_per_second_ > 0 && bytes_per_second_ > 0, "a device needs positive peaks");
+  facts_.element_bytes = static_cast<double>(storage_bytes(precision).activation);
+  body_facts_ = facts_;
   body_facts_.launch_seconds = 0;  // an achieved-rate rule prices the work apart from the calls
   if (!machine.device.gemm_rates.empty()) {
     gemm_curve_ = std::make_shared<const GemmRateCurve>(machine.device.gemm_rates);
@@ -248,7 +250,7 @@ double OpCostModel::datasheet_seconds(const DeviceFacts& facts, Rule rule, const
       const ConvShape shape = forward_conv_shape(node, slice, node.input_shapes.at(1));
       const int64_t dz_values = shape.rows * shape.groups * shape.filters * shape.out_h * shape.out_w;
       const double bias = node.attrs.bias ? streaming_seconds(facts, dz_values, (dz_values + shape.groups * shape.filters) *
-                                                                             static_cast<int64_t>(sizeof(float)))
+                                                                             static_cast<int64_t>(facts.element_bytes))
                                           : 0.0;
       return estimate_conv_weight_gradient(facts, shape).seconds + bias;
     }
@@ -361,7 +363,10 @@ double OpCostModel::slice_seconds(const Graph& graph, NodeId node, const Slice& 
   }
   const SliceCost cost = slice_cost(graph, node, slice);
   const OpNode& op_node = graph.node(node);
-  return modelled(&op_node, op_node.kind, slice, cost.flops, cost.bytes_read + cost.bytes_written) *
+  // slice_cost() counts float32 bytes; the plans this prices store facts_.element_bytes a value.
+  const auto bytes = static_cast<int64_t>(static_cast<double>(cost.bytes_read + cost.bytes_written) / 4.0 *
+                                          facts_.element_bytes);
+  return modelled(&op_node, op_node.kind, slice, cost.flops, bytes) *
          kind_scale_[static_cast<size_t>(op_node.kind)];
 }
 

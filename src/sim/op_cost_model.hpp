@@ -66,7 +66,10 @@ struct OpDef;
 
 class OpCostModel {
  public:
-  explicit OpCostModel(const Machine& machine);
+  /// Prices ops of plans stored at `precision` (Plan::precision): the shape
+  /// rules count the tensors they move at its size; the products run at the
+  /// machine's `matrix_math` peak, which the caller sets to the precision's.
+  explicit OpCostModel(const Machine& machine, Precision precision = Precision::kFp32);
 
   /// Seconds for a compute or epilogue op of `plan` on one device; sets
   /// `*calibrated` (when given) to whether the time came from the table.

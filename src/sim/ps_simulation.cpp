@@ -64,8 +64,8 @@ struct ShardState {
   int serving = -1;  ///< the worker whose gradient it is dealing with
   bool completes = false;
   double busy_start = 0;
-  /// Weights it holds (of each worker's replica); tally.bytes counts them.
-  int64_t floats() const { return tally.bytes / 4; }
+  /// Weights it holds (of each worker's replica), given the bytes of each; tally.bytes counts them.
+  int64_t weights(int64_t weight_bytes) const { return tally.bytes / weight_bytes; }
   ShardTally tally;
 };
 
@@ -255,8 +255,8 @@ class PsSimulation {
         continue;
       }
       shard.tally.taken(verdict.staleness, arrival.rows);
-      double seconds = accumulate_seconds(shard.floats());
-      if (verdict.completes) seconds += update_seconds(shard.floats());
+      double seconds = accumulate_seconds(shard.weights(storage_.weight));
+      if (verdict.completes) seconds += update_seconds(shard.weights(storage_.weight));
       shard.busy = true;
       shard.serving = arrival.worker;
       shard.completes = verdict.completes;
@@ -279,7 +279,7 @@ class PsSimulation {
       span.label = fmt::format("shard {} update {}", k, shard.ledger.version());
       span.start_us = shard.busy_start * 1e6;
       span.end_us = now_us();
-      span.flops = plan_.graph->training()->optimizer.update_flops(shard.floats());
+      span.flops = plan_.graph->training()->optimizer.update_flops(shard.weights(storage_.weight));
       spans_.push_back(span);
     }
     answered(shard.serving);
@@ -303,8 +303,8 @@ class PsSimulation {
     PlanOp op;
     op.role = OpRole::kEpilogue;
     op.flops = n;
-    op.bytes_read = 2 * n * 4;
-    op.bytes_written = n * 4;
+    op.bytes_read = 2 * n * storage_.gradient;
+    op.bytes_written = n * storage_.gradient;
     return simulator_.costs().op_seconds(plan_, op);
   }
 
@@ -313,13 +313,14 @@ class PsSimulation {
     PlanOp op;
     op.role = OpRole::kUpdate;
     op.flops = optimizer.update_flops(n);
-    op.bytes_read = optimizer.update_bytes_read(n);
-    op.bytes_written = optimizer.update_bytes_written(n);
+    op.bytes_read = optimizer.update_bytes_read(n, storage_);
+    op.bytes_written = optimizer.update_bytes_written(n, storage_);
     return simulator_.costs().op_seconds(plan_, op);
   }
 
   const Simulator& simulator_;
   const Plan& plan_;
+  StorageBytes storage_ = storage_bytes(plan_.precision);  ///< what the shards' weights and gradients are stored in
   RunOptions options_;
   ParameterServerOptions ps_;
   int workers_count_;

@@ -7,7 +7,6 @@
 namespace splitscope {
 
 CellEstimate estimate_cell_step(const DeviceFacts& facts, const CellShape& s) {
-  constexpr double kFloat = sizeof(float);
   const int64_t steps = std::max<int64_t>(1, s.steps);
   const int64_t width = s.gates * s.units;
   CellEstimate cell;
@@ -22,7 +21,7 @@ CellEstimate estimate_cell_step(const DeviceFacts& facts, const CellShape& s) {
   const double state_in = s.has_state ? static_cast<double>(s.rows * s.units) : 0.0;
   const double state_out = static_cast<double>(s.rows * s.units) * (s.lstm ? 2 : 1);
   const double products = 2.0;  // the pre-activations of each product
-  const double bytes = kFloat * (products * static_cast<double>(s.rows * width) + static_cast<double>(width) +
+  const double bytes = facts.element_bytes * (products * static_cast<double>(s.rows * width) + static_cast<double>(width) +
                                  state_in + state_out);
   cell.elementwise = bytes / facts.dram_bytes_per_second + facts.launch_seconds;
   cell.seconds = cell.input_product + cell.recurrent_product + cell.elementwise;

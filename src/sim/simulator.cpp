@@ -98,9 +98,12 @@ void Simulator::check_devices(const Plan& plan) const {
 }
 
 Timeline Simulator::simulate_on(const Plan& plan, const Topology& topology, const OpJitter* jitter) const {
-  if (machine_.pooled && plan.devices < machine_.devices) {
-    const OpCostModel pooled_costs(machine_for_plan(machine_, plan.devices));
-    return simulate_plan(plan, topology, pooled_costs, jitter);
+  const bool pooled = machine_.pooled && plan.devices < machine_.devices;
+  // A plan stored in half counts the tensors the shape rules move at 2 bytes.
+  const bool half = storage_bytes(plan.precision).activation != storage_bytes(Precision::kFp32).activation;
+  if (pooled || half) {
+    const OpCostModel plan_costs(pooled ? machine_for_plan(machine_, plan.devices) : machine_, plan.precision);
+    return simulate_plan(plan, topology, plan_costs, jitter);
   }
   return simulate_plan(plan, topology, costs_, jitter);
 }
@@ -156,6 +159,15 @@ RunInfo Simulator::info(const Plan& plan) const {
   info.facts.emplace_back("topology", topology_fact(machine_));
   info.facts.emplace_back("matrix math", fmt::format("{} at {} TFLOP/s per device", seen.device.matrix_math,
                                                      seen.device.matrix_flops_per_second() / 1e12));
+  if (plan.precision != Precision::kFp32) {
+    const StorageBytes storage = storage_bytes(plan.precision);
+    info.facts.emplace_back("precision",
+                            fmt::format("{}: activations {} B, weights {} B{}, gradients {} B, optimizer state {} B",
+                                        to_string(plan.precision), storage.activation, storage.weight,
+                                        storage.casts_weights() ? fmt::format(" (+{} B fp32 masters)", storage.master)
+                                                                : std::string(),
+                                        storage.gradient, storage.optimizer_state));
+  }
   if (const std::string links = link_fact(machine_); !links.empty()) info.facts.emplace_back("links", links);
   info.facts.emplace_back("op costs", cost_fact(costs_));
   if (machine_.pooled) {

@@ -71,6 +71,7 @@ TEST(ReportJson, EveryFieldOfARunReport) {
   EXPECT_EQ(json["verdict"], "loses");
   EXPECT_EQ(json["reason"], "device 0 holds 75% of the FLOPs and the others wait for it (devices idle 50%)");
   EXPECT_EQ(json["decided_by"], "imbalance");
+  EXPECT_EQ(json["precision"], "fp32");  // a plan's default
   EXPECT_EQ(json["bubble"], nullptr);  // not a pipeline
   EXPECT_EQ(json["context"]["git_revision"], "abc1234");
   EXPECT_EQ(json["context"]["command"], "splitscope compare chain --devices 2");
