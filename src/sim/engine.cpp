@@ -67,6 +67,7 @@ struct Send {
 /// A collective's progress.
 struct CollectiveRun {
   int op = -1;
+  std::vector<std::pair<int, int>> slots;  ///< (input value, its slot in op.inputs), by value
   /// Its deliveries and the values each participant holds: the schedule's, or the step group's.
   const std::vector<CollectiveDelivery>* deliveries = nullptr;
   int segments = 1;
@@ -407,8 +408,11 @@ class Engine {
           links_[static_cast<size_t>(value)].next_output = kReadUnwritten;
           continue;
         }
-        SPLITSCOPE_CHECK(state.pending < UINT16_MAX, "too many inputs");
-        state.pending += 1;
+        // A collective counts its inputs itself (a bucket over thousands of replicas reads more than 2^16).
+        if (op.role != OpRole::kCollective) {
+          SPLITSCOPE_CHECK(state.pending < UINT16_MAX, "too many inputs");
+          state.pending += 1;
+        }
         int& head = links_[static_cast<size_t>(value)].first_reader;
         readers_.push_back(Reader{static_cast<int>(id), head});
         head = static_cast<int>(readers_.size()) - 1;
@@ -487,11 +491,14 @@ class Engine {
 
   CollectiveRun start_collective(const PlanOp& op) {
     // value_ready() finds a collective's slot by value: its inputs must differ.
-    std::vector<int> inputs = op.inputs;
-    std::sort(inputs.begin(), inputs.end());
-    SPLITSCOPE_CHECK(std::adjacent_find(inputs.begin(), inputs.end()) == inputs.end(),
-                     fmt::format("collective op {} reads one value twice", op.id));
     CollectiveRun run;
+    run.slots.reserve(op.inputs.size());
+    for (size_t slot = 0; slot < op.inputs.size(); ++slot) run.slots.emplace_back(op.inputs[slot], static_cast<int>(slot));
+    std::sort(run.slots.begin(), run.slots.end());
+    SPLITSCOPE_CHECK(std::adjacent_find(run.slots.begin(), run.slots.end(),
+                                        [](const auto& a, const auto& b) { return a.first == b.first; }) ==
+                         run.slots.end(),
+                     fmt::format("collective op {} reads one value twice", op.id));
     run.op = op.id;
     if (const RingStepGroup* group = group_of(op)) {
       run.group = group;
@@ -641,10 +648,10 @@ class Engine {
           if (--state.pending == 0) start_transfer(reader.op);
           break;
         case OpRole::kCollective: {
-          const std::vector<int>& inputs = plan_.ops[static_cast<size_t>(reader.op)].inputs;
-          for (size_t slot = 0; slot < inputs.size(); ++slot) {
-            if (inputs[slot] == value) collective_input_ready(reader.op, static_cast<int>(slot));
-          }
+          // A bucket over N replicas reads thousands of values: its slot by search, not by a scan of them all.
+          const auto& slots = run_of(reader.op).slots;
+          const auto at = std::lower_bound(slots.begin(), slots.end(), std::pair<int, int>{value, -1});
+          if (at != slots.end() && at->first == value) collective_input_ready(reader.op, at->second);
           break;
         }
       }
