@@ -75,6 +75,7 @@ struct CollectiveRun {
   /// not null; else as the schedule's sends.
   const RingStepGroup* group = nullptr;
   int step = 0;                    ///< step groups: the step in flight
+  double alone_rate = 0;           ///< step groups: each send's rate alone on its links, once asked
   int participants_missing = 0;    ///< step groups: participants some of whose inputs are not yet written
   std::vector<int> segments_missing;  ///< step groups: per participant, its inputs not yet written
   std::vector<uint8_t> input_ready;  ///< step groups: per input slot, whether it is written
@@ -262,7 +263,7 @@ class Engine {
   void prepare() {
     SPLITSCOPE_CHECK(plan_.graph != nullptr, "a plan needs its graph");
     SPLITSCOPE_CHECK(plan_.devices <= topology_.devices(), "the plan has more devices than the machine");
-    SPLITSCOPE_CHECK(plan_.devices <= UINT16_MAX, "too many devices");
+    SPLITSCOPE_CHECK(plan_.devices <= UINT16_MAX + 1, "too many devices");  // indices fit OpState's 16 bits
     const size_t ops = plan_.ops.size();
     const size_t values = plan_.values.size();
     lanes_.assign(static_cast<size_t>(plan_.devices), ComputeLane{});
@@ -929,6 +930,7 @@ class Engine {
   void send_done(int id) {
     Send& send = sends_[static_cast<size_t>(id)];
     if (send.lone) {
+      if (send.group_links != nullptr && next_step_alone(id)) return;
       for (const int link : send.links()) lone_on_link_[static_cast<size_t>(link)] = -1;
       send.lone = false;
       send_complete(id);
@@ -1123,6 +1125,24 @@ class Engine {
       launch_send(op, run.step, Route{}, static_cast<double>(group.steps->send_bytes), group.latency_seconds,
                   &group.links);
     }
+  }
+
+  /// Step-group send `id` ended alone on its links: its collective's next
+  /// step would find them idle and take them alone, so the same send goes
+  /// on as that step, keeping its claim on them, without a pass over its
+  /// thousands of links (what makes a lone ring O(N + steps), not O(N ·
+  /// steps)). False at the last step.
+  bool next_step_alone(int id) {
+    Send& send = sends_[static_cast<size_t>(id)];
+    CollectiveRun& run = run_of(send.op);
+    if (run.step + 1 >= run.group->steps->steps) return false;
+    ++run.step;
+    send.part = run.step;
+    const RingStepGroup& group = *run.group;
+    if (run.alone_rate <= 0) run.alone_rate = flows_.alone_rate(group.links);
+    send.arrival = now_ + (group.nccl ? group.nccl->send_latency_seconds : group.latency_seconds);
+    send.done = queue_.insert(send.arrival + send.bytes / run.alone_rate, {EventKind::kSendDone, id});
+    return true;
   }
 
   void group_step_done(int op) {
