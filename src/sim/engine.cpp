@@ -524,7 +524,9 @@ class Engine {
   /// where they cannot (ring_step_group.hpp; with a host lane, its sends
   /// are issued one by one). Once per shape.
   const RingStepGroup* group_of(const PlanOp& op) {
-    if (costs_.host_issue_seconds() > 0) return nullptr;
+    if (costs_.host_issue_seconds() > 0 || op.participants.size() < static_cast<size_t>(kMinStepGroupParticipants)) {
+      return nullptr;
+    }
     const RingSteps* steps = schedules_.steps_of(plan_, op);
     if (steps == nullptr) return nullptr;
     auto [it, inserted] = groups_.try_emplace(steps);

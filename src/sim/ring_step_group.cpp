@@ -8,7 +8,7 @@ namespace splitscope {
 std::optional<RingStepGroup> ring_step_group(const Plan& plan, const PlanOp& op, const RingSteps& steps,
                                              const Topology& topology, NcclGeneration generation) {
   const size_t n = op.participants.size();
-  if (n < 2) return std::nullopt;
+  if (n < static_cast<size_t>(kMinStepGroupParticipants)) return std::nullopt;
   RingStepGroup group;
   group.steps = &steps;
   group.links.reserve(2 * n);

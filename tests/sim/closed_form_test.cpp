@@ -224,19 +224,44 @@ TEST(ClosedForm, RingAllReduceOverFourThousandDevicesRunsInStepGroups) {
 }
 
 TEST(ClosedForm, AnUnevenRingEndsAlongItsLargestChunks) {
-  // 1,003 floats over 5 devices: chunks of 201, 201, 201, 200, 200. Each
-  // chunk travels one participant a step, so the last delivery comes after
-  // 2(N-1) steps of the largest chunk: 8 · (2 µs + 804 B / 10 GB/s).
-  const int n = 5;
+  // 1,003 floats over 20 devices (step groups): 3 chunks of 51 floats, 17 of
+  // 50. Each chunk travels one participant a step, so the last delivery
+  // comes after 2(N-1) steps of the largest chunk: 38 · (2 µs + 204 B / 10 GB/s).
+  const int n = 20;
   HandPlan hand(kDenseNet, n);
   std::vector<int> inputs;
   for (int d = 0; d < n; ++d) inputs.push_back(hand.input(hand.node("fc1"), d, 4 * 1003));
   hand.collective(CollectiveKind::kAllReduce, inputs);
   const Timeline timeline = simulate(hand.plan(), test_machine(n, switch_topology(10, 2)));
-  EXPECT_NEAR(timeline.makespan_us(), 8 * (2 + 804 / 10e9 * 1e6), kTolUs);
+  EXPECT_NEAR(timeline.makespan_us(), 38 * (2 + 204 / 10e9 * 1e6), kTolUs);
   // Each receives every chunk but its own, then every chunk but the next one's.
-  EXPECT_EQ(span_of(timeline, 0, 0).bytes, 4 * (2 * 1003 - 201 - 201));
-  EXPECT_EQ(span_of(timeline, 0, 4).bytes, 4 * (2 * 1003 - 200 - 201));
+  EXPECT_EQ(span_of(timeline, 0, 0).bytes, 4 * (2 * 1003 - 51 - 51));
+  EXPECT_EQ(span_of(timeline, 0, n - 1).bytes, 4 * (2 * 1003 - 50 - 51));
+}
+
+TEST(ClosedForm, ARingWhoseInputsComeApartStartsEachSendWhenItsInputsAreThere) {
+  // 16 devices, device 1's partial sum ready at 1 ms, the others' at 0: the
+  // ring runs its sends one by one (no step group waits for the last), so
+  // device 5's first send starts at 0; every path of 2(N-1) steps reaches
+  // each delivery from device 1's, so all end at 1000 + 30 · (2 + 10) µs
+  // (chunks of 100 kB at 10 GB/s).
+  const int n = 16;
+  HandPlan hand(kDenseNet, n);
+  std::vector<int> inputs;
+  for (int d = 0; d < n; ++d) {
+    if (d != 1) {
+      inputs.push_back(hand.input(hand.node("fc1"), d, 1'600'000));
+      continue;
+    }
+    const int x = hand.input(hand.node("fc1"), d, 64);
+    inputs.push_back(hand.compute(hand.node("fc1"), d, {x}, 1'000'000'000, 1'600'000));
+  }
+  hand.collective(CollectiveKind::kAllReduce, inputs);
+  const int collective = hand.last_op();
+  const Timeline timeline = simulate(hand.plan(), test_machine(n, switch_topology(10, 2)));
+  EXPECT_NEAR(timeline.makespan_us(), 1000.0 + 30 * 12.0, kTolUs);
+  EXPECT_NEAR(span_of(timeline, collective, 5).start_us, 0.0, kTolUs);
+  EXPECT_NEAR(span_of(timeline, collective, 5).end_us, 1360.0, kTolUs);
 }
 
 TEST(ClosedForm, RingAllGatherTakesNMinusOneSteps) {
