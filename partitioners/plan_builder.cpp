@@ -44,6 +44,7 @@ PlanBuilder::PlanBuilder(std::shared_ptr<const Graph> graph, std::string strateg
   }
   const size_t tensors = built.num_nodes() * outputs_per_node_ * static_cast<size_t>(microbatches);
   values_of_ = KeyedLists(tensors);
+  local_values_ = KeyedLists(tensors * static_cast<size_t>(devices));
   primary_of_ = KeyedLists(tensors);
   whole_demand_.resize(tensors);
   parameters_ = KeyedLists(static_cast<size_t>(weight_sets(built)) * static_cast<size_t>(devices));
@@ -127,7 +128,10 @@ void PlanBuilder::look_ahead() {
           one_slice_covers = true;  // partial sums are all-reduced, never gathered
           break;
         }
-        if (producer.slice.out.contains(need)) one_slice_covers = true;
+        if (producer.slice.out.contains(need)) {
+          one_slice_covers = true;  // one is enough: data parallelism's replicas each cover it
+          break;
+        }
       }
       if (one_slice_covers) continue;
       WholeDemand& demand = whole_demand_[key(source.node, source.output, placement.microbatch)];
@@ -189,7 +193,9 @@ void PlanBuilder::wire(const Placement& placement) {
 }
 
 int PlanBuilder::find_local(TensorKey tensor, Range batch, Range channels, int device) const {
-  for (int id : values_of_[tensor]) {
+  // The tensor's values on `device` alone, in the order values_of_ lists
+  // them: a tensor of N replicas has N values, and every replica asks.
+  for (int id : local_values_[local_key(tensor, device)]) {
     const Value& value = plan_.value(id);
     if (value.device == device && !value.is_partial() && !value.pre_activation && value.batch == batch &&
         value.channels.contains(channels)) {
@@ -278,6 +284,8 @@ int PlanBuilder::obtain(NodeId node, int output, int microbatch, Range batch, Ra
 
 int PlanBuilder::add_value(int device, NodeId node, int output, int microbatch, Range batch,
                            Range channels, PartialSum partial, bool pre_activation, int producer) {
+  SPLITSCOPE_CHECK(device >= 0 && device < plan_.devices,
+                   "a value on device " + std::to_string(device) + " of " + std::to_string(plan_.devices));
   Value value;
   value.id = static_cast<int>(plan_.values.size());
   value.device = device;
@@ -292,6 +300,7 @@ int PlanBuilder::add_value(int device, NodeId node, int output, int microbatch, 
   value.bytes = value_bytes(*plan_.graph, value);
   plan_.values.push_back(value);
   values_of_.append(key(node, output, microbatch), value.id);
+  local_values_.append(local_key(key(node, output, microbatch), device), value.id);
   return value.id;
 }
 

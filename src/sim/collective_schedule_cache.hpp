@@ -12,11 +12,13 @@
 /// `op.outputs[i]` (what collective_schedule() puts there), not from it.
 
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
 #include "partitioners/collective_schedule.hpp"
 #include "partitioners/plan.hpp"
+#include "partitioners/ring_steps.hpp"
 
 namespace splitscope {
 
@@ -24,6 +26,10 @@ class CollectiveScheduleCache {
  public:
   /// The schedule of collective `op` of `plan`; valid while this cache lives.
   const CollectiveSchedule& of(const Plan& plan, const PlanOp& op);
+  /// The steps of ring collective `op` (ring_steps.hpp), or null where it
+  /// is no ring; valid while this cache lives. Its deliveries are shared
+  /// like a schedule's.
+  const RingSteps* steps_of(const Plan& plan, const PlanOp& op);
 
  private:
   struct Shape {
@@ -33,7 +39,9 @@ class CollectiveScheduleCache {
   struct ShapeHash {
     size_t operator()(const Shape& shape) const;
   };
+  static Shape shape_of(const Plan& plan, const PlanOp& op);
   std::unordered_map<Shape, CollectiveSchedule, ShapeHash> schedules_;  ///< nodes never move
+  std::unordered_map<Shape, std::optional<RingSteps>, ShapeHash> steps_;
 };
 
 }  // namespace splitscope

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <limits>
 #include <optional>
+#include <span>
 #include <unordered_map>
 #include <utility>
 
@@ -18,6 +19,7 @@
 #include "sim/host_issue.hpp"
 #include "sim/nccl_contention.hpp"
 #include "sim/nccl_protocol.hpp"
+#include "sim/ring_step_group.hpp"
 #include "util/check.hpp"
 #include "util/huge_pages.hpp"
 
@@ -34,6 +36,9 @@ enum class EventKind : uint8_t {
   kSendDone,     ///< subject: send; its last byte has arrived
   kHandedOff,    ///< subject: compute op; an input a copy lane brought reached its lane (contended machines)
   kSendIssued,   ///< subject: index into held_sends_; the host has issued a ready collective send
+  /// subject: collective op in step groups; an input arrived this instant and others are still missing:
+  /// after whatever else this instant brings, it runs its steps or, inputs still missing, its sends.
+  kGroupDecides,
 };
 
 struct Payload {
@@ -41,11 +46,13 @@ struct Payload {
   int subject = -1;
 };
 
-/// A transfer, or one send of a collective, in flight.
+/// A transfer, one send of a collective, or one step of a collective in step groups, in flight.
 struct Send {
   int op = -1;
-  int part = -1;  ///< the collective's send index; -1 for a transfer
+  int part = -1;  ///< the collective's send index (step groups: step); -1 for a transfer
   Route route;
+  /// A step group's links (ring_step_group.hpp), instead of `route`'s; null for one send.
+  const std::vector<int>* group_links = nullptr;
   double bytes = 0;
   double arrival = 0;  ///< seconds: when its latency has passed
   FlowNetwork::FlowId flow = -1;
@@ -53,12 +60,27 @@ struct Send {
   /// already queued (Engine::launch_send()).
   bool lone = false;
   EventHandle done;
+
+  std::span<const int> links() const { return group_links != nullptr ? std::span<const int>(*group_links) : route.links(); }
 };
 
 /// A collective's progress.
 struct CollectiveRun {
   int op = -1;
-  const CollectiveSchedule* schedule = nullptr;  ///< shared by the collectives of one shape
+  std::vector<std::pair<int, int>> slots;  ///< (input value, its slot in op.inputs), by value
+  /// Its deliveries and the values each participant holds: the schedule's, or the step group's.
+  const std::vector<CollectiveDelivery>* deliveries = nullptr;
+  int segments = 1;
+  /// Played as steps (ring_step_group.hpp), one flow group a step, while
+  /// not null; else as the schedule's sends.
+  const RingStepGroup* group = nullptr;
+  int step = 0;                    ///< step groups: the step in flight
+  double alone_rate = 0;           ///< step groups: each send's rate alone on its links, once asked
+  int participants_missing = 0;    ///< step groups: participants some of whose inputs are not yet written
+  std::vector<int> segments_missing;  ///< step groups: per participant, its inputs not yet written
+  std::vector<uint8_t> input_ready;  ///< step groups: per input slot, whether it is written
+  bool deciding = false;           ///< step groups: a kGroupDecides event is queued
+  const CollectiveSchedule* schedule = nullptr;  ///< shared by the collectives of one shape; null in step groups
   std::vector<int> send_waits;
   std::vector<int> delivery_waits;
   std::vector<double> delivery_start;  ///< seconds; the first send into or out of that device
@@ -215,6 +237,7 @@ class Engine {
         case EventKind::kHandedOff: input_ready(event.payload.subject, now_); break;
         case EventKind::kReleased: released(event.payload.subject); break;
         case EventKind::kSendIssued: send_issued(event.payload.subject); break;
+        case EventKind::kGroupDecides: group_decides(event.payload.subject); break;
       }
     }
     check_finished();
@@ -240,7 +263,7 @@ class Engine {
   void prepare() {
     SPLITSCOPE_CHECK(plan_.graph != nullptr, "a plan needs its graph");
     SPLITSCOPE_CHECK(plan_.devices <= topology_.devices(), "the plan has more devices than the machine");
-    SPLITSCOPE_CHECK(plan_.devices <= UINT16_MAX, "too many devices");
+    SPLITSCOPE_CHECK(plan_.devices <= UINT16_MAX + 1, "too many devices");  // indices fit OpState's 16 bits
     const size_t ops = plan_.ops.size();
     const size_t values = plan_.values.size();
     lanes_.assign(static_cast<size_t>(plan_.devices), ComputeLane{});
@@ -373,7 +396,7 @@ class Engine {
           }
           collective_of_[id] = static_cast<int>(collectives_.size());
           collectives_.push_back(start_collective(op));
-          for (const CollectiveDelivery& delivery : collectives_.back().schedule->deliveries) {
+          for (const CollectiveDelivery& delivery : *collectives_.back().deliveries) {
             add_span(delivery_span(op, delivery), 0);
           }
           break;
@@ -386,8 +409,11 @@ class Engine {
           links_[static_cast<size_t>(value)].next_output = kReadUnwritten;
           continue;
         }
-        SPLITSCOPE_CHECK(state.pending < UINT16_MAX, "too many inputs");
-        state.pending += 1;
+        // A collective counts its inputs itself (a bucket over thousands of replicas reads more than 2^16).
+        if (op.role != OpRole::kCollective) {
+          SPLITSCOPE_CHECK(state.pending < UINT16_MAX, "too many inputs");
+          state.pending += 1;
+        }
         int& head = links_[static_cast<size_t>(value)].first_reader;
         readers_.push_back(Reader{static_cast<int>(id), head});
         head = static_cast<int>(readers_.size()) - 1;
@@ -466,13 +492,54 @@ class Engine {
 
   CollectiveRun start_collective(const PlanOp& op) {
     // value_ready() finds a collective's slot by value: its inputs must differ.
-    std::vector<int> inputs = op.inputs;
-    std::sort(inputs.begin(), inputs.end());
-    SPLITSCOPE_CHECK(std::adjacent_find(inputs.begin(), inputs.end()) == inputs.end(),
-                     fmt::format("collective op {} reads one value twice", op.id));
     CollectiveRun run;
+    run.slots.reserve(op.inputs.size());
+    for (size_t slot = 0; slot < op.inputs.size(); ++slot) run.slots.emplace_back(op.inputs[slot], static_cast<int>(slot));
+    std::sort(run.slots.begin(), run.slots.end());
+    SPLITSCOPE_CHECK(std::adjacent_find(run.slots.begin(), run.slots.end(),
+                                        [](const auto& a, const auto& b) { return a.first == b.first; }) ==
+                         run.slots.end(),
+                     fmt::format("collective op {} reads one value twice", op.id));
     run.op = op.id;
+    if (const RingStepGroup* group = group_of(op)) {
+      run.group = group;
+      run.deliveries = &group->steps->deliveries;
+      run.segments = group->steps->segments;
+      run.participants_missing = static_cast<int>(run.deliveries->size());
+      run.segments_missing.assign(run.deliveries->size(), run.segments);
+      run.input_ready.assign(op.inputs.size(), 0);
+      run.delivery_start.assign(run.deliveries->size(), kNever);
+      if (group->nccl && !contended_) {
+        run.share = &share_of(group, *group->nccl);
+        run.share_state.assign(run.deliveries->size(), kIdle);
+        overlap_ = true;
+      }
+      return run;
+    }
+    unroll(run, op);
+    return run;
+  }
+
+  /// Collective `op` of step groups: the group its steps run as, or null
+  /// where they cannot (ring_step_group.hpp; with a host lane, its sends
+  /// are issued one by one). Once per shape.
+  const RingStepGroup* group_of(const PlanOp& op) {
+    if (costs_.host_issue_seconds() > 0 || op.participants.size() < static_cast<size_t>(kMinStepGroupParticipants)) {
+      return nullptr;
+    }
+    const RingSteps* steps = schedules_.steps_of(plan_, op);
+    if (steps == nullptr) return nullptr;
+    auto [it, inserted] = groups_.try_emplace(steps);
+    if (inserted) it->second = ring_step_group(plan_, op, *steps, topology_, costs_.facts().nccl_generation);
+    return it->second ? &*it->second : nullptr;
+  }
+
+  /// `run` (of `op`) runs as the sends of its schedule.
+  void unroll(CollectiveRun& run, const PlanOp& op) {
+    run.group = nullptr;
     run.schedule = &schedules_.of(plan_, op);
+    run.deliveries = &run.schedule->deliveries;
+    run.segments = run.schedule->segments;
     run.send_waits.reserve(run.schedule->sends.size());
     for (const CollectiveSend& send : run.schedule->sends) run.send_waits.push_back(send.waits_for);
     for (const CollectiveDelivery& delivery : run.schedule->deliveries) {
@@ -483,11 +550,10 @@ class Engine {
     run.routes = &routes_of(*run.schedule);
     // Devices that slow each other already price compute with its neighbours; NCCL's kernels are a GPU's.
     if (run.nccl != nullptr && !contended_) {
-      run.share = &share_of(*run.schedule, *run.nccl);
+      run.share = &share_of(run.schedule, *run.nccl);
       run.share_state.assign(run.schedule->deliveries.size(), kIdle);
       overlap_ = true;
     }
-    return run;
   }
 
   /// The route of each send of `schedule`, once per schedule: collectives of
@@ -532,9 +598,9 @@ class Engine {
     return it->second ? &*it->second : nullptr;
   }
 
-  /// What collective `sends` takes of its GPUs, once per schedule.
-  const NcclShare& share_of(const CollectiveSchedule& schedule, const NcclRingSends& sends) {
-    auto [it, inserted] = shares_.try_emplace(&schedule);
+  /// What collective `sends` takes of its GPUs, once per schedule (or step group).
+  const NcclShare& share_of(const void* schedule, const NcclRingSends& sends) {
+    auto [it, inserted] = shares_.try_emplace(schedule);
     if (inserted) it->second = nccl_share(sends, costs_.facts());
     return it->second;
   }
@@ -585,10 +651,10 @@ class Engine {
           if (--state.pending == 0) start_transfer(reader.op);
           break;
         case OpRole::kCollective: {
-          const std::vector<int>& inputs = plan_.ops[static_cast<size_t>(reader.op)].inputs;
-          for (size_t slot = 0; slot < inputs.size(); ++slot) {
-            if (inputs[slot] == value) collective_input_ready(reader.op, static_cast<int>(slot));
-          }
+          // A bucket over N replicas reads thousands of values: its slot by search, not by a scan of them all.
+          const auto& slots = run_of(reader.op).slots;
+          const auto at = std::lower_bound(slots.begin(), slots.end(), std::pair<int, int>{value, -1});
+          if (at != slots.end() && at->first == value) collective_input_ready(reader.op, at->second);
           break;
         }
       }
@@ -773,8 +839,11 @@ class Engine {
   // --- sends --------------------------------------------------------------
 
   /// A send of `bytes` over `route`; it pays `latency` seconds before its
-  /// bytes flow, or its route's latency when `latency` is negative.
-  void launch_send(int op, int part, const Route& route, double bytes, double latency = -1) {
+  /// bytes flow, or its route's latency when `latency` is negative. With
+  /// `group_links`, a step group's sends (ring_step_group.hpp) over those
+  /// links, as one flow whose rate is each send's.
+  void launch_send(int op, int part, const Route& route, double bytes, double latency = -1,
+                   const std::vector<int>* group_links = nullptr) {
     int id;
     if (free_sends_.empty()) {
       id = static_cast<int>(sends_.size());
@@ -793,8 +862,10 @@ class Engine {
     send.flow = -1;
     send.done = EventHandle{};
     send.route = route;
+    send.group_links = group_links;
     send.arrival = now_ + (latency >= 0 ? latency : send.route.latency_seconds);
-    send.lone = bytes > 0 && route.link_count > 0 && route_idle(route);
+    const std::span<const int> links = send.links();
+    send.lone = bytes > 0 && !links.empty() && route_idle(links);
     if (!send.lone) {
       queue_.insert(send.arrival, {EventKind::kSendArrives, id});
       return;
@@ -802,13 +873,13 @@ class Engine {
     // Nothing crosses its links now, and anything that comes to cross them
     // before it is done asks for it first (claim_route()): until then it is
     // alone, and ends when a flow started at its arrival would.
-    for (const int link : route.links()) lone_on_link_[static_cast<size_t>(link)] = id;
-    send.done = queue_.insert(send.arrival + bytes / flows_.alone_rate(route.links()), {EventKind::kSendDone, id});
+    for (const int link : links) lone_on_link_[static_cast<size_t>(link)] = id;
+    send.done = queue_.insert(send.arrival + bytes / flows_.alone_rate(links), {EventKind::kSendDone, id});
   }
 
-  /// Whether no flow and no lone send crosses any link of `route`.
-  bool route_idle(const Route& route) const {
-    for (const int link : route.links()) {
+  /// Whether no flow and no lone send crosses any of `links`.
+  bool route_idle(std::span<const int> links) const {
+    for (const int link : links) {
       if (lone_on_link_[static_cast<size_t>(link)] >= 0 || !flows_.idle(link)) return false;
     }
     return true;
@@ -820,12 +891,12 @@ class Engine {
   /// arriving by its event; one arrived starts its flow at its arrival time,
   /// alone (its rate and end are the ones its queued completion has), and
   /// the start about to happen re-shares from there.
-  void claim_route(const Route& route) {
-    for (const int link : route.links()) {
+  void claim_route(std::span<const int> links) {
+    for (const int link : links) {
       const int other = lone_on_link_[static_cast<size_t>(link)];
       if (other < 0) continue;
       Send& send = sends_[static_cast<size_t>(other)];
-      for (const int its : send.route.links()) lone_on_link_[static_cast<size_t>(its)] = -1;
+      for (const int its : send.links()) lone_on_link_[static_cast<size_t>(its)] = -1;
       send.lone = false;
       if (now_ < send.arrival) {
         queue_.cancel(send.done);
@@ -840,7 +911,7 @@ class Engine {
   /// Puts send `id` into the flow network as starting at `at`.
   void start_flow(int id, double at) {
     Send& send = sends_[static_cast<size_t>(id)];
-    send.flow = flows_.start(at, send.route.links(), send.bytes);
+    send.flow = flows_.start(at, send.links(), send.bytes);
     if (flow_owner_.size() <= static_cast<size_t>(send.flow)) {
       flow_owner_.resize(static_cast<size_t>(send.flow) + 1, -1);
     }
@@ -849,11 +920,11 @@ class Engine {
 
   void send_arrives(int id) {
     Send& send = sends_[static_cast<size_t>(id)];
-    if (send.bytes <= 0 || send.route.link_count == 0) {
+    if (send.bytes <= 0 || send.links().empty()) {
       send_complete(id);
       return;
     }
-    claim_route(send.route);
+    claim_route(send.links());
     start_flow(id, now_);
     reschedule_flows();
   }
@@ -861,7 +932,8 @@ class Engine {
   void send_done(int id) {
     Send& send = sends_[static_cast<size_t>(id)];
     if (send.lone) {
-      for (const int link : send.route.links()) lone_on_link_[static_cast<size_t>(link)] = -1;
+      if (send.group_links != nullptr && next_step_alone(id)) return;
+      for (const int link : send.links()) lone_on_link_[static_cast<size_t>(link)] = -1;
       send.lone = false;
       send_complete(id);
       return;
@@ -905,6 +977,10 @@ class Engine {
 
   [[gnu::noinline]] void collective_input_ready(int op, int slot) {
     CollectiveRun& run = run_of(op);
+    if (run.group != nullptr) {
+      group_input_ready(op, slot);
+      return;
+    }
     for (int send : run.schedule->sends_needing_input[static_cast<size_t>(slot)]) {
       if (--run.send_waits[static_cast<size_t>(send)] == 0) start_collective_send(op, send);
     }
@@ -958,6 +1034,10 @@ class Engine {
 
   [[gnu::noinline]] void collective_send_done(int op, int index) {
     CollectiveRun& run = run_of(op);
+    if (run.group != nullptr) {
+      group_step_done(op);
+      return;
+    }
     const CollectiveSend& send = run.schedule->sends[static_cast<size_t>(index)];
     for (int next : send.then) {
       if (--run.send_waits[static_cast<size_t>(next)] == 0) start_collective_send(op, next);
@@ -973,19 +1053,107 @@ class Engine {
     span.end_us = now_ * kMicro;
     if (run.share != nullptr) {
       if (run.share_state[i] == kRunning) {
-        overlap_collective(static_cast<size_t>(run.schedule->deliveries[i].device), op, *run.share, false);
+        overlap_collective(static_cast<size_t>((*run.deliveries)[i].device), op, *run.share, false);
       }
       run.share_state[i] = kOver;
     }
-    if (++run.delivered == run.schedule->deliveries.size()) {
+    if (++run.delivered == run.deliveries->size()) {
       state_[static_cast<size_t>(op)].flags |= kDone;
       ++finished_;
     }
     // Delivery i writes participant i's outputs (a shared schedule's values are another op's).
     const std::vector<int>& outputs = plan_.ops[static_cast<size_t>(op)].outputs;
-    for (int k = 0; k < run.schedule->segments; ++k) {
-      value_ready(outputs[static_cast<size_t>(run.schedule->index(index, k))], true);
+    for (int k = 0; k < run.segments; ++k) {
+      value_ready(outputs[static_cast<size_t>(index * run.segments + k)], true);
     }
+  }
+
+  // --- collectives in step groups (ring_step_group.hpp) --------------------
+
+  /// Input `slot` of step-group collective `op` is written. Its first step
+  /// starts once every participant has all its inputs (a bucket's segments
+  /// come one by one; no send may start before its sender has them all). A
+  /// participant that has them before the others queues a decision at this
+  /// instant, after what is queued for it already: if the others came too,
+  /// nothing was lost by waiting; if not, the collective runs as its
+  /// schedule's sends from here, each starting when its own inputs are
+  /// there (exactly as they would have started).
+  void group_input_ready(int op, int slot) {
+    CollectiveRun& run = run_of(op);
+    run.input_ready[static_cast<size_t>(slot)] = 1;
+    if (--run.segments_missing[static_cast<size_t>(slot / run.segments)] > 0) return;
+    if (--run.participants_missing == 0) {
+      if (!run.deciding) start_group_step(op);
+      return;
+    }
+    if (!run.deciding) {
+      run.deciding = true;
+      queue_.insert(now_, {EventKind::kGroupDecides, op});
+    }
+  }
+
+  [[gnu::noinline]] void group_decides(int op) {
+    CollectiveRun& run = run_of(op);
+    run.deciding = false;
+    if (run.participants_missing == 0) {
+      start_group_step(op);
+      return;
+    }
+    // The inputs came apart: its sends start participant by participant.
+    unroll(run, plan_.ops[static_cast<size_t>(op)]);
+    const std::vector<uint8_t> ready = std::move(run.input_ready);
+    for (size_t slot = 0; slot < ready.size(); ++slot) {
+      if (ready[slot] != 0) collective_input_ready(op, static_cast<int>(slot));
+    }
+  }
+
+  /// The next step of `op`'s ring starts: every participant sends at once.
+  void start_group_step(int op) {
+    CollectiveRun& run = run_of(op);
+    const RingStepGroup& group = *run.group;
+    if (run.step == 0) {
+      for (size_t delivery = 0; delivery < run.deliveries->size(); ++delivery) {
+        run.delivery_start[delivery] = now_;
+        if (run.share != nullptr) {
+          run.share_state[delivery] = kRunning;
+          overlap_collective(static_cast<size_t>((*run.deliveries)[delivery].device), op, *run.share, true);
+        }
+      }
+    }
+    if (group.nccl) {
+      launch_send(op, run.step, Route{}, group.nccl->flow_bytes.front(), group.nccl->send_latency_seconds,
+                  &group.links);
+    } else {
+      launch_send(op, run.step, Route{}, static_cast<double>(group.steps->send_bytes), group.latency_seconds,
+                  &group.links);
+    }
+  }
+
+  /// Step-group send `id` ended alone on its links: its collective's next
+  /// step would find them idle and take them alone, so the same send goes
+  /// on as that step, keeping its claim on them, without a pass over its
+  /// thousands of links (what makes a lone ring O(N + steps), not O(N ·
+  /// steps)). False at the last step.
+  bool next_step_alone(int id) {
+    Send& send = sends_[static_cast<size_t>(id)];
+    CollectiveRun& run = run_of(send.op);
+    if (run.step + 1 >= run.group->steps->steps) return false;
+    ++run.step;
+    send.part = run.step;
+    const RingStepGroup& group = *run.group;
+    if (run.alone_rate <= 0) run.alone_rate = flows_.alone_rate(group.links);
+    send.arrival = now_ + (group.nccl ? group.nccl->send_latency_seconds : group.latency_seconds);
+    send.done = queue_.insert(send.arrival + send.bytes / run.alone_rate, {EventKind::kSendDone, id});
+    return true;
+  }
+
+  void group_step_done(int op) {
+    CollectiveRun& run = run_of(op);
+    if (++run.step < run.group->steps->steps) {
+      start_group_step(op);
+      return;
+    }
+    for (size_t delivery = 0; delivery < run.deliveries->size(); ++delivery) deliver(op, static_cast<int>(delivery));
   }
 
   // --- the end ------------------------------------------------------------
@@ -1025,7 +1193,7 @@ class Engine {
   bool overlap_ = false;
   std::vector<OverlappedRun> overlapped_;                 ///< by device
   std::vector<std::vector<RunningShare>> running_shares_;  ///< by device: the collectives running there
-  std::unordered_map<const CollectiveSchedule*, NcclShare> shares_;
+  std::unordered_map<const void*, NcclShare> shares_;  ///< by schedule or step group
   std::vector<HostRelease> releases_;  ///< per op, with a host lane; empty without one
   std::unordered_map<const CollectiveSchedule*, std::vector<int>> calls_before_;
   std::vector<HeldSend> held_sends_;
@@ -1046,6 +1214,7 @@ class Engine {
   /// pass over every op's state to find them was 1.5% of a simulation).
   std::vector<int> ready_transfers_;
   CollectiveScheduleCache schedules_;
+  std::unordered_map<const RingSteps*, std::optional<RingStepGroup>> groups_;
   std::unordered_map<const CollectiveSchedule*, std::optional<NcclRingSends>> nccl_sends_;
   std::unordered_map<const CollectiveSchedule*, std::vector<Route>> send_routes_;
   std::vector<std::optional<Route>> transfer_routes_;  ///< by (source, destination) pair, as they are asked

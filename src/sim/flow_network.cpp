@@ -22,7 +22,7 @@ FlowNetwork::FlowNetwork(std::vector<double> link_bytes_per_second) {
 }
 
 FlowNetwork::FlowId FlowNetwork::start(double now, std::span<const int> links, double bytes) {
-  SPLITSCOPE_CHECK(!links.empty() && links.size() <= kMaxRouteLinks, "a flow crosses 1 to 4 links");
+  SPLITSCOPE_CHECK(!links.empty(), "a flow crosses some link");
   SPLITSCOPE_CHECK(bytes > 0, "a flow carries some bytes");
   FlowId id;
   if (free_.empty()) {
@@ -34,6 +34,17 @@ FlowNetwork::FlowId FlowNetwork::start(double now, std::span<const int> links, d
   }
   Flow& flow = flows_[static_cast<size_t>(id)];
   flow.link_count = static_cast<int>(links.size());
+  flow.wide = -1;
+  if (links.size() > kMaxRouteLinks) {
+    if (free_wide_.empty()) {
+      flow.wide = static_cast<int>(wide_links_.size());
+      wide_links_.emplace_back();
+    } else {
+      flow.wide = free_wide_.back();
+      free_wide_.pop_back();
+    }
+    wide_links_[static_cast<size_t>(flow.wide)].assign(links.begin(), links.end());
+  }
   flow.remaining = bytes;
   flow.rate = 0;
   flow.updated_at = now;
@@ -46,7 +57,7 @@ FlowNetwork::FlowId FlowNetwork::start(double now, std::span<const int> links, d
   for (size_t i = 0; i < links.size(); ++i) {
     const int link = links[i];
     SPLITSCOPE_CHECK(link >= 0 && static_cast<size_t>(link) < links_.size(), "unknown link");
-    flow.links[i] = link;
+    if (flow.wide < 0) flow.links[i] = link;
     LinkState& state = links_[static_cast<size_t>(link)];
     // A link it crossed already ends with its own entry (others would have ended `alone` then).
     alone = alone && (state.flows.empty() || state.flows.back() == id);
@@ -64,9 +75,25 @@ FlowNetwork::FlowId FlowNetwork::start(double now, std::span<const int> links, d
   return id;
 }
 
+std::span<const int> FlowNetwork::links_of(const Flow& flow) const {
+  if (flow.wide >= 0) return wide_links_[static_cast<size_t>(flow.wide)];
+  return {flow.links.data(), static_cast<size_t>(flow.link_count)};
+}
+
 double FlowNetwork::alone_rate(std::span<const int> links) const {
   // The slowest link; one it crosses k times gives it 1/k.
   double rate = std::numeric_limits<double>::infinity();
+  if (links.size() > kMaxRouteLinks) {
+    // A group's thousands of links: count the crossings in one pass, not per link.
+    crossings_.resize(links_.size(), 0);
+    for (const int link : links) crossings_.at(static_cast<size_t>(link)) += 1;
+    for (const int link : links) {
+      const double crossings = crossings_[static_cast<size_t>(link)];
+      rate = std::min(rate, links_[static_cast<size_t>(link)].capacity / crossings);
+    }
+    for (const int link : links) crossings_[static_cast<size_t>(link)] = 0;
+    return rate;
+  }
   for (size_t i = 0; i < links.size(); ++i) {
     const auto crossings = std::count(links.begin(), links.begin() + static_cast<std::ptrdiff_t>(i) + 1, links[i]);
     rate = std::min(rate, links_.at(static_cast<size_t>(links[i])).capacity / static_cast<double>(crossings));
@@ -77,8 +104,9 @@ double FlowNetwork::alone_rate(std::span<const int> links) const {
 void FlowNetwork::finish(double now, FlowId id) {
   Flow& flow = flows_.at(static_cast<size_t>(id));
   SPLITSCOPE_CHECK(flow.active, "finish of a flow that is not running");
-  for (int i = 0; i < flow.link_count; ++i) {
-    auto& on_link = links_[static_cast<size_t>(flow.links[static_cast<size_t>(i)])].flows;
+  const std::span<const int> crossed = links_of(flow);
+  for (const int link : crossed) {
+    auto& on_link = links_[static_cast<size_t>(link)].flows;
     const auto it = std::find(on_link.begin(), on_link.end(), id);
     *it = on_link.back();
     on_link.pop_back();
@@ -87,15 +115,17 @@ void FlowNetwork::finish(double now, FlowId id) {
   --active_;
   free_.push_back(id);
   bool shared = false;
-  for (int i = 0; i < flow.link_count; ++i) {
-    shared = shared || !links_[static_cast<size_t>(flow.links[static_cast<size_t>(i)])].flows.empty();
+  for (const int link : crossed) shared = shared || !links_[static_cast<size_t>(link)].flows.empty();
+  if (shared) seeds_.assign(crossed.begin(), crossed.end());
+  if (flow.wide >= 0) {
+    free_wide_.push_back(flow.wide);
+    flow.wide = -1;
   }
   if (!shared) {
     rescheduled_.clear();  // it ran alone: no one else's rate changes
     return;
   }
-  const std::array<int, kMaxRouteLinks> seeds = flow.links;
-  reshare(now, {seeds.data(), static_cast<size_t>(flow.link_count)}, -1);
+  reshare(now, seeds_, -1);
 }
 
 void FlowNetwork::reshare(double now, std::span<const int> seeds, FlowId started) {
@@ -133,8 +163,7 @@ void FlowNetwork::gather_component(std::span<const int> seeds) {
       if (flow.mark == epoch_) continue;
       flow.mark = epoch_;
       component_flows_.push_back(id);
-      for (int i = 0; i < flow.link_count; ++i) {
-        const int link = flow.links[static_cast<size_t>(i)];
+      for (const int link : links_of(flow)) {
         LinkState& other = links_[static_cast<size_t>(link)];
         if (other.mark == epoch_) continue;
         other.mark = epoch_;
@@ -183,9 +212,7 @@ void FlowNetwork::fill_fair_shares() {
         flow.frozen = true;
         flow.next_rate = level;
         --unfrozen_flows;
-        for (int i = 0; i < flow.link_count; ++i) {
-          links_[static_cast<size_t>(flow.links[static_cast<size_t>(i)])].unfrozen -= 1;
-        }
+        for (const int link : links_of(flow)) links_[static_cast<size_t>(link)].unfrozen -= 1;
       }
     }
   }

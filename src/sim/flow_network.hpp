@@ -25,8 +25,11 @@ class FlowNetwork {
   /// One capacity (bytes per second, > 0) per link id.
   explicit FlowNetwork(std::vector<double> link_bytes_per_second);
 
-  /// Starts a flow of `bytes` (> 0) over `links` (1 to kMaxRouteLinks link ids;
-  /// a link listed twice carries the flow twice) at time `now`.
+  /// Starts a flow of `bytes` (> 0) over `links` (at least one link id; a
+  /// link listed twice carries the flow twice) at time `now`. A flow of more
+  /// than kMaxRouteLinks links is a group of sends moving together (a ring
+  /// step, ring_step_group.hpp): its rate is each send's, and it takes that
+  /// rate from every link once per listing.
   FlowId start(double now, std::span<const int> links, double bytes);
   /// Takes a flow out at `now` (its finish time, or earlier to abort it).
   void finish(double now, FlowId flow);
@@ -49,6 +52,7 @@ class FlowNetwork {
   struct Flow {
     std::array<int, kMaxRouteLinks> links{};
     int link_count = 0;
+    int wide = -1;          ///< a group's links: index into wide_links_; -1 for a route's (`links`)
     double remaining = 0;   ///< bytes left at `updated_at`
     double rate = 0;        ///< bytes per second
     double updated_at = 0;
@@ -66,6 +70,8 @@ class FlowNetwork {
     uint32_t mark = 0;
   };
 
+  std::span<const int> links_of(const Flow& flow) const;
+
   /// Recomputes the rates of every flow connected to `seeds` through shared links.
   void reshare(double now, std::span<const int> seeds, FlowId started);
   void gather_component(std::span<const int> seeds);
@@ -79,6 +85,10 @@ class FlowNetwork {
   std::vector<int> component_links_;
   std::vector<FlowId> component_flows_;
   std::vector<FlowId> rescheduled_;
+  std::vector<std::vector<int>> wide_links_;  ///< groups' links, by slot
+  std::vector<int> free_wide_;                ///< slots of wide_links_ no flow holds
+  std::vector<int> seeds_;                    ///< finish()'s copy of a finished flow's links
+  mutable std::vector<int> crossings_;        ///< alone_rate()'s count per link, all 0 between calls
 };
 
 }  // namespace splitscope

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "partitioners/collective_schedule.hpp"
+#include "partitioners/ring_steps.hpp"
 #include "sim/topology.hpp"
 
 namespace splitscope {
@@ -238,14 +239,41 @@ NcclChoice nccl_choice(const NcclRing& ring, double bytes) {
 std::optional<NcclChoice> nccl_choice_on(const Plan& plan, const PlanOp& op, const Machine& machine) {
   const Topology topology(machine);
   NcclRingSends sends;
+  // A ring's steps have the routes of its sends (participant i to i+1), so
+  // one step prices it as its whole schedule does, without unrolling it.
+  if (const std::optional<RingSteps> steps = ring_steps(plan, op)) {
+    const std::vector<NcclSendShape> step = nccl_ring_step(op, steps->send_bytes);
+    if (!nccl_ring_pricing(plan, op, step, steps->segments, topology, nccl_generation(machine.device), &sends)) {
+      return std::nullopt;
+    }
+    return nccl_choice(sends.ring, sends.message_bytes);
+  }
   if (!nccl_ring_sends(plan, op, collective_schedule(plan, op), topology, nccl_generation(machine.device), &sends)) {
     return std::nullopt;
   }
   return nccl_choice(sends.ring, sends.message_bytes);
 }
 
+std::vector<NcclSendShape> nccl_ring_step(const PlanOp& op, int64_t bytes) {
+  const size_t n = op.participants.size();
+  std::vector<NcclSendShape> step;
+  step.reserve(n);
+  for (size_t i = 0; i < n; ++i) step.push_back(NcclSendShape{op.participants[i], op.participants[(i + 1) % n], bytes});
+  return step;
+}
+
 bool nccl_ring_sends(const Plan& plan, const PlanOp& op, const CollectiveSchedule& schedule,
                      const Topology& topology, NcclGeneration generation, NcclRingSends* sends) {
+  std::vector<NcclSendShape> shapes;
+  shapes.reserve(schedule.sends.size());
+  for (const CollectiveSend& send : schedule.sends) {
+    shapes.push_back(NcclSendShape{send.from_device, send.to_device, send.bytes});
+  }
+  return nccl_ring_pricing(plan, op, shapes, schedule.segments, topology, generation, sends);
+}
+
+bool nccl_ring_pricing(const Plan& plan, const PlanOp& op, std::span<const NcclSendShape> shapes, int segments,
+                       const Topology& topology, NcclGeneration generation, NcclRingSends* sends) {
   // NCCL's step model here is its ring all-reduce's and all-gather's; the
   // other kinds run as plain sends.
   if (op.role != OpRole::kCollective || op.algorithm != CollectiveAlgorithm::kRing ||
@@ -260,14 +288,14 @@ bool nccl_ring_sends(const Plan& plan, const PlanOp& op, const CollectiveSchedul
     double payload = std::numeric_limits<double>::infinity();
   };
   std::vector<RouteRates> rates;
-  rates.reserve(schedule.sends.size());
+  rates.reserve(shapes.size());
   NcclRing ring;
   ring.kind = op.collective;
   ring.ranks = static_cast<int>(op.participants.size());
   ring.generation = generation;
   ring.bus_bytes_per_second = std::numeric_limits<double>::infinity();
   bool intra_seen = false;
-  for (const CollectiveSend& send : schedule.sends) {
+  for (const NcclSendShape& send : shapes) {
     if (send.from_device == send.to_device) return false;
     const Route route = topology.route(send.from_device, send.to_device);
     const bool crosses_nodes = topology.node_of(send.from_device) != topology.node_of(send.to_device);
@@ -298,7 +326,7 @@ bool nccl_ring_sends(const Plan& plan, const PlanOp& op, const CollectiveSchedul
   if (op.collective == CollectiveKind::kAllReduce) {
     // A bucket's tensor is the concatenation of its segments (the first participant's inputs): NCCL
     // sees one message of all of them, which decides its protocol and algorithm.
-    for (int k = 0; k < schedule.segments; ++k) {
+    for (int k = 0; k < segments; ++k) {
       message += static_cast<double>(plan.value(op.inputs[static_cast<size_t>(k)]).bytes);
     }
   } else {
@@ -310,20 +338,20 @@ bool nccl_ring_sends(const Plan& plan, const PlanOp& op, const CollectiveSchedul
   const NcclChoice choice = nccl_choice(ring, message);
   priced.algorithm = choice.algorithm;
   priced.protocol = choice.protocol;
-  priced.flow_bytes.reserve(schedule.sends.size());
+  priced.flow_bytes.reserve(shapes.size());
   if (choice.algorithm == NcclAlgorithm::kTree) {
     // The ring's critical path is its steps, each a chunk of S/n: draining at
     // algbw(tree) · steps / n makes it S / algbw(tree), plus the tree's latency.
     const double tree_rate = nccl_tree_algorithm_rate(ring, choice.protocol, message) * ring.steps() / ring.ranks;
     priced.send_latency_seconds = nccl_tree_latency_seconds(ring, choice.protocol) / ring.steps();
-    for (size_t i = 0; i < schedule.sends.size(); ++i) {
-      priced.flow_bytes.push_back(static_cast<double>(schedule.sends[i].bytes) * rates[i].payload / tree_rate);
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      priced.flow_bytes.push_back(static_cast<double>(shapes[i].bytes) * rates[i].payload / tree_rate);
     }
   } else {
     priced.send_latency_seconds = nccl_latency_seconds(ring, choice.protocol) / ring.steps();
-    for (size_t i = 0; i < schedule.sends.size(); ++i) {
+    for (size_t i = 0; i < shapes.size(); ++i) {
       const double rate = nccl_protocol_rate(ring, choice.protocol, rates[i].simple);
-      priced.flow_bytes.push_back(static_cast<double>(schedule.sends[i].bytes) * rates[i].payload / rate);
+      priced.flow_bytes.push_back(static_cast<double>(shapes[i].bytes) * rates[i].payload / rate);
     }
   }
   *sends = std::move(priced);

@@ -69,7 +69,9 @@
 /// channel count, which its topology search decides), and the tree graph's
 /// 0.85 for NIC traffic through one GPU.
 
+#include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -178,6 +180,22 @@ struct NcclRingSends {
   /// NCCL's model gives its bytes.
   std::vector<double> flow_bytes;
 };
+
+/// One send of a ring, as NCCL's pricing reads it.
+struct NcclSendShape {
+  int from_device = 0;
+  int to_device = 0;
+  int64_t bytes = 0;
+};
+
+/// The sends of one step of ring `op`, each of `bytes`: participant i to i+1.
+std::vector<NcclSendShape> nccl_ring_step(const PlanOp& op, int64_t bytes);
+
+/// NCCL's pricing of `sends` (a ring's sends, or one step's: the same routes)
+/// of collective `op` of `plan`, whose participants hold `segments` values
+/// each, as nccl_ring_sends() says; flow_bytes has one entry per send given.
+bool nccl_ring_pricing(const Plan& plan, const PlanOp& op, std::span<const NcclSendShape> sends, int segments,
+                       const Topology& topology, NcclGeneration generation, NcclRingSends* priced);
 
 /// NCCL's pricing of `schedule`, the sends of collective `op` of `plan`, on
 /// `topology` with GPUs of `generation`. False (and `*sends` untouched)

@@ -201,6 +201,69 @@ TEST_P(RingAllReduce, TakesTwoNMinusOneStepsOfAChunk) {
 
 INSTANTIATE_TEST_SUITE_P(Sim, RingAllReduce, ::testing::Values(2, 3, 4, 8));
 
+TEST(ClosedForm, RingAllReduceOverFourThousandDevicesRunsInStepGroups) {
+  // The same closed form at N = 4096, past the 2^22 sends an unrolled ring
+  // may take (2(N-1)N = 33.5 million): each step one group of flows
+  // (ring_step_group.hpp), so it runs in test time. 16 MiB: 1,024 floats a chunk.
+  const int n = 4096;
+  const int64_t bytes = int64_t{16} << 20;
+  const double bandwidth = 10e9;
+  const double latency_us = 2;
+  HandPlan hand(kDenseNet, n);
+  std::vector<int> inputs;
+  for (int d = 0; d < n; ++d) inputs.push_back(hand.input(hand.node("fc1"), d, bytes));
+  hand.collective(CollectiveKind::kAllReduce, inputs);
+  const Timeline timeline = simulate(hand.plan(), test_machine(n, switch_topology(10, latency_us)));
+  const double expected = 2.0 * (n - 1) / n * bytes / bandwidth * 1e6 + 2.0 * (n - 1) * latency_us;
+  ASSERT_EQ(timeline.spans.size(), static_cast<size_t>(n));
+  for (const Span& span : timeline.spans) {
+    EXPECT_NEAR(span.start_us, 0.0, kTolUs);
+    EXPECT_NEAR(span.end_us, expected, kTolUs) << "device " << span.device;
+    EXPECT_EQ(span.bytes, 2 * (n - 1) * bytes / n);
+  }
+}
+
+TEST(ClosedForm, AnUnevenRingEndsAlongItsLargestChunks) {
+  // 1,003 floats over 20 devices (step groups): 3 chunks of 51 floats, 17 of
+  // 50. Each chunk travels one participant a step, so the last delivery
+  // comes after 2(N-1) steps of the largest chunk: 38 · (2 µs + 204 B / 10 GB/s).
+  const int n = 20;
+  HandPlan hand(kDenseNet, n);
+  std::vector<int> inputs;
+  for (int d = 0; d < n; ++d) inputs.push_back(hand.input(hand.node("fc1"), d, 4 * 1003));
+  hand.collective(CollectiveKind::kAllReduce, inputs);
+  const Timeline timeline = simulate(hand.plan(), test_machine(n, switch_topology(10, 2)));
+  EXPECT_NEAR(timeline.makespan_us(), 38 * (2 + 204 / 10e9 * 1e6), kTolUs);
+  // Each receives every chunk but its own, then every chunk but the next one's.
+  EXPECT_EQ(span_of(timeline, 0, 0).bytes, 4 * (2 * 1003 - 51 - 51));
+  EXPECT_EQ(span_of(timeline, 0, n - 1).bytes, 4 * (2 * 1003 - 50 - 51));
+}
+
+TEST(ClosedForm, ARingWhoseInputsComeApartStartsEachSendWhenItsInputsAreThere) {
+  // 16 devices, device 1's partial sum ready at 1 ms, the others' at 0: the
+  // ring runs its sends one by one (no step group waits for the last), so
+  // device 5's first send starts at 0; every path of 2(N-1) steps reaches
+  // each delivery from device 1's, so all end at 1000 + 30 · (2 + 10) µs
+  // (chunks of 100 kB at 10 GB/s).
+  const int n = 16;
+  HandPlan hand(kDenseNet, n);
+  std::vector<int> inputs;
+  for (int d = 0; d < n; ++d) {
+    if (d != 1) {
+      inputs.push_back(hand.input(hand.node("fc1"), d, 1'600'000));
+      continue;
+    }
+    const int x = hand.input(hand.node("fc1"), d, 64);
+    inputs.push_back(hand.compute(hand.node("fc1"), d, {x}, 1'000'000'000, 1'600'000));
+  }
+  hand.collective(CollectiveKind::kAllReduce, inputs);
+  const int collective = hand.last_op();
+  const Timeline timeline = simulate(hand.plan(), test_machine(n, switch_topology(10, 2)));
+  EXPECT_NEAR(timeline.makespan_us(), 1000.0 + 30 * 12.0, kTolUs);
+  EXPECT_NEAR(span_of(timeline, collective, 5).start_us, 0.0, kTolUs);
+  EXPECT_NEAR(span_of(timeline, collective, 5).end_us, 1360.0, kTolUs);
+}
+
 TEST(ClosedForm, RingAllGatherTakesNMinusOneSteps) {
   // 4 slices of 1 MB: 3 steps of 2 µs + 1e6 / 10e9 s = 3 · 102 µs.
   HandPlan hand(kDenseNet, 4);

@@ -57,6 +57,32 @@ TEST(FlowNetwork, UnrelatedFlowsAreNotRescheduled) {
   EXPECT_DOUBLE_EQ(network.finish_time(a), 1);
 }
 
+TEST(FlowNetwork, AStepGroupMovesAtTheRateOfEachOfItsSends) {
+  // A ring step of 4 sends on a switch: each crosses its sender's port up
+  // and its receiver's port down, 8 links of 10/s, each once. Alone, each
+  // send (and so the group) moves at 10; its 20 bytes take 2.
+  FlowNetwork network(std::vector<double>(9, 10.0));
+  const std::vector<int> step{0, 1, 2, 3, 4, 5, 6, 7};
+  const auto group = network.start(0, step, 20);
+  EXPECT_DOUBLE_EQ(network.rate(group), 10);
+  EXPECT_DOUBLE_EQ(network.finish_time(group), 2);
+  EXPECT_DOUBLE_EQ(network.alone_rate(step), 10);
+  // Another ring over the same ports shares every link alike: 5 each.
+  const auto other = network.start(0, step, 20);
+  EXPECT_DOUBLE_EQ(network.rate(group), 5);
+  EXPECT_DOUBLE_EQ(network.rate(other), 5);
+  // A transfer over one of its links and a link of its own (8): max-min
+  // gives the three on link 3 a third each; the slowest send paces the step.
+  const auto transfer = network.start(0, std::vector<int>{3, 8}, 20);
+  EXPECT_DOUBLE_EQ(network.rate(group), 10.0 / 3);
+  EXPECT_DOUBLE_EQ(network.rate(transfer), 10.0 / 3);
+  network.finish(0, transfer);
+  network.finish(0, other);
+  EXPECT_DOUBLE_EQ(network.rate(group), 10);
+  // Links listed twice (two sends crossing each) give it half of each.
+  EXPECT_DOUBLE_EQ(network.alone_rate(std::vector<int>{0, 0, 1, 1, 2, 2}), 5);
+}
+
 TEST(FlowNetwork, AFlowCrossingALinkTwiceUsesItTwice) {
   // One bus, up and down as one shared (half-duplex) link: a flow listing it
   // twice moves at half its bandwidth.

@@ -269,6 +269,10 @@ TEST(MachineZoo, PresetsHaveTheirShapes) {
   EXPECT_EQ(ib.topology.kind, TopologyKind::kMultiNode);
   EXPECT_EQ(ib.topology.nics_per_node, 8);  // one 400 Gb/s NIC per GPU
   EXPECT_EQ(load_machine("cpu-2").devices, 2);
+  const Machine big = load_machine("h100-switch-4096");  // one switch, for how the simulator scales
+  EXPECT_EQ(big.devices, 4096);
+  EXPECT_EQ(big.topology.kind, TopologyKind::kSwitch);
+  EXPECT_EQ(big.device.name, load_machine("h100-nvlink-8").device.name);
 }
 
 TEST(MachineZoo, AnUnknownNameListsTheMachines) {

@@ -1,0 +1,58 @@
+#pragma once
+/// \file
+/// A ring step as one group of flows (docs/collective.md, "Step groups").
+///
+/// In a ring step every participant i sends one piece to i+1 at once. Where
+/// those N sends are symmetric -- every send's route has the same latency,
+/// every link they cross has the same capacity, line rate and protocol, and
+/// every such link is crossed by as many of them (one on a switch) -- each
+/// send gets the same rate and ends at the same moment as every other, so
+/// the engine plays the step as one flow over all their links (each link
+/// listed once per send crossing it), one event per step instead of N, and
+/// the ring as its steps (partitioners/ring_steps.hpp) instead of its
+/// N·steps sends. Alone on its links, a group drains at exactly the rate
+/// each of its sends would; beside other flows, the max-min share it gets
+/// is the smallest any of its sends would get on its own (the ring's
+/// slowest link paces every send of the step), which equals each send's
+/// where the others share its links symmetrically (another ring over the
+/// same participants) and is the slowest send's where they do not.
+///
+/// Not grouped (their sends run one by one, as the schedule lists them):
+/// rings whose steps mix links (NVLink inside a node, a NIC across nodes),
+/// a participant twice, host-staged buses whose up and down links differ,
+/// broadcasts and concats, and every collective on a machine with a host
+/// lane (its host issues each send in turn, so no two start together).
+
+#include <optional>
+#include <vector>
+
+#include "partitioners/plan.hpp"
+#include "partitioners/ring_steps.hpp"
+#include "sim/nccl_protocol.hpp"
+#include "sim/topology.hpp"
+
+namespace splitscope {
+
+/// Rings of fewer participants run their sends (at most 2·15·16 = 480):
+/// setting up their groups cost more than it saved (bench_sim's tensor
+/// plans, rings of 4, evaluated 9% slower), and their results stay exactly
+/// those of the sends.
+inline constexpr int kMinStepGroupParticipants = 16;
+
+struct RingStepGroup {
+  const RingSteps* steps = nullptr;  ///< the ring's steps and deliveries (owned by the caller's cache)
+  std::vector<int> links;            ///< every link one step's sends cross, once per send crossing it
+  double latency_seconds = 0;        ///< each send's route latency
+  /// NCCL's pricing of the ring (nccl_protocol.hpp), where it prices it:
+  /// every send of a step pays send_latency_seconds and drains
+  /// flow_bytes.front() (one entry: the sends are alike).
+  std::optional<NcclRingSends> nccl;
+};
+
+/// The step group of ring collective `op` of `plan` with steps `steps`, on
+/// `topology` with GPUs of `generation`; nullopt where its sends are not
+/// symmetric (above) or has fewer than kMinStepGroupParticipants participants.
+std::optional<RingStepGroup> ring_step_group(const Plan& plan, const PlanOp& op, const RingSteps& steps,
+                                             const Topology& topology, NcclGeneration generation);
+
+}  // namespace splitscope
