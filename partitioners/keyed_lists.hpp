@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <iterator>
+#include <unordered_map>
 #include <vector>
 
 namespace splitscope {
@@ -78,6 +79,35 @@ class KeyedLists {
   std::vector<int> first_;  ///< by key: its first id, -1 for none
   std::vector<int> last_;   ///< by key: its last id, -1 for none
   std::vector<int> next_;   ///< by id: the next id of its key, -1 for the last
+};
+
+/// KeyedLists over a key space too large to hold a head per key (a tensor
+/// on each of 50,000 devices: 5e9 keys for a 100,000-layer chain), with
+/// heads only for the keys in use: the same lists, one hash entry per key
+/// that has any.
+class SparseKeyedLists {
+ public:
+  void append(size_t key, int id) {
+    const auto at = static_cast<size_t>(id);
+    if (next_.size() <= at) next_.resize(at + 1, -1);
+    auto [head, inserted] = heads_.try_emplace(key, Head{id, id});
+    if (inserted) return;
+    next_[static_cast<size_t>(head->second.last)] = id;
+    head->second.last = id;
+  }
+
+  KeyedLists::List operator[](size_t key) const {
+    const auto head = heads_.find(key);
+    return {next_, head == heads_.end() ? -1 : head->second.first};
+  }
+
+ private:
+  struct Head {
+    int first = -1;
+    int last = -1;
+  };
+  std::unordered_map<size_t, Head> heads_;
+  std::vector<int> next_;  ///< by id: the next id of its key, -1 for the last
 };
 
 }  // namespace splitscope

@@ -44,7 +44,6 @@ PlanBuilder::PlanBuilder(std::shared_ptr<const Graph> graph, std::string strateg
   }
   const size_t tensors = built.num_nodes() * outputs_per_node_ * static_cast<size_t>(microbatches);
   values_of_ = KeyedLists(tensors);
-  local_values_ = KeyedLists(tensors * static_cast<size_t>(devices));
   primary_of_ = KeyedLists(tensors);
   whole_demand_.resize(tensors);
   parameters_ = KeyedLists(static_cast<size_t>(weight_sets(built)) * static_cast<size_t>(devices));

@@ -86,7 +86,7 @@ class PlanBuilder {
   /// the builder asks once per slice, twice).
   std::vector<std::vector<std::optional<TensorRef>>> inputs_;
   KeyedLists values_of_;   ///< by tensor key: every value of the tensor
-  KeyedLists local_values_;  ///< by local_key(): the tensor's values on one device
+  SparseKeyedLists local_values_;  ///< by local_key(): the tensor's values on one device
   size_t local_key(TensorKey tensor, int device) const {
     return tensor * static_cast<size_t>(plan_.devices) + static_cast<size_t>(device);
   }

@@ -206,7 +206,11 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
 int compare_command(const CompareOptions& given, const std::vector<std::string>& command_line) {
   // With --plan, the comparison is over the plan's devices unless --devices says otherwise (and then must agree).
   CompareOptions options = given;
-  if (!given.plan_file.empty() && !given.devices_given) options.devices = read_plan_file(given.plan_file).spec.devices;
+  if (!given.plan_file.empty()) {
+    const PlanFile file = read_plan_file(given.plan_file);
+    if (!given.devices_given) options.devices = file.spec.devices;
+    adopt_plan_file_precision(file, given.plan_file, options.execution.precision);  // every plan at the file's
+  }
   const std::string backend = measuring_backend(options.execution.backend, options.launcher);
   LaunchScope launch(options.launcher, backend);
   return launch.run([&] { return compare_command(options, command_line, backend, launch); });

@@ -276,6 +276,7 @@ Command add_plan_command(CLI::App& app) {
               spec.stage_starts = options->stages;
               spec.parameter_servers = options->parameter_servers;
               spec.bucket_bytes = partition.bucket_bytes;
+              spec.precision = partition.precision;
               files.add("--out", options->out, dump_json(to_json(plan_file_of(spec, plan)), 2) + "\n");
             }
             if (!options->chakra_dir.empty()) write_chakra(plan, *options);

@@ -1,5 +1,7 @@
 #include "cli/plan_file_options.hpp"
 
+#include <fmt/format.h>
+
 #include "util/errors.hpp"
 
 namespace splitscope::cli {
@@ -29,6 +31,20 @@ void refuse_with_plan_file(const std::vector<std::string>& given) {
   throw InputError(given.front(), "",
                    "comes from the plan file with --plan (which holds the strategy and its parameters); drop " +
                        given.front() + " or --plan");
+}
+
+void adopt_plan_file_precision(const PlanFile& file, const std::string& path, std::string& precision) {
+  const Precision held = file.spec.precision;
+  if (precision.empty()) {
+    if (held != Precision::kFp32) precision = std::string(to_string(held));
+    return;
+  }
+  if (parse_precision(precision) != held) {
+    throw InputError("--precision", precision,
+                     fmt::format("the plan file {} holds a plan at {}; drop --precision, or write the plan again with "
+                                 "`plan ... --precision {} --out FILE`",
+                                 path, to_string(held), precision));
+  }
 }
 
 int64_t plan_file_batch(const PlanFile& file, const std::optional<int64_t>& batch) {

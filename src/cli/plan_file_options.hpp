@@ -30,6 +30,11 @@ void check_stages_option(const std::vector<int>& stages, const std::string& stra
 /// parameters found on the command line) when `--plan` gives the strategy.
 void refuse_with_plan_file(const std::vector<std::string>& given);
 
+/// `--precision` for a run of the plan file: the file's precision when not
+/// given (so the simulated machine prices the products on the plan's math);
+/// InputError (exit 2) when given and different from the file's.
+void adopt_plan_file_precision(const PlanFile& file, const std::string& path, std::string& precision);
+
 /// The batch a run of the plan file takes: `--batch` if given, else the file's.
 int64_t plan_file_batch(const PlanFile& file, const std::optional<int64_t>& batch);
 

@@ -187,7 +187,11 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
   return 0;
 }
 
-int run_command(const RunCommandOptions& options, const std::vector<std::string>& command_line) {
+int run_command(const RunCommandOptions& given, const std::vector<std::string>& command_line) {
+  RunCommandOptions options = given;
+  if (!given.plan_file.empty()) {
+    adopt_plan_file_precision(read_plan_file(given.plan_file), given.plan_file, options.execution.precision);
+  }
   const std::string backend = options.execution.backend.empty() ? "cpu" : options.execution.backend;
   LaunchScope launch(options.launcher, backend);
   return launch.run([&] { return run_command(options, command_line, backend, launch); });

@@ -127,6 +127,11 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
   if (!options.plan_file.empty()) {
     plan_file = read_plan_file(options.plan_file);
     inputs.push_back(options.plan_file);
+    if (plan_file->spec.precision != Precision::kFp32) {
+      throw InputError("--plan", options.plan_file,
+                       fmt::format("holds a plan at {}; validate measures fp32 runs on cpu or cuda",
+                                   to_string(plan_file->spec.precision)));
+    }
     const bool network = std::any_of(graphs.begin(), graphs.end(),
                                      [&](const auto& graph) { return graph->name() == plan_file->network.name; });
     const bool devices = std::find(options.devices.begin(), options.devices.end(), plan_file->spec.devices) !=

@@ -41,7 +41,7 @@ NetworkIdentity identity_from(const JsonFields& fields) {
 
 PlanSpec spec_from(const JsonFields& fields, int devices) {
   fields.allow_only({"name", "replicas", "microbatches", "schedule", "recompute", "stage_starts", "parameter_servers",
-                     "bucket_bytes"},
+                     "bucket_bytes", "precision"},
                     "a plan file's strategy");
   PlanSpec spec;
   spec.devices = devices;
@@ -58,6 +58,13 @@ PlanSpec spec_from(const JsonFields& fields, int devices) {
   }
   spec.parameter_servers = static_cast<int>(fields.optional_integer("parameter_servers", 1, 1, kMaxCount));
   spec.bucket_bytes = fields.optional_integer("bucket_bytes", spec.bucket_bytes, 0, kMaxBytes);
+  // Older files have none: they were written at fp32.
+  const std::string precision = fields.optional_string("precision", "fp32");
+  try {
+    spec.precision = parse_precision(precision, "precision");
+  } catch (const InputError&) {
+    fields.fail("precision", "'" + precision + "' is not a precision (fp32, tf32, bf16, fp16, amp)");
+  }
   return spec;
 }
 
@@ -107,7 +114,8 @@ nlohmann::json to_json(const PlanFile& file) {
                              {"microbatches", spec.microbatches},
                              {"schedule", std::string(to_string(spec.schedule))},
                              {"recompute", spec.recompute},
-                             {"bucket_bytes", spec.bucket_bytes}};
+                             {"bucket_bytes", spec.bucket_bytes},
+                             {"precision", std::string(to_string(spec.precision))}};
   if (!spec.stage_starts.empty()) strategy["stage_starts"] = spec.stage_starts;
   if (spec.strategy == "ps") strategy["parameter_servers"] = spec.parameter_servers;
   nlohmann::json document = {

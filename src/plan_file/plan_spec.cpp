@@ -21,6 +21,7 @@ PartitionOptions partition_options_of(const PlanSpec& spec, std::shared_ptr<cons
   options.bucket_bytes = spec.bucket_bytes;
   options.recompute = spec.recompute;
   options.stage_starts = spec.stage_starts;
+  options.precision = spec.precision;
   return options;
 }
 
@@ -58,6 +59,7 @@ std::string describe(const PlanSpec& spec) {
     text += fmt::format(", {}", to_string(spec.schedule));
   }
   if (spec.recompute) text += ", recompute";
+  if (spec.precision != Precision::kFp32) text += fmt::format(", {}", to_string(spec.precision));
   if (!spec.stage_starts.empty() && spec.stage_starts.size() > 1) {
     text += ", stages " + join_numbers(spec.stage_starts);
   }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ir/graph.hpp"
+#include "ir/precision.hpp"
 #include "partitioners/partitioner.hpp"
 #include "partitioners/plan.hpp"
 
@@ -27,6 +28,7 @@ struct PlanSpec {
   std::vector<int> stage_starts;
   int parameter_servers = 1;        ///< ps
   int64_t bucket_bytes = int64_t{25} << 20;  ///< training replicas' all-reduce buckets
+  Precision precision = Precision::kFp32;    ///< what the plan stores its tensors in (`--precision`)
 };
 
 /// Whether `strategy` cuts the network into contiguous stages (horizontal, pipeline).

@@ -73,6 +73,32 @@ TEST(SearchCommand, APlanFileRunsAsTheCommandLineThatMadeIt) {
   std::filesystem::remove(file);
 }
 
+TEST(SearchCommand, APlanFileKeepsItsPrecision) {
+  // An amp plan read back runs at amp (its bytes and the machine's bf16
+  // peak), as the command line that made it does; another --precision is refused.
+  const std::string file = temp_path("amp.json");
+  const std::string options = "--strategy data --devices 2 --train --precision amp";
+  ASSERT_EQ(run_splitscope("plan mlp-small " + options + " --out " + file).exit_code, 0);
+  std::ifstream in(file);
+  EXPECT_EQ(nlohmann::json::parse(in)["strategy"]["precision"], "amp");
+  const CommandResult direct = run_splitscope("run mlp-small " + options + " --backend sim --machine h100-nvlink-8");
+  const CommandResult from_file =
+      run_splitscope("run mlp-small --plan " + file + " --train --backend sim --machine h100-nvlink-8");
+  const CommandResult at_fp32 =
+      run_splitscope("run mlp-small --strategy data --devices 2 --train --backend sim --machine h100-nvlink-8");
+  ASSERT_EQ(direct.exit_code, 0) << direct.err;
+  ASSERT_EQ(from_file.exit_code, 0) << from_file.err;
+  ASSERT_EQ(at_fp32.exit_code, 0) << at_fp32.err;
+  EXPECT_FALSE(makespan_line(direct.out).empty());
+  EXPECT_EQ(makespan_line(from_file.out), makespan_line(direct.out));
+  EXPECT_NE(makespan_line(at_fp32.out), makespan_line(direct.out)) << "amp must price differently from fp32";
+  const CommandResult contradicted = run_splitscope("run mlp-small --plan " + file +
+                                                    " --train --precision bf16 --backend sim --machine h100-nvlink-8");
+  EXPECT_EQ(contradicted.exit_code, 2);
+  EXPECT_NE(contradicted.err.find("holds a plan at amp; drop --precision"), std::string::npos) << contradicted.err;
+  std::filesystem::remove(file);
+}
+
 TEST(SearchCommand, APlanForAnotherNetworkOrDeviceCountIsExitTwoNamingWhatDiffers) {
   const std::string file = temp_path("tensor.json");
   ASSERT_EQ(run_splitscope("plan mlp-small --strategy tensor --devices 2 --out " + file).exit_code, 0);
