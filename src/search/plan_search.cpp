@@ -114,10 +114,18 @@ const PricedPlan* price_fitting(Pricer& pricer, const PlanSpec& spec, bool train
 /// Coordinate descent on the stage cuts of `start`: each cut in turn tried
 /// at every unit between its neighbours (or, past kMostUnitsForWholeMoves
 /// units, one and two units either way), kept where the simulator says the
-/// plan is fastest; rounds until none moves. A local optimum: a better cut
-/// that needs two cuts moved at once can be missed.
+/// plan is fastest; when no single cut moves, two neighbouring cuts shifted
+/// together by one or two units (a stage that slides as a whole); rounds
+/// until nothing moves. A local optimum: a better cut that needs two cuts
+/// apart, or three, moved at once can be missed.
 void improve_stage_cuts(Pricer& pricer, const PricedPlan& start, size_t units) {
   PricedPlan best = start;
+  const auto try_spec = [&pricer, &best](const PlanSpec& moved) {
+    const PricedPlan* priced = pricer.price(moved, false);
+    if (priced == nullptr || priced->makespan_us >= best.makespan_us) return false;
+    best = *priced;
+    return true;
+  };
   bool improved = true;
   while (improved && !pricer.out_of_time()) {
     improved = false;
@@ -138,11 +146,18 @@ void improve_stage_cuts(Pricer& pricer, const PricedPlan& start, size_t units) {
         if (place == at) continue;
         PlanSpec moved = best.spec;
         moved.stage_starts[cut] = place;
-        const PricedPlan* priced = pricer.price(moved, false);
-        if (priced != nullptr && priced->makespan_us < best.makespan_us) {
-          best = *priced;
-          improved = true;
-        }
+        improved = try_spec(moved) || improved;
+      }
+    }
+    if (improved) continue;
+    for (size_t cut = 1; cut + 1 < best.spec.stage_starts.size() && !pricer.out_of_time(); ++cut) {
+      for (const int step : {-2, -1, 1, 2}) {
+        PlanSpec moved = best.spec;
+        moved.stage_starts[cut] += step;
+        moved.stage_starts[cut + 1] += step;
+        const int after = cut + 2 < moved.stage_starts.size() ? moved.stage_starts[cut + 2] : static_cast<int>(units);
+        if (moved.stage_starts[cut] <= moved.stage_starts[cut - 1] || moved.stage_starts[cut + 1] >= after) continue;
+        improved = try_spec(moved) || improved;
       }
     }
   }

@@ -32,6 +32,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ir/graph.hpp"
@@ -41,6 +42,10 @@ namespace splitscope {
 
 /// The value of a rules file's "schema" field.
 inline constexpr std::string_view kAchievedRatesSchema = "splitscope.achieved-rates/1";
+/// The rules a machine file's GPU (a device with `sm_count`) is priced by when
+/// it names none; `"achieved_rates": "none"` keeps the datasheet rules alone.
+inline constexpr std::string_view kDefaultAchievedRates = "achieved-rates";
+inline constexpr std::string_view kNoAchievedRates = "none";
 /// The body time the slope is measured from: ln(body / this).
 inline constexpr double kAchievedRateReferenceSeconds = 10e-6;
 

@@ -235,8 +235,15 @@ DeviceSpec parse_device(const JsonFields& device) {
   if (device.has("kernel_passes")) spec.kernel_passes = parse_kernel_passes(device);
   spec.last_level_cache_mib = device.optional_number("last_level_cache_MiB", 0.0, NumberRule::kQuantityOrZero);
   if (device.has("weight_stream")) spec.weight_stream = parse_weight_stream(device);
+  // A GPU described by its datasheet facts is priced by the rules learned from the GPUs we measured unless its
+  // file opts out: the datasheet rules alone predict 1.2-2.5x too fast (docs/cost-model.md).
   if (device.has("achieved_rates")) {
-    spec.achieved_rates_name = device.string("achieved_rates", "the achieved-rate rules: a name in models/rules, or a path");
+    spec.achieved_rates_name =
+        device.string("achieved_rates", "the achieved-rate rules: a name in models/rules, a path, or \"none\"");
+  } else if (spec.sm_count > 0) {
+    spec.achieved_rates_name = std::string(kDefaultAchievedRates);
+  }
+  if (!spec.achieved_rates_name.empty() && spec.achieved_rates_name != kNoAchievedRates) {
     spec.achieved_rates = load_achieved_rates(spec.achieved_rates_name);
   }
   return spec;
@@ -409,7 +416,9 @@ std::string machine_to_json(const Machine& machine) {
     device["kernel_passes"] = std::move(passes);
   }
   if (spec.last_level_cache_mib > 0) device["last_level_cache_MiB"] = spec.last_level_cache_mib;
-  if (!spec.achieved_rates_name.empty()) device["achieved_rates"] = spec.achieved_rates_name;
+  // The default a GPU takes anyway is left out, so a file reads back as it was written.
+  const bool default_rules = spec.sm_count > 0 && spec.achieved_rates_name == kDefaultAchievedRates;
+  if (!spec.achieved_rates_name.empty() && !default_rules) device["achieved_rates"] = spec.achieved_rates_name;
   if (!spec.weight_stream.empty()) {
     device["weight_stream"] = ordered::array();
     for (const WeightStreamRate& rate : spec.weight_stream) {
