@@ -9,7 +9,7 @@ functions, their JSON reports as Python objects (docs/python.md).
 
 Each call runs the command in this process (the native module _native),
 with the Python interpreter's lock released while it works; keyword options
-are the command's options (`microbatches=8` is `--microbatches 8`, `train=True`
+are the command's options (`microbatches=8` is `--microbatches=8`, `train=True`
 is `--train`, a list is comma-separated). Results have exactly the fields of
 the command's JSON (docs/reports.md), numeric lists as NumPy arrays where
 NumPy is installed. Errors raise BadInput, Unavailable or Failure, with the
@@ -72,7 +72,8 @@ def _command(*arguments):
 
 
 def _option_words(options):
-    """Keyword options as the command's options: a_b=1 is --a-b 1."""
+    """Keyword options as the command's options: a_b=1 is --a-b=1 (with `=`, so
+    that a value starting with '-' reaches the option and its check)."""
     words = []
     for key, value in options.items():
         name = "--" + key.replace("_", "-")
@@ -81,9 +82,9 @@ def _option_words(options):
         if value is True:
             words.append(name)
         elif isinstance(value, (list, tuple)):
-            words += [name, ",".join(str(item) for item in value)]
+            words.append(name + "=" + ",".join(str(item) for item in value))
         else:
-            words += [name, str(value)]
+            words.append(f"{name}={value}")
     return words
 
 

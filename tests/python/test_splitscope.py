@@ -96,6 +96,23 @@ class SameAsTheCommand(unittest.TestCase):
         self.assertEqual(plain(splitscope.load("mlp-small", batch=8).to_dict()),
                          json.loads(cli("inspect", "mlp-small", "--batch", 8, "--json")[0]))
 
+    def test_load_onnx(self):
+        path = os.path.join(SOURCE_ROOT, "tests", "onnx", "models", "cnn.onnx")
+        done = subprocess.run([BIN, "inspect", path, "--batch", "4", "--json"], capture_output=True, text=True)
+        if done.returncode == 3:  # a build without libonnx: the module refuses as the command does
+            with self.assertRaises(splitscope.Unavailable) as raised:
+                splitscope.load(path, batch=4)
+            self.assertEqual("error: " + str(raised.exception), done.stderr.rstrip("\n"))
+            return
+        self.assertEqual(done.returncode, 0, done.stderr)
+        network = splitscope.load(path, batch=4)
+        self.assertEqual(plain(network.to_dict()), json.loads(done.stdout))
+        self.assertEqual(network.batch, 4)
+        report = network.plan("data", 2).simulate("h100-nvlink-8")
+        self.assertEqual(without_context(plain(report)),
+                         without_context(cli_report("run", path, "--batch", 4, "--strategy", "data", "--devices", 2,
+                                                    "--backend", "sim", "--machine", "h100-nvlink-8")))
+
     def test_plan_is_plan_json(self):
         plan = splitscope.load("mlp").plan("pipeline", 4, microbatches=8)
         expected = json.loads(cli("plan", "mlp", "--strategy", "pipeline", "--devices", 4, "--microbatches", 8,
@@ -150,9 +167,9 @@ class SameAsTheCommand(unittest.TestCase):
     def test_sweep_is_sweep(self):
         swept = splitscope.sweep({"devices": [1, 2, 4]}, "mlp", strategy="data", train=True, backend="sim",
                                  machine="h100-nvlink-8")
+        # The same command line, spelt as the module spells options: the sweep records its run's words.
         expected = json.loads(cli("sweep", "--over", "devices=1,2,4", "--json", "--quiet", "run", "mlp",
-                                  "--strategy", "data", "--train", "--backend", "sim", "--machine",
-                                  "h100-nvlink-8")[0])
+                                  "--strategy=data", "--train", "--backend=sim", "--machine=h100-nvlink-8")[0])
         self.assertEqual(plain(swept), expected)
 
 
@@ -195,6 +212,12 @@ class ErrorsAreTheCommand_s(unittest.TestCase):
         if raised.exception.exit_code != 3:
             self.skipTest(f"the cuda backend answered exit {raised.exception.exit_code}: {raised.exception}")
         self.assertIsInstance(raised.exception, splitscope.Unavailable)
+
+    def test_option_values_reach_their_check(self):
+        plan = splitscope.load("mlp-small").plan("data", 2)
+        self.assert_raises_as_cli(splitscope.BadInput, lambda: plan.simulate("h100-nvlink-8", seed=-1),
+                                  "run", "mlp-small", "--strategy", "data", "--devices", 2, "--backend", "sim",
+                                  "--machine", "h100-nvlink-8", "--seed=-1")
 
     def test_classes(self):
         self.assertEqual((splitscope.Failure.exit_code, splitscope.BadInput.exit_code,
