@@ -66,7 +66,7 @@ def _command(*arguments):
     status, printed, message = _native.run_command([str(argument) for argument in arguments])
     if status != 0:
         if not message:  # the command said what went wrong on stderr itself
-            message = f"splitscope {arguments[0]} failed with exit code {status}"
+            message = f"splitscope {arguments[0]} failed with exit code {status} (its message is on stderr)"
         raise _ERRORS.get(status, Failure)(message)
     return printed
 
