@@ -63,16 +63,14 @@ int run_main(int argc, char** argv) {
     if (!known) {
       std::string names;
       for (const auto& command : commands) names += (names.empty() ? "" : ", ") + command.app->get_name();
-      fmt::print(stderr, "error: unknown command '{}'; the commands are {} (run 'splitscope --help')\n", name,
-                 names);
-      return kExitBadInput;
+      throw cli::CommandLineError(
+          fmt::format("unknown command '{}'; the commands are {} (run 'splitscope --help')", name, names));
     }
   }
 
   // Before CLI11, whose splitting at commas would drop an empty item unseen.
   if (const std::optional<std::string> problem = cli::empty_list_item_problem(app, argc, argv)) {
-    fmt::print(stderr, "error: command line: {}\n", *problem);
-    return kExitBadInput;
+    throw cli::CommandLineError("command line: " + *problem);
   }
   try {
     app.parse(argc, argv);
@@ -85,17 +83,15 @@ int run_main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // A mistyped option first: CLI11 would name only what it then misses ("--devices is required").
     const std::optional<std::string> unknown = cli::unknown_option_problem(app, argc, argv);
-    fmt::print(stderr, "error: command line: {}\nRun 'splitscope --help' (or 'splitscope COMMAND --help').\n",
-               unknown ? *unknown : std::string(e.what()));
-    return kExitBadInput;
+    throw cli::CommandLineError("command line: " + (unknown ? *unknown : std::string(e.what())) +
+                                "\nRun 'splitscope --help' (or 'splitscope COMMAND --help').");
   }
 
   const std::vector<std::string> command_line(argv, argv + argc);
   for (auto& command : commands) {
     if (command.app->parsed()) return command.action(command_line);
   }
-  fmt::print(stderr, "error: command line: no command given; run 'splitscope --help'\n");
-  return kExitBadInput;
+  throw cli::CommandLineError("command line: no command given; run 'splitscope --help'");
 }
 
 }  // namespace
@@ -115,23 +111,33 @@ int check_standard_output(int status) {
 
 }  // namespace
 
-int splitscope::cli::run_cli(int argc, char** argv) {
+int splitscope::cli::run_command_line(int argc, char** argv) { return run_main(argc, argv); }
+
+splitscope::cli::CommandFailure splitscope::cli::current_command_failure() {
   using namespace splitscope;
   try {
-    return check_standard_output(run_main(argc, argv));
+    throw;
   } catch (const std::bad_alloc&) {
-    fmt::print(stderr,
-               "error: out of memory: this command needs more memory than the machine has; use a smaller --batch, "
-               "--microbatches or network (run, compare and demo predict large ones with --backend sim)\n");
-    return kExitFailure;
+    return {kExitFailure,
+            "out of memory: this command needs more memory than the machine has; use a smaller --batch, "
+            "--microbatches or network (run, compare and demo predict large ones with --backend sim)"};
+  } catch (const CommandLineError& e) {
+    return {kExitBadInput, e.what()};
   } catch (const InputError& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
-    return kExitBadInput;
+    return {kExitBadInput, e.what()};
   } catch (const UnavailableError& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
-    return kExitUnavailable;
+    return {kExitUnavailable, e.what()};
   } catch (const std::exception& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
-    return kExitFailure;
+    return {kExitFailure, e.what()};
+  }
+}
+
+int splitscope::cli::run_cli(int argc, char** argv) {
+  try {
+    return check_standard_output(run_main(argc, argv));
+  } catch (const std::exception&) {
+    const CommandFailure failure = current_command_failure();
+    fmt::print(stderr, "error: {}\n", failure.message);
+    return failure.exit_code;
   }
 }
