@@ -13,8 +13,15 @@
 #include "lessons/experiment.hpp"
 #include "lessons/lesson.hpp"
 #include "lessons/lesson_list.hpp"
+#include "demo/rnn_demo_model.hpp"
+#include "exec/ensemble_run.hpp"
+#include "ir/lower.hpp"
 #include "lessons/margins.hpp"
+#include "partitioners/partitioner.hpp"
+#include "partitioners/plan_traffic.hpp"
+#include "sim/fused_rnn_prediction.hpp"
 #include "sim/machine_file.hpp"
+#include "sim/simulator.hpp"
 
 namespace splitscope {
 namespace {
@@ -118,6 +125,119 @@ TEST(Lessons, SaturationPeaksWhereTheCurveDoes) {
   EXPECT_EQ(result.verdict, best_devices < last ? LessonVerdict::kHolds : LessonVerdict::kDoesNotHold);
 }
 
+
+/// The split's speedup over the fused stack for `demo rnn`'s stack of 4
+/// LSTM layers of `hidden`, 64 steps, batch 64, built as the demo builds it.
+double demo_stack_split_speedup(const Machine& machine, int64_t hidden) {
+  RnnDemoShape shape;
+  shape.hidden = hidden;
+  shape.steps = 64;
+  shape.batch = 64;
+  const auto graph = std::make_shared<const Graph>(lower(rnn_demo_model(shape)));
+  return predict_fused_rnn(machine, *graph, 0).seconds * 1e6 /
+         simulate_trial(graph, "horizontal", 4, machine).makespan_us;
+}
+
+TEST(Lessons, TheFusedStackVerdictAndFlipFollowFromTheDemosStack) {
+  const LessonResult result = lesson_fused_rnn({});
+  const double speedup = result.numbers["split_speedup_vs_fused"].get<double>();
+  EXPECT_NEAR(speedup, result.numbers["fused_ms"].get<double>() / result.numbers["split_ms"].get<double>(), 1e-12);
+  const LessonVerdict expected = speedup <= 1 - kUncertainMargin ? LessonVerdict::kHolds
+                                 : speedup < kGainMargin         ? LessonVerdict::kUncertain
+                                                                 : LessonVerdict::kDoesNotHold;
+  EXPECT_EQ(result.verdict, expected);
+  // The same stack as `demo rnn` builds it gives the same times.
+  const Machine machine = load_machine("h100-nvlink-8");
+  EXPECT_NEAR(demo_stack_split_speedup(machine, 1024), speedup, speedup * 1e-9);
+  // The split's four devices cannot beat their summed compute spread evenly.
+  EXPECT_GE(result.numbers["split_ms"].get<double>() * 4,
+            result.numbers["split_compute_ms"].get<double>() * (1 - 1e-9));
+  ASSERT_TRUE(result.flip.has_value());
+  if (result.flip->value) {
+    const int64_t hidden = static_cast<int64_t>(*result.flip->value);
+    EXPECT_GE(demo_stack_split_speedup(machine, hidden), kGainMargin);
+    EXPECT_LT(demo_stack_split_speedup(machine, hidden - 1), kGainMargin);
+  }
+}
+
+/// AlexNet's channel split over 12 devices of `machine`, under topology
+/// placement: the speedup over the default mapping.
+double topology_placement_speedup(const Plan& plan, const Machine& machine) {
+  Simulator simulator(machine, PlacementMode::kTopology);
+  RunOptions run;
+  run.warmup = 0;
+  run.repeats = 1;
+  const RunResult result = simulator.run(plan, run);
+  return result.info.placement.default_makespan_us.value() / result.timelines.at(0).makespan_us();
+}
+
+TEST(Lessons, PlacementMovesFewerBytesAcrossNodesAndFlipsAtTheNicRateItNames) {
+  const LessonResult result = lesson_placement({});
+  const double speedup = result.numbers["speedup"].get<double>();
+  EXPECT_NEAR(speedup, result.numbers["default_ms"].get<double>() / result.numbers["topology_ms"].get<double>(),
+              1e-12);
+  const LessonVerdict expected = speedup >= kGainMargin             ? LessonVerdict::kHolds
+                                 : speedup > 1 - kUncertainMargin ? LessonVerdict::kUncertain
+                                                                  : LessonVerdict::kDoesNotHold;
+  EXPECT_EQ(result.verdict, expected);
+  // The default mapping's bytes across nodes, counted from the plan's own traffic
+  // on two nodes of 8: plan device i on machine device i.
+  PartitionOptions options;
+  options.devices = 12;
+  const Plan plan = make_plan(*make_partitioner("vertical"), lesson_graph("cnn", false), options);
+  const DeviceTraffic traffic = plan_traffic(plan);
+  EXPECT_EQ(result.numbers["default_cross_node_bytes"].get<int64_t>(),
+            cross_node_bytes(traffic, default_device_map(12), NodeShape{2, 8}));
+  EXPECT_LT(result.numbers["topology_cross_node_bytes"].get<int64_t>(),
+            result.numbers["default_cross_node_bytes"].get<int64_t>());
+  ASSERT_TRUE(result.flip && result.flip->value);
+  const double gbps = *result.flip->value;
+  Machine machine = load_machine("2x8-h100-ib");
+  EXPECT_LT(gbps, 100000);
+  EXPECT_GT(gbps, machine.topology.nic.bandwidth_gbps) << "the preset's NICs are where placement pays";
+  machine.topology.nic.bandwidth_gbps = gbps;
+  EXPECT_LT(topology_placement_speedup(plan, machine), kGainMargin);
+  machine.topology.nic.bandwidth_gbps = gbps / 1.02;
+  EXPECT_GE(topology_placement_speedup(plan, machine), kGainMargin);
+}
+
+TEST(Lessons, TheEnsembleAnswersByItsDeadlineAndFlipsAtTheLatestFirstMember) {
+  const LessonResult result = lesson_ensemble_deadline({});
+  const double deadline = result.numbers["deadline_ms"].get<double>();
+  EXPECT_DOUBLE_EQ(deadline, result.numbers["slowest_member_ms"].get<double>());
+  int in_time = 0, with_drops = 0;
+  double latest_first_member = 0;
+  for (const auto& request : result.numbers["requests"]) {
+    const int used = request["members_used"].get<int>();
+    const double answer = request["answer_ms"].get<double>();
+    const double all_members = request["all_members_ms"].get<double>();
+    EXPECT_EQ(used + static_cast<int>(request["dropped"].size()), 3);
+    // The aggregator's rule: with every member in, it answers with the last
+    // of them; with one dropped, at the deadline.
+    if (used == 3) {
+      EXPECT_DOUBLE_EQ(answer, all_members);
+      EXPECT_LE(all_members, deadline);
+    } else {
+      EXPECT_GT(all_members, deadline);
+      EXPECT_DOUBLE_EQ(answer, deadline);
+    }
+    in_time += used > 0 && answer <= deadline ? 1 : 0;
+    with_drops += used < 3 ? 1 : 0;
+    latest_first_member = std::max(latest_first_member, request["first_member_ms"].get<double>());
+  }
+  EXPECT_EQ(result.numbers["answered_in_time"].get<int>(), in_time);
+  EXPECT_EQ(result.numbers["requests_with_drops"].get<int>(), with_drops);
+  const int requests = static_cast<int>(result.numbers["requests"].size());
+  const LessonVerdict expected = in_time < requests ? LessonVerdict::kDoesNotHold
+                                 : with_drops > 0   ? LessonVerdict::kHolds
+                                                    : LessonVerdict::kUncertain;
+  EXPECT_EQ(result.verdict, expected);
+  // Below the latest first member some request has no member in time.
+  ASSERT_TRUE(result.flip && result.flip->value);
+  EXPECT_GE(*result.flip->value, latest_first_member);
+  EXPECT_LE(*result.flip->value, latest_first_member * 1.01);
+}
+
 }  // namespace
 }  // namespace splitscope
 
@@ -139,9 +259,9 @@ TEST(LessonsCommand, WritesEachLessonsVerdictAsJson) {
 }
 
 TEST(LessonsCommand, ALessonThatDoesNotRunHereIsBadInput) {
-  const CommandResult result = run_splitscope("lessons --only 5");
+  const CommandResult result = run_splitscope("lessons --only 13");
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_NE(result.err.find("there is no lesson 5 here"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("there is no lesson 13 here"), std::string::npos) << result.err;
   EXPECT_TRUE(result.out.empty()) << "no lesson runs before the options are checked";
 }
 
