@@ -18,8 +18,8 @@ LessonResult numbered(int number, std::string_view claim, const LessonSettings& 
 #define SPLITSCOPE_LESSON(number, claim, function) \
   Lesson { number, claim, [](const LessonSettings& s) { return numbered<function>(number, claim, s); } }
 
-const std::array<Lesson, 10>& all_lessons() {
-  static const std::array<Lesson, 10> table{
+const std::array<Lesson, 12>& all_lessons() {
+  static const std::array<Lesson, 12> table{
       SPLITSCOPE_LESSON(1, "A fully connected network gains nothing from placing each layer on a different device.",
                         lesson_layer_per_device),
       SPLITSCOPE_LESSON(2,
@@ -37,6 +37,13 @@ const std::array<Lesson, 10>& all_lessons() {
                         lesson_fused_rnn),
       SPLITSCOPE_LESSON(6, "Data parallelism with mirrored weights and an all-reduce is efficient on one machine.",
                         lesson_data_parallel),
+      SPLITSCOPE_LESSON(7,
+                        "With asynchronous updates each gradient is on average about N-1 updates stale with N "
+                        "replicas; stale gradients slow or destabilise training, and a lower learning rate, dropping "
+                        "or scaling stale gradients and a synchronous warm-up reduce the damage.",
+                        lesson_async_staleness),
+      SPLITSCOPE_LESSON(8, "Synchronous updates with a few spare replicas cut the time spent waiting for the slowest.",
+                        lesson_spare_replicas),
       SPLITSCOPE_LESSON(9,
                         "Past some number of GPUs, adding one more slows training: the all-reduce's bandwidth "
                         "saturates.",

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -17,6 +18,7 @@
 #include "exec/ensemble_run.hpp"
 #include "ir/lower.hpp"
 #include "lessons/margins.hpp"
+#include "lessons/ps_experiment.hpp"
 #include "partitioners/partitioner.hpp"
 #include "partitioners/plan_traffic.hpp"
 #include "sim/fused_rnn_prediction.hpp"
@@ -236,6 +238,80 @@ TEST(Lessons, TheEnsembleAnswersByItsDeadlineAndFlipsAtTheLatestFirstMember) {
   ASSERT_TRUE(result.flip && result.flip->value);
   EXPECT_GE(*result.flip->value, latest_first_member);
   EXPECT_LE(*result.flip->value, latest_first_member * 1.01);
+}
+
+
+/// A final loss as the lesson writes it: null for a run that diverged.
+double final_loss_of(const nlohmann::ordered_json& loss) {
+  return loss.is_null() ? std::numeric_limits<double>::infinity() : loss.get<double>();
+}
+
+TEST(Lessons, AsyncStalenessVerdictFollowsFromTheMeasuredStalenessAndLosses) {
+  const LessonResult result = lesson_async_staleness({});
+  const int workers = result.numbers["workers"].get<int>();
+  EXPECT_EQ(result.numbers["expected_staleness"].get<int>(), workers - 1);
+  // The mean is the histogram's.
+  double applied = 0, weighted = 0;
+  const auto& histogram = result.numbers["async_staleness_histogram"];
+  for (size_t s = 0; s < histogram.size(); ++s) {
+    applied += histogram[s].get<double>();
+    weighted += static_cast<double>(s) * histogram[s].get<double>();
+  }
+  ASSERT_GT(applied, 0);
+  const double staleness = result.numbers["async_staleness_mean"].get<double>();
+  EXPECT_NEAR(staleness, weighted / applied, 1e-9);
+  EXPECT_EQ(result.numbers["sync_staleness_mean"].get<double>(), 0.0) << "sync takes only the current step's";
+  const double sync_loss = final_loss_of(result.numbers["sync_final_loss"]);
+  const double async_loss = final_loss_of(result.numbers["async_final_loss"]);
+  bool any_helps = false;
+  for (const auto& mitigation : result.numbers["mitigations"]) {
+    const bool helps = final_loss_of(mitigation["final_loss"]) < async_loss / kGainMargin;
+    EXPECT_EQ(mitigation["helps"].get<bool>(), helps) << mitigation["mitigation"];
+    any_helps = any_helps || helps;
+  }
+  const bool near = std::abs(staleness - (workers - 1)) <= 0.25 * (workers - 1);
+  const bool damaged = std::isfinite(sync_loss) && async_loss > sync_loss * kGainMargin;
+  EXPECT_EQ(result.verdict, near && damaged && any_helps ? LessonVerdict::kHolds : LessonVerdict::kDoesNotHold);
+  ASSERT_TRUE(result.flip.has_value());
+  if (result.flip->value) {
+    EXPECT_GT(*result.flip->value, 0.001);
+    EXPECT_LE(*result.flip->value, 0.1);
+  }
+}
+
+/// On the simulator, sync's time per update over 1 spare's for the lesson's
+/// setup with each worker step's compute × a lognormal factor of `sigma`.
+double simulated_spare_gain(double sigma) {
+  const Machine machine = load_machine("h100-nvlink-8");
+  PsSetup sync;
+  sync.workers = 4;
+  sync.ps.steps = 30;
+  sync.jitter_sigma = sigma;
+  PsSetup spare = sync;
+  spare.ps.mode = PsMode::kSpare;
+  spare.ps.spare = 1;
+  return simulate_ps(sync, machine).ms_per_update() / simulate_ps(spare, machine).ms_per_update();
+}
+
+TEST(Lessons, SpareReplicasVerdictFollowsFromTheMeasuredUpdatesAndFlipsWhereTheSimulatorSays) {
+  const LessonResult result = lesson_spare_replicas({});
+  const double speedup = result.numbers["speedup"].get<double>();
+  EXPECT_NEAR(speedup,
+              result.numbers["sync_ms_per_update"].get<double>() / result.numbers["spare_ms_per_update"].get<double>(),
+              1e-12);
+  const LessonVerdict expected = speedup >= kGainMargin             ? LessonVerdict::kHolds
+                                 : speedup > 1 - kUncertainMargin ? LessonVerdict::kUncertain
+                                                                  : LessonVerdict::kDoesNotHold;
+  EXPECT_EQ(result.verdict, expected);
+  EXPECT_EQ(result.numbers["sync_updates"].get<int>(), 30);
+  EXPECT_EQ(result.numbers["spare_updates"].get<int>(), 30);
+  // Every sync update waits for the held-back worker's step.
+  EXPECT_GE(result.numbers["sync_ms_per_update"].get<double>(), result.numbers["straggler_delay_ms"].get<double>());
+  EXPECT_NEAR(result.numbers["simulated_speedup_without_noise"].get<double>(), simulated_spare_gain(0), 1e-12);
+  ASSERT_TRUE(result.flip && result.flip->value);
+  const double sigma = *result.flip->value;
+  EXPECT_GE(simulated_spare_gain(sigma), kGainMargin);
+  EXPECT_LT(simulated_spare_gain(sigma / 1.02), kGainMargin);
 }
 
 }  // namespace
