@@ -47,7 +47,7 @@ PlacementTrial simulate_placement_trial(const Plan& plan, const Machine& machine
   return trial;
 }
 
-std::string device_map_text(const std::vector<int>& device_map) {
+std::string placement_device_map_text(const std::vector<int>& device_map) {
   std::string text;
   for (int device : device_map) text += (text.empty() ? "" : ",") + std::to_string(device);
   return text;
@@ -88,7 +88,7 @@ LessonResult lesson_placement(const LessonSettings& settings) {
                     {"speedup", speedup},
                     {"default_cross_node_bytes", trial.default_cross_node_bytes},
                     {"topology_cross_node_bytes", trial.topology_cross_node_bytes},
-                    {"device_map", device_map_text(trial.device_map)},
+                    {"device_map", placement_device_map_text(trial.device_map)},
                     {"nic_gbps", machine.topology.nic.bandwidth_gbps}};
   const auto no_longer_pays = [&](double gbps) {
     Machine faster = machine;

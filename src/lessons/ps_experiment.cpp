@@ -41,7 +41,7 @@ RunOptions parameter_server_run(const PsSetup& setup) {
   return run;
 }
 
-PsTrial trial_of(const RunResult& result) {
+PsTrial ps_trial_of_run(const RunResult& result) {
   PsTrial trial;
   const ParameterServerInfo& info = result.info.parameter_server.value();
   trial.staleness_mean = info.staleness_mean;
@@ -63,7 +63,7 @@ PsTrial train_ps_on_cpu(const PsSetup& setup) {
   const Plan plan = parameter_server_plan(setup);
   CpuExecutor executor;
   try {
-    return trial_of(executor.run_parameter_server(plan, parameter_server_run(setup), setup.ps));
+    return ps_trial_of_run(executor.run_parameter_server(plan, parameter_server_run(setup), setup.ps));
   } catch (const RunError& error) {
     // Divergence (training_divergence.hpp) is an outcome here, not a failure.
     if (std::string_view(error.what()).rfind("training diverged", 0) != 0) throw;
@@ -79,7 +79,7 @@ PsTrial simulate_ps(const PsSetup& setup, const Machine& machine) {
   RunOptions run = parameter_server_run(setup);
   run.straggler.reset();
   run.jitter_sigma = setup.jitter_sigma;
-  return trial_of(simulator.run_parameter_server(plan, run, setup.ps));
+  return ps_trial_of_run(simulator.run_parameter_server(plan, run, setup.ps));
 }
 
 }  // namespace splitscope
