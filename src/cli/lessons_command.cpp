@@ -1,6 +1,6 @@
 // `splitscope lessons [--machine M] [--only 1,4,9] [--json FILE]`: the
-// chapter's claims about splitting networks, each run as an experiment on
-// the simulator with its verdict, its numbers and where it flips
+// chapter's claims about splitting networks, each run as an experiment (on
+// the simulator; 7 and 8 on the cpu backend) with its verdict, its numbers and where it flips
 // (docs/lessons.md).
 
 #include <fmt/format.h>

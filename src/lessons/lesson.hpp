@@ -4,7 +4,9 @@
 /// devices (docs/lessons.md) as an experiment with a verdict, its numbers and,
 /// where the claim is a comparison, the value of one parameter at which the
 /// verdict flips. Each lesson is one file in this folder; lessons.cpp lists
-/// them. The experiments run on the simulator, so they are deterministic.
+/// them. The experiments run on the simulator, deterministic (seeded where
+/// they draw noise), but for 7 and 8, which train for real on the cpu
+/// backend and so vary from run to run.
 
 #include <functional>
 #include <nlohmann/json.hpp>
