@@ -257,7 +257,11 @@ TEST(Lessons, AsyncStalenessVerdictFollowsFromTheMeasuredStalenessAndLosses) {
     applied += histogram[s].get<double>();
     weighted += static_cast<double>(s) * histogram[s].get<double>();
   }
-  ASSERT_GT(applied, 0);
+  if (applied == 0) {
+    // Async diverged at lr and at lr / 4 alike: no staleness was reported.
+    EXPECT_EQ(result.verdict, LessonVerdict::kDoesNotHold);
+    return;
+  }
   const double staleness = result.numbers["async_staleness_mean"].get<double>();
   EXPECT_NEAR(staleness, weighted / applied, 1e-9);
   EXPECT_EQ(result.numbers["sync_staleness_mean"].get<double>(), 0.0) << "sync takes only the current step's";
