@@ -5,7 +5,9 @@ Builds each network of a splitscope network file (docs/network-format.md) in PyT
 one GPU -- dense, conv2d (with groups), max/avg pooling, activations,
 flatten, softmax, nn.LSTM / nn.GRU stacks with batch_first, and the joins
 add and concat of graph networks (docs/network-format.md) -- and times
-its forward pass with CUDA events: warm-up runs, then the median of N.
+its forward pass (with --train, a training step: forward, loss, backward and
+an SGD update) with CUDA events: warm-up runs, then the median of N; with
+--profile, one more step under torch.profiler, its device time per op.
 Prints one JSON object per network (one JSON list for several files), or
 writes it with --out.
 
@@ -15,6 +17,7 @@ fastest convolution algorithms PyTorch can find), which is PyTorch at its best.
 
 Usage: torch_baseline.py NETWORK.json [NETWORK.json ...] [--repeat N]
        [--warmup N] [--dtype fp32|tf32] [--batch B] [--out FILE.json]
+       [--train] [--profile] [--device cuda|cpu]
 """
 
 import argparse
@@ -22,6 +25,7 @@ import json
 import math
 import statistics
 import sys
+import time
 
 
 def pair(value):
@@ -157,44 +161,105 @@ def build(torch, network):
     return Graph()
 
 
+class StepClock:
+    """Times one call on the device: CUDA events on a GPU, the wall clock on the cpu (--device cpu, for trying
+    the script where there is no GPU)."""
+
+    def __init__(self, torch, device):
+        self.torch = torch
+        self.cuda = device.type == "cuda"
+
+    def milliseconds(self, call):
+        if self.cuda:
+            start = self.torch.cuda.Event(enable_timing=True)
+            stop = self.torch.cuda.Event(enable_timing=True)
+            start.record()
+            call()
+            stop.record()
+            stop.synchronize()
+            return start.elapsed_time(stop)
+        begin = time.perf_counter()
+        call()
+        return (time.perf_counter() - begin) * 1e3
+
+
+def profiled_ops(torch, device, call):
+    """One profiled call: device time (self, summed over calls) and host time per op name, largest first: the
+    kernels an eager framework launches per layer, its optimizer's update among them."""
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if device.type == "cuda":
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    with torch.profiler.profile(activities=activities) as profile:
+        call()
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+    ops = []
+    for event in profile.key_averages():
+        device_us = event.self_cuda_time_total if device.type == "cuda" else event.self_cpu_time_total
+        if device_us > 0:
+            ops.append({"name": event.key, "calls": event.count, "device_us": device_us,
+                        "host_us": event.self_cpu_time_total})
+    return sorted(ops, key=lambda op: -op["device_us"])
+
+
 def time_network(torch, path, args):
     with open(path) as handle:
         network = json.load(handle)
     batch = args.batch or network["batch"]
-    device = torch.device("cuda")
-    model = build(torch, network).to(device).eval()
+    device = torch.device(args.device)
+    model = build(torch, network).to(device)
     shapes = network["inputs"] if "inputs" in network else {"input": network["input"]}
     xs = [torch.randn(batch, *shapes[name], device=device) for name in sorted(shapes)]
-    start = torch.cuda.Event(enable_timing=True)
-    stop = torch.cuda.Event(enable_timing=True)
-    times = []
-    with torch.inference_mode():
-        for _ in range(args.warmup):
-            model(*xs)
+    clock = StepClock(torch, device)
+    if args.train:
+        # A training step as PyTorch runs one: forward, loss, backward, SGD with momentum (splitscope's
+        # --optimizer sgd --momentum 0.9). The zoo's networks end in softmax, so the loss is the negative log
+        # of the label's probability: cross-entropy.
+        model.train()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+        with torch.no_grad():
+            classes = model(*xs).shape[-1]
+        labels = torch.randint(0, classes, (batch,), device=device)
+
+        def call():
+            optimizer.zero_grad(set_to_none=True)
+            probabilities = model(*xs).reshape(batch, -1)
+            loss = torch.nn.functional.nll_loss(torch.log(probabilities.clamp_min(1e-30)), labels)
+            loss.backward()
+            optimizer.step()
+    else:
+        model.eval()
+
+        def call():
+            with torch.inference_mode():
+                model(*xs)
+
+    for _ in range(args.warmup):
+        call()
+    if device.type == "cuda":
         torch.cuda.synchronize()
-        for _ in range(args.repeat):
-            start.record()
-            model(*xs)
-            stop.record()
-            stop.synchronize()
-            times.append(start.elapsed_time(stop))
-    return {
+    times = [clock.milliseconds(call) for _ in range(args.repeat)]
+    result = {
         "schema": "splitscope.torch_baseline/1",
         "network": network.get("name", path),
         "file": path,
         "batch": batch,
         "dtype": args.dtype,
+        "step": "training (forward, loss, backward, SGD momentum 0.9)" if args.train else "forward",
         "median_ms": statistics.median(times),
         "min_ms": min(times),
         "max_ms": max(times),
         "repeats": args.repeat,
         "warmup": args.warmup,
-        "device": torch.cuda.get_device_name(0),
+        "device": torch.cuda.get_device_name(0) if device.type == "cuda" else "cpu",
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
-        "cudnn": torch.backends.cudnn.version(),
+        "cudnn": torch.backends.cudnn.version() if device.type == "cuda" else None,
         "cudnn_benchmark": True,
     }
+    if args.profile:
+        result["profiled_ops"] = profiled_ops(torch, device, call)
+    return result
 
 
 def main():
@@ -205,6 +270,11 @@ def main():
     parser.add_argument("--dtype", choices=["fp32", "tf32"], default="fp32")
     parser.add_argument("--batch", type=int, default=0, help="override the files' batch")
     parser.add_argument("--out", help="write the JSON here instead of printing it")
+    parser.add_argument("--train", action="store_true", help="time a training step (forward, backward, SGD)")
+    parser.add_argument("--profile", action="store_true",
+                        help="add one profiled step's device and host time per op (torch.profiler)")
+    parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda",
+                        help="cpu: try the script where there is no GPU (its times say nothing of a GPU)")
     args = parser.parse_args()
     if args.repeat < 1:
         raise SystemExit("torch_baseline: --repeat must be at least 1")
@@ -215,8 +285,9 @@ def main():
         print("torch_baseline: this python3 has no torch; run it in the GPU machine's PyTorch environment",
               file=sys.stderr)
         return 3
-    if not torch.cuda.is_available():
-        print("torch_baseline: torch sees no CUDA GPU here", file=sys.stderr)
+    if args.device == "cuda" and not torch.cuda.is_available():
+        print("torch_baseline: torch sees no CUDA GPU here (--device cpu tries the script without one)",
+              file=sys.stderr)
         return 3
     tf32 = args.dtype == "tf32"
     torch.backends.cuda.matmul.allow_tf32 = tf32
