@@ -6,7 +6,7 @@
 namespace splitscope {
 namespace {
 
-constexpr std::array<std::pair<LayerKind, std::string_view>, 16> kLayerNames{{
+constexpr std::array<std::pair<LayerKind, std::string_view>, 20> kLayerNames{{
     {LayerKind::kDense, "dense"},
     {LayerKind::kConv2d, "conv2d"},
     {LayerKind::kMaxPool, "maxpool"},
@@ -23,6 +23,10 @@ constexpr std::array<std::pair<LayerKind, std::string_view>, 16> kLayerNames{{
     {LayerKind::kBatchNorm, "batch_norm"},
     {LayerKind::kLayerNorm, "layer_norm"},
     {LayerKind::kDropout, "dropout"},
+    {LayerKind::kEmbedding, "embedding"},
+    {LayerKind::kGelu, "gelu"},
+    {LayerKind::kAttention, "attention"},
+    {LayerKind::kLinear, "linear"},
 }};
 
 constexpr std::array<std::pair<Activation, std::string_view>, 4> kActivationNames{{

@@ -31,6 +31,10 @@ enum class LayerKind {
   kBatchNorm,  ///< per-channel normalization (after conv2d [C, H, W] or dense [F])
   kLayerNorm,  ///< per-sample normalization over the last axis ([F] or [T, F])
   kDropout,    ///< a random mask in training, the identity in inference
+  kEmbedding,  ///< token ids [T] -> rows of a learned table: [T, features]
+  kGelu,       ///< x·Φ(x) (the erf form), element-wise
+  kAttention,  ///< multi-head self-attention from [T, 3·H] (Q | K | V) to [T, H]
+  kLinear,     ///< a dense layer at each position of a sequence: [T, in] -> [T, units]
 };
 
 /// The name used in network files: "dense", "conv2d", "lstm", ...
@@ -48,7 +52,7 @@ struct Layer {
   LayerKind kind = LayerKind::kDense;
   std::string name;
 
-  // dense
+  // dense, linear
   int64_t units = 0;
   // conv2d
   int64_t filters = 0;
@@ -68,6 +72,13 @@ struct Layer {
   double momentum = 0.1;  ///< batch_norm's running statistics
   // dropout
   double rate = 0.5;
+  // embedding
+  int64_t vocab = 0;      ///< rows of the table: token ids are in [0, vocab)
+  int64_t features = 0;   ///< the width of each row
+  bool positions = false; ///< adds a learned position table [T, features] (GPT-2's wpe)
+  // attention
+  int64_t heads = 1;
+  bool causal = false;
 
   /// What it reads, in slot order: earlier layers' names or the network's
   /// input names. The file's `inputs`, or the previous layer (the network

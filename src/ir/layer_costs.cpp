@@ -64,6 +64,12 @@ int64_t layer_params(const Layer& layer) {
     }
     case LayerKind::kBatchNorm: return product({2, layer.input_shape.at(0)});  // gamma, beta per channel
     case LayerKind::kLayerNorm: return product({2, layer.input_shape.back()});  // gamma, beta per feature
+    case LayerKind::kLinear: {
+      const int64_t in = layer.input_shape.at(1);
+      return sum(product({in, layer.units}), layer.bias ? layer.units : 0);
+    }
+    case LayerKind::kEmbedding:  // the token table, and the position table if it has one
+      return product({sum(layer.vocab, layer.positions ? layer.input_shape.at(0) : 0), layer.features});
     default:
       return 0;
   }
@@ -86,6 +92,11 @@ int64_t layer_flops(const Layer& layer, int64_t batch) {
       const int64_t other = product({steps, recurrent_cell_flops(layer.kind, layer.hidden, layer.hidden, batch)});
       return sum(first, product({layer.stacked - 1, other}));
     }
+    case LayerKind::kLinear:  // a dense layer's product at each position
+      return product({layer.input_shape.at(0), dense_flops(layer.input_shape.at(1), layer.units, batch)});
+    case LayerKind::kAttention:
+      // Scores Q·Kᵀ and context P·V: 2·T·T·d FLOPs each, per head (4·T²·H a sample).
+      return product({4, layer.output_shape.at(0), layer.output_shape.at(0), layer.output_shape.at(1), batch});
     default:
       return 0;
   }

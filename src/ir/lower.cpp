@@ -1,10 +1,13 @@
 #include "ir/lower.hpp"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
 
 #include "ir/layer_costs.hpp"
+#include "ir/ops/op_def.hpp"
+#include "ir/slice.hpp"
 #include "util/check.hpp"
 
 namespace splitscope {
@@ -30,6 +33,10 @@ OpKind op_kind_of(LayerKind kind) {
     case LayerKind::kBatchNorm: return OpKind::kBatchNorm;
     case LayerKind::kLayerNorm: return OpKind::kLayerNorm;
     case LayerKind::kDropout: return OpKind::kDropout;
+    case LayerKind::kEmbedding: return OpKind::kEmbedding;
+    case LayerKind::kGelu: return OpKind::kGelu;
+    case LayerKind::kAttention: return OpKind::kAttention;
+    case LayerKind::kLinear: return OpKind::kLinear;
   }
   return OpKind::kInput;
 }
@@ -47,6 +54,10 @@ OpAttrs attrs_of(const Layer& layer) {
   attrs.epsilon = layer.epsilon;
   attrs.momentum = layer.momentum;
   attrs.rate = layer.rate;
+  attrs.vocab = layer.vocab;
+  attrs.positions = layer.positions;
+  attrs.heads = layer.heads;
+  attrs.causal = layer.causal;
   return attrs;
 }
 
@@ -188,8 +199,19 @@ class Lowering {
       node.bytes_read = 0;
       node.bytes_written = 0;
     }
+    if (node.kind == OpKind::kEmbedding || node.kind == OpKind::kAttention) {
+      // A gather reads the rows it picks, not its whole table; attention reads Q | K | V once.
+      const SliceCost cost = op_def(node.kind).cost(node, full_slice(node, {0, batch_}));
+      node.bytes_read = cost.bytes_read;
+      node.bytes_written = cost.bytes_written;
+    }
     const NodeId id = graph_.add_node(std::move(node));
     for (size_t slot = 0; slot < inputs.size(); ++slot) graph_.add_edge(inputs[slot], id, static_cast<int>(slot));
+    if (layer.kind == LayerKind::kEmbedding && graph_.node(inputs[0].node).kind == OpKind::kInput) {
+      // The network input it reads holds token ids: generated inputs draw them in [0, vocab).
+      OpAttrs& tokens = graph_.mutable_node(inputs[0].node).attrs;
+      tokens.vocab = tokens.vocab == 0 ? layer.vocab : std::min(tokens.vocab, layer.vocab);
+    }
     LayerOutput& out = outputs_[layer.name];
     out.whole = TensorRef{id, 0};
     out.layer = index;

@@ -89,6 +89,10 @@ const std::map<LayerKind, std::set<std::string>>& allowed_fields() {
         {LayerKind::kBatchNorm, with({"epsilon", "momentum"})},
         {LayerKind::kLayerNorm, with({"epsilon"})},
         {LayerKind::kDropout, with({"rate"})},
+        {LayerKind::kEmbedding, with({"vocab", "features", "positions"})},
+        {LayerKind::kGelu, common},
+        {LayerKind::kAttention, with({"heads", "causal"})},
+        {LayerKind::kLinear, with({"units", "bias"})},
     };
   }();
   return fields;
@@ -305,6 +309,42 @@ Layer parse_layer(const ObjectReader& reader, LayerKind kind, const std::vector<
       layer.rate = reader.optional_number("rate", 0.5, NumberRule::kNonNegative);
       if (layer.rate >= 1.0) reader.fail("rate", "the share of elements dropped must be below 1 (0.5 drops half)");
       layer.output_shape = in;
+      break;
+    case LayerKind::kEmbedding:
+      layer.vocab = reader.required_positive("vocab", "the number of token ids (rows of the table)");
+      layer.features = reader.required_positive("features", "the width of each token's vector");
+      layer.positions = reader.optional_bool("positions", false);
+      if (in.size() != 1) {
+        reader.fail("", "embedding reads a sequence of token ids [positions], but gets " + to_string(in) +
+                            "; give the network \"input\": [positions]");
+      }
+      layer.output_shape = {in[0], layer.features};
+      break;
+    case LayerKind::kGelu:
+      layer.output_shape = in;
+      break;
+    case LayerKind::kAttention:
+      layer.heads = reader.required_positive("heads", "the number of attention heads");
+      layer.causal = reader.optional_bool("causal", false);
+      if (in.size() != 2 || in[1] % 3 != 0) {
+        reader.fail("", "attention reads a sequence [positions, 3·features] (each position's Q, K and V end to end, "
+                        "as a dense layer of 3·features units per position writes them), but gets " +
+                            to_string(in));
+      }
+      if ((in[1] / 3) % layer.heads != 0) {
+        reader.fail("heads", "the " + std::to_string(in[1] / 3) + " features are not divisible by heads = " +
+                                 std::to_string(layer.heads));
+      }
+      layer.output_shape = {in[0], in[1] / 3};
+      break;
+    case LayerKind::kLinear:
+      layer.units = reader.required_positive("units", "the number of output features at each position");
+      layer.bias = reader.optional_bool("bias", true);
+      if (in.size() != 2) {
+        reader.fail("", "linear applies a dense layer at each position of a sequence [positions, features], but gets " +
+                            to_string(in) + "; use dense for a vector [features]");
+      }
+      layer.output_shape = {in[0], layer.units};
       break;
   }
   for (int64_t size : layer.output_shape) {

@@ -54,6 +54,16 @@ enum class OpKind {
   kBatchNormGradWeight,  ///< batch norm's dgamma, dbeta, added to the running sum
   kLayerNormGradInput,   ///< layer norm's dX, its row statistics recomputed
   kLayerNormGradWeight,  ///< layer norm's dgamma, dbeta, added to the running sum
+  // The transformer's kinds (after normalization, so that every earlier kind keeps its value).
+  kGelu,                 ///< x·Φ(x), PyTorch's default (erf) form
+  kGeluGrad,             ///< dX = dY ⊙ GELU'(X), from the forward input X
+  kEmbedding,            ///< token ids [T] -> rows of a table [vocab, features]: [T, features]
+  kEmbeddingGradWeight,  ///< the table's gradient: dY's rows scatter-added at their ids
+  kAttention,            ///< multi-head scaled dot-product attention: [T, 3·H] (Q | K | V) -> [T, H]
+  kAttentionGrad,        ///< attention's d(Q | K | V), its probabilities recomputed
+  kLinear,               ///< a dense layer at each position of a sequence: [T, in] -> [T, units]
+  kLinearGradInput,      ///< linear's dX = dY·Wᵀ at each position
+  kLinearGradWeight,     ///< linear's dW = Σ Xᵀ·dY, db = Σ dY, added to the running sum
 };
 
 std::string_view to_string(OpKind kind);
@@ -66,7 +76,7 @@ inline constexpr int kCellHiddenOutput = 0; ///< h_t
 inline constexpr int kCellStateOutput = 1;  ///< c_t (LSTM only)
 
 /// The op kinds in enum order (the op table's rows).
-inline constexpr OpKind kLastOpKind = OpKind::kLayerNormGradWeight;
+inline constexpr OpKind kLastOpKind = OpKind::kLinearGradWeight;
 inline constexpr size_t kOpKindCount = static_cast<size_t>(kLastOpKind) + 1;
 
 /// Shorthands for traits of the op's definition (ops/op_def.hpp).

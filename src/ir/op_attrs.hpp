@@ -47,6 +47,10 @@ struct OpAttrs {
   double epsilon = 1e-5;                      ///< batch_norm, layer_norm: added to the variance
   double momentum = 0.1;                      ///< batch_norm: running statistics' update weight (PyTorch's)
   double rate = 0.5;                          ///< dropout: the probability that an element is dropped
+  int64_t heads = 1;                          ///< attention: heads (H / heads features each)
+  bool causal = false;                        ///< attention: position t attends to positions <= t only
+  bool positions = false;                     ///< embedding: adds a learned position table [T, F]
+  int64_t vocab = 0;                          ///< embedding: rows of its table; network input: token ids in [0, vocab) (0: real values)
   /// A forward op as a training step runs it (OpDef::training_form): batch
   /// norm by batch statistics, dropout with its mask. False in inference.
   bool training = false;

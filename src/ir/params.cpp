@@ -34,6 +34,13 @@ float input_value(uint64_t seed, int64_t element, int input) {
   return unit_uniform(stream_id(seed, -1 - input, 0xff), element);
 }
 
+float network_input_value(uint64_t seed, int64_t element, int input, int64_t vocab) {
+  const float u = input_value(seed, element, input);
+  if (vocab <= 0) return u;
+  const auto id = static_cast<int64_t>((static_cast<double>(u) + 1.0) * 0.5 * static_cast<double>(vocab));
+  return static_cast<float>(std::min(id, vocab - 1));
+}
+
 float target_value(uint64_t seed, int64_t element, LossKind loss, int64_t classes) {
   const float u = unit_uniform(stream_id(seed, -1, 0xfe), element);  // [-1, 1)
   if (loss == LossKind::kMeanSquaredError) return u;

@@ -47,6 +47,11 @@ float param_value(uint64_t seed, int param_key, int tensor, int64_t element, flo
 /// [batch, ...its shape]; uniform in [-1, 1). Each input draws its own stream.
 float input_value(uint64_t seed, int64_t element, int input = 0);
 
+/// Element `element` of a network input that holds token ids (an embedding
+/// reads it: its node's attrs.vocab > 0): input_value()'s draw mapped to a
+/// whole number in [0, vocab), as a float. vocab 0: input_value() itself.
+float network_input_value(uint64_t seed, int64_t element, int input, int64_t vocab);
+
 /// Element `element` of the loss's target input [batch, ...] (a training
 /// graph's attrs.target node): for cross-entropy a label in [0, classes)
 /// (as a float), for mean squared error a target in [-1, 1). Its own stream,

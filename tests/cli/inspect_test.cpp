@@ -35,9 +35,27 @@ TEST(InspectCommand, JsonOfTheSmallMlpHasHandComputedTotals) {
   EXPECT_EQ(doc["flops"].get<int64_t>(), 272384);
 }
 
+TEST(InspectCommand, Gpt2SmallHasHandComputedTotals) {
+  const CommandResult result = run_splitscope("inspect gpt2-small --json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto doc = nlohmann::json::parse(result.out);
+  // GPT-2's 124,439,808 parameters (wte 50,257·768, wpe 1,024·768, 12 blocks
+  // of 7,087,872, ln_f 2·768) and its LM head untied: 50,257·768 more.
+  EXPECT_EQ(doc["params"].get<int64_t>(), 124'439'808 + 50'257 * 768);
+  // Per sample and block: 2·T·12·H² in the four linear layers and 4·T²·H in
+  // attention (T 1,024, H 768); the head 2·T·H·50,257; batch 8.
+  const int64_t t = 1'024;
+  const int64_t h = 768;
+  const int64_t per_sample = 12 * (2 * t * 12 * h * h + 4 * t * t * h) + 2 * t * h * 50'257;
+  EXPECT_EQ(doc["flops"].get<int64_t>(), 8 * per_sample);
+  const CommandResult text = run_splitscope("inspect gpt2-small");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("attention"), std::string::npos);
+}
+
 TEST(InspectCommand, EveryZooNetworkInspects) {
   for (const char* name : {"mlp", "cnn", "lstm", "gru", "mlp-small", "cnn-small", "lstm-small",
-                           "gru-small"}) {
+                           "gru-small", "gpt2-small", "gpt-1.3b", "bert-base", "gpt-small", "bert-small"}) {
     const CommandResult result = run_splitscope(std::string("inspect ") + name);
     EXPECT_EQ(result.exit_code, 0) << name << ": " << result.err;
     EXPECT_NE(result.out.find("total"), std::string::npos) << name;

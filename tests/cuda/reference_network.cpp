@@ -271,6 +271,16 @@ class Evaluator {
       case OpKind::kLayerNormGradInput:
       case OpKind::kLayerNormGradWeight:
         throw std::logic_error("the reference network computes forward passes only, not " + node.name);
+      case OpKind::kGelu:
+      case OpKind::kGeluGrad:
+      case OpKind::kEmbedding:
+      case OpKind::kEmbeddingGradWeight:
+      case OpKind::kAttention:
+      case OpKind::kAttentionGrad:
+      case OpKind::kLinear:
+      case OpKind::kLinearGradInput:
+      case OpKind::kLinearGradWeight:
+        throw std::logic_error("the cuda backend runs no transformer kinds yet, not " + node.name);
       case OpKind::kConcat: {
         const int64_t per_sample = element_count(node.output_shapes[0]);
         int64_t at = 0;

@@ -72,7 +72,7 @@ class Evaluator {
         const int64_t offset = node.step >= 0 ? node.step * sample.at(1) : 0;
         for (int64_t b = 0; b < batch_; ++b) {
           for (int64_t i = 0; i < out_size; ++i) {
-            out[static_cast<size_t>(b * out_size + i)] = input_value(seed_, b * per_sample + offset + i, node.attrs.input_index);
+            out[static_cast<size_t>(b * out_size + i)] = network_input_value(seed_, b * per_sample + offset + i, node.attrs.input_index, node.attrs.vocab);
           }
         }
         break;
@@ -194,6 +194,11 @@ class Evaluator {
       case OpKind::kBatchNormGradWeight:
       case OpKind::kLayerNormGradInput:
       case OpKind::kLayerNormGradWeight:
+      case OpKind::kGeluGrad:
+      case OpKind::kEmbeddingGradWeight:
+      case OpKind::kAttentionGrad:
+      case OpKind::kLinearGradInput:
+      case OpKind::kLinearGradWeight:
         throw std::logic_error("the naive reference computes forward passes only, not " + node.name);
       case OpKind::kConcat: {
         // Per sample: each input's elements in turn (axis 0 is the outermost).
@@ -250,6 +255,71 @@ class Evaluator {
           for (int64_t f = 0; f < features; ++f) {
             const size_t i = first + static_cast<size_t>(f);
             out[i] = gamma[static_cast<size_t>(f)] * (x[i] - mean) * inv_std + beta[static_cast<size_t>(f)];
+          }
+        }
+        break;
+      }
+      case OpKind::kLinear: {
+        const Tensor& x = *input(id, 0);
+        const Tensor w = weights(graph_, id, kWeight, seed_, nudge_);
+        const Tensor bias = weights(graph_, id, kBias, seed_, nudge_);
+        const int64_t positions = node.input_shapes[0][0], in = node.input_shapes[0][1];
+        const int64_t units = node.output_shapes[0][1];
+        for (int64_t row = 0; row < batch_ * positions; ++row) {
+          for (int64_t j = 0; j < units; ++j) {
+            double sum = bias.empty() ? 0 : bias[static_cast<size_t>(j)];
+            for (int64_t i = 0; i < in; ++i) sum += x[static_cast<size_t>(row * in + i)] * w[static_cast<size_t>(i * units + j)];
+            out[static_cast<size_t>(row * units + j)] = sum;
+          }
+        }
+        break;
+      }
+      case OpKind::kGelu: {
+        const Tensor& x = *input(id, 0);
+        for (size_t i = 0; i < out.size(); ++i) out[i] = 0.5 * x[i] * (1 + std::erf(x[i] / std::sqrt(2.0)));
+        break;
+      }
+      case OpKind::kEmbedding: {
+        const Tensor& ids = *input(id, 0);
+        const Tensor table = weights(graph_, id, 0, seed_, nudge_);
+        const Tensor positional = weights(graph_, id, 1, seed_, nudge_);
+        const int64_t positions = node.output_shapes[0][0], features = node.output_shapes[0][1];
+        for (int64_t b = 0; b < batch_; ++b) {
+          for (int64_t t = 0; t < positions; ++t) {
+            const auto row = static_cast<int64_t>(ids[static_cast<size_t>(b * positions + t)]);
+            for (int64_t f = 0; f < features; ++f) {
+              out[static_cast<size_t>((b * positions + t) * features + f)] =
+                  table[static_cast<size_t>(row * features + f)] +
+                  (positional.empty() ? 0.0 : positional[static_cast<size_t>(t * features + f)]);
+            }
+          }
+        }
+        break;
+      }
+      case OpKind::kAttention: {
+        // softmax(Q·Kᵀ/√d + mask)·V per sample and head, straight from the definition.
+        const Tensor& qkv = *input(id, 0);
+        const int64_t positions = node.output_shapes[0][0], features = node.output_shapes[0][1];
+        const int64_t heads = node.attrs.heads, d = features / heads;
+        const auto q = [&](int64_t b, int64_t t, int64_t e) { return qkv[static_cast<size_t>((b * positions + t) * 3 * features + e)]; };
+        for (int64_t b = 0; b < batch_; ++b) {
+          for (int64_t h = 0; h < heads; ++h) {
+            for (int64_t i = 0; i < positions; ++i) {
+              std::vector<double> p(static_cast<size_t>(positions), 0.0);
+              double total = 0;
+              for (int64_t j = 0; j < positions; ++j) {
+                if (node.attrs.causal && j > i) continue;
+                double dot = 0;
+                for (int64_t e = 0; e < d; ++e) dot += q(b, i, h * d + e) * q(b, j, features + h * d + e);
+                p[static_cast<size_t>(j)] = std::exp(dot / std::sqrt(static_cast<double>(d)));
+                total += p[static_cast<size_t>(j)];
+              }
+              for (int64_t e = 0; e < d; ++e) {
+                double sum = 0;
+                for (int64_t j = 0; j < positions; ++j) sum += p[static_cast<size_t>(j)] / total * q(b, j, 2 * features + h * d + e);
+                out[static_cast<size_t>((b * positions + i) * features + h * d + e)] = sum;
+              }
+            }
           }
         }
         break;

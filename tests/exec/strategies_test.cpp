@@ -39,7 +39,7 @@ std::string case_name(const testing::TestParamInfo<StrategyCase>& info) {
 std::vector<StrategyCase> all_cases() {
   std::vector<StrategyCase> cases;
   for (const char* network : {"mlp-small", "cnn-small", "lstm-small", "gru-small", "residual-small", "towers-small",
-                              "resnet-small", "two-tower-small", "inception-small"}) {
+                              "resnet-small", "two-tower-small", "inception-small", "gpt-small", "bert-small"}) {
     for (int devices : {2, 3, 4}) {
       for (const std::string& strategy : strategy_names()) {
         const StrategyTraits traits = make_partitioner(strategy)->traits();
@@ -99,7 +99,7 @@ INSTANTIATE_TEST_SUITE_P(Zoo, StrategyTest, testing::ValuesIn(all_cases()), case
 
 TEST(SingleStrategy, MatchesTheNaiveReference) {
   for (const char* network : {"mlp-small", "cnn-small", "lstm-small", "gru-small", "residual-small", "towers-small",
-                              "resnet-small", "two-tower-small", "inception-small"}) {
+                              "resnet-small", "two-tower-small", "inception-small", "gpt-small", "bert-small"}) {
     SCOPED_TRACE(network);
     const auto graph = testing_support::zoo_graph(network);
     const Plan plan = make_partitioner("single")->partition(graph, {1, 1, nullptr});

@@ -36,8 +36,8 @@ TEST(Validation, NotJson) { expect_error("{\"batch\": 2,,}", "", "not valid JSON
 TEST(Validation, NotAnObject) { expect_error("[1, 2]", "", "JSON object"); }
 
 TEST(Validation, UnknownLayerType) {
-  expect_error(with_layers("[4]", R"({"type": "dense", "units": 3}, {"type": "attention"})"),
-               "layers[1].type", "unknown layer type 'attention'");
+  expect_error(with_layers("[4]", R"({"type": "dense", "units": 3}, {"type": "conv3d"})"),
+               "layers[1].type", "unknown layer type 'conv3d'");
 }
 
 TEST(Validation, UnknownField) {

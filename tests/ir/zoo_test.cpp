@@ -18,7 +18,7 @@ TEST(Zoo, HasTheNetworksTheIssueAsksFor) {
   const auto names = zoo_names(ZooShelf::kNetworks);
   for (const char* name : {"mlp", "cnn", "lstm", "gru", "mlp-small", "cnn-small", "lstm-small", "gru-small",
                            "resnet50", "resnet-small", "two-tower", "two-tower-small", "inception",
-                           "inception-small"}) {
+                           "inception-small", "gpt2-small", "gpt-1.3b", "bert-base", "gpt-small", "bert-small"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
   }
 }

@@ -8,6 +8,9 @@
 #include <optional>
 
 #include "exec/cpu/kernels/activation.hpp"
+#include "exec/cpu/kernels/attention.hpp"
+#include "exec/cpu/kernels/embedding.hpp"
+#include "exec/cpu/kernels/gelu.hpp"
 #include "exec/cpu/kernels/conv2d.hpp"
 #include "exec/cpu/kernels/conv2d_backward.hpp"
 #include "exec/cpu/kernels/dense.hpp"
@@ -542,6 +545,170 @@ TaskFunction layer_norm_grad_weight_task(const OpBinding& b) {
   return [args](TaskContext&) { layer_norm_grad_weight(args); };
 }
 
+TaskFunction gelu_task(const OpBinding& b) {
+  const Rows x = b.required_input(0);
+  const ChannelBlock y = b.output(0);
+  const int64_t rows = b.rows();
+  return [=](TaskContext&) { gelu_rows(x.data, x.stride, y.data, y.row_floats(), rows, y.row_floats()); };
+}
+
+TaskFunction gelu_grad_task(const OpBinding& b) {
+  const Rows x = b.required_input(0);
+  const Rows dy = b.required_input(1);
+  const ChannelBlock dx = b.output(0);
+  const int64_t rows = b.rows();
+  return [=](TaskContext&) {
+    gelu_grad_rows(x.data, x.stride, dy.data, dy.stride, dx.data, dx.row_floats(), rows, dx.row_floats());
+  };
+}
+
+TaskFunction embedding_task(const OpBinding& b, std::shared_ptr<const WeightSlice> weights) {
+  const Shape& shape = b.node().output_shapes.at(0);
+  EmbeddingArgs args;
+  args.rows = b.rows();
+  args.positions = shape.at(0);
+  args.features = shape.at(1);
+  args.vocab = b.node().attrs.vocab;
+  const Rows ids = b.required_input(0);
+  args.ids = ids.data;
+  args.ids_stride = ids.stride;
+  args.table = weights->data(0);
+  args.positional = b.node().attrs.positions ? weights->data(1) : nullptr;
+  const ChannelBlock y = b.output(0);
+  args.out = y.data;
+  args.out_stride = y.row_floats();
+  return [args, weights = std::move(weights)](TaskContext&) { embedding(args); };
+}
+
+TaskFunction embedding_grad_weight_task(const OpBinding& b) {
+  const Shape& shape = b.node().output_shapes.at(0);
+  EmbeddingGradArgs args;
+  args.rows = b.rows();
+  args.positions = shape.at(0);
+  args.features = shape.at(1);
+  args.vocab = b.node().attrs.vocab;
+  args.positional = b.node().attrs.positions;
+  const Rows ids = b.required_input(0);
+  args.ids = ids.data;
+  args.ids_stride = ids.stride;
+  const Rows dy = b.required_input(1);
+  args.dy = dy.data;
+  args.dy_stride = dy.stride;
+  args.gradient = b.gradient_output();
+  args.previous = b.previous_gradient();
+  return [args](TaskContext&) { embedding_grad_weight(args); };
+}
+
+/// Attention's sizes and its Q | K | V input, for either direction.
+AttentionArgs attention_args(const OpBinding& b) {
+  const OpNode& node = b.node();
+  const Shape& context = node.kind == OpKind::kAttentionGrad ? node.input_shapes.at(1) : node.output_shapes.at(0);
+  AttentionArgs args;
+  args.rows = b.rows();
+  args.positions = context.at(0);
+  args.features = context.at(1);
+  args.heads = node.attrs.heads;
+  args.causal = node.attrs.causal;
+  const Rows qkv = b.required_input(0);
+  args.qkv = qkv.data;
+  args.qkv_stride = qkv.stride;
+  const ChannelBlock out = b.output(0);
+  args.out = out.data;
+  args.out_stride = out.row_floats();
+  return args;
+}
+
+TaskFunction attention_task(const OpBinding& b) {
+  const AttentionArgs args = attention_args(b);
+  return [args](TaskContext&) { attention(args); };
+}
+
+TaskFunction attention_grad_task(const OpBinding& b) {
+  AttentionArgs args = attention_args(b);
+  const Rows d_context = b.required_input(1);
+  args.d_context = d_context.data;
+  args.d_context_stride = d_context.stride;
+  return [args](TaskContext&) { attention_grad(args); };
+}
+
+/// linear: the dense kernels over each sample's T positions (rows of its [T, in] block).
+TaskFunction linear_task(const OpBinding& b, std::shared_ptr<const WeightSlice> weights) {
+  const Shape& x_shape = b.node().input_shapes.at(0);
+  const Rows x = b.required_input(0);
+  const ChannelBlock y = b.output(0);
+  DenseArgs args;
+  args.rows = x_shape.at(0);
+  args.inputs = x_shape.at(1);
+  args.outputs = b.node().output_shapes.at(0).at(1);
+  args.x_stride = args.inputs;
+  args.w = weights->data(kWeight);
+  args.bias = b.node().attrs.bias ? weights->data(kBias) : nullptr;
+  args.y_stride = args.outputs;
+  const int64_t samples = b.rows();
+  return [args, x, y, samples, weights = std::move(weights)](TaskContext& context) {
+    for (int64_t r = 0; r < samples; ++r) {
+      DenseArgs sample = args;
+      sample.x = x.data + r * x.stride;
+      sample.y = y.data + r * y.row_floats();
+      dense(context.parallel, sample);
+    }
+  };
+}
+
+TaskFunction linear_grad_input_task(const OpBinding& b, std::shared_ptr<const WeightSlice> weights) {
+  const Shape& dx_shape = b.node().output_shapes.at(0);
+  const Rows dy = b.required_input(0);
+  const ChannelBlock dx = b.output(0);
+  DenseGradInputArgs args;
+  args.rows = dx_shape.at(0);
+  args.inputs = dx_shape.at(1);
+  args.outputs = b.node().input_shapes.at(0).at(1);
+  args.dz_stride = args.outputs;
+  args.w = weights->data(kWeight);
+  args.dx_stride = args.inputs;
+  const int64_t samples = b.rows();
+  return [args, dy, dx, samples, weights = std::move(weights)](TaskContext& context) {
+    for (int64_t r = 0; r < samples; ++r) {
+      DenseGradInputArgs sample = args;
+      sample.dz = dy.data + r * dy.stride;
+      sample.dx = dx.data + r * dx.row_floats();
+      dense_grad_input(context.parallel, sample);
+    }
+  };
+}
+
+/// Sample by sample into one sum: the first adds to the earlier micro-batches' (or starts at zero), the rest to it.
+TaskFunction linear_grad_weight_task(const OpBinding& b) {
+  const Shape& x_shape = b.node().input_shapes.at(0);
+  const Rows x = b.required_input(0);
+  const Rows dy = b.required_input(1);
+  DenseGradWeightArgs args;
+  args.rows = x_shape.at(0);
+  args.inputs = x_shape.at(1);
+  args.outputs = b.node().output_shapes.at(0).at(1);
+  args.x_stride = args.inputs;
+  args.dz_stride = args.outputs;
+  const bool bias = b.node().attrs.bias;
+  const int64_t w_floats = args.inputs * args.outputs;
+  args.dw = b.gradient_output();
+  args.db = bias ? args.dw + w_floats : nullptr;
+  const float* previous = b.previous_gradient();
+  const int64_t samples = b.rows();
+  return [args, x, dy, bias, w_floats, previous, samples](TaskContext& context) {
+    for (int64_t r = 0; r < samples; ++r) {
+      DenseGradWeightArgs sample = args;
+      sample.x = x.data + r * x.stride;
+      sample.dz = dy.data + r * dy.stride;
+      const float* sum = r == 0 ? previous : args.dw;
+      if (sum != nullptr) {
+        sample.previous_w = sum;
+        sample.previous_b = bias ? sum + w_floats : nullptr;
+      }
+      dense_grad_weight(context.parallel, sample);
+    }
+  };
+}
+
 TaskFunction dropout_task(const PlanOp& op, const OpBinding& b) {
   const OpNode& node = b.node();
   const Shape& shape = node.output_shapes.at(0);
@@ -779,6 +946,27 @@ TaskFunction bind_layer_norm_grad_weight(const PlanOp&, const OpBinding& b, Weig
   return layer_norm_grad_weight_task(b);
 }
 TaskFunction bind_dropout(const PlanOp& op, const OpBinding& b, WeightStore&, float*) { return dropout_task(op, b); }
+TaskFunction bind_gelu(const PlanOp&, const OpBinding& b, WeightStore&, float*) { return gelu_task(b); }
+TaskFunction bind_gelu_grad(const PlanOp&, const OpBinding& b, WeightStore&, float*) { return gelu_grad_task(b); }
+TaskFunction bind_embedding(const PlanOp&, const OpBinding& b, WeightStore& w, float*) {
+  return embedding_task(b, weights_of(b, w));
+}
+TaskFunction bind_embedding_grad_weight(const PlanOp&, const OpBinding& b, WeightStore&, float*) {
+  return embedding_grad_weight_task(b);
+}
+TaskFunction bind_linear(const PlanOp&, const OpBinding& b, WeightStore& w, float*) {
+  return linear_task(b, weights_of(b, w));
+}
+TaskFunction bind_linear_grad_input(const PlanOp&, const OpBinding& b, WeightStore& w, float*) {
+  return linear_grad_input_task(b, weights_of(b, w));
+}
+TaskFunction bind_linear_grad_weight(const PlanOp&, const OpBinding& b, WeightStore&, float*) {
+  return linear_grad_weight_task(b);
+}
+TaskFunction bind_attention(const PlanOp&, const OpBinding& b, WeightStore&, float*) { return attention_task(b); }
+TaskFunction bind_attention_grad(const PlanOp&, const OpBinding& b, WeightStore&, float*) {
+  return attention_grad_task(b);
+}
 
 int64_t conv2d_scratch(const OpNode& node, const Slice&) { return conv2d_workspace_floats(conv2d_geometry(node)); }
 int64_t cell_grad_scratch(const OpNode&, const Slice& slice) {
@@ -843,6 +1031,15 @@ std::array<CpuKernel, kOpKindCount> make_kernel_table() {
   set(OpKind::kBatchNormGradWeight, {bind_batch_norm_grad_weight, nullptr, true});
   set(OpKind::kLayerNormGradInput, {bind_layer_norm_grad_input, nullptr, true});
   set(OpKind::kLayerNormGradWeight, {bind_layer_norm_grad_weight});
+  set(OpKind::kGelu, {bind_gelu});
+  set(OpKind::kGeluGrad, {bind_gelu_grad});
+  set(OpKind::kEmbedding, {bind_embedding});
+  set(OpKind::kEmbeddingGradWeight, {bind_embedding_grad_weight});
+  set(OpKind::kAttention, {bind_attention});
+  set(OpKind::kAttentionGrad, {bind_attention_grad});
+  set(OpKind::kLinear, {bind_linear, nullptr, true});
+  set(OpKind::kLinearGradInput, {bind_linear_grad_input, nullptr, true});
+  set(OpKind::kLinearGradWeight, {bind_linear_grad_weight, nullptr, true});
   return table;
 }
 

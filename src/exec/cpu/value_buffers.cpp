@@ -74,7 +74,7 @@ void fill_network_inputs(const Plan& plan, uint64_t seed, ValueBuffers& buffers)
       for (int64_t c = block.channels.begin; c < block.channels.end; ++c) {
         float* out = block.at(row, c);
         const int64_t first = b * sample_floats + channel_offset + c * block.inner;
-        for (int64_t i = 0; i < block.inner; ++i) out[i] = input_value(seed, first + i, input);
+        for (int64_t i = 0; i < block.inner; ++i) out[i] = network_input_value(seed, first + i, input, node.attrs.vocab);
       }
     }
   }

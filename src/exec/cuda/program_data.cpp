@@ -71,7 +71,7 @@ std::vector<float> network_input(const Plan& plan, const Value& value, uint64_t 
     for (int64_t e = value.channels.begin * inner; e < value.channels.end * inner; ++e) {
       // A training step's labels or targets come from their own draw, as on the cpu.
       data[at++] = node.attrs.target ? target_value(seed, b * sample + e, node.attrs.loss, node.attrs.classes)
-                                     : input_value(seed, b * sample + e, which);
+                                     : network_input_value(seed, b * sample + e, which, node.attrs.vocab);
     }
   }
   return data;

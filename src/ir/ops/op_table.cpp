@@ -44,6 +44,15 @@ const OpDef& batch_norm_grad_input_def();
 const OpDef& batch_norm_grad_weight_def();
 const OpDef& layer_norm_grad_input_def();
 const OpDef& layer_norm_grad_weight_def();
+const OpDef& gelu_def();
+const OpDef& gelu_grad_def();
+const OpDef& embedding_def();
+const OpDef& embedding_grad_weight_def();
+const OpDef& attention_def();
+const OpDef& attention_grad_def();
+const OpDef& linear_def();
+const OpDef& linear_grad_input_def();
+const OpDef& linear_grad_weight_def();
 
 namespace {
 
@@ -58,7 +67,10 @@ Table make_table() {
                     &maxpool_grad_def(), &avgpool_grad_def(), &unflatten_def(), &channel_slice_def(), &lstm_cell_grad_def(),
                     &gru_cell_grad_def(), &cell_grad_input_def(), &cell_grad_hidden_def(), &cell_grad_weight_def(),
                     &batch_norm_def(), &layer_norm_def(), &dropout_def(), &batch_norm_grad_input_def(),
-                    &batch_norm_grad_weight_def(), &layer_norm_grad_input_def(), &layer_norm_grad_weight_def()};
+                    &batch_norm_grad_weight_def(), &layer_norm_grad_input_def(), &layer_norm_grad_weight_def(),
+                    &gelu_def(), &gelu_grad_def(), &embedding_def(), &embedding_grad_weight_def(),
+                    &attention_def(), &attention_grad_def(), &linear_def(), &linear_grad_input_def(),
+                    &linear_grad_weight_def()};
   for (size_t i = 0; i < table.size(); ++i) {
     SPLITSCOPE_CHECK(static_cast<size_t>(table[i]->kind) == i, "the op table is out of OpKind order");
   }

@@ -1,0 +1,18 @@
+#include "ir/ops/attention_rules.hpp"
+
+namespace splitscope::attention_rules {
+
+AttentionDims dims(const OpNode& node) {
+  const bool backward = node.kind == OpKind::kAttentionGrad;
+  const Shape& context = backward ? node.input_shapes.at(1) : node.output_shapes.at(0);
+  AttentionDims d;
+  d.positions = context.at(0);
+  d.features = context.at(1);
+  d.heads = node.attrs.heads;
+  d.head_features = d.features / d.heads;
+  return d;
+}
+
+int64_t forward_flops_per_sample(const AttentionDims& d) { return 4 * d.positions * d.positions * d.features; }
+
+}  // namespace splitscope::attention_rules

@@ -1,0 +1,61 @@
+// linear: a dense layer at each position of a sequence, Y[t] = X[t]·W + b,
+// [T, in] -> [T, units] (a transformer's projections and MLP). FLOPs
+// 2·rows·T·in·units; reads X and its weights, writes Y. Sliced by samples only
+// (docs/op-table.md: the tensor split it waits for).
+#include "ir/gradient_builder.hpp"
+#include "ir/ops/linear_rules.hpp"
+#include "ir/ops/op_rules.hpp"
+#include "util/check.hpp"
+
+namespace splitscope {
+namespace linear_op {
+
+using op_rules::kFloat;
+
+SliceCost cost(const OpNode& node, const Slice& slice) {
+  const linear_rules::LinearDims d = linear_rules::dims(node);
+  SliceCost c;
+  c.flops = 2 * slice.batch.size() * d.positions * d.inputs * d.units;
+  c.param_count = linear_rules::param_count(node);
+  c.bytes_read = slice.batch.size() * d.positions * d.inputs * kFloat + c.param_count * kFloat;
+  c.bytes_written = op_rules::output_bytes(node, slice);
+  return c;
+}
+
+/// dX = dY·Wᵀ (where X wants one) and dW = Σ Xᵀ·dY, db = Σ dY.
+void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::optional<TensorRef>>& gradients) {
+  const OpNode forward = builder.node(node);  // a copy: adding nodes moves the graph's nodes
+  SPLITSCOPE_CHECK(gradients.size() == 1 && gradients[0].has_value(), forward.name + ": one output gradient expected");
+  const TensorRef dy = *gradients[0];
+  const TensorRef x = builder.input(node, 0);
+  if (builder.wants(x)) {
+    builder.contribute(x, TensorRef{builder.add(OpKind::kLinearGradInput, node, "grad_input", {dy},
+                                                forward.input_shapes.at(0), forward.attrs),
+                                    0});
+  }
+  builder.add(OpKind::kLinearGradWeight, node, "grad_weight", {x, dy}, forward.output_shapes.at(0), forward.attrs);
+}
+
+}  // namespace linear_op
+
+const OpDef& linear_def() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.kind = OpKind::kLinear;
+    d.name = "linear";
+    d.cost_class = CostClass::kMatrix;
+    d.efficiency_like = "dense";
+    d.cost = linear_op::cost;
+    d.input_channels = op_rules::all_channels;
+    d.signature = linear_rules::signature;
+    d.gemm = linear_rules::gemm;
+    d.params = linear_rules::params;
+    d.gradient = linear_op::gradient;
+    d.param_range = linear_rules::whole_tensor;
+    d.device_calls = [](const OpNode& node, const Slice&, bool) { return node.attrs.bias ? 2 : 1; };
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace splitscope
