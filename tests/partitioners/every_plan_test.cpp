@@ -74,7 +74,7 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   std::string name = info.param.network + "_" + info.param.strategy + "_" +
                      std::to_string(info.param.devices) + "_m" + std::to_string(info.param.microbatches);
   for (char& ch : name) {
-    if (ch == '-') ch = '_';
+    if (ch == '-' || ch == '.') ch = '_';  // gpt-1.3b
   }
   return name;
 }
