@@ -12,7 +12,9 @@ namespace splitscope::cli {
 std::vector<std::string> small_zoo_networks() {
   std::vector<std::string> names;
   for (const std::string& name : zoo_names(ZooShelf::kNetworks)) {
-    if (name.size() > 6 && name.ends_with("-small")) names.push_back(name);
+    if (name.size() > 6 && name.ends_with("-small") && load_network(name)->total_flops() <= kMiniatureFlops) {
+      names.push_back(name);
+    }
   }
   return names;
 }

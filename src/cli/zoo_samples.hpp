@@ -3,6 +3,7 @@
 /// What the calibrators time by default: the op slices of zoo networks, as
 /// their splits on 2 and 4 devices and pipeline micro-batches make them.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -10,7 +11,10 @@
 
 namespace splitscope::cli {
 
-/// The zoo's small networks (names ending in `-small`): quick anywhere.
+/// The zoo's small networks (names ending in `-small`, the test miniatures):
+/// quick anywhere. gpt2-small is GPT-2's own size name, not a miniature
+/// (2.3 TFLOP a batch): a network above kMiniatureFlops is left out.
+inline constexpr int64_t kMiniatureFlops = 10'000'000'000;
 std::vector<std::string> small_zoo_networks();
 
 /// The distinct op samples (by signature) of `names` (zoo names or files):
