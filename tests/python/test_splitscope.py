@@ -155,7 +155,7 @@ class SameAsTheCommand(unittest.TestCase):
         report = splitscope.compare("mlp", devices=4, backend="sim", machine="h100-pcie-4")
         expected = cli_report("compare", "mlp", "--devices", 4, "--backend", "sim", "--machine", "h100-pcie-4")
         self.assertEqual(without_context(plain(report)), without_context(expected))
-        self.assertEqual(report["best"], "single")  # as the README's compare shows
+        self.assertEqual(report["best"], "tensor")  # as the README's compare shows
 
     def test_compare_strategies_list(self):
         report = splitscope.compare("mlp", strategies=["data", "tensor"], devices=2, backend="sim",
