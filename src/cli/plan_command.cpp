@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "cli/chakra_output.hpp"
 #include "cli/command.hpp"
 #include "cli/network_loading.hpp"
 #include "cli/plan_file_options.hpp"
@@ -19,10 +20,6 @@
 #include "cli/training_options.hpp"
 #include "sim/machine_file.hpp"
 #include "sim/simulator.hpp"
-#include "splitscope_config.h"
-#if SPLITSCOPE_HAVE_CHAKRA
-#include "chakra/chakra_trace.hpp"
-#endif
 #include "partitioners/plan_check.hpp"
 #include "util/errors.hpp"
 #include "partitioners/partitioner.hpp"
@@ -51,22 +48,11 @@ struct PlanOptions {
   std::string precision;   ///< --precision (precision_option.hpp); empty: fp32
 };
 
-/// `--chakra DIR`: the plan as one Chakra execution trace per device, each
-/// compute node timed by the simulator on `--machine` (docs/chakra.md).
+/// `--chakra DIR`, timed on `--machine` at the plan's precision.
 void write_chakra(const Plan& plan, const PlanOptions& options) {
-#if SPLITSCOPE_HAVE_CHAKRA
   Machine machine = load_machine(options.machine);
   if (!options.precision.empty()) machine = machine_at_precision(std::move(machine), plan.precision);
-  const Timeline predicted = simulate(plan, machine);
-  const auto written = write_chakra_traces(chakra_traces(plan, predicted), options.chakra_dir, "splitscope");
-  std::cerr << fmt::format("wrote {} Chakra trace file(s) to {}\n", written.size(), options.chakra_dir);
-#else
-  (void)plan;
-  (void)options;
-  throw UnavailableError(
-      "--chakra: this build has no Protocol Buffers; install Debian's libprotobuf-dev and protobuf-compiler "
-      "(scripts/setup does) and rebuild");
-#endif
+  write_plan_chakra(plan, machine, options.chakra_dir);
 }
 
 /// The layer (and stacked layer) an op belongs to, for grouping long op lists.

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/chakra_output.hpp"
 #include "cli/command.hpp"
 #include "cli/command_outputs.hpp"
 #include "cli/host_machine.hpp"
@@ -37,6 +38,7 @@ struct SearchOptions {
   double budget_s = 60;
   int top = 5;
   std::string out;
+  std::string chakra_dir;  ///< --chakra: the best plan's Chakra execution traces
   bool json = false;
   TrainingOptions training;
 };
@@ -92,6 +94,10 @@ int search_command(const SearchOptions& options) {
                                problem.graph->name(), problem.devices,
                                double(problem.memory_limit_bytes) / double(int64_t{1} << 30)));
   }
+  if (!options.chakra_dir.empty()) {
+    write_plan_chakra(build_plan(best->spec, problem.graph, std::make_shared<MachineCostFunction>(problem.machine)),
+                      problem.machine, options.chakra_dir);
+  }
   if (!options.out.empty()) {
     const Plan plan =
         build_plan(best->spec, problem.graph, std::make_shared<MachineCostFunction>(problem.machine));
@@ -126,6 +132,9 @@ Command add_search_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--top", options->top, "how many of the best plans to list")->capture_default_str();
   sub->add_option("--out", options->out, "write the best plan as a plan file (docs/plan.md), for run --plan");
+  sub->add_option("--chakra", options->chakra_dir,
+                  "also write the best plan as Chakra execution traces, one per device, timed on --machine "
+                  "(DIR/splitscope.<device>.et, for ASTRA-sim: docs/chakra.md)");
   sub->add_flag("--json", options->json, "print JSON (splitscope.search/1, docs/search.md) instead of tables");
   add_training_options(*sub, options->training, false);
   return {sub, [options](const std::vector<std::string>&) { return search_command(*options); }};

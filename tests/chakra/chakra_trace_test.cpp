@@ -5,7 +5,10 @@
 
 #include "chakra/chakra_trace.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <filesystem>
@@ -217,6 +220,36 @@ TEST(PlanChakraOption, WritesOneDecodableTracePerDevice) {
   for (int d = 0; d < 2; ++d) {
     const auto nodes = read_chakra_trace(dir + "/et/splitscope." + std::to_string(d) + ".et");
     EXPECT_FALSE(nodes.empty());
+  }
+}
+
+// search --chakra writes the best plan's traces: the same files as `plan --chakra` of the plan the search's
+// plan file names (the same plan simulated on the same machine).
+TEST(SearchChakraOption, WritesTheBestPlansTracesAsPlanWould) {
+  const std::string dir = fresh_temp_dir("search-chakra");
+  const CommandResult searched = run_splitscope("search mlp-small -n 4 --machine h100-nvlink-8 --out " + dir +
+                                                "/best.json --chakra " + dir + "/searched");
+  ASSERT_EQ(searched.exit_code, 0) << searched.err;
+  const auto file = nlohmann::json::parse(read_text_file(dir + "/best.json"));
+  const auto& strategy = file["strategy"];
+  std::string options = fmt::format("-s {} -n {}", strategy["name"].get<std::string>(), file["devices"].get<int>());
+  if (strategy.contains("replicas")) options += fmt::format(" --replicas {}", strategy["replicas"].get<int>());
+  if (strategy.contains("microbatches")) options += fmt::format(" -m {}", strategy["microbatches"].get<int>());
+  if (strategy.contains("stage_starts") && strategy["stage_starts"].size() > 1) {
+    std::string starts;
+    for (const auto& start : strategy["stage_starts"]) starts += (starts.empty() ? "" : ",") + start.dump();
+    options += " --stages " + starts;
+  }
+  const CommandResult planned =
+      run_splitscope("plan mlp-small " + options + " --machine h100-nvlink-8 --chakra " + dir + "/planned");
+  ASSERT_EQ(planned.exit_code, 0) << options << "\n" << planned.err;
+  const int devices = file["devices"].get<int>();
+  for (int d = 0; d < devices; ++d) {
+    const std::string name = "/splitscope." + std::to_string(d) + ".et";
+    SCOPED_TRACE(name);
+    const std::string bytes = read_text_file(dir + "/searched" + name);
+    EXPECT_FALSE(bytes.empty());
+    EXPECT_EQ(bytes, read_text_file(dir + "/planned" + name));
   }
 }
 
