@@ -94,13 +94,11 @@ int search_command(const SearchOptions& options) {
                                problem.graph->name(), problem.devices,
                                double(problem.memory_limit_bytes) / double(int64_t{1} << 30)));
   }
-  if (!options.chakra_dir.empty()) {
-    write_plan_chakra(build_plan(best->spec, problem.graph, std::make_shared<MachineCostFunction>(problem.machine)),
-                      problem.machine, options.chakra_dir);
-  }
+  if (options.chakra_dir.empty() && options.out.empty()) return 0;
+  // Built once for both outputs: the best plan as the search priced it.
+  const Plan plan = build_plan(best->spec, problem.graph, std::make_shared<MachineCostFunction>(problem.machine));
+  if (!options.chakra_dir.empty()) write_plan_chakra(plan, problem.machine, options.chakra_dir);
   if (!options.out.empty()) {
-    const Plan plan =
-        build_plan(best->spec, problem.graph, std::make_shared<MachineCostFunction>(problem.machine));
     const PlanFile file = plan_file_of(best->spec, plan, PlanPrediction{problem.machine.name, best->makespan_us});
     OutputBatch files;
     files.add("--out", options.out, dump_json(to_json(file), 2) + "\n");
