@@ -126,10 +126,17 @@ std::vector<std::string> achieved_rate_families(const OpNode& node, const Slice&
   }
   if (def.cell) return {std::string(def.name)};
   if (def.cost_class == CostClass::kMatrix) {
-    const int64_t rows = def.gemm != nullptr ? def.gemm(node, slice).m : slice.batch.size();
-    return each_math({fmt::format("product.{{}}.{}", rows <= kSkinnyRows ? "skinny" : "wide")});
+    return product_families(def.gemm != nullptr ? def.gemm(node, slice).m : slice.batch.size(), tensor_math);
   }
   return {"elementwise"};
+}
+
+std::vector<std::string> product_families(int64_t rows, bool tensor_math) {
+  const std::string_view shape = rows <= kSkinnyRows ? "skinny" : "wide";
+  std::vector<std::string> families;
+  if (tensor_math) families.push_back(fmt::format("product.tensor.{}", shape));
+  families.push_back(fmt::format("product.fma.{}", shape));
+  return families;
 }
 
 }  // namespace splitscope

@@ -92,5 +92,7 @@ std::shared_ptr<const AchievedRates> load_achieved_rates(const std::string& name
 /// `tensor_math`: the products run on tensor cores (the machine's
 /// matrix_math is not fp32).
 std::vector<std::string> achieved_rate_families(const OpNode& node, const Slice& slice, bool tensor_math);
+/// The families of a matrix product of `rows` rows (skinny or wide), tensor-core first where `tensor_math`.
+std::vector<std::string> product_families(int64_t rows, bool tensor_math);
 
 }  // namespace splitscope

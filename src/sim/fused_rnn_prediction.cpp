@@ -28,6 +28,22 @@ double wavefront_seconds(int64_t steps, int64_t layers, double launch, double al
   return seconds;
 }
 
+/// A step's FLOPs and bytes at the peaks, at the share the device achieves
+/// of them for a product of `rows` rows (the cells of a full slice together):
+/// what cells side by side reach at most.
+double full_device_seconds(const OpCostModel& costs, int64_t flops, int64_t bytes, int64_t rows) {
+  const DeviceFacts& facts = costs.facts();
+  return costs.achieved_product_seconds(std::max(static_cast<double>(flops) / facts.matrix_flops_per_second,
+                                                 static_cast<double>(bytes) / facts.dram_bytes_per_second),
+                                        rows);
+}
+
+/// How the machine prices the stack, for the method sentence.
+std::string_view rules_name(const Machine& machine, bool rules) {
+  if (!rules) return "";
+  return machine.device.achieved_rates != nullptr ? " (the datasheet rules at the achieved rates)" : " (datasheet rules)";
+}
+
 }  // namespace
 
 FusedRnnPrediction predict_fused_rnn(const Machine& machine, const Graph& graph, int layer) {
@@ -66,10 +82,9 @@ FusedRnnPrediction predict_fused_rnn(const Machine& machine, const Graph& graph,
     // bytes (both products' pre-activations, the bias, the state in and out);
     // side by side: the same FLOPs and bytes at the peaks.
     const int64_t gate_bytes = kFloat * (2 * batch * width + width + batch * hidden * (lstm ? 3 : 2));
-    step_alone = estimate_gemm(facts, GemmShape{batch, width, hidden, 1}).seconds +
-                 static_cast<double>(gate_bytes) / facts.dram_bytes_per_second;
-    step_full = std::max(static_cast<double>(step_flops) / facts.matrix_flops_per_second,
-                         static_cast<double>(step_bytes) / facts.dram_bytes_per_second);
+    const GemmShape recurrent{batch, width, hidden, 1};
+    step_alone = costs.product_work_seconds(recurrent, gemm_bytes(recurrent)) + costs.streaming_work_seconds(gate_bytes);
+    step_full = full_device_seconds(costs, step_flops, step_bytes, batch * rnn.stacked);
   }
 
   FusedRnnPrediction prediction;
@@ -79,7 +94,7 @@ FusedRnnPrediction predict_fused_rnn(const Machine& machine, const Graph& graph,
     const int64_t input_flops = 2 * width * input * rows;
     const int64_t input_bytes = kFloat * (rows * input + input * width + (rnn.bias ? width : 0) + rows * width);
     prediction.input_products_seconds +=
-        rules ? estimate_gemm(facts, GemmShape{rows, width, input, 1}, input_bytes).seconds
+        rules ? costs.product_work_seconds(GemmShape{rows, width, input, 1}, input_bytes)
               : work(to_string(OpKind::kDense), input_flops, input_bytes);
     prediction.launches += steps + 1;
   }
@@ -95,7 +110,7 @@ FusedRnnPrediction predict_fused_rnn(const Machine& machine, const Graph& graph,
       "input product over T*B = {} rows at dense efficiency and {} recurrent steps; the cells of one wavefront slice "
       "share the device, at {} efficiency alone and at most dense efficiency together; of the {} launches only the "
       "{} on the wavefront's critical path cost time)",
-      machine.name, rules ? " (datasheet rules)" : "", rnn.stacked, batch * steps, steps, cell_kind,
+      machine.name, rules_name(one_device, rules), rnn.stacked, batch * steps, steps, cell_kind,
       prediction.launches, prediction.exposed_launches);
   return prediction;
 }
@@ -119,7 +134,7 @@ FusedRnnTrainingPrediction predict_fused_rnn_training(const Machine& machine, co
   };
   const auto product = [&](GemmShape shape) {
     const int64_t bytes = kFloat * (shape.m * shape.k + shape.k * shape.n + shape.m * shape.n);
-    return rules ? estimate_gemm(facts, shape, bytes).seconds
+    return rules ? costs.product_work_seconds(shape, bytes)
                  : work(to_string(OpKind::kDense), 2 * shape.m * shape.n * shape.k, bytes);
   };
   const int64_t gates = gate_count(rnn.kind);
@@ -137,10 +152,9 @@ FusedRnnTrainingPrediction predict_fused_rnn_training(const Machine& machine, co
   double step_alone = work(to_string(lstm ? OpKind::kLstmCellGrad : OpKind::kGruCellGrad), step_flops, step_bytes);
   double step_full = work(to_string(OpKind::kDense), step_flops, step_bytes);
   if (rules) {
-    step_alone = estimate_gemm(facts, GemmShape{batch, hidden, width, 1}).seconds +
-                 static_cast<double>(gate_bytes) / facts.dram_bytes_per_second;
-    step_full = std::max(static_cast<double>(step_flops) / facts.matrix_flops_per_second,
-                         static_cast<double>(step_bytes) / facts.dram_bytes_per_second);
+    const GemmShape back{batch, hidden, width, 1};
+    step_alone = costs.product_work_seconds(back, gemm_bytes(back)) + costs.streaming_work_seconds(gate_bytes);
+    step_full = full_device_seconds(costs, step_flops, step_bytes, batch * rnn.stacked);
   }
   FusedRnnTrainingPrediction prediction;
   prediction.forward_seconds = forward.seconds;
@@ -167,7 +181,7 @@ FusedRnnTrainingPrediction predict_fused_rnn_training(const Machine& machine, co
       "same wavefront of {} slices (each step dh*Wh^T and the gate-gradient kernel on the kept pre-activations), "
       "then per layer dx, dWx and dWh as single products over all T*B = {} rows, and one optimizer update of {} "
       "weights",
-      machine.name, rules ? " (datasheet rules)" : "", slices, rows, weights);
+      machine.name, rules_name(one_device, rules), slices, rows, weights);
   return prediction;
 }
 

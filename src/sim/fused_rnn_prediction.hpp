@@ -38,7 +38,13 @@
 /// recurrent product plus the gate kernel's bytes (both products'
 /// pre-activations, the bias, the state in and out) at the achieved DRAM
 /// rate, step_full the step's FLOPs and bytes at the peaks, and the launch
-/// the rules' (device_facts.hpp).
+/// the rules' (device_facts.hpp). Where the device also has achieved-rate
+/// rules (sim/achieved_rates.hpp), as every GPU preset does, each product
+/// and the gate kernel run at the achieved share of their family
+/// (OpCostModel::product_work_seconds, streaming_work_seconds), and cells
+/// side by side at the wide products' share: the fused stack is priced as
+/// the split's cells are, so the two sides of `demo rnn` compare like with
+/// like.
 /// What it leaves out, and the reason real fused stacks are often faster
 /// still: persistent kernels (CUDNN_RNN_ALGO_PERSIST_*) that keep Wh on chip
 /// across steps and pay one launch per layer. Calibrated op times do not apply (no op of the table is a

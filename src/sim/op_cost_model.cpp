@@ -213,6 +213,23 @@ double OpCostModel::rule_seconds(Rule rule, const OpNode& node, const Slice& sli
   return datasheet_seconds(facts_, rule, node, slice, flops, bytes, streamed);
 }
 
+double OpCostModel::product_work_seconds(const GemmShape& shape, int64_t bytes) const {
+  // The datasheet facts, launches and all: a split-K reduction is a kernel the fused call launches too.
+  return achieved_product_seconds(estimate_gemm(facts_, shape, bytes).seconds, shape.m);
+}
+
+double OpCostModel::achieved_product_seconds(double body_seconds, int64_t rows) const {
+  const AchievedRateRule* rule =
+      achieved_ == nullptr ? nullptr : achieved_->rule_for(product_families(rows, tensor_math_));
+  return rule == nullptr || body_seconds <= 0 ? body_seconds : body_seconds / rule->fraction(body_seconds);
+}
+
+double OpCostModel::streaming_work_seconds(int64_t bytes) const {
+  const double body = static_cast<double>(bytes) / facts_.dram_bytes_per_second;
+  const AchievedRateRule* rule = achieved_ == nullptr ? nullptr : achieved_->rule_for({"elementwise"});
+  return rule == nullptr || body <= 0 ? body : body / rule->fraction(body);
+}
+
 const AchievedRateRule* OpCostModel::achieved_rule(Rule rule, const OpNode& node, const Slice& slice) const {
   if (achieved_ == nullptr) return nullptr;
   switch (rule) {

@@ -58,6 +58,7 @@
 #include "partitioners/plan.hpp"
 #include "sim/achieved_rates.hpp"
 #include "sim/device_facts.hpp"
+#include "sim/gemm_efficiency.hpp"
 #include "sim/machine.hpp"
 
 namespace splitscope {
@@ -99,6 +100,20 @@ class OpCostModel {
   bool epilogue_by_rules() const { return epilogue_rule_ != Rule::kRoofline; }
   /// The datasheet facts the rules use.
   const DeviceFacts& facts() const { return facts_; }
+  /// A matrix product outside any plan (a part of a fused library call),
+  /// moving `bytes`, without its launch: the GEMM rule (gemm_efficiency.hpp;
+  /// a split-K reduction's launch included) at the achieved share of its
+  /// product family where the device has achieved-rate rules, else the GEMM
+  /// rule alone.
+  double product_work_seconds(const GemmShape& shape, int64_t bytes) const;
+  /// `body_seconds` of product work at the datasheet rules' rates, at the
+  /// share the device achieves for products of `rows` rows (unchanged
+  /// where it has no achieved-rate rules).
+  double achieved_product_seconds(double body_seconds, int64_t rows) const;
+  /// An element-wise kernel streaming `bytes`, without its launch: the
+  /// achieved DRAM rate, at the `elementwise` family's share where the
+  /// device has achieved-rate rules.
+  double streaming_work_seconds(int64_t bytes) const;
 
   /// How the shape rules price `slice` of `node`, apart from any table:
   /// what `splitscope prices` reports, and what scripts/fit-achieved-rates

@@ -5,7 +5,12 @@
 
 #include "demo_test_support.hpp"
 #include "ir/training.hpp"
+#include <cmath>
+
+#include "sim/achieved_rates.hpp"
+#include "sim/device_facts.hpp"
 #include "sim/fused_rnn_prediction.hpp"
+#include "sim/machine_file.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope::testing {
@@ -91,6 +96,48 @@ TEST(FusedPrediction, ATrainingStepIsTheForwardTheBackwardWavefrontTheProductsAn
   EXPECT_NEAR(p.update_seconds * 1e6, 16.896, 1e-9);
   EXPECT_NEAR(p.seconds * 1e6, 327.68 + 578.56 + 16.896, 1e-9);
   EXPECT_THROW(predict_fused_rnn_training(free_link_machine(1, 1.0), *lstm_graph()), InputError);  // not training
+}
+
+// A GPU priced by achieved-rate rules prices the fused stack's products by
+// them too, as it prices the split's cells: here every product runs at half
+// the datasheet rules' rate and every element-wise kernel at a quarter.
+std::shared_ptr<const AchievedRates> half_rate_products() {
+  const auto at = [](double fraction) {
+    AchievedRateRule rule;
+    rule.log_fraction = std::log(fraction);
+    rule.min_body_seconds = 1e-12;
+    rule.max_body_seconds = 1.0;
+    return rule;
+  };
+  return std::make_shared<const AchievedRates>(
+      "test rules", std::map<std::string, AchievedRateRule>{
+                        {"product.fma.skinny", at(0.5)}, {"product.fma.wide", at(0.5)}, {"elementwise", at(0.25)}});
+}
+
+TEST(FusedPrediction, AchievedRatesPriceTheFusedProductsAsTheyPriceTheCells) {
+  Machine datasheet = load_machine("h100-nvlink-8");
+  datasheet.device.achieved_rates = nullptr;
+  Machine learned = datasheet;
+  learned.device.achieved_rates = half_rate_products();
+  const auto graph = lstm_graph();
+  const FusedRnnPrediction rules = predict_fused_rnn(datasheet, *graph, 0);
+  const FusedRnnPrediction achieved = predict_fused_rnn(learned, *graph, 0);
+  // Input products: 40 x 64 x 16 and 40 x 64 x 16 (no split-K at this size), twice the datasheet work,
+  // behind the one launch both pay.
+  const double launch = device_facts(datasheet.device).launch_seconds;
+  EXPECT_NEAR(achieved.input_products_seconds - launch, 2 * (rules.input_products_seconds - launch), 1e-15);
+  // The steps: alone, the recurrent product at half rate plus the gate kernel at a quarter; so no slice is
+  // faster than the datasheet's, and none more than 4 times slower.
+  EXPECT_GT(achieved.recurrent_steps_seconds, rules.recurrent_steps_seconds);
+  EXPECT_LT(achieved.recurrent_steps_seconds - 11 * launch, 4 * (rules.recurrent_steps_seconds - 11 * launch));
+  EXPECT_NE(achieved.method.find("achieved rates"), std::string::npos) << achieved.method;
+
+  Optimizer optimizer;
+  const auto training = std::make_shared<const Graph>(training_graph(*graph, optimizer));
+  const FusedRnnTrainingPrediction step_rules = predict_fused_rnn_training(datasheet, *training);
+  const FusedRnnTrainingPrediction step_achieved = predict_fused_rnn_training(learned, *training);
+  EXPECT_GT(step_achieved.backward_seconds, step_rules.backward_seconds);
+  EXPECT_NEAR(step_achieved.update_seconds, step_rules.update_seconds, 1e-15);  // the update is no product
 }
 
 TEST(FusedPrediction, RefusesALayerThatIsNotRecurrent) {
