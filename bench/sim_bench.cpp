@@ -28,6 +28,8 @@
 #include "ir/model_parser.hpp"
 #include "partitioners/partitioner.hpp"
 #include "sim/machine_file.hpp"
+#include "sim/model_error.hpp"
+#include "sim/op_cost_model.hpp"
 #include "sim/simulator.hpp"
 
 namespace splitscope {
@@ -133,6 +135,17 @@ void BM_SimulatePlan(benchmark::State& state, const std::string& strategy) {
   }
   count_plans(state, plan.ops.size());
 }
+
+/// The run's own error (sim/model_error.hpp), which `run` and `compare` add to every simulated run's report:
+/// one pass over the plan's ops, to set beside BM_Simulate's simulation of the same million-op plan.
+void BM_ModelError(benchmark::State& state) {
+  const Plan plan = lstm_pipeline();
+  const OpCostModel costs(load_machine("h100-nvlink-8"));
+  for (auto _ : state) benchmark::DoNotOptimize(plan_model_error(costs, plan));
+  state.counters["ops/s"] = benchmark::Counter(static_cast<double>(plan.ops.size()),
+                                               benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_ModelError)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_CAPTURE(BM_EvaluatePlan, pipeline, std::string("pipeline"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_EvaluatePlan, horizontal, std::string("horizontal"))->Unit(benchmark::kMicrosecond);

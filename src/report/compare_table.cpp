@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "report/input_pipeline_text.hpp"
 #include "report/parameter_server_text.hpp"
@@ -109,6 +110,14 @@ std::string group_table(const Comparison& comparison, size_t index) {
   return text;
 }
 
+/// The simulator's own error, in words: "its ops are typically 17% off (...)".
+std::string model_error_words(const ModelErrorInfo& error) {
+  return fmt::format(
+      "its ops are typically {:.0f}% off (the median error, on the GPUs we measured, of the achieved-rate rules that "
+      "priced {} of the compute time; transfers carry none)",
+      error.relative * 100, format_share(error.covered_share));
+}
+
 /// Training runs: the step's parts per device, the losses and the throughput.
 std::string training_lines(const RunSummary& s) {
   const TrainingSummary& t = *s.training;
@@ -146,6 +155,26 @@ std::string compare_text(const Comparison& comparison) {
       "computing. moved: bytes crossing devices. speedup: the single-device median over this median;\n"
       "wins at >= 1.05x, loses at <= 0.95x; uncertain when its 95% bootstrap interval (measured runs of 3 or\n"
       "more repeats) holds both sides of a threshold.\n";
+  // The simulated runs' errors, smallest to largest: what the verdicts' doubt was sized by.
+  std::optional<double> least;
+  std::optional<double> most;
+  for (const RunGroup& group : comparison.groups) {
+    for (const RunReport& run : group.runs) {
+      if (const auto& error = run.summary.info.model_error) {
+        least = std::min(least.value_or(error->relative), error->relative);
+        most = std::max(most.value_or(error->relative), error->relative);
+      }
+    }
+  }
+  if (most) {
+    const std::string low = fmt::format("{:.0f}%", *least * 100);
+    const std::string high = fmt::format("{:.0f}%", *most * 100);
+    text += fmt::format(
+        "model error: the simulated ops are typically {} off (by run: the median error, on the GPUs we\n"
+        "measured, of the achieved-rate rules that priced them; transfers carry none). A simulated verdict is\n"
+        "also uncertain where its speedup, with every op that far off in both runs alike, crosses a threshold.\n",
+        low == high ? high : low + " to " + high);
+  }
   return text;
 }
 
@@ -225,6 +254,14 @@ std::string run_text(const RunReport& run) {
     text += fmt::format(": {}\n", j.reason);
   } else {
     text += fmt::format("verdict: none: {}\n", j.reason);
+  }
+  if (s.info.model_error) {
+    text += fmt::format("model error: {}", model_error_words(*s.info.model_error));
+    if (j.model_error_interval) {
+      text += fmt::format("; within it the speedup is {} to {}", format_speedup(j.model_error_interval->low),
+                          format_speedup(j.model_error_interval->high));
+    }
+    text += "\n";
   }
   return text;
 }

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "report/model_error_interval.hpp"
 #include "report/text_table.hpp"
 #include "report/units.hpp"
 #include "util/check.hpp"
@@ -137,9 +140,20 @@ std::string_view to_string(Decider decider) {
     case Decider::kSpread: return "spread";
     case Decider::kFasterOps: return "faster-ops";
     case Decider::kUncertain: return "uncertain-interval";
+    case Decider::kModelError: return "uncertain-model-error";
   }
   return "?";
 }
+
+namespace {
+
+/// The threshold an interval straddles, as the reasons name it.
+std::string threshold_name(const SpeedupInterval& interval) {
+  return interval.low < kWinSpeedup && interval.high >= kWinSpeedup ? fmt::format("{:.2f}x win", kWinSpeedup)
+                                                                     : fmt::format("{:.2f}x lose", kLoseSpeedup);
+}
+
+}  // namespace
 
 bool straddles_a_threshold(const SpeedupInterval& interval) {
   return (interval.low < kWinSpeedup && interval.high >= kWinSpeedup) ||
@@ -225,10 +239,19 @@ Judgement judge(const RunSummary& run, const RunSummary* baseline) {
     judgement.reason = fmt::format(
         "the speedup's 95% interval, {:.2f}x to {:.2f}x over {} and {} repeats, straddles the {} threshold, so "
         "this machine's noise could turn the verdict (more --repeat or a quieter machine would settle it); {}",
-        interval->low, interval->high, baseline->makespan->repeats, run.makespan->repeats,
-        interval->low < kWinSpeedup && interval->high >= kWinSpeedup ? fmt::format("{:.2f}x win", kWinSpeedup)
-                                                                      : fmt::format("{:.2f}x lose", kLoseSpeedup),
+        interval->low, interval->high, baseline->makespan->repeats, run.makespan->repeats, threshold_name(*interval),
         judgement.reason);
+    return judgement;
+  }
+  judgement.model_error_interval = model_error_interval(run, *baseline);
+  if (const auto& interval = judgement.model_error_interval; interval && straddles_a_threshold(*interval)) {
+    judgement.verdict = Verdict::kUncertain;
+    judgement.decider = Decider::kModelError;
+    judgement.reason = fmt::format(
+        "within the model's error (its ops typically {:.0f}% off, alike in both runs) the speedup could be {:.2f}x "
+        "to {:.2f}x, across the {} threshold; {}",
+        std::max(run.info.model_error->relative, baseline->info.model_error->relative) * 100, interval->low,
+        interval->high, threshold_name(*interval), judgement.reason);
   }
   return judgement;
 }

@@ -39,6 +39,11 @@
 /// 6. A measured run whose interval straddles a threshold: `uncertain`, "the
 ///    speedup's 95% interval, 0.91x to 1.12x over 3 and 3 repeats, straddles
 ///    the 1.05x win threshold, ...; <rule 5's sentence>".
+/// 7. A simulated run whose speedup, within the model's own error
+///    (model_error_interval.hpp), straddles a threshold: `uncertain`, "within
+///    the model's error (its ops typically 8% off, alike in both runs) the
+///    speedup could be 0.97x to 1.07x, across the 1.05x win threshold; <rule
+///    5's sentence>".
 
 #include <optional>
 #include <string>
@@ -79,6 +84,7 @@ enum class Decider {
   kSpread,            ///< a win: the work spread over the devices
   kFasterOps,         ///< a win without spreading: the split's ops computed faster in total
   kUncertain,         ///< the speedup's interval straddles a verdict threshold
+  kModelError,        ///< simulated: the speedup within the model's own error straddles one
 };
 std::string_view to_string(Decider decider);
 
@@ -101,6 +107,9 @@ struct Judgement {
   std::optional<Losses> losses;    ///< when both runs were timed
   /// The speedup's 95% interval, for measured runs of 3 or more repeats each.
   std::optional<SpeedupInterval> speedup_interval;
+  /// Simulated runs that carry the model's error: the speedup within it
+  /// (report/model_error_interval.hpp).
+  std::optional<SpeedupInterval> model_error_interval;
 };
 
 /// Judges `run` against `baseline` (the `single` run of the same network,

@@ -137,6 +137,10 @@ Json machine_json(const RunInfo& info) {
   for (const auto& [key, value] : info.facts) facts[key] = value;
   Json machine = {{"name", info.machine_name}, {"device_name", info.device_name}, {"driver", info.driver}, {"facts", facts}};
   if (info.calibrated_share) machine["calibrated_share"] = *info.calibrated_share;
+  if (info.model_error) {
+    machine["model_error"] = {{"relative", info.model_error->relative},
+                              {"covered_share", info.model_error->covered_share}};
+  }
   return machine;
 }
 
@@ -219,6 +223,9 @@ Json run_report_json(const RunReport& report, const ReportContext* context) {
       {"decided_by", std::string(to_string(j.decider))},
       {"speedup_interval", j.speedup_interval ? Json{j.speedup_interval->low, j.speedup_interval->high}
                                               : Json(nullptr)},
+      {"model_error_interval", j.model_error_interval
+                                   ? Json{j.model_error_interval->low, j.model_error_interval->high}
+                                   : Json(nullptr)},
       {"losses", judgement_extras(j)},
       {"shares", s.timed() ? Json{{"compute", s.shares.compute},
                                   {"transfer", s.shares.transfer},

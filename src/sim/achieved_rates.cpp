@@ -41,6 +41,10 @@ AchievedRateRule parse_rule(const JsonFields& entry) {
   rule.min_body_seconds = entry.checked_number(range[0], "body_us_range[0]", NumberRule::kPositive) * 1e-6;
   rule.max_body_seconds = entry.checked_number(range[1], "body_us_range[1]", NumberRule::kPositive) * 1e-6;
   if (rule.min_body_seconds > rule.max_body_seconds) entry.fail("body_us_range", "min is above max");
+  if (entry.raw().contains("median_error")) {
+    rule.median_error = entry.number("median_error", "the rule's median |predicted / measured - 1| on its measurements",
+                                     NumberRule::kNonNegative);
+  }
   return rule;
 }
 
@@ -129,6 +133,21 @@ std::vector<std::string> achieved_rate_families(const OpNode& node, const Slice&
     return product_families(def.gemm != nullptr ? def.gemm(node, slice).m : slice.batch.size(), tensor_math);
   }
   return {"elementwise"};
+}
+
+int achieved_rate_variant(const OpNode& node, const Slice& slice) {
+  switch (node.kind) {
+    case OpKind::kConv2d:
+    case OpKind::kConv2dGradInput:
+    case OpKind::kConv2dGradWeight: {
+      const std::string kernel = conv_class(node);
+      return kernel == "1x1" ? 0 : kernel == "3x3s1" ? 1 : 2;
+    }
+    default: break;
+  }
+  const OpDef& def = op_def(node.kind);
+  if (def.cell || def.cost_class != CostClass::kMatrix) return 0;
+  return (def.gemm != nullptr ? def.gemm(node, slice).m : slice.batch.size()) <= kSkinnyRows ? 0 : 1;
 }
 
 std::vector<std::string> product_families(int64_t rows, bool tensor_math) {

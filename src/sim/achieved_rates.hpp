@@ -31,6 +31,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,6 +59,10 @@ struct AchievedRateRule {
   /// held at the nearest end (no extrapolation of the slope).
   double min_body_seconds = 0;
   double max_body_seconds = 0;
+  /// The median |predicted / measured - 1| of the rule on the measurements
+  /// it was fitted on (the file's `median_error`): how far off an op of this
+  /// family typically is, which the simulator reports as its own error.
+  std::optional<double> median_error;
 
   /// The achieved fraction at `body_seconds`.
   double fraction(double body_seconds) const;
@@ -92,6 +97,12 @@ std::shared_ptr<const AchievedRates> load_achieved_rates(const std::string& name
 /// `tensor_math`: the products run on tensor cores (the machine's
 /// matrix_math is not fp32).
 std::vector<std::string> achieved_rate_families(const OpNode& node, const Slice& slice, bool tensor_math);
+/// What of `slice` of `node`'s families its kind does not decide: a product's
+/// shape class (0 skinny, 1 wide), a convolution's kernel class (0 1x1,
+/// 1 3x3 stride 1, 2 other); 0 for every other kind. Ops of one kind and
+/// variant have the same families, so a pass over a plan can look them up once.
+int achieved_rate_variant(const OpNode& node, const Slice& slice);
+inline constexpr int kAchievedRateVariants = 3;
 /// The families of a matrix product of `rows` rows (skinny or wide), tensor-core first where `tensor_math`.
 std::vector<std::string> product_families(int64_t rows, bool tensor_math);
 

@@ -213,6 +213,16 @@ double OpCostModel::rule_seconds(Rule rule, const OpNode& node, const Slice& sli
   return datasheet_seconds(facts_, rule, node, slice, flops, bytes, streamed);
 }
 
+std::optional<double> OpCostModel::op_rule_error(const Plan& plan, const PlanOp& op) const {
+  if (achieved_ == nullptr || op.role != OpRole::kCompute) return std::nullopt;
+  if (!calibrated_->empty() && calibrated_seconds(op_signature(*plan.graph, op.node, op.slice)) != nullptr) {
+    return std::nullopt;
+  }
+  const OpNode& node = plan.graph->node(op.node);
+  const AchievedRateRule* rule = achieved_rule(rules_[static_cast<size_t>(node.kind)], node, op.slice);
+  return rule != nullptr ? rule->median_error : std::nullopt;
+}
+
 double OpCostModel::product_work_seconds(const GemmShape& shape, int64_t bytes) const {
   // The datasheet facts, launches and all: a split-K reduction is a kernel the fused call launches too.
   return achieved_product_seconds(estimate_gemm(facts_, shape, bytes).seconds, shape.m);

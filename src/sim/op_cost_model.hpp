@@ -48,6 +48,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -94,10 +95,17 @@ class OpCostModel {
   double op_alone_seconds(const Plan& plan, const PlanOp& op, OpKind node_kind, double busy_seconds) const;
 
   bool has_calibration() const { return !calibrated_->empty(); }
+  /// Whether the device names achieved-rate rules (DeviceSpec::achieved_rates).
+  bool has_achieved_rates() const { return achieved_ != nullptr; }
   /// Whether ops of `kind` are priced by the datasheet rules (no efficiency
   /// of their own, nor a default); the epilogue: `epilogue_by_rules()`.
   bool priced_by_rules(OpKind kind) const { return rules_[static_cast<size_t>(kind)] != Rule::kRoofline; }
   bool epilogue_by_rules() const { return epilogue_rule_ != Rule::kRoofline; }
+  /// The median error of the achieved-rate rule that prices compute op `op`
+  /// of `plan` (AchievedRateRule::median_error); nullopt where none with an
+  /// error does (a measured time, the datasheet rules alone, an efficiency,
+  /// an epilogue or update).
+  std::optional<double> op_rule_error(const Plan& plan, const PlanOp& op) const;
   /// The datasheet facts the rules use.
   const DeviceFacts& facts() const { return facts_; }
   /// A matrix product outside any plan (a part of a fused library call),

@@ -15,6 +15,7 @@
 #include "sim/engine.hpp"
 #include "sim/input_copy_cost.hpp"
 #include "sim/machine_file.hpp"
+#include "sim/model_error.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {
@@ -192,6 +193,7 @@ RunInfo Simulator::info(const Plan& plan) const {
     info.facts.emplace_back("calibrated ops", fmt::format("{} of {}", calibrated, priced));
     if (priced_seconds > 0) info.calibrated_share = calibrated_seconds / priced_seconds;
   }
+  info.model_error = plan_model_error(costs_, plan);
   return info;
 }
 

@@ -76,6 +76,15 @@ struct ParameterServerInfo {
   std::string mitigations;           ///< async's mitigations in force, "none" otherwise
 };
 
+/// How far off a simulated run's op times typically are: each compute op
+/// priced by an achieved-rate rule carries its family's median error on the
+/// GPUs the rule was measured on (AchievedRateRule::median_error), weighted
+/// here by the op's predicted time.
+struct ModelErrorInfo {
+  double relative = 0;       ///< the time-weighted mean of those errors (0.17: 17%)
+  double covered_share = 0;  ///< the share of the compute time they cover; the rest has no measured error
+};
+
 /// What a run was run on, for reports.
 struct RunInfo {
   std::string backend;       ///< "cpu", "cuda", "sim"
@@ -92,6 +101,9 @@ struct RunInfo {
   /// predicted compute time that comes from them; the rest is priced by rules
   /// and efficiencies fitted on other shapes (report/extrapolation_warning.hpp).
   std::optional<double> calibrated_share;
+  /// The simulator on a GPU priced by achieved-rate rules: its own error (report/judgement.hpp turns a
+  /// verdict within it `uncertain`).
+  std::optional<ModelErrorInfo> model_error;
   PlacementInfo placement;
   /// Set when the run streamed its batches through an input pipeline; its
   /// timelines are then one per step (exec/input_pipeline.hpp).

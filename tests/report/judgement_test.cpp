@@ -243,6 +243,69 @@ TEST(Judgement, BaselineAndNoBaseline) {
   EXPECT_EQ(report.timeline.spans.size(), 1u);
 }
 
+// Rule 7: the model's own error. The layer split of BalancedLayerSplitWaitsOnEachOther: makespan 410 us,
+// 400 us of it compute on the critical path and 10 us transfer; the baseline all compute.
+RunSummary simulated_split(double error) {
+  HandPlan hand("horizontal", 2);
+  const int a = hand.compute(0, 1, {hand.input(0)}, 200);
+  const int move = hand.transfer(hand.output(a), 1, 2048);
+  const int b = hand.compute(1, 2, {hand.output(move)}, 200);
+  const Timeline timeline{{compute_span(0, a, 0, 200), copy_span(1, move, SpanKind::kTransfer, 200, 210),
+                           compute_span(1, b, 210, 410)}};
+  RunSummary run = summarize(hand.plan(), run_result({timeline}, "sim"));
+  run.info.measured = false;
+  run.info.model_error = ModelErrorInfo{error, 1.0};
+  return run;
+}
+
+RunSummary simulated_baseline(double makespan_us, double error) {
+  RunSummary baseline = baseline_of(makespan_us);
+  baseline.info.measured = false;
+  baseline.info.model_error = ModelErrorInfo{error, 1.0};
+  return baseline;
+}
+
+TEST(Judgement, ASimulatedSpeedupWithinTheModelsErrorOfAThresholdIsUncertain) {
+  // Baseline 430 us: speedup 430 / 410 = 1.0488, even. With every op 20% off in both runs alike (the larger
+  // of the two errors), (430 ± 86) / (410 ± 80): 344 / 330 = 1.04242 to 516 / 490 = 1.05306, across 1.05.
+  const RunSummary baseline = simulated_baseline(430, 0.1);
+  const Judgement j = judge(simulated_split(0.2), &baseline);
+  ASSERT_TRUE(j.model_error_interval);
+  EXPECT_NEAR(j.model_error_interval->low, 344.0 / 330, 1e-12);
+  EXPECT_NEAR(j.model_error_interval->high, 516.0 / 490, 1e-12);
+  EXPECT_EQ(j.verdict, Verdict::kUncertain);
+  EXPECT_EQ(j.decider, Decider::kModelError);
+  EXPECT_EQ(j.reason,
+            "within the model's error (its ops typically 20% off, alike in both runs) the speedup could be 1.04x "
+            "to 1.05x, across the 1.05x win threshold; spreading the work over 2 devices only breaks even: devices "
+            "idle 50% of the run waiting on each other's results");
+  // 2% off: (430 ± 8.6) / (410 ± 8): 421.4 / 402 = 1.04826 to 438.6 / 418 = 1.04928, still even.
+  const RunSummary sure_baseline = simulated_baseline(430, 0.02);
+  const Judgement sure = judge(simulated_split(0.02), &sure_baseline);
+  EXPECT_NEAR(sure.model_error_interval->low, 421.4 / 402, 1e-12);
+  EXPECT_NEAR(sure.model_error_interval->high, 438.6 / 418, 1e-12);
+  EXPECT_EQ(sure.verdict, Verdict::kEven);
+  EXPECT_EQ(sure.decider, Decider::kWaiting);
+}
+
+TEST(Judgement, AnErrorBothRunsComputeAlikeCannotMoveTheirSpeedup) {
+  // Both runs all compute on the critical path: (T_b (1 + e)) / (T_r (1 + e)) is the speedup for every e.
+  HandPlan hand("data", 2);
+  const int a = hand.compute(0, 1, {hand.input(0)}, 200);
+  const int b = hand.compute(1, 2, {hand.input(0)}, 200);
+  RunSummary run = summarize(hand.plan(), run_result({Timeline{{compute_span(0, a, 0, 200),
+                                                                 compute_span(1, b, 0, 200)}}}, "sim"));
+  run.info.model_error = ModelErrorInfo{0.3, 1.0};
+  const RunSummary baseline = simulated_baseline(209, 0.3);
+  const Judgement j = judge(run, &baseline);
+  EXPECT_NEAR(j.model_error_interval->low, 209.0 / 200, 1e-12);
+  EXPECT_NEAR(j.model_error_interval->high, 209.0 / 200, 1e-12);
+  EXPECT_EQ(j.verdict, Verdict::kEven);
+  // A measured run carries no model error, and gets no such interval.
+  const RunSummary measured = baseline_of(209);
+  EXPECT_FALSE(judge(run, &measured).model_error_interval);
+}
+
 }  // namespace
 }  // namespace judgement_test
 }  // namespace splitscope

@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "ir/lower.hpp"
@@ -20,7 +22,9 @@
 #include "ir/op_signature.hpp"
 #include "ir/zoo.hpp"
 #include "partitioners/op_samples.hpp"
+#include "partitioners/partitioner.hpp"
 #include "sim/machine_file.hpp"
+#include "sim/model_error.hpp"
 #include "sim/op_cost_model.hpp"
 #include "util/errors.hpp"
 
@@ -30,7 +34,7 @@ namespace {
 namespace fs = std::filesystem;
 
 AchievedRateRule rule(double fraction, double slope, double fixed_us, double min_us, double max_us) {
-  return AchievedRateRule{std::log(fraction), slope, fixed_us * 1e-6, min_us * 1e-6, max_us * 1e-6};
+  return AchievedRateRule{std::log(fraction), slope, fixed_us * 1e-6, min_us * 1e-6, max_us * 1e-6, std::nullopt};
 }
 
 TEST(AchievedRateRule, IsFixedPlusBodyOverTheFraction) {
@@ -200,6 +204,69 @@ TEST(AchievedRates, ReproduceTheMeasurementsTheyCameFromWithinTheStatedError) {
     EXPECT_LE(median_of(family_errors), stated["median_error"].get<double>() + 1e-4);
     EXPECT_LE(*std::max_element(family_errors.begin(), family_errors.end()), stated["max_error"].get<double>() + 1e-4);
   }
+}
+
+// The simulator's own error (sim/model_error.hpp): the rules' median errors, weighted by the time they priced.
+std::shared_ptr<const AchievedRates> rules_with_errors(std::optional<double> product_error,
+                                                       std::optional<double> elementwise_error) {
+  std::map<std::string, AchievedRateRule> rules;
+  for (const char* family : {"product.fma.skinny", "product.fma.wide"}) {
+    rules[family] = rule(0.5, 0, 5, 1e-3, 1e6);
+    rules[family].median_error = product_error;
+  }
+  if (elementwise_error) {
+    rules["elementwise"] = rule(0.8, 0, 3, 1e-3, 1e6);
+    rules["elementwise"].median_error = elementwise_error;
+  }
+  return std::make_shared<const AchievedRates>("test rules", std::move(rules));
+}
+
+Plan single_mlp_plan() {
+  const auto graph = std::make_shared<const Graph>(lower(load_model_file(resolve_zoo_file(ZooShelf::kNetworks, "mlp-small"))));
+  PartitionOptions options;
+  options.devices = 1;
+  return make_partitioner("single")->partition(graph, options);
+}
+
+TEST(ModelError, IsTheRulesErrorsWeightedByTheTimeTheyPriced) {
+  Machine machine = load_machine("h100-nvlink-8");
+  const Plan plan = single_mlp_plan();
+  // Every family 20% off: the plan is 20% off, over all of its compute (dense, relu, softmax).
+  machine.device.achieved_rates = rules_with_errors(0.2, 0.2);
+  const auto all = plan_model_error(OpCostModel(machine), plan);
+  ASSERT_TRUE(all);
+  EXPECT_NEAR(all->relative, 0.2, 1e-12);
+  EXPECT_NEAR(all->covered_share, 1.0, 1e-12);
+  // Products 10% off, element-wise kinds with no rule (the datasheet prices them, with no measured error):
+  // 10%, over the products' share of the time.
+  machine.device.achieved_rates = rules_with_errors(0.1, std::nullopt);
+  const OpCostModel costs(machine);
+  double dense_seconds = 0;
+  double all_seconds = 0;
+  for (const PlanOp& op : plan.ops) {
+    if (op.role != OpRole::kCompute) continue;
+    const double seconds = costs.op_seconds(plan, op);
+    all_seconds += seconds;
+    if (plan.graph->node(op.node).kind == OpKind::kDense) dense_seconds += seconds;
+  }
+  const auto products = plan_model_error(costs, plan);
+  ASSERT_TRUE(products);
+  EXPECT_NEAR(products->relative, 0.1, 1e-12);
+  EXPECT_NEAR(products->covered_share, dense_seconds / all_seconds, 1e-12);
+  EXPECT_LT(products->covered_share, 1.0);
+  // Rules that state no error, and a machine with no rules, give none.
+  machine.device.achieved_rates = rules_with_errors(std::nullopt, std::nullopt);
+  EXPECT_FALSE(plan_model_error(OpCostModel(machine), plan));
+  machine.device.achieved_rates = nullptr;
+  EXPECT_FALSE(plan_model_error(OpCostModel(machine), plan));
+}
+
+TEST(ModelError, ThePresetsRulesFileStatesOne) {
+  // models/rules/achieved-rates.json gives each family the median error of its fit; a preset's plan carries it.
+  const auto error = plan_model_error(OpCostModel(load_machine("h100-nvlink-8")), single_mlp_plan());
+  ASSERT_TRUE(error);
+  EXPECT_GT(error->relative, 0.0);
+  EXPECT_LT(error->relative, 1.0);
 }
 
 }  // namespace
