@@ -198,6 +198,13 @@ std::string search_html(const SearchProblem& problem, const SearchResult& result
       escape_html(binary_bytes(double(problem.memory_limit_bytes))), result.simulated, result.refused.size(),
       result.estimated, result.seconds,
       result.budget_ran_out ? "; the budget ran out before every candidate was priced" : "");
+  if (!result.left_out.empty()) {
+    html += "<p>Named strategies left out (they do not apply here; compare leaves them out too):</p><ul>";
+    for (const LeftOutStrategy& left : result.left_out) {
+      html += fmt::format("<li><b>{}</b>: {}</li>", escape_html(left.strategy), escape_html(left.reason));
+    }
+    html += "</ul>";
+  }
 
   html += "<h2>Predicted step time against peak memory</h2>";
   html += fmt::format(

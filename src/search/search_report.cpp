@@ -102,6 +102,12 @@ std::string search_text(const SearchProblem& problem, const SearchResult& result
   text += fmt::format("priced {} plan(s) by the simulator ({} refused), {} pipeline cut(s) by the estimate, in {:.2f} s{}\n\n",
                       result.simulated, result.refused.size(), result.estimated, result.seconds,
                       result.budget_ran_out ? "; the budget ran out before every candidate was priced" : "");
+  if (!result.left_out.empty()) {
+    text.pop_back();  // the left-out list belongs to the paragraph above
+    text += "named strategies left out (they do not apply here; compare leaves them out too):\n";
+    for (const LeftOutStrategy& left : result.left_out) text += fmt::format("  {}: {}\n", left.strategy, left.reason);
+    text += "\n";
+  }
   const PricedPlan* best = result.best();
   if (best == nullptr) {
     text += "no plan fits in the memory limit\n";
@@ -127,6 +133,10 @@ nlohmann::json search_json(const SearchProblem& problem, const SearchResult& res
   }
   nlohmann::json pareto = nlohmann::json::array();
   for (const PricedPlan& plan : result.pareto) pareto.push_back(plan_json(plan));
+  nlohmann::json left_out = nlohmann::json::array();
+  for (const LeftOutStrategy& left : result.left_out) {
+    left_out.push_back({{"strategy", left.strategy}, {"reason", left.reason}});
+  }
   const PricedPlan* best = result.best();
   const PricedPlan* named = result.best_named();
   return {{"schema", "splitscope.search/1"},
@@ -140,6 +150,7 @@ nlohmann::json search_json(const SearchProblem& problem, const SearchResult& res
           {"simulated", result.simulated},
           {"refused", result.refused.size()},
           {"estimated", result.estimated},
+          {"left_out", left_out},
           {"budget_ran_out", result.budget_ran_out},
           {"seconds", result.seconds},
           {"best", best ? plan_json(*best) : nlohmann::json(nullptr)},
