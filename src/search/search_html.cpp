@@ -26,6 +26,8 @@ svg.pareto text.best-label { font-weight: 600; fill: #b42318; font-size: 12px; }
 svg.pareto text.best-named-label { fill: #7a4a00; font-size: 12px; }
 svg.pareto line.memory-limit { stroke: #b42318; stroke-width: 1.5; stroke-dasharray: 6 4; }
 svg.pareto text.memory-limit-label { fill: #b42318; }
+svg.pareto text.best-label, svg.pareto text.best-named-label, svg.pareto text.memory-limit-label {
+  paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejoin: round; }
 p.why { font-size: 15px; max-width: 900px; }
 )";
 
