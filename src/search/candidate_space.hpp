@@ -32,10 +32,12 @@ struct LeftOutStrategy {
   std::string reason;  ///< the partitioner's own words: its refusal, or its plan's note ("this is the vertical split")
 };
 
-/// The named strategies (ps apart) that do not apply over the problem's
-/// devices, so that the search neither prices them nor their replicas
-/// (`tensor` on the transformers, which have no dense pairs yet): each with
-/// the partitioner's refusal, or the note of the plan it would make, as the reason.
+/// The named strategies (ps apart) that do not apply over all of the
+/// problem's devices, so that the search does not price them there (`tensor`
+/// on the transformers, which have no dense pairs yet; a layer split over
+/// more devices than layers), each with the partitioner's refusal, or the
+/// note of the plan it would make, as the reason. Their replicas over fewer
+/// devices each are still priced where they apply.
 std::vector<LeftOutStrategy> named_left_out(const SearchProblem& problem);
 
 /// The replica counts R > 1 dividing the devices (each copy with its share of the batch).
