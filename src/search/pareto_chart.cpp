@@ -36,16 +36,17 @@ struct ParetoAxis {
   }
   double pixel(double value) const { return from + (to - from) * (value - low) / (high - low); }
 
-  /// About five ticks, at multiples of 1, 2 or 5 times a power of ten of the
-  /// largest power of `unit` below the span (so that byte ticks fall on whole MiB).
+  /// Four to seven ticks, at multiples of 1, 2, 2.5 or 5 times a power of
+  /// ten of the largest power of `unit` below the span (so that byte ticks
+  /// fall on whole MiB or quarter GiB).
   std::vector<double> ticks() const {
     const double span = high - low;
     double scale = 1;
     while (scale * unit <= span) scale *= unit;
-    const double rough = span / scale / 5;
+    const double rough = span / scale / 6;
     const double decade = std::pow(10.0, std::floor(std::log10(rough)));
     double step = decade;
-    for (double nice : {1.0, 2.0, 5.0, 10.0}) {
+    for (double nice : {1.0, 2.0, 2.5, 5.0, 10.0}) {
       step = nice * decade;
       if (step >= rough) break;
     }
