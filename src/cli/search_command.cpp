@@ -1,7 +1,7 @@
 // `splitscope search MODEL --devices N --machine M [--train] [--batch B]
 // [--memory-limit GiB] [--objective time|throughput|memory] [--budget-s S]
-// [--top K] [--out plan.json] [--json]`: the fastest plan the partitioners
-// can express, priced by the simulator (docs/search.md).
+// [--top K] [--out plan.json] [--html page.html] [--json]`: the fastest
+// plan the partitioners can express, priced by the simulator (docs/search.md).
 
 #include <fmt/format.h>
 
@@ -18,6 +18,8 @@
 #include "cli/training_options.hpp"
 #include "plan_file/plan_file.hpp"
 #include "search/plan_search.hpp"
+#include "report/report_context.hpp"
+#include "search/search_html.hpp"
 #include "search/search_report.hpp"
 #include "sim/machine_cost_function.hpp"
 #include "sim/machine_file.hpp"
@@ -38,6 +40,7 @@ struct SearchOptions {
   double budget_s = 60;
   int top = 5;
   std::string out;
+  std::string html;  ///< --html: the Pareto chart, the best plan's breakdown and the top k as a page
   std::string chakra_dir;  ///< --chakra: the best plan's Chakra execution traces
   bool json = false;
   TrainingOptions training;
@@ -77,9 +80,9 @@ SearchProblem search_problem(const SearchOptions& options) {
   return problem;
 }
 
-int search_command(const SearchOptions& options) {
-  check_command_outputs({{"--out", options.out}}, {input_file(ZooShelf::kNetworks, options.model),
-                                                   input_file(ZooShelf::kMachines, options.machine)});
+int search_command(const SearchOptions& options, const std::vector<std::string>& command_line) {
+  check_command_outputs({{"--out", options.out}, {"--html", options.html}},
+                        {input_file(ZooShelf::kNetworks, options.model), input_file(ZooShelf::kMachines, options.machine)});
   const SearchProblem problem = search_problem(options);
   const SearchResult result = search_plans(problem);
   if (options.json) {
@@ -94,19 +97,26 @@ int search_command(const SearchOptions& options) {
                                problem.graph->name(), problem.devices,
                                double(problem.memory_limit_bytes) / double(int64_t{1} << 30)));
   }
-  if (options.chakra_dir.empty() && options.out.empty()) return 0;
-  // Built once for both outputs: the best plan as the search priced it.
-  const Plan plan = build_plan(best->spec, problem.graph, std::make_shared<MachineCostFunction>(problem.machine));
-  if (!options.chakra_dir.empty()) write_plan_chakra(plan, problem.machine, options.chakra_dir);
-  if (!options.out.empty()) {
-    const PlanFile file = plan_file_of(best->spec, plan, PlanPrediction{problem.machine.name, best->makespan_us});
-    OutputBatch files;
-    files.add("--out", options.out, dump_json(to_json(file), 2) + "\n");
-    publish_outputs(files, options.json);
-    if (!options.json) {
-      std::cout << fmt::format("\nrun the best plan: splitscope run {} --plan {}{} --backend sim --machine {}\n",
-                               options.model, options.out, options.training.train ? " --train" : "", options.machine);
+  if (options.chakra_dir.empty() && options.out.empty() && options.html.empty()) return 0;
+  OutputBatch files;
+  if (!options.chakra_dir.empty() || !options.out.empty()) {
+    // Built once for both outputs: the best plan as the search priced it.
+    const Plan plan = build_plan(best->spec, problem.graph, std::make_shared<MachineCostFunction>(problem.machine));
+    if (!options.chakra_dir.empty()) write_plan_chakra(plan, problem.machine, options.chakra_dir);
+    if (!options.out.empty()) {
+      const PlanFile file = plan_file_of(best->spec, plan, PlanPrediction{problem.machine.name, best->makespan_us});
+      files.add("--out", options.out, dump_json(to_json(file), 2) + "\n");
     }
+  }
+  if (!options.html.empty()) {
+    files.add("--html", options.html,
+              search_html(problem, result, options.top, make_report_context(command_line),
+                          options.memory_limit_gib.has_value()));
+  }
+  publish_outputs(files, options.json);
+  if (!options.out.empty() && !options.json) {
+    std::cout << fmt::format("\nrun the best plan: splitscope run {} --plan {}{} --backend sim --machine {}\n",
+                             options.model, options.out, options.training.train ? " --train" : "", options.machine);
   }
   return 0;
 }
@@ -130,12 +140,17 @@ Command add_search_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--top", options->top, "how many of the best plans to list")->capture_default_str();
   sub->add_option("--out", options->out, "write the best plan as a plan file (docs/plan.md), for run --plan");
+  sub->add_option("--html", options->html,
+                  "write a self-contained HTML page: time against peak memory of every plan priced (the Pareto "
+                  "front joined), the best plan's breakdown and the top k");
   sub->add_option("--chakra", options->chakra_dir,
                   "also write the best plan as Chakra execution traces, one per device, timed on --machine "
                   "(DIR/splitscope.<device>.et, for ASTRA-sim: docs/chakra.md)");
   sub->add_flag("--json", options->json, "print JSON (splitscope.search/1, docs/search.md) instead of tables");
   add_training_options(*sub, options->training, false);
-  return {sub, [options](const std::vector<std::string>&) { return search_command(*options); }};
+  return {sub, [options](const std::vector<std::string>& command_line) {
+            return search_command(*options, command_line);
+          }};
 }
 
 }  // namespace splitscope::cli

@@ -192,6 +192,15 @@ std::string group_html(const Comparison& comparison, size_t index) {
 
 }  // namespace
 
+std::string_view html_page_style() { return kStyle; }
+
+std::string html_context_line(const ReportContext& context) {
+  return fmt::format("<p class=\"context\">{} on {} &middot; splitscope {} ({}, {}) &middot; <code>{}</code></p>",
+                     escape_html(context.date), escape_html(context.host), escape_html(context.version),
+                     escape_html(context.git_revision), escape_html(context.build_type),
+                     escape_html(quoted_command_line(context.command_line)));
+}
+
 std::string html_report(const Comparison& comparison) {
   std::string model;
   int64_t batch = 0;
@@ -204,10 +213,7 @@ std::string html_report(const Comparison& comparison) {
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
   html += fmt::format("<title>splitscope: {}</title><style>{}</style></head><body>", escape_html(model), kStyle);
   html += fmt::format("<h1>splitscope: {} (batch {})</h1>", escape_html(model), batch);
-  html += fmt::format("<p class=\"context\">{} on {} &middot; splitscope {} ({}, {}) &middot; <code>{}</code></p>",
-                      escape_html(context.date), escape_html(context.host), escape_html(context.version),
-                      escape_html(context.git_revision), escape_html(context.build_type),
-                      escape_html(quoted_command_line(context.command_line)));
+  html += html_context_line(context);
   html += "<div class=\"legend\"><span><i style=\"background:#4e79a7\"></i>compute</span>"
           "<span><i style=\"background:#f28e2b\"></i>transfer</span>"
           "<span><i style=\"background:#b07aa1\"></i>collective</span>"

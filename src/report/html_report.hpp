@@ -8,10 +8,20 @@
 /// colours, the critical path outlined, hover titles).
 
 #include <string>
+#include <string_view>
 
 #include "report/comparison.hpp"
+#include "report/report_context.hpp"
 
 namespace splitscope {
+
+/// The page's CSS (tables, figures, legends), for the other pages drawn in
+/// its style (`search --html`).
+std::string_view html_page_style();
+
+/// "DATE on HOST · splitscope VERSION (REVISION, BUILD) · COMMAND LINE", the
+/// line under a page's title that says how to make it again.
+std::string html_context_line(const ReportContext& context);
 
 std::string html_report(const Comparison& comparison);
 

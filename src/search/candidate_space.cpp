@@ -7,6 +7,7 @@
 #include "search/stage_costs.hpp"
 #include "search/stage_cut_search.hpp"
 #include "sim/machine_cost_function.hpp"
+#include "util/errors.hpp"
 
 namespace splitscope {
 namespace {
@@ -46,6 +47,37 @@ std::vector<Candidate> named_candidates(const SearchProblem& problem) {
     named.push_back({spec, true});
   }
   return named;
+}
+
+std::vector<LeftOutStrategy> named_left_out(const SearchProblem& problem) {
+  std::vector<LeftOutStrategy> left_out;
+  const Graph& graph = *problem.graph;
+  for (const std::string& name : strategy_names()) {
+    if (name == "ps") continue;
+    const auto partitioner = make_partitioner(name);
+    const StrategyTraits traits = partitioner->traits();
+    if (traits.baseline) continue;
+    if (graph.is_training() && !traits.trains) {
+      left_out.push_back({name, "does not train"});
+      continue;
+    }
+    if (partitioner->applies(graph, problem.devices)) continue;
+    // Batch-split inference is searched all the same (replicated_candidates).
+    if (name == "data" && !graph.is_training() && problem.devices > 1 && problem.devices <= graph.batch()) continue;
+    // The plan it would make says why (a refusal naming its limit, or a note
+    // that it is another strategy under its name here).
+    std::string reason = "it would be another strategy under its name here";
+    try {
+      PlanSpec spec = base_spec(problem, name, problem.devices, 1);
+      if (traits.microbatched) spec.microbatches = problem.named_microbatches;
+      const Plan plan = build_plan(spec, problem.graph, std::make_shared<MachineCostFunction>(problem.machine));
+      if (!plan.notes.empty()) reason = plan.notes.front();
+    } catch (const InputError& error) {
+      reason = error.problem();
+    }
+    left_out.push_back({name, reason});
+  }
+  return left_out;
 }
 
 std::vector<int> replica_counts(const SearchProblem& problem) {

@@ -7,6 +7,7 @@
 /// stage cuts of stage_cut_search.hpp, and (training) both schedules and
 /// recomputation; recomputation for the others.
 
+#include <string>
 #include <vector>
 
 #include "plan_file/plan_spec.hpp"
@@ -24,6 +25,20 @@ struct Candidate {
 /// named micro-batches), as `compare` chooses them (ps apart: its shards are
 /// not a plan the simulator prices as one step).
 std::vector<Candidate> named_candidates(const SearchProblem& problem);
+
+/// A named strategy that `compare` would leave out here, and why.
+struct LeftOutStrategy {
+  std::string strategy;
+  std::string reason;  ///< the partitioner's own words: its refusal, or its plan's note ("this is the vertical split")
+};
+
+/// The named strategies (ps apart) that do not apply over all of the
+/// problem's devices, so that the search does not price them there (`tensor`
+/// on the transformers, which have no dense pairs yet; a layer split over
+/// more devices than layers), each with the partitioner's refusal, or the
+/// note of the plan it would make, as the reason. Their replicas over fewer
+/// devices each are still priced where they apply.
+std::vector<LeftOutStrategy> named_left_out(const SearchProblem& problem);
 
 /// The replica counts R > 1 dividing the devices (each copy with its share of the batch).
 std::vector<int> replica_counts(const SearchProblem& problem);

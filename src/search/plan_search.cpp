@@ -221,6 +221,7 @@ SearchResult search_plans(const SearchProblem& problem) {
 
   // 1. The named strategies, whatever the budget: the search answers against them.
   for (const Candidate& candidate : named_candidates(problem)) pricer.price(candidate.spec, true, true);
+  result.left_out = named_left_out(problem);
 
   // 2. Pipelines by estimate: the best few per replica count go to the simulator.
   const std::vector<PipelineEstimate> estimates = pipeline_estimates(problem);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "search/candidate_space.hpp"
 #include "search/priced_plan.hpp"
 #include "search/search_problem.hpp"
 
@@ -17,6 +18,7 @@ namespace splitscope {
 struct SearchResult {
   std::vector<PricedPlan> ranked;  ///< every priced plan that fits, best first by the objective (no repeats)
   std::vector<RefusedPlan> refused;
+  std::vector<LeftOutStrategy> left_out;  ///< named strategies that do not apply here, with why
   std::vector<PricedPlan> pareto;  ///< time against peak memory: none is both faster and smaller; fastest first
   int enumerated = 0;              ///< candidates considered
   int simulated = 0;               ///< of them priced by the simulator

@@ -14,9 +14,9 @@ namespace {
 
 std::string ms(double us) { return format_ms(us / 1000); }
 
-/// A plan as a reader wants it: a named strategy by its name (its cuts are
-/// the partitioner's own), a long list of cuts shortened (the plan file has them all).
-std::string label(const PricedPlan& plan, bool mark_named = true) {
+}  // namespace
+
+std::string plan_label(const PricedPlan& plan, bool mark_named) {
   constexpr size_t kMostCutsShown = 8;
   PlanSpec shown = plan.spec;
   if (plan.named) shown.stage_starts.clear();
@@ -29,6 +29,8 @@ std::string label(const PricedPlan& plan, bool mark_named = true) {
   }
   return text;
 }
+
+namespace {
 
 std::string peak_list(const PricedPlan& plan) {
   const auto [low, high] = std::minmax_element(plan.peak_memory_bytes.begin(), plan.peak_memory_bytes.end());
@@ -43,7 +45,7 @@ std::string plan_table(const std::vector<PricedPlan>& plans, size_t count) {
                    Align::kRight, Align::kRight, Align::kRight});
   for (size_t i = 0; i < std::min(count, plans.size()); ++i) {
     const PricedPlan& plan = plans[i];
-    table.add_row({std::to_string(i + 1), label(plan),
+    table.add_row({std::to_string(i + 1), plan_label(plan),
                    std::to_string(plan.spec.devices), ms(plan.makespan_us), si_count(plan.samples_per_second),
                    ms(plan.compute_us), ms(plan.transfer_us), ms(plan.idle_us),
                    binary_bytes(double(plan.peak_memory_max))});
@@ -58,7 +60,7 @@ nlohmann::json plan_json(const PricedPlan& plan) {
                              {"schedule", std::string(to_string(plan.spec.schedule))},
                              {"recompute", plan.spec.recompute}};
   if (!plan.spec.stage_starts.empty()) strategy["stage_starts"] = plan.spec.stage_starts;
-  return {{"plan", label(plan)},
+  return {{"plan", plan_label(plan)},
           {"named", plan.named},
           {"devices", plan.spec.devices},
           {"strategy", strategy},
@@ -74,7 +76,7 @@ nlohmann::json plan_json(const PricedPlan& plan) {
 
 std::string why_it_wins(const PricedPlan& best, const PricedPlan* named) {
   if (named == nullptr) return "no named strategy fits in the memory limit; this plan does";
-  if (best.named) return label(best, false) + " is itself the best named strategy: no mix the search tried beats it";
+  if (best.named) return plan_label(best, false) + " is itself the best named strategy: no mix the search tried beats it";
   const double speedup = best.makespan_us > 0 ? named->makespan_us / best.makespan_us : 1.0;
   // The term of the breakdown that shrank most says where the time went.
   const std::pair<double, const char*> terms[] = {
@@ -83,7 +85,7 @@ std::string why_it_wins(const PricedPlan& best, const PricedPlan* named) {
   };
   const auto& [saved, what] = *std::max_element(std::begin(terms), std::end(terms));
   std::string text = fmt::format("{} against {}, the best named strategy ({} against {})", format_speedup(speedup),
-                                 label(*named, false), ms(best.makespan_us), ms(named->makespan_us));
+                                 plan_label(*named, false), ms(best.makespan_us), ms(named->makespan_us));
   if (saved > 0) text += fmt::format(": {} less {}", ms(saved), what);
   if (best.peak_memory_max < named->peak_memory_max) {
     text += fmt::format("; peak memory {} against {}", binary_bytes(double(best.peak_memory_max)),
@@ -100,12 +102,18 @@ std::string search_text(const SearchProblem& problem, const SearchResult& result
   text += fmt::format("priced {} plan(s) by the simulator ({} refused), {} pipeline cut(s) by the estimate, in {:.2f} s{}\n\n",
                       result.simulated, result.refused.size(), result.estimated, result.seconds,
                       result.budget_ran_out ? "; the budget ran out before every candidate was priced" : "");
+  if (!result.left_out.empty()) {
+    text.pop_back();  // the left-out list belongs to the paragraph above
+    text += "named strategies left out (they do not apply here; compare leaves them out too):\n";
+    for (const LeftOutStrategy& left : result.left_out) text += fmt::format("  {}: {}\n", left.strategy, left.reason);
+    text += "\n";
+  }
   const PricedPlan* best = result.best();
   if (best == nullptr) {
     text += "no plan fits in the memory limit\n";
     return text;
   }
-  text += fmt::format("best: {}\n", label(*best));
+  text += fmt::format("best: {}\n", plan_label(*best));
   text += fmt::format("  makespan {} ({} samples/s); on the busiest device compute {}, transfers {}, idle {}\n",
                       ms(best->makespan_us), si_count(best->samples_per_second), ms(best->compute_us),
                       ms(best->transfer_us), ms(best->idle_us));
@@ -125,6 +133,10 @@ nlohmann::json search_json(const SearchProblem& problem, const SearchResult& res
   }
   nlohmann::json pareto = nlohmann::json::array();
   for (const PricedPlan& plan : result.pareto) pareto.push_back(plan_json(plan));
+  nlohmann::json left_out = nlohmann::json::array();
+  for (const LeftOutStrategy& left : result.left_out) {
+    left_out.push_back({{"strategy", left.strategy}, {"reason", left.reason}});
+  }
   const PricedPlan* best = result.best();
   const PricedPlan* named = result.best_named();
   return {{"schema", "splitscope.search/1"},
@@ -138,6 +150,7 @@ nlohmann::json search_json(const SearchProblem& problem, const SearchResult& res
           {"simulated", result.simulated},
           {"refused", result.refused.size()},
           {"estimated", result.estimated},
+          {"left_out", left_out},
           {"budget_ran_out", result.budget_ran_out},
           {"seconds", result.seconds},
           {"best", best ? plan_json(*best) : nlohmann::json(nullptr)},

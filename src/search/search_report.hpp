@@ -12,6 +12,11 @@
 
 namespace splitscope {
 
+/// A plan as a reader wants it: a named strategy by its name and "(named)"
+/// (its cuts are the partitioner's own), a long list of cuts shortened (the
+/// plan file has them all).
+std::string plan_label(const PricedPlan& plan, bool mark_named = true);
+
 /// One sentence: how much faster `best` is than `named` and where the time
 /// went (the breakdown term that shrank most), or that the named one is best.
 std::string why_it_wins(const PricedPlan& best, const PricedPlan* named);

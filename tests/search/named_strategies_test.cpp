@@ -74,13 +74,48 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(ZooProblem{"mlp", false, 4, "h100-nvlink-8"}, ZooProblem{"mlp", true, 8, "h100-nvlink-8"},
                       ZooProblem{"cnn", true, 4, "2x8-h100-ib"}, ZooProblem{"lstm", false, 4, "h100-nvlink-8"},
                       ZooProblem{"resnet-small", true, 2, "h100-nvlink-8"},
-                      ZooProblem{"inception-small", false, 8, "2x8-h100-ib"}),
+                      ZooProblem{"inception-small", false, 8, "2x8-h100-ib"},
+                      // The transformers (tensor does not apply to them yet).
+                      ZooProblem{"bert-small", true, 4, "h100-nvlink-8"},
+                      ZooProblem{"gpt2-small", true, 8, "h100-nvlink-8"}),
     [](const auto& info) {
       std::string name = std::string(info.param.network) + (info.param.train ? "_train_" : "_forward_") +
                          std::to_string(info.param.devices) + "_" + info.param.machine;
       std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
       return name;
     });
+
+TEST(SearchLeftOut, ATransformerSaysThatTensorDoesNotApplyAndWhy) {
+  const SearchResult result = search_plans(testing::search_problem("bert-small", true, 4));
+  const auto tensor = std::find_if(result.left_out.begin(), result.left_out.end(),
+                                   [](const LeftOutStrategy& left) { return left.strategy == "tensor"; });
+  ASSERT_NE(tensor, result.left_out.end());
+  // The tensor partitioner's own note: its plan would be the vertical split.
+  EXPECT_EQ(tensor->reason, "no consecutive dense layers to pair: this is the vertical split");
+  for (const PricedPlan& plan : result.ranked) EXPECT_NE(plan.spec.strategy, "tensor") << describe(plan.spec);
+  ASSERT_NE(result.best(), nullptr);
+}
+
+TEST(SearchLeftOut, OnlyWhatIsNotPricedIsListed) {
+  // mlp has dense pairs: tensor is priced. For inference, data is priced as
+  // batch-split inference though compare leaves it out.
+  const SearchResult result = search_plans(testing::search_problem("mlp", false, 4));
+  for (const LeftOutStrategy& left : result.left_out) {
+    EXPECT_NE(left.strategy, "tensor");
+    EXPECT_NE(left.strategy, "data");
+  }
+  for (const char* priced : {"tensor", "data"}) {
+    EXPECT_TRUE(std::any_of(result.ranked.begin(), result.ranked.end(),
+                            [&](const PricedPlan& plan) { return plan.spec.strategy == priced; }))
+        << priced;
+  }
+  // Past its limit a split is left out with the partitioner's refusal.
+  const SearchResult wide = search_plans(testing::search_problem("lstm", false, 16, "2x8-h100-ib"));
+  const auto horizontal = std::find_if(wide.left_out.begin(), wide.left_out.end(),
+                                       [](const LeftOutStrategy& left) { return left.strategy == "horizontal"; });
+  ASSERT_NE(horizontal, wide.left_out.end());
+  EXPECT_NE(horizontal->reason.find("can use at most 10 devices here"), std::string::npos) << horizontal->reason;
+}
 
 }  // namespace
 }  // namespace splitscope
