@@ -35,11 +35,19 @@ LessonResult lesson_grouped_cnn(const LessonSettings& settings) {
                     {"speedup", speedup},
                     {"transfer_share", split.summary.shares.transfer},
                     {"bytes_moved", split.summary.transfers.bytes}};
-  const auto pays = [&](double gbps) {
-    return speedup_at_bandwidth(graph, "vertical", kDevices, machine, gbps) >= kGainMargin;
-  };
-  result.flip = FlipPoint{"link bandwidth", "GB/s", 0.1, 100000, find_flip(0.1, 100000, pays),
-                          "below this link rate the grouped split no longer gains 5%"};
+  FlipSearch search;
+  search.parameter = "link bandwidth";
+  search.unit = "GB/s";
+  search.low = 0.1;
+  search.high = 100000;
+  search.quantity = "vertical's speedup over single";
+  search.threshold = kGainMargin;
+  search.meaning = "below this link rate the grouped split no longer gains 5%";
+  result.flip = find_flip_point(
+      search, [&](double gbps) { return speedup_at_bandwidth(graph, "vertical", kDevices, machine, gbps); });
+  result.figures.bars.push_back(
+      {"one pass", "ms", {{"single", single.makespan_us / 1e3}, {"channel groups split", split.makespan_us / 1e3}}});
+  result.figures.timelines.push_back(split.figure(fmt::format("vertical on {} devices", kDevices)));
   return result;
 }
 

@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
+#include <regex>
 
 #include <nlohmann/json.hpp>
 
@@ -21,6 +23,11 @@
 #include "lessons/ps_experiment.hpp"
 #include "partitioners/partitioner.hpp"
 #include "partitioners/plan_traffic.hpp"
+#include "report/svg_xy_chart.hpp"
+#include "demo/wavefront.hpp"
+#include "ir/model_parser.hpp"
+#include "ir/zoo.hpp"
+#include "util/json_text.hpp"
 #include "sim/fused_rnn_prediction.hpp"
 #include "sim/machine_file.hpp"
 #include "sim/simulator.hpp"
@@ -37,6 +44,46 @@ TEST(FindFlip, FindsTheThresholdOfAStepWithinItsPrecision) {
   EXPECT_EQ(find_flip(1, 64, at_least(17), true), 17.0);
   EXPECT_FALSE(find_flip(1, 64, at_least(100), true).has_value()) << "never true in the range";
   EXPECT_FALSE(find_flip(1, 64, at_least(0), true).has_value()) << "true already at the low end";
+}
+
+TEST(FindFlipPoint, DrawsEveryValueTriedAndFlipsWhereTheQuantityCrossesItsThreshold) {
+  int evaluations = 0;
+  std::map<double, int> seen;
+  FlipSearch search;
+  search.low = 1;
+  search.high = 1000;
+  search.threshold = 2.5;
+  const auto quantity = [&](double x) {
+    ++evaluations;
+    ++seen[x];
+    return std::log10(x);  // reaches 2.5 at x = 316.2
+  };
+  const FlipPoint flip = find_flip_point(search, quantity);
+  ASSERT_TRUE(flip.value.has_value());
+  EXPECT_GE(*flip.value, std::pow(10.0, 2.5));
+  EXPECT_LE(*flip.value, std::pow(10.0, 2.5) * 1.01);
+  EXPECT_EQ(flip.threshold, 2.5);
+  EXPECT_EQ(static_cast<int>(flip.curve.size()), evaluations) << "every value tried is drawn, once";
+  for (const auto& [x, count] : seen) EXPECT_EQ(count, 1) << x;
+  EXPECT_GE(flip.curve.size(), static_cast<size_t>(search.samples)) << "the spread over the range";
+  EXPECT_EQ(flip.curve.front().first, 1);
+  EXPECT_EQ(flip.curve.back().first, 1000);
+  bool flip_drawn = false;
+  for (size_t i = 0; i < flip.curve.size(); ++i) {
+    EXPECT_DOUBLE_EQ(flip.curve[i].second, std::log10(flip.curve[i].first));
+    if (i > 0) {
+      EXPECT_LT(flip.curve[i - 1].first, flip.curve[i].first);
+    }
+    flip_drawn = flip_drawn || flip.curve[i].first == *flip.value;
+  }
+  EXPECT_TRUE(flip_drawn) << "the flip is one of the curve's points";
+  // Falling below the threshold, over whole numbers.
+  FlipSearch falling = search;
+  falling.integer = true;
+  falling.reaches = false;
+  falling.threshold = 0.5;
+  const FlipPoint below = find_flip_point(falling, [](double x) { return 10 / x; });  // < 0.5 from x = 21
+  EXPECT_EQ(below.value, 21.0);
 }
 
 TEST(Lessons, TheTableListsEachClaimOnceInOrder) {
@@ -89,6 +136,31 @@ TEST(Lessons, TheWavefrontNeverBeatsItsClosedForm) {
   const double speedup = result.numbers["speedup"].get<double>();
   EXPECT_LE(speedup, result.numbers["ideal_speedup"].get<double>());
   EXPECT_EQ(result.verdict, speedup >= kGainMargin ? LessonVerdict::kHolds : LessonVerdict::kDoesNotHold);
+}
+
+/// The most devices busy at once in the wavefront of the zoo's lstm over
+/// `steps` steps, 2 layers on each of 4 devices of h100-nvlink-8.
+int lstm_wavefront_peak(int steps) {
+  nlohmann::json doc = nlohmann::json::parse(read_input_file(resolve_zoo_file(ZooShelf::kNetworks, "lstm")));
+  doc["input"][0] = steps;
+  const auto graph = std::make_shared<const Graph>(lower(parse_model_text(doc.dump(), "test")));
+  const Trial split = simulate_trial(graph, "horizontal", 4, load_machine("h100-nvlink-8"));
+  return analyse_wavefront(*split.plan, split.timeline).peak_busy;
+}
+
+TEST(Lessons, TheWavefrontFillsFromTheStepCountItNames) {
+  const LessonResult result = lesson_rnn_wavefront({});
+  ASSERT_TRUE(result.flip && result.flip->value);
+  const int steps = static_cast<int>(*result.flip->value);
+  // Closed form: a step is in one layer at a time, so fewer steps than
+  // devices can never keep every device busy.
+  EXPECT_GE(steps, 4);
+  EXPECT_EQ(lstm_wavefront_peak(steps), 4);
+  EXPECT_LT(lstm_wavefront_peak(steps - 1), 4);
+  EXPECT_EQ(result.numbers["peak_busy_devices"].get<int>(), lstm_wavefront_peak(32));
+  for (const auto& [x, busy] : result.flip->curve) {
+    EXPECT_LE(busy, std::min(x, 4.0)) << "at most one device per step in flight, and 4 devices";
+  }
 }
 
 TEST(Lessons, DataParallelEfficiencyFlipsAtTheBatchItNames) {
@@ -336,6 +408,90 @@ TEST(LessonsCommand, WritesEachLessonsVerdictAsJson) {
   const LessonResult nine = lesson_saturation({});
   EXPECT_EQ(doc["lessons"][1]["verdict"], std::string(to_string(nine.verdict)));
   EXPECT_EQ(doc["lessons"][1]["flip"]["value"], nine.flip->value.value_or(-1));
+}
+
+/// The attribute `name` of the first element of `tag` with `css_class` in `html` from `from` on.
+struct SvgElement {
+  size_t at = std::string::npos;
+  std::string text;
+};
+
+SvgElement find_element(const std::string& html, const std::string& tag, const std::string& css_class, size_t from,
+                        size_t until) {
+  const std::string opening = "<" + tag + " class=\"" + css_class + "\"";
+  const size_t at = html.find(opening, from);
+  if (at == std::string::npos || at >= until) return {};
+  return {at, html.substr(at, html.find('>', at) - at)};
+}
+
+double attribute(const SvgElement& element, const std::string& name) {
+  std::smatch match;
+  const std::regex pattern(" " + name + "=\"([^\"]*)\"");
+  if (!std::regex_search(element.text, match, pattern)) {
+    ADD_FAILURE() << "no " << name << " in " << element.text;
+    return std::nan("");
+  }
+  return std::stod(match[1].str());
+}
+
+TEST(LessonsCommand, ThePageHasAPanelPerLessonAndMarksEachFlipWhereTheJsonSaysItIs) {
+  const std::string dir = fresh_temp_dir("lessons-html");
+  const CommandResult result =
+      run_splitscope("lessons --only 1,2,4,9 --json " + dir + "/lessons.json --html " + dir + "/lessons.html");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.err.find("wrote " + dir + "/lessons.html (--html)"), std::string::npos) << result.err;
+  const auto doc = nlohmann::json::parse(read_text_file(dir + "/lessons.json"));
+  const std::string html = read_text_file(dir + "/lessons.html");
+  // One panel per lesson run, in order, each with its verdict.
+  std::vector<size_t> panels;
+  for (size_t at = html.find("<section class=\"lesson\""); at != std::string::npos;
+       at = html.find("<section class=\"lesson\"", at + 1)) {
+    panels.push_back(at);
+  }
+  ASSERT_EQ(panels.size(), doc["lessons"].size());
+  panels.push_back(html.size());
+  int marked = 0;
+  for (size_t i = 0; i < doc["lessons"].size(); ++i) {
+    const auto& lesson = doc["lessons"][i];
+    const SvgElement section = find_element(html, "section", "lesson", panels[i], panels[i + 1]);
+    EXPECT_EQ(attribute(section, "data-lesson"), lesson["number"].get<double>());
+    EXPECT_NE(section.text.find("data-verdict=\"" + lesson["verdict"].get<std::string>() + "\""), std::string::npos);
+    const SvgElement mark = find_element(html, "line", "mark", panels[i], panels[i + 1]);
+    if (lesson["flip"].is_null() || lesson["flip"]["value"].is_null()) {
+      EXPECT_EQ(mark.at, std::string::npos) << "lesson " << lesson["number"] << " does not flip: nothing marked";
+      continue;
+    }
+    ASSERT_NE(mark.at, std::string::npos) << "lesson " << lesson["number"];
+    ++marked;
+    const double flip = lesson["flip"]["value"].get<double>();
+    EXPECT_DOUBLE_EQ(attribute(mark, "data-x"), flip);
+    // The mark's pixel is the flip's value on the chart's own axis.
+    const size_t chart_at = html.rfind("<svg class=\"xy-chart\"", mark.at);
+    ASSERT_GT(chart_at, panels[i]);
+    const SvgElement chart{chart_at, html.substr(chart_at, html.find('>', chart_at) - chart_at)};
+    const double low = attribute(chart, "data-x-low"), high = attribute(chart, "data-x-high");
+    EXPECT_EQ(low, lesson["flip"]["range"][0].get<double>());
+    EXPECT_EQ(high, lesson["flip"]["range"][1].get<double>());
+    const double left = attribute(chart, "data-plot-left"), width = attribute(chart, "data-plot-width");
+    const double pixel = xy_chart_pixel(flip, low, high, attribute(chart, "data-log-x") == 1, left, width);
+    EXPECT_NEAR(attribute(mark, "x1"), pixel, 0.006);
+    EXPECT_GE(attribute(mark, "x1"), left);
+    EXPECT_LE(attribute(mark, "x1"), left + width);
+    // One point drawn per value the JSON's curve has.
+    size_t points = 0;
+    const size_t chart_end = html.find("</svg>", chart_at);
+    for (size_t at = html.find("<circle", chart_at); at < chart_end; at = html.find("<circle", at + 1)) ++points;
+    EXPECT_EQ(points, lesson["flip"]["curve"].size());
+  }
+  EXPECT_GE(marked, 3) << "lessons 2, 4 and 9 flip in their ranges";
+}
+
+TEST(LessonsCommand, ThePageIsNotWrittenOverAnInput) {
+  const CommandResult result = run_splitscope("lessons --only 3 --machine h100-nvlink-8 --html " +
+                                              resolve_zoo_file(ZooShelf::kMachines, "h100-nvlink-8"));
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("--html"), std::string::npos) << result.err;
+  EXPECT_TRUE(result.out.empty()) << "refused before any lesson runs";
 }
 
 TEST(LessonsCommand, ALessonThatDoesNotRunHereIsBadInput) {
