@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 #include <regex>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -312,6 +313,35 @@ TEST(Lessons, TheEnsembleAnswersByItsDeadlineAndFlipsAtTheLatestFirstMember) {
   EXPECT_LE(*result.flip->value, latest_first_member * 1.01);
 }
 
+
+TEST(Lessons, TheSearchsBestSplitIsNeverSlowerThanTheNamedOnesAndDiffersAcrossNetworksAndMachines) {
+  const LessonResult result = lesson_best_split({});
+  const auto& rows = result.numbers["rows"];
+  ASSERT_EQ(rows.size(), 8u) << "4 networks on 2 machines";
+  std::map<std::string, std::set<std::string>> on_machine, of_network;
+  for (const auto& row : rows) {
+    const double search_ms = row["search_ms"].get<double>(), named_ms = row["best_named_ms"].get<double>();
+    EXPECT_LE(search_ms, named_ms) << row.dump();
+    EXPECT_NEAR(row["speedup_over_named"].get<double>(), named_ms / search_ms, 1e-12);
+    EXPECT_FALSE(row["budget_ran_out"].get<bool>()) << "the search is deterministic only when it finishes";
+    on_machine[row["machine"].get<std::string>()].insert(row["search_kind"].get<std::string>());
+    of_network[row["network"].get<std::string>()].insert(row["search_kind"].get<std::string>());
+    // The named strategy's time is the lesson's own simulation of it.
+    const std::string named = row["best_named"].get<std::string>();
+    if (named == "single" || named == "tensor" || named == "data" || named == "horizontal") {
+      const int devices = named == "single" ? 1 : row["devices"].get<int>();
+      const Trial trial = simulate_trial(lesson_graph(row["network"].get<std::string>(), false), named, devices,
+                                         load_machine(row["machine"].get<std::string>()));
+      EXPECT_NEAR(trial.makespan_us / 1e3, named_ms, named_ms * 1e-9) << row.dump();
+    }
+  }
+  bool by_architecture = false, by_machine = false;
+  for (const auto& [machine, kinds] : on_machine) by_architecture = by_architecture || kinds.size() > 1;
+  for (const auto& [network, kinds] : of_network) by_machine = by_machine || kinds.size() > 1;
+  EXPECT_EQ(result.numbers["depends_on_architecture"].get<bool>(), by_architecture);
+  EXPECT_EQ(result.numbers["depends_on_machine"].get<bool>(), by_machine);
+  EXPECT_EQ(result.verdict, by_architecture && by_machine ? LessonVerdict::kHolds : LessonVerdict::kDoesNotHold);
+}
 
 /// A final loss as the lesson writes it: null for a run that diverged.
 double final_loss_of(const nlohmann::ordered_json& loss) {
