@@ -130,7 +130,12 @@ LessonResult lesson_async_staleness(const LessonSettings&) {
   LessonCurve losses{"loss at each update (measured)", "update", "loss", false, {}, std::nullopt, ""};
   losses.series.push_back(ps_loss_by_update("sync", synchronous));
   losses.series.push_back(ps_loss_by_update("async", asynchronous));
-  for (const auto& [name, trial] : mitigations) losses.series.push_back(ps_loss_by_update("async, " + name, trial));
+  for (const auto& [name, trial] : mitigations) {
+    // The legend's room: the option in the name's parentheses ("--staleness-lr", "lr / 4").
+    const size_t open = name.rfind('('), close = name.rfind(')');
+    const std::string option = open < close ? name.substr(open + 1, close - open - 1) : name;
+    losses.series.push_back(ps_loss_by_update("async, " + option, trial));
+  }
   result.figures.curves.push_back(losses);
   LessonBars staleness{"async's gradients by staleness (updates between pull and apply)", "gradients", {}};
   for (size_t s = 0; s < stale.staleness_histogram.size(); ++s) {

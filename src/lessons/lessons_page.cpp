@@ -26,7 +26,8 @@ section.lesson h2 { font-size: 17px; margin: 4px 0 6px; }
 .verdict.uncertain { background: #8a6d00; }
 p.why { margin: 6px 0; } p.setup, p.flip { font-size: 13px; color: #444; margin: 3px 0; }
 p.flip b { color: #b42318; }
-table.numbers { border-collapse: collapse; font-size: 12px; margin: 6px 0 10px; }
+table.numbers { border-collapse: collapse; font-size: 12px; margin: 6px 0 10px 24px; float: right; max-width: 380px; }
+section.lesson::after { content: ""; display: block; clear: both; }
 table.numbers td { padding: 2px 10px 2px 0; border-bottom: 1px solid #eee; }
 table.numbers td.value { text-align: right; font-variant-numeric: tabular-nums; }
 figure { margin: 8px 0 14px; } figcaption { font-size: 13px; color: #444; margin-bottom: 4px; }
