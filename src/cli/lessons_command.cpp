@@ -1,4 +1,4 @@
-// `splitscope lessons [--machine M] [--only 1,4,9] [--json FILE] [--html FILE]`: the
+// `splitscope lessons [--machine M] [--only 1,4,9] [--measure] [--json FILE] [--html FILE]`: the
 // chapter's claims about splitting networks, each run as an experiment (on
 // the simulator; 7 and 8 on the cpu backend) with its verdict, its numbers and where it flips
 // (docs/lessons.md).
@@ -28,6 +28,7 @@ struct LessonsOptions {
   std::vector<int> only;
   std::string json;
   std::string html;
+  bool measure = false;
   bool quiet = false;
 };
 
@@ -36,6 +37,10 @@ std::string result_text(const LessonResult& result) {
   text += fmt::format("    {}: {}\n", to_string(result.verdict), result.why);
   text += fmt::format("    setup: {}\n", result.setup);
   if (result.flip) text += fmt::format("    {}\n", flip_text(*result.flip));
+  if (result.measured) {
+    text += fmt::format("    measured: {}: {}\n", to_string(result.measured->verdict), result.measured->why);
+    text += fmt::format("    measured setup: {}\n", result.measured->setup);
+  }
   return text;
 }
 
@@ -66,6 +71,7 @@ int run_lessons(const LessonsOptions& options) {
     progress.on_repeat(0, 1);
     LessonSettings settings;
     settings.machine = options.machine;
+    settings.measure = options.measure;
     const LessonResult result = lesson.run(settings);
     progress.end_run();
     std::cout << result_text(result) << "\n";
@@ -93,6 +99,8 @@ Command add_lessons_command(CLI::App& app) {
                   "run every lesson on this machine (a machine file, or a name from models/machines) instead of "
                   "each lesson's own preset");
   sub->add_option("--only", options->only, "the lessons to run, e.g. --only 1,4,9")->delimiter(',');
+  sub->add_flag("--measure", options->measure,
+               "also run lessons 1, 2, 3, 4 and 6 for real on this machine's cpu backend, at small sizes");
   sub->add_option("--json", options->json, "also write the results as JSON (docs/lessons.md)");
   sub->add_option("--html", options->html,
                   "also write a self-contained page: a panel per lesson with its curve, flip and timelines");

@@ -50,6 +50,15 @@ struct FlipPoint {
   std::vector<std::pair<double, double>> curve;
 };
 
+/// `--measure`: the lesson's comparison run for real on this machine's cpu
+/// backend, at a small size (measured_check.hpp), judged by the lesson's rule.
+struct MeasuredLesson {
+  std::string setup;
+  LessonVerdict verdict = LessonVerdict::kUncertain;
+  std::string why;
+  nlohmann::ordered_json numbers = nlohmann::ordered_json::object();
+};
+
 struct LessonResult {
   int number = 0;
   std::string claim;
@@ -59,6 +68,7 @@ struct LessonResult {
   nlohmann::ordered_json numbers = nlohmann::ordered_json::object();
   std::optional<FlipPoint> flip;
   LessonFigures figures;  ///< for the page; to_json() leaves the timelines out
+  std::optional<MeasuredLesson> measured;  ///< with --measure, where the lesson can run here
 };
 
 nlohmann::ordered_json to_json(const LessonResult& result);
@@ -70,6 +80,7 @@ std::string flip_text(const FlipPoint& flip);
 /// (the lessons' presets are chosen so each claim is tested where it is meant).
 struct LessonSettings {
   std::string machine;  ///< empty: each lesson's own preset
+  bool measure = false;  ///< also run the comparison on this machine's cpu backend, where it can
 };
 
 struct Lesson {

@@ -9,6 +9,7 @@
 #include "lessons/experiment.hpp"
 #include "lessons/lesson_list.hpp"
 #include "lessons/margins.hpp"
+#include "lessons/measured_check.hpp"
 #include "sim/machine_file.hpp"
 
 namespace splitscope {
@@ -66,6 +67,12 @@ LessonResult lesson_data_parallel(const LessonSettings& settings) {
                                                          {fmt::format("data, {} devices", kDevices),
                                                           data.makespan_us / 1e3}}});
   result.figures.timelines.push_back(data.figure(fmt::format("data-parallel step on {} devices", kDevices)));
+  if (settings.measure) {
+    result.measured = measured_lesson("cnn (AlexNet) training step at batch 4", measured_graph("cnn", 0, 0, 4, true),
+                                      "single", "data", 2, [](const MeasuredPair& pair) {
+      return pair.speedup() / 2 >= kEfficientScaling ? LessonVerdict::kHolds : LessonVerdict::kDoesNotHold;
+    });
+  }
   return result;
 }
 

@@ -8,6 +8,7 @@
 #include "lessons/experiment.hpp"
 #include "lessons/lesson_list.hpp"
 #include "lessons/margins.hpp"
+#include "lessons/measured_check.hpp"
 #include "sim/machine_file.hpp"
 
 namespace splitscope {
@@ -48,6 +49,14 @@ LessonResult lesson_grouped_cnn(const LessonSettings& settings) {
   result.figures.bars.push_back(
       {"one pass", "ms", {{"single", single.makespan_us / 1e3}, {"channel groups split", split.makespan_us / 1e3}}});
   result.figures.timelines.push_back(split.figure(fmt::format("vertical on {} devices", kDevices)));
+  if (settings.measure) {
+    result.measured = measured_lesson("cnn (AlexNet) at batch 2, forward", measured_graph("cnn", 0, 0, 2, false),
+                                      "single", "vertical", 2, [](const MeasuredPair& pair) {
+      return pair.speedup() >= kGainMargin           ? LessonVerdict::kHolds
+             : pair.speedup() > 1 - kUncertainMargin ? LessonVerdict::kUncertain
+                                                     : LessonVerdict::kDoesNotHold;
+    });
+  }
   return result;
 }
 

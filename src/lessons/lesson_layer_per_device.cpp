@@ -7,6 +7,7 @@
 #include "lessons/experiment.hpp"
 #include "lessons/lesson_list.hpp"
 #include "lessons/margins.hpp"
+#include "lessons/measured_check.hpp"
 #include "sim/machine_file.hpp"
 
 namespace splitscope {
@@ -47,6 +48,12 @@ LessonResult lesson_layer_per_device(const LessonSettings& settings) {
   result.figures.bars.push_back({"one pass", "ms", {{"single", single.makespan_us / 1e3},
                                                     {"a layer per device", layers.makespan_us / 1e3}}});
   result.figures.timelines.push_back(layers.figure(fmt::format("a layer per device, {} devices", kDevices)));
+  if (settings.measure) {
+    result.measured = measured_lesson("mlp at width 1024, batch 64, forward", measured_graph("mlp", 8192, 1024, 64, false),
+                                      "single", "horizontal", 2, [](const MeasuredPair& pair) {
+      return pair.speedup() < kGainMargin ? LessonVerdict::kHolds : LessonVerdict::kDoesNotHold;
+    });
+  }
   return result;
 }
 

@@ -78,6 +78,14 @@ nlohmann::ordered_json to_json(const LessonResult& result) {
     json["flip"] = nullptr;
   }
   json["figures"] = lesson_figures_json(result.figures);
+  if (result.measured) {
+    json["measured"] = {{"setup", result.measured->setup},
+                        {"verdict", std::string(to_string(result.measured->verdict))},
+                        {"why", result.measured->why},
+                        {"numbers", result.measured->numbers}};
+  } else {
+    json["measured"] = nullptr;
+  }
   return json;
 }
 

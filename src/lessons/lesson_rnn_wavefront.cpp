@@ -16,6 +16,7 @@
 #include "lessons/experiment.hpp"
 #include "lessons/lesson_list.hpp"
 #include "lessons/margins.hpp"
+#include "lessons/measured_check.hpp"
 #include "sim/machine_file.hpp"
 #include "util/json_text.hpp"
 
@@ -82,6 +83,12 @@ LessonResult lesson_rnn_wavefront(const LessonSettings& settings) {
   result.figures.bars.push_back({"one pass", "ms", {{"single", single.makespan_us / 1e3},
                                                     {"the wavefront", split.makespan_us / 1e3}}});
   result.figures.timelines.push_back(split.figure(fmt::format("the wavefront on {} devices", kDevices)));
+  if (settings.measure) {
+    result.measured = measured_lesson("lstm at hidden 256 (8 layers, 32 steps), batch 16, forward",
+                                      measured_graph("lstm", 1024, 256, 16, false), "single", "horizontal", 2, [](const MeasuredPair& pair) {
+      return pair.speedup() >= kGainMargin ? LessonVerdict::kHolds : LessonVerdict::kDoesNotHold;
+    });
+  }
   return result;
 }
 

@@ -7,6 +7,7 @@
 #include "lessons/experiment.hpp"
 #include "lessons/lesson_list.hpp"
 #include "lessons/margins.hpp"
+#include "lessons/measured_check.hpp"
 #include "sim/machine_file.hpp"
 
 namespace splitscope {
@@ -57,6 +58,12 @@ LessonResult lesson_sliced_layers(const LessonSettings& settings) {
                                   {"h100-nvlink-8, 4 devices", nvlink_speedup},
                                   {"2x8-h100-ib, 16 devices", across_speedup}}});
   result.figures.timelines.push_back(sliced.figure(fmt::format("vertical on {} devices of {}", kDevices, machine_name)));
+  if (settings.measure) {
+    result.measured = measured_lesson("mlp at width 1024, batch 64, forward", measured_graph("mlp", 8192, 1024, 64, false),
+                                      "single", "vertical", 2, [](const MeasuredPair& pair) {
+      return pair.speedup() < kGainMargin ? LessonVerdict::kHolds : LessonVerdict::kDoesNotHold;
+    });
+  }
   return result;
 }
 

@@ -136,6 +136,12 @@ std::string lesson_panel(const LessonResult& result) {
                       verdict_class(result.verdict), escape_html(to_string(result.verdict)), escape_html(result.why));
   html += fmt::format("<p class=\"setup\">setup: {}</p>\n", escape_html(result.setup));
   if (result.flip) html += fmt::format("<p class=\"flip\"><b>where it flips:</b> {}</p>\n", escape_html(flip_text(*result.flip)));
+  if (result.measured) {
+    html += fmt::format(R"(<p class="why">measured: <span class="verdict {}">{}</span> {}</p>)"
+                        "\n<p class=\"setup\">measured setup: {}</p>\n",
+                        verdict_class(result.measured->verdict), escape_html(to_string(result.measured->verdict)),
+                        escape_html(result.measured->why), escape_html(result.measured->setup));
+  }
   html += lesson_numbers_table(result.numbers);
   if (result.flip) html += flip_figure(*result.flip);
   for (const LessonCurve& curve : result.figures.curves) html += curve_figure(curve);

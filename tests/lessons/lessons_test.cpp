@@ -22,6 +22,7 @@
 #include "ir/lower.hpp"
 #include "lessons/margins.hpp"
 #include "lessons/ps_experiment.hpp"
+#include "lessons/measured_check.hpp"
 #include "partitioners/partitioner.hpp"
 #include "partitioners/plan_traffic.hpp"
 #include "report/svg_xy_chart.hpp"
@@ -341,6 +342,28 @@ TEST(Lessons, TheSearchsBestSplitIsNeverSlowerThanTheNamedOnesAndDiffersAcrossNe
   EXPECT_EQ(result.numbers["depends_on_architecture"].get<bool>(), by_architecture);
   EXPECT_EQ(result.numbers["depends_on_machine"].get<bool>(), by_machine);
   EXPECT_EQ(result.verdict, by_architecture && by_machine ? LessonVerdict::kHolds : LessonVerdict::kDoesNotHold);
+}
+
+TEST(MeasuredGraph, CutsTheZoosNetworkToTheWidthAndBatchAsked) {
+  // The zoo's mlp, 8 dense layers of 8192 and a classifier of 1000, at width 1024.
+  const auto graph = measured_graph("mlp", 8192, 1024, 64, false);
+  EXPECT_EQ(graph->batch(), 64);
+  EXPECT_EQ(graph->total_params(), 8 * (1024 * 1024 + 1024) + 1024 * 1000 + 1000);
+}
+
+TEST(Lessons, TheMeasuredSlicedLayersVerdictFollowsFromTheMeasuredTimes) {
+  LessonSettings settings;
+  settings.measure = true;
+  const LessonResult result = lesson_sliced_layers(settings);
+  ASSERT_TRUE(result.measured.has_value());
+  const auto& numbers = result.measured->numbers;
+  EXPECT_EQ(numbers["repeats"].get<int>(), kMeasuredRepeats);
+  EXPECT_GT(numbers["baseline_ms"].get<double>(), 0);
+  EXPECT_GT(numbers["compared_ms"].get<double>(), 0);
+  const double speedup = numbers["speedup"].get<double>();
+  EXPECT_DOUBLE_EQ(speedup, numbers["baseline_ms"].get<double>() / numbers["compared_ms"].get<double>());
+  EXPECT_EQ(result.measured->verdict, speedup < kGainMargin ? LessonVerdict::kHolds : LessonVerdict::kDoesNotHold);
+  EXPECT_FALSE(lesson_sliced_layers({}).measured.has_value()) << "the cpu runs only with --measure";
 }
 
 /// A final loss as the lesson writes it: null for a run that diverged.
