@@ -27,7 +27,7 @@ constexpr double kBestSplitBudgetS = 20;
 
 /// The plan's shape without its stage cuts, which differ with every network:
 /// "tensor x2", "pipeline, 8 micro-batches".
-std::string plan_kind(PlanSpec spec) {
+std::string best_split_kind(PlanSpec spec) {
   spec.stage_starts.clear();
   return describe(spec);
 }
@@ -67,7 +67,7 @@ LessonResult lesson_best_split(const LessonSettings& settings) {
       const PricedPlan* best = found.best();
       const PricedPlan* named = found.best_named();
       if (best == nullptr || named == nullptr) continue;  // nothing fits: no row
-      const std::string kind = plan_kind(best->spec);
+      const std::string kind = best_split_kind(best->spec);
       kinds_on_machine[machine_name].insert(kind);
       kinds_of_network[network].insert(kind);
       never_slower = never_slower && best->makespan_us <= named->makespan_us;
