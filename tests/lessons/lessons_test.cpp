@@ -406,6 +406,25 @@ TEST(Lessons, AsyncStalenessVerdictFollowsFromTheMeasuredStalenessAndLosses) {
     EXPECT_GT(*result.flip->value, 0.001);
     EXPECT_LE(*result.flip->value, 0.1);
   }
+  // The page's loss curves: sync, async and each mitigation, and the final
+  // losses are the mean of their last windows.
+  ASSERT_EQ(result.figures.curves.size(), 1u);
+  const auto& series = result.figures.curves[0].series;
+  ASSERT_EQ(series.size(), 2 + result.numbers["mitigations"].size());
+  const auto final_of = [&](const LessonSeries& line) {
+    const size_t windows = result.numbers["final_loss_windows"].get<size_t>();
+    if (line.points.size() < windows) return std::numeric_limits<double>::infinity();
+    double sum = 0;
+    for (size_t i = line.points.size() - windows; i < line.points.size(); ++i) sum += line.points[i].second;
+    return sum / static_cast<double>(windows);
+  };
+  EXPECT_NEAR(final_of(series[0]), sync_loss, sync_loss * 1e-9);
+  if (std::isfinite(async_loss)) {
+    EXPECT_NEAR(final_of(series[1]), async_loss, async_loss * 1e-9);
+  } else {
+    EXPECT_TRUE(series[1].points.empty()) << "a diverged run has no curve";
+  }
+  for (size_t i = 0; i < series[0].points.size(); ++i) EXPECT_EQ(series[0].points[i].first, double(i + 1));
 }
 
 /// On the simulator, sync's time per update over 1 spare's for the lesson's
@@ -441,6 +460,16 @@ TEST(Lessons, SpareReplicasVerdictFollowsFromTheMeasuredUpdatesAndFlipsWhereTheS
   const double sigma = *result.flip->value;
   EXPECT_GE(simulated_spare_gain(sigma), kGainMargin);
   EXPECT_LT(simulated_spare_gain(sigma / 1.02), kGainMargin);
+  // The loss curves against wall time end at each run's last update.
+  ASSERT_EQ(result.figures.curves.size(), 1u);
+  const auto& curves = result.figures.curves[0].series;
+  ASSERT_EQ(curves.size(), 2u);
+  ASSERT_FALSE(curves[0].points.empty());
+  ASSERT_FALSE(curves[1].points.empty());
+  const double sync_wall = result.numbers["sync_ms_per_update"].get<double>() * 30;
+  const double spare_wall = result.numbers["spare_ms_per_update"].get<double>() * 30;
+  EXPECT_NEAR(curves[0].points.back().first, sync_wall, sync_wall * 1e-9);
+  EXPECT_NEAR(curves[1].points.back().first, spare_wall, spare_wall * 1e-9);
 }
 
 }  // namespace
