@@ -1,4 +1,4 @@
-// `splitscope lessons [--machine M] [--only 1,4,9] [--json FILE]`: the
+// `splitscope lessons [--machine M] [--only 1,4,9] [--measure] [--json FILE] [--html FILE]`: the
 // chapter's claims about splitting networks, each run as an experiment (on
 // the simulator; 7 and 8 on the cpu backend) with its verdict, its numbers and where it flips
 // (docs/lessons.md).
@@ -14,8 +14,9 @@
 #include "cli/command_outputs.hpp"
 #include "cli/network_loading.hpp"
 #include "lessons/lesson.hpp"
+#include "lessons/lessons_page.hpp"
 #include "report/progress.hpp"
-#include "util/atomic_file.hpp"
+#include "util/output_batch.hpp"
 #include "util/errors.hpp"
 #include "util/strings.hpp"
 
@@ -26,22 +27,20 @@ struct LessonsOptions {
   std::string machine;
   std::vector<int> only;
   std::string json;
+  std::string html;
+  bool measure = false;
   bool quiet = false;
 };
-
-std::string flip_text(const FlipPoint& flip) {
-  const std::string unit = flip.unit.empty() ? "" : " " + flip.unit;
-  if (!flip.value) {
-    return fmt::format("does not flip for {} in [{:g}, {:g}]{}", flip.parameter, flip.low, flip.high, unit);
-  }
-  return fmt::format("flips at {} = {:.4g}{}: {}", flip.parameter, *flip.value, unit, flip.meaning);
-}
 
 std::string result_text(const LessonResult& result) {
   std::string text = fmt::format("{:>2}. {}\n", result.number, result.claim);
   text += fmt::format("    {}: {}\n", to_string(result.verdict), result.why);
   text += fmt::format("    setup: {}\n", result.setup);
   if (result.flip) text += fmt::format("    {}\n", flip_text(*result.flip));
+  if (result.measured) {
+    text += fmt::format("    measured: {}: {}\n", to_string(result.measured->verdict), result.measured->why);
+    text += fmt::format("    measured setup: {}\n", result.measured->setup);
+  }
   return text;
 }
 
@@ -58,11 +57,11 @@ int run_lessons(const LessonsOptions& options) {
                        fmt::format("there is no lesson {} here; the lessons that run are {}", number, known_list));
     }
   }
-  if (!options.json.empty()) {
-    check_command_outputs({{"--json", options.json}}, {input_file(ZooShelf::kMachines, options.machine)});
-  }
+  check_command_outputs({{"--json", options.json}, {"--html", options.html}},
+                        {input_file(ZooShelf::kMachines, options.machine)});
   Progress progress = stderr_progress(options.quiet);
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
+  std::vector<LessonResult> shown;  // for the page
   for (const Lesson& lesson : lessons()) {
     if (!options.only.empty() &&
         std::find(options.only.begin(), options.only.end(), lesson.number) == options.only.end()) {
@@ -72,16 +71,21 @@ int run_lessons(const LessonsOptions& options) {
     progress.on_repeat(0, 1);
     LessonSettings settings;
     settings.machine = options.machine;
+    settings.measure = options.measure;
     const LessonResult result = lesson.run(settings);
     progress.end_run();
     std::cout << result_text(result) << "\n";
     results.push_back(to_json(result));
+    if (!options.html.empty()) shown.push_back(result);
   }
+  OutputBatch files;
   if (!options.json.empty()) {
     const nlohmann::ordered_json document{{"schema", "splitscope.lessons/1"}, {"lessons", results}};
-    write_file_atomically(options.json,
-                          document.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
+    files.add("--json", options.json,
+              document.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
   }
+  if (!options.html.empty()) files.add("--html", options.html, lessons_page(shown, options.machine));
+  publish_outputs(files, options.quiet);
   return 0;
 }
 
@@ -95,7 +99,11 @@ Command add_lessons_command(CLI::App& app) {
                   "run every lesson on this machine (a machine file, or a name from models/machines) instead of "
                   "each lesson's own preset");
   sub->add_option("--only", options->only, "the lessons to run, e.g. --only 1,4,9")->delimiter(',');
+  sub->add_flag("--measure", options->measure,
+               "also run lessons 1, 2, 3, 4 and 6 for real on this machine's cpu backend, at small sizes");
   sub->add_option("--json", options->json, "also write the results as JSON (docs/lessons.md)");
+  sub->add_option("--html", options->html,
+                  "also write a self-contained page: a panel per lesson with its curve, flip and timelines");
   sub->add_flag("--quiet,-q", options->quiet, "no progress on stderr");
   return {sub, [options](const std::vector<std::string>&) { return run_lessons(*options); }};
 }

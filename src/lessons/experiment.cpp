@@ -1,6 +1,7 @@
 #include "lessons/experiment.hpp"
 
 #include <cmath>
+#include <map>
 
 #include "ir/lower.hpp"
 #include "ir/model_limits.hpp"
@@ -42,7 +43,13 @@ Trial simulate_trial(const std::shared_ptr<const Graph>& graph, const std::strin
   trial.microbatches = microbatches;
   trial.summary = summarize(*plan, result);
   trial.makespan_us = result.timelines.at(0).makespan_us();
+  trial.plan = plan;
+  trial.timeline = result.timelines.at(0);
   return trial;
+}
+
+LessonTimeline Trial::figure(std::string title) const {
+  return LessonTimeline{std::move(title), plan, timeline, summary};
 }
 
 Machine with_link_bandwidth(Machine machine, double gbps) {
@@ -76,6 +83,37 @@ std::optional<double> find_flip(double low, double high, const std::function<boo
       low = middle;
     }
   }
+}
+
+FlipPoint find_flip_point(const FlipSearch& search, const std::function<double(double)>& quantity) {
+  std::map<double, double> tried;
+  const auto quantity_at = [&](double x) {
+    const auto known = tried.find(x);
+    if (known != tried.end()) return known->second;
+    return tried[x] = quantity(x);
+  };
+  const auto holds = [&](double x) {
+    const double y = quantity_at(x);
+    return search.reaches ? y >= search.threshold : y < search.threshold;  // NaN: neither
+  };
+  for (int i = 0; i < search.samples; ++i) {
+    const double fraction = search.samples > 1 ? double(i) / (search.samples - 1) : 0.0;
+    double x = search.low * std::pow(search.high / search.low, fraction);
+    if (search.integer) x = std::round(x);
+    quantity_at(x);
+  }
+  FlipPoint flip;
+  flip.parameter = search.parameter;
+  flip.unit = search.unit;
+  flip.low = search.low;
+  flip.high = search.high;
+  flip.value = find_flip(search.low, search.high, holds, search.integer, search.relative);
+  flip.meaning = search.meaning;
+  flip.quantity = search.quantity;
+  flip.threshold = search.threshold;
+  flip.log_scale = true;
+  flip.curve.assign(tried.begin(), tried.end());
+  return flip;
 }
 
 }  // namespace splitscope

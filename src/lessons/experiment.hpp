@@ -10,6 +10,8 @@
 #include <string>
 
 #include "ir/graph.hpp"
+#include "lessons/lesson.hpp"
+#include "partitioners/plan.hpp"
 #include "report/run_summary.hpp"
 #include "sim/machine.hpp"
 
@@ -22,6 +24,11 @@ struct Trial {
   int microbatches = 1;
   double makespan_us = 0;
   RunSummary summary;
+  std::shared_ptr<const Plan> plan;
+  Timeline timeline;
+
+  /// The run as the page draws it, under `title`.
+  LessonTimeline figure(std::string title) const;
 };
 
 /// A zoo network (or network file), forward only or as a training step, at
@@ -44,5 +51,28 @@ double speedup_at_bandwidth(const std::shared_ptr<const Graph>& graph, const std
 /// when `integer`). nullopt when it is false at `high` too, or true at `low`.
 std::optional<double> find_flip(double low, double high, const std::function<bool(double)>& holds,
                                 bool integer = false, double relative = 0.01);
+
+/// Where a verdict flips: a quantity of the experiment, compared with a
+/// threshold, over a range of one parameter.
+struct FlipSearch {
+  std::string parameter;
+  std::string unit;
+  double low = 1;
+  double high = 1;
+  bool integer = false;    ///< whole numbers only (counts)
+  double relative = 0.01;  ///< the bisection's precision on a rate
+  std::string quantity;    ///< the curve's y: "speedup over single"
+  double threshold = 1;
+  /// The side of the threshold past the flip: true, the quantity reaches it
+  /// (>=); false, it falls below it.
+  bool reaches = true;
+  std::string meaning;
+  int samples = 9;  ///< spread evenly (on a log scale) over the range, for the curve
+};
+
+/// The flip of `search`: the quantity sampled over the range, then
+/// find_flip() on `quantity(x)` against the threshold; every value tried
+/// goes into the curve (each x is evaluated once).
+FlipPoint find_flip_point(const FlipSearch& search, const std::function<double(double)>& quantity);
 
 }  // namespace splitscope

@@ -14,6 +14,10 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
+
+#include "lessons/lesson_figures.hpp"
 
 namespace splitscope {
 
@@ -34,6 +38,25 @@ struct FlipPoint {
   /// anywhere in [low, high].
   std::optional<double> value;
   std::string meaning;  ///< what happens past it: "vertical starts to pay"
+  /// What the verdict compares, the curve's y: "speedup over single".
+  std::string quantity;
+  /// The quantity's value at which the verdict changes (1.05); none where
+  /// the flip is a curve's peak (claim 9).
+  std::optional<double> threshold;
+  bool log_scale = true;  ///< the range spans decades: drawn on a log axis
+  /// The quantity at every value tried, x ascending: a spread over the range
+  /// and the bisection's probes (a non-finite y: it has none there, e.g. a
+  /// diverged run).
+  std::vector<std::pair<double, double>> curve;
+};
+
+/// `--measure`: the lesson's comparison run for real on this machine's cpu
+/// backend, at a small size (measured_check.hpp), judged by the lesson's rule.
+struct MeasuredLesson {
+  std::string setup;
+  LessonVerdict verdict = LessonVerdict::kUncertain;
+  std::string why;
+  nlohmann::ordered_json numbers = nlohmann::ordered_json::object();
 };
 
 struct LessonResult {
@@ -44,14 +67,20 @@ struct LessonResult {
   std::string why;    ///< one sentence
   nlohmann::ordered_json numbers = nlohmann::ordered_json::object();
   std::optional<FlipPoint> flip;
+  LessonFigures figures;  ///< for the page; to_json() leaves the timelines out
+  std::optional<MeasuredLesson> measured;  ///< with --measure, where the lesson can run here
 };
 
 nlohmann::ordered_json to_json(const LessonResult& result);
+
+/// "flips at link bandwidth = 67.77 GB/s: ..." or "does not flip for ... in [low, high]".
+std::string flip_text(const FlipPoint& flip);
 
 /// What every lesson may be given: a machine to run on in place of its own
 /// (the lessons' presets are chosen so each claim is tested where it is meant).
 struct LessonSettings {
   std::string machine;  ///< empty: each lesson's own preset
+  bool measure = false;  ///< also run the comparison on this machine's cpu backend, where it can
 };
 
 struct Lesson {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 
 #include "lessons/experiment.hpp"
 #include "lessons/lesson_list.hpp"
@@ -17,17 +18,26 @@
 namespace splitscope {
 namespace {
 
-/// Async at `learning_rate` ends worse than sync by the margin (or diverges
-/// where sync does not).
-bool async_ends_worse(const PsSetup& base, double learning_rate) {
+/// Async's final loss over sync's at `learning_rate`: infinite where async
+/// diverges, NaN where sync does (no comparison).
+double async_over_sync_loss(const PsSetup& base, double learning_rate) {
   PsSetup sync = base, async = base;
   sync.learning_rate = async.learning_rate = learning_rate;
   sync.ps.mode = PsMode::kSync;
   async.ps.mode = PsMode::kAsync;
   const PsTrial synchronous = train_ps_on_cpu(sync);
   const PsTrial asynchronous = train_ps_on_cpu(async);
-  if (synchronous.diverged) return false;
-  return asynchronous.final_loss > synchronous.final_loss * kGainMargin;
+  if (synchronous.diverged) return std::numeric_limits<double>::quiet_NaN();
+  return asynchronous.final_loss / synchronous.final_loss;
+}
+
+/// A run's loss at each update (step window), for the page.
+LessonSeries ps_loss_by_update(const std::string& name, const PsTrial& trial) {
+  LessonSeries series{trial.diverged ? name + " (diverged)" : name, {}};
+  for (size_t i = 0; i < trial.loss_curve.size(); ++i) {
+    series.points.emplace_back(double(i + 1), trial.loss_curve[i].second);
+  }
+  return series;
 }
 
 nlohmann::ordered_json ps_loss_json(const PsTrial& trial) {
@@ -87,13 +97,13 @@ LessonResult lesson_async_staleness(const LessonSettings&) {
                              "SGD with momentum at lr {:g}, seed 1, on this machine's cpu backend (measured)",
                              base.batch, base.workers, base.ps.steps, base.learning_rate);
   result.verdict = staleness_near && damaged && helped > 0 ? LessonVerdict::kHolds : LessonVerdict::kDoesNotHold;
-  const std::string async_loss =
-      asynchronous.diverged ? std::string("diverged") : fmt::format("{:.4g}", asynchronous.final_loss);
+  const std::string async_outcome = asynchronous.diverged
+                                        ? std::string("async diverged")
+                                        : fmt::format("async at {:.4g}", asynchronous.final_loss);
   result.why = fmt::format(
-      "async gradients were {:.2f} updates stale on average{} against N-1 = {}; async ended at a loss of {} against "
-      "sync's {:.4g}{}",
-      stale.staleness_mean, asynchronous.diverged ? " (at lr / 4)" : "", expected_staleness, async_loss,
-      synchronous.final_loss,
+      "async gradients were {:.2f} updates stale on average{} against N-1 = {}; sync ended at a loss of {:.4g}, {}{}",
+      stale.staleness_mean, asynchronous.diverged ? " (at lr / 4)" : "", expected_staleness, synchronous.final_loss,
+      async_outcome,
       helped > 0 ? fmt::format(", and {} of 4 mitigations did better ({})", helped, helpers)
                  : std::string(", and no mitigation did better"));
   result.numbers = {{"workers", base.workers},
@@ -107,9 +117,31 @@ LessonResult lesson_async_staleness(const LessonSettings&) {
                     {"final_loss_windows", kPsFinalWindows},
                     {"mitigations", mitigation_json}};
   // Measured: each probe trains sync and async once, so the flip carries their noise.
-  result.flip = FlipPoint{"learning rate", "", 0.001, 0.1,
-                          find_flip(0.001, 0.1, [&](double lr) { return async_ends_worse(base, lr); }, false, 0.05),
-                          "from this learning rate up (measured, to 5%), async ends 5% or more worse than sync"};
+  FlipSearch search;
+  search.parameter = "learning rate";
+  search.low = 0.001;
+  search.high = 0.1;
+  search.relative = 0.05;
+  search.quantity = "async's final loss over sync's";
+  search.threshold = kGainMargin;
+  search.meaning = "from this learning rate up (measured, to 5%), async ends 5% or more worse than sync";
+  search.samples = 5;
+  result.flip = find_flip_point(search, [&](double lr) { return async_over_sync_loss(base, lr); });
+  LessonCurve losses{"loss at each update (measured)", "update", "loss", false, {}, std::nullopt, ""};
+  losses.series.push_back(ps_loss_by_update("sync", synchronous));
+  losses.series.push_back(ps_loss_by_update("async", asynchronous));
+  for (const auto& [name, trial] : mitigations) {
+    // The legend's room: the option in the name's parentheses ("--staleness-lr", "lr / 4").
+    const size_t open = name.rfind('('), close = name.rfind(')');
+    const std::string option = open < close ? name.substr(open + 1, close - open - 1) : name;
+    losses.series.push_back(ps_loss_by_update("async, " + option, trial));
+  }
+  result.figures.curves.push_back(losses);
+  LessonBars staleness{"async's gradients by staleness (updates between pull and apply)", "gradients", {}};
+  for (size_t s = 0; s < stale.staleness_histogram.size(); ++s) {
+    staleness.bars.push_back({std::to_string(s), static_cast<double>(stale.staleness_histogram[s])});
+  }
+  result.figures.bars.push_back(staleness);
   return result;
 }
 

@@ -9,6 +9,7 @@
 #include "lessons/experiment.hpp"
 #include "lessons/lesson_list.hpp"
 #include "lessons/margins.hpp"
+#include "lessons/measured_check.hpp"
 #include "sim/machine_file.hpp"
 
 namespace splitscope {
@@ -50,12 +51,28 @@ LessonResult lesson_data_parallel(const LessonSettings& settings) {
                     {"transfer_share", data.summary.shares.transfer},
                     {"single_compute_ms", single.summary.total_compute_ms()},
                     {"data_parallel_compute_ms", data.summary.total_compute_ms()}};
-  const auto efficient = [&](double batch) {
-    return scaling_efficiency(machine, kDevices, static_cast<int64_t>(batch)) >= kEfficientScaling;
-  };
-  result.flip = FlipPoint{"batch", "samples", kDevices, 8192, find_flip(kDevices, 8192, efficient, true),
-                          fmt::format("from this global batch up, data parallelism reaches {:.0f}% of linear",
-                                      kEfficientScaling * 100)};
+  FlipSearch search;
+  search.parameter = "batch";
+  search.unit = "samples";
+  search.low = kDevices;
+  search.high = 8192;
+  search.integer = true;
+  search.quantity = "share of linear speedup";
+  search.threshold = kEfficientScaling;
+  search.meaning =
+      fmt::format("from this global batch up, data parallelism reaches {:.0f}% of linear", kEfficientScaling * 100);
+  result.flip = find_flip_point(
+      search, [&](double batch) { return scaling_efficiency(machine, kDevices, static_cast<int64_t>(batch)); });
+  result.figures.bars.push_back({"training step", "ms", {{"single", single.makespan_us / 1e3},
+                                                         {fmt::format("data, {} devices", kDevices),
+                                                          data.makespan_us / 1e3}}});
+  result.figures.timelines.push_back(data.figure(fmt::format("data-parallel step on {} devices", kDevices)));
+  if (settings.measure) {
+    result.measured = measured_lesson("cnn (AlexNet) training step at batch 4", measured_graph("cnn", 0, 0, 4, true),
+                                      "single", "data", 2, [](const MeasuredPair& pair) {
+      return pair.speedup() / 2 >= kEfficientScaling ? LessonVerdict::kHolds : LessonVerdict::kDoesNotHold;
+    });
+  }
   return result;
 }
 

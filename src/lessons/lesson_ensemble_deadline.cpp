@@ -119,17 +119,35 @@ LessonResult lesson_ensemble_deadline(const LessonSettings& settings) {
                     {"mean_members_used", double(members_used) / kEnsembleRequests},
                     {"latest_answer_ms", latest_answer_ms},
                     {"latest_all_members_ms", latest_all_members_ms}};
-  const auto every_request_answered = [&](double deadline) {
+  const auto requests_answered = [&](double deadline) {
+    int answered = 0;
     for (int r = 0; r < kEnsembleRequests; ++r) {
       const EnsembleResult served = serve_ensemble_request(members, machine, static_cast<uint64_t>(r + 1), deadline);
       const bool any_used = std::any_of(served.members.begin(), served.members.end(),
                                         [](const MemberOutcome& member) { return member.used; });
-      if (!any_used || served.ensemble_latency_ms > deadline) return false;
+      answered += any_used && served.ensemble_latency_ms <= deadline ? 1 : 0;
     }
-    return true;
+    return double(answered);
   };
-  result.flip = FlipPoint{"deadline", "ms", 0.1, 1000, find_flip(0.1, 1000, every_request_answered),
-                          "from this deadline up, every request is answered in time by the members that make it"};
+  FlipSearch search;
+  search.parameter = "deadline";
+  search.unit = "ms";
+  search.low = 0.1;
+  search.high = 1000;
+  search.quantity = "requests answered in time";
+  search.threshold = kEnsembleRequests;
+  search.meaning = "from this deadline up, every request is answered in time by the members that make it";
+  result.flip = find_flip_point(search, requests_answered);
+  LessonCurve served{"each request's times", "request (its seed)", "ms", false, {}, deadline_ms, "deadline"};
+  LessonSeries first{"first member in", {}}, answer{"answer", {}}, all{"every member in", {}};
+  for (const auto& request : requests) {
+    const double seed = request["seed"].get<double>();
+    first.points.emplace_back(seed, request["first_member_ms"].get<double>());
+    answer.points.emplace_back(seed, request["answer_ms"].get<double>());
+    all.points.emplace_back(seed, request["all_members_ms"].get<double>());
+  }
+  served.series = {first, answer, all};
+  result.figures.curves.push_back(served);
   return result;
 }
 

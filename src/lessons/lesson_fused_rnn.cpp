@@ -81,13 +81,21 @@ LessonResult lesson_fused_rnn(const LessonSettings& settings) {
                     {"split_speedup_vs_fused", speedup},
                     {"split_compute_ms", run.split.summary.total_compute_ms()},
                     {"hidden", kHidden}};
-  const auto split_gains = [&](double hidden) {
-    return fused_against_split(machine, static_cast<int64_t>(hidden)).speedup() >= kGainMargin;
-  };
-  result.flip = FlipPoint{"hidden size", "", 32, 8192, find_flip(32, 8192, split_gains, true),
-                          fmt::format("from this hidden size up, the layer split beats the fused stack by {:.0f}% or "
-                                      "more (the claim no longer holds)",
-                                      (kGainMargin - 1) * 100)};
+  FlipSearch search;
+  search.parameter = "hidden size";
+  search.low = 32;
+  search.high = 8192;
+  search.integer = true;
+  search.quantity = "the split's speedup over the fused stack";
+  search.threshold = kGainMargin;
+  search.meaning = fmt::format(
+      "from this hidden size up, the layer split beats the fused stack by {:.0f}% or more (the claim no longer holds)",
+      (kGainMargin - 1) * 100);
+  result.flip = find_flip_point(
+      search, [&](double hidden) { return fused_against_split(machine, static_cast<int64_t>(hidden)).speedup(); });
+  result.figures.bars.push_back(
+      {"one pass", "ms", {{"fused stack, 1 device", run.fused_us / 1e3}, {"a layer per device", run.split_us / 1e3}}});
+  result.figures.timelines.push_back(run.split.figure(fmt::format("a layer per device, {} devices", kFusedRnnLayers)));
   return result;
 }
 

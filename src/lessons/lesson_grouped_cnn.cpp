@@ -8,6 +8,7 @@
 #include "lessons/experiment.hpp"
 #include "lessons/lesson_list.hpp"
 #include "lessons/margins.hpp"
+#include "lessons/measured_check.hpp"
 #include "sim/machine_file.hpp"
 
 namespace splitscope {
@@ -35,11 +36,27 @@ LessonResult lesson_grouped_cnn(const LessonSettings& settings) {
                     {"speedup", speedup},
                     {"transfer_share", split.summary.shares.transfer},
                     {"bytes_moved", split.summary.transfers.bytes}};
-  const auto pays = [&](double gbps) {
-    return speedup_at_bandwidth(graph, "vertical", kDevices, machine, gbps) >= kGainMargin;
-  };
-  result.flip = FlipPoint{"link bandwidth", "GB/s", 0.1, 100000, find_flip(0.1, 100000, pays),
-                          "below this link rate the grouped split no longer gains 5%"};
+  FlipSearch search;
+  search.parameter = "link bandwidth";
+  search.unit = "GB/s";
+  search.low = 0.1;
+  search.high = 100000;
+  search.quantity = "vertical's speedup over single";
+  search.threshold = kGainMargin;
+  search.meaning = "below this link rate the grouped split no longer gains 5%";
+  result.flip = find_flip_point(
+      search, [&](double gbps) { return speedup_at_bandwidth(graph, "vertical", kDevices, machine, gbps); });
+  result.figures.bars.push_back(
+      {"one pass", "ms", {{"single", single.makespan_us / 1e3}, {"channel groups split", split.makespan_us / 1e3}}});
+  result.figures.timelines.push_back(split.figure(fmt::format("vertical on {} devices", kDevices)));
+  if (settings.measure) {
+    result.measured = measured_lesson("cnn (AlexNet) at batch 2, forward", measured_graph("cnn", 0, 0, 2, false),
+                                      "single", "vertical", 2, [](const MeasuredPair& pair) {
+      return pair.speedup() >= kGainMargin           ? LessonVerdict::kHolds
+             : pair.speedup() > 1 - kUncertainMargin ? LessonVerdict::kUncertain
+                                                     : LessonVerdict::kDoesNotHold;
+    });
+  }
   return result;
 }
 

@@ -7,6 +7,7 @@
 #include "lessons/experiment.hpp"
 #include "lessons/lesson_list.hpp"
 #include "lessons/margins.hpp"
+#include "lessons/measured_check.hpp"
 #include "sim/machine_file.hpp"
 
 namespace splitscope {
@@ -30,13 +31,29 @@ LessonResult lesson_layer_per_device(const LessonSettings& settings) {
                     {"layer_split_ms", layers.makespan_us / 1e3},
                     {"speedup", speedup},
                     {"idle_share", layers.summary.shares.idle}};
-  const auto pays = [&](double microbatches) {
-    const Trial pipeline = simulate_trial(graph, "pipeline", kDevices, machine, static_cast<int>(microbatches));
-    return single.makespan_us / pipeline.makespan_us >= kGainMargin;
+  const auto pipeline_speedup = [&](double microbatches) {
+    return single.makespan_us /
+           simulate_trial(graph, "pipeline", kDevices, machine, static_cast<int>(microbatches)).makespan_us;
   };
-  result.flip = FlipPoint{"micro-batches", "", 1, 64, find_flip(1, 64, pays, true),
-                          fmt::format("the layer split, pipelined over this many micro-batches, gains {:.0f}% or more",
-                                      (kGainMargin - 1) * 100)};
+  FlipSearch search;
+  search.parameter = "micro-batches";
+  search.low = 1;
+  search.high = 64;
+  search.integer = true;
+  search.quantity = "pipeline's speedup over single";
+  search.threshold = kGainMargin;
+  search.meaning = fmt::format("the layer split, pipelined over this many micro-batches, gains {:.0f}% or more",
+                               (kGainMargin - 1) * 100);
+  result.flip = find_flip_point(search, pipeline_speedup);
+  result.figures.bars.push_back({"one pass", "ms", {{"single", single.makespan_us / 1e3},
+                                                    {"a layer per device", layers.makespan_us / 1e3}}});
+  result.figures.timelines.push_back(layers.figure(fmt::format("a layer per device, {} devices", kDevices)));
+  if (settings.measure) {
+    result.measured = measured_lesson("mlp at width 1024, batch 64, forward", measured_graph("mlp", 8192, 1024, 64, false),
+                                      "single", "horizontal", 2, [](const MeasuredPair& pair) {
+      return pair.speedup() < kGainMargin ? LessonVerdict::kHolds : LessonVerdict::kDoesNotHold;
+    });
+  }
   return result;
 }
 

@@ -90,14 +90,27 @@ LessonResult lesson_placement(const LessonSettings& settings) {
                     {"topology_cross_node_bytes", trial.topology_cross_node_bytes},
                     {"device_map", placement_device_map_text(trial.device_map)},
                     {"nic_gbps", machine.topology.nic.bandwidth_gbps}};
-  const auto no_longer_pays = [&](double gbps) {
+  FlipSearch search;
+  search.parameter = "NIC bandwidth";
+  search.unit = "GB/s";
+  search.low = 1;
+  search.high = 100000;
+  search.quantity = "topology placement's speedup";
+  search.threshold = kGainMargin;
+  search.reaches = false;
+  search.meaning =
+      fmt::format("from this NIC rate up, topology placement no longer gains {:.0f}%", (kGainMargin - 1) * 100);
+  result.flip = find_flip_point(search, [&](double gbps) {
     Machine faster = machine;
     faster.topology.nic.bandwidth_gbps = gbps;
-    return simulate_placement_trial(plan, faster).speedup() < kGainMargin;
-  };
-  result.flip = FlipPoint{"NIC bandwidth", "GB/s", 1, 100000, find_flip(1, 100000, no_longer_pays),
-                          fmt::format("from this NIC rate up, topology placement no longer gains {:.0f}%",
-                                      (kGainMargin - 1) * 100)};
+    return simulate_placement_trial(plan, faster).speedup();
+  });
+  result.figures.bars.push_back(
+      {"one pass", "ms", {{"default placement", trial.default_us / 1e3}, {"topology placement", trial.topology_us / 1e3}}});
+  result.figures.bars.push_back({"bytes across nodes", "MiB",
+                                 {{"default placement", static_cast<double>(trial.default_cross_node_bytes) / (1 << 20)},
+                                  {"topology placement",
+                                   static_cast<double>(trial.topology_cross_node_bytes) / (1 << 20)}}});
   return result;
 }
 

@@ -42,9 +42,17 @@ LessonResult lesson_saturation(const LessonSettings& settings) {
                                  best_devices, best_rate)
                    : fmt::format("throughput still grows at {} devices, the most this machine has", last);
   result.numbers = {{"curve", curve}, {"peak_devices", best_devices}, {"peak_samples_per_s", best_rate}};
-  result.flip = FlipPoint{"devices", "", 1, double(last),
-                          best_devices < last ? std::optional<double>(best_devices) : std::nullopt,
-                          "the device count of the highest throughput; one more doubling slows training"};
+  FlipPoint flip;
+  flip.parameter = "devices";
+  flip.low = 1;
+  flip.high = double(last);
+  if (best_devices < last) flip.value = best_devices;
+  flip.meaning = "the device count of the highest throughput; one more doubling slows training";
+  flip.quantity = "samples/s";
+  for (const auto& point : curve) {
+    flip.curve.emplace_back(point["devices"].get<double>(), point["samples_per_s"].get<double>());
+  }
+  result.flip = flip;
   return result;
 }
 

@@ -7,6 +7,7 @@
 #include "lessons/experiment.hpp"
 #include "lessons/lesson_list.hpp"
 #include "lessons/margins.hpp"
+#include "lessons/measured_check.hpp"
 #include "sim/machine_file.hpp"
 
 namespace splitscope {
@@ -42,11 +43,27 @@ LessonResult lesson_sliced_layers(const LessonSettings& settings) {
                     {"bytes_moved", sliced.summary.transfers.bytes},
                     {"speedup_on_nvlink", nvlink_speedup},
                     {"speedup_across_two_nodes_16_devices", across_speedup}};
-  const auto pays = [&](double gbps) {
-    return speedup_at_bandwidth(graph, "vertical", kDevices, machine, gbps) >= kGainMargin;
-  };
-  result.flip = FlipPoint{"link bandwidth", "GB/s", 1, 100000, find_flip(1, 100000, pays),
-                          "at this link rate and above, the vertical split gains 5% or more"};
+  FlipSearch search;
+  search.parameter = "link bandwidth";
+  search.unit = "GB/s";
+  search.low = 1;
+  search.high = 100000;
+  search.quantity = "vertical's speedup over single";
+  search.threshold = kGainMargin;
+  search.meaning = "at this link rate and above, the vertical split gains 5% or more";
+  result.flip = find_flip_point(
+      search, [&](double gbps) { return speedup_at_bandwidth(graph, "vertical", kDevices, machine, gbps); });
+  result.figures.bars.push_back({"vertical's speedup over single", "x",
+                                 {{machine_name + ", 4 devices", speedup},
+                                  {"h100-nvlink-8, 4 devices", nvlink_speedup},
+                                  {"2x8-h100-ib, 16 devices", across_speedup}}});
+  result.figures.timelines.push_back(sliced.figure(fmt::format("vertical on {} devices of {}", kDevices, machine_name)));
+  if (settings.measure) {
+    result.measured = measured_lesson("mlp at width 1024, batch 64, forward", measured_graph("mlp", 8192, 1024, 64, false),
+                                      "single", "vertical", 2, [](const MeasuredPair& pair) {
+      return pair.speedup() < kGainMargin ? LessonVerdict::kHolds : LessonVerdict::kDoesNotHold;
+    });
+  }
   return result;
 }
 

@@ -69,11 +69,20 @@ LessonResult lesson_spare_replicas(const LessonSettings& settings) {
   const std::string machine_name = settings.machine.empty() ? "h100-nvlink-8" : settings.machine;
   const Machine machine = load_machine(machine_name);
   result.numbers["simulated_speedup_without_noise"] = simulated_spare_speedup(base, 0, machine);
-  const auto gains = [&](double sigma) { return simulated_spare_speedup(base, sigma, machine) >= kGainMargin; };
-  result.flip = FlipPoint{"worker step noise (lognormal sigma)", "", 0.001, 2, find_flip(0.001, 2, gains),
-                          fmt::format("simulated on {}, seed 1: from this noise on each worker's step up, 1 spare "
-                                      "replica gains {:.0f}% over waiting for every worker",
-                                      machine_name, (kGainMargin - 1) * 100)};
+  FlipSearch search;
+  search.parameter = "worker step noise (lognormal sigma)";
+  search.low = 0.001;
+  search.high = 2;
+  search.quantity = "sync's time per update over 1 spare's (simulated)";
+  search.threshold = kGainMargin;
+  search.meaning = fmt::format("simulated on {}, seed 1: from this noise on each worker's step up, 1 spare replica "
+                               "gains {:.0f}% over waiting for every worker",
+                               machine_name, (kGainMargin - 1) * 100);
+  result.flip = find_flip_point(search, [&](double sigma) { return simulated_spare_speedup(base, sigma, machine); });
+  LessonCurve losses{"loss against wall time (measured)", "wall time (ms)", "loss", false, {}, std::nullopt, ""};
+  losses.series.push_back({"sync, waiting for every worker", synchronous.loss_curve});
+  losses.series.push_back({"1 spare replica", spared.loss_curve});
+  result.figures.curves.push_back(losses);
   return result;
 }
 

@@ -50,6 +50,9 @@ PsTrial ps_trial_of_run(const RunResult& result) {
   trial.updates = info.updates;
   trial.gradients_dropped = info.gradients_dropped;
   if (!result.losses.empty()) {
+    for (const auto& [end_us, loss] : info.loss_curve) trial.loss_curve.emplace_back(end_us / 1e3, loss);
+  }
+  if (!result.losses.empty()) {
     const size_t last = std::min<size_t>(kPsFinalWindows, result.losses.size());
     trial.final_loss = std::accumulate(result.losses.end() - static_cast<std::ptrdiff_t>(last), result.losses.end(), 0.0) /
                        static_cast<double>(last);

@@ -7,6 +7,7 @@
 
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "exec/executor.hpp"
@@ -37,6 +38,9 @@ struct PsTrial {
   double wall_ms = 0;  ///< from the start to the last update
   int updates = 0;
   int64_t gradients_dropped = 0;
+  /// (wall ms, loss) at each step window's end: the mean loss of the worker
+  /// steps that ended in it (empty on the simulator, and when it diverged).
+  std::vector<std::pair<double, double>> loss_curve;
 
   double ms_per_update() const { return updates > 0 ? wall_ms / updates : 0.0; }
 };

@@ -7,6 +7,9 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
+#include <regex>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -19,8 +22,14 @@
 #include "ir/lower.hpp"
 #include "lessons/margins.hpp"
 #include "lessons/ps_experiment.hpp"
+#include "lessons/measured_check.hpp"
 #include "partitioners/partitioner.hpp"
 #include "partitioners/plan_traffic.hpp"
+#include "report/svg_xy_chart.hpp"
+#include "demo/wavefront.hpp"
+#include "ir/model_parser.hpp"
+#include "ir/zoo.hpp"
+#include "util/json_text.hpp"
 #include "sim/fused_rnn_prediction.hpp"
 #include "sim/machine_file.hpp"
 #include "sim/simulator.hpp"
@@ -37,6 +46,46 @@ TEST(FindFlip, FindsTheThresholdOfAStepWithinItsPrecision) {
   EXPECT_EQ(find_flip(1, 64, at_least(17), true), 17.0);
   EXPECT_FALSE(find_flip(1, 64, at_least(100), true).has_value()) << "never true in the range";
   EXPECT_FALSE(find_flip(1, 64, at_least(0), true).has_value()) << "true already at the low end";
+}
+
+TEST(FindFlipPoint, DrawsEveryValueTriedAndFlipsWhereTheQuantityCrossesItsThreshold) {
+  int evaluations = 0;
+  std::map<double, int> seen;
+  FlipSearch search;
+  search.low = 1;
+  search.high = 1000;
+  search.threshold = 2.5;
+  const auto quantity = [&](double x) {
+    ++evaluations;
+    ++seen[x];
+    return std::log10(x);  // reaches 2.5 at x = 316.2
+  };
+  const FlipPoint flip = find_flip_point(search, quantity);
+  ASSERT_TRUE(flip.value.has_value());
+  EXPECT_GE(*flip.value, std::pow(10.0, 2.5));
+  EXPECT_LE(*flip.value, std::pow(10.0, 2.5) * 1.01);
+  EXPECT_EQ(flip.threshold, 2.5);
+  EXPECT_EQ(static_cast<int>(flip.curve.size()), evaluations) << "every value tried is drawn, once";
+  for (const auto& [x, count] : seen) EXPECT_EQ(count, 1) << x;
+  EXPECT_GE(flip.curve.size(), static_cast<size_t>(search.samples)) << "the spread over the range";
+  EXPECT_EQ(flip.curve.front().first, 1);
+  EXPECT_EQ(flip.curve.back().first, 1000);
+  bool flip_drawn = false;
+  for (size_t i = 0; i < flip.curve.size(); ++i) {
+    EXPECT_DOUBLE_EQ(flip.curve[i].second, std::log10(flip.curve[i].first));
+    if (i > 0) {
+      EXPECT_LT(flip.curve[i - 1].first, flip.curve[i].first);
+    }
+    flip_drawn = flip_drawn || flip.curve[i].first == *flip.value;
+  }
+  EXPECT_TRUE(flip_drawn) << "the flip is one of the curve's points";
+  // Falling below the threshold, over whole numbers.
+  FlipSearch falling = search;
+  falling.integer = true;
+  falling.reaches = false;
+  falling.threshold = 0.5;
+  const FlipPoint below = find_flip_point(falling, [](double x) { return 10 / x; });  // < 0.5 from x = 21
+  EXPECT_EQ(below.value, 21.0);
 }
 
 TEST(Lessons, TheTableListsEachClaimOnceInOrder) {
@@ -89,6 +138,31 @@ TEST(Lessons, TheWavefrontNeverBeatsItsClosedForm) {
   const double speedup = result.numbers["speedup"].get<double>();
   EXPECT_LE(speedup, result.numbers["ideal_speedup"].get<double>());
   EXPECT_EQ(result.verdict, speedup >= kGainMargin ? LessonVerdict::kHolds : LessonVerdict::kDoesNotHold);
+}
+
+/// The most devices busy at once in the wavefront of the zoo's lstm over
+/// `steps` steps, 2 layers on each of 4 devices of h100-nvlink-8.
+int lstm_wavefront_peak(int steps) {
+  nlohmann::json doc = nlohmann::json::parse(read_input_file(resolve_zoo_file(ZooShelf::kNetworks, "lstm")));
+  doc["input"][0] = steps;
+  const auto graph = std::make_shared<const Graph>(lower(parse_model_text(doc.dump(), "test")));
+  const Trial split = simulate_trial(graph, "horizontal", 4, load_machine("h100-nvlink-8"));
+  return analyse_wavefront(*split.plan, split.timeline).peak_busy;
+}
+
+TEST(Lessons, TheWavefrontFillsFromTheStepCountItNames) {
+  const LessonResult result = lesson_rnn_wavefront({});
+  ASSERT_TRUE(result.flip && result.flip->value);
+  const int steps = static_cast<int>(*result.flip->value);
+  // Closed form: a step is in one layer at a time, so fewer steps than
+  // devices can never keep every device busy.
+  EXPECT_GE(steps, 4);
+  EXPECT_EQ(lstm_wavefront_peak(steps), 4);
+  EXPECT_LT(lstm_wavefront_peak(steps - 1), 4);
+  EXPECT_EQ(result.numbers["peak_busy_devices"].get<int>(), lstm_wavefront_peak(32));
+  for (const auto& [x, busy] : result.flip->curve) {
+    EXPECT_LE(busy, std::min(x, 4.0)) << "at most one device per step in flight, and 4 devices";
+  }
 }
 
 TEST(Lessons, DataParallelEfficiencyFlipsAtTheBatchItNames) {
@@ -241,6 +315,57 @@ TEST(Lessons, TheEnsembleAnswersByItsDeadlineAndFlipsAtTheLatestFirstMember) {
 }
 
 
+TEST(Lessons, TheSearchsBestSplitIsNeverSlowerThanTheNamedOnesAndDiffersAcrossNetworksAndMachines) {
+  const LessonResult result = lesson_best_split({});
+  const auto& rows = result.numbers["rows"];
+  ASSERT_EQ(rows.size(), 8u) << "4 networks on 2 machines";
+  std::map<std::string, std::set<std::string>> on_machine, of_network;
+  for (const auto& row : rows) {
+    const double search_ms = row["search_ms"].get<double>(), named_ms = row["best_named_ms"].get<double>();
+    EXPECT_LE(search_ms, named_ms) << row.dump();
+    EXPECT_NEAR(row["speedup_over_named"].get<double>(), named_ms / search_ms, 1e-12);
+    EXPECT_FALSE(row["budget_ran_out"].get<bool>()) << "the search is deterministic only when it finishes";
+    on_machine[row["machine"].get<std::string>()].insert(row["search_kind"].get<std::string>());
+    of_network[row["network"].get<std::string>()].insert(row["search_kind"].get<std::string>());
+    // The named strategy's time is the lesson's own simulation of it.
+    const std::string named = row["best_named"].get<std::string>();
+    if (named == "single" || named == "tensor" || named == "data" || named == "horizontal") {
+      const int devices = named == "single" ? 1 : row["devices"].get<int>();
+      const Trial trial = simulate_trial(lesson_graph(row["network"].get<std::string>(), false), named, devices,
+                                         load_machine(row["machine"].get<std::string>()));
+      EXPECT_NEAR(trial.makespan_us / 1e3, named_ms, named_ms * 1e-9) << row.dump();
+    }
+  }
+  bool by_architecture = false, by_machine = false;
+  for (const auto& [machine, kinds] : on_machine) by_architecture = by_architecture || kinds.size() > 1;
+  for (const auto& [network, kinds] : of_network) by_machine = by_machine || kinds.size() > 1;
+  EXPECT_EQ(result.numbers["depends_on_architecture"].get<bool>(), by_architecture);
+  EXPECT_EQ(result.numbers["depends_on_machine"].get<bool>(), by_machine);
+  EXPECT_EQ(result.verdict, by_architecture && by_machine ? LessonVerdict::kHolds : LessonVerdict::kDoesNotHold);
+}
+
+TEST(MeasuredGraph, CutsTheZoosNetworkToTheWidthAndBatchAsked) {
+  // The zoo's mlp, 8 dense layers of 8192 and a classifier of 1000, at width 1024.
+  const auto graph = measured_graph("mlp", 8192, 1024, 64, false);
+  EXPECT_EQ(graph->batch(), 64);
+  EXPECT_EQ(graph->total_params(), 8 * (1024 * 1024 + 1024) + 1024 * 1000 + 1000);
+}
+
+TEST(Lessons, TheMeasuredSlicedLayersVerdictFollowsFromTheMeasuredTimes) {
+  LessonSettings settings;
+  settings.measure = true;
+  const LessonResult result = lesson_sliced_layers(settings);
+  ASSERT_TRUE(result.measured.has_value());
+  const auto& numbers = result.measured->numbers;
+  EXPECT_EQ(numbers["repeats"].get<int>(), kMeasuredRepeats);
+  EXPECT_GT(numbers["baseline_ms"].get<double>(), 0);
+  EXPECT_GT(numbers["compared_ms"].get<double>(), 0);
+  const double speedup = numbers["speedup"].get<double>();
+  EXPECT_DOUBLE_EQ(speedup, numbers["baseline_ms"].get<double>() / numbers["compared_ms"].get<double>());
+  EXPECT_EQ(result.measured->verdict, speedup < kGainMargin ? LessonVerdict::kHolds : LessonVerdict::kDoesNotHold);
+  EXPECT_FALSE(lesson_sliced_layers({}).measured.has_value()) << "the cpu runs only with --measure";
+}
+
 /// A final loss as the lesson writes it: null for a run that diverged.
 double final_loss_of(const nlohmann::ordered_json& loss) {
   return loss.is_null() ? std::numeric_limits<double>::infinity() : loss.get<double>();
@@ -281,6 +406,25 @@ TEST(Lessons, AsyncStalenessVerdictFollowsFromTheMeasuredStalenessAndLosses) {
     EXPECT_GT(*result.flip->value, 0.001);
     EXPECT_LE(*result.flip->value, 0.1);
   }
+  // The page's loss curves: sync, async and each mitigation, and the final
+  // losses are the mean of their last windows.
+  ASSERT_EQ(result.figures.curves.size(), 1u);
+  const auto& series = result.figures.curves[0].series;
+  ASSERT_EQ(series.size(), 2 + result.numbers["mitigations"].size());
+  const auto final_of = [&](const LessonSeries& line) {
+    const size_t windows = result.numbers["final_loss_windows"].get<size_t>();
+    if (line.points.size() < windows) return std::numeric_limits<double>::infinity();
+    double sum = 0;
+    for (size_t i = line.points.size() - windows; i < line.points.size(); ++i) sum += line.points[i].second;
+    return sum / static_cast<double>(windows);
+  };
+  EXPECT_NEAR(final_of(series[0]), sync_loss, sync_loss * 1e-9);
+  if (std::isfinite(async_loss)) {
+    EXPECT_NEAR(final_of(series[1]), async_loss, async_loss * 1e-9);
+  } else {
+    EXPECT_TRUE(series[1].points.empty()) << "a diverged run has no curve";
+  }
+  for (size_t i = 0; i < series[0].points.size(); ++i) EXPECT_EQ(series[0].points[i].first, double(i + 1));
 }
 
 /// On the simulator, sync's time per update over 1 spare's for the lesson's
@@ -316,6 +460,16 @@ TEST(Lessons, SpareReplicasVerdictFollowsFromTheMeasuredUpdatesAndFlipsWhereTheS
   const double sigma = *result.flip->value;
   EXPECT_GE(simulated_spare_gain(sigma), kGainMargin);
   EXPECT_LT(simulated_spare_gain(sigma / 1.02), kGainMargin);
+  // The loss curves against wall time end at each run's last update.
+  ASSERT_EQ(result.figures.curves.size(), 1u);
+  const auto& curves = result.figures.curves[0].series;
+  ASSERT_EQ(curves.size(), 2u);
+  ASSERT_FALSE(curves[0].points.empty());
+  ASSERT_FALSE(curves[1].points.empty());
+  const double sync_wall = result.numbers["sync_ms_per_update"].get<double>() * 30;
+  const double spare_wall = result.numbers["spare_ms_per_update"].get<double>() * 30;
+  EXPECT_NEAR(curves[0].points.back().first, sync_wall, sync_wall * 1e-9);
+  EXPECT_NEAR(curves[1].points.back().first, spare_wall, spare_wall * 1e-9);
 }
 
 }  // namespace
@@ -336,6 +490,90 @@ TEST(LessonsCommand, WritesEachLessonsVerdictAsJson) {
   const LessonResult nine = lesson_saturation({});
   EXPECT_EQ(doc["lessons"][1]["verdict"], std::string(to_string(nine.verdict)));
   EXPECT_EQ(doc["lessons"][1]["flip"]["value"], nine.flip->value.value_or(-1));
+}
+
+/// The attribute `name` of the first element of `tag` with `css_class` in `html` from `from` on.
+struct SvgElement {
+  size_t at = std::string::npos;
+  std::string text;
+};
+
+SvgElement find_element(const std::string& html, const std::string& tag, const std::string& css_class, size_t from,
+                        size_t until) {
+  const std::string opening = "<" + tag + " class=\"" + css_class + "\"";
+  const size_t at = html.find(opening, from);
+  if (at == std::string::npos || at >= until) return {};
+  return {at, html.substr(at, html.find('>', at) - at)};
+}
+
+double attribute(const SvgElement& element, const std::string& name) {
+  std::smatch match;
+  const std::regex pattern(" " + name + "=\"([^\"]*)\"");
+  if (!std::regex_search(element.text, match, pattern)) {
+    ADD_FAILURE() << "no " << name << " in " << element.text;
+    return std::nan("");
+  }
+  return std::stod(match[1].str());
+}
+
+TEST(LessonsCommand, ThePageHasAPanelPerLessonAndMarksEachFlipWhereTheJsonSaysItIs) {
+  const std::string dir = fresh_temp_dir("lessons-html");
+  const CommandResult result =
+      run_splitscope("lessons --only 1,2,4,9 --json " + dir + "/lessons.json --html " + dir + "/lessons.html");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.err.find("wrote " + dir + "/lessons.html (--html)"), std::string::npos) << result.err;
+  const auto doc = nlohmann::json::parse(read_text_file(dir + "/lessons.json"));
+  const std::string html = read_text_file(dir + "/lessons.html");
+  // One panel per lesson run, in order, each with its verdict.
+  std::vector<size_t> panels;
+  for (size_t at = html.find("<section class=\"lesson\""); at != std::string::npos;
+       at = html.find("<section class=\"lesson\"", at + 1)) {
+    panels.push_back(at);
+  }
+  ASSERT_EQ(panels.size(), doc["lessons"].size());
+  panels.push_back(html.size());
+  int marked = 0;
+  for (size_t i = 0; i < doc["lessons"].size(); ++i) {
+    const auto& lesson = doc["lessons"][i];
+    const SvgElement section = find_element(html, "section", "lesson", panels[i], panels[i + 1]);
+    EXPECT_EQ(attribute(section, "data-lesson"), lesson["number"].get<double>());
+    EXPECT_NE(section.text.find("data-verdict=\"" + lesson["verdict"].get<std::string>() + "\""), std::string::npos);
+    const SvgElement mark = find_element(html, "line", "mark", panels[i], panels[i + 1]);
+    if (lesson["flip"].is_null() || lesson["flip"]["value"].is_null()) {
+      EXPECT_EQ(mark.at, std::string::npos) << "lesson " << lesson["number"] << " does not flip: nothing marked";
+      continue;
+    }
+    ASSERT_NE(mark.at, std::string::npos) << "lesson " << lesson["number"];
+    ++marked;
+    const double flip = lesson["flip"]["value"].get<double>();
+    EXPECT_DOUBLE_EQ(attribute(mark, "data-x"), flip);
+    // The mark's pixel is the flip's value on the chart's own axis.
+    const size_t chart_at = html.rfind("<svg class=\"xy-chart\"", mark.at);
+    ASSERT_GT(chart_at, panels[i]);
+    const SvgElement chart{chart_at, html.substr(chart_at, html.find('>', chart_at) - chart_at)};
+    const double low = attribute(chart, "data-x-low"), high = attribute(chart, "data-x-high");
+    EXPECT_EQ(low, lesson["flip"]["range"][0].get<double>());
+    EXPECT_EQ(high, lesson["flip"]["range"][1].get<double>());
+    const double left = attribute(chart, "data-plot-left"), width = attribute(chart, "data-plot-width");
+    const double pixel = xy_chart_pixel(flip, low, high, attribute(chart, "data-log-x") == 1, left, width);
+    EXPECT_NEAR(attribute(mark, "x1"), pixel, 0.006);
+    EXPECT_GE(attribute(mark, "x1"), left);
+    EXPECT_LE(attribute(mark, "x1"), left + width);
+    // One point drawn per value the JSON's curve has.
+    size_t points = 0;
+    const size_t chart_end = html.find("</svg>", chart_at);
+    for (size_t at = html.find("<circle", chart_at); at < chart_end; at = html.find("<circle", at + 1)) ++points;
+    EXPECT_EQ(points, lesson["flip"]["curve"].size());
+  }
+  EXPECT_GE(marked, 3) << "lessons 2, 4 and 9 flip in their ranges";
+}
+
+TEST(LessonsCommand, ThePageIsNotWrittenOverAnInput) {
+  const CommandResult result = run_splitscope("lessons --only 3 --machine h100-nvlink-8 --html " +
+                                              resolve_zoo_file(ZooShelf::kMachines, "h100-nvlink-8"));
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("--html"), std::string::npos) << result.err;
+  EXPECT_TRUE(result.out.empty()) << "refused before any lesson runs";
 }
 
 TEST(LessonsCommand, ALessonThatDoesNotRunHereIsBadInput) {
