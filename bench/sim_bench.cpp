@@ -9,7 +9,8 @@
 // BM_Simulate times a whole prediction (reading and pricing every op, the
 // discrete-event run, the Timeline) on h100-nvlink-8; BM_SimulateBehindOneBus
 // the same plan with all 8 devices behind one host bus, so that concurrent
-// transfers share links and flow starts and ends re-share bandwidth.
+// transfers share links and flow starts and ends re-share bandwidth;
+// BM_SimulateUntilDeadline the first under a deadline never reached.
 // ops/s is per CPU second (Google Benchmark's default), so that other load on
 // a shared machine shows in real time, not in the figure. Freeing the
 // returned Timeline (80 MB of spans) is left out of the timing, and so is a
@@ -21,6 +22,7 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -52,12 +54,14 @@ Plan lstm_pipeline() {
   return make_partitioner("pipeline")->partition(graph, options);
 }
 
-void run(benchmark::State& state, const Machine& machine) {
+void run(benchmark::State& state, const Machine& machine, bool with_deadline = false) {
   const Plan plan = lstm_pipeline();
   const Simulator simulator(machine);
+  // An hour away: the clock is looked at as under a search's budget, and never stops the run.
+  const SimulationDeadline deadline(SimulationDeadline::Clock::now() + std::chrono::hours(1));
   double makespan_ms = 0;
   for (auto _ : state) {
-    Timeline timeline = simulator.simulate(plan);
+    Timeline timeline = with_deadline ? *simulator.simulate(plan, deadline) : simulator.simulate(plan);
     makespan_ms = timeline.makespan_us() / 1e3;
     benchmark::DoNotOptimize(timeline.spans.data());
     // Freeing the million spans is the caller's business, not the simulation's.
@@ -73,6 +77,11 @@ void run(benchmark::State& state, const Machine& machine) {
 
 void BM_Simulate(benchmark::State& state) { run(state, load_machine("h100-nvlink-8")); }
 BENCHMARK(BM_Simulate)->Unit(benchmark::kMillisecond)->MinWarmUpTime(0.5)->MinTime(2);
+
+/// BM_Simulate under a deadline (simulation_deadline.hpp), as `search` prices
+/// its candidates: what looking at the clock costs.
+void BM_SimulateUntilDeadline(benchmark::State& state) { run(state, load_machine("h100-nvlink-8"), true); }
+BENCHMARK(BM_SimulateUntilDeadline)->Unit(benchmark::kMillisecond)->MinWarmUpTime(0.5)->MinTime(2);
 
 void BM_SimulateBehindOneBus(benchmark::State& state) {
   Machine machine = load_machine("h100-nvlink-8");

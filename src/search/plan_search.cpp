@@ -9,6 +9,7 @@
 #include "partitioners/stage_units.hpp"
 
 #include "search/candidate_space.hpp"
+#include "sim/simulation_deadline.hpp"
 
 namespace splitscope {
 namespace {
@@ -29,9 +30,15 @@ std::string spec_key(const PlanSpec& spec) { return std::to_string(spec.devices)
 
 /// Prices candidates once each, keeping the clock.
 class Pricer {
+  using Clock = SimulationDeadline::Clock;
+
  public:
   Pricer(const SearchProblem& problem, SearchResult& result)
-      : problem_(problem), result_(result), simulator_(problem.machine), start_(Clock::now()) {}
+      : problem_(problem),
+        result_(result),
+        simulator_(problem.machine),
+        start_(Clock::now()),
+        deadline_(start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(problem.budget_s))) {}
 
   bool out_of_time() const { return elapsed() >= problem_.budget_s; }
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
@@ -45,7 +52,15 @@ class Pricer {
       return nullptr;
     }
     RefusedPlan refused;
-    auto priced = price_plan(spec, problem_.graph, simulator_, problem_.memory_limit_bytes, refused);
+    bool cut_off = false;
+    // The named strategies run to their end whatever the clock; any other is cut off at the budget.
+    auto priced = price_plan_until(spec, problem_.graph, simulator_, problem_.memory_limit_bytes,
+                                   always ? SimulationDeadline() : deadline_, refused, cut_off);
+    if (cut_off) {
+      result_.cut_off += 1;
+      result_.budget_ran_out = true;
+      return nullptr;
+    }
     if (!priced) {
       result_.refused.push_back(refused);
       return nullptr;
@@ -64,8 +79,6 @@ class Pricer {
   size_t refused_count() const { return result_.refused.size(); }
 
  private:
-  using Clock = std::chrono::steady_clock;
-
   const PricedPlan* find(const PlanSpec& spec) const {
     const std::string key = spec_key(spec);
     for (const PricedPlan& plan : priced_) {
@@ -78,6 +91,7 @@ class Pricer {
   SearchResult& result_;
   Simulator simulator_;
   Clock::time_point start_;
+  SimulationDeadline deadline_;  ///< start_ + the budget
   std::set<std::string> seen_;
   std::deque<PricedPlan> priced_;  // stable addresses for the pointers handed out
 };
@@ -222,6 +236,7 @@ SearchResult search_plans(const SearchProblem& problem) {
   // 1. The named strategies, whatever the budget: the search answers against them.
   for (const Candidate& candidate : named_candidates(problem)) pricer.price(candidate.spec, true, true);
   result.left_out = named_left_out(problem);
+  result.named_seconds = pricer.elapsed();
 
   // 2. Pipelines by estimate: the best few per replica count go to the simulator.
   const std::vector<PipelineEstimate> estimates = pipeline_estimates(problem);

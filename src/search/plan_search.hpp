@@ -4,7 +4,8 @@
 /// candidate_space.hpp in order of promise (pipelines by their estimate,
 /// the best few simulated per replica count, then a local search moving one
 /// stage cut at a time while the simulator says it helps), until the
-/// budget runs out; ranks what fits by the objective.
+/// budget runs out (a candidate being simulated then is cut off, unpriced);
+/// ranks what fits by the objective.
 
 #include <cstdint>
 #include <vector>
@@ -23,8 +24,12 @@ struct SearchResult {
   int enumerated = 0;              ///< candidates considered
   int simulated = 0;               ///< of them priced by the simulator
   int estimated = 0;               ///< pipelines priced by the estimate only
-  bool budget_ran_out = false;     ///< some candidates were left unpriced
+  bool budget_ran_out = false;     ///< some candidates were left unpriced (skipped or cut off)
+  int cut_off = 0;                 ///< of them, simulations the budget stopped midway (no price)
   double seconds = 0;              ///< the search's own time
+  /// Of it, pricing the named strategies, which runs whatever the budget:
+  /// past the budget, they alone overran it.
+  double named_seconds = 0;
 
   /// The best plan, or null if nothing fits.
   const PricedPlan* best() const { return ranked.empty() ? nullptr : &ranked.front(); }

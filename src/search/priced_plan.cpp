@@ -12,12 +12,25 @@ namespace splitscope {
 
 std::optional<PricedPlan> price_plan(const PlanSpec& spec, const std::shared_ptr<const Graph>& graph,
                                      const Simulator& simulator, int64_t memory_limit_bytes, RefusedPlan& refused) {
+  bool cut_off = false;
+  return price_plan_until(spec, graph, simulator, memory_limit_bytes, SimulationDeadline(), refused, cut_off);
+}
+
+std::optional<PricedPlan> price_plan_until(const PlanSpec& spec, const std::shared_ptr<const Graph>& graph,
+                                           const Simulator& simulator, int64_t memory_limit_bytes,
+                                           const SimulationDeadline& deadline, RefusedPlan& refused, bool& cut_off) {
+  cut_off = false;
   refused = {spec, ""};
   std::optional<Plan> plan;
   try {
     plan = build_plan(spec, graph, std::make_shared<MachineCostFunction>(simulator.machine()));
   } catch (const InputError& error) {
     refused.reason = error.problem();
+    return std::nullopt;
+  }
+  // A large plan takes seconds to build: the budget may have run out meanwhile.
+  if (deadline.passed()) {
+    cut_off = true;
     return std::nullopt;
   }
   PricedPlan priced;
@@ -32,7 +45,12 @@ std::optional<PricedPlan> price_plan(const PlanSpec& spec, const std::shared_ptr
                                  binary_bytes(double(memory_limit_bytes)));
     return std::nullopt;
   }
-  const Timeline timeline = simulator.simulate(*plan);
+  std::optional<Timeline> simulated = simulator.simulate(*plan, deadline);
+  if (!simulated) {
+    cut_off = true;
+    return std::nullopt;
+  }
+  const Timeline& timeline = *simulated;
   priced.makespan_us = timeline.makespan_us();
   std::vector<double> compute(static_cast<size_t>(plan->devices), 0.0);
   std::vector<double> copies(static_cast<size_t>(plan->devices), 0.0);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "plan_file/plan_spec.hpp"
+#include "sim/simulation_deadline.hpp"
 #include "sim/simulator.hpp"
 
 namespace splitscope {
@@ -39,5 +40,12 @@ struct RefusedPlan {
 /// device exceeds `memory_limit_bytes` (then it is not simulated).
 std::optional<PricedPlan> price_plan(const PlanSpec& spec, const std::shared_ptr<const Graph>& graph,
                                      const Simulator& simulator, int64_t memory_limit_bytes, RefusedPlan& refused);
+
+/// The same, its simulation heeding `deadline` (simulation_deadline.hpp):
+/// if that passes first, nullopt with `cut_off` true (neither priced nor
+/// refused: it has no price); else `cut_off` false and price_plan's answer.
+std::optional<PricedPlan> price_plan_until(const PlanSpec& spec, const std::shared_ptr<const Graph>& graph,
+                                           const Simulator& simulator, int64_t memory_limit_bytes,
+                                           const SimulationDeadline& deadline, RefusedPlan& refused, bool& cut_off);
 
 }  // namespace splitscope

@@ -198,8 +198,7 @@ std::string search_html(const SearchProblem& problem, const SearchResult& result
       "cut(s) by the estimate, in {:.2f} s{}.</p>",
       problem.graph->batch(), escape_html(std::string(to_string(problem.objective))),
       escape_html(binary_bytes(double(problem.memory_limit_bytes))), result.simulated, result.refused.size(),
-      result.estimated, result.seconds,
-      result.budget_ran_out ? "; the budget ran out before every candidate was priced" : "");
+      result.estimated, result.seconds, escape_html(budget_note(problem, result)));
   if (!result.left_out.empty()) {
     html += "<p>Named strategies left out (they do not apply here; compare leaves them out too):</p><ul>";
     for (const LeftOutStrategy& left : result.left_out) {

@@ -30,8 +30,9 @@ struct SearchProblem {
   /// A plan whose peak on any device exceeds this is refused.
   int64_t memory_limit_bytes = 0;
   SearchObjective objective = SearchObjective::kTime;
-  /// Stop pricing new candidates after this many seconds (the named
-  /// strategies are always priced).
+  /// Stop pricing after this many seconds: no candidate starts after it,
+  /// and one being simulated then is cut off unpriced (the named strategies
+  /// are always priced to their end).
   double budget_s = 60;
   /// The micro-batches a named `pipeline` gets (compare's default, strategy_choice.hpp).
   int named_microbatches = 1;

@@ -94,6 +94,19 @@ std::string why_it_wins(const PricedPlan& best, const PricedPlan* named) {
   return text;
 }
 
+std::string budget_note(const SearchProblem& problem, const SearchResult& result) {
+  std::string note;
+  if (result.budget_ran_out) {
+    note += "; the budget ran out before every candidate was priced";
+    if (result.cut_off > 0) note += fmt::format(" ({} cut off midway)", result.cut_off);
+  }
+  if (result.named_seconds > problem.budget_s) {
+    note += fmt::format("; the named strategies alone took {:.2f} s, over the budget (they are always priced)",
+                        result.named_seconds);
+  }
+  return note;
+}
+
 std::string search_text(const SearchProblem& problem, const SearchResult& result, int top) {
   std::string text = fmt::format("search: {} on {} devices of {}{}, batch {}, objective {}, memory limit {}\n",
                                  problem.graph->name(), problem.devices, problem.machine.name,
@@ -101,7 +114,7 @@ std::string search_text(const SearchProblem& problem, const SearchResult& result
                                  to_string(problem.objective), binary_bytes(double(problem.memory_limit_bytes)));
   text += fmt::format("priced {} plan(s) by the simulator ({} refused), {} pipeline cut(s) by the estimate, in {:.2f} s{}\n\n",
                       result.simulated, result.refused.size(), result.estimated, result.seconds,
-                      result.budget_ran_out ? "; the budget ran out before every candidate was priced" : "");
+                      budget_note(problem, result));
   if (!result.left_out.empty()) {
     text.pop_back();  // the left-out list belongs to the paragraph above
     text += "named strategies left out (they do not apply here; compare leaves them out too):\n";
@@ -152,7 +165,9 @@ nlohmann::json search_json(const SearchProblem& problem, const SearchResult& res
           {"estimated", result.estimated},
           {"left_out", left_out},
           {"budget_ran_out", result.budget_ran_out},
+          {"cut_off", result.cut_off},
           {"seconds", result.seconds},
+          {"named_seconds", result.named_seconds},
           {"best", best ? plan_json(*best) : nlohmann::json(nullptr)},
           {"best_named", named ? plan_json(*named) : nlohmann::json(nullptr)},
           {"speedup_vs_best_named",

@@ -21,6 +21,12 @@ std::string plan_label(const PricedPlan& plan, bool mark_named = true);
 /// went (the breakdown term that shrank most), or that the named one is best.
 std::string why_it_wins(const PricedPlan& best, const PricedPlan* named);
 
+/// What the budget left out, to end the "priced N plan(s) ... in S s" line:
+/// "" when nothing; else "; the budget ran out before every candidate was
+/// priced" (with how many simulations it cut off midway), and where the
+/// named strategies alone took longer than the budget, how long.
+std::string budget_note(const SearchProblem& problem, const SearchResult& result);
+
 std::string search_text(const SearchProblem& problem, const SearchResult& result, int top);
 nlohmann::json search_json(const SearchProblem& problem, const SearchResult& result, int top);
 

@@ -224,10 +224,18 @@ class Engine {
         flows_(link_capacities(topology)),
         lone_on_link_(topology.links().size(), -1) {}
 
-  Timeline run() {
+  /// The timeline, or nullopt if `deadline` passed first (SimulationDeadline).
+  std::optional<Timeline> run(const SimulationDeadline& deadline = {}) {
     prepare();
+    if (deadline.passed()) return std::nullopt;
     start();
+    // Without a deadline the countdown starts where it cannot reach zero in any plan.
+    uint64_t events_to_look = deadline.exists() ? SimulationDeadline::kEventsBetweenLooks : UINT64_MAX;
     while (!queue_.empty()) {
+      if (--events_to_look == 0) [[unlikely]] {
+        if (deadline.passed()) return std::nullopt;
+        events_to_look = SimulationDeadline::kEventsBetweenLooks;
+      }
       const auto event = queue_.remove_next();
       now_ = event.time;
       switch (event.payload.kind) {
@@ -1233,7 +1241,12 @@ class Engine {
 
 Timeline simulate_plan(const Plan& plan, const Topology& topology, const OpCostModel& costs,
                        const OpJitter* jitter) {
-  return Engine(plan, topology, costs, jitter).run();
+  return *Engine(plan, topology, costs, jitter).run();  // no deadline: always a timeline
+}
+
+std::optional<Timeline> simulate_plan_until(const Plan& plan, const Topology& topology, const OpCostModel& costs,
+                                            const SimulationDeadline& deadline, const OpJitter* jitter) {
+  return Engine(plan, topology, costs, jitter).run(deadline);
 }
 
 }  // namespace splitscope

@@ -47,9 +47,12 @@
 /// order), a compute op in no schedule or in two, a schedule order against
 /// the data flow. Those are plan bugs: std::logic_error naming the op.
 
+#include <optional>
+
 #include "partitioners/plan.hpp"
 #include "sim/op_cost_model.hpp"
 #include "sim/op_jitter.hpp"
+#include "sim/simulation_deadline.hpp"
 #include "sim/topology.hpp"
 #include "timeline/timeline.hpp"
 
@@ -60,5 +63,11 @@ namespace splitscope {
 /// where one is given (op_jitter.hpp).
 Timeline simulate_plan(const Plan& plan, const Topology& topology, const OpCostModel& costs,
                        const OpJitter* jitter = nullptr);
+
+/// The same, heeding `deadline`: nullopt if it passes before the plan has
+/// played to its end (looked at once set up, then every
+/// SimulationDeadline::kEventsBetweenLooks events): cut off, no makespan.
+std::optional<Timeline> simulate_plan_until(const Plan& plan, const Topology& topology, const OpCostModel& costs,
+                                            const SimulationDeadline& deadline, const OpJitter* jitter = nullptr);
 
 }  // namespace splitscope

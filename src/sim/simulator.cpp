@@ -98,15 +98,18 @@ void Simulator::check_devices(const Plan& plan) const {
   }
 }
 
-Timeline Simulator::simulate_on(const Plan& plan, const Topology& topology, const OpJitter* jitter) const {
+const OpCostModel& Simulator::costs_for(const Plan& plan, std::optional<OpCostModel>& own) const {
   const bool pooled = machine_.pooled && plan.devices < machine_.devices;
   // A plan stored in half counts the tensors the shape rules move at 2 bytes.
   const bool half = storage_bytes(plan.precision).activation != storage_bytes(Precision::kFp32).activation;
-  if (pooled || half) {
-    const OpCostModel plan_costs(pooled ? machine_for_plan(machine_, plan.devices) : machine_, plan.precision);
-    return simulate_plan(plan, topology, plan_costs, jitter);
-  }
-  return simulate_plan(plan, topology, costs_, jitter);
+  if (!pooled && !half) return costs_;
+  own.emplace(pooled ? machine_for_plan(machine_, plan.devices) : machine_, plan.precision);
+  return *own;
+}
+
+Timeline Simulator::simulate_on(const Plan& plan, const Topology& topology, const OpJitter* jitter) const {
+  std::optional<OpCostModel> own;
+  return simulate_plan(plan, topology, costs_for(plan, own), jitter);
 }
 
 Timeline Simulator::simulate(const Plan& plan) const {
@@ -114,6 +117,14 @@ Timeline Simulator::simulate(const Plan& plan) const {
   // The default placement reads no traffic: a million-op plan pays nothing for it.
   if (placement_ == PlacementMode::kDefault) return simulate_on(plan, topology_);
   return simulate_on(plan, topology_.placed(place(plan).device_map));
+}
+
+std::optional<Timeline> Simulator::simulate(const Plan& plan, const SimulationDeadline& deadline) const {
+  check_devices(plan);
+  std::optional<OpCostModel> own;
+  const OpCostModel& costs = costs_for(plan, own);
+  if (placement_ == PlacementMode::kDefault) return simulate_plan_until(plan, topology_, costs, deadline);
+  return simulate_plan_until(plan, topology_.placed(place(plan).device_map), costs, deadline);
 }
 
 PlacementInfo Simulator::place(const Plan& plan) const {

@@ -10,6 +10,7 @@
 /// on, and only its routes see the mapping, so the timeline keeps the plan's
 /// device numbers.
 
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "sim/machine.hpp"
 #include "sim/op_cost_model.hpp"
 #include "sim/op_jitter.hpp"
+#include "sim/simulation_deadline.hpp"
 #include "sim/topology.hpp"
 
 namespace splitscope {
@@ -54,6 +56,9 @@ class Simulator : public Executor {
                                  const ParameterServerOptions& ps) override;
   /// The predicted timeline alone, under this simulator's placement.
   Timeline simulate(const Plan& plan) const;
+  /// The same unless `deadline` passes first: then nullopt, the plan cut
+  /// off (engine.hpp, simulate_plan_until). What `search` prices under its budget.
+  std::optional<Timeline> simulate(const Plan& plan, const SimulationDeadline& deadline) const;
 
   /// Where `plan`'s devices run under this simulator's placement, and the
   /// bytes that cross nodes there (and under the default mapping, for
@@ -70,6 +75,9 @@ class Simulator : public Executor {
   RunInfo info(const Plan& plan) const;
   /// `plan` on `topology` (the machine's, or a placed copy).
   Timeline simulate_on(const Plan& plan, const Topology& topology, const OpJitter* jitter = nullptr) const;
+  /// The costs `plan` is priced with: this simulator's, or (a pooled plan on
+  /// fewer devices than the machine's, a plan in half) a model made in `own`.
+  const OpCostModel& costs_for(const Plan& plan, std::optional<OpCostModel>& own) const;
 
   Machine machine_;
   PlacementMode placement_ = PlacementMode::kDefault;
