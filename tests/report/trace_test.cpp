@@ -135,7 +135,9 @@ TEST(ChromeTrace, TheStreamedTraceIsTheDocumentByteForByte) {
     });
     EXPECT_EQ(streamed, dump_json(chrome_trace_json(runs)));
     EXPECT_EQ(Json::parse(streamed), Json::parse(chrome_trace_json(runs).dump()));
-    if (!runs.empty()) EXPECT_GT(pieces, 10u);  // event by event, not one document
+    if (!runs.empty()) {
+      EXPECT_GT(pieces, 10u);  // event by event, not one document
+    }
   }
 }
 
