@@ -36,6 +36,7 @@
 #include "sim/machine_file.hpp"
 #include "util/output_batch.hpp"
 #include "util/errors.hpp"
+#include "util/strings.hpp"
 
 namespace splitscope::cli {
 namespace {
@@ -145,7 +146,7 @@ std::string topology_text(const Machine& machine) {
   const std::string shape = topology.kind == TopologyKind::kHostStaged
                                 ? fmt::format("one bus shared by {}", topology.devices_per_bus)
                                 : "a switch";
-  return fmt::format("{} devices, {}, {:.1f} GB/s, {:.1f} us", machine.devices, shape, link.bandwidth_gbps,
+  return fmt::format("{}, {}, {:.1f} GB/s, {:.1f} us", counted(machine.devices, "device"), shape, link.bandwidth_gbps,
                      link.latency_us);
 }
 

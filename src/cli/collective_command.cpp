@@ -25,6 +25,7 @@
 #include "sim/machine_file.hpp"
 #include "sim/nccl_protocol.hpp"
 #include "util/errors.hpp"
+#include "util/strings.hpp"
 
 namespace splitscope::cli {
 namespace {
@@ -148,7 +149,7 @@ int collective_command(const CollectiveOptions& options, const std::string& back
     std::cout << document.dump(2) << "\n";
     return 0;
   }
-  std::cout << fmt::format("{} on {} devices, {}{}: {}\n", to_string(test), options.devices,
+  std::cout << fmt::format("{} on {}, {}{}: {}\n", to_string(test), counted(options.devices, "device"),
                            backend == "sim" ? "simulated on " : "measured on ",
                            backend == "sim" ? execution.machine : backend + (launch.launched() ? " (mpi)" : ""),
                            algorithm);

@@ -29,6 +29,7 @@
 #include "report/reporter.hpp"
 #include "util/errors.hpp"
 #include "util/output_batch.hpp"
+#include "util/strings.hpp"
 
 namespace splitscope::cli {
 namespace {
@@ -69,8 +70,8 @@ std::shared_ptr<const Plan> searched_plan(const std::shared_ptr<const Graph>& gr
   const SearchResult result = search_plans(problem);
   const PricedPlan* best = result.best();
   if (best == nullptr) {
-    throw RunError(fmt::format("--with-search: no plan of {} over {} devices fits in the memory of {}",
-                               graph->name(), options.devices, problem.machine.name));
+    throw RunError(fmt::format("--with-search: no plan of {} over {} fits in the memory of {}",
+                               graph->name(), counted(options.devices, "device"), problem.machine.name));
   }
   const Plan plan = build_plan(best->spec, graph, std::make_shared<MachineCostFunction>(problem.machine));
   return labelled_plan(plan, "search: " + describe(best->spec));

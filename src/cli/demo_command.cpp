@@ -248,7 +248,10 @@ int demo_rnn(const DemoOptions& options, const std::vector<std::string>& command
     for (const RunReport* report : result.comparison.all_runs()) {
       if (report->summary.timed()) timed.push_back(report);
     }
-    files.add("--trace", options.outputs.trace, dump_json(chrome_trace_json(timed)) + "\n");
+    files.add("--trace", options.outputs.trace, [&timed](const std::function<void(std::string_view)>& put) {
+      write_chrome_trace(timed, put);
+      put("\n");
+    });
   }
   publish_outputs(files, execution.quiet);
   return 0;

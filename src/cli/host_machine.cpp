@@ -75,7 +75,10 @@ std::string resolve_machine(const std::string& name) {
   CpuCalibrationOptions calibration;
   calibration.ops = zoo_samples(small_zoo_networks());
   CalibratedMachineOptions options;
-  options.name = fs::path(path).stem().string();
+  // Named as it was asked for: the file's stem (host-<cpu model>-<threads>t-<revision>) keys the cache,
+  // but as a name it made 50-character headings (`predicted host-intel-r-xeon-r-processor-2t-67257b1`);
+  // the cpu model is the machine's device name, printed beside it.
+  options.name = kHostMachine;
   options.source = "the calibration of this host";
   calibration::CalibrationResult measured;
   {

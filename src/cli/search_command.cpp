@@ -26,6 +26,7 @@
 #include "util/errors.hpp"
 #include "util/json_dump.hpp"
 #include "util/output_batch.hpp"
+#include "util/strings.hpp"
 
 namespace splitscope::cli {
 namespace {
@@ -92,9 +93,9 @@ int search_command(const SearchOptions& options, const std::vector<std::string>&
   }
   const PricedPlan* best = result.best();
   if (best == nullptr) {
-    throw RunError(fmt::format("no plan of {} over {} devices fits in {:.1f} GiB a device; raise --memory-limit, "
+    throw RunError(fmt::format("no plan of {} over {} fits in {:.1f} GiB a device; raise --memory-limit, "
                                "use more devices or a smaller --batch",
-                               problem.graph->name(), problem.devices,
+                               problem.graph->name(), counted(problem.devices, "device"),
                                double(problem.memory_limit_bytes) / double(int64_t{1} << 30)));
   }
   if (options.chakra_dir.empty() && options.out.empty() && options.html.empty()) return 0;

@@ -7,6 +7,7 @@
 
 #include "report/text_table.hpp"
 #include "report/units.hpp"
+#include "util/strings.hpp"
 
 namespace splitscope {
 namespace {
@@ -155,7 +156,7 @@ std::string split_reason(const Judgement& judgement, const RunSummary& run, cons
     default: return judgement.reason;  // already says "only breaks even" where it does
   }
   return judgement.verdict == Verdict::kEven
-             ? fmt::format("spreading the work over {} devices only breaks even: {}", run.devices, phrase)
+             ? fmt::format("spreading the work over {} only breaks even: {}", counted(run.devices, "device"), phrase)
              : phrase;
 }
 

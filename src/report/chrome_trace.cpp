@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "util/json_dump.hpp"
 
 namespace splitscope {
 namespace {
@@ -55,7 +58,9 @@ std::vector<Span> sender_views(const RunReport& run) {
   return views;
 }
 
-void add_run(Json& events, const RunReport& run, int pid_base, const std::string& process_prefix) {
+/// Calls `emit` with each event of `run`, in the trace's order.
+void add_run(const std::function<void(const Json&)>& emit, const RunReport& run, int pid_base,
+             const std::string& process_prefix) {
   const RunSummary& summary = run.summary;
   const std::set<int> critical(summary.critical_path.spans.begin(), summary.critical_path.spans.end());
   const std::vector<Span> views = sender_views(run);
@@ -66,13 +71,13 @@ void add_run(Json& events, const RunReport& run, int pid_base, const std::string
   for (const Span& view : views) used_lanes.insert({view.device, view.lane});
   for (int d = 0; d < devices; ++d) {
     const int pid = pid_base + d;
-    events.push_back(metadata("process_name", pid, 0, {{"name", fmt::format("{}device {}", process_prefix, d)}}));
-    events.push_back(metadata("process_sort_index", pid, 0, {{"sort_index", pid}}));
+    emit(metadata("process_name", pid, 0, {{"name", fmt::format("{}device {}", process_prefix, d)}}));
+    emit(metadata("process_sort_index", pid, 0, {{"sort_index", pid}}));
     for (Lane lane : kLanes) {
       // Every device shows its compute lane; other lanes only where something ran.
       if (lane != Lane::kCompute && !used_lanes.contains({d, lane})) continue;
-      events.push_back(metadata("thread_name", pid, lane_tid(lane), {{"name", std::string(to_string(lane))}}));
-      events.push_back(metadata("thread_sort_index", pid, lane_tid(lane), {{"sort_index", lane_tid(lane)}}));
+      emit(metadata("thread_name", pid, lane_tid(lane), {{"name", std::string(to_string(lane))}}));
+      emit(metadata("thread_sort_index", pid, lane_tid(lane), {{"sort_index", lane_tid(lane)}}));
     }
   }
 
@@ -92,7 +97,7 @@ void add_run(Json& events, const RunReport& run, int pid_base, const std::string
       }
     }
     if (sender_view) args["sender_view"] = true;  // the same transfer as on the receiver's copy-in lane
-    events.push_back({{"name", span_name(run, span)},
+    emit({{"name", span_name(run, span)},
                       {"cat", std::string(to_string(span.kind))},
                       {"ph", "X"},
                       {"ts", span.start_us},
@@ -107,27 +112,62 @@ void add_run(Json& events, const RunReport& run, int pid_base, const std::string
   for (const Span& view : views) add_span(view, false, true);
 }
 
+/// The trace's pieces: its runs, their process names' prefixes and pid bases, and `otherData`.
+struct TraceRuns {
+  std::vector<const RunReport*> runs;
+  std::vector<std::string> prefixes;
+  std::vector<int> pid_bases;
+  Json other_data;
+
+  explicit TraceRuns(const std::vector<const RunReport*>& of) : runs(of) {
+    Json runs_meta = Json::array();
+    const bool several = runs.size() > 1;
+    for (size_t k = 0; k < runs.size(); ++k) {
+      const RunReport& run = *runs[k];
+      prefixes.push_back(several ? fmt::format("{} ({}): ", run.summary.strategy, run.summary.info.backend)
+                                 : std::string());
+      pid_bases.push_back(several ? static_cast<int>(k) * kTracePidStride : 0);
+      runs_meta.push_back({{"model", run.summary.model},
+                           {"strategy", run.summary.strategy},
+                           {"backend", run.summary.info.backend},
+                           {"machine", run.summary.info.machine_name},
+                           {"devices", run.summary.devices},
+                           {"makespan_us", run.timeline.makespan_us()}});
+    }
+    other_data = {{"splitscope_runs", runs_meta}};
+  }
+
+  void each_event(const std::function<void(const Json&)>& emit) const {
+    for (size_t k = 0; k < runs.size(); ++k) add_run(emit, *runs[k], pid_bases[k], prefixes[k]);
+  }
+};
+
 }  // namespace
 
 Json chrome_trace_json(const RunReport& run) { return chrome_trace_json(std::vector<const RunReport*>{&run}); }
 
 Json chrome_trace_json(const std::vector<const RunReport*>& runs) {
+  const TraceRuns trace(runs);
   Json events = Json::array();
-  Json runs_meta = Json::array();
-  const bool several = runs.size() > 1;
-  for (size_t k = 0; k < runs.size(); ++k) {
-    const RunReport& run = *runs[k];
-    const std::string prefix =
-        several ? fmt::format("{} ({}): ", run.summary.strategy, run.summary.info.backend) : std::string();
-    add_run(events, run, several ? static_cast<int>(k) * kTracePidStride : 0, prefix);
-    runs_meta.push_back({{"model", run.summary.model},
-                         {"strategy", run.summary.strategy},
-                         {"backend", run.summary.info.backend},
-                         {"machine", run.summary.info.machine_name},
-                         {"devices", run.summary.devices},
-                         {"makespan_us", run.timeline.makespan_us()}});
-  }
-  return {{"traceEvents", events}, {"displayTimeUnit", "ms"}, {"otherData", {{"splitscope_runs", runs_meta}}}};
+  trace.each_event([&events](const Json& event) { events.push_back(event); });
+  return {{"traceEvents", events}, {"displayTimeUnit", "ms"}, {"otherData", trace.other_data}};
+}
+
+void write_chrome_trace(const std::vector<const RunReport*>& runs,
+                        const std::function<void(std::string_view)>& put) {
+  const TraceRuns trace(runs);
+  // dump_json() writes a document's keys sorted (it takes nlohmann::json):
+  // displayTimeUnit, otherData, traceEvents; and so each event's.
+  put(R"({"displayTimeUnit":"ms","otherData":)");
+  put(dump_json(trace.other_data));
+  put(R"(,"traceEvents":[)");
+  bool first = true;
+  trace.each_event([&](const Json& event) {
+    if (!first) put(",");
+    first = false;
+    put(dump_json(event));
+  });
+  put("]}");
 }
 
 }  // namespace splitscope

@@ -231,8 +231,10 @@ std::string run_text(const RunReport& run) {
 
   if (timed) {
     const CriticalPath& path = s.critical_path;
-    text += fmt::format("\ncritical path: {} = compute {} + transfer {} ({} of it) + waiting {}\n",
-                        format_ms(path.length_ms()), format_ms(path.compute_ms), format_ms(path.transfer_ms),
+    text += fmt::format("\ncritical path: {} = {}compute {} + transfer {} ({} of it) + waiting {}\n",
+                        format_ms(path.length_ms()),
+                        path.input_ms > 0 ? fmt::format("input preparation {} + ", format_ms(path.input_ms)) : "",
+                        format_ms(path.compute_ms), format_ms(path.transfer_ms),
                         format_share(path.transfer_share()), format_ms(path.gap_ms));
     text += fmt::format("device time: compute {}, transfer {}, idle {}\n", format_share(s.shares.compute),
                         format_share(s.shares.transfer), format_share(s.shares.idle));

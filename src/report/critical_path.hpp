@@ -14,7 +14,7 @@
 /// It stops at a span with neither. Time on the path when none of its spans
 /// ran (the wait between a predecessor's end and the next start: launch
 /// latency, scheduling, and the run's start before the first span) is the
-/// gap, so that compute + transfer + gap = the makespan exactly.
+/// gap, so that input + compute + transfer + gap = the makespan exactly.
 
 #include <vector>
 
@@ -24,12 +24,13 @@
 namespace splitscope {
 
 struct CriticalPath {
+  double input_ms = 0;     ///< host work on the path (is_host_work(): an input pipeline preparing batches)
   double compute_ms = 0;   ///< compute (and epilogue) spans on the path
   double transfer_ms = 0;  ///< transfer and collective spans on the path
   double gap_ms = 0;       ///< time on the path between spans
   std::vector<int> spans;  ///< indices into Timeline::spans, in time order
 
-  double length_ms() const { return compute_ms + transfer_ms + gap_ms; }
+  double length_ms() const { return input_ms + compute_ms + transfer_ms + gap_ms; }
   /// transfer_ms / length_ms (0 for an empty path).
   double transfer_share() const;
 };

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "report/units.hpp"
+#include "util/strings.hpp"
 
 namespace splitscope {
 
@@ -31,8 +32,8 @@ std::string describe_input_pipeline(const InputPipelineInfo& info) {
 std::string input_pipeline_lines(const RunInfo& info) {
   if (!info.input_pipeline) return {};
   const InputPipelineInfo& pipeline = *info.input_pipeline;
-  return fmt::format("input pipeline: {} us a sample, prefetch {}, {} steps timed after the first\n  {}\n",
-                     pipeline.cost_us_per_sample, pipeline.prefetch, pipeline.steps, describe_input_pipeline(pipeline));
+  return fmt::format("input pipeline: {} us a sample, prefetch {}, {} timed after the first\n  {}\n",
+                     pipeline.cost_us_per_sample, pipeline.prefetch, counted(pipeline.steps, "step"), describe_input_pipeline(pipeline));
 }
 
 std::string input_pipeline_table(const RunGroup& group) {

@@ -8,6 +8,7 @@
 #include "report/text_table.hpp"
 #include "report/units.hpp"
 #include "util/check.hpp"
+#include "util/strings.hpp"
 
 namespace splitscope {
 namespace {
@@ -180,8 +181,8 @@ void explain(Judgement& judgement, const RunSummary& run, const RunSummary& base
     judgement.decider = Decider::kSpread;
     const double transfer_share = run.critical_path.transfer_share();
     judgement.reason = fmt::format(
-        "the work spreads over {} devices (the busiest holds {} of the FLOPs){} {} of the critical path",
-        run.devices, percent(run.busiest_flop_share()),
+        "the work spreads over {} (the busiest holds {} of the FLOPs){} {} of the critical path",
+        counted(run.devices, "device"), percent(run.busiest_flop_share()),
         transfer_share < kMinorShare ? " and transfers are only" : "; transfers still take", percent(transfer_share));
     return;
   }
@@ -189,7 +190,7 @@ void explain(Judgement& judgement, const RunSummary& run, const RunSummary& base
   judgement.decider = decider;
   judgement.reason =
       verdict == Verdict::kEven
-          ? fmt::format("spreading the work over {} devices only breaks even: {}", run.devices, phrase)
+          ? fmt::format("spreading the work over {} only breaks even: {}", counted(run.devices, "device"), phrase)
           : phrase;
 }
 

@@ -125,6 +125,7 @@ Json critical_path_json(const RunSummary& summary) {
   if (!summary.timed()) return nullptr;
   const CriticalPath& path = summary.critical_path;
   return {{"compute_ms", path.compute_ms},
+          {"input_ms", path.input_ms},
           {"transfer_ms", path.transfer_ms},
           {"gap_ms", path.gap_ms},
           {"length_ms", path.length_ms()},

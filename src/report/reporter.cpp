@@ -39,7 +39,10 @@ void ChromeTraceReporter::report(const Comparison& comparison) {
   for (const RunReport* run : comparison.all_runs()) {
     if (run->summary.timed()) timed.push_back(run);
   }
-  files_.add("--trace", path_, dump_json(chrome_trace_json(timed)) + "\n");
+  files_.add("--trace", path_, [&timed](const std::function<void(std::string_view)>& put) {
+    write_chrome_trace(timed, put);
+    put("\n");
+  });
 }
 
 void HtmlReporter::report(const Comparison& comparison) { files_.add("--html", path_, html_report(comparison)); }

@@ -57,7 +57,9 @@ std::vector<IntervalSet> computing_by_device(const Timeline& timeline, size_t de
   for (const Span& span : timeline.spans) {
     SPLITSCOPE_CHECK(span.device >= 0 && static_cast<size_t>(span.device) < devices,
                      "a timeline span is on a device the plan does not have");
-    if (span.kind == SpanKind::kCompute) compute[static_cast<size_t>(span.device)].push_back({span.start_us, span.end_us});
+    if (span.kind == SpanKind::kCompute && !is_host_work(span)) {
+      compute[static_cast<size_t>(span.device)].push_back({span.start_us, span.end_us});
+    }
   }
   std::vector<IntervalSet> computing;
   computing.reserve(devices);
@@ -139,6 +141,42 @@ void fill_movement(const Plan& plan, const Timeline* timeline, const std::vector
     const double seconds = entry.time_ms / 1000.0;
     entry.algbw_gbps = gigabytes_per_second(entry.payload_bytes, seconds);
     entry.busbw_gbps = seconds > 0 ? bus_bytes[kind] / seconds / 1e9 : 0.0;
+    summary.transfers.count += entry.count;
+    summary.transfers.bytes += entry.bytes_moved;
+    summary.transfers.time_ms += entry.time_ms;
+    summary.movement.push_back(entry);
+  }
+}
+
+/// A parameter server's pulls and pushes: moves between devices outside the
+/// plan (Span::move), one kind each, after the plan's own, counted from
+/// `timeline` as the plan's are from its ops (issue 54 item 8: a ps run said
+/// "no data crosses devices" while moving 232 MiB each way a step).
+void fill_off_plan_movement(const Timeline& timeline, const std::vector<IntervalSet>& computing, RunSummary& summary) {
+  std::map<OffPlanMove, MovementSummary> by_kind;
+  std::map<std::pair<OffPlanMove, int>, std::vector<Interval>> moving;  // (kind, device) -> its spans there
+  for (const Span& span : timeline.spans) {
+    if (span.move == OffPlanMove::kNone || span.op >= 0) continue;
+    MovementSummary& entry = by_kind[span.move];
+    entry.kind = std::string(to_string(span.move));
+    entry.count += 1;
+    entry.bytes_moved += span.bytes;
+    entry.payload_bytes += span.bytes;
+    entry.time_ms += span.duration_us() / 1000.0;
+    moving[{span.move, span.device}].push_back({span.start_us, span.end_us});
+  }
+  std::map<OffPlanMove, std::pair<double, int>> exposed;  // kind -> (exposed us summed over devices, devices)
+  for (auto& [key, intervals] : moving) {
+    const IntervalSet spans(std::move(intervals));
+    double hidden = 0;
+    for (const Interval& interval : spans.intervals()) hidden += computing[static_cast<size_t>(key.second)].overlap(interval);
+    exposed[key.first].first += spans.length() - hidden;
+    exposed[key.first].second += 1;
+  }
+  for (auto& [kind, entry] : by_kind) {
+    entry.exposed_ms = exposed[kind].first / exposed[kind].second / 1000.0;
+    entry.algbw_gbps = gigabytes_per_second(entry.payload_bytes, entry.time_ms / 1000.0);
+    entry.busbw_gbps = entry.algbw_gbps;
     summary.transfers.count += entry.count;
     summary.transfers.bytes += entry.bytes_moved;
     summary.transfers.time_ms += entry.time_ms;
@@ -241,6 +279,7 @@ RunSummary summarize(const Plan& plan, const RunResult& result) {
     }
   }
   fill_movement(plan, &timeline, &computing, summary);
+  fill_off_plan_movement(timeline, computing, summary);
   summary.critical_path = find_critical_path(plan, timeline);
 
   const double device_time_ms = timeline.makespan_us() / 1000.0 * plan.devices;

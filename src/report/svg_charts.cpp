@@ -10,6 +10,7 @@
 
 #include "report/text_table.hpp"
 #include "report/units.hpp"
+#include "util/strings.hpp"
 
 namespace splitscope {
 namespace {
@@ -166,8 +167,8 @@ std::string svg_timeline(const RunReport& run, double width) {
   std::string svg = fmt::format(
       R"(<svg class="timeline" role="img" viewBox="0 0 {0:.0f} {1:.0f}" width="{0:.0f}" height="{1:.0f}">)", width,
       height);
-  svg += fmt::format("<title>{}</title>", escape_html(fmt::format("timeline of {} on {} devices, makespan {}",
-                                                                  run.summary.strategy, devices,
+  svg += fmt::format("<title>{}</title>", escape_html(fmt::format("timeline of {} on {}, makespan {}",
+                                                                  run.summary.strategy, counted(devices, "device"),
                                                                   format_ms(makespan_us / 1000.0))));
   svg += axis(makespan_us / 1000.0, kLabelWidth, plot_width, kAxisHeight, height - kAxisHeight - 4);
   svg += body;

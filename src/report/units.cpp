@@ -18,7 +18,12 @@ std::string format_share(double share) {
   return fmt::format("{:.0f}%", share * 100.0);
 }
 
-std::string format_speedup(double speedup) { return fmt::format("{:.2f}x", speedup); }
+std::string format_speedup(double speedup) {
+  // Two decimals read well from 0.1x up; below, they would print 0.00x for a
+  // run hundreds of times slower: two significant digits say how much.
+  if (speedup > 0 && speedup < 0.1) return fmt::format("{:.2g}x", speedup);
+  return fmt::format("{:.2f}x", speedup);
+}
 
 std::string format_gbps(double gbps) {
   if (gbps >= 1.0 || gbps == 0.0) return fmt::format("{:.2f} GB/s", gbps);

@@ -108,8 +108,8 @@ std::string budget_note(const SearchProblem& problem, const SearchResult& result
 }
 
 std::string search_text(const SearchProblem& problem, const SearchResult& result, int top) {
-  std::string text = fmt::format("search: {} on {} devices of {}{}, batch {}, objective {}, memory limit {}\n",
-                                 problem.graph->name(), problem.devices, problem.machine.name,
+  std::string text = fmt::format("search: {} on {} of {}{}, batch {}, objective {}, memory limit {}\n",
+                                 problem.graph->name(), counted(problem.devices, "device"), problem.machine.name,
                                  problem.graph->is_training() ? " (training)" : "", problem.graph->batch(),
                                  to_string(problem.objective), binary_bytes(double(problem.memory_limit_bytes)));
   text += fmt::format("priced {} plan(s) by the simulator ({} refused), {} pipeline cut(s) by the estimate, in {:.2f} s{}\n\n",

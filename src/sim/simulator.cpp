@@ -17,6 +17,7 @@
 #include "sim/machine_file.hpp"
 #include "sim/model_error.hpp"
 #include "util/errors.hpp"
+#include "util/strings.hpp"
 
 namespace splitscope {
 namespace {
@@ -30,11 +31,11 @@ std::string topology_fact(const Machine& machine) {
   const TopologySpec& topology = machine.topology;
   switch (topology.kind) {
     case TopologyKind::kSwitch:
-      return fmt::format("switch: {} devices, {} GB/s per port and direction, {} µs", machine.devices,
+      return fmt::format("switch: {}, {} GB/s per port and direction, {} µs", counted(machine.devices, "device"),
                          topology.link.bandwidth_gbps, topology.link.latency_us);
     case TopologyKind::kHostStaged:
-      return fmt::format("host-staged: {} devices, {} per bus of {} GB/s per direction, {} µs",
-                         machine.devices, topology.devices_per_bus, topology.bus.bandwidth_gbps,
+      return fmt::format("host-staged: {}, {} per bus of {} GB/s per direction, {} µs",
+                         counted(machine.devices, "device"), topology.devices_per_bus, topology.bus.bandwidth_gbps,
                          topology.bus.latency_us);
     case TopologyKind::kMultiNode:
       return fmt::format("multi-node: {} nodes of {} devices ({} GB/s ports), {} NIC{} per node of {} GB/s",

@@ -23,6 +23,19 @@ std::string_view to_string(SpanKind kind) {
   return "?";
 }
 
+bool is_host_work(const Span& span) {
+  return span.lane == Lane::kHost && span.op < 0 && span.kind == SpanKind::kCompute;
+}
+
+std::string_view to_string(OffPlanMove move) {
+  switch (move) {
+    case OffPlanMove::kNone: return "";
+    case OffPlanMove::kPull: return "pull";
+    case OffPlanMove::kPush: return "push";
+  }
+  return "?";
+}
+
 double Timeline::makespan_us() const {
   double end = 0;
   for (const Span& span : spans) end = std::max(end, span.end_us);

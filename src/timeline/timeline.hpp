@@ -19,8 +19,15 @@ enum class Lane { kCompute, kCopyIn, kCopyOut, kHost };
 /// What a span did.
 enum class SpanKind { kCompute, kTransfer, kCollective };
 
+/// A move between devices that is not a plan op (a parameter server's
+/// traffic runs beside the plan): what it was, so that reports count it with
+/// the plan's transfers.
+enum class OffPlanMove { kNone, kPull, kPush };
+
 std::string_view to_string(Lane lane);
 std::string_view to_string(SpanKind kind);
+/// "pull", "push"; "" for kNone.
+std::string_view to_string(OffPlanMove move);
 
 /// One interval of work on one lane of one device.
 struct Span {
@@ -33,9 +40,17 @@ struct Span {
   double end_us = 0;
   int64_t flops = 0;
   int64_t bytes = 0;       ///< bytes moved across devices (transfers, collectives)
+  OffPlanMove move = OffPlanMove::kNone;  ///< a span outside the plan (op -1) that moved `bytes` across devices
 
   double duration_us() const { return end_us - start_us; }
 };
+
+/// Work outside the plan on the host lane: an input pipeline preparing a
+/// batch. It is drawn under the device its batch goes to, but it keeps the
+/// host busy, not that device: a report counts it apart from the device's
+/// compute (issue 54: an input-bound step showed its wait for the input as
+/// 6.4 ms of compute for 2.1 ms of work).
+bool is_host_work(const Span& span);
 
 /// Every span of one run (one repeat).
 struct Timeline {

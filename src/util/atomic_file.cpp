@@ -43,25 +43,74 @@ mode_t new_file_mode(const fs::path& target) {
   return 0666 & ~mask;
 }
 
+/// Writes to a file descriptor through a buffer, keeping the first error:
+/// the producer cannot be stopped midway, so later pieces are dropped and
+/// the error reported once it is done.
+class BufferedFd {
+ public:
+  explicit BufferedFd(int fd) : fd_(fd) { buffer_.reserve(kBufferBytes); }
+
+  void put(std::string_view piece) {
+    if (error_ != 0) return;
+    if (buffer_.size() + piece.size() > kBufferBytes) flush();
+    if (piece.size() >= kBufferBytes) {
+      write_all(piece);
+    } else {
+      buffer_.append(piece);
+    }
+  }
+  /// Flushes and returns the first error (0: none).
+  int finish() {
+    flush();
+    return error_;
+  }
+  void fail(int error) {
+    if (error_ == 0) error_ = error;
+  }
+
+ private:
+  static constexpr size_t kBufferBytes = size_t{1} << 20;
+
+  void flush() {
+    write_all(buffer_);
+    buffer_.clear();
+  }
+  void write_all(std::string_view bytes) {
+    for (size_t done = 0; error_ == 0 && done < bytes.size();) {
+      const ssize_t wrote = ::write(fd_, bytes.data() + done, bytes.size() - done);
+      if (wrote < 0 && errno == EINTR) continue;
+      if (wrote <= 0) error_ = wrote < 0 ? errno : EIO;
+      if (wrote > 0) done += static_cast<size_t>(wrote);
+    }
+  }
+
+  int fd_;
+  int error_ = 0;
+  std::string buffer_;
+};
+
 // Creates a temporary of a name no other writer has (mkstemp) beside
-// `target`, writes `content` to it and returns its name: two commands writing
-// one report at once each publish a whole file of their own, never one
-// temporary written by both.
+// `target`, writes what `write` produces to it and returns its name: two
+// commands writing one report at once each publish a whole file of their
+// own, never one temporary written by both.
 std::string write_temporary(const fs::path& target, const fs::path& folder, const std::string& path,
-                            std::string_view content) {
+                            const ContentWriter& write) {
   std::string name = (folder / ("." + target.filename().string() + ".partial-XXXXXX")).string();
   std::vector<char> buffer(name.begin(), name.end());
   buffer.push_back('\0');
   const int fd = ::mkstemp(buffer.data());
   if (fd < 0) throw InputError(path, "", std::string("cannot write here: ") + std::strerror(errno));
   name = buffer.data();
-  int error = ::fchmod(fd, new_file_mode(target)) == 0 ? 0 : errno;
-  for (size_t done = 0; error == 0 && done < content.size();) {
-    const ssize_t wrote = ::write(fd, content.data() + done, content.size() - done);
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote <= 0) error = wrote < 0 ? errno : EIO;
-    if (wrote > 0) done += static_cast<size_t>(wrote);
+  BufferedFd out(fd);
+  if (::fchmod(fd, new_file_mode(target)) != 0) out.fail(errno);
+  try {
+    write([&out](std::string_view piece) { out.put(piece); });
+  } catch (...) {
+    ::close(fd);
+    ::unlink(name.c_str());
+    throw;
   }
+  int error = out.finish();
   if (::close(fd) != 0 && error == 0) error = errno;
   if (error != 0) {
     ::unlink(name.c_str());
@@ -73,6 +122,12 @@ std::string write_temporary(const fs::path& target, const fs::path& folder, cons
 }  // namespace
 
 StagedFile::StagedFile(std::string path, std::string_view content) : path_(std::move(path)) {
+  stage([content](const std::function<void(std::string_view)>& put) { put(content); });
+}
+
+StagedFile::StagedFile(std::string path, const ContentWriter& write) : path_(std::move(path)) { stage(write); }
+
+void StagedFile::stage(const ContentWriter& write) {
   fs::path target(path_);
   std::error_code ec;
   // Through a link to the file it names: renaming over the link would replace the link itself.
@@ -86,14 +141,14 @@ StagedFile::StagedFile(std::string path, std::string_view content) : path_(std::
   if (fs::is_directory(status)) throw InputError(path_, "", "is a folder; give a file name");
   if (fs::exists(status) && !fs::is_regular_file(status)) {
     in_place_ = true;
-    content_ = std::string(content);
+    write([this](std::string_view piece) { content_.append(piece); });
     return;
   }
   const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
   if (!fs::is_directory(folder, ec)) {
     throw InputError(path_, "", "the folder " + folder.string() + " does not exist; create it first");
   }
-  temporary_ = write_temporary(target, folder, path_, content);
+  temporary_ = write_temporary(target, folder, path_, write);
 }
 
 StagedFile::StagedFile(StagedFile&& other) noexcept

@@ -4,10 +4,16 @@
 /// the same folder, which is renamed over the target only when complete, so a
 /// failed run never leaves a partial report, trace or .npy behind.
 
+#include <functional>
 #include <string>
 #include <string_view>
 
 namespace splitscope {
+
+/// Produces a file's content piece by piece through `put`, so that a large
+/// output (the trace of a 20,000-layer run) is written as it is made, never
+/// held whole in memory (issue 54 item 17).
+using ContentWriter = std::function<void(const std::function<void(std::string_view)>& put)>;
 
 /// One output file written in two steps, so that several can be published
 /// together (util/output_batch.hpp): the constructor writes the content to a
@@ -20,6 +26,10 @@ class StagedFile {
   /// Throws InputError naming the path when the folder does not exist or is
   /// not writable, RunError when the write fails (a full disk).
   StagedFile(std::string path, std::string_view content);
+  /// The same, the content streamed to the temporary by `write` (a device or
+  /// pipe target keeps it in memory, to be written by publish()). An
+  /// exception from `write` removes the temporary and propagates.
+  StagedFile(std::string path, const ContentWriter& write);
   ~StagedFile();
   StagedFile(StagedFile&& other) noexcept;
   StagedFile& operator=(StagedFile&&) = delete;
@@ -35,6 +45,8 @@ class StagedFile {
   void publish();
 
  private:
+  void stage(const ContentWriter& write);
+
   std::string path_;       ///< as the user gave it
   std::string target_;     ///< the file it names, links followed
   std::string temporary_;  ///< "" once published or when in place

@@ -24,6 +24,16 @@ void OutputBatch::add(const std::string& option, const std::string& path, std::s
   }
 }
 
+void OutputBatch::add(const std::string& option, const std::string& path, const ContentWriter& write) {
+  if (!writes_) return;
+  if (path.empty()) return;
+  try {
+    entries_.push_back({option, StagedFile(path, write)});
+  } catch (const std::exception& error) {
+    fail(option, error, !entries_.empty());
+  }
+}
+
 std::vector<std::string> OutputBatch::publish() {
   std::vector<std::string> written;
   for (const bool in_place : {true, false}) {

@@ -32,6 +32,8 @@ class OutputBatch {
   /// its temporary. A failure is rethrown with the option in front:
   /// "--trace: writing /dev/full failed: ...". An empty path is skipped.
   void add(const std::string& option, const std::string& path, std::string_view content);
+  /// The same, the content streamed to the temporary by `write` as it is made.
+  void add(const std::string& option, const std::string& path, const ContentWriter& write);
   /// Publishes every file: devices and pipes written in place first (the
   /// step that can fail: nothing is renamed then), then the renames.
   /// Returns "PATH (OPTION)" for each file renamed into place, for the

@@ -19,6 +19,14 @@ inline std::string join(const std::vector<std::string>& parts, const std::string
   return joined;
 }
 
+/// "1 device", "2 devices": a count with its noun, plural unless it is one
+/// (`plural` where adding "s" is wrong).
+inline std::string counted(long long count, std::string_view noun, std::string_view plural = {}) {
+  std::string text = std::to_string(count) + " ";
+  if (count == 1) return text.append(noun);
+  return plural.empty() ? text.append(noun).append("s") : text.append(plural);
+}
+
 /// `text` safe to print on a terminal: control bytes (a newline, ESC of
 /// `\x1b[2J`, DEL) written as `\xNN`, so a name read from a file cannot break
 /// a table's rows or drive the terminal. Other bytes (UTF-8) pass unchanged.

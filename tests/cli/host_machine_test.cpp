@@ -40,6 +40,8 @@ TEST(HostMachine, IsCalibratedOnFirstUseThenReadFromTheCache) {
   ASSERT_EQ(files.size(), 1u);
   EXPECT_EQ(files[0].rfind("host-", 0), 0u) << files[0];
   EXPECT_TRUE(files[0].ends_with(".json")) << files[0];
+  // Issue 54 item 8: the machine is called what it was asked for, not the cache file's 50-character stem.
+  EXPECT_NE(first.out.find("\nmachine: host ("), std::string::npos) << first.out;
 
   const CommandResult second = run_splitscope(args);
   ASSERT_EQ(second.exit_code, 0) << second.err;

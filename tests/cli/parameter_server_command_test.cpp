@@ -72,6 +72,41 @@ TEST(ParameterServerCommand, SimulatedAsyncWorkersAreAboutNMinusOneStale) {
   EXPECT_EQ(report["train"]["parameter_server"]["gradients_applied"], 80);
 }
 
+TEST(ParameterServerCommand, PullsAndPushesAreDataMovementAndOnTheCriticalPath) {
+  // Issue 54 item 8: this run said "no data crosses devices" and put its step on the critical path as
+  // "compute 657.1 us + waiting 8.106 ms" while each worker pulled and pushed 232.56 MiB.
+  const std::string dir = fresh_temp_dir("ps-movement");
+  const CommandResult result =
+      run_splitscope("run cnn --batch 16 --train --strategy ps --devices 4 --steps 3 --backend sim --machine "
+                     "h100-nvlink-8 --quiet --report " + dir + "/r.json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out.find("no data crosses devices"), std::string::npos) << result.out;
+  const auto report = nlohmann::json::parse(read_text_file(dir + "/r.json"));
+  const int64_t shard = report["train"]["parameter_server"]["shard_bytes"][0].get<int64_t>();
+  EXPECT_GT(shard, 200ll << 20);
+  const auto& kinds = report["transfers"]["by_kind"];
+  ASSERT_EQ(kinds.size(), 2u) << kinds.dump();
+  for (const auto& kind : kinds) {
+    EXPECT_EQ(kind["count"], 4) << kind.dump();  // one per worker a step
+    EXPECT_EQ(kind["bytes"].get<int64_t>(), 4 * shard) << kind.dump();
+  }
+  EXPECT_EQ(kinds[0]["kind"], "pull");
+  EXPECT_EQ(kinds[1]["kind"], "push");
+  EXPECT_EQ(report["transfers"]["bytes"].get<int64_t>(), 8 * shard);
+  // The step: a worker pulls, computes, pushes; the shard then updates. Sync workers are alike, so the
+  // path is one worker's pull and push (transfer) and its compute with the shard's update (compute).
+  const auto& path = report["critical_path"];
+  EXPECT_NEAR(path["transfer_ms"].get<double>(),
+              (kinds[0]["time_ms"].get<double>() + kinds[1]["time_ms"].get<double>()) / 4, 1e-9);
+  EXPECT_NEAR(path["compute_ms"].get<double>(),
+              report["per_device"][0]["compute_ms"].get<double>() + report["per_device"][4]["compute_ms"].get<double>(),
+              1e-9);
+  EXPECT_NEAR(path["length_ms"].get<double>(), report["makespan_ms"]["median"].get<double>(), 1e-9);
+  const int validated = run_script("validate-report", dir + "/r.json");
+  if (validated == kSkipExitCode) GTEST_SKIP() << "python3-jsonschema is missing (scripts/setup installs it)";
+  EXPECT_EQ(validated, 0) << "the ps report does not match src/report/schema";
+}
+
 TEST(ParameterServerCommand, ImpossibleOptionsAreRefusedWithWhatToDo) {
   const std::string dir = fresh_temp_dir("ps-refusals");
   const std::string report = " --report " + dir + "/r.json";

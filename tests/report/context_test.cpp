@@ -4,6 +4,7 @@
 
 #include "report/report_context.hpp"
 #include "report/units.hpp"
+#include "util/strings.hpp"
 #include "splitscope_config.h"
 
 namespace splitscope {
@@ -27,6 +28,14 @@ TEST(ReportContext, QuotesTheCommandLineForAShell) {
             "splitscope run --machine 'h100 pcie' --report=a.json 'it'\\''s' ''");
 }
 
+TEST(Units, CountsTakeTheirNounsPluralUnlessOne) {
+  // Issue 54 item 8: "1 devices", "1 ranks".
+  EXPECT_EQ(counted(1, "device"), "1 device");
+  EXPECT_EQ(counted(4, "device"), "4 devices");
+  EXPECT_EQ(counted(0, "rank"), "0 ranks");
+  EXPECT_EQ(counted(2, "body", "bodies"), "2 bodies");
+}
+
 TEST(Units, TimesSharesAndSpeedups) {
   EXPECT_EQ(format_ms(0.0123), "12.3 us");
   EXPECT_EQ(format_ms(12.3456), "12.346 ms");
@@ -35,6 +44,11 @@ TEST(Units, TimesSharesAndSpeedups) {
   EXPECT_EQ(format_share(0.003), "<1%");
   EXPECT_EQ(format_share(0), "0%");
   EXPECT_EQ(format_speedup(1.5), "1.50x");
+  EXPECT_EQ(format_speedup(0.1), "0.10x");
+  // Issue 54 item 8: "0.00x against single's 23.6 us" said nothing; two significant digits below 0.1x.
+  EXPECT_EQ(format_speedup(0.0023456), "0.0023x");
+  EXPECT_EQ(format_speedup(0.05), "0.05x");
+  EXPECT_EQ(format_speedup(0), "0.00x");
   EXPECT_EQ(format_gbps(23.456), "23.46 GB/s");
   EXPECT_EQ(format_gbps(0.02048), "0.0205 GB/s");
 }

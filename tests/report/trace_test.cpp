@@ -8,6 +8,7 @@
 
 #include "report/chrome_trace.hpp"
 #include "report_test_support.hpp"
+#include "util/json_dump.hpp"
 
 namespace splitscope {
 namespace trace_test {
@@ -113,6 +114,30 @@ TEST(ChromeTrace, SeveralRunsGetTheirOwnProcesses) {
     const int run = event["pid"].get<int>() / kTracePidStride;
     const double makespan = timed[static_cast<size_t>(run)]->timeline.makespan_us();
     EXPECT_LE(event["ts"].get<double>() + event["dur"].get<double>(), makespan + 1e-9);
+  }
+}
+
+TEST(ChromeTrace, TheStreamedTraceIsTheDocumentByteForByte) {
+  // Issue 54 item 17: --trace writes the trace an event at a time; the file
+  // must stay what dump_json(chrome_trace_json()) made of the whole document.
+  const Comparison comparison = testing::sample_comparison();
+  std::vector<const RunReport*> timed;
+  for (const RunReport* run : comparison.all_runs()) {
+    if (run->summary.timed()) timed.push_back(run);
+  }
+  for (const std::vector<const RunReport*>& runs :
+       {timed, std::vector<const RunReport*>{timed.front()}, std::vector<const RunReport*>{}}) {
+    std::string streamed;
+    size_t pieces = 0;
+    write_chrome_trace(runs, [&](std::string_view piece) {
+      streamed.append(piece);
+      ++pieces;
+    });
+    EXPECT_EQ(streamed, dump_json(chrome_trace_json(runs)));
+    EXPECT_EQ(Json::parse(streamed), Json::parse(chrome_trace_json(runs).dump()));
+    if (!runs.empty()) {
+      EXPECT_GT(pieces, 10u);  // event by event, not one document
+    }
   }
 }
 

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -63,6 +64,31 @@ TEST(AtomicFile, AStagedFileNeverPublishedLeavesNothing) {
     EXPECT_EQ(testing::folder_entries(dir).size(), 2u);
   }
   EXPECT_TRUE(testing::folder_entries(dir).empty());
+}
+
+TEST(AtomicFile, AStreamedFileIsWhatItsWriterPutInOrderAndAFailingWriterLeavesNothing) {
+  // Issue 54 item 17: a trace is streamed piece by piece, not held whole; pieces
+  // smaller and larger than the 1 MiB buffer alike land in order.
+  const std::string dir = testing::fresh_util_dir("atomic-streamed");
+  const std::string big(3u << 20, 'b');
+  std::string expected;
+  const ContentWriter write = [&](const std::function<void(std::string_view)>& put) {
+    for (int piece = 0; piece < 100000; ++piece) put(std::to_string(piece) + ",");
+    put(big);
+    put("end\n");
+  };
+  for (int piece = 0; piece < 100000; ++piece) expected += std::to_string(piece) + ",";
+  expected += big + "end\n";
+  StagedFile(dir + "/t.json", write).publish();
+  EXPECT_EQ(testing::file_text(dir + "/t.json"), expected);
+  EXPECT_EQ(testing::folder_entries(dir), std::vector<std::string>{"t.json"});
+
+  const ContentWriter failing = [](const std::function<void(std::string_view)>& put) {
+    put("half a trace");
+    throw RunError("the writer failed midway");
+  };
+  EXPECT_THROW(StagedFile(dir + "/u.json", failing), RunError);
+  EXPECT_EQ(testing::folder_entries(dir), std::vector<std::string>{"t.json"}) << "a temporary was left";
 }
 
 TEST(AtomicFile, ANewFileGetsTheUsualPermissionsAndAnOldOneKeepsItsOwn) {

@@ -12,6 +12,7 @@
 #include "exec/cpu/kernels/gemm.hpp"
 #include "exec/mpi/mpi_check.hpp"
 #include "util/errors.hpp"
+#include "util/strings.hpp"
 
 namespace splitscope {
 namespace {
@@ -44,9 +45,10 @@ void check_rank_run_options(const Plan& plan, const RunOptions& options, const M
   check_cpu_run_options(plan, options);
   if (plan.devices > session.size()) {
     throw InputError("--devices", "",
-                     fmt::format("the {} plan has {} devices but this MPI job has {} ranks (one device each); "
+                     fmt::format("the {} plan has {} but this MPI job has {} (one device each); "
                                  "start it with mpirun -np {}",
-                                 plan.strategy, plan.devices, session.size(), plan.devices));
+                                 plan.strategy, counted(plan.devices, "device"), counted(session.size(), "rank"),
+                                 plan.devices));
   }
   if (std::set<std::string>(session.hosts().begin(), session.hosts().end()).size() == 1) {
     check_fits_in_host_memory(plan);  // every rank on this host: the whole plan shares its memory

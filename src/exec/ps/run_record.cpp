@@ -10,8 +10,10 @@ namespace splitscope {
 
 namespace {
 
-Span worker_transfer(int worker, Lane lane, const char* label, double start_us, double end_us, int64_t bytes) {
+Span worker_transfer(int worker, Lane lane, OffPlanMove move, const char* label, double start_us, double end_us,
+                     int64_t bytes) {
   Span span;
+  span.move = move;
   span.device = worker;
   span.lane = lane;
   span.kind = SpanKind::kTransfer;
@@ -25,11 +27,11 @@ Span worker_transfer(int worker, Lane lane, const char* label, double start_us, 
 }  // namespace
 
 Span pull_span(int worker, double start_us, double end_us, int64_t bytes) {
-  return worker_transfer(worker, Lane::kCopyIn, "pull weights", start_us, end_us, bytes);
+  return worker_transfer(worker, Lane::kCopyIn, OffPlanMove::kPull, "pull weights", start_us, end_us, bytes);
 }
 
 Span push_span(int worker, double start_us, double end_us, int64_t bytes) {
-  return worker_transfer(worker, Lane::kCopyOut, "push gradients", start_us, end_us, bytes);
+  return worker_transfer(worker, Lane::kCopyOut, OffPlanMove::kPush, "push gradients", start_us, end_us, bytes);
 }
 
 RunResult parameter_server_result(const ParameterServerOptions& options, int workers, PsRunRecord record,
