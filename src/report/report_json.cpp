@@ -19,7 +19,8 @@ Json makespan_json(const RunSummary& summary) {
   const MakespanStats& m = *summary.makespan;
   return {{"median", m.median_ms},       {"min", m.min_ms},   {"max", m.max_ms},
           {"repeats", m.repeats},        {"p95", m.p95_ms},   {"mean", m.mean_ms},
-          {"spread", m.spread()},        {"representative_repeat", m.representative}};
+          {"spread", m.spread()},        {"representative_repeat", m.representative},
+          {"representative", m.representative_ms}};
 }
 
 Json per_device_json(const RunSummary& summary) {
