@@ -31,8 +31,22 @@ std::vector<double> makespans_ms(const RunResult& result, size_t first) {
 
 }  // namespace
 
+void check_interleaved_fit(const Executor& executor, const std::vector<std::shared_ptr<const Plan>>& plans) {
+  if (plans.empty()) return;
+  if (plans.size() == 1) {
+    const Plan* const alone[] = {plans.front().get()};
+    executor.check_fit_together(alone);
+    return;
+  }
+  for (size_t i = 1; i < plans.size(); ++i) {
+    const Plan* const pair[] = {plans.front().get(), plans[i].get()};
+    executor.check_fit_together(pair);
+  }
+}
+
 std::vector<RunResult> run_interleaved(Executor& executor, const std::vector<std::shared_ptr<const Plan>>& plans,
                                        const RunOptions& options, Progress& progress, RepeatPolicy policy) {
+  check_interleaved_fit(executor, plans);
   if (plans.size() < 2) return run_one_after_another(executor, plans, options, progress);
   RunOptions quiet = options;
   quiet.on_repeat = nullptr;  // one repeat at a time: the progress line names the pair instead

@@ -30,6 +30,12 @@ struct RepeatPolicy {
   std::chrono::milliseconds budget{5000};
 };
 
+/// Refuses (InputError) `plans` (the baseline first) whose runs would not fit
+/// as run_interleaved() holds them, the baseline beside each split in turn;
+/// run_interleaved() calls it before its first run, and a command that times
+/// many groups calls it on every group before it times the first.
+void check_interleaved_fit(const Executor& executor, const std::vector<std::shared_ptr<const Plan>>& plans);
+
 /// The results of `plans` (the baseline first) on `executor`, in `plans` order.
 std::vector<RunResult> run_interleaved(Executor& executor, const std::vector<std::shared_ptr<const Plan>>& plans,
                                        const RunOptions& options, Progress& progress, RepeatPolicy policy = {});

@@ -164,10 +164,19 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
   if (backend == "cpu") {
     host_grid = load_machine(resolve_machine(machine_for(pattern, options.devices.front()))).device.gemm_rates;
   }
-  setup.host_speed_before = host_speed_now(host_grid);
+  // Every group's plans are made, and checked to fit in memory as they
+  // will be run, before the first is timed: a group that cannot run is
+  // skipped now (its `skipped:` line says why), not found minutes in.
+  struct Group {
+    size_t devices_index = 0;
+    size_t graph_index = 0;
+    std::vector<std::shared_ptr<const Plan>> plans;
+  };
+  std::vector<std::unique_ptr<Executor>> executors;
+  std::vector<Group> groups;
   for (size_t d = 0; d < options.devices.size(); ++d) {
     const int devices = options.devices[d];
-    auto executor = make_executor(execution, backend, devices);
+    executors.push_back(make_executor(execution, backend, devices));
     for (size_t g = 0; g < graphs.size(); ++g) {
       const auto& graph = graphs[g];
       if (options.strategies.empty() && !some_split_applies(*graph, devices)) {
@@ -181,19 +190,32 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
         const auto plan = plan_from_file(*plan_file, options.plan_file, graph, devices, execution, backend);
         plans.push_back(labelled_plan(*plan, "plan: " + describe(plan_file->spec)));
       }
-      const std::vector<RunResult> measured = run_interleaved(*executor, plans, run, progress, policy);
-      for (size_t p = 0; p < plans.size(); ++p) {
-        const RunResult predicted = simulators[d]->run(*plans[p], predict);
-        if (measured[p].timelines.empty() || predicted.timelines.empty()) {
-          skipped.push_back(fmt::format("{} {} on {}: no time", networks[g], plans[p]->strategy, devices));
-          continue;
-        }
-        if (setup.device_mode.empty()) setup.device_mode = measured[p].info.device_mode;
-        const MakespanStats times = makespan_stats(measured[p].timelines);
-        cases.push_back({graph->model().name, devices, plans[p]->strategy, times.median_ms,
-                         makespan_stats(predicted.timelines).median_ms, predicted.info.calibrated_share,
-                         times.repeat_ms});
+      try {
+        check_interleaved_fit(*executors.back(), plans);
+      } catch (const InputError& error) {
+        skipped.push_back(fmt::format("{} on {}: {}", networks[g], devices, error.what()));
+        continue;
       }
+      groups.push_back({d, g, std::move(plans)});
+    }
+  }
+  setup.host_speed_before = host_speed_now(host_grid);
+  for (const Group& group : groups) {
+    const int devices = options.devices[group.devices_index];
+    const auto& plans = group.plans;
+    const std::vector<RunResult> measured =
+        run_interleaved(*executors[group.devices_index], plans, run, progress, policy);
+    for (size_t p = 0; p < plans.size(); ++p) {
+      const RunResult predicted = simulators[group.devices_index]->run(*plans[p], predict);
+      if (measured[p].timelines.empty() || predicted.timelines.empty()) {
+        skipped.push_back(fmt::format("{} {} on {}: no time", networks[group.graph_index], plans[p]->strategy, devices));
+        continue;
+      }
+      if (setup.device_mode.empty()) setup.device_mode = measured[p].info.device_mode;
+      const MakespanStats times = makespan_stats(measured[p].timelines);
+      cases.push_back({graphs[group.graph_index]->model().name, devices, plans[p]->strategy, times.median_ms,
+                       makespan_stats(predicted.timelines).median_ms, predicted.info.calibrated_share,
+                       times.repeat_ms});
     }
   }
   if (cases.empty()) {

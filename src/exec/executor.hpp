@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -77,6 +78,11 @@ class Executor {
     (void)op;
     return {};
   }
+  /// Refuses (InputError, naming what to change) `plans` that this backend
+  /// could not hold prepared at once in the memory free now, so that a
+  /// command running many plans in turn says so before its first run rather
+  /// than minutes in; backends that check nothing up front accept them.
+  virtual void check_fit_together(std::span<const Plan* const> plans) const { (void)plans; }
   /// Runs the plan `options.warmup` times untimed, then `options.repeats` times timed.
   virtual RunResult run(const Plan& plan, const RunOptions& options) = 0;
   /// Sets the plan up to be run many times (`plan` must outlive the result);

@@ -119,6 +119,25 @@ TEST(ValidateCommand, ImpossibleRequestsAreBadInputAndWriteNothing) {
   EXPECT_TRUE(std::filesystem::is_empty(dir));
 }
 
+TEST(ValidateCommand, AGroupThatCannotFitInMemoryIsSkippedBeforeAnythingIsTimed) {
+  // A network whose activations alone need far more memory than any host has (batch 2^24 of 4096
+  // features: 256 GiB a layer) was found only when its turn to run came, minutes into a validate of the
+  // networks before it, which then wrote nothing. Now every group is checked before the first run: this
+  // one is skipped, saying why, and the network that fits is measured.
+  const std::string dir = fresh_temp_dir("validate-too-big");
+  std::ofstream(dir + "/huge.json") << R"({"name": "huge", "batch": 16777216, "input": [4096], "layers": [
+      {"type": "dense", "units": 4096, "activation": "relu"}, {"type": "dense", "units": 4096}]})";
+  const CommandResult result = run_splitscope("validate --backend cpu --networks mlp-small," + dir +
+                                              "/huge.json --devices 2 --repeat 1 --quiet --predict-on cpu-2 "
+                                              "--strategies vertical --report " + dir + "/v.json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("skipped: " + dir + "/huge.json on 2: "), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("a --batch of at most"), std::string::npos) << result.out;
+  const auto report = nlohmann::json::parse(read_text_file(dir + "/v.json"));
+  ASSERT_EQ(report["cases"].size(), 2u) << report.dump(2);  // mlp-small's single and vertical
+  for (const auto& c : report["cases"]) EXPECT_EQ(c["network"], "mlp-small");
+}
+
 }  // namespace
 }  // namespace validate_test
 }  // namespace splitscope::testing

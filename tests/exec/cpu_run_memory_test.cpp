@@ -77,6 +77,27 @@ TEST(CpuRunMemory, ARunPastTheAvailableMemoryIsRefusedWithTheBatchThatFits) {
   EXPECT_NO_THROW(check_memory_fits(memory, 0, 0, 1000));  // unknown: nothing to hold it to
 }
 
+TEST(CpuRunMemory, TwoRunsHeldAtOnceNeedTheirSum) {
+  // compare and validate hold the baseline prepared beside each split: each fits alone, the two may not.
+  CpuRunMemory baseline;
+  baseline.activations = 3 * kGiB;
+  baseline.weights = kGiB;
+  baseline.threads = 4 * kThreadBytes;
+  CpuRunMemory split = baseline;
+  split.workspace = kGiB / 2;
+  CpuRunMemory both = baseline;
+  both += split;
+  EXPECT_EQ(both.activations, 6 * kGiB);
+  EXPECT_EQ(both.weights, 2 * kGiB);
+  EXPECT_EQ(both.workspace, kGiB / 2);
+  EXPECT_EQ(both.threads, 8 * kThreadBytes);
+  EXPECT_EQ(both.total(), baseline.total() + split.total());
+  // 8 GiB available on a 16 GiB machine, less its 1 GiB margin: 7 GiB for runs.
+  EXPECT_NO_THROW(check_memory_fits(baseline, 8 * kGiB, 16 * kGiB, 1000));
+  EXPECT_NO_THROW(check_memory_fits(split, 8 * kGiB, 16 * kGiB, 1000));
+  EXPECT_THROW(check_memory_fits(both, 8 * kGiB, 16 * kGiB, 1000), InputError);
+}
+
 }  // namespace
 }  // namespace cpu_run_memory_test
 }  // namespace splitscope

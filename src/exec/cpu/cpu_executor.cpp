@@ -59,11 +59,18 @@ namespace {
 // refused before it allocates, rather than ending in std::bad_alloc or the
 // kernel's OOM killer. Threads: the compute threads fill the machine, and
 // each device has a copy thread.
-void check_fits_in_memory(const Plan& plan, const HostInfo& host) {
-  const CpuRunMemory memory = cpu_run_memory(plan, host.hardware_threads + plan.devices);
+void check_fits_in_memory(std::span<const Plan* const> plans, const HostInfo& host) {
+  if (plans.empty()) return;
+  CpuRunMemory memory;
+  for (const Plan* plan : plans) memory += cpu_run_memory(*plan, host.hardware_threads + plan->devices);
   // Where /proc/meminfo is not there to say what is available: the machine's memory.
   const int64_t available = host.memory_available_bytes > 0 ? host.memory_available_bytes : host.memory_bytes;
-  check_memory_fits(memory, available, host.memory_bytes, plan.graph->batch());
+  check_memory_fits(memory, available, host.memory_bytes, plans.front()->graph->batch());
+}
+
+void check_fits_in_memory(const Plan& plan, const HostInfo& host) {
+  const Plan* const plans[] = {&plan};
+  check_fits_in_memory(plans, host);
 }
 
 /// "to CPUs 0, 1", or why not.
@@ -75,6 +82,10 @@ std::string describe_pinning(const std::vector<int>& pinned_cpus) {
 }
 
 }  // namespace
+
+void CpuExecutor::check_fit_together(std::span<const Plan* const> plans) const {
+  check_fits_in_memory(plans, read_host_info());
+}
 
 RunInfo cpu_run_info(const Plan& plan, const RunOptions& options, const ThreadConfig& threads,
                      const std::vector<int>& pinned_cpus) {

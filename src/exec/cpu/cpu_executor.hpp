@@ -38,6 +38,9 @@ class CpuExecutor final : public Executor {
   /// a deadline that is not positive) and RunError when a run fails or passes
   /// its deadline.
   RunResult run(const Plan& plan, const RunOptions& options) override;
+  /// Their buffers, weights, workspaces and threads together against the
+  /// memory available now, less the margin (cpu_run_memory.hpp).
+  void check_fit_together(std::span<const Plan* const> plans) const override;
   /// Buffers, weights, tasks and worker threads made once; each run() of
   /// the result runs the same tasks again (what run() above does between
   /// its repeats).

@@ -20,6 +20,17 @@ int64_t CpuRunMemory::total() const {
   return activations + weights + gradients + optimizer_state + workspace + output + threads;
 }
 
+CpuRunMemory& CpuRunMemory::operator+=(const CpuRunMemory& other) {
+  activations += other.activations;
+  weights += other.weights;
+  gradients += other.gradients;
+  optimizer_state += other.optimizer_state;
+  workspace += other.workspace;
+  output += other.output;
+  threads += other.threads;
+  return *this;
+}
+
 CpuRunMemory cpu_run_memory(const Plan& plan, int threads) {
   CpuRunMemory memory;
   const int per_weight =

@@ -25,6 +25,8 @@ struct CpuRunMemory {
   int64_t threads = 0;          ///< per thread: its stack and BLAS buffer (kThreadBytes each)
 
   int64_t total() const;
+  /// The memory of two runs held at once.
+  CpuRunMemory& operator+=(const CpuRunMemory& other);
   /// The part that grows with the batch (activations, workspace, output).
   int64_t per_batch() const { return activations + workspace + output; }
 };
