@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "demo/sweep_chart.hpp"
+#include "report/html_page.hpp"
 #include "report/judgement.hpp"
 #include "report/report_json.hpp"
 #include "report/svg_charts.hpp"
@@ -128,8 +129,7 @@ std::string td(const std::string& text, const std::string& css_class = "") {
 }
 
 std::string page_start(const std::string& title, const ReportContext& context) {
-  std::string html = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
-  html += fmt::format("<title>{}</title><style>{}</style></head><body>", escape_html(title), kStyle);
+  std::string html = html_page_start(title, kStyle);
   html += fmt::format("<h1>{}</h1>", escape_html(title));
   html += fmt::format("<p class=\"context\">{} on {} &middot; splitscope {} ({}, {}) &middot; <code>{}</code></p>",
                       escape_html(context.date), escape_html(context.host), escape_html(context.version),

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "report/chart_ticks.hpp"
 #include "report/svg_charts.hpp"
 
 namespace splitscope {
@@ -15,16 +16,6 @@ constexpr double kLeft = 64;     // y tick labels
 constexpr double kRight = 190;   // legend
 constexpr double kTop = 28;      // title
 constexpr double kBottom = 44;   // x labels and name
-
-/// A tick step of 1, 2 or 5 times a power of ten giving about `target` ticks.
-double tick_step(double range, int target) {
-  const double raw = range / target;
-  const double power = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double factor : {1.0, 2.0, 5.0}) {
-    if (raw <= factor * power) return factor * power;
-  }
-  return 10.0 * power;
-}
 
 /// 0.5 -> "0.5", 1000 -> "1000" (not "1e+03"), 1234.5 -> "1.23e+03".
 std::string number(double value) {
@@ -46,7 +37,7 @@ struct YAxis {
       for (double t = low; t <= high * (1 + 1e-9); t *= 10) out.push_back(t);
       return out;
     }
-    const double step = tick_step(high - low, 5);
+    const double step = nice_tick_step(high - low, 5);
     for (double t = low; t <= high * (1 + 1e-9); t += step) out.push_back(t);
     return out;
   }
@@ -76,7 +67,7 @@ YAxis y_axis(const LineChart& chart) {
   } else {
     axis.low = 0;
     const double top = high * 1.1;
-    const double step = tick_step(top, 5);
+    const double step = nice_tick_step(top, 5);
     axis.high = std::ceil(top / step) * step;
     if (axis.high <= 0) axis.high = 1;
   }

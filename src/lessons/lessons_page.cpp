@@ -4,10 +4,12 @@
 
 #include <cmath>
 
+#include "report/html_page.hpp"
 #include "report/run_report.hpp"
 #include "report/svg_bar_chart.hpp"
 #include "report/svg_charts.hpp"
 #include "report/svg_xy_chart.hpp"
+#include "util/strings.hpp"
 
 namespace splitscope {
 namespace {
@@ -159,17 +161,16 @@ std::string lesson_panel(const LessonResult& result) {
 }  // namespace
 
 std::string lessons_page(const std::vector<LessonResult>& results, const std::string& machine) {
-  std::string html = fmt::format(
-      "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>splitscope lessons</title>"
-      "<style>{}</style></head><body>\n<h1>The chapter, measured: splitscope lessons</h1>\n",
-      kLessonsStyle);
+  std::string html =
+      html_page_start("splitscope lessons", kLessonsStyle) + "<h1>The chapter, measured: splitscope lessons</h1>\n";
   int holds = 0;
   for (const LessonResult& result : results) holds += result.verdict == LessonVerdict::kHolds ? 1 : 0;
   html += fmt::format(
-      "<p class=\"context\">{} claims run, {} hold here. Each ran on the simulator on {} (7 and 8 train for real "
+      "<p class=\"context\">{} run, {} {} here. Each ran on the simulator on {} (7 and 8 train for real "
       "on this machine's cpu backend); a flip is where the verdict changes, found by bisection, marked in red on "
       "its curve (docs/lessons.md).</p>\n<nav>",
-      results.size(), holds, machine.empty() ? "each lesson's own machine" : escape_html(machine));
+      counted(static_cast<long long>(results.size()), "claim"), holds, holds == 1 ? "holds" : "hold",
+      machine.empty() ? "each lesson's own machine" : escape_html(machine));
   for (const LessonResult& result : results) {
     html += fmt::format(R"(<div><a href="#lesson-{0}">{0}. {1}</a> <span class="verdict {2}">{3}</span></div>)",
                         result.number, escape_html(result.claim), verdict_class(result.verdict),

@@ -4,8 +4,9 @@
 
 #include <algorithm>
 
-#include "report/svg_charts.hpp"
+#include "report/html_page.hpp"
 #include "report/memory_timeline.hpp"
+#include "report/svg_charts.hpp"
 #include "report/svg_line_chart.hpp"
 #include "report/text_table.hpp"
 #include "report/units.hpp"
@@ -210,8 +211,7 @@ std::string html_report(const Comparison& comparison) {
     break;
   }
   const ReportContext& context = comparison.context;
-  std::string html = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
-  html += fmt::format("<title>splitscope: {}</title><style>{}</style></head><body>", escape_html(model), kStyle);
+  std::string html = html_page_start("splitscope: " + model, kStyle);
   html += fmt::format("<h1>splitscope: {} (batch {})</h1>", escape_html(model), batch);
   html += html_context_line(context);
   html += "<div class=\"legend\"><span><i style=\"background:#4e79a7\"></i>compute</span>"

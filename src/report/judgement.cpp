@@ -194,6 +194,14 @@ void explain(Judgement& judgement, const RunSummary& run, const RunSummary& base
           : phrase;
 }
 
+/// An interval across a threshold: the verdict is `uncertain`, decided by
+/// `decider`, and the reason says why before the sentence rule 5 gave.
+void mark_uncertain(Judgement& judgement, Decider decider, const std::string& why) {
+  judgement.verdict = Verdict::kUncertain;
+  judgement.decider = decider;
+  judgement.reason = why + "; " + judgement.reason;
+}
+
 }  // namespace
 
 Judgement judge(const RunSummary& run, const RunSummary* baseline) {
@@ -235,24 +243,21 @@ Judgement judge(const RunSummary& run, const RunSummary* baseline) {
   explain(judgement, run, *baseline, verdict);
   judgement.speedup_interval = speedup_interval(baseline->makespan->repeat_ms, run.makespan->repeat_ms);
   if (const auto& interval = judgement.speedup_interval; interval && straddles_a_threshold(*interval)) {
-    judgement.verdict = Verdict::kUncertain;
-    judgement.decider = Decider::kUncertain;
-    judgement.reason = fmt::format(
-        "the speedup's 95% interval, {:.2f}x to {:.2f}x over {} and {} repeats, straddles the {} threshold, so "
-        "this machine's noise could turn the verdict (more --repeat or a quieter machine would settle it); {}",
-        interval->low, interval->high, baseline->makespan->repeats, run.makespan->repeats, threshold_name(*interval),
-        judgement.reason);
+    mark_uncertain(judgement, Decider::kUncertain,
+                   fmt::format("the speedup's 95% interval, {:.2f}x to {:.2f}x over {} and {} repeats, straddles the "
+                               "{} threshold, so this machine's noise could turn the verdict (more --repeat or a "
+                               "quieter machine would settle it)",
+                               interval->low, interval->high, baseline->makespan->repeats, run.makespan->repeats,
+                               threshold_name(*interval)));
     return judgement;
   }
   judgement.model_error_interval = model_error_interval(run, *baseline);
   if (const auto& interval = judgement.model_error_interval; interval && straddles_a_threshold(*interval)) {
-    judgement.verdict = Verdict::kUncertain;
-    judgement.decider = Decider::kModelError;
-    judgement.reason = fmt::format(
-        "within the model's error (its ops typically {:.0f}% off, alike in both runs) the speedup could be {:.2f}x "
-        "to {:.2f}x, across the {} threshold; {}",
-        std::max(run.info.model_error->relative, baseline->info.model_error->relative) * 100, interval->low,
-        interval->high, threshold_name(*interval), judgement.reason);
+    mark_uncertain(judgement, Decider::kModelError,
+                   fmt::format("within the model's error (its ops typically {:.0f}% off, alike in both runs) the "
+                               "speedup could be {:.2f}x to {:.2f}x, across the {} threshold",
+                               *shared_model_error(run, *baseline) * 100, interval->low, interval->high,
+                               threshold_name(*interval)));
   }
   return judgement;
 }

@@ -4,9 +4,15 @@
 
 namespace splitscope {
 
-std::optional<SpeedupInterval> model_error_interval(const RunSummary& run, const RunSummary& baseline) {
+std::optional<double> shared_model_error(const RunSummary& run, const RunSummary& baseline) {
   if (!run.timed() || !baseline.timed() || !run.info.model_error || !baseline.info.model_error) return std::nullopt;
-  const double e = std::max(run.info.model_error->relative, baseline.info.model_error->relative);
+  return std::max(run.info.model_error->relative, baseline.info.model_error->relative);
+}
+
+std::optional<SpeedupInterval> model_error_interval(const RunSummary& run, const RunSummary& baseline) {
+  const std::optional<double> error = shared_model_error(run, baseline);
+  if (!error) return std::nullopt;
+  const double e = *error;
   const auto speedup = [&](double epsilon) {
     return (baseline.makespan->median_ms + epsilon * baseline.critical_path.compute_ms) /
            (run.makespan->median_ms + epsilon * run.critical_path.compute_ms);

@@ -26,7 +26,11 @@
 
 namespace splitscope {
 
-/// nullopt unless both runs are timed simulations that carry a model error.
+/// e: the larger of the two runs' model errors; nullopt unless both runs
+/// are timed simulations that carry one.
+std::optional<double> shared_model_error(const RunSummary& run, const RunSummary& baseline);
+
+/// [speedup(-e), speedup(+e)] in order; nullopt where shared_model_error() is.
 std::optional<SpeedupInterval> model_error_interval(const RunSummary& run, const RunSummary& baseline);
 
 }  // namespace splitscope

@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "report/chart_ticks.hpp"
 #include "report/text_table.hpp"
 #include "report/units.hpp"
 #include "util/strings.hpp"
@@ -41,20 +42,10 @@ std::string span_name(const RunReport& run, const Span& span) {
   return span.label.empty() ? std::string(to_string(span.kind)) : span.label;
 }
 
-/// A tick step of 1, 2 or 5 times a power of ten giving about `target` ticks.
-double tick_step(double range, int target) {
-  const double raw = range / target;
-  const double power = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double factor : {1.0, 2.0, 5.0, 10.0}) {
-    if (raw <= factor * power) return factor * power;
-  }
-  return 10.0 * power;
-}
-
 std::string axis(double makespan_ms, double x0, double plot_width, double y, double height) {
   std::string svg;
   if (makespan_ms <= 0) return svg;
-  const double step = tick_step(makespan_ms, 8);
+  const double step = nice_tick_step(makespan_ms, 8);
   for (double t = 0; t <= makespan_ms * (1 + 1e-9); t += step) {
     const double x = x0 + t / makespan_ms * plot_width;
     svg += fmt::format(R"(<line class="grid" x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}"/>)", x, y,

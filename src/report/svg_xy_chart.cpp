@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "report/chart_ticks.hpp"
 #include "report/svg_charts.hpp"
 
 namespace splitscope {
@@ -34,16 +35,7 @@ std::vector<double> xy_ticks(double low, double high, bool log) {
     }
     return ticks;
   }
-  // Steps of 1, 2 or 5 times a power of ten, about five of them.
-  const double raw = (high - low) / 5;
-  const double power = std::pow(10.0, std::floor(std::log10(raw)));
-  double step = 10 * power;
-  for (double factor : {1.0, 2.0, 5.0}) {
-    if (raw <= factor * power) {
-      step = factor * power;
-      break;
-    }
-  }
+  const double step = nice_tick_step(high - low, 5);
   for (double tick = std::ceil(low / step - 1e-9) * step; tick <= high * (1 + 1e-9) + 1e-12; tick += step) {
     ticks.push_back(std::abs(tick) < step * 1e-9 ? 0.0 : tick);
   }

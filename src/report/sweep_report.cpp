@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "report/html_page.hpp"
 #include "report/svg_charts.hpp"
 #include "report/svg_line_chart.hpp"
 #include "report/text_table.hpp"
@@ -247,10 +248,8 @@ std::string option_sweep_html(const OptionSweep& sweep) {
   }
   svg += "</svg>\n";
 
-  std::string html =
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>splitscope sweep</title>\n"
-      "<style>body{font-family:sans-serif;margin:2em} h1{font-size:1.3em} pre{background:#f6f6f6;padding:1em}</style>"
-      "</head><body>\n";
+  std::string html = html_page_start(
+      "splitscope sweep", "body{font-family:sans-serif;margin:2em} h1{font-size:1.3em} pre{background:#f6f6f6;padding:1em}");
   html += fmt::format("<h1>sweep of <code>run {}</code> over {}</h1>\n", escape_html(joined(sweep.run_arguments, " ")),
                       escape_html(joined(sweep.over, " x ")));
   html += svg;

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "report/extrapolation_warning.hpp"
+#include "report/html_page.hpp"
 #include "report/report_json.hpp"
 #include "report/svg_charts.hpp"
 #include "util/strings.hpp"
@@ -199,11 +200,10 @@ nlohmann::ordered_json validation_json(const ValidationSummary& s, const Validat
 }
 
 std::string validation_html(const ValidationSummary& s, const ValidationSetup& setup) {
-  std::string html =
-      "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>splitscope validate</title>\n"
-      "<style>body{font-family:sans-serif;margin:24px}table{border-collapse:collapse}"
-      "td,th{padding:2px 10px;text-align:right}td.l,th.l{text-align:left}.miss{color:#b03030}</style>\n"
-      "</head><body>\n";
+  std::string html = html_page_start(
+      "splitscope validate",
+      "body{font-family:sans-serif;margin:24px}table{border-collapse:collapse}"
+      "td,th{padding:2px 10px;text-align:right}td.l,th.l{text-align:left}.miss{color:#b03030}");
   html += fmt::format("<h1>Predicted against measured</h1>\n<p>{} measured{} ({}), predicted on {}.</p>\n",
                       escape_html(setup.backend), setup.cuda_graph ? " from CUDA graph replays" : "",
                       escape_html(setup.device_mode), escape_html(setup.machine_name));

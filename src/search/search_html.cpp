@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "report/html_page.hpp"
 #include "report/html_report.hpp"
 #include "report/svg_charts.hpp"
 #include "report/text_table.hpp"
@@ -188,9 +189,7 @@ std::string search_html(const SearchProblem& problem, const SearchResult& result
   const std::string title = fmt::format("splitscope search: {} on {} devices of {}{}", problem.graph->name(),
                                         problem.devices, problem.machine.name,
                                         problem.graph->is_training() ? " (training)" : "");
-  std::string html = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
-  html += fmt::format("<title>{}</title><style>{}{}</style></head><body>", escape_html(title), html_page_style(),
-                      kSearchPageStyle);
+  std::string html = html_page_start(title, std::string(html_page_style()) + kSearchPageStyle);
   html += fmt::format("<h1>{}</h1>", escape_html(title));
   html += html_context_line(context);
   html += fmt::format(
