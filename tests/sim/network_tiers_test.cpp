@@ -177,6 +177,36 @@ TEST(NetworkTiers, ARingAllReduceOnANonBlockingFatTreeTakesWhatItTakesWithoutTie
   EXPECT_NEAR(tapered.makespan_us(), 2 * plain.makespan_us(), kTolUs);
 }
 
+TEST(NetworkTiers, ARingPastTheSendsLimitRunsInMixedStepGroupsPacedByItsSlowestHop) {
+  // 2,048 devices in 256 nodes of 8 (ports 100 GB/s, 1 µs; a NIC per device,
+  // 10 GB/s, 5 µs), 4 nodes per leaf, 0.5 µs a hop: 2(N-1)N = 8.4 million
+  // sends, past the 2^22 an unrolled ring may take, so every step is one group
+  // of its NVLink, NIC and uplink hops. Each step takes its slowest hop's
+  // chunk time plus the longest route latency (through the spine: 5 + 3 · 0.5).
+  const int n = 2048;
+  const int64_t bytes = int64_t{16} << 20;  // 2,048 floats a chunk
+  HandPlan hand(kTierNet, n);
+  std::vector<int> inputs;
+  for (int d = 0; d < n; ++d) inputs.push_back(hand.input(hand.node("fc1"), d, bytes));
+  hand.collective(CollectiveKind::kAllReduce, inputs);
+  TopologySpec spec = multi_node_topology(8, 8, 100, 10);
+  spec.link.latency_us = 1;
+  spec.nic.latency_us = 5;
+  // X = 1: a leaf's uplink carries its 32 NICs' 320 GB/s; the NICs pace the ring.
+  // X = 64: 5 GB/s, and the two hops of each leaf boundary pace it.
+  for (const double x : {1.0, 64.0}) {
+    spec.network = NetworkSpec{NetworkKind::kFatTree, 4, x, 0.5};
+    const Timeline timeline = simulate(hand.plan(), test_machine(n, spec));
+    const double slowest = std::min(10e9, 320e9 / x);
+    const double expected = 2.0 * (n - 1) * (static_cast<double>(bytes) / n / slowest * 1e6 + 6.5);
+    ASSERT_EQ(timeline.spans.size(), static_cast<size_t>(n));
+    for (const Span& span : timeline.spans) {
+      EXPECT_NEAR(span.end_us, expected, 1e-6 * expected) << "X = " << x << ", device " << span.device;
+      EXPECT_EQ(span.bytes, 2 * (n - 1) * bytes / n);
+    }
+  }
+}
+
 TEST(NetworkTiers, NcclPricedRingsOnTheSuperPodRouteEveryStepAndCountNodesAsBefore) {
   // The SuperPOD preset: 16 GPUs of 2 nodes of one rail group; a ring all-reduce
   // in plan order crosses nodes at 7 -> 8 (rail 7 to rail 0: through the spine)
