@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "../cli/cli_test_support.hpp"
 #include "hand_plan.hpp"
 #include "sim/device_placement.hpp"
 #include "partitioners/plan_traffic.hpp"
@@ -298,6 +300,31 @@ TEST(NetworkTiersFile, BadTierFieldsNameTheFieldAndTheFix) {
   nlohmann::json on_switch = nlohmann::json::parse(machine_to_json(test_machine(4, testing::switch_topology(450, 1))));
   on_switch["topology"]["network"] = {{"kind", "fat-tree"}, {"nodes_per_leaf", 1}};
   EXPECT_NE(tier_error(on_switch).find("topology.network"), std::string::npos) << tier_error(on_switch);
+}
+
+TEST(NetworkTiersFile, TheCommandRefusesABadTierWithExitTwoAndNoOutputFile) {
+  const std::string folder = testing::fresh_temp_dir("network-tiers");
+  nlohmann::json doc = tiered_machine_json();
+  doc["topology"]["network"]["oversubscription"] = 0.5;
+  {
+    std::ofstream(folder + "/m.json") << doc.dump();
+  }
+  const testing::CommandResult result = testing::run_splitscope(
+      "run mlp --strategy data --devices 4 --backend sim --machine " + folder + "/m.json --report " + folder + "/r.json");
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("topology.network.oversubscription: 0.5 is below 1; give a leaf's NIC bandwidth over its "
+                            "uplink's (1 = non-blocking, 2 = half as much up as down)"),
+            std::string::npos)
+      << result.err;
+  EXPECT_EQ(testing::read_text_file(folder + "/r.json"), "");
+  // The same file with the field fixed runs.
+  doc["topology"]["network"]["oversubscription"] = 2;
+  {
+    std::ofstream(folder + "/m.json") << doc.dump();
+  }
+  EXPECT_EQ(testing::run_splitscope("run mlp --strategy data --devices 4 --backend sim --machine " + folder + "/m.json")
+                .exit_code,
+            0);
 }
 
 TEST(NetworkTiersFile, ThePresetsHaveTheirShapes) {
