@@ -382,6 +382,31 @@ TEST(NetworkTiersPlacement, BusyNodeGroupsShareALeaf) {
   EXPECT_EQ(topology_device_map(traffic, NodeShape{4, 2}), default_device_map(8));
 }
 
+TEST(NetworkTiersPlacement, TheSimulatorPlacesAcrossTiersAndSaysWhatCrossesTheSpine) {
+  // The traffic of BusyNodeGroupsShareALeaf as a plan's transfers, in MiB, on
+  // 4 nodes of 2 under 2 leaves of a fat tree.
+  HandPlan hand(kTierNet, 8);
+  const auto send = [&](int from, int to, int64_t mib) {
+    hand.transfer(hand.input(hand.node("fc1"), from, mib << 20), to);
+    hand.transfer(hand.input(hand.node("fc1"), to, mib << 20), from);
+  };
+  for (int d = 0; d < 8; d += 2) send(d, d + 1, 10);
+  send(1, 4, 1);
+  send(3, 6, 1);
+  TopologySpec spec = multi_node_topology(2, 2, 450, 50);
+  spec.network = NetworkSpec{NetworkKind::kFatTree, 2, 2, 0.5};
+  const Simulator simulator(test_machine(8, spec), PlacementMode::kTopology);
+  const PlacementInfo placement = simulator.place(hand.plan());
+  EXPECT_EQ(placement.device_map, (std::vector<int>{0, 1, 4, 5, 2, 3, 6, 7}));
+  EXPECT_EQ(placement.cross_node_bytes, int64_t{4} << 20);
+  EXPECT_EQ(placement.default_cross_node_bytes, int64_t{4} << 20);
+  EXPECT_EQ(placement.note, "across the spine: 0.0 MiB (default mapping 4.0 MiB)");
+  // The default placement counts the same bytes across nodes, and has no note.
+  const PlacementInfo by_default = Simulator(test_machine(8, spec), PlacementMode::kDefault).place(hand.plan());
+  EXPECT_EQ(by_default.cross_node_bytes, int64_t{4} << 20);
+  EXPECT_EQ(by_default.note, "");
+}
+
 TEST(NetworkTiersPlacement, NeverMovesMoreBytesAcrossTheSpineOrNodesThanTheDefault) {
   std::mt19937_64 random(20261207);
   int improved = 0;
