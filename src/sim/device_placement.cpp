@@ -128,18 +128,42 @@ void refine_groups(const DeviceTraffic& traffic, int per_node, std::vector<int>&
   }
 }
 
-/// Pass 3: groups ordered by their smallest device take nodes 0, 1, ...;
-/// within a group, plan order on the node's devices in order (a group that
-/// is a default node keeps its devices where they were).
-std::vector<int> name_devices(const std::vector<int>& group, int per_node) {
+/// Pass 3: the node groups' traffic, as a matrix between groups, to group
+/// them again into leaves.
+DeviceTraffic node_group_traffic(const DeviceTraffic& traffic, const std::vector<int>& group) {
+  const int groups = group.empty() ? 0 : *std::max_element(group.begin(), group.end()) + 1;
+  DeviceTraffic between(groups);
+  const int n = traffic.devices();
+  for (int from = 0; from < n; ++from) {
+    for (int to = 0; to < n; ++to) {
+      between.add(group[static_cast<size_t>(from)], group[static_cast<size_t>(to)], traffic.at(from, to));
+    }
+  }
+  return between;
+}
+
+/// Pass 4: leaf groups ordered by their smallest device take leaves 0, 1,
+/// ...; within one, node groups ordered likewise take its nodes in order;
+/// within a node group, plan order on the node's devices in order (a group
+/// that is a default node keeps its devices where they were). `leaf_of_group`
+/// empty: every node group under one leaf, node group k on node k.
+std::vector<int> name_devices(const std::vector<int>& group, const std::vector<int>& leaf_of_group, int per_node,
+                              int nodes_per_leaf) {
   const size_t n = group.size();
   std::vector<int> node_of_group(n, -1);
+  std::vector<int> leaf_name(n, -1);       // by leaf group: the leaf it takes
+  std::vector<int> nodes_taken(n, 0);      // by leaf: its nodes given out
   std::vector<int> next_slot(n, 0);
   std::vector<int> device_map(n, -1);
-  int nodes = 0;
+  int leaves = 0;
   for (size_t d = 0; d < n; ++d) {
     const auto g = static_cast<size_t>(group[d]);
-    if (node_of_group[g] < 0) node_of_group[g] = nodes++;
+    if (node_of_group[g] < 0) {
+      const auto leaf_group = leaf_of_group.empty() ? size_t{0} : static_cast<size_t>(leaf_of_group[g]);
+      if (leaf_name[leaf_group] < 0) leaf_name[leaf_group] = leaves++;
+      const auto leaf = static_cast<size_t>(leaf_name[leaf_group]);
+      node_of_group[g] = leaf_name[leaf_group] * nodes_per_leaf + nodes_taken[leaf]++;
+    }
     device_map[d] = node_of_group[g] * per_node + next_slot[g]++;
   }
   return device_map;
@@ -182,17 +206,38 @@ int64_t cross_node_bytes(const DeviceTraffic& traffic, std::span<const int> devi
   return bytes;
 }
 
+int64_t cross_leaf_bytes(const DeviceTraffic& traffic, std::span<const int> device_map, NodeShape shape) {
+  if (!shape.has_spine()) return 0;
+  return cross_node_bytes(traffic, device_map,
+                          NodeShape{shape.nodes / shape.nodes_per_leaf, shape.devices_per_node * shape.nodes_per_leaf});
+}
+
 std::vector<int> topology_device_map(const DeviceTraffic& traffic, NodeShape shape) {
   const int n = traffic.devices();
   SPLITSCOPE_CHECK(shape.nodes > 0 && shape.devices_per_node > 0 &&
                        static_cast<int64_t>(shape.nodes) * shape.devices_per_node >= n,
                    fmt::format("{} devices do not fit {} node(s) of {}", n, shape.nodes, shape.devices_per_node));
+  SPLITSCOPE_CHECK(!shape.has_spine() || shape.nodes % shape.nodes_per_leaf == 0,
+                   fmt::format("{} nodes are not leaves of {}", shape.nodes, shape.nodes_per_leaf));
   std::vector<int> fallback = default_device_map(n);
   if (shape.nodes == 1 || n <= 1) return fallback;
   std::vector<int> group = grow_groups(traffic, shape.devices_per_node);
   refine_groups(traffic, shape.devices_per_node, group);
-  std::vector<int> placed = name_devices(group, shape.devices_per_node);
-  if (cross_node_bytes(traffic, placed, shape) < cross_node_bytes(traffic, fallback, shape)) return placed;
+  std::vector<int> leaf_of_group;
+  if (shape.has_spine()) {
+    const DeviceTraffic between = node_group_traffic(traffic, group);
+    leaf_of_group = grow_groups(between, shape.nodes_per_leaf);
+    refine_groups(between, shape.nodes_per_leaf, leaf_of_group);
+  }
+  std::vector<int> placed = name_devices(group, leaf_of_group, shape.devices_per_node,
+                                         shape.has_spine() ? shape.nodes_per_leaf : shape.nodes);
+  const int64_t spine = cross_leaf_bytes(traffic, placed, shape);
+  const int64_t default_spine = cross_leaf_bytes(traffic, fallback, shape);
+  const int64_t nodes = cross_node_bytes(traffic, placed, shape);
+  const int64_t default_nodes = cross_node_bytes(traffic, fallback, shape);
+  if (spine <= default_spine && nodes <= default_nodes && (spine < default_spine || nodes < default_nodes)) {
+    return placed;
+  }
   return fallback;
 }
 

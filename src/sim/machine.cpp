@@ -18,6 +18,15 @@ std::string_view to_string(TopologyKind kind) {
   return "?";
 }
 
+std::string_view to_string(NetworkKind kind) {
+  switch (kind) {
+    case NetworkKind::kNonBlocking: return "non-blocking";
+    case NetworkKind::kFatTree: return "fat-tree";
+    case NetworkKind::kRail: return "rail";
+  }
+  return "?";
+}
+
 double DeviceSpec::matrix_flops_per_second() const {
   const auto peak = peak_tflops.find(matrix_math);
   SPLITSCOPE_CHECK(peak != peak_tflops.end(), "no peak for matrix_math '" + matrix_math + "'");

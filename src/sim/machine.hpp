@@ -172,10 +172,39 @@ enum class TopologyKind {
   /// b's bus down, so concurrent transfers behind one bus split its bandwidth.
   kHostStaged,
   /// Several nodes, each an all-to-all switch (`link`), joined by a
-  /// non-blocking network through NICs: every `devices_per_node /
-  /// nics_per_node` devices of a node share one NIC (`nic`). Crossing nodes,
-  /// a -> b crosses a's NIC out and b's NIC in.
+  /// network through NICs: every `devices_per_node / nics_per_node` devices
+  /// of a node share one NIC (`nic`). Crossing nodes, a -> b crosses a's NIC
+  /// out and b's NIC in; the network above the NICs is non-blocking unless
+  /// `network` gives it tiers (NetworkSpec).
   kMultiNode,
+};
+
+/// The network above a multi-node machine's NICs.
+enum class NetworkKind {
+  /// One non-blocking switch: a route crosses the two NICs and nothing else.
+  kNonBlocking,
+  /// Leaf and spine: the NICs of every `nodes_per_group` nodes plug into one
+  /// leaf switch, whose uplink pair to a non-blocking spine carries the
+  /// leaf's NIC bandwidth over `oversubscription`.
+  kFatTree,
+  /// Rail-optimised (NVIDIA's DGX SuperPOD): NIC i of each of
+  /// `nodes_per_group` nodes (a rail group, a scalable unit) plugs into rail
+  /// switch i of the group, whose uplink pair to a non-blocking spine
+  /// carries its NICs' bandwidth over `oversubscription`. Same rail and
+  /// group: one switch hop; otherwise through the spine.
+  kRail,
+};
+
+/// "non-blocking", "fat-tree", "rail"
+std::string_view to_string(NetworkKind kind);
+
+/// The tiers of a multi-node network (docs/machine-format.md, "network").
+struct NetworkSpec {
+  NetworkKind kind = NetworkKind::kNonBlocking;
+  int nodes_per_group = 1;      ///< fat-tree: nodes per leaf; rail: nodes per rail group
+  double oversubscription = 1;  ///< a leaf's (rail switch's) NIC bandwidth over its uplink's, >= 1
+  double hop_latency_us = 0;    ///< added to a route's latency per switch it crosses
+  bool operator==(const NetworkSpec&) const = default;
 };
 
 /// "switch", "host-staged", "multi-node"
@@ -189,6 +218,7 @@ struct TopologySpec {
   int devices_per_node = 1;  ///< multi-node
   int nics_per_node = 1;     ///< multi-node: 1 = one NIC shared by the node; devices_per_node = one per device
   LinkSpec nic;              ///< multi-node
+  NetworkSpec network;       ///< multi-node: the tiers above the NICs
 };
 
 /// Measured op times that override the roofline, keyed by op_signature()

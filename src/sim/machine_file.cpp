@@ -258,6 +258,46 @@ int divisor(const JsonFields& topology, std::string_view field, std::string_view
   return part;
 }
 
+/// `network`: the tiers above a multi-node machine's NICs (machine.hpp, NetworkSpec).
+NetworkSpec parse_network(const JsonFields& network, int nodes) {
+  NetworkSpec spec;
+  const std::string kind = network.string("kind", "fat-tree or rail");
+  std::string_view group_field;
+  if (kind == to_string(NetworkKind::kFatTree)) {
+    spec.kind = NetworkKind::kFatTree;
+    group_field = "nodes_per_leaf";
+  } else if (kind == to_string(NetworkKind::kRail)) {
+    spec.kind = NetworkKind::kRail;
+    group_field = "nodes_per_rail_group";
+  } else {
+    network.fail("kind", fmt::format("unknown network '{}'; use fat-tree or rail (leave `network` out for a "
+                                     "non-blocking one)",
+                                     kind));
+  }
+  network.allow_only({"kind", group_field, "oversubscription", "hop_latency_us", "comment"},
+                     fmt::format("a {} network", kind));
+  network.optional_string("comment", "");  // free text, but text
+  spec.nodes_per_group = static_cast<int>(network.integer(
+      group_field,
+      spec.kind == NetworkKind::kFatTree ? "nodes whose NICs share one leaf switch"
+                                         : "nodes whose NIC i shares rail switch i",
+      1, kMaxMachineDevices));
+  if (nodes % spec.nodes_per_group != 0) {
+    network.fail(group_field, fmt::format("{} does not divide the machine's {} nodes (devices / devices_per_node); "
+                                          "give a divisor of {}",
+                                          spec.nodes_per_group, nodes, nodes));
+  }
+  spec.oversubscription = network.optional_number("oversubscription", 1.0, NumberRule::kQuantity);
+  if (spec.oversubscription < 1) {
+    network.fail("oversubscription",
+                 fmt::format("{} is below 1; give a leaf's NIC bandwidth over its uplink's (1 = non-blocking, "
+                             "2 = half as much up as down)",
+                             spec.oversubscription));
+  }
+  spec.hop_latency_us = network.optional_number("hop_latency_us", 0.0, NumberRule::kQuantityOrZero);
+  return spec;
+}
+
 TopologySpec parse_topology(const JsonFields& topology, int devices) {
   TopologySpec spec;
   const std::string kind = topology.string("kind", "switch, host-staged or multi-node");
@@ -277,7 +317,7 @@ TopologySpec parse_topology(const JsonFields& topology, int devices) {
                                : devices;
   } else if (kind == to_string(TopologyKind::kMultiNode)) {
     spec.kind = TopologyKind::kMultiNode;
-    topology.allow_only({"kind", "link", "nic", "devices_per_node", "nics_per_node", "comment"},
+    topology.allow_only({"kind", "link", "nic", "devices_per_node", "nics_per_node", "network", "comment"},
                         "a multi-node topology");
     topology.optional_string("comment", "");  // free text, but text
     spec.link =
@@ -287,6 +327,10 @@ TopologySpec parse_topology(const JsonFields& topology, int devices) {
         divisor(topology, "devices_per_node", "devices in one node", devices, "devices");
     spec.nics_per_node = divisor(topology, "nics_per_node", "NICs in one node (1 = shared by the node)",
                                  spec.devices_per_node, "devices_per_node");
+    if (topology.has("network")) {
+      spec.network = parse_network(topology.object("network", "the switches above the NICs"),
+                                   devices / spec.devices_per_node);
+    }
   } else {
     topology.fail("kind", fmt::format("unknown topology '{}'; use switch, host-staged or multi-node", kind));
   }
@@ -456,6 +500,15 @@ std::string machine_to_json(const Machine& machine) {
       topology["nics_per_node"] = topo.nics_per_node;
       topology["link"] = link_json<ordered>(topo.link);
       topology["nic"] = link_json<ordered>(topo.nic);
+      if (topo.network.kind != NetworkKind::kNonBlocking) {
+        ordered network;
+        network["kind"] = to_string(topo.network.kind);
+        network[topo.network.kind == NetworkKind::kFatTree ? "nodes_per_leaf" : "nodes_per_rail_group"] =
+            topo.network.nodes_per_group;
+        network["oversubscription"] = topo.network.oversubscription;
+        network["hop_latency_us"] = topo.network.hop_latency_us;
+        topology["network"] = std::move(network);
+      }
       break;
   }
   doc["topology"] = topology;

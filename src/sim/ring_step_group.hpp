@@ -18,11 +18,13 @@
 /// same participants) and is the slowest send's where they do not.
 ///
 /// Not grouped (their sends run one by one, as the schedule lists them):
-/// rings whose steps mix links (NVLink inside a node, a NIC across nodes),
+/// rings of at most kMixedStepGroupMinSends - 1 sends whose steps mix links
+/// (NVLink inside a node, a NIC across nodes),
 /// a participant twice, host-staged buses whose up and down links differ,
 /// broadcasts and concats, and every collective on a machine with a host
 /// lane (its host issues each send in turn, so no two start together).
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -39,13 +41,28 @@ namespace splitscope {
 /// those of the sends.
 inline constexpr int kMinStepGroupParticipants = 16;
 
+/// A ring whose steps mix links (NVLink inside a node, NICs and switch
+/// tiers across) runs in step groups where its sends one by one would be
+/// more than this: the sends limit of docs/limits.md
+/// (partitioners/collective_schedule.cpp refuses a ring of more sends), so
+/// that mixed rings that ran one by one before still do, and those refused
+/// before run (an all-reduce over 1,449 devices or more: 8.4 million sends
+/// at 2,048, 537 million at 16,384). A ring's chunks move one participant a
+/// step, so its slowest send paces every step either way. A mixed group
+/// drains at the smallest share any of its links gives one crossing and
+/// pays the longest route latency, so each step takes what its slowest send
+/// would alone; the sends on faster links finish no earlier, which one by
+/// one they may (docs/collective.md, "Mixed step groups").
+inline constexpr int64_t kMixedStepGroupMinSends = (int64_t{1} << 22) + 1;
+
 struct RingStepGroup {
   const RingSteps* steps = nullptr;  ///< the ring's steps and deliveries (owned by the caller's cache)
   std::vector<int> links;            ///< every link one step's sends cross, once per send crossing it
-  double latency_seconds = 0;        ///< each send's route latency
+  double latency_seconds = 0;        ///< each send's route latency (a mixed step: the longest)
   /// NCCL's pricing of the ring (nccl_protocol.hpp), where it prices it:
   /// every send of a step pays send_latency_seconds and drains
-  /// flow_bytes.front() (one entry: the sends are alike).
+  /// flow_bytes.front() (one entry: the sends are alike, or a mixed step's
+  /// slowest send's time at the group's rate).
   std::optional<NcclRingSends> nccl;
 };
 

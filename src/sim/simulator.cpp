@@ -16,6 +16,7 @@
 #include "sim/input_copy_cost.hpp"
 #include "sim/machine_file.hpp"
 #include "sim/model_error.hpp"
+#include "sim/node_crossing_bytes.hpp"
 #include "util/errors.hpp"
 #include "util/strings.hpp"
 
@@ -37,11 +38,24 @@ std::string topology_fact(const Machine& machine) {
       return fmt::format("host-staged: {}, {} per bus of {} GB/s per direction, {} µs",
                          counted(machine.devices, "device"), topology.devices_per_bus, topology.bus.bandwidth_gbps,
                          topology.bus.latency_us);
-    case TopologyKind::kMultiNode:
-      return fmt::format("multi-node: {} nodes of {} devices ({} GB/s ports), {} NIC{} per node of {} GB/s",
-                         machine.devices / topology.devices_per_node, topology.devices_per_node,
-                         topology.link.bandwidth_gbps, topology.nics_per_node,
-                         topology.nics_per_node == 1 ? "" : "s", topology.nic.bandwidth_gbps);
+    case TopologyKind::kMultiNode: {
+      std::string fact =
+          fmt::format("multi-node: {} nodes of {} devices ({} GB/s ports), {} NIC{} per node of {} GB/s",
+                      machine.devices / topology.devices_per_node, topology.devices_per_node,
+                      topology.link.bandwidth_gbps, topology.nics_per_node, topology.nics_per_node == 1 ? "" : "s",
+                      topology.nic.bandwidth_gbps);
+      const NetworkSpec& network = topology.network;
+      if (network.kind == NetworkKind::kFatTree) {
+        fact += fmt::format("; fat tree, {} per leaf, oversubscription {}:1, {} µs per switch hop",
+                            counted(network.nodes_per_group, "node"), network.oversubscription,
+                            network.hop_latency_us);
+      } else if (network.kind == NetworkKind::kRail) {
+        fact += fmt::format("; rail-optimised, {} per rail group, oversubscription {}:1, {} µs per switch hop",
+                            counted(network.nodes_per_group, "node"), network.oversubscription,
+                            network.hop_latency_us);
+      }
+      return fact;
+    }
   }
   return "";
 }
@@ -133,7 +147,7 @@ PlacementInfo Simulator::place(const Plan& plan) const {
   PlacementInfo placement;
   placement.mode = std::string(to_string(placement_));
   placement.device_map = default_device_map(plan.devices);
-  const NodeShape shape{topology_.nodes(), topology_.devices_per_node()};
+  const NodeShape shape{topology_.nodes(), topology_.devices_per_node(), topology_.nodes_per_leaf()};
   const bool topology = placement_ == PlacementMode::kTopology;
   if (shape.nodes == 1) {
     if (topology) {
@@ -144,18 +158,36 @@ PlacementInfo Simulator::place(const Plan& plan) const {
     }
     return placement;
   }
+  if (!topology) {
+    placement.cross_node_bytes = default_cross_node_bytes(plan, shape);
+    return placement;
+  }
   const DeviceTraffic traffic = plan_traffic(plan);
   placement.cross_node_bytes = cross_node_bytes(traffic, placement.device_map, shape);
-  if (!topology) return placement;
   placement.default_cross_node_bytes = placement.cross_node_bytes;
   std::vector<int> device_map = topology_device_map(traffic, shape);
+  // Across the spine of a tiered network: said in the note, the reports' fields being the nodes'.
+  const auto spine_note = [&](const std::vector<int>& map) {
+    constexpr double kMib = 1024.0 * 1024.0;
+    return fmt::format("across the spine: {:.1f} MiB (default mapping {:.1f} MiB)",
+                       static_cast<double>(cross_leaf_bytes(traffic, map, shape)) / kMib,
+                       static_cast<double>(cross_leaf_bytes(traffic, placement.device_map, shape)) / kMib);
+  };
   if (device_map == placement.device_map) {
+    if (shape.has_spine()) {
+      placement.note = placement.cross_node_bytes == 0
+                           ? "no bytes cross nodes under the default mapping, so it is kept"
+                           : "no mapping found moves fewer bytes across the spine or nodes than the default, so it "
+                             "is kept; " + spine_note(device_map);
+      return placement;
+    }
     placement.note = placement.cross_node_bytes == 0
                          ? "no bytes cross nodes under the default mapping, so it is kept"
                          : "no mapping found moves fewer bytes across nodes than the default, so it is kept";
     return placement;
   }
   placement.cross_node_bytes = cross_node_bytes(traffic, device_map, shape);
+  if (shape.has_spine()) placement.note = spine_note(device_map);
   placement.device_map = std::move(device_map);
   return placement;
 }

@@ -12,11 +12,19 @@ namespace {
 int up(int connection) { return 2 * connection; }
 int down(int connection) { return 2 * connection + 1; }
 
-Route make_route(std::initializer_list<int> links, const LinkSpec& spec) {
+Route make_route(std::initializer_list<int> links, const LinkSpec& spec, int switch_hops = 0,
+                 double hop_latency_us = 0) {
   Route route;
   for (int link : links) route.link_ids[static_cast<size_t>(route.link_count++)] = link;
-  route.latency_seconds = spec.latency_seconds();
+  route.latency_seconds = spec.latency_seconds() + switch_hops * hop_latency_us * 1e-6;
   return route;
+}
+
+/// A leaf's uplink: the NIC link at `nics_below` times its bandwidth over the oversubscription.
+LinkSpec leaf_uplink_spec(const LinkSpec& nic, int nics_below, double oversubscription) {
+  LinkSpec uplink = nic;
+  uplink.bandwidth_gbps = nic.bandwidth_gbps * nics_below / oversubscription;
+  return uplink;
 }
 
 }  // namespace
@@ -50,6 +58,27 @@ Topology::Topology(const Machine& machine) : spec_(machine.topology), devices_(m
         for (int nic = 0; nic < spec_.nics_per_node; ++nic) {
           add_link_pair(fmt::format("node {} nic {}", node, nic), spec_.nic, LinkTraffic::kWrites,
                         LinkTraffic::kWrites);
+        }
+      }
+      const NetworkSpec& network = spec_.network;
+      uplink_base_ = static_cast<int>(links_.size()) / 2;
+      SPLITSCOPE_CHECK(network.nodes_per_group > 0 && nodes() % network.nodes_per_group == 0 &&
+                           network.oversubscription >= 1,
+                       "inconsistent network tiers");
+      const int groups = nodes() / network.nodes_per_group;
+      if (network.kind == NetworkKind::kFatTree) {
+        const LinkSpec uplink = leaf_uplink_spec(spec_.nic, network.nodes_per_group * spec_.nics_per_node,
+                                                 network.oversubscription);
+        for (int leaf = 0; leaf < groups; ++leaf) {
+          add_link_pair(fmt::format("leaf {} uplink", leaf), uplink, LinkTraffic::kWrites, LinkTraffic::kWrites);
+        }
+      } else if (network.kind == NetworkKind::kRail) {
+        const LinkSpec uplink = leaf_uplink_spec(spec_.nic, network.nodes_per_group, network.oversubscription);
+        for (int group = 0; group < groups; ++group) {
+          for (int rail = 0; rail < spec_.nics_per_node; ++rail) {
+            add_link_pair(fmt::format("group {} rail {} uplink", group, rail), uplink, LinkTraffic::kWrites,
+                          LinkTraffic::kWrites);
+          }
         }
       }
       break;
@@ -86,6 +115,11 @@ int Topology::devices_per_node() const {
 
 int Topology::node_of(int device) const { return machine_device(device) / devices_per_node(); }
 
+int Topology::nodes_per_leaf() const {
+  if (spec_.kind != TopologyKind::kMultiNode || spec_.network.kind == NetworkKind::kNonBlocking) return nodes();
+  return spec_.network.nodes_per_group;
+}
+
 Route Topology::route(int plan_from, int plan_to) const {
   SPLITSCOPE_CHECK(plan_from != plan_to, fmt::format("no route from device {} to itself", plan_from));
   const int from = machine_device(plan_from);
@@ -101,10 +135,22 @@ Route Topology::route(int plan_from, int plan_to) const {
       const int per_node = spec_.devices_per_node;
       if (from / per_node == to / per_node) return make_route({up(from), down(to)}, spec_.link);
       const int per_nic = per_node / spec_.nics_per_node;
-      auto nic_of = [&](int device) {
-        return nic_base_ + (device / per_node) * spec_.nics_per_node + (device % per_node) / per_nic;
+      // The NIC's index in its node is its rail.
+      auto rail_of = [&](int device) { return (device % per_node) / per_nic; };
+      auto nic_of = [&](int device) { return nic_base_ + (device / per_node) * spec_.nics_per_node + rail_of(device); };
+      const NetworkSpec& network = spec_.network;
+      if (network.kind == NetworkKind::kNonBlocking) return make_route({up(nic_of(from)), down(nic_of(to))}, spec_.nic);
+      // The leaf switch a device's NIC plugs into: one per group of nodes, or per rail of a group.
+      auto leaf_of = [&](int device) {
+        const int group = device / per_node / network.nodes_per_group;
+        return network.kind == NetworkKind::kFatTree ? group : group * spec_.nics_per_node + rail_of(device);
       };
-      return make_route({up(nic_of(from)), down(nic_of(to))}, spec_.nic);
+      if (leaf_of(from) == leaf_of(to)) {
+        return make_route({up(nic_of(from)), down(nic_of(to))}, spec_.nic, 1, network.hop_latency_us);
+      }
+      return make_route({up(nic_of(from)), up(uplink_base_ + leaf_of(from)), down(uplink_base_ + leaf_of(to)),
+                         down(nic_of(to))},
+                        spec_.nic, 3, network.hop_latency_us);
     }
   }
   return {};

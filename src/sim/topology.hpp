@@ -9,7 +9,18 @@
 ///   down b's bus from it; devices behind one bus share its bandwidth, in each
 ///   direction, even when a and b sit behind the same bus.
 /// - multi-node: inside a node, as a switch; across nodes, a's NIC out and
-///   b's NIC in (the network itself is assumed non-blocking).
+///   b's NIC in (the network itself non-blocking), unless the machine's
+///   `network` gives it tiers:
+///   - fat-tree: NICs under one leaf: a's NIC up, b's NIC down (one switch
+///     hop); under different leaves: a's NIC up, a's leaf uplink up, b's
+///     leaf uplink down, b's NIC down (leaf, spine, leaf: three hops);
+///   - rail: the same, where a "leaf" is one rail switch of one rail group:
+///     NICs of one rail (NIC index) in one group meet at their rail switch;
+///     any other pair goes through the spine. NCCL's PXN (moving the data
+///     over NVLink to the GPU on the right rail first) is left out.
+///   The spine above the leaves is non-blocking; each uplink carries its
+///   leaf's NIC bandwidth over the oversubscription, and every switch hop
+///   adds `hop_latency_us`.
 ///
 /// A link's capacity is the payload its protocol carries of its line rate
 /// (link_efficiency.hpp): on a host-staged bus the up link carries the
@@ -71,6 +82,10 @@ class Topology {
   /// Nodes of the machine (1 unless multi-node) and the devices in each.
   int nodes() const { return devices_ / devices_per_node(); }
   int devices_per_node() const;
+  /// Nodes whose traffic stays below the spine: a fat tree's nodes per leaf,
+  /// a rail network's nodes per rail group; all nodes where the network is
+  /// one non-blocking tier.
+  int nodes_per_leaf() const;
 
  private:
   void add_link_pair(const std::string& name, const LinkSpec& spec, LinkTraffic up,
@@ -83,6 +98,7 @@ class Topology {
   int devices_ = 0;  ///< the machine's
   std::vector<int> device_map_;
   int nic_base_ = 0;  ///< multi-node: id of the first NIC link
+  int uplink_base_ = 0;  ///< fat-tree, rail: connection of the first leaf's uplink
   std::vector<Link> links_;
 };
 

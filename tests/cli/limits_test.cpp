@@ -209,27 +209,32 @@ TEST(Limits, CollectivesPastTheirSendLimitAreRefused) {
   EXPECT_EQ(refusal_of("collective broadcast --devices 64 --bytes 1024G --backend sim --machine 8x8-h100-ib"),
             "error: --bytes: a broadcast of 1099511627776 bytes over 64 devices unrolls into 132120576 sends, past "
             "the limit of 4194304 (docs/limits.md); give fewer bytes or devices\n");
-  // A data plan over 4,096 devices across 512 nodes: each gradient's ring
-  // all-reduce runs its 2 x 4095 x 4096 sends one by one (a multi-node ring
-  // has no step groups, docs/collective.md).
+  // A data plan over 4,096 devices across 512 nodes, where the host issues
+  // every send in turn (host_issue_us): each gradient's ring all-reduce runs
+  // its 2 x 4095 x 4096 sends one by one (docs/collective.md).
   const std::string dir = fresh_temp_dir("limits-sends");
-  const auto machine_of = [&](const std::string& preset, const std::string& name) {
+  const auto machine_of = [&](const std::string& preset, const std::string& name, double host_issue_us = 0) {
     nlohmann::json machine = nlohmann::json::parse(
         read_text_file(std::string(std::getenv("SPLITSCOPE_MODELS")) + "/machines/" + preset + ".json"));
     machine["devices"] = 4096;
     machine["name"] = name;
+    if (host_issue_us > 0) machine["device"]["host_issue_us"] = host_issue_us;
     return write_file(dir, name + ".json", machine.dump());
   };
   const std::string command = "run mlp-small --strategy data --devices 4096 --batch 4096 --train --backend sim --machine ";
-  const CommandResult nodes = run_splitscope(command + machine_of("8x8-h100-ib", "nodes"));
-  EXPECT_EQ(nodes.exit_code, 2);
-  EXPECT_EQ(nodes.err, "error: --devices: an all-reduce of 2600 bytes over 4096 devices unrolls into 33546240 sends, "
-                       "past the limit of 4194304 (docs/limits.md); give fewer devices\n");
+  const CommandResult issued = run_splitscope(command + machine_of("8x8-h100-ib", "issued", 1));
+  EXPECT_EQ(issued.exit_code, 2);
+  EXPECT_EQ(issued.err, "error: --devices: an all-reduce of 2600 bytes over 4096 devices unrolls into 33546240 sends, "
+                        "past the limit of 4194304 (docs/limits.md); give fewer devices\n");
   // On one switch the same rings run in step groups (issue 53): no send is
-  // unrolled, and the run finishes (0.6 s here, where it was refused).
-  const CommandResult switched = run_splitscope(command + machine_of("h100-nvlink-8", "switch"));
-  EXPECT_EQ(switched.exit_code, 0) << switched.err;
-  EXPECT_NE(switched.out.find("verdict: "), std::string::npos) << switched.out;
+  // unrolled, and the run finishes (0.6 s here, where it was refused); across
+  // nodes with no host lane, in mixed step groups (issue 53, multi-tier
+  // networks), where they were refused too.
+  for (const auto& [preset, name] : {std::pair{"h100-nvlink-8", "switch"}, std::pair{"8x8-h100-ib", "nodes"}}) {
+    const CommandResult grouped = run_splitscope(command + machine_of(preset, name));
+    EXPECT_EQ(grouped.exit_code, 0) << name << ": " << grouped.err;
+    EXPECT_NE(grouped.out.find("verdict: "), std::string::npos) << grouped.out;
+  }
 }
 
 TEST(Limits, InspectOfAWideConcatStaysSmall) {
