@@ -163,6 +163,22 @@ TEST(HybridPlan, OneForwardOneBackwardOrdersEachStageGroupAlike) {
   EXPECT_DOUBLE_EQ(*ideal_bubble(plan), 1.0 / 5.0);  // (P-1)/(M+P-1), P = 2 stages, not 4 devices
 }
 
+TEST(HybridPlan, EverySmallZooNetworkGivesACheckedPlanForwardAndTraining) {
+  for (const char* network : {"mlp-small", "cnn-small", "lstm-small", "gru-small", "residual-small", "towers-small",
+                              "inception-small", "resnet-small", "two-tower-small", "bert-small", "gpt-small"}) {
+    const auto forward = testing_support::zoo_graph(network);
+    const auto training = std::make_shared<const Graph>(training_graph(*forward, Optimizer{}));
+    for (const auto& graph : {forward, training}) {
+      for (const auto& [degrees, microbatches] :
+           std::vector<std::pair<ParallelDegrees, int>>{{{2, 2, 2}, 1}, {{2, 2, 1}, 2}, {{1, 2, 2}, 1}}) {
+        if (microbatches > graph->batch() / degrees.data) continue;
+        const Plan plan = hybrid_plan(graph, degrees, microbatches);  // check()ed
+        EXPECT_EQ(plan.devices, degrees.tensor * degrees.pipeline * degrees.data) << network;
+      }
+    }
+  }
+}
+
 /// The plans are the same op for op: what runs where, moves and collectives.
 void expect_same_plan(const Plan& a, const Plan& b, const std::string& what) {
   ASSERT_EQ(a.ops.size(), b.ops.size()) << what;

@@ -93,6 +93,22 @@ TEST(HybridTraining, UnevenSharesTrainStepForStepAsSingle) {
   }
 }
 
+// The zoo's small networks of every kind of layer the splits take: convolutions
+// (their channel split), residual joins, towers, recurrent cells.
+TEST(HybridTraining, ZooNetworksTrainStepForStepAsSingle) {
+  for (const char* network : {"cnn-small", "residual-small", "towers-small", "lstm-small", "gru-small"}) {
+    const auto training = training_of(testing_support::zoo_graph(network));
+    const TrainedRun single = train(training, "single", 1);
+    for (const HybridCase& c : std::vector<HybridCase>{{{2, 2, 1}, 1, PipelineSchedule::kGpipe},
+                                                       {{2, 2, 1}, 2, PipelineSchedule::kOneForwardOneBackward},
+                                                       {{1, 2, 2}, 1, PipelineSchedule::kGpipe}}) {
+      if (c.microbatches > training->batch() / c.degrees.data) continue;
+      expect_same_training(train(training, "hybrid", devices_of(c.degrees), c), single,
+                           std::string(network) + " " + describe(c));
+    }
+  }
+}
+
 TEST(HybridTraining, ForwardOutputIsSingles) {
   const auto forward = testing_support::zoo_graph("mlp-small");
   CpuExecutor executor;
