@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <set>
 #include <vector>
 
@@ -96,10 +97,9 @@ class HybridPartitioner : public Partitioner {
 
   Plan partition(std::shared_ptr<const Graph> graph, const PartitionOptions& options) const override {
     const ParallelDegrees degrees = checked_degrees(*graph, options);
-    PartitionOptions each = options;
     auto replica = std::make_unique<HybridReplicaPartitioner>(degrees.tensor, degrees.pipeline);
-    Plan plan = degrees.data == 1 ? replica->partition(std::move(graph), each)
-                                  : with_replicas(std::move(replica), degrees.data)->partition(std::move(graph), each);
+    Plan plan = degrees.data == 1 ? replica->partition(std::move(graph), options)
+                                  : with_replicas(std::move(replica), degrees.data)->partition(std::move(graph), options);
     plan.strategy = hybrid_plan_name(degrees);
     plan.traits = traits();
     plan.degrees = degrees;
