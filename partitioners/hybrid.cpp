@@ -69,7 +69,9 @@ class HybridReplicaPartitioner : public Partitioner {
         }
       }
     }
-    if (pairs.empty() && tensor_ > 1) builder.note("no consecutive dense layers to pair: each stage is split vertically");
+    if (pairs.empty() && tensor_ > 1) {
+      builder.note("no consecutive dense layers to pair: each stage is split vertically");
+    }
     builder.set_pipeline_schedule(options.schedule, tensor_);
     return builder.build();
   }
@@ -98,8 +100,9 @@ class HybridPartitioner : public Partitioner {
   Plan partition(std::shared_ptr<const Graph> graph, const PartitionOptions& options) const override {
     const ParallelDegrees degrees = checked_degrees(*graph, options);
     auto replica = std::make_unique<HybridReplicaPartitioner>(degrees.tensor, degrees.pipeline);
-    Plan plan = degrees.data == 1 ? replica->partition(std::move(graph), options)
-                                  : with_replicas(std::move(replica), degrees.data)->partition(std::move(graph), options);
+    Plan plan = degrees.data == 1
+                    ? replica->partition(std::move(graph), options)
+                    : with_replicas(std::move(replica), degrees.data)->partition(std::move(graph), options);
     plan.strategy = hybrid_plan_name(degrees);
     plan.traits = traits();
     plan.degrees = degrees;

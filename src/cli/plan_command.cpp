@@ -94,7 +94,8 @@ std::string op_summary(const Plan& plan, int device) {
 nlohmann::json hybrid_json(const Plan& plan) {
   if (!plan.degrees) return nullptr;
   const GroupTraffic traffic = group_traffic(plan_traffic(plan), *plan.degrees);
-  return {{"degrees", {{"tensor", plan.degrees->tensor}, {"pipeline", plan.degrees->pipeline}, {"data", plan.degrees->data}}},
+  const ParallelDegrees& degrees = *plan.degrees;
+  return {{"degrees", {{"tensor", degrees.tensor}, {"pipeline", degrees.pipeline}, {"data", degrees.data}}},
           {"traffic_bytes", {{"tensor", traffic.tensor}, {"pipeline", traffic.pipeline}, {"data", traffic.data}}}};
 }
 

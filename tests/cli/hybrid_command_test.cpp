@@ -32,7 +32,8 @@ TEST(HybridCommand, PlanJsonHasTheDegreesAndTheTrafficOfEachGroup) {
   const auto json = nlohmann::json::parse(plan.out);
   EXPECT_EQ(json["strategy"], "hybrid t2 p2 d2");
   EXPECT_EQ(json["hybrid"]["degrees"], (nlohmann::json{{"tensor", 2}, {"pipeline", 2}, {"data", 2}}));
-  EXPECT_EQ(json["hybrid"]["traffic_bytes"], (nlohmann::json{{"tensor", 8 * 1024 + 4 * 40}, {"pipeline", 8 * 256}, {"data", 0}}));
+  EXPECT_EQ(json["hybrid"]["traffic_bytes"],
+            (nlohmann::json{{"tensor", 8 * 1024 + 4 * 40}, {"pipeline", 8 * 256}, {"data", 0}}));
   EXPECT_DOUBLE_EQ(json["ideal_bubble"].get<double>(), 1.0 / 3.0);  // (2-1)/(2+2-1): 2 stages, not 8 devices
   const CommandResult tensor = run_splitscope("plan mlp-small --strategy tensor --devices 2 --json");
   ASSERT_EQ(tensor.exit_code, 0) << tensor.err;

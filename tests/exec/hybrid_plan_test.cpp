@@ -186,7 +186,8 @@ void expect_same_plan(const Plan& a, const Plan& b, const std::string& what) {
     const PlanOp& x = a.ops[i];
     const PlanOp& y = b.ops[i];
     EXPECT_TRUE(x.role == y.role && x.node == y.node && x.microbatch == y.microbatch && x.device == y.device &&
-                x.src_device == y.src_device && x.participants == y.participants && x.slice.batch == y.slice.batch && x.slice.out == y.slice.out && x.slice.reduce == y.slice.reduce &&
+                x.src_device == y.src_device && x.participants == y.participants && x.slice.batch == y.slice.batch &&
+                x.slice.out == y.slice.out && x.slice.reduce == y.slice.reduce &&
                 x.flops == y.flops && x.bytes_moved == y.bytes_moved)
         << what << ": op " << i << " is " << op_label(a, x) << " against " << op_label(b, y);
   }
@@ -248,7 +249,8 @@ TEST(HybridPlan, RefusesDegreesItCannotBuildNamingTheOptionAndTheFix) {
   EXPECT_TRUE(has(stages, "--degrees: 7 pipeline stages, but mlp-small has 6 layers")) << stages;
   EXPECT_TRUE(has(stages, "at most 6")) << stages;
   const std::string tensor = refusal(mlp, ParallelDegrees{16, 1, 1}, 16);
-  EXPECT_TRUE(has(tensor, "--degrees: a tensor degree of 16, but layer classifier has 10 outputs to slice; use at most 10"))
+  EXPECT_TRUE(
+      has(tensor, "--degrees: a tensor degree of 16, but layer classifier has 10 outputs to slice; use at most 10"))
       << tensor;
   const std::string data = refusal(mlp, ParallelDegrees{1, 1, 16}, 16);
   EXPECT_TRUE(has(data, "--degrees: 16 data replicas need a row of the batch each, and the batch has 8")) << data;
