@@ -87,21 +87,42 @@ std::pair<int, std::string> vertical_device_limit(const Graph& graph) {
 }
 
 ChannelSplitter::ChannelSplitter(const Graph& graph, int devices, PlanBuilder& builder)
-    : graph_(graph), devices_(devices), builder_(builder), cuts_(graph.num_nodes()), placed_(graph.num_nodes()) {}
+    : ChannelSplitter(graph, devices, builder, 0, Range{0, graph.batch()}) {}
+
+ChannelSplitter::ChannelSplitter(const Graph& graph, int devices, PlanBuilder& builder, int microbatch, Range rows)
+    : graph_(graph),
+      devices_(devices),
+      builder_(builder),
+      microbatch_(microbatch),
+      rows_(rows),
+      cuts_(graph.num_nodes()),
+      placed_(graph.num_nodes()) {}
+
+void ChannelSplitter::set_first_device(int first) {
+  SPLITSCOPE_CHECK(first >= 0 && first % devices_ == 0, "a device group that does not start at a multiple of its size");
+  first_device_ = first;
+}
+
+Cut ChannelSplitter::homed(Cut cut) const {
+  for (auto& piece : cut) piece.second = first_device_ + piece.second % devices_;
+  return cut;
+}
+
+Slice ChannelSplitter::full_rows_slice(NodeId id) const { return full_slice(graph_.node(id), rows_); }
 
 void ChannelSplitter::place_vertical(NodeId id) {
   const OpNode& node = graph_.node(id);
   if (is_weighted(node.kind)) {
     Cut cut;
     const auto ranges = weighted_output_split(graph_, id, devices_);
-    for (size_t d = 0; d < ranges.size(); ++d) cut.emplace_back(ranges[d], static_cast<int>(d));
+    for (size_t d = 0; d < ranges.size(); ++d) cut.emplace_back(ranges[d], first_device_ + static_cast<int>(d));
     place_cut(id, cut);
   } else if (is_channel_local(node.kind)) {
     place_cut(id, following_cut(id));
   } else if (node.kind == OpKind::kConcat) {
     place_cut(id, concatenated_cut(id));
   } else {
-    place_whole(id, 0);
+    place_whole(id, first_device_);
   }
 }
 
@@ -110,16 +131,16 @@ Cut ChannelSplitter::following_cut(NodeId id) const {
   SPLITSCOPE_CHECK(!inputs.empty() && inputs[0].has_value(), "a channel-local op without an input");
   const NodeId source = inputs[0]->node;
   const int64_t outputs = graph_.node(id).output_shapes.at(0).at(0);
-  if (graph_.node(source).kind == OpKind::kInput) return {{{0, outputs}, 0}};
+  if (graph_.node(source).kind == OpKind::kInput) return {{{0, outputs}, first_device_}};
   if (graph_.node(id).kind == OpKind::kChannelSlice || graph_.node(id).kind == OpKind::kUnflatten) {
-    return reshaped_cut(id, cuts_.at(source));
+    return reshaped_cut(id, homed(cuts_.at(source)));
   }
   // A flatten maps input channel c to features [c·inner, (c+1)·inner).
   const int64_t scale = graph_.node(id).kind == OpKind::kFlatten
                             ? inner_count(graph_.node(id).input_shapes.at(0))
                             : 1;
   Cut cut;
-  for (const auto& [range, device] : cuts_.at(source)) {
+  for (const auto& [range, device] : homed(cuts_.at(source))) {
     cut.emplace_back(Range{range.begin * scale, range.end * scale}, device);
   }
   return cut;
@@ -137,7 +158,7 @@ Cut ChannelSplitter::concatenated_cut(NodeId id) const {
     if (seen.insert(device).second) continue;
     Cut even;
     const auto ranges = split_evenly(graph_.node(id).output_shapes.at(0).at(0), devices_);
-    for (size_t d = 0; d < ranges.size(); ++d) even.emplace_back(ranges[d], static_cast<int>(d));
+    for (size_t d = 0; d < ranges.size(); ++d) even.emplace_back(ranges[d], first_device_ + static_cast<int>(d));
     return even;
   }
   return cut;
@@ -150,9 +171,9 @@ Cut ChannelSplitter::stacked_input_cuts(NodeId id) const {
   for (size_t slot = 0; slot < inputs.size(); ++slot) {
     const int64_t offset = concat_offset(node, static_cast<int>(slot));
     const NodeId source = inputs[slot]->node;
-    const Cut& source_cut = cuts_.at(source);
+    const Cut source_cut = homed(cuts_.at(source));
     if (graph_.node(source).kind == OpKind::kInput || source_cut.empty()) {
-      cut.emplace_back(Range{offset, offset + node.input_shapes[slot].at(0)}, 0);
+      cut.emplace_back(Range{offset, offset + node.input_shapes[slot].at(0)}, first_device_);
       continue;
     }
     for (const auto& [range, device] : source_cut) {
@@ -174,7 +195,7 @@ Cut ChannelSplitter::stacked_input_cuts(NodeId id) const {
 Cut ChannelSplitter::reshaped_cut(NodeId id, const Cut& source) const {
   const OpNode& node = graph_.node(id);
   const int64_t outputs = node.output_shapes.at(0).at(0);
-  const Cut whole{{{0, outputs}, 0}};
+  const Cut whole{{{0, outputs}, first_device_}};
   Cut cut;
   if (node.kind == OpKind::kChannelSlice) {
     const int64_t offset = node.attrs.offset;
@@ -198,11 +219,10 @@ Cut ChannelSplitter::reshaped_cut(NodeId id, const Cut& source) const {
 }
 
 void ChannelSplitter::place_cut(NodeId id, const Cut& cut) {
-  const OpNode& node = graph_.node(id);
   for (const auto& [range, device] : cut) {
-    Slice slice = full_slice(node, {0, graph_.batch()});
+    Slice slice = full_rows_slice(id);
     slice.out = range;
-    builder_.place(id, 0, slice, device);
+    builder_.place(id, microbatch_, slice, device);
     placed_[id].emplace_back(slice, device);
   }
   cuts_[id] = cut;
@@ -210,8 +230,8 @@ void ChannelSplitter::place_cut(NodeId id, const Cut& cut) {
 
 void ChannelSplitter::place_whole(NodeId id, int device) {
   const OpNode& node = graph_.node(id);
-  builder_.place(id, 0, full_slice(node, {0, graph_.batch()}), device);
-  placed_[id].emplace_back(full_slice(node, {0, graph_.batch()}), device);
+  builder_.place(id, microbatch_, full_rows_slice(id), device);
+  placed_[id].emplace_back(full_rows_slice(id), device);
   cuts_[id] = {{{0, node.output_shapes.at(0).at(0)}, device}};
 }
 
@@ -230,7 +250,7 @@ void ChannelSplitter::place_backward(NodeId id) {
   for (size_t i = 0; i < slices.size(); ++i) {
     const Slice& slice = slices[i];
     const int device = forward_placed[i].second;
-    builder_.place(id, 0, slice, device);
+    builder_.place(id, microbatch_, slice, device);
     placed_[id].emplace_back(slice, device);
     whole_everywhere = whole_everywhere || slice.is_partial(node);
     out_of.emplace(device, slice.out);
@@ -243,7 +263,7 @@ void ChannelSplitter::place_backward(NodeId id) {
     // sum: its readers (the activation gradient of the layer below) follow
     // the cut of the tensor it is the gradient of, each on its own slice,
     // rather than all running on device 0 and sending the slices back out.
-    cuts_[id] = {{all, 0}};
+    cuts_[id] = {{all, first_device_}};
     const auto forward_inputs = graph_.inputs(static_cast<NodeId>(node.forward));
     const auto slot = static_cast<size_t>(op_def(node.kind).input_gradient_slot);
     if (slot < forward_inputs.size() && forward_inputs[slot].has_value()) {
@@ -256,21 +276,21 @@ void ChannelSplitter::place_backward(NodeId id) {
     }
     return;
   }
-  cuts_[id] = cut.empty() ? Cut{{all, 0}} : cut;
+  cuts_[id] = cut.empty() ? Cut{{all, first_device_}} : cut;
 }
 
 void ChannelSplitter::place_row_split(NodeId id, const Cut& reduce) {
   const OpNode& node = graph_.node(id);
   SPLITSCOPE_CHECK(node.kind == OpKind::kDense, "only dense ops are row-split");
   for (const auto& [range, device] : reduce) {
-    Slice slice = full_slice(node, {0, graph_.batch()});
+    Slice slice = full_rows_slice(id);
     slice.reduce = range;
-    builder_.place(id, 0, slice, device);
+    builder_.place(id, microbatch_, slice, device);
     placed_[id].emplace_back(slice, device);
   }
   // Every device ends up with the whole (all-reduced) output; consumers that
-  // run whole read it on device 0.
-  cuts_[id] = {{{0, node.output_shapes.at(0).at(0)}, 0}};
+  // run whole read it on the group's first device.
+  cuts_[id] = {{{0, node.output_shapes.at(0).at(0)}, first_device_}};
 }
 
 }  // namespace splitscope

@@ -28,9 +28,20 @@ bool backward_follows_split(const Graph& graph, int devices);
 /// Most devices a vertical split can use on `graph`, and the layer that limits it.
 std::pair<int, std::string> vertical_device_limit(const Graph& graph);
 
+/// Splits over `devices` devices, 0 .. devices-1, unless told a group of as
+/// many elsewhere (set_first_device(): a hybrid's pipeline stage), and one
+/// micro-batch's rows (the whole batch by default). A cut that arrives from
+/// another group (a stage boundary) is taken over position by position:
+/// the slice the i-th device of that group held goes to the i-th of this one.
 class ChannelSplitter {
  public:
   ChannelSplitter(const Graph& graph, int devices, PlanBuilder& builder);
+  /// Micro-batch `microbatch`, over `rows` of the batch.
+  ChannelSplitter(const Graph& graph, int devices, PlanBuilder& builder, int microbatch, Range rows);
+
+  /// The next ops go to devices first .. first+devices-1; `first` is a
+  /// multiple of the group size (0 to start with).
+  void set_first_device(int first);
 
   /// Places `node` the vertical way (see the file comment).
   void place_vertical(NodeId node);
@@ -59,9 +70,16 @@ class ChannelSplitter {
   Cut reshaped_cut(NodeId node, const Cut& source) const;
 
  private:
+  /// `cut` on this group's devices (see the class comment).
+  Cut homed(Cut cut) const;
+  Slice full_rows_slice(NodeId node) const;
+
   const Graph& graph_;
   int devices_;
   PlanBuilder& builder_;
+  int microbatch_ = 0;
+  Range rows_;
+  int first_device_ = 0;
   std::vector<Cut> cuts_;
   /// Every slice placed of each node, with its device.
   std::vector<std::vector<std::pair<Slice, int>>> placed_;

@@ -32,9 +32,10 @@ std::unique_ptr<Partitioner> make_partitioner(std::string_view name) {
   if (name == "data") return make_data_partitioner();
   if (name == "branches") return make_branches_partitioner();
   if (name == "ps") return make_ps_partitioner();
+  if (name == "hybrid") return make_hybrid_partitioner();
   std::string known;
   for (const auto& strategy : strategy_names()) known += (known.empty() ? "" : ", ") + strategy;
-  known += " (or ps, with run --train)";
+  known += " (or ps, with run --train; or hybrid, with --degrees T,P,D)";
   throw InputError("--strategy", "", "unknown strategy '" + std::string(name) + "'; use one of " + known);
 }
 
@@ -42,6 +43,9 @@ std::unique_ptr<Partitioner> make_partitioner(std::string_view name, int replica
   if (replicas < 1) throw InputError("--replicas", "", "must be 1 or more, got " + std::to_string(replicas));
   auto partitioner = make_partitioner(name);
   if (replicas == 1) return partitioner;
+  if (name == "hybrid") {
+    throw InputError("--replicas", "", "hybrid's data degree is the third of --degrees T,P,D; drop --replicas");
+  }
   if (partitioner->traits().replicated) {
     throw InputError("--replicas", "",
                      std::string(name) + " already replicates the whole network on every device; give it more "

@@ -5,6 +5,7 @@
 /// and all sharing PlanBuilder for the data movement between devices.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,9 @@ struct PartitionOptions {
   /// rising (`--stages`, a plan file's cut points); empty: the stages are
   /// balanced by `cost`. With replicas, every replica takes the same cuts.
   std::vector<int> stage_starts = {};
+  /// `hybrid` (`--degrees T,P,D`): its tensor, pipeline and data degrees;
+  /// absent: hybrid refuses to guess them.
+  std::optional<ParallelDegrees> degrees = std::nullopt;
   /// What the plan stores its tensors in (`--precision`, plan_precision.hpp); make_plan() applies it.
   Precision precision = Precision::kFp32;
 };

@@ -207,7 +207,7 @@ PlanTotals plan_totals(const Plan& plan) {
 
 std::optional<double> ideal_bubble(const Plan& plan) {
   if (!plan.traits.microbatched) return std::nullopt;
-  const double n = plan.devices;
+  const double n = plan.degrees ? plan.degrees->pipeline : plan.devices;
   const double m = plan.microbatches;
   return (n - 1) / (m + n - 1);
 }

@@ -220,6 +220,16 @@ enum class PipelineSchedule {
 };
 std::string_view to_string(PipelineSchedule schedule);
 
+/// A hybrid plan's three degrees (Megatron's t, p, d; partitioners/hybrid.hpp):
+/// the devices form `data` replicas of `pipeline` stages of `tensor` devices
+/// each, numbered tensor innermost: device t + T·(p + P·d).
+struct ParallelDegrees {
+  int tensor = 1;
+  int pipeline = 1;
+  int data = 1;
+  bool operator==(const ParallelDegrees&) const = default;
+};
+
 struct Plan {
   std::string strategy;
   StrategyTraits traits;
@@ -232,6 +242,10 @@ struct Plan {
   std::shared_ptr<const Graph> graph;
   /// Training plans: the order of each stage's forwards and backwards.
   PipelineSchedule pipeline_schedule = PipelineSchedule::kGpipe;
+  /// `hybrid`: its degrees, which say which group each device's traffic
+  /// stays in (plan_traffic.hpp) and how many stages the pipeline has;
+  /// absent for the other strategies.
+  std::optional<ParallelDegrees> degrees;
   /// What each tensor class is stored in (the bytes of every value, op and
   /// DeviceMemory field) and the math of the products (plan_precision.hpp).
   Precision precision = Precision::kFp32;
@@ -304,8 +318,8 @@ struct PlanTotals {
 };
 PlanTotals plan_totals(const Plan& plan);
 
-/// (N-1)/(M+N-1) for a micro-batched pipeline of N stages and M
-/// micro-batches; nullopt for the other strategies.
+/// (N-1)/(M+N-1) for a micro-batched pipeline of N stages (the devices, or
+/// a hybrid's pipeline degree) and M micro-batches; nullopt for the other strategies.
 std::optional<double> ideal_bubble(const Plan& plan);
 
 }  // namespace splitscope

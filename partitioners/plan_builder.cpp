@@ -59,7 +59,11 @@ void PlanBuilder::place(NodeId node, int microbatch, const Slice& slice, int dev
 
 void PlanBuilder::note(std::string text) { plan_.notes.push_back(std::move(text)); }
 
-void PlanBuilder::set_pipeline_schedule(PipelineSchedule schedule) { plan_.pipeline_schedule = schedule; }
+void PlanBuilder::set_pipeline_schedule(PipelineSchedule schedule, int devices_per_stage) {
+  SPLITSCOPE_CHECK(devices_per_stage > 0 && plan_.devices % devices_per_stage == 0, "stages of unequal device groups");
+  plan_.pipeline_schedule = schedule;
+  devices_per_stage_ = devices_per_stage;
+}
 
 void PlanBuilder::set_gradient_buckets(int64_t bytes) { bucket_bytes_ = bytes; }
 
@@ -525,8 +529,8 @@ void PlanBuilder::order_schedules() {
   if (plan_.pipeline_schedule == PipelineSchedule::kGpipe || !plan_.graph->is_training()) return;
   const Graph& graph = *plan_.graph;
   for (size_t device = 0; device < plan_.schedule.size(); ++device) {
-    const auto sequence = stage_sequence(plan_.pipeline_schedule, static_cast<int>(device), plan_.devices,
-                                         plan_.microbatches);
+    const auto sequence = stage_sequence(plan_.pipeline_schedule, static_cast<int>(device) / devices_per_stage_,
+                                         plan_.devices / devices_per_stage_, plan_.microbatches);
     const auto rank = [&](int id) -> size_t {
       const PlanOp& op = plan_.op(id);
       if (op.role == OpRole::kUpdate) return sequence.size();

@@ -36,8 +36,9 @@ class PlanBuilder {
 
   /// Training pipelines: each device (stage) runs its micro-batches' forward
   /// and backward ops in the order of `schedule` (pipeline_schedule.hpp)
-  /// rather than in placement order.
-  void set_pipeline_schedule(PipelineSchedule schedule);
+  /// rather than in placement order. A stage is `devices_per_stage`
+  /// consecutive devices (a hybrid's tensor group), which all run its order.
+  void set_pipeline_schedule(PipelineSchedule schedule, int devices_per_stage = 1);
 
   /// Training: replicas of a weight slice all-reduce their gradients in
   /// buckets of `bytes` (gradient_all_reduce.hpp); 0 (the default): one
@@ -81,6 +82,7 @@ class PlanBuilder {
   Plan plan_;
   size_t outputs_per_node_ = 1;  ///< the most outputs any node has, so tensor keys never collide
   int64_t bucket_bytes_ = 0;
+  int devices_per_stage_ = 1;
   std::vector<Placement> placements_;
   /// Each node's input slots (Graph::inputs() builds a fresh vector per call;
   /// the builder asks once per slice, twice).

@@ -16,6 +16,8 @@ std::unique_ptr<Partitioner> make_tensor_partitioner();
 std::unique_ptr<Partitioner> make_data_partitioner();
 std::unique_ptr<Partitioner> make_ps_partitioner();
 std::unique_ptr<Partitioner> make_branches_partitioner();
+/// hybrid.hpp
+std::unique_ptr<Partitioner> make_hybrid_partitioner();
 
 /// The options' cost function, or the default roofline.
 const CostFunction& cost_function(const PartitionOptions& options);

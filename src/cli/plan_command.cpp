@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "cli/degrees_option.hpp"
 #include "cli/chakra_output.hpp"
 #include "cli/command.hpp"
 #include "cli/network_loading.hpp"
@@ -20,6 +21,7 @@
 #include "cli/training_options.hpp"
 #include "sim/machine_file.hpp"
 #include "sim/simulator.hpp"
+#include "partitioners/group_traffic.hpp"
 #include "partitioners/plan_check.hpp"
 #include "util/errors.hpp"
 #include "partitioners/partitioner.hpp"
@@ -44,6 +46,7 @@ struct PlanOptions {
   std::string chakra_dir;  ///< --chakra: write Chakra execution traces here
   std::string machine;     ///< --machine: predicts the traces' compute durations
   std::vector<int> stages;  ///< --stages: a layer split's cut points
+  std::string degrees;      ///< --degrees: hybrid's T,P,D
   std::string out;          ///< --out: the plan file
   std::string precision;   ///< --precision (precision_option.hpp); empty: fp32
 };
@@ -86,6 +89,16 @@ std::string op_summary(const Plan& plan, int device) {
   return text;
 }
 
+/// A hybrid plan's degrees and the bytes its traffic sends inside each kind
+/// of group (group_traffic.hpp); null for the other strategies.
+nlohmann::json hybrid_json(const Plan& plan) {
+  if (!plan.degrees) return nullptr;
+  const GroupTraffic traffic = group_traffic(plan_traffic(plan), *plan.degrees);
+  const ParallelDegrees& degrees = *plan.degrees;
+  return {{"degrees", {{"tensor", degrees.tensor}, {"pipeline", degrees.pipeline}, {"data", degrees.data}}},
+          {"traffic_bytes", {{"tensor", traffic.tensor}, {"pipeline", traffic.pipeline}, {"data", traffic.data}}}};
+}
+
 nlohmann::json plan_json(const Plan& plan) {
   const PlanTotals totals = plan_totals(plan);
   nlohmann::json devices = nlohmann::json::array();
@@ -119,6 +132,7 @@ nlohmann::json plan_json(const Plan& plan) {
           {"collectives", {{"count", totals.collective_count}, {"bytes", totals.collective_bytes}, {"kinds", kinds}}},
           {"bytes_crossing_devices", totals.transfer_bytes + totals.collective_bytes},
           {"ideal_bubble", bubble ? nlohmann::json(*bubble) : nlohmann::json(nullptr)},
+          {"hybrid", hybrid_json(plan)},
           {"train", plan.graph->is_training()
                         ? nlohmann::json{{"schedule", plan.traits.microbatched
                                                           ? std::string(to_string(plan.pipeline_schedule))
@@ -189,6 +203,12 @@ std::string plan_text(const Plan& plan) {
   if (const auto bubble = ideal_bubble(plan)) {
     text += fmt::format("ideal pipeline bubble: (N-1)/(M+N-1) = {:.1f}%\n", *bubble * 100);
   }
+  if (plan.degrees) {
+    const GroupTraffic traffic = group_traffic(plan_traffic(plan), *plan.degrees);
+    text += fmt::format("sent inside tensor groups {}, between pipeline stages {}, between data replicas {}\n",
+                        binary_bytes(double(traffic.tensor)), binary_bytes(double(traffic.pipeline)),
+                        binary_bytes(double(traffic.data)));
+  }
   for (const auto& note : plan.notes) text += "note: " + note + "\n";
   return text;
 }
@@ -200,7 +220,8 @@ Command add_plan_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("plan", "Partition a network and show what runs where");
   sub->add_option("MODEL", options->model, "network file, or a name from models/networks")->required();
   // Required, as on `run`: the usage line says so, and a plan for a guessed strategy answers no question.
-  sub->add_option("--strategy,-s", options->strategy, "single | data | ps | horizontal | pipeline | vertical | tensor | branches")
+  sub->add_option("--strategy,-s", options->strategy,
+                  "single | data | ps | horizontal | pipeline | vertical | tensor | branches | hybrid")
       ->required();
   sub->add_option("--devices,-n", options->devices, "number of devices")->required();
   sub->add_option("--ps", options->parameter_servers, "parameter-server shards (--strategy ps)")
@@ -219,6 +240,7 @@ Command add_plan_command(CLI::App& app) {
                   "with --chakra: the machine whose simulation times each compute node "
                   "(a machine file, or a name from models/machines)");
   add_stages_option(*sub, options->stages);
+  add_degrees_option(*sub, options->degrees);
   sub->add_option("--out", options->out,
                   "also write the plan as a plan file (splitscope.plan/1, docs/plan.md) for run, compare, validate "
                   "and sweep --plan");
@@ -241,6 +263,10 @@ Command add_plan_command(CLI::App& app) {
             partition.parameter_servers = options->parameter_servers;
             check_stages_option(options->stages, options->strategy);
             partition.stage_starts = options->stages;
+            partition.degrees = degrees_option(options->degrees, options->strategy);
+            if (partition.degrees && !options->out.empty()) {
+              throw UnavailableError("--out: plan files do not carry hybrid's degrees yet; drop --out");
+            }
             if (options->parameter_servers_given && options->strategy != "ps") {
               throw InputError("--ps", "", "counts the shards of --strategy ps");
             }

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/degrees_option.hpp"
 #include "cli/command.hpp"
 #include "cli/command_outputs.hpp"
 #include "cli/execution_options.hpp"
@@ -48,6 +49,7 @@ struct RunCommandOptions {
   ReportOutputs outputs;
   std::string launcher;
   std::vector<int> stages;  ///< --stages: a layer split's cut points
+  std::string degrees;      ///< --degrees: hybrid's T,P,D
   std::string plan_file;    ///< --plan: the strategy and its parameters from a plan file
   /// The strategy options found on the command line, which --plan refuses.
   std::vector<std::string> strategy_options_given;
@@ -123,6 +125,7 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
   set_training_plan_options(options.training, partitioning);
   partitioning.parameter_servers = options.parameter_server.shards;
   partitioning.stage_starts = options.stages;
+  if (!file) partitioning.degrees = degrees_option(options.degrees, strategy);
   const ParameterServerOptions ps = parameter_server_options(options.parameter_server, strategy, options.training.steps);
   const auto plan =
       file ? plan_from_file(*file, options.plan_file, graph, options.devices_given ? options.devices : 0,
@@ -207,7 +210,7 @@ Command add_run_command(CLI::App& app) {
   const auto note = [options](const std::string& name) {
     return [options, name](const std::string&) { options->strategy_options_given.push_back(name); };
   };
-  sub->add_option("--strategy,-s", options->strategy, "single | data | ps | horizontal | pipeline | vertical | tensor | branches (required unless --plan)")
+  sub->add_option("--strategy,-s", options->strategy, "single | data | ps | horizontal | pipeline | vertical | tensor | branches | hybrid (required unless --plan)")
       ->each(note("--strategy"));
   sub->add_option("--devices,-n", options->devices, "number of devices (required unless --plan)")
       ->each([options](const std::string&) { options->devices_given = true; });
@@ -219,6 +222,7 @@ Command add_run_command(CLI::App& app) {
       ->capture_default_str()
       ->each(note("--replicas"));
   add_stages_option(*sub, options->stages)->each(note("--stages"));
+  add_degrees_option(*sub, options->degrees)->each(note("--degrees"));
   add_plan_file_option(*sub, options->plan_file);
   add_execution_options(*sub, options->execution, "cpu");
   add_placement_option(*sub, options->execution);

@@ -63,6 +63,11 @@ std::vector<std::string> chosen_strategies(const std::vector<std::string>& asked
                        "ps runs its workers and shards through `splitscope run NET --train --strategy ps`; "
                        "a comparison cannot repeat it (compare data instead)");
     }
+    if (name == "hybrid") {
+      throw InputError(option, "",
+                       "hybrid takes its degrees from `splitscope run|plan NET --strategy hybrid --degrees T,P,D`; "
+                       "a comparison does not run it yet");
+    }
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       std::string listed;
       for (const auto& strategy : known) listed += (listed.empty() ? "" : ", ") + strategy;

@@ -243,6 +243,11 @@ std::string run_text(const RunReport& run) {
                           format_share(*s.bubble_measured), format_share(*s.bubble_ideal));
     }
   }
+  if (s.group_traffic) {
+    text += fmt::format("sent inside tensor groups {}, between pipeline stages {}, between data replicas {}\n",
+                        binary_bytes(double(s.group_traffic->tensor)), binary_bytes(double(s.group_traffic->pipeline)),
+                        binary_bytes(double(s.group_traffic->data)));
+  }
   if (s.training) text += training_lines(s);
   for (const std::string& note : s.plan_notes) text += fmt::format("note: {}\n", note);
 

@@ -53,7 +53,7 @@ std::pair<Decider, std::string> idle_phrase(const RunSummary& run) {
   if (run.bubble_ideal) {
     return {Decider::kPipelineBubble,
             fmt::format("devices idle {} in the pipeline bubble (ideal {} for {} stages and {} micro-batches)",
-                        percent(run.shares.idle), percent(*run.bubble_ideal), run.devices, run.microbatches)};
+                        percent(run.shares.idle), percent(*run.bubble_ideal), run.stages, run.microbatches)};
   }
   if (run.devices > 1 && run.busiest_compute_share() >= kImbalanceFactor * fair) {
     return {Decider::kImbalance,

@@ -227,6 +227,8 @@ RunSummary summarize(const Plan& plan, const RunResult& result) {
   summary.plan_notes = plan.notes;
   summary.memory = check_memory_fit(plan, result.info.device_memory_bytes);
   summary.bubble_ideal = ideal_bubble(plan);
+  summary.stages = plan.degrees ? plan.degrees->pipeline : plan.devices;
+  if (plan.degrees) summary.group_traffic = group_traffic(plan_traffic(plan), *plan.degrees);
 
   const PlanTotals totals = plan_totals(plan);
   summary.per_device.resize(static_cast<size_t>(plan.devices));

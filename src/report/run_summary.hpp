@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "partitioners/group_traffic.hpp"
 #include "partitioners/plan.hpp"
 #include "report/critical_path.hpp"
 #include "report/makespan_stats.hpp"
@@ -126,6 +127,11 @@ struct RunSummary {
   /// Pipelines: the idle share measured, next to (N-1)/(M+N-1).
   std::optional<double> bubble_measured;
   std::optional<double> bubble_ideal;
+  /// Pipelines: their stages (the devices, or a hybrid's pipeline degree).
+  int stages = 1;
+  /// `hybrid`: the bytes its traffic sends inside tensor groups, between
+  /// pipeline stages and between data replicas (group_traffic.hpp).
+  std::optional<GroupTraffic> group_traffic;
   std::optional<TrainingSummary> training;  ///< set for training plans
 
   /// The busiest device by FLOPs, and its share of all FLOPs.
