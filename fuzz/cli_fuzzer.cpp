@@ -2,12 +2,19 @@
 // the command), given to run_cli as `splitscope` would get them. What it may
 // reach is bounded so that every input runs in milliseconds and touches
 // nothing outside a scratch folder (fuzz/README.md, "The command line"):
-//   - run, compare and demo always simulate: any --backend/-b is dropped and
-//     `--backend sim` appended (no cpu threads, no GPU);
-//   - calibrate only with --from (measuring a GPU takes minutes);
+//   - run, compare, demo, collective, ensemble and sweep always simulate: any
+//     --backend/-b is dropped and `--backend sim` appended (no cpu threads,
+//     no GPU; for sweep it ends the swept run's command line), and a sweep
+//     that names cpu or cuda anywhere (--over backend=cpu) is rejected;
+//   - lessons only with --only and without --measure (all ten take 20 s);
+//   - search within a budget of 1 s (--budget-s replaced);
+//   - calibrate only with --from (measuring a GPU takes minutes); never
+//     validate (it measures on the cpu backend by design);
 //   - no argument may hold '/', so networks and machines come from the zoo or
 //     from the scratch folder, and outputs land in it; it is the working
 //     directory, emptied after every input;
+//   - `demo rnn` without a step count simulates 8 steps, not its default 64
+//     (with_few_rnn_steps);
 //   - numbers have at most 3 digits and no hex, octal, binary or exponent
 //     form, and there are at most 24 arguments of at most 64 bytes: the sizes that hang or need
 //     gigabytes are the limits' own tests (issue 19), not this fuzzer's.
@@ -37,6 +44,7 @@ namespace fs = std::filesystem;
 constexpr size_t kMaxArguments = 24;
 constexpr size_t kMaxArgumentLength = 64;
 constexpr size_t kMaxDigits = 3;
+constexpr const char* kRnnDemoFuzzSteps = "8";
 
 fs::path scratch_folder;
 
@@ -86,6 +94,20 @@ bool is_backend_option(const std::string& argument) {
   return argument.size() > 1 && argument[0] == '-' && argument[1] != '-' && argument.find('b') != std::string::npos;
 }
 
+/// `demo rnn` without a step count gets kRnnDemoFuzzSteps: its default on the
+/// simulator (64 steps of 4 layers, each a cell op per micro-batch and device)
+/// made a demo input cost as much as fifty others, and demos were most of
+/// the target's time. The code run is the same on fewer steps. An input
+/// that names steps anywhere (--steps, --sweep steps=...) keeps its own.
+void with_few_rnn_steps(std::vector<std::string>& lines) {
+  const auto rnn = std::find(lines.begin(), lines.end(), "rnn");
+  if (rnn == lines.end()) return;
+  for (const std::string& line : lines) {
+    if (line.find("steps") != std::string::npos) return;
+  }
+  lines.insert(rnn + 1, {"--steps", kRnnDemoFuzzSteps});
+}
+
 /// The arguments the input stands for, or none when it is out of bounds.
 std::optional<std::vector<std::string>> arguments_from(std::string_view text) {
   std::vector<std::string> lines;
@@ -100,9 +122,42 @@ std::optional<std::vector<std::string>> arguments_from(std::string_view text) {
     if (line.find('\0') != std::string::npos || line.find('/') != std::string::npos) return std::nullopt;
     if (line.size() > kMaxArgumentLength || line == "--" || !small_numbers_only(line)) return std::nullopt;
   }
-  const std::string& command = lines.front();
+  const std::string command = lines.front();
   if (command == "calibrate" && std::find(lines.begin(), lines.end(), "--from") == lines.end()) return std::nullopt;
-  if (command != "run" && command != "compare" && command != "demo") return lines;
+  if (command == "validate") return std::nullopt;
+  if (command == "lessons") {
+    // All ten lessons take 20 s; --measure runs on the cpu backend.
+    const bool only =
+        std::any_of(lines.begin(), lines.end(), [](const std::string& line) { return line.starts_with("--only"); });
+    const bool measure = std::any_of(lines.begin(), lines.end(), [](const std::string& line) {
+      return line.find("measure") != std::string::npos;
+    });
+    if (!only || measure) return std::nullopt;
+  }
+  if (command == "search") {
+    // Its budget (60 s by default) bounds it: 1 s here, whatever the input says.
+    std::vector<std::string> budgeted;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (lines[i] == "--budget-s") {
+        ++i;  // and its value
+      } else if (!lines[i].starts_with("--budget-s=")) {
+        budgeted.push_back(lines[i]);
+      }
+    }
+    budgeted.insert(budgeted.end(), {"--budget-s", "1"});
+    return budgeted;
+  }
+  if (command == "demo") with_few_rnn_steps(lines);
+  if (command == "sweep") {
+    // Its points are runs: simulated, as run's are; a swept or varied backend is refused.
+    for (const std::string& line : lines) {
+      if (line.find("cpu") != std::string::npos || line.find("cuda") != std::string::npos) return std::nullopt;
+    }
+  }
+  if (command != "run" && command != "compare" && command != "demo" && command != "collective" &&
+      command != "ensemble" && command != "sweep") {
+    return lines;
+  }
 
   std::vector<std::string> simulated;
   for (size_t i = 0; i < lines.size(); ++i) {

@@ -12,15 +12,13 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <cctype>
-#include <set>
 #include <sstream>
 
 #include "cli/command.hpp"
 #include "cli/command_outputs.hpp"
-#include "cli/did_you_mean.hpp"
 #include "cli/run_cli.hpp"
 #include "cli/sweep_folder.hpp"
+#include "cli/sweep_points.hpp"
 #include "report/sweep_report.hpp"
 #include "util/errors.hpp"
 #include "util/output_batch.hpp"
@@ -28,117 +26,6 @@
 
 namespace splitscope::cli {
 namespace {
-
-struct SweepOptions {
-  std::vector<std::string> over;
-  std::vector<std::string> variants;
-  bool json = false;
-  bool quiet = false;
-  std::string report;
-  std::string html;
-};
-
-struct SweptOption {
-  std::string name;  ///< without the dashes
-  std::vector<std::string> values;
-};
-
-/// The swept "option" of `--variant`: whole sets of run's options.
-constexpr const char* kVariant = "variant";
-
-/// `run`'s short spellings, so that `-n 2` in the swept command line counts as --devices.
-const std::vector<std::pair<std::string, std::string>>& short_names() {
-  static const std::vector<std::pair<std::string, std::string>> names{
-      {"devices", "-n"}, {"strategy", "-s"}, {"microbatches", "-m"}};
-  return names;
-}
-
-/// The most points one sweep runs: each is a whole run.
-constexpr size_t kMaxPoints = 10000;
-
-/// InputError unless `option` (as spelt: "--devices", "-n") is one of run's
-/// options that a point may set: sweep writes each point's report itself,
-/// runs the points in this process and drops their output.
-void check_sweepable(const std::string& source, const std::string& text, const std::string& option) {
-  static const std::set<std::string> kept{"--report", "--trace",  "--html", "--save-output",
-                                          "--quiet",  "-q",       "--help", "-h",
-                                          "--launcher"};
-  if (kept.count(option) != 0) {
-    throw InputError(source, text,
-                     option + " is not something to sweep (sweep writes each point's report itself; give sweep's own "
-                              "--report or --html before `run`)");
-  }
-  // The run command as main registers it, to ask for its options by name.
-  CLI::App app;
-  const Command run = add_run_command(app);
-  if (run.app->get_option_no_throw(option) == nullptr) {
-    std::vector<std::string> names;
-    for (const CLI::Option* known : run.app->get_options()) {
-      for (const std::string& name : known->get_lnames()) names.push_back("--" + name);
-    }
-    const std::optional<std::string> near = nearest_name(option, names);
-    std::string list;
-    for (const std::string& name : names) list += (list.empty() ? "" : ", ") + name;
-    throw InputError(source, text,
-                     option + " is not an option of run" + (near ? " (did you mean " + *near + "?)" : "") +
-                         "; run's options are " + list);
-  }
-}
-
-SweptOption parse_over(const std::string& text) {
-  const size_t equals = text.find('=');
-  const std::string name = text.substr(0, equals);
-  if (equals == std::string::npos || name.empty() || equals + 1 >= text.size()) {
-    throw InputError("--over", text, "give OPTION=V1,V2,... (an option of run without its dashes), e.g. devices=1,2,4");
-  }
-  if (name.front() == '-' || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos) {
-    throw InputError("--over", text, "name the option as run spells it, without dashes: devices, batch, strategy...");
-  }
-  check_sweepable("--over", text, "--" + name);
-  SweptOption option{name, {}};
-  // Split by hand: getline would drop a trailing empty value ("1,2,").
-  const std::string values = text.substr(equals + 1);
-  for (size_t start = 0;;) {
-    const size_t comma = values.find(',', start);
-    const std::string value = values.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (value.empty()) throw InputError("--over", text, "has an empty value; separate values by single commas");
-    option.values.push_back(value);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return option;
-}
-
-void check_run_arguments(const std::vector<std::string>& arguments, const std::vector<SweptOption>& swept) {
-  if (arguments.empty() || arguments.front() != "run") {
-    throw InputError("sweep", "",
-                     "give the run command line to sweep after sweep's own options, e.g. splitscope sweep --over "
-                     "devices=1,2,4,8 run mlp --strategy data --train --backend sim --machine 2x8-h100-ib");
-  }
-  for (const std::string& word : arguments) {
-    for (const char* own : {"--report", "--trace", "--html", "--save-output"}) {
-      if (word == own || word.rfind(std::string(own) + "=", 0) == 0) {
-        throw InputError(own, "",
-                         "everything after `run` is the swept run's command line, and sweep gives each point its own "
-                         "report; put sweep's --report or --html before `run`");
-      }
-    }
-    if (word == "--launcher" || word.rfind("--launcher=", 0) == 0) {
-      throw InputError("--launcher", "", "sweep runs its points in this process; run them one by one under mpirun");
-    }
-  }
-  for (const SweptOption& option : swept) {
-    for (const std::string& word : arguments) {
-      const std::string long_name = "--" + option.name;
-      bool given = word == long_name || word.rfind(long_name + "=", 0) == 0;
-      for (const auto& [name, short_name] : short_names()) given = given || (name == option.name && word == short_name);
-      if (given) {
-        throw InputError("--over", option.name,
-                         "the run command line gives " + word + " already; drop it there, sweep sets it per point");
-      }
-    }
-  }
-}
 
 /// Every file the swept runs may read: each word of the run command line
 /// and each swept value that names one (the network, a machine file, an
@@ -163,23 +50,9 @@ std::vector<std::string> files_read(const std::vector<std::string>& arguments, c
   return files;
 }
 
-/// One point: `run ARGS --OPTION VALUE ... --report FILE --quiet`, run here,
-/// its standard output dropped. Returns run's exit code.
-int run_point(const std::vector<std::string>& arguments, const std::vector<std::pair<std::string, std::string>>& values,
-              const std::string& report) {
-  std::vector<std::string> words{"splitscope"};
-  words.insert(words.end(), arguments.begin(), arguments.end());
-  for (const auto& [option, value] : values) {
-    if (option == kVariant) {
-      // A variant is a set of run's options, words apart ("--spare 1").
-      std::istringstream variant(value);
-      for (std::string word; variant >> word;) words.push_back(word);
-      continue;
-    }
-    words.push_back("--" + option);
-    words.push_back(value);
-  }
-  words.insert(words.end(), {"--report", report, "--quiet"});
+/// One point's command line (SweepPoints::command_line), run here, its
+/// standard output dropped. Returns run's exit code.
+int run_point(std::vector<std::string> words) {
   std::vector<char*> argv;
   for (std::string& word : words) argv.push_back(word.data());
   argv.push_back(nullptr);
@@ -226,62 +99,22 @@ OptionSweepPoint read_point(const std::string& report, std::vector<std::pair<std
 }
 
 int sweep_command(const SweepOptions& options, const std::vector<std::string>& arguments) {
-  if (options.over.empty() && options.variants.empty()) {
-    throw InputError("--over", "", "give at least one OPTION=V1,V2,... (or --variant=OPTIONS) to sweep");
-  }
-  std::vector<SweptOption> swept;
-  if (!options.variants.empty()) {
-    for (const std::string& variant : options.variants) {
-      if (variant.empty() || variant.front() != '-') {
-        throw InputError("--variant", variant, "give options of run, e.g. --variant=--async or --variant='--spare 1'");
-      }
-      std::istringstream words(variant);
-      for (std::string word; words >> word;) {
-        if (word.front() == '-' && word.size() > 1 && !std::isdigit(static_cast<unsigned char>(word[1]))) {
-          check_sweepable("--variant", variant, word.substr(0, word.find('=')));
-        }
-      }
-    }
-    swept.push_back({kVariant, options.variants});
-  }
-  for (const std::string& text : options.over) {
-    swept.push_back(parse_over(text));
-    for (size_t i = 0; i + 1 < swept.size(); ++i) {
-      if (swept[i].name == swept.back().name) throw InputError("--over", text, "sweeps " + text + " twice");
-    }
-  }
-  check_run_arguments(arguments, swept);
-  check_command_outputs({{"--report", options.report}, {"--html", options.html}}, files_read(arguments, swept));
+  const SweepPoints points(options, arguments);
+  check_command_outputs({{"--report", options.report}, {"--html", options.html}}, files_read(arguments, points.swept()));
 
   OptionSweep sweep;
   sweep.run_arguments.assign(arguments.begin() + 1, arguments.end());
-  for (const SweptOption& option : swept) sweep.over.push_back(option.name);
-  size_t points = 1;
-  for (const SweptOption& option : swept) {
-    // Checked as it grows: 64 options of two values each would wrap the product to 0.
-    if (option.values.size() > kMaxPoints / points) {
-      throw InputError("--over", option.name,
-                       fmt::format("the sweep would run more than {} points (each a whole run); sweep fewer values, "
-                                   "or split the sweep",
-                                   kMaxPoints));
-    }
-    points *= option.values.size();
-  }
+  for (const SweptOption& option : points.swept()) sweep.over.push_back(option.name);
 
   const SweepFolder folder;
 
-  for (size_t index = 0; index < points; ++index) {
-    std::vector<std::pair<std::string, std::string>> values;
-    size_t rest = index;
-    for (const SweptOption& option : swept) {  // the first option varies fastest
-      values.emplace_back(option.name, option.values[rest % option.values.size()]);
-      rest /= option.values.size();
-    }
+  for (size_t index = 0; index < points.size(); ++index) {
+    std::vector<std::pair<std::string, std::string>> values = points.values(index);
     std::string label;
     for (const auto& [option, value] : values) label += fmt::format("{}{}={}", label.empty() ? "" : " ", option, value);
-    if (!options.quiet) fmt::print(stderr, "sweep: {} ({} of {})\n", label, index + 1, points);
+    if (!options.quiet) fmt::print(stderr, "sweep: {} ({} of {})\n", label, index + 1, points.size());
     const std::string report = (folder.path() / fmt::format("point-{}.json", index)).string();
-    if (const int status = run_point(arguments, values, report); status != 0) {
+    if (const int status = run_point(points.command_line(index, report)); status != 0) {
       fmt::print(stderr, "sweep: the run at {} failed (exit {}; its error is above)\n", label, status);
       return status;
     }
@@ -310,28 +143,8 @@ class SweepUsage final : public CLI::Formatter {
 
 Command add_sweep_command(CLI::App& app) {
   auto options = std::make_shared<SweepOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "sweep",
-      "Run one `run` command line over a list of values of any of its options and show how throughput follows "
-      "them\n(e.g. splitscope sweep --over devices=1,2,4,8,16 run mlp --strategy data --train --backend sim "
-      "--machine 2x8-h100-ib)");
-  // Everything from the first word sweep does not know (`run`) on is the swept command line.
-  // (`run` must not be read as the top level's own command: no fallthrough.)
-  sub->prefix_command();
+  CLI::App* sub = add_sweep_options(app, *options);
   sub->formatter(std::make_shared<SweepUsage>());
-  sub->fallthrough(false);
-  sub->add_option("--over", options->over,
-                  "OPTION=V1,V2,...: an option of run (no dashes) and its values; repeat to sweep the product "
-                  "(the first varies along the x axis)")
-      ->allow_extra_args(false);  // one value an occurrence: what follows is the run command line
-  sub->add_option("--variant", options->variants,
-                  "=OPTIONS: a set of run's options as one point (--variant=--async --variant='--spare 1'); "
-                  "repeat for each; swept first (the x axis), before any --over")
-      ->allow_extra_args(false);
-  sub->add_flag("--json", options->json, "print the sweep as JSON (splitscope.sweep/1) instead of the table");
-  sub->add_flag("--quiet,-q", options->quiet, "no progress line per point on stderr");
-  sub->add_option("--report", options->report, "write the sweep as JSON (splitscope.sweep/1)");
-  sub->add_option("--html", options->html, "write a self-contained HTML page with the throughput curve");
   return {sub, [options, sub](const std::vector<std::string>&) { return sweep_command(*options, sub->remaining()); }};
 }
 

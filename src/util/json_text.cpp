@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <utility>
 #include <vector>
@@ -130,11 +131,14 @@ std::string read_input_file(const std::string& path) {
   if (!in) throw InputError(path, "", std::string("cannot open the file: ") + std::strerror(errno));
   // Read up to one byte past the cap: /dev/zero or a runaway pipe has no size
   // to ask for beforehand, and must not fill the memory.
+  // The chunk is left uninitialised: zeroing 1 MiB for every file read was a
+  // tenth of the cli fuzz target's time (every command reads its network and machine).
+  constexpr size_t kChunkBytes = size_t{1} << 16;
   std::string text;
-  std::vector<char> chunk(size_t{1} << 20);
+  const auto chunk = std::make_unique_for_overwrite<char[]>(kChunkBytes);
   while (in && text.size() <= kMaxInputFileBytes) {
-    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    text.append(chunk.data(), static_cast<size_t>(in.gcount()));
+    in.read(chunk.get(), static_cast<std::streamsize>(kChunkBytes));
+    text.append(chunk.get(), static_cast<size_t>(in.gcount()));
   }
   if (text.size() > kMaxInputFileBytes) {
     throw InputError(path, "",
