@@ -27,7 +27,7 @@
 
 namespace {
 
-constexpr size_t kMaxPlansFuzzOps = 96;
+constexpr size_t kMaxPlansFuzzOps = 64;
 constexpr int64_t kMaxPlansFuzzBatch = 64;
 constexpr int kMaxPlansFuzzDevices = 4;
 
