@@ -10,6 +10,7 @@
 #include <set>
 #include <vector>
 
+#include "random_traffic.hpp"
 #include "sim/device_placement.hpp"
 #include "util/errors.hpp"
 
@@ -107,15 +108,7 @@ TEST(DevicePlacement, NeverMovesMoreBytesAcrossNodesThanTheDefaultOnRandomMatric
     const int devices = std::uniform_int_distribution<int>(1, 24)(random);
     const int nodes = (devices + per_node - 1) / per_node + std::uniform_int_distribution<int>(0, 1)(random);
     const NodeShape shape{nodes, per_node};
-    DeviceTraffic traffic(devices);
-    // Sparse, skewed traffic: most pairs send nothing, a few a lot.
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    const double density = unit(random);
-    for (int from = 0; from < devices; ++from) {
-      for (int to = 0; to < devices; ++to) {
-        if (unit(random) < density) traffic.add(from, to, static_cast<int64_t>(std::pow(10.0, 6 * unit(random))));
-      }
-    }
+    const DeviceTraffic traffic = testing::random_skewed_traffic(devices, random);
     const std::vector<int> placed = topology_device_map(traffic, shape);
     ASSERT_EQ(placed.size(), static_cast<size_t>(devices));
     expect_injective(placed, shape);

@@ -18,6 +18,7 @@
 
 #include "../cli/cli_test_support.hpp"
 #include "hand_plan.hpp"
+#include "random_traffic.hpp"
 #include "sim/device_placement.hpp"
 #include "partitioners/plan_traffic.hpp"
 #include "sim/machine_file.hpp"
@@ -417,14 +418,7 @@ TEST(NetworkTiersPlacement, NeverMovesMoreBytesAcrossTheSpineOrNodesThanTheDefau
     const int needed_nodes = (devices + per_node - 1) / per_node;
     const int leaves = (needed_nodes + per_leaf - 1) / per_leaf + std::uniform_int_distribution<int>(0, 1)(random);
     const NodeShape shape{leaves * per_leaf, per_node, per_leaf};
-    DeviceTraffic traffic(devices);
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    const double density = unit(random);
-    for (int from = 0; from < devices; ++from) {
-      for (int to = 0; to < devices; ++to) {
-        if (unit(random) < density) traffic.add(from, to, static_cast<int64_t>(std::pow(10.0, 6 * unit(random))));
-      }
-    }
+    const DeviceTraffic traffic = testing::random_skewed_traffic(devices, random);
     const std::vector<int> placed = topology_device_map(traffic, shape);
     ASSERT_EQ(placed.size(), static_cast<size_t>(devices));
     std::set<int> seen(placed.begin(), placed.end());
