@@ -208,7 +208,8 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
     for (size_t p = 0; p < plans.size(); ++p) {
       const RunResult predicted = simulators[group.devices_index]->run(*plans[p], predict);
       if (measured[p].timelines.empty() || predicted.timelines.empty()) {
-        skipped.push_back(fmt::format("{} {} on {}: no time", networks[group.graph_index], plans[p]->strategy, devices));
+        skipped.push_back(
+            fmt::format("{} {} on {}: no time", networks[group.graph_index], plans[p]->strategy, devices));
         continue;
       }
       if (setup.device_mode.empty()) setup.device_mode = measured[p].info.device_mode;
