@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <filesystem>
+#include <iostream>
 
 #include "ir/lower.hpp"
 #include "ir/model_limits.hpp"
@@ -24,9 +25,15 @@ bool is_onnx_path(const std::string& path) {
 
 Model load_onnx_network(const std::string& path, std::optional<int64_t> batch) {
 #if SPLITSCOPE_HAVE_ONNX
-  Model model = load_onnx_model(path, batch);
-  check_model_limits(model, batch ? "--batch" : "");
-  return model;
+  OnnxModel imported = import_onnx_model(path, batch);
+  check_model_limits(imported.model, batch ? "--batch" : "");
+  if (!imported.weights_note.empty()) {
+    // Said, not refused: every command but a run's output check works the same on splitscope's own weights.
+    std::cerr << "note: " << path << ": " << imported.weights_note
+              << "; runs use splitscope's own weights for the whole network, so outputs are not the framework's "
+                 "(docs/onnx.md, \"Weights\")\n";
+  }
+  return std::move(imported.model);
 #else
   (void)batch;
   throw UnavailableError(path + ": this build reads no ONNX files; install Debian's libonnx-dev and "

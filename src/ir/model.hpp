@@ -4,10 +4,12 @@
 /// inferred. Lowering turns it into a Graph (graph.hpp).
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "ir/layer.hpp"
+#include "ir/network_weights.hpp"
 #include "ir/shape.hpp"
 
 namespace splitscope {
@@ -27,6 +29,8 @@ struct Model {
   Shape input;         ///< one sample of the first input (the only one in most networks)
   std::vector<NetworkInput> inputs;  ///< every input, in file order; inputs[0].shape == input
   std::vector<Layer> layers;
+  /// The network's own weights (an ONNX file's), or null: params.hpp's.
+  std::shared_ptr<const NetworkWeights> weights;
 
   /// Per-sample shape of the network's output.
   const Shape& output_shape() const { return layers.empty() ? input : layers.back().output_shape; }

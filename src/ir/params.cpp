@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "util/check.hpp"
 #include "util/splitmix.hpp"
 
 namespace splitscope {
@@ -28,6 +31,26 @@ std::vector<ParamTensor> param_tensors(const Graph& graph, NodeId id) {
 
 float param_value(uint64_t seed, int param_key, int tensor, int64_t element, float scale) {
   return scale * unit_uniform(stream_id(seed, param_key, tensor), element);
+}
+
+ParamElements::ParamElements(const Graph& graph, NodeId node, int tensor, uint64_t seed)
+    : seed_(seed), tensor_(tensor) {
+  const OpNode& op = graph.node(node);
+  const std::vector<ParamTensor> tensors = param_tensors(graph, node);
+  SPLITSCOPE_CHECK(tensor >= 0 && static_cast<size_t>(tensor) < tensors.size(),
+                   fmt::format("{} has no weight tensor {}", op.name, tensor));
+  key_ = op.param_key;
+  scale_ = tensors[static_cast<size_t>(tensor)].scale;
+  offset_ = tensors[static_cast<size_t>(tensor)].offset;
+  if (const auto& weights = graph.model().weights) {
+    loaded_ = weights->tensor(op.layer_name, tensor, graph.is_training());
+    if (loaded_ != nullptr) {
+      SPLITSCOPE_CHECK(static_cast<int64_t>(loaded_->size()) == element_count(tensors[static_cast<size_t>(tensor)].shape),
+                       fmt::format("layer {}: its weight tensor {} holds {} elements, not {}", op.layer_name,
+                                   tensors[static_cast<size_t>(tensor)].name, loaded_->size(),
+                                   element_count(tensors[static_cast<size_t>(tensor)].shape)));
+    }
+  }
 }
 
 float input_value(uint64_t seed, int64_t element, int input) {

@@ -43,6 +43,29 @@ inline bool slice_carries_bias(const OpNode& node, Range reduce) { return node.a
 /// Element `element` of tensor `tensor` of weight set `param_key`.
 float param_value(uint64_t seed, int param_key, int tensor, int64_t element, float scale);
 
+/// The elements of tensor `tensor` of node `node`'s weight set, as every
+/// backend materialises them: the network's own (Model::weights, an ONNX
+/// file's) where it brings them, else param_value()'s, offset by the
+/// tensor's ParamTensor::offset. Built once per tensor, read per element.
+class ParamElements {
+ public:
+  ParamElements(const Graph& graph, NodeId node, int tensor, uint64_t seed);
+  float operator()(int64_t element) const {
+    return loaded_ != nullptr ? (*loaded_)[static_cast<size_t>(element)]
+                              : offset_ + param_value(seed_, key_, tensor_, element, scale_);
+  }
+  /// The network's own tensor, or null.
+  const std::vector<float>* loaded() const { return loaded_; }
+
+ private:
+  const std::vector<float>* loaded_ = nullptr;
+  uint64_t seed_ = 0;
+  int key_ = -1;
+  int tensor_ = 0;
+  float scale_ = 0;
+  float offset_ = 0;
+};
+
 /// Element `element` of network input `input` (Model::inputs), laid out
 /// [batch, ...its shape]; uniform in [-1, 1). Each input draws its own stream.
 float input_value(uint64_t seed, int64_t element, int input = 0);

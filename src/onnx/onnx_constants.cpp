@@ -270,6 +270,13 @@ bool OnnxConstant::all_zero() const {
   return has_values && std::all_of(values.begin(), values.end(), [](double v) { return v == 0; });
 }
 
+std::vector<double> onnx_tensor_values(const TensorProto& tensor, int64_t count) {
+  if (count < 0 || tensor.data_location() == TensorProto::EXTERNAL) return {};
+  std::vector<double> values = tensor_values(tensor, count);
+  if (static_cast<int64_t>(values.size()) != count) values.clear();
+  return values;
+}
+
 OnnxConstant onnx_constant_from_tensor(const TensorProto& tensor) {
   OnnxConstant out;
   out.dims.assign(tensor.dims().begin(), tensor.dims().end());

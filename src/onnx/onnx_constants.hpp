@@ -31,6 +31,11 @@ struct OnnxConstant {
 /// The largest tensor whose elements an initializer or a fold keeps.
 inline constexpr int64_t kMaxFoldedElements = int64_t{1} << 16;
 
+/// The elements of a tensor held in the file (raw_data or the typed fields;
+/// float, double and integer types), `count` of them; empty where they are
+/// not there (external data, another type, a count that does not match).
+std::vector<double> onnx_tensor_values(const ::onnx::TensorProto& tensor, int64_t count);
+
 /// An initializer or a Constant's tensor; the elements when small.
 OnnxConstant onnx_constant_from_tensor(const ::onnx::TensorProto& tensor);
 

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <unordered_map>
 
 #include "ir/model_parser.hpp"
@@ -13,6 +15,7 @@
 #include "onnx/onnx_graph_inputs.hpp"
 #include "onnx/onnx_import_state.hpp"
 #include "onnx/onnx_node_rules.hpp"
+#include "onnx/onnx_weights.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {
@@ -164,9 +167,14 @@ void check_output(const ::onnx::GraphProto& graph, const OnnxImportState& state)
   }
 }
 
-}  // namespace
+/// The file read, mapped and checked: its network file and where each weighted layer's tensors are.
+struct OnnxImport {
+  nlohmann::json document;
+  std::shared_ptr<const ::onnx::ModelProto> model;
+  std::map<std::string, OnnxLayerWeights> weights;
+};
 
-nlohmann::json onnx_network_document(const std::string& path, std::optional<int64_t> batch) {
+OnnxImport import_onnx(const std::string& path, std::optional<int64_t> batch) {
   if (batch && *batch <= 0) throw InputError("--batch", "", "must be positive, got " + std::to_string(*batch));
   ::onnx::ModelProto model = read_onnx_file(path);
   OnnxImportState state;
@@ -205,11 +213,32 @@ nlohmann::json onnx_network_document(const std::string& path, std::optional<int6
     description += ", written by " + onnx_printable(model.producer_name() + " " + model.producer_version());
   }
   description += ")";
-  return state.network.document(onnx_printable(std::filesystem::path(path).stem().string()), batch.value_or(state.batch), description);
+  OnnxImport out;
+  out.document = state.network.document(onnx_printable(std::filesystem::path(path).stem().string()),
+                                        batch.value_or(state.batch), description);
+  out.weights = std::move(state.weights);
+  out.model = std::make_shared<const ::onnx::ModelProto>(std::move(model));
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json onnx_network_document(const std::string& path, std::optional<int64_t> batch) {
+  return import_onnx(path, batch).document;
+}
+
+OnnxModel import_onnx_model(const std::string& path, std::optional<int64_t> batch) {
+  OnnxImport imported = import_onnx(path, batch);
+  OnnxModel out{parse_model_text(imported.document.dump(), path), ""};
+  out.weights_note = onnx_weights_problem(*imported.model, imported.weights);
+  if (out.weights_note.empty()) {
+    out.model.weights = std::make_shared<const OnnxWeights>(std::move(imported.model), std::move(imported.weights));
+  }
+  return out;
 }
 
 Model load_onnx_model(const std::string& path, std::optional<int64_t> batch) {
-  return parse_model_text(onnx_network_document(path, batch).dump(), path);
+  return import_onnx_model(path, batch).model;
 }
 
 }  // namespace splitscope

@@ -17,7 +17,16 @@ namespace splitscope {
 /// to; `batch` fills a dynamic batch dimension and sets the run's batch.
 nlohmann::json onnx_network_document(const std::string& path, std::optional<int64_t> batch);
 
-/// The same network, parsed and validated.
+/// The network with the file's weights (Model::weights, docs/onnx.md
+/// "Weights"), or, where they cannot be its own, without them and the reason
+/// in `weights_note` (the backends then run params.hpp's weights).
+struct OnnxModel {
+  Model model;
+  std::string weights_note;
+};
+OnnxModel import_onnx_model(const std::string& path, std::optional<int64_t> batch);
+
+/// The same network, parsed and validated (import_onnx_model()'s model).
 Model load_onnx_model(const std::string& path, std::optional<int64_t> batch);
 
 }  // namespace splitscope

@@ -26,6 +26,25 @@ struct OnnxValue {
   bool sequence = false;  ///< every step of a recurrent layer (ONNX's Y), before a last step is taken
 };
 
+/// Where a weighted layer's tensors are in the file (initializers or Constant
+/// nodes, by name; "" where the node has none) and how they become
+/// params.hpp's layout (onnx_weights.hpp).
+struct OnnxLayerWeights {
+  enum class Form {
+    kDense,            ///< [W [in, units], bias]: MatMul (+ Add)
+    kDenseTransposed,  ///< [B [units, in], C]: Gemm with transB = 1
+    kConv,             ///< [W, B]: the same layout
+    kBatchNorm,        ///< [scale, B, mean, var]
+    kLayerNorm,        ///< [Scale, B]
+    kLstm,             ///< [W, R, B]: gates i, o, f, c
+    kGru,              ///< [W, R, B]: gates z, r, h, linear_before_reset
+  };
+  Form form = Form::kDense;
+  std::vector<std::string> tensors;
+  double epsilon = 0;  ///< normalizations
+  int64_t hidden = 0;  ///< cells
+};
+
 struct OnnxImportState {
   std::string path;
   int64_t batch = 0;  ///< the batch shape inference ran with
@@ -37,6 +56,7 @@ struct OnnxImportState {
   std::map<std::string, int> consumers;  ///< node inputs and graph outputs reading each tensor
   std::map<std::string, std::string> bias_pending;  ///< a MatMul's output -> its dense layer, for an Add's bias
   std::set<std::string> last_step_taken;  ///< recurrent layers now giving their last step only
+  std::map<std::string, OnnxLayerWeights> weights;  ///< weighted layer -> where its tensors are
 };
 
 }  // namespace splitscope

@@ -158,6 +158,17 @@ void emit(OnnxImportState& state, const NodeProto& node, const std::string& type
   state.values[node.output(0)] = out;
 }
 
+/// Input `slot`'s tensor name, "" where the node has none.
+std::string optional_input(const NodeProto& node, int slot) {
+  return node.input_size() > slot ? onnx_node_input(node, slot) : std::string();
+}
+
+/// Records where the weights of the layer the node just became are.
+void record_weights(OnnxImportState& state, const NodeProto& node, OnnxLayerWeights::Form form,
+                    std::vector<std::string> tensors, double epsilon = 0, int64_t hidden = 0) {
+  state.weights[state.values.at(node.output(0)).layer] = OnnxLayerWeights{form, std::move(tensors), epsilon, hidden};
+}
+
 void alias(OnnxImportState& state, const NodeProto& node, const OnnxValue& from, Dims dims, size_t batch_axis,
            int slot = 0) {
   check_batch_axis(state, node, dims, batch_axis);
@@ -227,6 +238,8 @@ void map_gemm(OnnxImportState& state, const NodeProto& node) {
     refuse(state, node, "its bias " + dims_text(c->dims) + " is not one value per output; splitscope's bias is");
   }
   emit(state, node, "dense", {{"units", units}, {"bias", c != nullptr}}, {layer_of(state, node, a)});
+  record_weights(state, node, trans_b ? OnnxLayerWeights::Form::kDenseTransposed : OnnxLayerWeights::Form::kDense,
+                 {onnx_node_input(node, 1), c != nullptr ? onnx_node_input(node, 2) : ""});
 }
 
 /// MatMul by a weight matrix is a dense layer without bias; an Add of a
@@ -240,6 +253,7 @@ void map_matmul(OnnxImportState& state, const NodeProto& node) {
     refuse(state, node, "its weights " + dims_text(b.dims) + " are not a matrix that fits its input " + dims_text(a.dims));
   }
   emit(state, node, "dense", {{"units", b.dims[1]}, {"bias", false}}, {layer_of(state, node, a)});
+  record_weights(state, node, OnnxLayerWeights::Form::kDense, {onnx_node_input(node, 1), ""});
   if (state.consumers[node.output(0)] == 1) state.bias_pending[node.output(0)] = state.values[node.output(0)].layer;
 }
 
@@ -267,6 +281,7 @@ void map_add(OnnxImportState& state, const NodeProto& node) {
     const int64_t units = product_value.dims.back();
     if (constant->second.element_count() == units && without_units(constant->second.dims) == Dims{units}) {
       state.network.set_field(pending->second, "bias", true, state.network.sample_shape(pending->second));
+      state.weights.at(pending->second).tensors.at(1) = bias;
       state.bias_pending.erase(pending);
       alias(state, node, product_value, output_dims(state, node), product_value.batch_axis);
       return;
@@ -306,6 +321,8 @@ void map_conv(OnnxImportState& state, const NodeProto& node) {
        {{"filters", w.dims[0]}, {"kernel", extent({w.dims[2], w.dims[3]})}, {"stride", extent(strides)},
         {"padding", extent(padding)}, {"groups", groups}, {"bias", b != nullptr}},
        {layer_of(state, node, x)});
+  record_weights(state, node, OnnxLayerWeights::Form::kConv,
+                 {onnx_node_input(node, 1), b != nullptr ? onnx_node_input(node, 2) : ""});
 }
 
 void map_pool(OnnxImportState& state, const NodeProto& node) {
@@ -360,9 +377,11 @@ void map_batch_norm(OnnxImportState& state, const NodeProto& node) {
   require_unused_outputs(state, node, 1, "running statistics");
   // ONNX's momentum weighs the old running statistics; PyTorch's (splitscope's) the new batch's.
   const double momentum = float_attribute_value(1.0 - onnx_float_attribute(node, "momentum", 0.9));
-  emit(state, node, "batch_norm",
-       {{"epsilon", float_attribute_value(onnx_float_attribute(node, "epsilon", 1e-5))}, {"momentum", momentum}},
-       {layer_of(state, node, x)});
+  const double epsilon = float_attribute_value(onnx_float_attribute(node, "epsilon", 1e-5));
+  emit(state, node, "batch_norm", {{"epsilon", epsilon}, {"momentum", momentum}}, {layer_of(state, node, x)});
+  record_weights(state, node, OnnxLayerWeights::Form::kBatchNorm,
+                 {onnx_node_input(node, 1), onnx_node_input(node, 2), onnx_node_input(node, 3), onnx_node_input(node, 4)},
+                 epsilon);
 }
 
 void map_layer_norm(OnnxImportState& state, const NodeProto& node) {
@@ -377,8 +396,10 @@ void map_layer_norm(OnnxImportState& state, const NodeProto& node) {
   if (scale.element_count() != x.dims.back()) refuse(state, node, "its scale is not one value per feature");
   if (node.input_size() > 2 && !onnx_node_input(node, 2).empty()) constant_input(state, node, 2, "the bias");
   require_unused_outputs(state, node, 1, "the mean and inverse standard deviation");
-  emit(state, node, "layer_norm", {{"epsilon", float_attribute_value(onnx_float_attribute(node, "epsilon", 1e-5))}},
-       {layer_of(state, node, x)});
+  const double epsilon = float_attribute_value(onnx_float_attribute(node, "epsilon", 1e-5));
+  emit(state, node, "layer_norm", {{"epsilon", epsilon}}, {layer_of(state, node, x)});
+  record_weights(state, node, OnnxLayerWeights::Form::kLayerNorm, {onnx_node_input(node, 1), optional_input(node, 2)},
+                 epsilon);
 }
 
 /// A view of a value: the same layer when one sample's elements keep their
@@ -641,6 +662,9 @@ void map_recurrent(OnnxImportState& state, const NodeProto& node) {
   const std::string name = state.network.add_layer(
       node, lstm ? "lstm" : "gru", {{"hidden", hidden}, {"bias", bias}, {"return_sequences", !last_step}}, {input},
       last_step ? Dims{hidden} : Dims{steps, hidden});
+  state.weights[name] = OnnxLayerWeights{lstm ? OnnxLayerWeights::Form::kLstm : OnnxLayerWeights::Form::kGru,
+                                         {onnx_node_input(node, 1), onnx_node_input(node, 2), optional_input(node, 3)},
+                                         0, hidden};
   if (every_step) {
     // Y is [steps, 1, batch, hidden] (layout 0) or [batch, steps, 1, hidden].
     OnnxValue y{name, output_dims(state, node, 0), layout == 0 ? size_t{2} : size_t{0}, true};

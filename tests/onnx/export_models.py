@@ -6,7 +6,13 @@ python3-torch 1.13 and python3-onnx 1.12:
 
 The outputs are committed, so the tests never need torch. Fixed seeds and small
 widths keep each file far below 1 MB. Next to the models, params.json records
-PyTorch's own parameter count (sum of p.numel()) of every exported module.
+PyTorch's own parameter count (sum of p.numel()) of every exported module, and
+reference.json each module's output in eval mode on splitscope's own input
+(seed 0, ir/params.cpp's input_value), which the cpu backend must reproduce
+from the file's weights. The CNN's batch norms get running statistics other
+than a fresh layer's, and the GRU's recurrent new-gate bias (b_hn) is zeroed,
+since splitscope's GRU has one bias outside the reset gate (gru-recurrent-bias
+keeps PyTorch's, for the note that says so).
 
 Besides the PyTorch exports, a few files are written with onnx.helper: the
 ops PyTorch removes in eval mode (Identity, Dropout), a Reshape / Unsqueeze /
@@ -124,7 +130,46 @@ class Recurrent(nn.Module):
         return self.fc(out[:, -1, :])
 
 
-def export(module, name, args, out_dir, opset, params, input_names, dynamic_batch=False, training=False):
+MASK64 = (1 << 64) - 1
+
+
+def splitmix64(x):
+    x = (x + 0x9E3779B97F4A7C15) & MASK64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK64
+    return x ^ (x >> 31)
+
+
+def splitscope_input(shape, input_index=0, seed=0):
+    """ir/params.cpp's input_value(seed, element, input) for every element of [batch, ...]."""
+    stream = splitmix64((splitmix64(seed) + ((((-1 - input_index) + 1) & MASK64) << 8) + 0xFF) & MASK64)
+    count = int(np.prod(shape))
+    values = np.empty(count, dtype=np.float32)
+    for element in range(count):
+        bits = splitmix64(stream ^ splitmix64(element))
+        values[element] = np.float32((bits >> 40) * (2.0 / 16777216.0) - 1.0)
+    return torch.from_numpy(values.reshape(shape))
+
+
+def reference_output(module, path, args):
+    """The module's eval-mode output on splitscope's input, with the weights the file holds (a training-mode
+    export's forward pass moves the batch norms' running statistics after the file is written)."""
+    model = onnx.load(path)
+    state = module.state_dict()
+    for tensor in model.graph.initializer:
+        if tensor.name in state:
+            state[tensor.name] = torch.from_numpy(numpy_helper.to_array(tensor).copy())
+    module.load_state_dict(state)
+    module.eval()
+    inputs = [splitscope_input(tuple(arg.shape), i) for i, arg in enumerate(args)]
+    with torch.no_grad():
+        out = module(*inputs)
+    return {"batch": int(args[0].shape[0]), "shape": list(out.shape),
+            "output": [float(v) for v in out.numpy().reshape(-1)]}
+
+
+def export(module, name, args, out_dir, opset, params, input_names, dynamic_batch=False, training=False,
+           references=None):
     module.train(training)
     path = os.path.join(out_dir, name + ".onnx")
     dynamic_axes = {n: {0: "batch"} for n in input_names} if dynamic_batch else None
@@ -135,6 +180,8 @@ def export(module, name, args, out_dir, opset, params, input_names, dynamic_batc
     params[name] = sum(p.numel() for p in module.parameters())
     size = os.path.getsize(path)
     assert size < 1 << 20, f"{path} is {size} bytes; the tests keep every file under 1 MB"
+    if references is not None:
+        references[name] = reference_output(module, path, args)
 
 
 def save(model, out_dir, name):
@@ -202,19 +249,38 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
     torch.manual_seed(0)
     params = {}
-    export(Mlp(), "mlp", (torch.randn(4, 32),), out_dir, 17, params, ["input"])
-    export(Cnn(), "cnn", (torch.randn(2, 3, 16, 16),), out_dir, 14, params, ["input"], dynamic_batch=True,
-           training=True)
-    export(Residual(), "residual", (torch.randn(2, 4, 8, 8),), out_dir, 11, params, ["input"])
+    refs = {}
+    export(Mlp(), "mlp", (torch.randn(4, 32),), out_dir, 17, params, ["input"], references=refs)
+    cnn = Cnn()
+    with torch.no_grad():
+        for norm in (cnn.bn1, cnn.bn2):
+            norm.running_mean.uniform_(-0.5, 0.5)
+            norm.running_var.uniform_(0.5, 1.5)
+            norm.weight.uniform_(0.5, 1.5)
+            norm.bias.uniform_(-0.5, 0.5)
+    export(cnn, "cnn", (torch.randn(2, 3, 16, 16),), out_dir, 14, params, ["input"], dynamic_batch=True,
+           training=True, references=refs)
+    export(Residual(), "residual", (torch.randn(2, 4, 8, 8),), out_dir, 11, params, ["input"], references=refs)
     export(TwoTower(), "two-tower", (torch.randn(2, 3, 8, 8), torch.randn(2, 3, 8, 8)), out_dir, 12, params,
-           ["left", "right"])
-    export(Recurrent(nn.LSTM), "lstm", (torch.randn(2, 5, 8),), out_dir, 13, params, ["input"])
-    export(Recurrent(nn.GRU), "gru", (torch.randn(2, 5, 8),), out_dir, 15, params, ["input"])
+           ["left", "right"], references=refs)
+    export(Recurrent(nn.LSTM), "lstm", (torch.randn(2, 5, 8),), out_dir, 13, params, ["input"], references=refs)
+    gru = Recurrent(nn.GRU)
+    with torch.no_grad():
+        hidden = gru.rnn.hidden_size
+        for layer in range(gru.rnn.num_layers):
+            getattr(gru.rnn, f"bias_hh_l{layer}")[2 * hidden:].zero_()
+    export(gru, "gru", (torch.randn(2, 5, 8),), out_dir, 15, params, ["input"], references=refs)
+    # PyTorch's own GRU, b_hn as initialised: the note that its weights cannot be splitscope's.
+    export(Recurrent(nn.GRU), "gru-recurrent-bias", (torch.randn(2, 5, 8),), out_dir, 15, {}, ["input"])
     save(passthrough_model(), out_dir, "passthrough")
     bad_models(out_dir)
     with open(os.path.join(out_dir, "params.json"), "w") as f:
         json.dump({"comment": "PyTorch's sum(p.numel()) for each exported module (export_models.py)",
                    "params": params}, f, indent=2, sort_keys=True)
+        f.write("\n")
+    with open(os.path.join(out_dir, "reference.json"), "w") as f:
+        json.dump({"comment": "each module's eval-mode output on splitscope's input for seed 0 (export_models.py)",
+                   "models": refs}, f, indent=1, sort_keys=True)
         f.write("\n")
 
 

@@ -13,14 +13,13 @@ constexpr int64_t kRowsPerChunk = 16;
 
 /// out[r][c] = tensor element (row0 + r)·columns + column(c), for a row-major tensor.
 template <typename Column>
-std::vector<float> gather(ParallelFor& parallel, uint64_t seed, int key, int index, const ParamTensor& tensor,
-                          Range rows, int64_t columns, int64_t width, Column column) {
+std::vector<float> gather(ParallelFor& parallel, const ParamElements& elements, Range rows, int64_t columns,
+                          int64_t width, Column column) {
   std::vector<float> out(static_cast<size_t>(rows.size() * width));
   parallel.run(rows.size(), kRowsPerChunk, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       for (int64_t c = 0; c < width; ++c) {
-        out[static_cast<size_t>(r * width + c)] =
-            param_value(seed, key, index, (rows.begin + r) * columns + column(c), tensor.scale);
+        out[static_cast<size_t>(r * width + c)] = elements((rows.begin + r) * columns + column(c));
       }
     }
   });
@@ -41,29 +40,27 @@ WeightSlice materialise_weights(const Graph& graph, NodeId id, const Slice& slic
   const std::vector<ParamTensor> params = param_tensors(graph, id);
   WeightSlice weights;
   if (params.empty()) return weights;
-  const int key = node.param_key;
+  const auto elements = [&](int tensor) { return ParamElements(graph, id, tensor, seed); };
   const Range out = slice.out;
   weights.tensors.resize(params.size());
   if (const auto range_of = op_def(node.kind).param_range) {
     // 1-D tensors, each a range of its elements (a normalization's gamma and beta).
     for (size_t t = 0; t < params.size(); ++t) {
       const Range range = range_of(node, slice, static_cast<int>(t));
+      const ParamElements tensor = elements(static_cast<int>(t));
       std::vector<float>& values = weights.tensors[t];
       values.resize(static_cast<size_t>(range.size()));
-      for (int64_t i = 0; i < range.size(); ++i) {
-        values[static_cast<size_t>(i)] =
-            params[t].offset + param_value(seed, key, static_cast<int>(t), range.begin + i, params[t].scale);
-      }
+      for (int64_t i = 0; i < range.size(); ++i) values[static_cast<size_t>(i)] = tensor(range.begin + i);
     }
     return weights;
   }
   if (node.kind == OpKind::kDense) {
     const int64_t units = params[kWeight].shape.at(1);
-    weights.tensors[kWeight] = gather(parallel, seed, key, kWeight, params[kWeight], slice.reduce, units, out.size(),
+    weights.tensors[kWeight] = gather(parallel, elements(kWeight), slice.reduce, units, out.size(),
                                       [&](int64_t c) { return out.begin + c; });
     // A row-split product adds the bias once, in the slice that starts the reduction.
     if (params.size() > kBias && slice_carries_bias(node, slice.reduce)) {
-      weights.tensors[kBias] = gather(parallel, seed, key, kBias, params[kBias], {0, 1}, 0, out.size(),
+      weights.tensors[kBias] = gather(parallel, elements(kBias), {0, 1}, 0, out.size(),
                                       [&](int64_t c) { return out.begin + c; });
     }
     return weights;
@@ -71,10 +68,10 @@ WeightSlice materialise_weights(const Graph& graph, NodeId id, const Slice& slic
   if (node.kind == OpKind::kConv2d) {
     const Shape& shape = params[kWeight].shape;
     const int64_t per_filter = shape.at(1) * shape.at(2) * shape.at(3);
-    weights.tensors[kWeight] = gather(parallel, seed, key, kWeight, params[kWeight], out, per_filter, per_filter,
+    weights.tensors[kWeight] = gather(parallel, elements(kWeight), out, per_filter, per_filter,
                                       [](int64_t c) { return c; });
     if (params.size() > kBias) {
-      weights.tensors[kBias] = gather(parallel, seed, key, kBias, params[kBias], {0, 1}, 0, out.size(),
+      weights.tensors[kBias] = gather(parallel, elements(kBias), {0, 1}, 0, out.size(),
                                       [&](int64_t c) { return out.begin + c; });
     }
     return weights;
@@ -87,12 +84,12 @@ WeightSlice materialise_weights(const Graph& graph, NodeId id, const Slice& slic
   const auto column = [&](int64_t c) { return (c / units) * hidden + out.begin + c % units; };
   const int64_t width = gates * units;
   const int64_t all_columns = gates * hidden;
-  weights.tensors[kInputWeight] = gather(parallel, seed, key, kInputWeight, params[kInputWeight],
+  weights.tensors[kInputWeight] = gather(parallel, elements(kInputWeight),
                                          {0, params[kInputWeight].shape.at(0)}, all_columns, width, column);
-  weights.tensors[kRecurrentWeight] = gather(parallel, seed, key, kRecurrentWeight, params[kRecurrentWeight],
+  weights.tensors[kRecurrentWeight] = gather(parallel, elements(kRecurrentWeight),
                                              {0, hidden}, all_columns, width, column);
   if (params.size() > kCellBias) {
-    weights.tensors[kCellBias] = gather(parallel, seed, key, kCellBias, params[kCellBias], {0, 1}, 0, width, column);
+    weights.tensors[kCellBias] = gather(parallel, elements(kCellBias), {0, 1}, 0, width, column);
   }
   return weights;
 }

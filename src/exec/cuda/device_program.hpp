@@ -49,6 +49,9 @@ struct WeightGather {
   int64_t row_length = 0;
   std::vector<Range> column_blocks;
   float offset = 0;  ///< added to every value (ParamTensor::offset)
+  /// The network's own tensor (Model::weights, an ONNX file's), read instead
+  /// of params.hpp's values; null for those. It lives as long as the graph.
+  const std::vector<float>* loaded = nullptr;
 
   int64_t row_width() const;  ///< columns kept per row
   int64_t elements() const { return rows.size() * row_width(); }

@@ -170,6 +170,12 @@ class Compiler {
   /// matches tensor by tensor). nullopt for a tensor the value does not hold
   /// (no bias; a row-split product's bias lives with the slice starting the reduction).
   std::optional<WeightGather> parameter_gather(const Value& params, int tensor) const {
+    std::optional<WeightGather> gather = parameter_layout(params, tensor);
+    if (gather) gather->loaded = ParamElements(graph_, params.node, tensor, 0).loaded();
+    return gather;
+  }
+
+  std::optional<WeightGather> parameter_layout(const Value& params, int tensor) const {
     const OpNode& node = graph_.node(params.node);
     const auto tensors = param_tensors(graph_, params.node);
     if (tensor >= static_cast<int>(tensors.size())) return std::nullopt;

@@ -25,7 +25,9 @@ std::vector<float> materialise(const WeightGather& gather, uint64_t seed) {
       const int64_t row_start = r * gather.row_length;
       for (const Range& block : gather.column_blocks) {
         for (int64_t c = block.begin; c < block.end; ++c) {
-          *out++ = gather.offset + param_value(seed, gather.param_key, gather.tensor, row_start + c, gather.scale);
+          *out++ = gather.loaded != nullptr
+                       ? (*gather.loaded)[static_cast<size_t>(row_start + c)]
+                       : gather.offset + param_value(seed, gather.param_key, gather.tensor, row_start + c, gather.scale);
         }
       }
     }

@@ -27,14 +27,14 @@ std::vector<float> cudnn_gate_matrix(const Graph& graph, NodeId cell, bool recur
   const auto tensors = param_tensors(graph, cell);
   const int tensor = recurrent ? kRecurrentWeight : kInputWeight;
   const ParamTensor& source = tensors.at(static_cast<size_t>(tensor));
+  const ParamElements elements(graph, cell, tensor, seed);
   const int64_t in = source.shape.at(0);
   const int64_t columns = source.shape.at(1);  // G·H
   const int64_t hidden = node.attrs.hidden;
   std::vector<float> matrix(static_cast<size_t>(hidden * in));
   for (int64_t u = 0; u < hidden; ++u) {
     for (int64_t i = 0; i < in; ++i) {
-      matrix[static_cast<size_t>(u * in + i)] =
-          param_value(seed, node.param_key, tensor, i * columns + gate * hidden + u, source.scale);
+      matrix[static_cast<size_t>(u * in + i)] = elements(i * columns + gate * hidden + u);
     }
   }
   return matrix;
@@ -44,11 +44,11 @@ std::vector<float> cudnn_gate_bias(const Graph& graph, NodeId cell, int gate, ui
   const OpNode& node = graph.node(cell);
   const auto tensors = param_tensors(graph, cell);
   SPLITSCOPE_CHECK(tensors.size() > static_cast<size_t>(kCellBias), "cell without bias: " + node.name);
-  const ParamTensor& bias = tensors[kCellBias];
+  const ParamElements bias(graph, cell, kCellBias, seed);
   const int64_t hidden = node.attrs.hidden;
   std::vector<float> values(static_cast<size_t>(hidden));
   for (int64_t u = 0; u < hidden; ++u) {
-    values[static_cast<size_t>(u)] = param_value(seed, node.param_key, kCellBias, gate * hidden + u, bias.scale);
+    values[static_cast<size_t>(u)] = bias(gate * hidden + u);
   }
   return values;
 }
