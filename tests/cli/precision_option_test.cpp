@@ -153,6 +153,71 @@ TEST(PrecisionOption, AnAmpRunOnCpuCountsItsBytesAtTheStoredPrecision) {
   }
 }
 
+// validate measures what its backend runs at the precision: the cpu
+// backend's half precisions are float32 math with rounded storage, whose
+// times are not those precisions' to score a prediction by.
+TEST(PrecisionOption, ValidateOnCpuMeasuresFp32AndRefusesTheRestBeforeAnyRun) {
+  const std::string dir = fresh_temp_dir("precision-validate");
+  for (const std::string precision : {"bf16", "fp16", "amp", "tf32"}) {
+    const CommandResult run = run_splitscope("validate --backend cpu --networks mlp-small --quiet --precision " +
+                                             precision + " --report " + dir + "/v.json");
+    EXPECT_EQ(run.exit_code, 3) << precision << ": " << run.err;
+    EXPECT_NE(run.err.find("error: --precision " + precision + ": validate --backend cpu measures fp32 only"),
+              std::string::npos)
+        << run.err;
+    EXPECT_NE(run.err.find("--check --precision " + precision), std::string::npos) << run.err;
+    EXPECT_EQ(run.out, "");
+    EXPECT_FALSE(std::filesystem::exists(dir + "/v.json"));
+  }
+  const CommandResult cuda = run_splitscope("validate --backend cuda --networks mlp-small --quiet --precision amp");
+  EXPECT_EQ(cuda.exit_code, 3) << cuda.err;
+  EXPECT_NE(cuda.err.find("the cuda backend stores float32 tensors"), std::string::npos) << cuda.err;
+  // fp32, named or not, measures and says so in the report.
+  const CommandResult fp32 = run_splitscope("validate --backend cpu --networks mlp-small --strategies data --repeat 1 "
+                                            "--quiet --precision fp32 --report " + dir + "/fp32.json");
+  ASSERT_EQ(fp32.exit_code, 0) << fp32.err;
+  EXPECT_EQ(fp32.out.rfind("validate: cpu measured, predicted on cpu-2", 0), 0u) << fp32.out;
+  EXPECT_EQ(nlohmann::json::parse(read_text_file(dir + "/fp32.json"))["precision"], "fp32");
+}
+
+TEST(PrecisionOption, AnEnsembleStoresItsMembersAtThePrecision) {
+  const std::string dir = fresh_temp_dir("precision-ensemble");
+  const std::string sim = "ensemble mlp-small mlp-small --backend sim --machine h100-nvlink-8 --report ";
+  const CommandResult fp32 = run_splitscope(sim + dir + "/fp32.json");
+  const CommandResult amp = run_splitscope(sim + dir + "/amp.json --precision amp");
+  ASSERT_EQ(fp32.exit_code, 0) << fp32.err;
+  ASSERT_EQ(amp.exit_code, 0) << amp.err;
+  EXPECT_NE(amp.out.find("ensemble of 2 on 2 devices, precision amp, predicted on h100-nvlink-8"), std::string::npos)
+      << amp.out;
+  EXPECT_NE(fp32.out.find("ensemble of 2 on 2 devices, predicted on h100-nvlink-8"), std::string::npos) << fp32.out;
+  const auto fp32_report = nlohmann::json::parse(read_text_file(dir + "/fp32.json"));
+  const auto amp_report = nlohmann::json::parse(read_text_file(dir + "/amp.json"));
+  EXPECT_EQ(fp32_report["precision"], "fp32");
+  EXPECT_EQ(amp_report["precision"], "amp");
+  // bf16 products at 989.5 TFLOP/s and half the bytes: each member answers sooner.
+  EXPECT_LT(amp_report["members"][0]["alone_ms"].get<double>(), fp32_report["members"][0]["alone_ms"].get<double>());
+  // The cpu backend runs it by rounding what it stores; tf32 it refuses.
+  const CommandResult cpu = run_splitscope("ensemble mlp-small mlp-small --backend cpu --quiet --precision bf16");
+  EXPECT_EQ(cpu.exit_code, 0) << cpu.err;
+  EXPECT_NE(cpu.out.find("precision bf16, measured on cpu"), std::string::npos) << cpu.out;
+  EXPECT_EQ(run_splitscope("ensemble mlp-small mlp-small --backend cpu --precision tf32").exit_code, 3);
+}
+
+TEST(PrecisionOption, DemoAndLessonsTakeFp32OnlyAndSayWhy) {
+  const CommandResult demo = run_splitscope("demo rnn --backend sim --precision amp");
+  EXPECT_EQ(demo.exit_code, 3) << demo.err;
+  EXPECT_NE(demo.err.find("error: --precision amp: demo rnn judges the layer split against one device running the "
+                          "stack fused"),
+            std::string::npos)
+      << demo.err;
+  EXPECT_EQ(demo.out, "");
+  const CommandResult lessons = run_splitscope("lessons --only 1 --precision bf16");
+  EXPECT_EQ(lessons.exit_code, 2) << lessons.err;
+  EXPECT_NE(lessons.err.find("the lessons test classic claims in fp32"), std::string::npos) << lessons.err;
+  EXPECT_EQ(lessons.out, "");
+  EXPECT_EQ(run_splitscope("lessons --only 1 --precision fp32 --quiet").exit_code, 0);
+}
+
 TEST(PrecisionOption, BadNamesAndMissingPeaksAreBadInput) {
   const CommandResult unknown = run_splitscope(kSimData + "--precision fp64");
   EXPECT_EQ(unknown.exit_code, 2);
