@@ -23,8 +23,8 @@ const std::string kSimData = "run mlp-small --strategy data --devices 2 --train 
 TEST(PrecisionOption, TheCpuBackendRefusesTf32AndThePsStrategyBeforeAnyWork) {
   const std::string dir = fresh_temp_dir("precision-cpu");
   // tf32 is a math, not a storage: the cpu backend's products are full float32.
-  const CommandResult tf32 =
-      run_splitscope("run mlp-small --strategy single --devices 1 --quiet --precision tf32 --report " + dir + "/r.json");
+  const CommandResult tf32 = run_splitscope("run mlp-small --strategy single --devices 1 --quiet --precision tf32 "
+                                            "--report " + dir + "/r.json");
   EXPECT_EQ(tf32.exit_code, 3) << tf32.err;
   EXPECT_NE(tf32.err.find("error: --precision tf32: the cpu backend runs fp32, bf16, fp16 and amp (its products are "
                           "full float32, not tf32); predict it with --backend sim --machine NAME (e.g. "

@@ -48,9 +48,9 @@ class TaskBuilder {
                            op_label(plan_, op) + " is on no device of the plan");
           float* scratch = tasks_.scratch[static_cast<size_t>(op.device)].data();
           const int before = walk.schedule_previous[static_cast<size_t>(id)];
-          TaskFunction work = op.role == OpRole::kUpdate
-                                  ? compute_task(plan_, op, buffers_, weights_, scratch)
-                                  : storing_outputs(plan_, op, buffers_, compute_task(plan_, op, buffers_, weights_, scratch));
+          TaskFunction work = compute_task(plan_, op, buffers_, weights_, scratch);
+          // What the op writes is stored at the plan's precision (an update stores its own writes).
+          if (op.role != OpRole::kUpdate) work = storing_outputs(plan_, op, buffers_, std::move(work));
           if (straggler_ && straggler_->holds_back(op.device) && before < 0) work = held_back(std::move(work), straggler_->ms);
           const int task = add({op.device, Lane::kCompute, op_label(plan_, op), std::move(work)},
                                {first_span_[static_cast<size_t>(id)], -1}, op.inputs);
