@@ -122,7 +122,8 @@ const char* const kTinyNet = R"({"name": "tiny", "batch": 4, "input": [4], "laye
     {"type": "softmax"}]})";
 
 TEST(WeightStore, AmpMakesABfloat16CopyOfFloat32Masters) {
-  const auto graph = testing_support::graph_from_json(kTinyNet);
+  const auto graph = std::make_shared<const Graph>(
+      training_graph(*testing_support::graph_from_json(kTinyNet), Optimizer{}));
   const Plan plan = make_plan(*make_partitioner("single"), graph, PartitionOptions{});
   SerialFor serial;
   WeightStore fp32(*graph, 7, serial);
@@ -147,6 +148,16 @@ TEST(WeightStore, AmpMakesABfloat16CopyOfFloat32Masters) {
     }
   }
   EXPECT_GT(rounded_away, 0) << "the seed's weights hold more than bfloat16's bits";
+}
+
+TEST(WeightStore, AnAmpInferenceRunKeepsNoMasters) {
+  const auto graph = testing_support::graph_from_json(kTinyNet);  // no --train: no update to keep them for
+  const Plan plan = make_plan(*make_partitioner("single"), graph, PartitionOptions{});
+  SerialFor serial;
+  WeightStore amp(*graph, 7, serial, Precision::kAmp);
+  const Value& params = plan.value(plan.parameters.front());
+  EXPECT_EQ(amp.masters(params).get(), amp.get(params).get());
+  EXPECT_EQ(amp.get(params)->tensors[0][0], round_to_bfloat16(amp.get(params)->tensors[0][0]));
 }
 
 // Every value the run stores, its output included, is a value of the format;
@@ -209,6 +220,10 @@ TEST(CpuRunMemory, HalfPrecisionHoldsFloat32SlotsAndAmpItsMastersToo) {
   const CpuRunMemory bf16 = memory_at(Precision::kBf16);
   const CpuRunMemory amp = memory_at(Precision::kAmp);
   EXPECT_EQ(bf16.total(), fp32.total());
+  PartitionOptions inference;
+  inference.precision = Precision::kAmp;
+  EXPECT_EQ(cpu_run_memory(make_plan(*make_partitioner("single"), forward, inference), 1).weights, 81 * 4)
+      << "an inference run at amp keeps no masters";
   EXPECT_EQ(amp.weights, 2 * 81 * 4);  // the bf16 copy's slots and the masters
   EXPECT_EQ(amp.gradients, 81 * 4);
   EXPECT_EQ(amp.optimizer_state, 2 * 81 * 4);

@@ -41,7 +41,7 @@ CpuRunMemory cpu_run_memory(const Plan& plan, int threads) {
   const auto float_slots = [&plan](const Value& value) {
     return value.bytes / value_element_bytes(plan, value) * int64_t{sizeof(float)};
   };
-  const int64_t weight_copies = storage_bytes(plan.precision).casts_weights() ? 2 : 1;
+  const int64_t weight_copies = storage_bytes(plan.precision).casts_weights() && plan.graph->is_training() ? 2 : 1;
   for (const Value& value : plan.values) {
     switch (value.role) {
       case ValueRole::kActivation: memory.activations += float_slots(value); break;

@@ -107,7 +107,10 @@ std::shared_ptr<WeightSlice> WeightStore::get_mutable(const Value& params) {
   const Slice slice{{0, 1}, params.channels, params.reduce};  // the rows do not matter to weights
   auto weights = std::make_shared<WeightSlice>(materialise_weights(graph_, params.node, slice, seed_, parallel_));
   const StoredFormats formats = stored_formats(precision_);
-  if (formats.keeps_masters) masters_.emplace(params.id, std::make_shared<WeightSlice>(*weights));
+  // Masters are for the update: an inference run at amp keeps none (the plan counts none).
+  if (formats.keeps_masters && graph_.is_training()) {
+    masters_.emplace(params.id, std::make_shared<WeightSlice>(*weights));
+  }
   for (std::vector<float>& tensor : weights->tensors) round_in_place(formats.weight, tensor);
   slices_.emplace(params.id, weights);
   return weights;

@@ -47,7 +47,7 @@ WeightSlice materialise_weights(const Graph& graph, NodeId node, const Slice& sl
 /// materialised slice per value, made on first request, in the format the
 /// plan's precision stores weights in (stored_precision.hpp): rounded to
 /// it, with the float32 masters kept beside them where the precision has
-/// masters (amp).
+/// masters (amp) and the graph trains.
 class WeightStore {
  public:
   /// `parallel` generates the weights; it must outlive every get().
