@@ -107,7 +107,7 @@ RunInfo cpu_run_info(const Plan& plan, const RunOptions& options, const ThreadCo
       {"compute threads pinned", describe_pinning(pinned_cpus)},
       {"blas", blas_description()},
       // The math stays float32; other precisions round what they store (stored_precision.hpp).
-      {"dtype", plan.precision == Precision::kFp32
+      {"dtype", stored_formats(plan.precision).all_float32()
                     ? std::string("fp32")
                     : fmt::format("fp32 math, {} storage rounded", to_string(plan.precision))},
   };
