@@ -18,6 +18,7 @@
 #include "cli/command_outputs.hpp"
 #include "cli/execution_options.hpp"
 #include "cli/network_loading.hpp"
+#include "cli/precision_option.hpp"
 #include "cli/training_options.hpp"
 #include "demo/demo_report.hpp"
 #include "exec/cpu/cpu_executor.hpp"
@@ -192,6 +193,15 @@ void print_demo(const RnnDemoResult& result, int repeats, std::ostream& out) {
 }
 
 int demo_rnn(const DemoOptions& options, const std::vector<std::string>& command_line) {
+  if (const Precision precision = precision_option(options.execution.precision); precision != Precision::kFp32) {
+    // The layer split could run at it; the fused baseline it is judged against cannot.
+    throw UnavailableError(fmt::format(
+        "--precision {}: demo rnn judges the layer split against one device running the stack fused (cpu: its own "
+        "fused float32 loop; cuda: cuDNN's float32 calls; sim: their prediction), which is built at fp32 only; see "
+        "{} change a split with `splitscope compare NET --precision {} --backend sim --machine h100-nvlink-8` "
+        "(cpu: --backend cpu)",
+        to_string(precision), to_string(precision), to_string(precision)));
+  }
   ExecutionOptions execution = options.execution;
   const bool defaulted = execution.backend.empty();
   const std::string backend_name = !defaulted ? execution.backend : (cuda_gpu_available() ? "cuda" : "cpu");
@@ -286,6 +296,8 @@ Command add_demo_command(CLI::App& app) {
       "run training steps (forward, loss, backward, update), each timed repeat one step, judged against the fused "
       "single device's training step (cpu: the fused training loop; cuda: cuDNN's training calls; sim: its "
       "prediction)");
+  rnn->add_option("--precision", options->execution.precision,
+                  "fp32 only: the fused baselines are float32 (other precisions: compare --precision)");
   rnn->add_option("--report", options->outputs.report, "write the JSON report (schema splitscope.demo-rnn/1)");
   rnn->add_option("--html", options->outputs.html, "write a self-contained HTML page (with --sweep: its charts)");
   rnn->add_option("--trace", options->outputs.trace, "write a Chrome/Perfetto trace of the plan runs");

@@ -17,6 +17,7 @@
 #include "cli/execution_options.hpp"
 #include "cli/host_machine.hpp"
 #include "cli/network_loading.hpp"
+#include "cli/precision_option.hpp"
 #include "exec/cpu/host_info.hpp"
 #include "exec/cuda_backend.hpp"
 #include "exec/ensemble_run.hpp"
@@ -68,6 +69,7 @@ nlohmann::ordered_json report_json(const EnsembleResult& result, const std::stri
   document["schema"] = "splitscope.ensemble/1";
   document["backend"] = backend;
   if (backend == "sim") document["machine"] = options.execution.machine;
+  document["precision"] = to_string(precision_option(options.execution.precision));
   document["measured"] = result.measured;
   document["devices"] = devices;
   document["deadline_ms"] = options.deadline_ms ? nlohmann::ordered_json(*options.deadline_ms) : nullptr;
@@ -87,8 +89,11 @@ nlohmann::ordered_json report_json(const EnsembleResult& result, const std::stri
 
 void print_table(const EnsembleResult& result, const std::string& backend, const EnsembleOptions& options,
                  int devices) {
-  std::cout << fmt::format("ensemble of {} on {} device{}, {}{}{}\n\n", result.members.size(), devices,
-                           devices == 1 ? "" : "s", result.measured ? "measured on " : "predicted on ",
+  // The default precision reads as it always did; another says so, as run's first line does.
+  const Precision precision = precision_option(options.execution.precision);
+  const std::string at = precision == Precision::kFp32 ? "" : fmt::format(", precision {}", to_string(precision));
+  std::cout << fmt::format("ensemble of {} on {} device{}{}, {}{}{}\n\n", result.members.size(), devices,
+                           devices == 1 ? "" : "s", at, result.measured ? "measured on " : "predicted on ",
                            backend == "sim" ? options.execution.machine : backend,
                            options.deadline_ms ? fmt::format(", deadline {:.4g} ms", *options.deadline_ms) : "");
   std::cout << fmt::format("{:<3} {:<20} {:>6} {:>12} {:>12}  {}\n", "#", "member", "device", "latency", "alone",
@@ -154,7 +159,7 @@ int ensemble_command(const EnsembleOptions& options) {
     EnsembleMember member;
     member.network = graph->name();
     member.device = static_cast<int>(m) % devices;
-    member.plan = make_partitioner("single")->partition(graph, partition_options(execution, backend, 1, 1));
+    member.plan = make_plan(*make_partitioner("single"), graph, partition_options(execution, backend, 1, 1));
     members.push_back(std::move(member));
   }
   for (const std::string& text : options.stragglers) {
@@ -215,6 +220,7 @@ Command add_ensemble_command(CLI::App& app) {
   sub->add_option("--report", options->report,
                   "write the JSON report: members [{network, device, latency_ms, used}], ensemble_latency_ms");
   add_execution_options(*sub, options->execution, "cpu");
+  add_precision_option(*sub, options->execution);
   return {sub, [options](const std::vector<std::string>&) { return ensemble_command(*options); }};
 }
 

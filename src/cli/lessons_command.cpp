@@ -13,6 +13,7 @@
 #include "cli/command.hpp"
 #include "cli/command_outputs.hpp"
 #include "cli/network_loading.hpp"
+#include "cli/precision_option.hpp"
 #include "lessons/lesson.hpp"
 #include "lessons/lessons_page.hpp"
 #include "report/progress.hpp"
@@ -30,6 +31,7 @@ struct LessonsOptions {
   std::string html;
   bool measure = false;
   bool quiet = false;
+  std::string precision;  ///< fp32 or not given: the lessons take no other
 };
 
 std::string result_text(const LessonResult& result) {
@@ -50,6 +52,13 @@ int run_lessons(const LessonsOptions& options) {
   for (const Lesson& lesson : lessons()) {
     known.insert(lesson.number);
     known_list += (known_list.empty() ? "" : ", ") + std::to_string(lesson.number);
+  }
+  if (!options.precision.empty() && precision_option(options.precision) != Precision::kFp32) {
+    throw InputError("--precision", options.precision,
+                     fmt::format("the lessons test classic claims in fp32, the precision of the papers they come "
+                                 "from, on presets chosen for each claim, and take no other; see {} change a split "
+                                 "with `splitscope compare NET --precision {} --backend sim --machine h100-nvlink-8`",
+                                 options.precision, options.precision));
   }
   for (int number : options.only) {
     if (!known.count(number)) {
@@ -105,6 +114,8 @@ Command add_lessons_command(CLI::App& app) {
   sub->add_option("--html", options->html,
                   "also write a self-contained page: a panel per lesson with its curve, flip and timelines");
   sub->add_flag("--quiet,-q", options->quiet, "no progress on stderr");
+  sub->add_option("--precision", options->precision,
+                  "fp32 only: the lessons test classic fp32 claims (other precisions: compare --precision)");
   return {sub, [options](const std::vector<std::string>&) { return run_lessons(*options); }};
 }
 

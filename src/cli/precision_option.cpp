@@ -9,7 +9,7 @@ namespace splitscope::cli {
 void add_precision_option(CLI::App& command, std::string& precision) {
   command.add_option("--precision", precision,
                      "fp32 | tf32 | bf16 | fp16 | amp: what tensors are stored in and products run on "
-                     "(default fp32; bf16, fp16 and amp on --backend sim only; docs/precision.md)");
+                     "(default fp32; cuda runs fp32 and tf32, cpu all but tf32; docs/precision.md)");
 }
 
 Precision precision_option(const std::string& text) {
@@ -40,11 +40,16 @@ Machine machine_at_precision(Machine machine, Precision precision) {
 void require_precision_backend(const std::string& backend, Precision precision) {
   if (backend == "sim" || precision == Precision::kFp32) return;
   if (backend == "cuda" && precision == Precision::kTf32) return;  // float32 storage: --dtype tf32
+  // The cpu backend rounds what the plan stores (exec/cpu/stored_precision.hpp); tf32 changes the
+  // products' math instead, which its float32 BLAS products cannot reproduce.
+  if (backend == "cpu" && precision != Precision::kTf32) return;
   const std::string runs = backend == "cuda" ? "stores float32 tensors (fp32, or tf32 products)"
-                                             : "computes in float32 only";
+                                             : "runs fp32, bf16, fp16 and amp (its products are full float32, "
+                                               "not tf32)";
+  const std::string instead = backend == "cuda" ? "" : ", or run tf32 on a GPU with --backend cuda";
   throw UnavailableError(fmt::format("--precision {}: the {} backend {}; predict it with --backend sim --machine NAME "
-                                     "(e.g. h100-nvlink-8)",
-                                     to_string(precision), backend, runs));
+                                     "(e.g. h100-nvlink-8){}",
+                                     to_string(precision), backend, runs, instead));
 }
 
 }  // namespace splitscope::cli

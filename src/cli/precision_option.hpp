@@ -29,8 +29,9 @@ Precision precision_option(const std::string& text);
 Machine machine_at_precision(Machine machine, Precision precision);
 
 /// UnavailableError (exit 3) where `backend` cannot run plans at
-/// `precision`: cpu runs fp32 only; cuda runs fp32 and tf32 (float32
-/// storage: `--dtype tf32`). The message names `--backend sim`.
+/// `precision`: cpu runs fp32, bf16, fp16 and amp (float32 math, storage
+/// rounded), not tf32; cuda runs fp32 and tf32 (float32 storage:
+/// `--dtype tf32`). The message names `--backend sim`.
 void require_precision_backend(const std::string& backend, Precision precision);
 
 }  // namespace splitscope::cli

@@ -164,7 +164,7 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
   }
 
   std::optional<OutputComparison> checked;
-  double tolerance = kCheckTolerance;
+  double tolerance = precision_check_tolerance(plan->precision);
   if (options.check) {
     if (backend == "cuda") tolerance = std::max(tolerance, check_tolerance(parse_dtype(options.execution.dtype)));
     checked = compare_outputs(result.output, reference_output(backend, single, single_result, run));

@@ -25,6 +25,7 @@
 #include "cli/network_loading.hpp"
 #include "cli/strategy_choice.hpp"
 #include "cli/plan_file_options.hpp"
+#include "cli/precision_option.hpp"
 #include "cli/zoo_samples.hpp"
 #include "exec/cuda_backend.hpp"
 #include "ir/zoo.hpp"
@@ -89,6 +90,18 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
     throw InputError("--backend", "",
                      "validate scores the simulator against measured runs; measure them with cpu or cuda");
   }
+  const Precision precision = precision_option(execution.precision);
+  if (backend == "cpu" && precision != Precision::kFp32) {
+    // Its bf16, fp16 and amp runs are float32 math with the stored values
+    // rounded: right numerics and bytes, but not the times of that precision.
+    throw UnavailableError(fmt::format(
+        "--precision {}: validate --backend cpu measures fp32 only: the cpu backend runs {} as float32 math with the "
+        "stored values rounded, so its times are not {}'s to score a prediction by; check its numerics with `run "
+        "NET --strategy S --devices N --check --precision {}`, predict its times with --backend sim, or validate "
+        "tf32 on a GPU (--backend cuda --precision tf32)",
+        to_string(precision), to_string(precision), to_string(precision), to_string(precision)));
+  }
+  require_precision_backend(backend, precision);
   if (options.devices.empty()) throw InputError("--devices", "", "give at least one device count");
   std::set<int> counts;
   for (int devices : options.devices) {
@@ -127,9 +140,11 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
   if (!options.plan_file.empty()) {
     plan_file = read_plan_file(options.plan_file);
     inputs.push_back(options.plan_file);
-    if (plan_file->spec.precision != Precision::kFp32) {
+    if (plan_file->spec.precision != precision) {
       throw InputError("--plan", options.plan_file,
-                       fmt::format("holds a plan at {}; validate measures fp32 runs on cpu or cuda",
+                       fmt::format("holds a plan at {}, and validate measures at --precision {}; give --precision {} "
+                                   "(validate measures fp32 on cpu, fp32 and tf32 on cuda)",
+                                   to_string(plan_file->spec.precision), to_string(precision),
                                    to_string(plan_file->spec.precision)));
     }
     const bool network = std::any_of(graphs.begin(), graphs.end(),
@@ -160,6 +175,7 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
   setup.backend = backend;
   setup.machine_name = pattern;
   setup.cuda_graph = execution.cuda_graph;
+  setup.precision = std::string(to_string(precision));
   std::vector<GemmRatePoint> host_grid;  // the predicting machine's cpu grid, to probe the host against
   if (backend == "cpu") {
     host_grid = load_machine(resolve_machine(machine_for(pattern, options.devices.front()))).device.gemm_rates;
@@ -259,6 +275,7 @@ Command add_validate_command(CLI::App& app) {
                   "the machine that predicts (name or file; {devices} stands for the device count, e.g. "
                   "models/machines/h100-80gb-hbm3-v{devices}.json; default cpu-2 for cpu, h100-nvlink-8 for cuda)");
   add_execution_options(*sub, options->execution, "cuda if a GPU is present, else cpu");
+  add_precision_option(*sub, options->execution);
   // validate measures (cpu, cuda) and predicts on --predict-on: the shared --machine and sim do not apply.
   sub->remove_option(sub->get_option("--machine"));
   sub->get_option("--backend")

@@ -68,4 +68,15 @@ OutputComparison compare_outputs(const HostTensor& output, const HostTensor& ref
   return result;
 }
 
+double precision_check_tolerance(Precision precision) {
+  switch (precision) {
+    case Precision::kFp32: return kCheckTolerance;
+    case Precision::kTf32:
+    case Precision::kFp16: return 1e-2;
+    case Precision::kBf16:
+    case Precision::kAmp: return 5e-2;
+  }
+  return kCheckTolerance;
+}
+
 }  // namespace splitscope

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "exec/executor.hpp"
+#include "ir/precision.hpp"
 
 namespace splitscope {
 
@@ -36,5 +37,14 @@ OutputComparison compare_outputs(const HostTensor& output, const HostTensor& ref
 
 /// The relative tolerance `run --check` holds a strategy to against `single`.
 inline constexpr double kCheckTolerance = 1e-4;
+
+/// The same at a plan's precision, both runs storing at it (the cpu
+/// backend's rounding, exec/cpu/stored_precision.hpp): fp32 kCheckTolerance;
+/// fp16 1e-2 and bf16 and amp 5e-2, the bounds the cuda backend holds its
+/// tf32 (10 fraction bits, as fp16) and bf16 products to. Both runs round
+/// every stored value, but a sum in another order can land one step of the
+/// format away (2^-10 or 2^-7 of the value at the bottom of its binade), and
+/// such steps pass on through the layers and the training steps after.
+double precision_check_tolerance(Precision precision);
 
 }  // namespace splitscope

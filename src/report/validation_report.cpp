@@ -131,8 +131,10 @@ nlohmann::ordered_json ties_json(const std::vector<std::pair<std::string, std::s
 }  // namespace
 
 std::string validation_text(const ValidationSummary& s, const ValidationSetup& setup) {
-  std::string text = fmt::format("validate: {} measured{}, predicted on {}\n\n", setup.backend,
-                                 setup.cuda_graph ? " (CUDA graph replays)" : "", setup.machine_name);
+  std::string text = fmt::format("validate: {} measured{}{}, predicted on {}\n\n", setup.backend,
+                                 setup.cuda_graph ? " (CUDA graph replays)" : "",
+                                 setup.precision == "fp32" ? "" : ", precision " + setup.precision,
+                                 setup.machine_name);
   text += fmt::format("{:<18} {:>7}  {:<11} {:>12} {:>12} {:>8}\n", "network", "devices", "strategy", "measured",
                       "predicted", "error");
   for (const ValidationCase& c : s.cases) {
@@ -180,6 +182,7 @@ nlohmann::ordered_json validation_json(const ValidationSummary& s, const Validat
           {"backend", setup.backend},
           {"device_mode", setup.device_mode},
           {"cuda_graph", setup.cuda_graph},
+          {"precision", setup.precision},
           {"machine", setup.machine_name},
           {"cases", cases},
           {"groups", groups},

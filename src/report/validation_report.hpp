@@ -22,6 +22,7 @@ struct ValidationSetup {
   std::string device_mode;   ///< e.g. "virtual (green contexts, 66 SMs each)", from the first measured run
   std::string machine_name;  ///< the machine option as given (`{devices}` left in)
   bool cuda_graph = false;   ///< measured runs replayed from a CUDA graph
+  std::string precision = "fp32";  ///< `--precision` of the measured and predicted plans (fp32, or tf32 on cuda)
   /// The host's one-thread sgemm speed against the predicting machine's
   /// calibration (cli/host_speed.hpp) before and after the measured runs;
   /// unset where not probed (cuda, a machine with no cpu grid).

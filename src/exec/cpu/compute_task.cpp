@@ -24,6 +24,7 @@
 #include "exec/cpu/kernels/recurrent_cell.hpp"
 #include "exec/cpu/kernels/recurrent_cell_backward.hpp"
 #include "exec/cpu/kernels/softmax.hpp"
+#include "exec/cpu/stored_precision.hpp"
 #include "ir/ops/cell_rules.hpp"
 #include "ir/ops/concat_rules.hpp"
 #include "ir/ops/norm_rules.hpp"
@@ -738,6 +739,9 @@ TaskFunction update_task(const Plan& plan, const PlanOp& op, ValueBuffers& buffe
   const Optimizer optimizer = plan.graph->training()->optimizer;
   const Value& params = plan.value(op.params);
   std::shared_ptr<WeightSlice> weights = store.get_mutable(params);
+  // The step updates the masters; store_update() writes what the products read from them.
+  std::shared_ptr<WeightSlice> masters = store.masters(params);
+  const StoredFormats formats = stored_formats(plan.precision);
   const int per_weight = optimizer.state_per_param();
   float* state = per_weight > 0 ? store.optimizer_state(params, per_weight).data() : nullptr;
   int64_t* updates = &store.updates(params);
@@ -745,10 +749,12 @@ TaskFunction update_task(const Plan& plan, const PlanOp& op, ValueBuffers& buffe
   const int64_t count = gradient.floats();
   SPLITSCOPE_CHECK(count * static_cast<int64_t>(sizeof(float)) == weights->bytes(),
                    op_label(plan, op) + ": its gradient and weights differ in size");
+  const std::span<float> state_values(state, state != nullptr ? static_cast<size_t>(count * per_weight) : 0);
   return [=](TaskContext& context) {
     *updates += 1;
     apply_optimizer_step(context.parallel, optimizer_step(optimizer, optimizer.learning_rate, *updates),
-                         weights->tensors, gradient.data, state);
+                         masters->tensors, gradient.data, state);
+    if (!formats.all_float32()) store_update(formats, *masters, *weights, state_values);
   };
 }
 

@@ -14,6 +14,7 @@
 #include "exec/cpu/plan_tasks.hpp"
 #include "exec/cpu/ps_training.hpp"
 #include "exec/cpu/scheduler.hpp"
+#include "exec/cpu/stored_precision.hpp"
 #include "exec/cpu/thread_config.hpp"
 #include "exec/cpu/value_buffers.hpp"
 #include "exec/cpu/weight_slices.hpp"
@@ -105,7 +106,10 @@ RunInfo cpu_run_info(const Plan& plan, const RunOptions& options, const ThreadCo
       {"hardware threads", std::to_string(threads.hardware_threads)},
       {"compute threads pinned", describe_pinning(pinned_cpus)},
       {"blas", blas_description()},
-      {"dtype", "fp32"},
+      // The math stays float32; other precisions round what they store (stored_precision.hpp).
+      {"dtype", stored_formats(plan.precision).all_float32()
+                    ? std::string("fp32")
+                    : fmt::format("fp32 math, {} storage rounded", to_string(plan.precision))},
   };
   return info;
 }
@@ -127,12 +131,13 @@ class CpuPreparedRun final : public PreparedRun {
         // Setup (untimed) uses the whole machine to generate the weights.
         setup_threads_(threads_.hardware_threads),
         buffers_(plan),
-        weights_(*plan.graph, options.seed, setup_threads_),
+        weights_(*plan.graph, options.seed, setup_threads_, plan.precision),
         tasks_(build_plan_tasks(plan, buffers_, weights_, options.straggler)),
         scheduler_(scheduler_config(plan, threads_)),
         deadline_(run_deadline(options)) {
     // No op writes an input value, so the inputs filled once serve every run.
     fill_network_inputs(plan, options.seed, buffers_);
+    round_network_inputs(plan, buffers_);
   }
 
   void run(int warmup, int repeats, RunResult& into) override {
@@ -183,6 +188,13 @@ void check_fits_in_host_memory(const Plan& plan) { check_fits_in_memory(plan, re
 RunResult CpuExecutor::run_parameter_server(const Plan& plan, const RunOptions& options,
                                             const ParameterServerOptions& ps) {
   require_supported(*this, plan);
+  // The shards' pushes, pulls and updates run apart from the plan's tasks and store float32 only.
+  if (plan.precision != Precision::kFp32) {
+    throw UnavailableError(fmt::format("--precision {}: the cpu backend runs the ps strategy at fp32 only; predict "
+                                       "it with --backend sim --machine NAME (e.g. h100-nvlink-8), or run another "
+                                       "strategy on cpu",
+                                       to_string(plan.precision)));
+  }
   check_cpu_run_options(plan, options);
   check_fits_in_memory(plan, read_host_info());
   use_single_threaded_blas();

@@ -35,14 +35,21 @@ CpuRunMemory cpu_run_memory(const Plan& plan, int threads) {
   CpuRunMemory memory;
   const int per_weight =
       plan.graph->is_training() ? plan.graph->training()->optimizer.state_per_param() : 0;
+  // The cpu backend keeps every element in a float32 slot whatever the plan
+  // stores it in (stored_precision.hpp rounds the values, not their slots),
+  // and under amp the float32 masters beside the weights.
+  const auto float_slots = [&plan](const Value& value) {
+    return value.bytes / value_element_bytes(plan, value) * int64_t{sizeof(float)};
+  };
+  const int64_t weight_copies = storage_bytes(plan.precision).casts_weights() && plan.graph->is_training() ? 2 : 1;
   for (const Value& value : plan.values) {
     switch (value.role) {
-      case ValueRole::kActivation: memory.activations += value.bytes; break;
+      case ValueRole::kActivation: memory.activations += float_slots(value); break;
       case ValueRole::kParameter:
-        memory.weights += value.bytes;
-        memory.optimizer_state += per_weight * value.bytes;
+        memory.weights += weight_copies * float_slots(value);
+        memory.optimizer_state += per_weight * float_slots(value);
         break;
-      case ValueRole::kGradient: memory.gradients += value.bytes; break;
+      case ValueRole::kGradient: memory.gradients += float_slots(value); break;
     }
   }
   std::vector<int64_t> scratch(static_cast<size_t>(std::max(plan.devices, 1)), 0);
@@ -52,7 +59,7 @@ CpuRunMemory cpu_run_memory(const Plan& plan, int threads) {
     need = std::max(need, compute_scratch_floats(plan, op) * int64_t{4});
   }
   for (const int64_t bytes : scratch) memory.workspace += bytes;
-  for (const int id : plan.outputs) memory.output += plan.value(id).bytes;
+  for (const int id : plan.outputs) memory.output += float_slots(plan.value(id));
   memory.threads = int64_t{std::max(threads, 1)} * kThreadBytes;
   return memory;
 }

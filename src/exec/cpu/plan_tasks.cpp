@@ -10,6 +10,7 @@
 
 #include "exec/cpu/collectives.hpp"
 #include "exec/cpu/compute_task.hpp"
+#include "exec/cpu/stored_precision.hpp"
 #include "partitioners/collective_schedule.hpp"
 #include "util/check.hpp"
 
@@ -48,6 +49,8 @@ class TaskBuilder {
           float* scratch = tasks_.scratch[static_cast<size_t>(op.device)].data();
           const int before = walk.schedule_previous[static_cast<size_t>(id)];
           TaskFunction work = compute_task(plan_, op, buffers_, weights_, scratch);
+          // What the op writes is stored at the plan's precision (an update stores its own writes).
+          if (op.role != OpRole::kUpdate) work = storing_outputs(plan_, op, buffers_, std::move(work));
           if (straggler_ && straggler_->holds_back(op.device) && before < 0) work = held_back(std::move(work), straggler_->ms);
           const int task = add({op.device, Lane::kCompute, op_label(plan_, op), std::move(work)},
                                {first_span_[static_cast<size_t>(id)], -1}, op.inputs);
@@ -207,8 +210,14 @@ class TaskBuilder {
           }
           pieces.push_back({data, own, to, at.size()});
         }
-        work = [pieces = std::move(pieces)](TaskContext&) {
-          for (const Piece& piece : pieces) receive_chunk(piece.data, piece.own, piece.to, piece.count);
+        // A reducing send writes a sum, stored at the value's format like any other write.
+        const NumberFormat format = send.reduces ? value_format(plan_, plan_.value(op.outputs.at(0)))
+                                                 : NumberFormat::kFloat32;
+        work = [pieces = std::move(pieces), format](TaskContext&) {
+          for (const Piece& piece : pieces) {
+            receive_chunk(piece.data, piece.own, piece.to, piece.count);
+            round_in_place(format, {piece.to, static_cast<size_t>(piece.count)});
+          }
         };
       }
       std::vector<int> reads;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "exec/cpu/stored_precision.hpp"
 #include "ir/params.hpp"
 #include "util/check.hpp"
 
@@ -102,8 +103,20 @@ std::shared_ptr<WeightSlice> WeightStore::get_mutable(const Value& params) {
   if (found != slices_.end()) return found->second;
   const Slice slice{{0, 1}, params.channels, params.reduce};  // the rows do not matter to weights
   auto weights = std::make_shared<WeightSlice>(materialise_weights(graph_, params.node, slice, seed_, parallel_));
+  const StoredFormats formats = stored_formats(precision_);
+  // Masters are for the update: an inference run at amp keeps none (the plan counts none).
+  if (formats.keeps_masters && graph_.is_training()) {
+    masters_.emplace(params.id, std::make_shared<WeightSlice>(*weights));
+  }
+  for (std::vector<float>& tensor : weights->tensors) round_in_place(formats.weight, tensor);
   slices_.emplace(params.id, weights);
   return weights;
+}
+
+std::shared_ptr<WeightSlice> WeightStore::masters(const Value& params) {
+  std::shared_ptr<WeightSlice> weights = get_mutable(params);
+  const auto found = masters_.find(params.id);
+  return found != masters_.end() ? found->second : weights;
 }
 
 std::vector<float>& WeightStore::optimizer_state(const Value& params, int per_weight) {

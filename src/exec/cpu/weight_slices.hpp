@@ -12,6 +12,7 @@
 
 #include "exec/cpu/kernels/parallel_for.hpp"
 #include "ir/graph.hpp"
+#include "ir/precision.hpp"
 #include "ir/slice.hpp"
 #include "partitioners/plan.hpp"
 
@@ -43,18 +44,24 @@ WeightSlice materialise_weights(const Graph& graph, NodeId node, const Slice& sl
                                 ParallelFor& parallel);
 
 /// The storage of a plan's parameter values (partitioners/plan.hpp): one
-/// materialised slice per value, made on first request.
+/// materialised slice per value, made on first request, in the format the
+/// plan's precision stores weights in (stored_precision.hpp): rounded to
+/// it, with the float32 masters kept beside them where the precision has
+/// masters (amp) and the graph trains.
 class WeightStore {
  public:
   /// `parallel` generates the weights; it must outlive every get().
-  WeightStore(const Graph& graph, uint64_t seed, ParallelFor& parallel)
-      : graph_(graph), seed_(seed), parallel_(parallel) {}
+  WeightStore(const Graph& graph, uint64_t seed, ParallelFor& parallel, Precision precision = Precision::kFp32)
+      : graph_(graph), seed_(seed), parallel_(parallel), precision_(precision) {}
 
-  /// The weights parameter value `params` holds.
+  /// The weights parameter value `params` holds (what the products read).
   std::shared_ptr<const WeightSlice> get(const Value& params);
   /// The same weights, to update in place (training: the optimizer's update
   /// op, which runs after every reader of them on its device).
   std::shared_ptr<WeightSlice> get_mutable(const Value& params);
+  /// The float32 masters of those weights, which the update steps: their
+  /// own slice under amp, the weights themselves (get_mutable()) otherwise.
+  std::shared_ptr<WeightSlice> masters(const Value& params);
   /// The optimizer's state of `params`: `per_weight` floats a weight (SGD's
   /// momentum; Adam's two moments, one buffer after the other), zeros at
   /// first; kept between runs.
@@ -68,7 +75,9 @@ class WeightStore {
   const Graph& graph_;
   uint64_t seed_;
   ParallelFor& parallel_;
-  std::map<int, std::shared_ptr<WeightSlice>> slices_;  ///< by parameter value id
+  Precision precision_;
+  std::map<int, std::shared_ptr<WeightSlice>> slices_;   ///< by parameter value id
+  std::map<int, std::shared_ptr<WeightSlice>> masters_;  ///< by parameter value id, where kept apart
   std::map<int, std::vector<float>> state_;             ///< by parameter value id
   std::map<int, int64_t> updates_;                      ///< by parameter value id
 };

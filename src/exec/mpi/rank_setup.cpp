@@ -43,6 +43,12 @@ void check_rank_run_options(const Plan& plan, const RunOptions& options, const M
                      "draws noise on simulated op times; under --launcher mpi hold a rank back with --straggler D:MS");
   }
   check_cpu_run_options(plan, options);
+  if (plan.precision != Precision::kFp32) {
+    // The ranks' messages and weights are float32; only the one-process cpu backend rounds to other precisions.
+    throw UnavailableError(fmt::format("--precision {}: --launcher mpi runs fp32 only; run it without --launcher "
+                                       "(the cpu backend in one process), or predict it with --backend sim",
+                                       to_string(plan.precision)));
+  }
   if (plan.devices > session.size()) {
     throw InputError("--devices", "",
                      fmt::format("the {} plan has {} but this MPI job has {} (one device each); "
