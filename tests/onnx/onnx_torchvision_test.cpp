@@ -1,14 +1,19 @@
 // torchvision's ResNet-50, exported at test time (random weights) where
 // Debian's python3-torch and python3-torchvision are installed, against the
-// zoo's resnet50: the same FLOPs and parameters (25,557,032, torchvision's count).
+// zoo's resnet50: the same FLOPs and parameters (25,557,032, torchvision's count);
+// and torchvision's ResNet-18 run on the cpu with the file's weights against
+// PyTorch's own output on the same input.
 // Skipped, saying why, where torch is not importable: scripts/setup does not
 // install it (it is large, and only this test and export_models.py use it).
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "../cli/cli_test_support.hpp"
 #include "onnx_test_support.hpp"
@@ -57,6 +62,49 @@ TEST(OnnxTorchvision, Resnet50MatchesTheZoo) {
       EXPECT_EQ(exported.at("params"), 25557032);
     }
   }
+}
+
+TEST(OnnxTorchvision, Resnet18RunsWithItsWeightsAndGivesPyTorchsOutput) {
+  if (!torch_importable()) GTEST_SKIP() << kPython << " cannot import torch and torchvision (Debian's python3-torch, "
+                                                      "python3-torchvision; scripts/setup does not install them)";
+  // Eval mode, the exporter folding each batch norm into its convolution; running statistics other than a fresh
+  // layer's, so that the fold matters. The input is splitscope's own for seed 0 (export_models.py computes it).
+  const std::string dir = fresh_temp_dir("onnx-resnet18");
+  const char* root = std::getenv("SPLITSCOPE_SOURCE_ROOT");
+  const std::string script =
+      "import importlib.util, numpy, torch, torchvision\n"
+      "spec = importlib.util.spec_from_file_location('export_models', '" + std::string(root ? root : ".") +
+      "/tests/onnx/export_models.py')\n"
+      "export_models = importlib.util.module_from_spec(spec)\n"
+      "spec.loader.exec_module(export_models)\n"
+      "torch.manual_seed(0)\n"
+      "m = torchvision.models.resnet18()\n"
+      "with torch.no_grad():\n"
+      "    for layer in m.modules():\n"
+      "        if isinstance(layer, torch.nn.BatchNorm2d):\n"
+      "            layer.running_mean.uniform_(-0.1, 0.1)\n"
+      "            layer.running_var.uniform_(0.5, 1.5)\n"
+      "m.eval()\n"
+      "torch.onnx.export(m, torch.randn(2, 3, 224, 224), '" + dir + "/resnet18.onnx', opset_version=17)\n"
+      "with torch.no_grad():\n"
+      "    numpy.save('" + dir + "/reference.npy', m(export_models.splitscope_input((2, 3, 224, 224))).numpy())\n";
+  const std::string command = std::string(kPython) + " - >/dev/null 2>&1 <<'EOF'\n" + script + "EOF\n";
+  ASSERT_EQ(std::system(command.c_str()), 0) << "torch.onnx.export of resnet18 failed:\n" << script;
+  const std::string args = "run " + dir + "/resnet18.onnx --strategy single --devices 1 --backend cpu --repeat 1 "
+                           "--warmup 0 --quiet --save-output " + dir + "/out.npy";
+  const CommandResult result = run_splitscope(args);
+  ASSERT_EQ(result.exit_code, 0) << args << "\n" << result.err;
+  const NpyArray output = read_npy(dir + "/out.npy");
+  const NpyArray reference = read_npy(dir + "/reference.npy");
+  EXPECT_EQ(output.shape, (std::vector<int64_t>{2, 1000}));
+  ASSERT_EQ(output.values.size(), reference.values.size());
+  double worst = 0;
+  double scale = 0;
+  for (size_t i = 0; i < reference.values.size(); ++i) {
+    worst = std::max(worst, static_cast<double>(std::abs(output.values[i] - reference.values[i])));
+    scale = std::max(scale, static_cast<double>(std::abs(reference.values[i])));
+  }
+  EXPECT_LE(worst / scale, 1e-4) << "max |splitscope - PyTorch| " << worst << " against max |PyTorch| " << scale;
 }
 
 }  // namespace
