@@ -105,6 +105,37 @@ TEST(EventQueue, KeepsItsOrderAcrossTheSortedAndTheHeapLayouts) {
   EXPECT_TRUE(reference.empty());
 }
 
+TEST(EventQueue, HoldsTensOfThousandsOfCancelledEventsAtOnce) {
+  // A fat tree's shared uplinks move every flow's completion whenever one of
+  // them starts or ends, so a run holds many cancelled completions at once
+  // (hundreds of thousands at 1,024 GPUs). Each cancelled event, wherever it
+  // sits, never comes out; each kept one comes out in order; size() counts
+  // only the kept ones all along.
+  constexpr int kEvents = 60000;
+  EventQueue<int> queue;
+  std::vector<EventHandle> handles;
+  handles.reserve(kEvents);
+  for (int i = 0; i < kEvents; ++i) handles.push_back(queue.insert(static_cast<double>(kEvents - i), i));
+  // Cancel two of every three, latest first, so that the marks pile up before any reaches the front.
+  int kept = kEvents;
+  for (int i = 0; i < kEvents; ++i) {
+    if (i % 3 == 0) continue;
+    queue.cancel(handles[static_cast<size_t>(i)]);
+    --kept;
+  }
+  EXPECT_EQ(queue.size(), static_cast<size_t>(kept));
+  EXPECT_THROW(queue.cancel(handles[1]), std::logic_error);  // cancelled twice
+  int expected = kEvents - 1 - (kEvents - 1) % 3;  // the earliest kept event: the last inserted with i % 3 == 0
+  while (!queue.empty()) {
+    const auto event = queue.remove_next();
+    ASSERT_EQ(event.payload, expected);
+    expected -= 3;
+    --kept;
+    ASSERT_EQ(queue.size(), static_cast<size_t>(kept));
+  }
+  EXPECT_EQ(expected, -3);
+}
+
 TEST(EventQueue, TimeNeverGoesBackwards) {
   EventQueue<int> queue;
   queue.insert(5, 0);
