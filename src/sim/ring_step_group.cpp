@@ -47,6 +47,30 @@ RingStepGroup mixed_ring_step_group(const Plan& plan, const PlanOp& op, const Ri
   return group;
 }
 
+/// Whether a step whose links differ is still uniform: every send pays the
+/// same latency, gets the same share alone (its slowest link's capacity over
+/// the step's crossings of it) and, where NCCL prices the ring (`priced`
+/// not null), drains the same bytes. Progressive filling then freezes every
+/// send at that share in its first round, so the group is each send exactly,
+/// as on one switch: a data-parallel ring of one GPU per node whose every
+/// hop crosses the same tiers (NIC, leaf uplink, leaf uplink, NIC).
+bool uniform_ring_step(const Topology& topology, const std::vector<Route>& routes,
+                       const std::unordered_map<int, int>& crossings, const NcclRingSends* priced) {
+  double first_share = -1;
+  for (const Route& route : routes) {
+    if (route.latency_seconds != routes.front().latency_seconds) return false;
+    double share = std::numeric_limits<double>::infinity();
+    for (const int link : route.links()) {
+      share = std::min(share, topology.links()[static_cast<size_t>(link)].bytes_per_second / crossings.at(link));
+    }
+    if (first_share < 0) first_share = share;
+    if (share != first_share) return false;
+  }
+  if (priced == nullptr) return true;
+  const std::vector<double>& bytes = priced->flow_bytes;
+  return std::all_of(bytes.begin(), bytes.end(), [&](double b) { return b == bytes.front(); });
+}
+
 }  // namespace
 
 std::optional<RingStepGroup> ring_step_group(const Plan& plan, const PlanOp& op, const RingSteps& steps,
@@ -84,17 +108,18 @@ std::optional<RingStepGroup> ring_step_group(const Plan& plan, const PlanOp& op,
       break;
     }
   }
-  if (!symmetric) {
+  const std::vector<NcclSendShape> step = nccl_ring_step(op, steps.send_bytes);
+  NcclRingSends priced;
+  const bool nccl_prices = nccl_ring_pricing(plan, op, step, steps.segments, topology, generation, &priced);
+  if (!symmetric && !uniform_ring_step(topology, routes, crossings, nccl_prices ? &priced : nullptr)) {
     if (static_cast<int64_t>(steps.steps) * static_cast<int64_t>(n) < kMixedStepGroupMinSends) return std::nullopt;
     return mixed_ring_step_group(plan, op, steps, topology, generation, routes, crossings);
   }
   // Crossing a link k times takes the flow's rate k times from it, as k sends would: in link order, so the
   // flow network sees the same multiset of links whatever the ring order.
   std::sort(group.links.begin(), group.links.end());
-  NcclRingSends priced;
-  const std::vector<NcclSendShape> step = nccl_ring_step(op, steps.send_bytes);
-  if (nccl_ring_pricing(plan, op, step, steps.segments, topology, generation, &priced)) {
-    // Symmetric sends have one flow size; keep one.
+  if (nccl_prices) {
+    // Symmetric and uniform sends have one flow size; keep one.
     priced.flow_bytes.resize(1);
     group.nccl = std::move(priced);
   }

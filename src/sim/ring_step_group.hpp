@@ -17,6 +17,13 @@
 /// where the others share its links symmetrically (another ring over the
 /// same participants) and is the slowest send's where they do not.
 ///
+/// A step whose links differ is grouped the same way where its sends are
+/// still uniform: each pays the same latency, gets the same share alone (its
+/// slowest link's capacity over the step's crossings of it) and, where NCCL
+/// prices the ring, drains the same bytes; alone, the group is then each
+/// send exactly. A data-parallel ring of one GPU per node whose every hop
+/// crosses the same tiers (NIC, leaf uplink, leaf uplink, NIC) is one.
+///
 /// Not grouped (their sends run one by one, as the schedule lists them):
 /// rings of at most kMixedStepGroupMinSends - 1 sends whose steps mix links
 /// (NVLink inside a node, a NIC across nodes),
@@ -68,7 +75,8 @@ struct RingStepGroup {
 
 /// The step group of ring collective `op` of `plan` with steps `steps`, on
 /// `topology` with GPUs of `generation`; nullopt where its sends are not
-/// symmetric (above) or has fewer than kMinStepGroupParticipants participants.
+/// symmetric or uniform (above) or has fewer than kMinStepGroupParticipants
+/// participants.
 std::optional<RingStepGroup> ring_step_group(const Plan& plan, const PlanOp& op, const RingSteps& steps,
                                              const Topology& topology, NcclGeneration generation);
 

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -18,11 +19,13 @@
 
 #include "../cli/cli_test_support.hpp"
 #include "hand_plan.hpp"
+#include "partitioners/ring_steps.hpp"
 #include "random_traffic.hpp"
 #include "sim/device_placement.hpp"
 #include "partitioners/plan_traffic.hpp"
 #include "sim/machine_file.hpp"
 #include "sim/node_crossing_bytes.hpp"
+#include "sim/ring_step_group.hpp"
 #include "sim/simulator.hpp"
 #include "sim/topology.hpp"
 #include "util/errors.hpp"
@@ -208,6 +211,48 @@ TEST(NetworkTiers, ARingPastTheSendsLimitRunsInMixedStepGroupsPacedByItsSlowestH
       EXPECT_EQ(span.bytes, 2 * (n - 1) * bytes / n);
     }
   }
+}
+
+TEST(NetworkTiers, ARingWhoseEveryHopCrossesTheSpineAlikeRunsInStepGroupsAtItsSendsClosedForm) {
+  // 32 nodes of one device and one 10 GB/s NIC (5 µs), 2 nodes per leaf,
+  // oversubscription 1 (uplinks of 20 GB/s), 0.5 µs a hop; the ring visits
+  // the even devices, then the odd ones (a data-parallel ring of one GPU per
+  // node, as a (t, p, d) plan's), so every hop crosses the spine: NIC, uplink,
+  // uplink, NIC. Each uplink is crossed by two sends of a step (10 GB/s each,
+  // the NIC's rate): the links differ, the sends do not, so the ring is one
+  // group of 4N links a step, 2(N-1) step events, not 2(N-1)N sends, and ends
+  // at the closed form 2(N-1) · (5 + 3 · 0.5 µs + B/N / 10 GB/s).
+  const int n = 32;
+  const int64_t bytes = int64_t{32} << 20;
+  HandPlan hand(kTierNet, n);
+  std::vector<int> inputs;
+  for (int d = 0; d < n; d += 2) inputs.push_back(hand.input(hand.node("fc1"), d, bytes));
+  for (int d = 1; d < n; d += 2) inputs.push_back(hand.input(hand.node("fc1"), d, bytes));
+  hand.collective(CollectiveKind::kAllReduce, inputs);
+  TopologySpec spec = multi_node_topology(1, 1, 100, 10);
+  spec.nic.latency_us = 5;
+  spec.network = NetworkSpec{NetworkKind::kFatTree, 2, 1, 0.5};
+  const Machine machine = test_machine(n, spec);
+  const Topology topology(machine);
+  const PlanOp& ring = hand.plan().ops.back();
+  const std::optional<RingSteps> steps = ring_steps(hand.plan(), ring);
+  ASSERT_TRUE(steps.has_value());
+  EXPECT_EQ(steps->steps, 2 * (n - 1));
+  const auto group = ring_step_group(hand.plan(), ring, *steps, topology, NcclGeneration::kHopper);
+  ASSERT_TRUE(group.has_value());
+  EXPECT_EQ(group->links.size(), static_cast<size_t>(4 * n));
+  EXPECT_DOUBLE_EQ(group->latency_seconds, 6.5e-6);
+  const Timeline timeline = simulate(hand.plan(), machine);
+  const double expected = 2.0 * (n - 1) * (6.5 + static_cast<double>(bytes) / n / 10e9 * 1e6);
+  ASSERT_EQ(timeline.spans.size(), static_cast<size_t>(n));
+  for (const Span& span : timeline.spans) EXPECT_NEAR(span.end_us, expected, 1e-9 * expected) << span.device;
+  // Two nodes per leaf at oversubscription 2 (10 GB/s uplinks crossed twice a
+  // step: 5 GB/s a send): the uplinks pace every send alike, still one group.
+  spec.network.oversubscription = 2;
+  const Machine tapered = test_machine(n, spec);
+  ASSERT_TRUE(ring_step_group(hand.plan(), ring, *steps, Topology(tapered), NcclGeneration::kHopper).has_value());
+  const double tapered_expected = 2.0 * (n - 1) * (6.5 + static_cast<double>(bytes) / n / 5e9 * 1e6);
+  EXPECT_NEAR(simulate(hand.plan(), tapered).makespan_us(), tapered_expected, 1e-9 * tapered_expected);
 }
 
 TEST(NetworkTiers, NcclPricedRingsOnTheSuperPodRouteEveryStepAndCountNodesAsBefore) {
