@@ -255,6 +255,21 @@ TEST(NetworkTiers, ARingWhoseEveryHopCrossesTheSpineAlikeRunsInStepGroupsAtItsSe
   EXPECT_NEAR(simulate(hand.plan(), tapered).makespan_us(), tapered_expected, 1e-9 * tapered_expected);
 }
 
+TEST(NetworkTiers, ATransferBetweenFarDevicesOfAHugeMachineKeepsOnlyItsOwnRoute) {
+  // 65,536 devices (8,192 nodes of 8): the simulator keeps the routes of the
+  // device pairs a plan's transfers cross, not a table indexed by every pair
+  // (65,536² of them: 137 GB, which no test machine could allocate).
+  const int n = 65536;
+  HandPlan hand(kTierNet, n);
+  hand.transfer(hand.input(hand.node("fc1"), n - 1, 1'000'000), 0);
+  TopologySpec spec = multi_node_topology(8, 8, 100, 10);
+  spec.nic.latency_us = 5;
+  spec.network = NetworkSpec{NetworkKind::kFatTree, 4, 1, 0.5};
+  const Timeline timeline = simulate(hand.plan(), test_machine(n, spec));
+  // Across the spine: 5 µs + 3 hops of 0.5 µs, then 1 MB at the NIC's 10 GB/s.
+  EXPECT_NEAR(tier_span(timeline, 0).duration_us(), 6.5 + 100.0, kTolUs);
+}
+
 TEST(NetworkTiers, NcclPricedRingsOnTheSuperPodRouteEveryStepAndCountNodesAsBefore) {
   // The SuperPOD preset: 16 GPUs of 2 nodes of one rail group; a ring all-reduce
   // in plan order crosses nodes at 7 -> 8 (rail 7 to rail 0: through the spine)
