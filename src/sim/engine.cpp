@@ -231,7 +231,13 @@ class Engine {
     start();
     // Without a deadline the countdown starts where it cannot reach zero in any plan.
     uint64_t events_to_look = deadline.exists() ? SimulationDeadline::kEventsBetweenLooks : UINT64_MAX;
-    while (!queue_.empty()) {
+    while (true) {
+      // The flow network's changes of this instant settle before the clock moves on.
+      if (flows_.unsettled() && (queue_.empty() || queue_.peek().time > now_)) {
+        flows_.settle(now_);
+        reschedule_flows();
+      }
+      if (queue_.empty()) break;
       if (--events_to_look == 0) [[unlikely]] {
         if (deadline.passed()) return std::nullopt;
         events_to_look = SimulationDeadline::kEventsBetweenLooks;
@@ -921,7 +927,7 @@ class Engine {
   /// Puts send `id` into the flow network as starting at `at`.
   void start_flow(int id, double at) {
     Send& send = sends_[static_cast<size_t>(id)];
-    send.flow = flows_.start(at, send.links(), send.bytes);
+    send.flow = flows_.join(at, send.links(), send.bytes);
     if (flow_owner_.size() <= static_cast<size_t>(send.flow)) {
       flow_owner_.resize(static_cast<size_t>(send.flow) + 1, -1);
     }
@@ -948,7 +954,7 @@ class Engine {
       send_complete(id);
       return;
     }
-    flows_.finish(now_, send.flow);
+    flows_.leave(send.flow);
     reschedule_flows();
     send_complete(id);
   }

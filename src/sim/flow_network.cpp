@@ -22,6 +22,17 @@ FlowNetwork::FlowNetwork(std::vector<double> link_bytes_per_second) {
 }
 
 FlowNetwork::FlowId FlowNetwork::start(double now, std::span<const int> links, double bytes) {
+  const FlowId id = join(now, links, bytes);
+  if (unsettled()) settle(now);
+  return id;
+}
+
+void FlowNetwork::finish(double now, FlowId id) {
+  leave(id);
+  if (unsettled()) settle(now);
+}
+
+FlowNetwork::FlowId FlowNetwork::join(double now, std::span<const int> links, double bytes) {
   SPLITSCOPE_CHECK(!links.empty(), "a flow crosses some link");
   SPLITSCOPE_CHECK(bytes > 0, "a flow carries some bytes");
   FlowId id;
@@ -51,6 +62,7 @@ FlowNetwork::FlowId FlowNetwork::start(double now, std::span<const int> links, d
   flow.next_rate = 0;
   flow.mark = 0;
   flow.frozen = false;
+  flow.fresh = false;
   flow.active = true;
   ++active_;
   bool alone = true;
@@ -71,7 +83,10 @@ FlowNetwork::FlowId FlowNetwork::start(double now, std::span<const int> links, d
     rescheduled_.assign(1, id);
     return id;
   }
-  reshare(now, links, id);
+  // Shared: its rate, and those of the flows it meets, wait for settle().
+  flow.fresh = true;
+  pending_seeds_.insert(pending_seeds_.end(), links.begin(), links.end());
+  rescheduled_.clear();
   return id;
 }
 
@@ -101,7 +116,7 @@ double FlowNetwork::alone_rate(std::span<const int> links) const {
   return rate;
 }
 
-void FlowNetwork::finish(double now, FlowId id) {
+void FlowNetwork::leave(FlowId id) {
   Flow& flow = flows_.at(static_cast<size_t>(id));
   SPLITSCOPE_CHECK(flow.active, "finish of a flow that is not running");
   const std::span<const int> crossed = links_of(flow);
@@ -116,21 +131,29 @@ void FlowNetwork::finish(double now, FlowId id) {
   free_.push_back(id);
   bool shared = false;
   for (const int link : crossed) shared = shared || !links_[static_cast<size_t>(link)].flows.empty();
-  if (shared) seeds_.assign(crossed.begin(), crossed.end());
+  // Shared: the flows it leaves get their new rates at settle() (none if it ran alone).
+  if (shared) pending_seeds_.insert(pending_seeds_.end(), crossed.begin(), crossed.end());
   if (flow.wide >= 0) {
     free_wide_.push_back(flow.wide);
     flow.wide = -1;
   }
-  if (!shared) {
-    rescheduled_.clear();  // it ran alone: no one else's rate changes
-    return;
-  }
-  reshare(now, seeds_, -1);
+  rescheduled_.clear();
 }
 
-void FlowNetwork::reshare(double now, std::span<const int> seeds, FlowId started) {
+void FlowNetwork::settle(double now) {
   rescheduled_.clear();
-  gather_component(seeds);
+  ++epoch_;
+  // One component at a time, as a start or finish alone would have reshared it.
+  for (const int seed : pending_seeds_) {
+    if (links_[static_cast<size_t>(seed)].mark == epoch_) continue;
+    gather_component(seed);
+    reshare(now);
+  }
+  pending_seeds_.clear();
+}
+
+void FlowNetwork::reshare(double now) {
+  ++reshares_;
   for (FlowId id : component_flows_) {
     Flow& flow = flows_[static_cast<size_t>(id)];
     flow.remaining = std::max(0.0, flow.remaining - flow.rate * (now - flow.updated_at));
@@ -139,23 +162,19 @@ void FlowNetwork::reshare(double now, std::span<const int> seeds, FlowId started
   fill_fair_shares();
   for (FlowId id : component_flows_) {
     Flow& flow = flows_[static_cast<size_t>(id)];
-    if (id != started && flow.next_rate == flow.rate) continue;
+    if (!flow.fresh && flow.next_rate == flow.rate) continue;
+    flow.fresh = false;
     flow.rate = flow.next_rate;
     flow.finish = now + flow.remaining / flow.rate;
     rescheduled_.push_back(id);
   }
 }
 
-void FlowNetwork::gather_component(std::span<const int> seeds) {
-  ++epoch_;
+void FlowNetwork::gather_component(int seed) {
   component_links_.clear();
   component_flows_.clear();
-  for (int link : seeds) {
-    LinkState& state = links_[static_cast<size_t>(link)];
-    if (state.mark == epoch_) continue;
-    state.mark = epoch_;
-    component_links_.push_back(link);
-  }
+  links_[static_cast<size_t>(seed)].mark = epoch_;
+  component_links_.push_back(seed);
   for (size_t next = 0; next < component_links_.size(); ++next) {
     const LinkState& state = links_[static_cast<size_t>(component_links_[next])];
     for (FlowId id : state.flows) {

@@ -6,8 +6,9 @@
 /// until some link is full, the flows on that link are frozen, and the rest go
 /// on growing), so k flows through one bus each get 1/k of it, and a flow held
 /// back elsewhere leaves its share to the others. Rates are recomputed when a
-/// flow starts or finishes, over the flows that (transitively) share links
-/// with it, and nowhere else, which keeps a large simulation fast.
+/// flow starts or finishes (or once for all that joined and left at one
+/// instant: settle()), over the flows that (transitively) share links with
+/// it, and nowhere else, which keeps a large simulation fast.
 
 #include <array>
 #include <cstdint>
@@ -34,8 +35,24 @@ class FlowNetwork {
   /// Takes a flow out at `now` (its finish time, or earlier to abort it).
   void finish(double now, FlowId flow);
 
-  /// Flows whose finish time changed in the last start() or finish(),
-  /// including a flow just started; their owners must reschedule them.
+  /// start() and finish() whose changes to the rates of the flows they meet
+  /// wait for settle() (a flow that starts alone gets its rate at once): the
+  /// owner calls settle() before its clock moves past `now`, so that the
+  /// starts and finishes of one instant (a fat tree's step groups ending and
+  /// starting together on a shared uplink) reshare their links once, not
+  /// once each. start() and finish() are these and a settle().
+  FlowId join(double now, std::span<const int> links, double bytes);
+  void leave(FlowId flow);
+  /// Whether joins or leaves wait for settle().
+  bool unsettled() const { return !pending_seeds_.empty(); }
+  /// Recomputes the rates of every flow connected to the links of the joins
+  /// and leaves since the last settle(), component by component; rescheduled()
+  /// then lists the flows whose finish time changed and those that joined.
+  void settle(double now);
+
+  /// Flows whose finish time changed in the last start(), finish(), join(),
+  /// leave() or settle(), including a flow just started; their owners must
+  /// reschedule them.
   const std::vector<FlowId>& rescheduled() const { return rescheduled_; }
 
   /// Whether no flow crosses `link` now.
@@ -47,6 +64,9 @@ class FlowNetwork {
   double rate(FlowId flow) const { return flows_.at(static_cast<size_t>(flow)).rate; }
   double finish_time(FlowId flow) const { return flows_.at(static_cast<size_t>(flow)).finish; }
   size_t active_flows() const { return active_; }
+  /// Components whose rates were recomputed so far: one per shared start()
+  /// or finish(), one per connected part of a settle()'s links.
+  size_t reshares() const { return reshares_; }
 
  private:
   struct Flow {
@@ -60,6 +80,7 @@ class FlowNetwork {
     double next_rate = 0;   ///< scratch for the fair-share computation
     uint32_t mark = 0;      ///< component search epoch
     bool frozen = false;
+    bool fresh = false;     ///< started, its rate not yet set by settle()
     bool active = false;
   };
   struct LinkState {
@@ -72,22 +93,24 @@ class FlowNetwork {
 
   std::span<const int> links_of(const Flow& flow) const;
 
-  /// Recomputes the rates of every flow connected to `seeds` through shared links.
-  void reshare(double now, std::span<const int> seeds, FlowId started);
-  void gather_component(std::span<const int> seeds);
+  /// Recomputes the rates of the component gather_component() found.
+  void reshare(double now);
+  /// The flows and links connected to `seed` (marked with the current epoch).
+  void gather_component(int seed);
   void fill_fair_shares();
 
   std::vector<Flow> flows_;
   std::vector<FlowId> free_;
   std::vector<LinkState> links_;
   size_t active_ = 0;
+  size_t reshares_ = 0;
   uint32_t epoch_ = 0;
   std::vector<int> component_links_;
   std::vector<FlowId> component_flows_;
   std::vector<FlowId> rescheduled_;
   std::vector<std::vector<int>> wide_links_;  ///< groups' links, by slot
   std::vector<int> free_wide_;                ///< slots of wide_links_ no flow holds
-  std::vector<int> seeds_;                    ///< finish()'s copy of a finished flow's links
+  std::vector<int> pending_seeds_;            ///< links of the joins and leaves not yet settled
   mutable std::vector<int> crossings_;        ///< alone_rate()'s count per link, all 0 between calls
 };
 

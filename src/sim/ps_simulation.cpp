@@ -106,7 +106,13 @@ class PsSimulation {
 
   RunResult run() {
     for (int w = 0; w < workers_count_; ++w) try_pull(w);
-    while (!queue_.empty()) {
+    while (true) {
+      // The flow network's changes of this instant settle before the clock moves on.
+      if (flows_.unsettled() && (queue_.empty() || queue_.peek().time > now_)) {
+        flows_.settle(now_);
+        reschedule_flows();
+      }
+      if (queue_.empty()) break;
       const auto event = queue_.remove_next();
       now_ = event.time;
       switch (event.payload.kind) {
@@ -181,14 +187,14 @@ class PsSimulation {
       arrived(id);
       return;
     }
-    copy.flow = flows_.start(now_, copy.route.links(), copy.bytes);
+    copy.flow = flows_.join(now_, copy.route.links(), copy.bytes);
     if (flow_owner_.size() <= static_cast<size_t>(copy.flow)) flow_owner_.resize(static_cast<size_t>(copy.flow) + 1, -1);
     flow_owner_[static_cast<size_t>(copy.flow)] = id;
     reschedule_flows();
   }
 
   void transfer_done(int id) {
-    flows_.finish(now_, copies_[static_cast<size_t>(id)].flow);
+    flows_.leave(copies_[static_cast<size_t>(id)].flow);
     reschedule_flows();
     arrived(id);
   }

@@ -57,6 +57,38 @@ TEST(FlowNetwork, UnrelatedFlowsAreNotRescheduled) {
   EXPECT_DOUBLE_EQ(network.finish_time(a), 1);
 }
 
+TEST(FlowNetwork, FlowsThatLeaveAtOneInstantReshareTheirLinksOnce) {
+  // Link 0 (10/s) carries 8 flows of 10 bytes (step groups ending together on
+  // a shared uplink) and one of 100; link 1 (10/s) one flow alone. All join
+  // at 0 and settle: one recomputation for link 0's component (1.25/s each),
+  // none for the flow alone (its rate is set as it joins).
+  FlowNetwork network({10, 10});
+  std::vector<int> short_flows;
+  for (int i = 0; i < 8; ++i) short_flows.push_back(network.join(0, std::vector<int>{0}, 10));
+  const auto long_flow = network.join(0, std::vector<int>{0}, 100);
+  const auto alone = network.join(0, std::vector<int>{1}, 50);
+  EXPECT_DOUBLE_EQ(network.finish_time(alone), 5);
+  EXPECT_TRUE(network.unsettled());
+  network.settle(0);
+  EXPECT_FALSE(network.unsettled());
+  EXPECT_EQ(network.reshares(), 1u);
+  EXPECT_EQ(network.rescheduled().size(), 9u);  // every flow that joined link 0
+  for (const auto flow : short_flows) EXPECT_DOUBLE_EQ(network.finish_time(flow), 10 / (10.0 / 9));
+  // The 8 leave at 9 (10 bytes at 10/9 a second): one more recomputation,
+  // not 8; the long flow has 100 - 10 = 90 left at the whole 10/s.
+  for (const auto flow : short_flows) network.leave(flow);
+  network.settle(9);
+  EXPECT_EQ(network.reshares(), 2u);
+  EXPECT_EQ(network.rescheduled(), std::vector<int>{long_flow});
+  EXPECT_DOUBLE_EQ(network.finish_time(long_flow), 18);
+  // finish() one by one reshares at each (the count start() and finish() keep).
+  const auto other = network.start(9, std::vector<int>{0}, 45);
+  EXPECT_EQ(network.reshares(), 3u);
+  network.finish(18, long_flow);
+  EXPECT_EQ(network.reshares(), 4u);
+  EXPECT_DOUBLE_EQ(network.finish_time(other), 18);  // 45 at 5/s from 9
+}
+
 TEST(FlowNetwork, AStepGroupMovesAtTheRateOfEachOfItsSends) {
   // A ring step of 4 sends on a switch: each crosses its sender's port up
   // and its receiver's port down, 8 links of 10/s, each once. Alone, each
