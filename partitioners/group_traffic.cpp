@@ -12,8 +12,7 @@ GroupTraffic group_traffic(const DeviceTraffic& traffic, const ParallelDegrees& 
   }
   GroupTraffic split;
   for (int from = 0; from < traffic.devices(); ++from) {
-    for (int to = 0; to < traffic.devices(); ++to) {
-      const int64_t bytes = traffic.at(from, to);
+    for (const auto& [to, bytes] : traffic.sent_by(from)) {
       if (bytes == 0) continue;
       if (from / replica != to / replica) {
         split.data += bytes;

@@ -8,6 +8,7 @@
 /// share a node: src/sim/device_placement.hpp) is the simulator's business.
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "partitioners/plan.hpp"
@@ -21,15 +22,20 @@ class DeviceTraffic {
 
   int devices() const { return devices_; }
   /// Bytes `from` sends `to` (0 on the diagonal: a copy inside one device crosses nothing).
-  int64_t at(int from, int to) const { return bytes_[index(from, to)]; }
+  int64_t at(int from, int to) const;
   /// Adds `bytes` sent from `from` to `to`; ignored when they are one device.
   void add(int from, int to, int64_t bytes);
+  /// The devices `from` sends to, each with its bytes, by device.
+  const std::vector<std::pair<int, int64_t>>& sent_by(int from) const;
 
  private:
-  size_t index(int from, int to) const;
+  void check(int from, int to) const;
 
   int devices_ = 0;
-  std::vector<int64_t> bytes_;  ///< row-major, from × to
+  /// Per sender, the pairs it sends to: a plan's devices each talk to a few
+  /// others (ring neighbours, the next stage), so a dense devices × devices
+  /// table was nearly all zeros (2 GiB at 16,384 devices).
+  std::vector<std::vector<std::pair<int, int64_t>>> rows_;
 };
 
 /// The traffic of one run of `plan` between its `plan.devices` devices.

@@ -135,8 +135,8 @@ DeviceTraffic node_group_traffic(const DeviceTraffic& traffic, const std::vector
   DeviceTraffic between(groups);
   const int n = traffic.devices();
   for (int from = 0; from < n; ++from) {
-    for (int to = 0; to < n; ++to) {
-      between.add(group[static_cast<size_t>(from)], group[static_cast<size_t>(to)], traffic.at(from, to));
+    for (const auto& [to, bytes] : traffic.sent_by(from)) {
+      between.add(group[static_cast<size_t>(from)], group[static_cast<size_t>(to)], bytes);
     }
   }
   return between;
@@ -199,8 +199,8 @@ int64_t cross_node_bytes(const DeviceTraffic& traffic, std::span<const int> devi
   const auto node = [&](int device) { return device_map[static_cast<size_t>(device)] / shape.devices_per_node; };
   int64_t bytes = 0;
   for (int from = 0; from < n; ++from) {
-    for (int to = 0; to < n; ++to) {
-      if (node(from) != node(to)) bytes += traffic.at(from, to);
+    for (const auto& [to, sent] : traffic.sent_by(from)) {
+      if (node(from) != node(to)) bytes += sent;
     }
   }
   return bytes;

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+#include <vector>
+
 #include "partitioners/plan_traffic.hpp"
 #include "plan_test_support.hpp"
 
@@ -62,6 +65,24 @@ TEST(PlanTraffic, ACopyInsideOneDeviceCrossesNothing) {
   EXPECT_EQ(traffic.at(1, 1), 0);
   EXPECT_EQ(traffic.at(0, 1), 5);
   EXPECT_THROW(traffic.at(0, 2), std::logic_error);
+}
+
+TEST(PlanTraffic, AMillionDevicesHoldOnlyThePairsThatSend) {
+  // A ring over 2^20 devices: each sends to the next only. The matrix keeps
+  // those 2^20 pairs, not 2^40 cells (8 TiB as a dense table).
+  constexpr int kDevices = 1 << 20;
+  DeviceTraffic traffic(kDevices);
+  for (int d = 0; d < kDevices; ++d) traffic.add(d, (d + 1) % kDevices, 3);
+  traffic.add(7, 8, 2);
+  EXPECT_EQ(traffic.at(7, 8), 5);
+  EXPECT_EQ(traffic.at(8, 7), 0);
+  EXPECT_EQ(traffic.at(kDevices - 1, 0), 3);
+  ASSERT_EQ(traffic.sent_by(7).size(), 1u);
+  EXPECT_EQ(traffic.sent_by(7).front(), (std::pair<int, int64_t>{8, 5}));
+  // The pairs `from` sends to come by device, whatever order they were added in.
+  traffic.add(7, 3, 1);
+  traffic.add(7, 0, 0);  // no bytes: no pair
+  EXPECT_EQ(traffic.sent_by(7), (std::vector<std::pair<int, int64_t>>{{3, 1}, {8, 5}}));
 }
 
 }  // namespace
