@@ -150,7 +150,7 @@ TEST(NormalizationLayers, LayerNormAndDropoutCostTheirBytes) {
   EXPECT_EQ(cost.bytes_written, 144);
   EXPECT_EQ(def.signature(node, full_slice(node, {0, 2})), "layer_norm:b2:r3:f6");
   EXPECT_FALSE(def.split.out);  // the statistics span every feature
-  EXPECT_EQ(def.param_range(node, Slice{{1, 2}, {0, 3}, {0, 3}}, 1), (Range{0, 6}));
+  EXPECT_EQ(def.param_range(node, Slice{{1, 2}, {0, 3}, {0, 3}, {}}, 1), (Range{0, 6}));
   EXPECT_EQ(layer_params(ln.graph.model().layers[0]), 12);
 
   const Lowered dropout = lowered("[10]", R"({"type": "dropout"})");

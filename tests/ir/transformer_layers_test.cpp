@@ -114,7 +114,7 @@ TEST(TransformerLayers, OpCostsAreTheHandCountedOnes) {
   }
   {
     const OpNode& node = first_of(graph, OpKind::kGelu);
-    const SliceCost c = op_def(node.kind).cost(node, Slice{{0, 2}, {1, 3}, {0, 5}});  // positions 1, 2
+    const SliceCost c = op_def(node.kind).cost(node, Slice{{0, 2}, {1, 3}, {0, 5}, {}});  // positions 1, 2
     EXPECT_EQ(c.flops, 0);
     EXPECT_EQ(c.bytes_written, 2 * 2 * 4 * 4);
     EXPECT_EQ(c.bytes_read, c.bytes_written);
