@@ -13,7 +13,7 @@ namespace {
 /// The feature cut of each split forward op, one per device.
 using HeadCuts = std::map<NodeId, std::vector<FeatureCut>>;
 
-FeatureCut cut_of(Range range, int blocks, bool rows) { return FeatureCut{range, blocks, rows}; }
+FeatureCut head_cut(Range range, int blocks, bool rows) { return FeatureCut{range, blocks, rows}; }
 
 /// Pass 1: the cuts of the attention blocks (by heads) and the linear pairs (by units).
 HeadCuts head_cuts(const Graph& graph, int devices) {
@@ -22,17 +22,17 @@ HeadCuts head_cuts(const Graph& graph, int devices) {
   for (const AttentionBlock& block : attention_blocks(graph)) {
     const int64_t features = graph.node(block.attention).output_shapes.at(0).at(1);
     for (const Range& range : split_evenly(features, devices)) {
-      cuts[block.qkv].push_back(cut_of(range, 3, false));
-      cuts[block.attention].push_back(cut_of(range, 1, false));
-      cuts[block.proj].push_back(cut_of(range, 1, true));
+      cuts[block.qkv].push_back(head_cut(range, 3, false));
+      cuts[block.attention].push_back(head_cut(range, 1, false));
+      cuts[block.proj].push_back(head_cut(range, 1, true));
     }
   }
   for (const LinearPair& pair : linear_pairs(graph)) {
     const int64_t units = graph.node(pair.first).output_shapes.at(0).at(1);
     for (const Range& range : split_evenly(units, devices)) {
-      cuts[pair.first].push_back(cut_of(range, 1, false));
-      for (NodeId between : pair.between) cuts[between].push_back(cut_of(range, 1, false));
-      cuts[pair.second].push_back(cut_of(range, 1, true));
+      cuts[pair.first].push_back(head_cut(range, 1, false));
+      for (NodeId between : pair.between) cuts[between].push_back(head_cut(range, 1, false));
+      cuts[pair.second].push_back(head_cut(range, 1, true));
     }
   }
   return cuts;
