@@ -19,6 +19,11 @@
 namespace splitscope {
 
 struct Slice {
+  Slice() = default;
+  /// Most slices cut no features: (batch, out, reduce) says them all.
+  Slice(Range batch_rows, Range out_range, Range reduce_range, FeatureCut feature_cut = {})
+      : batch(batch_rows), out(out_range), reduce(reduce_range), features(feature_cut) {}
+
   Range batch;   ///< sample rows
   Range out;     ///< axis 0 of the output
   Range reduce;  ///< what is summed over (dense and the product gradients; the full range otherwise)
