@@ -59,6 +59,13 @@ NodeId forward_of(const OpNode& node, NodeId id) {
   return node.pass == Pass::kBackward && node.forward >= 0 ? static_cast<NodeId>(node.forward) : id;
 }
 
+bool attention_blocks_divide(const Graph& graph, int devices) {
+  for (const AttentionBlock& block : attention_blocks(graph)) {
+    if (graph.node(block.attention).attrs.heads % devices != 0) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool has_attention_blocks(const Graph& graph) { return !attention_blocks(graph).empty(); }
@@ -75,6 +82,13 @@ void require_head_degree(const Graph& graph, int devices) {
                          std::to_string(attention.attrs.heads) + " heads, which " + std::to_string(devices) +
                          " devices do not divide; use --devices " + valid);
   }
+}
+
+std::vector<FeatureCut> head_split_cuts(const Graph& graph, NodeId node, int devices) {
+  if (devices < 1 || !attention_blocks_divide(graph, devices)) return {};
+  const HeadCuts cuts = head_cuts(graph, devices);
+  const auto cut = cuts.find(forward_of(graph.node(node), node));
+  return cut == cuts.end() ? std::vector<FeatureCut>{} : cut->second;
 }
 
 void place_head_split(const Graph& graph, int devices, PlanBuilder& builder) {

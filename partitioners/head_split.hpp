@@ -18,6 +18,8 @@
 ///      all-reduce, Megatron's f; the output projection's row split gives
 ///      each device its heads' gradient with no traffic, Megatron's g).
 
+#include <vector>
+
 #include "partitioners/plan_builder.hpp"
 
 namespace splitscope {
@@ -28,6 +30,11 @@ bool has_attention_blocks(const Graph& graph);
 /// InputError unless `devices` divides every attention block's heads (the
 /// message names the layer, its heads and the degrees that do).
 void require_head_degree(const Graph& graph, int devices);
+
+/// The feature cuts the split gives `node` (a split op or the backward op of
+/// one), one per device; empty for an op that runs whole. What calibration
+/// times of these slices (op_samples.hpp).
+std::vector<FeatureCut> head_split_cuts(const Graph& graph, NodeId node, int devices);
 
 /// Places every op of `graph` on devices 0 .. devices-1 as above.
 void place_head_split(const Graph& graph, int devices, PlanBuilder& builder);
