@@ -32,8 +32,8 @@ std::vector<float> gather(ParallelFor& parallel, const ParamElements& elements, 
 /// split, contiguous) or its columns (the units, `blocks` blocks alike: a
 /// QKV projection's heads in each of Q, K and V), end to end; the bias cut
 /// as the columns, held only by the slice that starts a row split.
-WeightSlice feature_cut_weights(ParallelFor& parallel, uint64_t seed, int key, const std::vector<ParamTensor>& params,
-                                const FeatureCut& cut) {
+WeightSlice feature_cut_weights(ParallelFor& parallel, const Graph& graph, NodeId id, uint64_t seed,
+                                const std::vector<ParamTensor>& params, const FeatureCut& cut) {
   const int64_t inputs = params[kWeight].shape.at(0);
   const int64_t units = params[kWeight].shape.at(1);
   const Range rows = cut.rows ? cut.range : Range{0, inputs};
@@ -45,9 +45,10 @@ WeightSlice feature_cut_weights(ParallelFor& parallel, uint64_t seed, int key, c
   };
   WeightSlice weights;
   weights.tensors.resize(params.size());
-  weights.tensors[kWeight] = gather(parallel, seed, key, kWeight, params[kWeight], rows, units, width, column);
+  weights.tensors[kWeight] =
+      gather(parallel, ParamElements(graph, id, kWeight, seed), rows, units, width, column);
   if (params.size() > kBias && (!cut.rows || cut.range.begin == 0)) {
-    weights.tensors[kBias] = gather(parallel, seed, key, kBias, params[kBias], {0, 1}, 0, width, column);
+    weights.tensors[kBias] = gather(parallel, ParamElements(graph, id, kBias, seed), {0, 1}, 0, width, column);
   }
   return weights;
 }
@@ -68,7 +69,7 @@ WeightSlice materialise_weights(const Graph& graph, NodeId id, const Slice& slic
   if (params.empty()) return weights;
   const auto elements = [&](int tensor) { return ParamElements(graph, id, tensor, seed); };
   const Range out = slice.out;
-  if (!slice.features.whole()) return feature_cut_weights(parallel, seed, key, params, slice.features);
+  if (!slice.features.whole()) return feature_cut_weights(parallel, graph, id, seed, params, slice.features);
   weights.tensors.resize(params.size());
   if (const auto range_of = op_def(node.kind).param_range) {
     // 1-D tensors, each a range of its elements (a normalization's gamma and beta).
