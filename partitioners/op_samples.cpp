@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ir/op_signature.hpp"
+#include "partitioners/head_split.hpp"
 #include "util/check.hpp"
 
 namespace splitscope {
@@ -67,6 +68,14 @@ std::vector<OpSample> op_samples_from_graph(const std::shared_ptr<const Graph>& 
     for (const Range& batch : batches) {
       const Slice whole = full_slice(node, batch);
       add_sample(samples, seen, graph, id, whole);
+      // tensor's split of a transformer by heads: each device's feature cut.
+      for (int parts : channel_splits) {
+        for (const FeatureCut& cut : head_split_cuts(*graph, id, parts)) {
+          Slice slice = whole;
+          slice.features = cut;
+          add_sample(samples, seen, graph, id, slice);
+        }
+      }
       if (!splits_along_channels(node.kind)) continue;
       for (int parts : channel_splits) {
         for (const Range& out : channel_parts(*graph, id, parts)) {

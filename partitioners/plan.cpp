@@ -74,7 +74,9 @@ std::string op_label(const Plan& plan, const PlanOp& op) {
       const bool split = op.slice.out.size() != graph_node.output_shapes.at(0).at(0);
       std::string label = node + mb;
       if (split) label += " " + op.slice.out.to_string();
-      if (op.slice.is_partial(graph_node)) label += " partial " + op.slice.reduce.to_string();
+      label += op.slice.features.to_string();
+      if (op.slice.is_partial(graph_node) && op.slice.features.whole()) label += " partial " + op.slice.reduce.to_string();
+      if (op.slice.is_partial(graph_node) && !op.slice.features.whole()) label += " partial";
       if (op.recomputes >= 0) label += " (recompute)";
       return label;
     }
@@ -84,7 +86,7 @@ std::string op_label(const Plan& plan, const PlanOp& op) {
       const Value& params = plan.value(op.params);
       const OpNode& layer = plan.graph->node(params.node);
       const bool split = params.channels.size() != layer.output_shapes.at(0).at(0);
-      return layer.name + " update" + (split ? " " + params.channels.to_string() : "");
+      return layer.name + " update" + (split ? " " + params.channels.to_string() : "") + params.features.to_string();
     }
     case OpRole::kTransfer:
       return fmt::format("{}{} {}->{}", node, mb, op.src_device, op.device);
@@ -101,15 +103,16 @@ std::string op_label(const Plan& plan, const PlanOp& op) {
 Shape value_shape(const Plan& plan, const Value& value) {
   Shape shape = plan.graph->node(value.node).output_shapes.at(static_cast<size_t>(value.output));
   shape.at(0) = value.channels.size();
+  if (!value.features.whole() && shape.size() > 1) shape.back() = value.features.count(shape.back());
   return shape;
 }
 
 int64_t value_elements(const Graph& graph, const Value& value) {
   if (value.role == ValueRole::kParameter || value.role == ValueRole::kGradient) {
-    return slice_cost(graph, value.node, Slice{{0, 1}, value.channels, value.reduce}).param_count;
+    return slice_cost(graph, value.node, Slice{{0, 1}, value.channels, value.reduce, value.features}).param_count;
   }
   const Shape& shape = graph.node(value.node).output_shapes.at(static_cast<size_t>(value.output));
-  return value.batch.size() * value.channels.size() * inner_count(shape);
+  return value.batch.size() * value.channels.size() * cut_inner_count(shape, value.features);
 }
 
 int64_t value_bytes(const Graph& graph, const Value& value) {
@@ -142,6 +145,7 @@ int add_parameter_value(Plan& plan, int device, NodeId node, const Slice& slice)
   value.node = node;
   value.channels = slice.out;
   value.reduce = slice.reduce;
+  value.features = slice.features;
   value.bytes = value_bytes(*plan.graph, value);
   plan.values.push_back(value);
   plan.parameters.push_back(value.id);
@@ -151,6 +155,10 @@ int add_parameter_value(Plan& plan, int device, NodeId node, const Slice& slice)
 Range needed_input_channels(const Graph& graph, NodeId id, const Slice& slice, int slot) {
   const OpNode& node = graph.node(id);
   return op_def(node.kind).input_channels(node, slice, slot);
+}
+
+FeatureCut needed_input_features(const Graph& graph, NodeId id, const Slice& slice, int slot) {
+  return input_features(graph.node(id), slice, slot);
 }
 
 std::vector<std::vector<int>> op_predecessors(const Plan& plan) {

@@ -105,6 +105,10 @@ struct Value {
   Range batch;
   Range channels;
   Range reduce;  ///< parameters: the reduction range of the slices reading it
+  /// Its share of the last axis (the head-wise split, ir/feature_cut.hpp),
+  /// stored end to end as [rows][channels][.., cut features]; a parameter's
+  /// or gradient's: the linear slice's cut of its weights. Whole otherwise.
+  FeatureCut features;
   PartialSum partial = PartialSum::kNone;  ///< the axis it is a partial sum over, if any
   bool pre_activation = false;  ///< an all-reduced sum whose activation is still to be applied
   int producer = -1;     ///< the op writing it; -1 for a network input, provided before the run
@@ -301,6 +305,11 @@ int add_parameter_value(Plan& plan, int device, NodeId node, const Slice& slice)
 /// channel-local op (for flatten, out / inner); its own hidden units of a
 /// cell's c; everything otherwise.
 Range needed_input_channels(const Graph& graph, NodeId node, const Slice& slice, int slot);
+
+/// The features (last axis) of input slot `slot` that a compute op reads:
+/// whole, but for the head-wise split (ir/feature_cut.hpp), where the value
+/// read holds exactly these.
+FeatureCut needed_input_features(const Graph& graph, NodeId node, const Slice& slice, int slot);
 
 /// For each op, the ops producing its inputs (sorted, without repeats).
 std::vector<std::vector<int>> op_predecessors(const Plan& plan);

@@ -121,6 +121,8 @@ void PlanBuilder::look_ahead() {
       const TensorRef source = *inputs[slot];
       const Range need =
           needed_input_channels(graph, placement.node, placement.slice, static_cast<int>(slot));
+      // A head-wise slice reads what its own device wrote: nothing to gather.
+      if (!needed_input_features(graph, placement.node, placement.slice, static_cast<int>(slot)).whole()) continue;
       const Range whole{0, graph.node(source.node).output_shapes.at(static_cast<size_t>(source.output)).at(0)};
       if (need != whole) continue;
       bool one_slice_covers = false;
@@ -170,7 +172,8 @@ void PlanBuilder::wire(const Placement& placement) {
       continue;
     }
     op.inputs.push_back(obtain(inputs[slot]->node, inputs[slot]->output, placement.microbatch,
-                               placement.slice.batch, need, placement.device));
+                               placement.slice.batch, need, placement.device,
+                               needed_input_features(graph, placement.node, placement.slice, static_cast<int>(slot))));
   }
   const SliceCost cost = slice_cost(graph, placement.node, placement.slice);
   op.flops = cost.flops;
@@ -185,23 +188,25 @@ void PlanBuilder::wire(const Placement& placement) {
     return;
   }
   const PartialSum partial = placement.slice.is_partial(node) ? PartialSum::kReduction : PartialSum::kNone;
+  const FeatureCut features = output_features(node, placement.slice);
   for (size_t output = 0; output < node.output_shapes.size(); ++output) {
     const int value = add_value(placement.device, placement.node, static_cast<int>(output),
                                 placement.microbatch, placement.slice.batch, placement.slice.out,
-                                partial, false, op.id);
+                                partial, false, op.id, features);
     op.outputs.push_back(value);
     primary_of_.append(key(placement.node, static_cast<int>(output), placement.microbatch), value);
   }
   add_op(std::move(op));
 }
 
-int PlanBuilder::find_local(TensorKey tensor, Range batch, Range channels, int device) const {
+int PlanBuilder::find_local(TensorKey tensor, Range batch, Range channels, int device,
+                            const FeatureCut& features) const {
   // The tensor's values on `device` alone, in the order values_of_ lists
   // them: a tensor of N replicas has N values, and every replica asks.
   for (int id : local_values_[local_key(tensor, device)]) {
     const Value& value = plan_.value(id);
     if (value.device == device && !value.is_partial() && !value.pre_activation && value.batch == batch &&
-        value.channels.contains(channels)) {
+        value.channels.contains(channels) && value.features == features) {
       return id;
     }
   }
@@ -211,10 +216,13 @@ int PlanBuilder::find_local(TensorKey tensor, Range batch, Range channels, int d
 // The value of (node, output, micro-batch) over `batch` x `channels` on
 // `device`, making whatever moves data to get it there.
 int PlanBuilder::obtain(NodeId node, int output, int microbatch, Range batch, Range channels,
-                        int device) {
+                        int device, const FeatureCut& features) {
   const Graph& graph = *plan_.graph;
   const TensorKey tensor = key(node, output, microbatch);
-  if (const int local = find_local(tensor, batch, channels, device); local >= 0) return local;
+  if (const int local = find_local(tensor, batch, channels, device, features); local >= 0) return local;
+  // The head-wise split keeps a cut of the features on the device that wrote it.
+  SPLITSCOPE_CHECK(features.whole(), graph.node(node).name + ":" + features.to_string() + " is not on device " +
+                                         std::to_string(device));
 
   const Range whole{0, graph.node(node).output_shapes.at(static_cast<size_t>(output)).at(0)};
   if (graph.node(node).kind == OpKind::kInput) {
@@ -233,7 +241,7 @@ int PlanBuilder::obtain(NodeId node, int output, int microbatch, Range batch, Ra
   int reduced_here = -1;
   for (int id : values) {
     const Value& value = plan_.value(id);
-    if (value.batch != batch) continue;
+    if (value.batch != batch || !value.features.whole()) continue;
     partial = partial || value.is_partial();
     summed = summed || !value.is_partial();
     if (value.pre_activation) {
@@ -258,7 +266,8 @@ int PlanBuilder::obtain(NodeId node, int output, int microbatch, Range batch, Ra
   // One value elsewhere has it all: copy it over (slices written by compute first).
   for (int id : values) {
     const Value& value = plan_.value(id);
-    if (!value.is_partial() && !value.pre_activation && value.batch == batch && value.channels.contains(channels)) {
+    if (!value.is_partial() && !value.pre_activation && value.batch == batch && value.channels.contains(channels) &&
+        value.features.whole()) {
       return transfer(id, device);
     }
   }
@@ -268,7 +277,8 @@ int PlanBuilder::obtain(NodeId node, int output, int microbatch, Range batch, Ra
   std::vector<int> slices;
   for (int id : primary_of_[tensor]) {
     const Value& value = plan_.value(id);
-    if (value.batch == batch && value.channels.begin < channels.end && channels.begin < value.channels.end) {
+    if (value.batch == batch && value.channels.begin < channels.end && channels.begin < value.channels.end &&
+        value.features.whole()) {
       slices.push_back(id);
     }
   }
@@ -286,7 +296,8 @@ int PlanBuilder::obtain(NodeId node, int output, int microbatch, Range batch, Ra
 }
 
 int PlanBuilder::add_value(int device, NodeId node, int output, int microbatch, Range batch,
-                           Range channels, PartialSum partial, bool pre_activation, int producer) {
+                           Range channels, PartialSum partial, bool pre_activation, int producer,
+                           const FeatureCut& features) {
   SPLITSCOPE_CHECK(device >= 0 && device < plan_.devices,
                    "a value on device " + std::to_string(device) + " of " + std::to_string(plan_.devices));
   Value value;
@@ -297,6 +308,7 @@ int PlanBuilder::add_value(int device, NodeId node, int output, int microbatch, 
   value.microbatch = microbatch;
   value.batch = batch;
   value.channels = channels;
+  value.features = features;
   value.partial = partial;
   value.pre_activation = pre_activation;
   value.producer = producer;
@@ -315,7 +327,7 @@ int PlanBuilder::parameter(int device, NodeId reader, const Slice& reader_slice)
   const int param_key = plan_.graph->node(node).param_key;
   for (int id : parameters_[weights_key(param_key, device)]) {
     const Value& weights = plan_.value(id);
-    if (weights.channels == slice.out && weights.reduce == slice.reduce) return id;
+    if (weights.channels == slice.out && weights.reduce == slice.reduce && weights.features == slice.features) return id;
   }
   const int id = add_parameter_value(plan_, device, node, slice);
   parameters_.append(weights_key(param_key, device), id);
@@ -341,7 +353,7 @@ int PlanBuilder::transfer(int source, int device) {
   op.inputs = {source};
   op.id = static_cast<int>(plan_.ops.size());
   const int copy = add_value(device, from.node, from.output, from.microbatch, from.batch, from.channels,
-                             from.partial, from.pre_activation, op.id);
+                             from.partial, from.pre_activation, op.id, from.features);
   op.outputs = {copy};
   op.bytes_moved = from.bytes;
   op.payload_bytes = from.bytes;
@@ -371,7 +383,8 @@ void PlanBuilder::all_reduce(const std::vector<int>& partials) {
   }
   for (int device : op.participants) {
     op.outputs.push_back(add_value(device, first.node, first.output, first.microbatch, first.batch,
-                                   first.channels, PartialSum::kNone, activation != Activation::kNone, op.id));
+                                   first.channels, PartialSum::kNone, activation != Activation::kNone, op.id,
+                                   first.features));
   }
   const int64_t n = static_cast<int64_t>(partials.size());
   op.payload_bytes = first.bytes;
@@ -386,7 +399,7 @@ int PlanBuilder::epilogue(int value) {
   op.node = sum.node;
   op.microbatch = sum.microbatch;
   op.device = sum.device;
-  op.slice = Slice{sum.batch, sum.channels, {0, plan_.graph->node(sum.node).input_shapes.at(0).at(0)}};
+  op.slice = Slice{sum.batch, sum.channels, {0, plan_.graph->node(sum.node).input_shapes.at(0).at(0)}, {}};
   op.inputs = {value};
   op.bytes_read = sum.bytes;
   op.bytes_written = sum.bytes;
@@ -454,6 +467,7 @@ int PlanBuilder::gradient(PlanOp& op, const Placement& placement) {
   value.batch = placement.slice.batch;
   value.channels = weights.channels;
   value.reduce = weights.reduce;
+  value.features = weights.features;
   value.producer = op.id;
   const auto previous = gradient_of_.find(params);
   if (previous != gradient_of_.end()) {
@@ -476,17 +490,21 @@ int PlanBuilder::gradient(PlanOp& op, const Placement& placement) {
 // device, after every placement (so last in the device's schedule). Replicas
 // of one weight slice (data parallelism) first all-reduce their gradients.
 void PlanBuilder::add_updates() {
-  std::map<std::tuple<int, Range, Range>, std::vector<int>> replicas;  // (weight set, out, reduce) -> gradients
+  // (weight set, out, reduce, features) -> gradients
+  std::map<std::tuple<int, Range, Range, FeatureCut>, std::vector<int>> replicas;
   for (const auto& [params, gradient] : gradient_of_) {
     const Value& weights = plan_.value(params);
-    replicas[{plan_.graph->node(weights.node).param_key, weights.channels, weights.reduce}].push_back(gradient);
+    replicas[{plan_.graph->node(weights.node).param_key, weights.channels, weights.reduce, weights.features}]
+        .push_back(gradient);
   }
   std::vector<std::vector<int>> replicated;
   for (const auto& [slice, gradients] : replicas) {
-    if (gradients.size() > 1) {
+    // Replicas that each saw the whole batch (tensor's replicated layer
+    // norms and embeddings) hold the same gradient already: nothing to sum.
+    if (gradients.size() > 1 && plan_.value(gradients.front()).is_partial()) {
       replicated.push_back(gradients);
     } else {
-      update(gradients.front());
+      for (int gradient : gradients) update(gradient);
     }
   }
   for (const std::vector<int>& sums : add_gradient_all_reduces(plan_, replicated, bucket_bytes_)) {
@@ -502,7 +520,8 @@ void PlanBuilder::update(int gradient) {
   int params = -1;
   for (int id : parameters_[weights_key(plan_.graph->node(sum.node).param_key, sum.device)]) {
     const Value& weights = plan_.value(id);
-    if (weights.node == sum.node && weights.channels == sum.channels && weights.reduce == sum.reduce) {
+    if (weights.node == sum.node && weights.channels == sum.channels && weights.reduce == sum.reduce &&
+        weights.features == sum.features) {
       params = id;
       break;
     }

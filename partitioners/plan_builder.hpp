@@ -63,10 +63,11 @@ class PlanBuilder {
   size_t weights_key(int param_key, int device) const;
   void look_ahead();
   void wire(const Placement& placement);
-  int obtain(NodeId node, int output, int microbatch, Range batch, Range channels, int device);
-  int find_local(TensorKey tensor, Range batch, Range channels, int device) const;
+  int obtain(NodeId node, int output, int microbatch, Range batch, Range channels, int device,
+             const FeatureCut& features = {});
+  int find_local(TensorKey tensor, Range batch, Range channels, int device, const FeatureCut& features = {}) const;
   int add_value(int device, NodeId node, int output, int microbatch, Range batch, Range channels,
-                PartialSum partial, bool pre_activation, int producer);
+                PartialSum partial, bool pre_activation, int producer, const FeatureCut& features = {});
   int add_op(PlanOp&& op);
   int parameter(int device, NodeId node, const Slice& slice);
   int transfer(int value, int device);

@@ -16,21 +16,49 @@ struct Box {
   Range rows;
   Range out;
   Range reduce;
+  /// The head-wise split's share of the features (whole elsewhere): the
+  /// slices of one op cut them alike, so their ranges tile one block.
+  FeatureCut features;
+  int device = -1;  ///< where it runs (a replica of a slice on another device is no more work)
   int64_t volume() const { return rows.size() * out.size() * reduce.size(); }
+  bool same_work(const Box& other) const {
+    return rows == other.rows && out == other.out && reduce == other.reduce && features == other.features;
+  }
 };
+
+/// Whether `box` repeats, on another device, work already in `counted` (an
+/// op that several devices run whole, as tensor's layer norms on a
+/// transformer): one op's work done twice in parallel, counted once. The
+/// same work twice on one device stays counted twice, for the check to catch.
+bool replica_of_counted(const std::vector<Box>& counted, const Box& box) {
+  bool elsewhere = false;
+  for (const Box& other : counted) {
+    if (!other.same_work(box)) continue;
+    if (other.device == box.device) return false;
+    elsewhere = true;
+  }
+  return elsewhere;
+}
 
 /// The work of `slice`: rows x outputs x reductions. A kind with its own
 /// partial-sum rule (OpDef::partial: a convolution's input gradient) writes
 /// the channels its reduction range determines, whatever range of them it
 /// holds, so its slices tile rows x reductions alone.
 Box work_of(const OpNode& node, const Slice& slice) {
-  if (op_def(node.kind).partial != nullptr) return {slice.batch, {0, 1}, slice.reduce};
-  return {slice.batch, slice.out, slice.reduce};
+  if (op_def(node.kind).partial != nullptr) return {slice.batch, {0, 1}, slice.reduce, slice.features, -1};
+  return {slice.batch, slice.out, slice.reduce, slice.features, -1};
 }
 
 bool overlaps(const Range& a, const Range& b) { return a.begin < b.end && b.begin < a.end; }
 bool overlaps(const Box& a, const Box& b) {
-  return overlaps(a.rows, b.rows) && overlaps(a.out, b.out) && overlaps(a.reduce, b.reduce);
+  const bool features = a.features.whole() || b.features.whole() || overlaps(a.features.range, b.features.range);
+  return overlaps(a.rows, b.rows) && overlaps(a.out, b.out) && overlaps(a.reduce, b.reduce) && features;
+}
+
+Box placed_work(const OpNode& node, const PlanOp& op) {
+  Box box = work_of(node, op.slice);
+  box.device = op.device;
+  return box;
 }
 
 class Checker {
@@ -243,7 +271,7 @@ class Checker {
     if (writes_gradient) {
       check_gradient_output(op, slots.size());
       check_params(op, cost);
-      boxes_[{op.node, op.microbatch}].push_back(work_of(node, op.slice));
+      boxes_[{op.node, op.microbatch}].push_back(placed_work(node, op));
       return;
     }
     if (op.outputs.size() != node.output_shapes.size()) {
@@ -259,7 +287,7 @@ class Checker {
     }
     if (cost.flops != op.flops) fail("{} counts {} FLOPs, its slice has {}", name(op), op.flops, cost.flops);
     check_params(op, cost);
-    boxes_[{op.node, op.microbatch}].push_back(work_of(node, op.slice));
+    boxes_[{op.node, op.microbatch}].push_back(placed_work(node, op));
   }
 
   void check_epilogue(const PlanOp& op) {
@@ -454,14 +482,23 @@ class Checker {
 
   void check_tiling() {
     int64_t flops = 0;
+    std::map<std::pair<NodeId, int>, std::vector<Box>> counted;
     for (const PlanOp& op : plan_.ops) {
-      if (op.role == OpRole::kCompute && op.recomputes < 0) flops += op.flops;
+      if (op.role != OpRole::kCompute || op.recomputes >= 0) continue;
+      auto& seen = counted[{op.node, op.microbatch}];
+      Box box = work_of(graph_.node(op.node), op.slice);
+      box.device = op.device;
+      if (replica_of_counted(seen, box)) continue;
+      seen.push_back(box);
+      flops += op.flops;
     }
     if (flops != graph_.total_flops()) fail("compute slices count {} FLOPs, the network {}", flops, graph_.total_flops());
     std::map<NodeId, std::vector<Box>> per_node;
     for (auto& [key, boxes] : boxes_) {
       auto& all = per_node[key.first];
-      all.insert(all.end(), boxes.begin(), boxes.end());
+      for (const Box& box : boxes) {
+        if (!replica_of_counted(all, box)) all.push_back(box);
+      }
     }
     for (NodeId id = 0; id < graph_.num_nodes(); ++id) {
       const OpNode& node = graph_.node(id);
@@ -469,8 +506,12 @@ class Checker {
       const auto& boxes = per_node[id];
       const Box full = work_of(node, full_slice(node, {0, graph_.batch()}));
       int64_t volume = 0;
+      // Feature-cut slices tile the features of one block: [0, the last end).
+      int64_t feature_block = 0;
+      for (const Box& box : boxes) feature_block = std::max(feature_block, box.features.range.end);
       for (size_t i = 0; i < boxes.size(); ++i) {
-        volume += boxes[i].volume();
+        volume += boxes[i].features.whole() ? boxes[i].volume() * std::max<int64_t>(feature_block, 1)
+                                            : boxes[i].volume() * boxes[i].features.range.size();
         if (!full.rows.contains(boxes[i].rows) || !full.out.contains(boxes[i].out) || !full.reduce.contains(boxes[i].reduce)) {
           fail("a slice of {} lies outside the op", node.name);
         }
@@ -478,7 +519,7 @@ class Checker {
           if (overlaps(boxes[i], boxes[j])) fail("two slices of {} overlap", node.name);
         }
       }
-      if (volume != full.volume()) fail("the slices of {} cover {} of its {} elements x reductions", node.name, volume, full.volume());
+      if (volume != full.volume() * std::max<int64_t>(feature_block, 1)) fail("the slices of {} cover {} of its {} elements x reductions", node.name, volume, full.volume());
     }
   }
 
@@ -497,7 +538,7 @@ class Checker {
       if (value.node != out.node || value.output != out.output || value.is_partial() || value.pre_activation) {
         fail("output value {} is not the finished network output", id);
       }
-      const Box box{value.batch, value.channels, {0, 1}};
+      const Box box{value.batch, value.channels, {0, 1}, {}, -1};
       for (const Box& other : boxes) {
         if (overlaps(box, other)) fail("output values overlap");
       }

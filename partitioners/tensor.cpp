@@ -2,13 +2,17 @@
 // paired: the first split by output columns, the second by input rows, so the
 // pair needs no communication inside it and one all-reduce at its end (the
 // second layer's activation is applied after it). Everything else is split
-// as `vertical` does.
+// as `vertical` does. A transformer splits by attention heads instead
+// (head_split.hpp): Megatron-LM's own pattern.
 
+#include <algorithm>
 #include <set>
 
 #include "partitioners/channel_split.hpp"
 #include "partitioners/dense_pairs.hpp"
+#include "partitioners/head_split.hpp"
 #include "partitioners/strategies.hpp"
+#include "partitioners/transformer_blocks.hpp"
 
 namespace splitscope {
 namespace {
@@ -20,14 +24,30 @@ class TensorPartitioner : public Partitioner {
     return "dense layers paired column-then-row split, one all-reduce per pair (Megatron)";
   }
   StrategyTraits traits() const override { return {.trains = true}; }
-  int max_devices(const Graph& graph) const override { return vertical_device_limit(graph).first; }
-  /// Without a dense pair this is the vertical split under another name.
+  int max_devices(const Graph& graph) const override {
+    if (has_attention_blocks(graph)) return head_degrees(graph).back();
+    return vertical_device_limit(graph).first;
+  }
+  /// Without a dense pair (or an attention block) this is the vertical split under another name.
   bool applies(const Graph& graph, int devices) const override {
+    if (has_attention_blocks(graph)) {
+      const std::vector<int> degrees = head_degrees(graph);
+      return std::find(degrees.begin(), degrees.end(), devices) != degrees.end();
+    }
     return devices <= max_devices(graph) && !dense_pairs(graph).empty() && backward_follows_split(graph, devices);
   }
 
   Plan partition(std::shared_ptr<const Graph> graph, const PartitionOptions& options) const override {
     require_one_microbatch(options, "tensor");
+    if (has_attention_blocks(*graph)) {
+      require_head_degree(*graph, options.devices);
+      require_devices(options, max_devices(*graph), "tensor", "it splits attention by heads");
+      PlanBuilder builder(graph, "tensor", traits(), options.devices, 1);
+      builder.note("attention split by heads, MLPs as dense pairs; embeddings, layer norms and residual adds run "
+                   "whole on every device, the layers after the last split on device 0");
+      place_head_split(*graph, options.devices, builder);
+      return builder.build();
+    }
     const auto [most, limiter] = vertical_device_limit(*graph);
     require_devices(options, most, "tensor", "layer " + limiter + " has " + std::to_string(most) + " outputs to slice");
     const auto pairs = dense_pairs(*graph);

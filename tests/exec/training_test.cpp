@@ -268,7 +268,7 @@ TEST(Training, AdamsFirstStepMovesEveryWeightByTheLearningRateAgainstItsGradient
     if (op.role != OpRole::kUpdate) continue;
     const Value& params = plan.value(op.params);
     const ConstChannelBlock gradient = step.gradient(op);
-    const WeightSlice before = materialise_weights(*plan.graph, params.node, Slice{{0, 1}, params.channels, params.reduce},
+    const WeightSlice before = materialise_weights(*plan.graph, params.node, Slice{{0, 1}, params.channels, params.reduce, params.features},
                                                    kSeed, step.serial);
     const auto after = step.weights.get(params);
     int64_t i = 0;

@@ -101,7 +101,7 @@ TEST(NormalizationLayers, BatchNormCostsBytesOnlyReadingXOnceInInferenceAndTwice
   EXPECT_EQ(def.signature(training, full_slice(training, {0, 2})), "batch_norm:b2:c4:n15:train");
   EXPECT_EQ(def.signature(bn, full_slice(bn, {0, 2})), "batch_norm:b2:c4:n15");
   // Channels [1, 3) of sample 1: its gamma and beta, 1 × 2 × 15 floats.
-  const Slice part{{1, 2}, {1, 3}, {0, 4}};
+  const Slice part{{1, 2}, {1, 3}, {0, 4}, {}};
   const SliceCost sliced = def.cost(training, part);
   EXPECT_EQ(sliced.param_count, 4);
   EXPECT_EQ(sliced.bytes_written, 2 * 15 * 4);
@@ -150,7 +150,7 @@ TEST(NormalizationLayers, LayerNormAndDropoutCostTheirBytes) {
   EXPECT_EQ(cost.bytes_written, 144);
   EXPECT_EQ(def.signature(node, full_slice(node, {0, 2})), "layer_norm:b2:r3:f6");
   EXPECT_FALSE(def.split.out);  // the statistics span every feature
-  EXPECT_EQ(def.param_range(node, Slice{{1, 2}, {0, 3}, {0, 3}}, 1), (Range{0, 6}));
+  EXPECT_EQ(def.param_range(node, Slice{{1, 2}, {0, 3}, {0, 3}, {}}, 1), (Range{0, 6}));
   EXPECT_EQ(layer_params(ln.graph.model().layers[0]), 12);
 
   const Lowered dropout = lowered("[10]", R"({"type": "dropout"})");

@@ -59,7 +59,7 @@ TEST(OpTable, ATableRuleEqualsTheHandCountOfEachKindInAGraph) {
   EXPECT_EQ(param_tensors(graph, 1).size(), 2u);
   // softmax reads whole rows whatever columns a slice writes.
   const OpNode& softmax = graph.node(2);
-  EXPECT_EQ(op_def(softmax.kind).input_channels(softmax, Slice{{0, 3}, {1, 2}, {0, 4}}, 0), (Range{0, 4}));
+  EXPECT_EQ(op_def(softmax.kind).input_channels(softmax, Slice{{0, 3}, {1, 2}, {0, 4}, {}}, 0), (Range{0, 4}));
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ TEST(Slice, DenseOutputAndReductionSlicesSumToTheOp) {
   for (const Range& rows : split_evenly(6, 2)) {
     for (const Range& out : split_evenly(7, 3)) {
       for (const Range& reduce : split_evenly(10, 4)) {
-        const SliceCost cost = slice_cost(graph, dense, Slice{rows, out, reduce});
+        const SliceCost cost = slice_cost(graph, dense, Slice{rows, out, reduce, {}});
         // 2·rows·k·outs
         EXPECT_EQ(cost.flops, 2 * rows.size() * reduce.size() * out.size());
         flops += cost.flops;
@@ -55,7 +55,7 @@ TEST(Slice, PartialOnlyForAReductionSlice) {
       {"type": "dense", "units": 4}]})");
   const OpNode& node = graph.node(1);
   EXPECT_FALSE(full_slice(node, {0, 2}).is_partial(node));
-  EXPECT_TRUE((Slice{{0, 2}, {0, 4}, {0, 5}}).is_partial(node));
+  EXPECT_TRUE((Slice{{0, 2}, {0, 4}, {0, 5}, {}}).is_partial(node));
 }
 
 TEST(Slice, GroupedConvReadsOnlyItsGroupsChannels) {
@@ -68,7 +68,7 @@ TEST(Slice, GroupedConvReadsOnlyItsGroupsChannels) {
   EXPECT_EQ(conv_input_channels(conv, {4, 5}), (Range{2, 4}));
   int64_t flops = 0;
   for (const Range& out : split_aligned(12, 2, 3)) {
-    flops += slice_cost(graph, 1, Slice{{0, 2}, out, {0, 8}}).flops;
+    flops += slice_cost(graph, 1, Slice{{0, 2}, out, {0, 8}, {}}).flops;
   }
   EXPECT_EQ(flops, graph.node(1).flops);
 }
@@ -79,7 +79,7 @@ TEST(Slice, CellSliceByHiddenUnits) {
   const NodeId cell_t1 = 3;  // 2 inputs, cell t0, cell t1
   ASSERT_EQ(graph.node(cell_t1).step, 1);
   // A slice of 2 of 8 units: 2·4·2·(5+8)·3 = 624 FLOPs, 4·2·13 + 4·2 = 112 parameters.
-  const SliceCost cost = slice_cost(graph, cell_t1, Slice{{0, 3}, {2, 4}, {0, 5}});
+  const SliceCost cost = slice_cost(graph, cell_t1, Slice{{0, 3}, {2, 4}, {0, 5}, {}});
   EXPECT_EQ(cost.flops, 624);
   EXPECT_EQ(cost.param_count, 112);
   // Reads x (3·5), all of h (3·8), its slice of c (3·2) and its weights; writes h and c slices.

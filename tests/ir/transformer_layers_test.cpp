@@ -80,7 +80,7 @@ TEST(TransformerLayers, BadPlacementsAreRefusedNamingTheLayer) {
 
 TEST(TransformerLayers, OpCostsAreTheHandCountedOnes) {
   const Graph graph = lower(parse_model_text(transformer_net("[5]", kBlock), "ok.json"));
-  const Slice one{{1, 2}, {0, 5}, {0, 5}};
+  const Slice one{{1, 2}, {0, 5}, {0, 5}, {}};
   {
     const OpNode& node = first_of(graph, OpKind::kEmbedding);
     const SliceCost c = op_def(node.kind).cost(node, one);
@@ -114,7 +114,7 @@ TEST(TransformerLayers, OpCostsAreTheHandCountedOnes) {
   }
   {
     const OpNode& node = first_of(graph, OpKind::kGelu);
-    const SliceCost c = op_def(node.kind).cost(node, Slice{{0, 2}, {1, 3}, {0, 5}});  // positions 1, 2
+    const SliceCost c = op_def(node.kind).cost(node, Slice{{0, 2}, {1, 3}, {0, 5}, {}});  // positions 1, 2
     EXPECT_EQ(c.flops, 0);
     EXPECT_EQ(c.bytes_written, 2 * 2 * 4 * 4);
     EXPECT_EQ(c.bytes_read, c.bytes_written);
@@ -125,7 +125,7 @@ TEST(TransformerLayers, BackwardKindsCostTheirProducts) {
   const Graph forward = lower(parse_model_text(transformer_net("[5]", kBlock), "ok.json"));
   Optimizer sgd;
   const Graph training = training_graph(forward, sgd);
-  const Slice both{{0, 2}, {0, 5}, {0, 5}};
+  const Slice both{{0, 2}, {0, 5}, {0, 5}, {}};
   int seen = 0;
   for (NodeId id = 0; id < training.num_nodes(); ++id) {
     const OpNode& node = training.node(id);

@@ -75,7 +75,7 @@ INSTANTIATE_TEST_SUITE_P(
                       ZooProblem{"cnn", true, 4, "2x8-h100-ib"}, ZooProblem{"lstm", false, 4, "h100-nvlink-8"},
                       ZooProblem{"resnet-small", true, 2, "h100-nvlink-8"},
                       ZooProblem{"inception-small", false, 8, "2x8-h100-ib"},
-                      // The transformers (tensor does not apply to them yet).
+                      // The transformers (tensor by heads on bert-small's 4; not over 8 of gpt2-small's 12).
                       ZooProblem{"bert-small", true, 4, "h100-nvlink-8"},
                       ZooProblem{"gpt2-small", true, 8, "h100-nvlink-8"}),
     [](const auto& info) {
@@ -86,14 +86,27 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(SearchLeftOut, ATransformerSaysThatTensorDoesNotApplyAndWhy) {
-  const SearchResult result = search_plans(testing::search_problem("bert-small", true, 4));
+  // gpt2-small's 12 heads do not split over 8 devices.
+  const SearchResult result = search_plans(testing::search_problem("gpt2-small", true, 8));
   const auto tensor = std::find_if(result.left_out.begin(), result.left_out.end(),
                                    [](const LeftOutStrategy& left) { return left.strategy == "tensor"; });
   ASSERT_NE(tensor, result.left_out.end());
-  // The tensor partitioner's own note: its plan would be the vertical split.
-  EXPECT_EQ(tensor->reason, "no consecutive dense layers to pair: this is the vertical split");
-  for (const PricedPlan& plan : result.ranked) EXPECT_NE(plan.spec.strategy, "tensor") << describe(plan.spec);
+  // The tensor partitioner's own refusal.
+  EXPECT_EQ(tensor->reason,
+            "tensor splits attention by heads, and layer h0_attn has 12 heads, which 8 devices do not divide; "
+            "use --devices 1, 2, 3, 4, 6, 12");
+  for (const PricedPlan& plan : result.ranked) {
+    EXPECT_FALSE(plan.spec.strategy == "tensor" && plan.spec.replicas == 1) << describe(plan.spec);
+  }
   ASSERT_NE(result.best(), nullptr);
+}
+
+TEST(SearchLeftOut, ATransformerWhoseHeadsTheDevicesDivideIsSplitByHeads) {
+  const SearchResult result = search_plans(testing::search_problem("bert-small", true, 4));
+  EXPECT_TRUE(std::none_of(result.left_out.begin(), result.left_out.end(),
+                           [](const LeftOutStrategy& left) { return left.strategy == "tensor"; }));
+  EXPECT_TRUE(std::any_of(result.ranked.begin(), result.ranked.end(),
+                          [](const PricedPlan& plan) { return plan.spec.strategy == "tensor"; }));
 }
 
 TEST(SearchLeftOut, OnlyWhatIsNotPricedIsListed) {

@@ -60,7 +60,7 @@ Graph one_layer(const std::string& layer, const std::string& input = "[256, 14, 
 Slice whole(const Graph& graph, NodeId node) {
   const OpNode& op = graph.node(node);
   return Slice{Range{0, graph.model().batch}, Range{0, op.output_shapes.at(0).at(0)},
-               Range{0, op.input_shapes.at(0).at(0)}};
+               Range{0, op.input_shapes.at(0).at(0)}, {}};
 }
 
 NodeId last_node(const Graph& graph) { return static_cast<NodeId>(graph.num_nodes() - 1); }

@@ -124,7 +124,7 @@ TEST(OpCostModel, TheCalibrationTableOverridesTheRooflineForTheOpsItCovers) {
   HandPlan hand(kNet, 1);
   const NodeId fc = hand.node("fc");
   const Slice whole = full_slice(hand.graph().node(fc), {0, 64});
-  const Slice half{{0, 64}, {0, 512}, {0, 1024}};
+  const Slice half{{0, 64}, {0, 512}, {0, 1024}, {}};
   Machine machine = machine_with(1, 1000, 5, 0.5);
   machine.calibration.op_times_us[op_signature(hand.graph(), fc, whole)] = 42.5;
   const OpCostModel model(machine);
@@ -174,7 +174,7 @@ TEST(MachineCostFunction, GivesThePartitionersTheSameNumbers) {
   const Machine machine = machine_with(10, 100, 5, 0.5);
   const MachineCostFunction cost(machine);
   const CostFunction& base = cost;
-  const Slice half{{0, 64}, {0, 512}, {0, 1024}};
+  const Slice half{{0, 64}, {0, 512}, {0, 1024}, {}};
   EXPECT_DOUBLE_EQ(base.seconds(hand.graph(), fc, half), OpCostModel(machine).slice_seconds(hand.graph(), fc, half));
   // Half the units read the whole input but half the weights: less time than the whole op.
   EXPECT_LT(base.seconds(hand.graph(), fc, half),

@@ -6,6 +6,7 @@
 #include <span>
 #include <fmt/format.h>
 #include <optional>
+#include <tuple>
 
 #include "exec/cpu/kernels/activation.hpp"
 #include "exec/cpu/kernels/attention.hpp"
@@ -71,6 +72,8 @@ class OpBinding {
                      fmt::format("{}: input slot {} holds rows {} channels {}, but the op needs rows {} channels {}",
                                  label(), slot, value.batch.to_string(), value.channels.to_string(),
                                  op_.slice.batch.to_string(), needed.to_string()));
+    SPLITSCOPE_CHECK(value.features == needed_input_features(graph_, op_.node, op_.slice, slot),
+                     fmt::format("{}: input slot {} holds other features than the op reads", label(), slot));
     const ConstChannelBlock block = std::as_const(buffers_).block(id);
     return Rows{block.at(0, needed.begin), block.row_floats()};
   }
@@ -90,6 +93,8 @@ class OpBinding {
                      fmt::format("{}: output {} holds rows {} channels {}, not the slice's rows {} channels {}",
                                  label(), index, value.batch.to_string(), value.channels.to_string(),
                                  op_.slice.batch.to_string(), op_.slice.out.to_string()));
+    SPLITSCOPE_CHECK(value.features == output_features(node_, op_.slice),
+                     fmt::format("{}: output {} holds other features than the slice writes", label(), index));
     return buffers_.block(id);
   }
 
@@ -600,15 +605,18 @@ TaskFunction embedding_grad_weight_task(const OpBinding& b) {
   return [args](TaskContext&) { embedding_grad_weight(args); };
 }
 
-/// Attention's sizes and its Q | K | V input, for either direction.
+/// Attention's sizes and its Q | K | V input, for either direction. A slice
+/// of the head-wise split holds its heads' Q | K | V end to end and writes
+/// their context: the kernels run it as an attention of that many heads.
 AttentionArgs attention_args(const OpBinding& b) {
   const OpNode& node = b.node();
   const Shape& context = node.kind == OpKind::kAttentionGrad ? node.input_shapes.at(1) : node.output_shapes.at(0);
+  const FeatureCut& cut = b.op().slice.features;
   AttentionArgs args;
   args.rows = b.rows();
   args.positions = context.at(0);
-  args.features = context.at(1);
-  args.heads = node.attrs.heads;
+  args.features = cut.count(context.at(1));
+  args.heads = node.attrs.heads * args.features / context.at(1);
   args.causal = node.attrs.causal;
   const Rows qkv = b.required_input(0);
   args.qkv = qkv.data;
@@ -632,6 +640,17 @@ TaskFunction attention_grad_task(const OpBinding& b) {
   return [args](TaskContext&) { attention_grad(args); };
 }
 
+/// A linear slice's input features and units: the forward's, cut by the
+/// head-wise split (ir/feature_cut.hpp) along W's rows or its columns.
+std::pair<int64_t, int64_t> linear_slice_sizes(const OpNode& node, const Slice& slice) {
+  const bool forward = node.kind == OpKind::kLinear || node.kind == OpKind::kLinearGradWeight;
+  const int64_t inputs = forward ? node.input_shapes.at(0).at(1) : node.output_shapes.at(0).at(1);
+  const int64_t units = forward ? node.output_shapes.at(0).at(1) : node.input_shapes.at(0).at(1);
+  if (slice.features.whole()) return {inputs, units};
+  if (slice.features.rows) return {slice.features.count(inputs), units};
+  return {inputs, slice.features.count(units)};
+}
+
 /// linear: the dense kernels over each sample's T positions (rows of its [T, in] block).
 TaskFunction linear_task(const OpBinding& b, std::shared_ptr<const WeightSlice> weights) {
   const Shape& x_shape = b.node().input_shapes.at(0);
@@ -639,11 +658,10 @@ TaskFunction linear_task(const OpBinding& b, std::shared_ptr<const WeightSlice> 
   const ChannelBlock y = b.output(0);
   DenseArgs args;
   args.rows = x_shape.at(0);
-  args.inputs = x_shape.at(1);
-  args.outputs = b.node().output_shapes.at(0).at(1);
+  std::tie(args.inputs, args.outputs) = linear_slice_sizes(b.node(), b.op().slice);
   args.x_stride = args.inputs;
   args.w = weights->data(kWeight);
-  args.bias = b.node().attrs.bias ? weights->data(kBias) : nullptr;
+  args.bias = b.node().attrs.bias ? weights->data(kBias) : nullptr;  // null where a row split's slice has none
   args.y_stride = args.outputs;
   const int64_t samples = b.rows();
   return [args, x, y, samples, weights = std::move(weights)](TaskContext& context) {
@@ -662,8 +680,7 @@ TaskFunction linear_grad_input_task(const OpBinding& b, std::shared_ptr<const We
   const ChannelBlock dx = b.output(0);
   DenseGradInputArgs args;
   args.rows = dx_shape.at(0);
-  args.inputs = dx_shape.at(1);
-  args.outputs = b.node().input_shapes.at(0).at(1);
+  std::tie(args.inputs, args.outputs) = linear_slice_sizes(b.node(), b.op().slice);
   args.dz_stride = args.outputs;
   args.w = weights->data(kWeight);
   args.dx_stride = args.inputs;
@@ -685,11 +702,11 @@ TaskFunction linear_grad_weight_task(const OpBinding& b) {
   const Rows dy = b.required_input(1);
   DenseGradWeightArgs args;
   args.rows = x_shape.at(0);
-  args.inputs = x_shape.at(1);
-  args.outputs = b.node().output_shapes.at(0).at(1);
+  std::tie(args.inputs, args.outputs) = linear_slice_sizes(b.node(), b.op().slice);
   args.x_stride = args.inputs;
   args.dz_stride = args.outputs;
-  const bool bias = b.node().attrs.bias;
+  const FeatureCut& cut = b.op().slice.features;
+  const bool bias = b.node().attrs.bias && (!cut.rows || cut.range.begin == 0);
   const int64_t w_floats = args.inputs * args.outputs;
   args.dw = b.gradient_output();
   args.db = bias ? args.dw + w_floats : nullptr;

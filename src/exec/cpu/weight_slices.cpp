@@ -27,6 +27,32 @@ std::vector<float> gather(ParallelFor& parallel, const ParamElements& elements, 
   return out;
 }
 
+/// A feature-cut product's weights (the tensor strategy's head-wise split of
+/// a linear op, ir/feature_cut.hpp): W [in, units] cut along its rows (a row
+/// split, contiguous) or its columns (the units, `blocks` blocks alike: a
+/// QKV projection's heads in each of Q, K and V), end to end; the bias cut
+/// as the columns, held only by the slice that starts a row split.
+WeightSlice feature_cut_weights(ParallelFor& parallel, const Graph& graph, NodeId id, uint64_t seed,
+                                const std::vector<ParamTensor>& params, const FeatureCut& cut) {
+  const int64_t inputs = params[kWeight].shape.at(0);
+  const int64_t units = params[kWeight].shape.at(1);
+  const Range rows = cut.rows ? cut.range : Range{0, inputs};
+  const int64_t width = cut.rows ? units : cut.count(units);
+  const int64_t block = units / cut.blocks;
+  const auto column = [&](int64_t c) {
+    if (cut.rows) return c;
+    return (c / cut.range.size()) * block + cut.range.begin + c % cut.range.size();
+  };
+  WeightSlice weights;
+  weights.tensors.resize(params.size());
+  weights.tensors[kWeight] =
+      gather(parallel, ParamElements(graph, id, kWeight, seed), rows, units, width, column);
+  if (params.size() > kBias && (!cut.rows || cut.range.begin == 0)) {
+    weights.tensors[kBias] = gather(parallel, ParamElements(graph, id, kBias, seed), {0, 1}, 0, width, column);
+  }
+  return weights;
+}
+
 }  // namespace
 
 int64_t WeightSlice::bytes() const {
@@ -43,6 +69,7 @@ WeightSlice materialise_weights(const Graph& graph, NodeId id, const Slice& slic
   if (params.empty()) return weights;
   const auto elements = [&](int tensor) { return ParamElements(graph, id, tensor, seed); };
   const Range out = slice.out;
+  if (!slice.features.whole()) return feature_cut_weights(parallel, graph, id, seed, params, slice.features);
   weights.tensors.resize(params.size());
   if (const auto range_of = op_def(node.kind).param_range) {
     // 1-D tensors, each a range of its elements (a normalization's gamma and beta).
@@ -101,7 +128,7 @@ std::shared_ptr<WeightSlice> WeightStore::get_mutable(const Value& params) {
   SPLITSCOPE_CHECK(params.role == ValueRole::kParameter, fmt::format("value {} holds no weights", params.id));
   auto found = slices_.find(params.id);
   if (found != slices_.end()) return found->second;
-  const Slice slice{{0, 1}, params.channels, params.reduce};  // the rows do not matter to weights
+  const Slice slice{{0, 1}, params.channels, params.reduce, params.features};  // the rows do not matter to weights
   auto weights = std::make_shared<WeightSlice>(materialise_weights(graph_, params.node, slice, seed_, parallel_));
   const StoredFormats formats = stored_formats(precision_);
   // Masters are for the update: an inference run at amp keeps none (the plan counts none).

@@ -183,7 +183,7 @@ class Compiler {
     const Range out = params.channels;
     if (const auto range_of = op_def(node.kind).param_range) {
       // A 1-D tensor, the range its definition gives (a normalization's gamma and beta).
-      const Range elements = range_of(node, Slice{{0, 1}, params.channels, params.reduce}, tensor);
+      const Range elements = range_of(node, Slice{{0, 1}, params.channels, params.reduce, params.features}, tensor);
       const int64_t length = element_count(tensors[static_cast<size_t>(tensor)].shape);
       return WeightGather{node.param_key, tensor, scale, {0, 1}, length, {elements},
                           tensors[static_cast<size_t>(tensor)].offset};

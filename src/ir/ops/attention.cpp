@@ -4,7 +4,8 @@
 // (the output) are dense layers. A product kind: 4·T²·H FLOPs a sample (two
 // batched products per head), priced as heads × 2 GEMMs of T×T×d; bytes:
 // reads Q, K, V once, writes the context (the T×T probabilities stay on chip,
-// as a fused kernel keeps them). Sliced by samples only.
+// as a fused kernel keeps them). Sliced by samples and, for the tensor
+// strategy, by heads (Slice::features: its heads' Q, K, V in, their context out).
 #include <fmt/format.h>
 
 #include "ir/gradient_builder.hpp"
@@ -15,23 +16,23 @@ namespace splitscope {
 namespace attention_op {
 
 SliceCost cost(const OpNode& node, const Slice& slice) {
-  const attention_rules::AttentionDims d = attention_rules::dims(node);
+  const attention_rules::AttentionDims d = attention_rules::slice_dims(node, slice);
   SliceCost c;
   c.flops = slice.batch.size() * attention_rules::forward_flops_per_sample(d);
-  c.bytes_read = slice.batch.size() * element_count(node.input_shapes.at(0)) * op_rules::kFloat;
+  c.bytes_read = slice.batch.size() * d.positions * 3 * d.features * op_rules::kFloat;
   c.bytes_written = op_rules::output_bytes(node, slice);
   return c;
 }
 
 std::string signature(const OpNode& node, const Slice& slice) {
-  const attention_rules::AttentionDims d = attention_rules::dims(node);
+  const attention_rules::AttentionDims d = attention_rules::slice_dims(node, slice);
   return fmt::format("attention:b{}:t{}:h{}:d{}{}", slice.batch.size(), d.positions, d.heads, d.head_features,
                      node.attrs.causal ? ":causal" : "");
 }
 
 /// Per sample and head: Q·Kᵀ (T×d by d×T) and P·V (T×T by T×d), both 2·T·T·d FLOPs.
 GemmDims gemm(const OpNode& node, const Slice& slice) {
-  const attention_rules::AttentionDims d = attention_rules::dims(node);
+  const attention_rules::AttentionDims d = attention_rules::slice_dims(node, slice);
   return GemmDims{d.positions, d.positions, d.head_features, 2 * d.heads * slice.batch.size()};
 }
 
@@ -55,6 +56,8 @@ const OpDef& attention_def() {
     d.cost = attention_op::cost;
     d.input_channels = op_rules::all_channels;
     d.signature = attention_op::signature;
+    d.input_features = [](const OpNode&, const Slice& slice, int) { return attention_rules::qkv_features(slice); };
+    d.output_features = [](const OpNode&, const Slice& slice) { return attention_rules::context_features(slice); };
     d.gemm = attention_op::gemm;
     d.gradient = attention_op::gradient;
     // Scores, softmax (with the mask), context: three kernels, as an unfused PyTorch runs it.

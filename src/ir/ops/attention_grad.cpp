@@ -12,22 +12,22 @@ namespace splitscope {
 namespace attention_grad_op {
 
 SliceCost cost(const OpNode& node, const Slice& slice) {
-  const attention_rules::AttentionDims d = attention_rules::dims(node);
+  const attention_rules::AttentionDims d = attention_rules::slice_dims(node, slice);
   SliceCost c;
   c.flops = slice.batch.size() * 5 * attention_rules::forward_flops_per_sample(d) / 2;
   c.bytes_written = op_rules::output_bytes(node, slice);
-  c.bytes_read = c.bytes_written + slice.batch.size() * element_count(node.input_shapes.at(1)) * op_rules::kFloat;
+  c.bytes_read = c.bytes_written + slice.batch.size() * d.positions * d.features * op_rules::kFloat;
   return c;
 }
 
 std::string signature(const OpNode& node, const Slice& slice) {
-  const attention_rules::AttentionDims d = attention_rules::dims(node);
+  const attention_rules::AttentionDims d = attention_rules::slice_dims(node, slice);
   return fmt::format("attention_grad:b{}:t{}:h{}:d{}{}", slice.batch.size(), d.positions, d.heads, d.head_features,
                      node.attrs.causal ? ":causal" : "");
 }
 
 GemmDims gemm(const OpNode& node, const Slice& slice) {
-  const attention_rules::AttentionDims d = attention_rules::dims(node);
+  const attention_rules::AttentionDims d = attention_rules::slice_dims(node, slice);
   return GemmDims{d.positions, d.positions, d.head_features, 5 * d.heads * slice.batch.size()};
 }
 
@@ -43,6 +43,10 @@ const OpDef& attention_grad_def() {
     d.cost = attention_grad_op::cost;
     d.input_channels = op_rules::all_channels;
     d.signature = attention_grad_op::signature;
+    d.input_features = [](const OpNode&, const Slice& slice, int slot) {
+      return slot == 0 ? attention_rules::qkv_features(slice) : attention_rules::context_features(slice);
+    };
+    d.output_features = [](const OpNode&, const Slice& slice) { return attention_rules::qkv_features(slice); };
     d.gemm = attention_grad_op::gemm;
     d.device_calls = [](const OpNode&, const Slice&, bool) { return 6; };
     return d;

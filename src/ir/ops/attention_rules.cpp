@@ -13,6 +13,24 @@ AttentionDims dims(const OpNode& node) {
   return d;
 }
 
+AttentionDims slice_dims(const OpNode& node, const Slice& slice) {
+  AttentionDims d = dims(node);
+  if (slice.features.whole()) return d;
+  d.features = slice.features.range.size();
+  d.heads = d.features / d.head_features;
+  return d;
+}
+
+FeatureCut qkv_features(const Slice& slice) {
+  if (slice.features.whole()) return {};
+  return FeatureCut{slice.features.range, 3, false};
+}
+
+FeatureCut context_features(const Slice& slice) {
+  if (slice.features.whole()) return {};
+  return FeatureCut{slice.features.range, 1, false};
+}
+
 int64_t forward_flops_per_sample(const AttentionDims& d) { return 4 * d.positions * d.positions * d.features; }
 
 }  // namespace splitscope::attention_rules

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "ir/op.hpp"
+#include "ir/slice.hpp"
 
 namespace splitscope::attention_rules {
 
@@ -23,6 +24,12 @@ struct AttentionDims {
 
 /// Sizes of a forward attention op or its gradient (whose output is the forward's input).
 AttentionDims dims(const OpNode& node);
+/// The sizes a slice works on: a feature-cut slice (the head-wise split)
+/// holds features [h0·d, h1·d) of the context, so heads h0..h1-1.
+AttentionDims slice_dims(const OpNode& node, const Slice& slice);
+/// Its Q | K | V (three blocks) and its context (one) of a feature-cut slice.
+FeatureCut qkv_features(const Slice& slice);
+FeatureCut context_features(const Slice& slice);
 
 /// FLOPs of one sample's forward pass: the scores Q·Kᵀ and the context P·V,
 /// each 2·T·T·d per head, so 4·T²·H. A causal mask is counted as the full

@@ -69,7 +69,7 @@ std::vector<ParamTensor> gradient_params(const OpNode& node) {
 }
 
 Slice gradient_param_slice(const OpNode& node, const Slice& slice) {
-  return Slice{slice.batch, gradient_units(node, slice), {0, node.attrs.cell_inputs}};
+  return Slice{slice.batch, gradient_units(node, slice), {0, node.attrs.cell_inputs}, {}};
 }
 
 Slice gradient_from_forward(const OpNode& node, const Slice& forward) {

@@ -69,7 +69,7 @@ std::vector<ParamTensor> params(const OpNode& node) {
 
 /// The forward slice's weights: its filters, all of their input channels.
 Slice param_slice(const OpNode& node, const Slice& slice) {
-  return Slice{slice.batch, slice.reduce, {0, channels_of(node)}};
+  return Slice{slice.batch, slice.reduce, {0, channels_of(node)}, {}};
 }
 
 /// Per sample and touched group: columns [patch × pixels] = W_gᵀ [patch × its filters] · dZ_g [its filters × pixels].
@@ -88,7 +88,7 @@ Slice from_forward(const OpNode& node, const Slice& forward) {
   const Range channels = whole_groups(forward.out, filters_per_group(node))
                              ? group_channels(forward.out, filters_per_group(node), in_per_group(node))
                              : Range{0, channels_of(node)};
-  return Slice{forward.batch, channels, forward.out};
+  return Slice{forward.batch, channels, forward.out, {}};
 }
 
 }  // namespace conv2d_grad_input_op

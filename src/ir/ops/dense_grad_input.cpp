@@ -40,12 +40,12 @@ std::vector<ParamTensor> params(const OpNode& node) {
   return tensors;
 }
 
-Slice param_slice(const OpNode&, const Slice& slice) { return Slice{slice.batch, slice.reduce, slice.out}; }
+Slice param_slice(const OpNode&, const Slice& slice) { return Slice{slice.batch, slice.reduce, slice.out, {}}; }
 
 /// dX of the forward slice's units: a partial sum over them where the forward
 /// layer is split by units (a column split), its own input features where
 /// the forward slice is a row split.
-Slice from_forward(const OpNode&, const Slice& forward) { return Slice{forward.batch, forward.reduce, forward.out}; }
+Slice from_forward(const OpNode&, const Slice& forward) { return Slice{forward.batch, forward.reduce, forward.out, {}}; }
 
 }  // namespace dense_grad_input_op
 

@@ -1,7 +1,9 @@
 // linear: a dense layer at each position of a sequence, Y[t] = X[t]·W + b,
 // [T, in] -> [T, units] (a transformer's projections and MLP). FLOPs
 // 2·rows·T·in·units; reads X and its weights, writes Y. Sliced by samples only
-// (docs/op-table.md: the tensor split it waits for).
+// and, for the tensor strategy, by
+// features: its units (a column split) or its input features (a row split,
+// leaving partial sums), ir/feature_cut.hpp.
 #include "ir/gradient_builder.hpp"
 #include "ir/ops/linear_rules.hpp"
 #include "ir/ops/op_rules.hpp"
@@ -13,10 +15,10 @@ namespace linear_op {
 using op_rules::kFloat;
 
 SliceCost cost(const OpNode& node, const Slice& slice) {
-  const linear_rules::LinearDims d = linear_rules::dims(node);
+  const linear_rules::LinearDims d = linear_rules::slice_dims(node, slice);
   SliceCost c;
   c.flops = 2 * slice.batch.size() * d.positions * d.inputs * d.units;
-  c.param_count = linear_rules::param_count(node);
+  c.param_count = linear_rules::slice_param_count(node, slice);
   c.bytes_read = slice.batch.size() * d.positions * d.inputs * kFloat + c.param_count * kFloat;
   c.bytes_written = op_rules::output_bytes(node, slice);
   return c;
@@ -52,7 +54,12 @@ const OpDef& linear_def() {
     d.params = linear_rules::params;
     d.gradient = linear_op::gradient;
     d.param_range = linear_rules::whole_tensor;
-    d.device_calls = [](const OpNode& node, const Slice&, bool) { return node.attrs.bias ? 2 : 1; };
+    d.input_features = [](const OpNode&, const Slice& slice, int) { return linear_rules::x_features(slice); };
+    d.output_features = [](const OpNode&, const Slice& slice) { return linear_rules::y_features(slice); };
+    d.partial = linear_rules::forward_partial;
+    d.device_calls = [](const OpNode& node, const Slice& slice, bool) {
+      return linear_rules::carries_bias(node, slice) ? 2 : 1;
+    };
     return d;
   }();
   return def;

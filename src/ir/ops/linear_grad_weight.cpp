@@ -11,12 +11,12 @@ namespace linear_grad_weight_op {
 using op_rules::kFloat;
 
 SliceCost cost(const OpNode& node, const Slice& slice) {
-  const linear_rules::LinearDims d = linear_rules::dims(node);
+  const linear_rules::LinearDims d = linear_rules::slice_dims(node, slice);
   const int64_t rows = slice.batch.size() * d.positions;
   SliceCost c;
-  c.flops = 2 * rows * d.inputs * d.units + (node.attrs.bias ? rows * d.units : 0);
+  c.flops = 2 * rows * d.inputs * d.units + (linear_rules::carries_bias(node, slice) ? rows * d.units : 0);
   c.bytes_read = rows * (d.inputs + d.units) * kFloat;
-  c.bytes_written = linear_rules::param_count(node) * kFloat;
+  c.bytes_written = linear_rules::slice_param_count(node, slice) * kFloat;
   return c;
 }
 
@@ -38,8 +38,11 @@ const OpDef& linear_grad_weight_def() {
     d.gemm = linear_rules::gemm;
     d.from_forward = linear_grad_weight_op::from_forward;
     d.param_range = linear_rules::whole_tensor;
-    d.device_calls = [](const OpNode& node, const Slice&, bool adds_running_sum) {
-      return 1 + (node.attrs.bias ? 1 : 0) + (adds_running_sum ? 1 : 0);
+    d.input_features = [](const OpNode&, const Slice& slice, int slot) {
+      return slot == 0 ? linear_rules::x_features(slice) : linear_rules::y_features(slice);
+    };
+    d.device_calls = [](const OpNode& node, const Slice& slice, bool adds_running_sum) {
+      return 1 + (linear_rules::carries_bias(node, slice) ? 1 : 0) + (adds_running_sum ? 1 : 0);
     };
     return d;
   }();

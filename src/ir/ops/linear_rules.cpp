@@ -16,6 +16,43 @@ LinearDims dims(const OpNode& node) {
   return LinearDims{x.at(0), x.at(1), y.at(1)};
 }
 
+LinearDims slice_dims(const OpNode& node, const Slice& slice) {
+  LinearDims d = dims(node);
+  if (slice.features.whole()) return d;
+  if (slice.features.rows) {
+    d.inputs = slice.features.count(d.inputs);
+  } else {
+    d.units = slice.features.count(d.units);
+  }
+  return d;
+}
+
+bool carries_bias(const OpNode& node, const Slice& slice) {
+  if (!node.attrs.bias) return false;
+  return slice.features.whole() || !slice.features.rows || slice.features.range.begin == 0;
+}
+
+int64_t slice_param_count(const OpNode& node, const Slice& slice) {
+  const LinearDims d = slice_dims(node, slice);
+  return d.inputs * d.units + (carries_bias(node, slice) ? d.units : 0);
+}
+
+FeatureCut x_features(const Slice& slice) {
+  if (!slice.features.rows) return {};
+  return FeatureCut{slice.features.range, slice.features.blocks, false};
+}
+
+FeatureCut y_features(const Slice& slice) {
+  if (slice.features.rows) return {};
+  return FeatureCut{slice.features.range, slice.features.blocks, false};
+}
+
+bool forward_partial(const OpNode&, const Slice& slice) { return !slice.features.whole() && slice.features.rows; }
+
+bool grad_input_partial(const OpNode&, const Slice& slice) {
+  return !slice.features.whole() && !slice.features.rows;
+}
+
 std::vector<ParamTensor> params(const OpNode& node) {
   const LinearDims d = dims(node);
   const float bias_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d.inputs)));
@@ -35,7 +72,7 @@ int64_t param_count(const OpNode& node) {
 }
 
 GemmDims gemm(const OpNode& node, const Slice& slice) {
-  const LinearDims d = dims(node);
+  const LinearDims d = slice_dims(node, slice);
   const int64_t rows = slice.batch.size() * d.positions;
   switch (node.kind) {
     case OpKind::kLinearGradInput: return GemmDims{rows, d.inputs, d.units, 1};   // dX = dY·Wᵀ
@@ -45,7 +82,7 @@ GemmDims gemm(const OpNode& node, const Slice& slice) {
 }
 
 std::string signature(const OpNode& node, const Slice& slice) {
-  const LinearDims d = dims(node);
+  const LinearDims d = slice_dims(node, slice);
   return fmt::format("{}:b{}:t{}:k{}:n{}", to_string(node.kind), slice.batch.size(), d.positions, d.inputs, d.units);
 }
 

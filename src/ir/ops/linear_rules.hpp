@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/ops/op_def.hpp"
+#include "ir/slice.hpp"
 
 namespace splitscope::linear_rules {
 
@@ -20,6 +21,25 @@ struct LinearDims {
 
 /// From the forward op's shapes, or a backward op's (whose sequence shapes are the forward's, swapped or not).
 LinearDims dims(const OpNode& node);
+
+/// The sizes a slice works on: the forward's, with its share of the input
+/// features (a row split, FeatureCut::rows) or of the units (a column split)
+/// where it is feature-cut (ir/feature_cut.hpp).
+LinearDims slice_dims(const OpNode& node, const Slice& slice);
+/// Whether a slice carries the bias: every column slice, and of a row split
+/// only the one starting the reduction (params.hpp's slice_carries_bias).
+bool carries_bias(const OpNode& node, const Slice& slice);
+/// The weights a slice holds: in·units (+ units with the bias), sliced.
+int64_t slice_param_count(const OpNode& node, const Slice& slice);
+/// The activation features of X (the product's input, `of_input`) or of Y
+/// (its output) that a feature-cut slice touches: its cut on that side,
+/// whole on the other.
+FeatureCut x_features(const Slice& slice);
+FeatureCut y_features(const Slice& slice);
+/// A slice that sums over part of a reduction: the forward's row split, and
+/// the input gradient's column split (dX sums over the units).
+bool forward_partial(const OpNode& node, const Slice& slice);
+bool grad_input_partial(const OpNode& node, const Slice& slice);
 
 /// W [in, units] and, with a bias, b [units], as a dense layer's.
 std::vector<ParamTensor> params(const OpNode& node);

@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ir/feature_cut.hpp"
 #include "ir/graph.hpp"
 #include "ir/op.hpp"
 #include "ir/range.hpp"
@@ -103,6 +104,12 @@ struct OpDef {
   /// The channels (axis 0) of input slot `slot` that `slice` reads. An empty
   /// range means the slice does not read that slot at all.
   Range (*input_channels)(const OpNode& node, const Slice& slice, int slot) = nullptr;
+  /// The head-wise split (Slice::features, ir/feature_cut.hpp): the features
+  /// of input slot `slot` a feature-cut slice reads, and of output 0 it
+  /// writes. Null: a channel-local kind reads and writes the slice's own
+  /// features; the other kinds cannot be feature-cut.
+  FeatureCut (*input_features)(const OpNode& node, const Slice& slice, int slot) = nullptr;
+  FeatureCut (*output_features)(const OpNode& node, const Slice& slice) = nullptr;
   /// A stable key for "this slice's shape": slices with equal signatures do the
   /// same work, so a time measured for one prices them all.
   std::string (*signature)(const OpNode& node, const Slice& slice) = nullptr;

@@ -6,13 +6,15 @@
 namespace splitscope::op_rules {
 
 int64_t output_bytes(const OpNode& node, const Slice& slice) {
-  return slice.batch.size() * slice.out.size() * inner_count(node.output_shapes.at(0)) * kFloat;
+  const Shape& shape = node.output_shapes.at(0);
+  return slice.batch.size() * slice.out.size() * cut_inner_count(shape, output_features(node, slice)) * kFloat;
 }
 
 SliceCost channel_local_cost(const OpNode& node, const Slice& slice) {
   SliceCost cost;
   cost.bytes_written = output_bytes(node, slice);
-  cost.bytes_read = slice.batch.size() * slice.out.size() * inner_count(node.input_shapes.at(0)) * kFloat;
+  cost.bytes_read = slice.batch.size() * slice.out.size() *
+                    cut_inner_count(node.input_shapes.at(0), input_features(node, slice, 0)) * kFloat;
   return cost;
 }
 
@@ -24,7 +26,7 @@ Range same_channels(const OpNode&, const Slice& slice, int) { return slice.out; 
 
 std::string elements_signature(const OpNode& node, const Slice& slice) {
   return fmt::format("{}:b{}:n{}", to_string(node.kind), slice.batch.size(),
-                     slice.out.size() * inner_count(node.output_shapes.at(0)));
+                     slice.out.size() * cut_inner_count(node.output_shapes.at(0), output_features(node, slice)));
 }
 
 float weight_scale(int64_t fan_in, Activation activation) {

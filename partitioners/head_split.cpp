@@ -1,0 +1,118 @@
+#include "partitioners/head_split.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "partitioners/transformer_blocks.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope {
+namespace {
+
+/// The feature cut of each split forward op, one per device.
+using HeadCuts = std::map<NodeId, std::vector<FeatureCut>>;
+
+FeatureCut head_cut(Range range, int blocks, bool rows) { return FeatureCut{range, blocks, rows}; }
+
+/// Pass 1: the cuts of the attention blocks (by heads) and the linear pairs (by units).
+HeadCuts head_cuts(const Graph& graph, int devices) {
+  HeadCuts cuts;
+  if (devices == 1) return cuts;  // one device runs every op whole
+  for (const AttentionBlock& block : attention_blocks(graph)) {
+    const int64_t features = graph.node(block.attention).output_shapes.at(0).at(1);
+    for (const Range& range : split_evenly(features, devices)) {
+      cuts[block.qkv].push_back(head_cut(range, 3, false));
+      cuts[block.attention].push_back(head_cut(range, 1, false));
+      cuts[block.proj].push_back(head_cut(range, 1, true));
+    }
+  }
+  for (const LinearPair& pair : linear_pairs(graph)) {
+    const int64_t units = graph.node(pair.first).output_shapes.at(0).at(1);
+    for (const Range& range : split_evenly(units, devices)) {
+      cuts[pair.first].push_back(head_cut(range, 1, false));
+      for (NodeId between : pair.between) cuts[between].push_back(head_cut(range, 1, false));
+      cuts[pair.second].push_back(head_cut(range, 1, true));
+    }
+  }
+  return cuts;
+}
+
+/// Pass 2: the forward ops that feed a split op, which every device runs
+/// whole (a residual stream each device holds entire).
+std::vector<bool> replicated_forward(const Graph& graph, const HeadCuts& cuts) {
+  std::vector<bool> feeds(graph.num_nodes(), false);
+  const std::vector<NodeId> order = graph.topological_order();
+  for (auto at = order.rbegin(); at != order.rend(); ++at) {
+    const NodeId id = *at;
+    if (graph.node(id).pass != Pass::kForward) continue;
+    if (!cuts.count(id) && !feeds[id]) continue;
+    for (const auto& input : graph.inputs(id)) {
+      if (input && !cuts.count(input->node)) feeds[input->node] = true;
+    }
+  }
+  return feeds;
+}
+
+/// The forward op a node goes with: itself, or the one a backward op differentiates.
+NodeId forward_of(const OpNode& node, NodeId id) {
+  return node.pass == Pass::kBackward && node.forward >= 0 ? static_cast<NodeId>(node.forward) : id;
+}
+
+bool attention_blocks_divide(const Graph& graph, int devices) {
+  for (const AttentionBlock& block : attention_blocks(graph)) {
+    if (graph.node(block.attention).attrs.heads % devices != 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool has_attention_blocks(const Graph& graph) { return !attention_blocks(graph).empty(); }
+
+void require_head_degree(const Graph& graph, int devices) {
+  if (devices < 1) return;  // require_devices() says what is wrong with that
+  for (const AttentionBlock& block : attention_blocks(graph)) {
+    const OpNode& attention = graph.node(block.attention);
+    if (attention.attrs.heads % devices == 0) continue;
+    std::string valid;
+    for (int degree : head_degrees(graph)) valid += (valid.empty() ? "" : ", ") + std::to_string(degree);
+    throw InputError("--devices", "",
+                     "tensor splits attention by heads, and layer " + attention.name + " has " +
+                         std::to_string(attention.attrs.heads) + " heads, which " + std::to_string(devices) +
+                         " devices do not divide; use --devices " + valid);
+  }
+}
+
+std::vector<FeatureCut> head_split_cuts(const Graph& graph, NodeId node, int devices) {
+  if (devices < 1 || !attention_blocks_divide(graph, devices)) return {};
+  const HeadCuts cuts = head_cuts(graph, devices);
+  const auto cut = cuts.find(forward_of(graph.node(node), node));
+  return cut == cuts.end() ? std::vector<FeatureCut>{} : cut->second;
+}
+
+void place_head_split(const Graph& graph, int devices, PlanBuilder& builder) {
+  const HeadCuts cuts = head_cuts(graph, devices);
+  const std::vector<bool> replicated = replicated_forward(graph, cuts);
+  const Range all_rows{0, graph.batch()};
+  for (NodeId id : graph.wavefront_order()) {
+    const OpNode& node = graph.node(id);
+    if (node.kind == OpKind::kInput) continue;
+    const NodeId forward = forward_of(node, id);
+    const auto cut = cuts.find(forward);
+    if (cut != cuts.end()) {
+      // Pass 3: a split op (or its backward) runs its cut on each device.
+      for (int device = 0; device < devices; ++device) {
+        Slice slice = full_slice(node, all_rows);
+        slice.features = cut->second.at(static_cast<size_t>(device));
+        builder.place(id, 0, slice, device);
+      }
+    } else if (replicated[forward]) {
+      for (int device = 0; device < devices; ++device) builder.place(id, 0, full_slice(node, all_rows), device);
+    } else {
+      builder.place(id, 0, full_slice(node, all_rows), 0);
+    }
+  }
+}
+
+}  // namespace splitscope

@@ -1,0 +1,42 @@
+#pragma once
+/// \file
+/// `tensor` on a transformer (Megatron-LM's pattern), over t devices:
+///   1. each attention block splits by heads: device i holds heads
+///      i·h/t .. (i+1)·h/t-1, so the QKV projection is column-split along
+///      those heads' features in each of Q, K and V (a strided cut,
+///      ir/feature_cut.hpp), the attention runs on its heads alone (causal
+///      mask unchanged), and the output projection is row-split over the
+///      same features: partial sums, one all-reduce;
+///   2. each MLP (linear, gelu, linear) splits as a dense pair: the first
+///      by its units, the gelu on them, the second by rows: one all-reduce;
+///   3. what feeds a split op (embeddings, layer norms, residual adds) runs
+///      whole on every device, each on the all-reduced sums it already holds,
+///      so no other data moves forward; what nothing split follows (the final
+///      layer norm, the head, the loss) runs whole on device 0;
+///   4. training: each backward op goes beside its forward op's slices (the
+///      input gradient of a QKV column split is a partial sum: the matching
+///      all-reduce, Megatron's f; the output projection's row split gives
+///      each device its heads' gradient with no traffic, Megatron's g).
+
+#include <vector>
+
+#include "partitioners/plan_builder.hpp"
+
+namespace splitscope {
+
+/// Whether `graph` has an attention block for the head-wise split.
+bool has_attention_blocks(const Graph& graph);
+
+/// InputError unless `devices` divides every attention block's heads (the
+/// message names the layer, its heads and the degrees that do).
+void require_head_degree(const Graph& graph, int devices);
+
+/// The feature cuts the split gives `node` (a split op or the backward op of
+/// one), one per device; empty for an op that runs whole. What calibration
+/// times of these slices (op_samples.hpp).
+std::vector<FeatureCut> head_split_cuts(const Graph& graph, NodeId node, int devices);
+
+/// Places every op of `graph` on devices 0 .. devices-1 as above.
+void place_head_split(const Graph& graph, int devices, PlanBuilder& builder);
+
+}  // namespace splitscope

@@ -1,0 +1,175 @@
+// `tensor` on transformers (partitioners/head_split.hpp) on the cpu backend:
+// the forward output, the losses and outputs of three training steps, and
+// every weight's gradient after one step equal `single`'s, for t = 2 and 4.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "exec/cpu/cpu_executor.hpp"
+#include "exec/cpu/kernels/parallel_for.hpp"
+#include "exec/cpu/plan_tasks.hpp"
+#include "exec/cpu/value_buffers.hpp"
+#include "exec/cpu/weight_slices.hpp"
+#include "exec/output_compare.hpp"
+#include "exec/training_run.hpp"
+#include "ir/params.hpp"
+#include "ir/training.hpp"
+#include "naive_reference.hpp"
+#include "partitioners/partitioner.hpp"
+#include "partitioners/plan_check.hpp"
+#include "training_support.hpp"
+
+namespace splitscope {
+namespace tensor_heads_test {
+namespace {
+
+constexpr uint64_t kHeadsSeed = 5;
+
+// gpt-small's block with 4 causal heads (gpt-small itself has 2), so that t = 4 splits it too.
+const char* kFourHeadGpt = R"({"name": "gpt-4heads", "batch": 3, "input": [6], "layers": [
+    {"type": "embedding", "name": "wte", "vocab": 11, "features": 16, "positions": true},
+    {"type": "layer_norm", "name": "ln_1"},
+    {"type": "linear", "name": "qkv", "units": 48},
+    {"type": "attention", "name": "attn", "heads": 4, "causal": true},
+    {"type": "linear", "name": "proj", "units": 16},
+    {"type": "add", "name": "attn_add", "inputs": ["wte", "proj"]},
+    {"type": "layer_norm", "name": "ln_2"},
+    {"type": "linear", "name": "fc", "units": 64},
+    {"type": "gelu", "name": "gelu"},
+    {"type": "linear", "name": "mlp_proj", "units": 16},
+    {"type": "add", "name": "mlp_add", "inputs": ["attn_add", "mlp_proj"]},
+    {"type": "layer_norm", "name": "ln_f"},
+    {"type": "linear", "name": "lm_head", "units": 11, "bias": false}]})";
+
+std::shared_ptr<const Graph> training_of(const std::shared_ptr<const Graph>& forward) {
+  Optimizer optimizer;
+  optimizer.learning_rate = 0.05;
+  optimizer.momentum = 0.9;
+  return std::make_shared<const Graph>(training_graph(*forward, optimizer));
+}
+
+Plan partition(const std::shared_ptr<const Graph>& graph, const std::string& strategy, int devices) {
+  PartitionOptions options;
+  options.devices = devices;
+  Plan plan = make_partitioner(strategy)->partition(graph, options);
+  check(plan);
+  return plan;
+}
+
+std::vector<std::pair<std::shared_ptr<const Graph>, int>> cases() {
+  const auto gpt = testing_support::zoo_graph("gpt-small");
+  const auto bert = testing_support::zoo_graph("bert-small");
+  const auto four = testing_support::graph_from_json(kFourHeadGpt);
+  return {{gpt, 2}, {bert, 2}, {bert, 4}, {four, 2}, {four, 4}};
+}
+
+TEST(TensorHeads, ForwardEqualsSingle) {
+  for (const auto& [graph, devices] : cases()) {
+    RunOptions run;
+    run.seed = kHeadsSeed;
+    const HostTensor single = CpuExecutor().run(partition(graph, "single", 1), run).output;
+    const HostTensor split = CpuExecutor().run(partition(graph, "tensor", devices), run).output;
+    EXPECT_LE(compare_outputs(split, single).max_relative_error, 1e-5) << graph->model().name << " t=" << devices;
+  }
+}
+
+TEST(TensorHeads, TrainsStepForStepWithSingle) {
+  for (const auto& [forward, devices] : cases()) {
+    const auto training = training_of(forward);
+    const auto train = [&](const std::string& strategy, int count) {
+      CpuExecutor executor;
+      RunOptions run;
+      run.seed = kHeadsSeed;
+      const RunResult result = run_training_steps(executor, partition(training, strategy, count), run, 3);
+      return testing_support::TrainedRun{result.losses, result.output};
+    };
+    testing_support::expect_same_training(train("tensor", devices), train("single", 1),
+                                          forward->model().name + " t=" + std::to_string(devices));
+  }
+}
+
+/// The gradient of each weight after one step, in each weight set's own
+/// layout (params.hpp), by (param_key, tensor): a feature-cut gradient
+/// written back where its elements lie in the whole tensor; replicas (the
+/// layer norms every device runs) each checked against the others.
+std::map<std::pair<int, int>, std::vector<float>> gradients_after_one_step(const Plan& plan) {
+  SerialFor serial;
+  ValueBuffers buffers(plan);
+  WeightStore weights(*plan.graph, kHeadsSeed, serial);
+  fill_network_inputs(plan, kHeadsSeed, buffers);
+  PlanTasks tasks = build_plan_tasks(plan, buffers, weights);
+  TaskContext context{serial};
+  for (int t = 0; t < tasks.graph.size(); ++t) tasks.graph.task(t).work(context);
+  std::map<std::pair<int, int>, std::vector<float>> whole;
+  for (const PlanOp& op : plan.ops) {
+    if (op.role != OpRole::kUpdate) continue;
+    const Value& params = plan.value(op.params);
+    const OpNode& node = plan.graph->node(params.node);
+    const std::vector<ParamTensor> tensors = param_tensors(*plan.graph, params.node);
+    const ConstChannelBlock block = std::as_const(buffers).block(op.inputs.at(0));
+    const FeatureCut& cut = params.features;
+    int64_t at = 0;
+    for (size_t t = 0; t < tensors.size(); ++t) {
+      const int64_t count = element_count(tensors[t].shape);
+      std::vector<float>& out = whole[{node.param_key, static_cast<int>(t)}];
+      if (out.empty()) out.assign(static_cast<size_t>(count), std::nanf(""));
+      if (cut.whole()) {
+        for (int64_t e = 0; e < count; ++e) {
+          const float value = block.data[at + e];
+          float& slot = out[static_cast<size_t>(e)];
+          if (!std::isnan(slot)) {
+            EXPECT_EQ(slot, value) << node.name << ": replicas disagree";
+          }
+          slot = value;
+        }
+        at += count;
+        continue;
+      }
+      // Linear: W [in, units], b [units]; a row cut holds W's rows (and b
+      // where it starts at 0), a column cut its columns in each block.
+      const bool weight = t == static_cast<size_t>(kWeight);
+      if (!weight && cut.rows && cut.range.begin != 0) continue;
+      const int64_t units = tensors[t].shape.back();
+      const int64_t in = weight ? tensors[t].shape.at(0) : 1;
+      const Range rows = weight && cut.rows ? cut.range : Range{0, in};
+      const int64_t width = cut.rows ? units : cut.count(units);
+      const int64_t block_width = units / cut.blocks;
+      for (int64_t r = 0; r < rows.size(); ++r) {
+        for (int64_t c = 0; c < width; ++c) {
+          const int64_t column =
+              cut.rows ? c : (c / cut.range.size()) * block_width + cut.range.begin + c % cut.range.size();
+          out[static_cast<size_t>((rows.begin + r) * units + column)] = block.data[at + r * width + c];
+        }
+      }
+      at += rows.size() * width;
+    }
+    EXPECT_EQ(at, block.floats()) << node.name;
+  }
+  return whole;
+}
+
+TEST(TensorHeads, GradientsAfterOneStepEqualSingle) {
+  for (const auto& [forward, devices] : cases()) {
+    const auto training = training_of(forward);
+    const auto single = gradients_after_one_step(partition(training, "single", 1));
+    const auto split = gradients_after_one_step(partition(training, "tensor", devices));
+    ASSERT_EQ(split.size(), single.size());
+    for (const auto& [key, expected] : single) {
+      const std::vector<float>& got = split.at(key);
+      ASSERT_EQ(got.size(), expected.size());
+      for (size_t e = 0; e < got.size(); ++e) {
+        EXPECT_NEAR(got[e], expected[e], 1e-5 * std::max(1.0f, std::abs(expected[e])))
+            << forward->model().name << " t=" << devices << " weight set " << key.first << " tensor " << key.second
+            << " element " << e;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tensor_heads_test
+}  // namespace splitscope

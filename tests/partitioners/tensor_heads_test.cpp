@@ -1,0 +1,134 @@
+// `tensor` on a transformer (partitioners/head_split.hpp): Megatron's split
+// of one block by heads, its FLOPs and its all-reduces counted by hand, and
+// the head counts it refuses.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "ir/training.hpp"
+#include "partitioners/partitioner.hpp"
+#include "partitioners/plan_check.hpp"
+#include "plan_test_support.hpp"
+#include "util/errors.hpp"
+
+namespace splitscope::testing {
+namespace tensor_heads_test {
+namespace {
+
+// One GPT block whose residual stream is the output: B 2, T 8, H 16, 4 heads, MLP 64.
+const char* kOneBlock = R"({"name": "one-block", "batch": 2, "input": [8], "layers": [
+    {"type": "embedding", "name": "wte", "vocab": 10, "features": 16, "positions": true},
+    {"type": "layer_norm", "name": "ln_1"},
+    {"type": "linear", "name": "qkv", "units": 48},
+    {"type": "attention", "name": "attn", "heads": 4, "causal": true},
+    {"type": "linear", "name": "proj", "units": 16},
+    {"type": "add", "name": "attn_add", "inputs": ["wte", "proj"]},
+    {"type": "layer_norm", "name": "ln_2"},
+    {"type": "linear", "name": "fc", "units": 64},
+    {"type": "gelu", "name": "gelu"},
+    {"type": "linear", "name": "mlp_proj", "units": 16},
+    {"type": "add", "name": "mlp_add", "inputs": ["attn_add", "mlp_proj"]}]})";
+
+constexpr int64_t kB = 2, kT = 8, kH = 16;
+
+/// Each device's FLOPs on each forward node.
+std::map<std::string, std::vector<int64_t>> flops_by_node(const Plan& plan) {
+  std::map<std::string, std::vector<int64_t>> flops;
+  for (const PlanOp& op : plan.ops) {
+    if (op.role != OpRole::kCompute) continue;
+    auto& row = flops[plan.graph->node(op.node).name];
+    row.resize(static_cast<size_t>(plan.devices), -1);
+    row[static_cast<size_t>(op.device)] = std::max<int64_t>(row[static_cast<size_t>(op.device)], 0) + op.flops;
+  }
+  return flops;
+}
+
+TEST(TensorHeads, EachDeviceDoesOneTthOfEverySplitProduct) {
+  const std::map<std::string, int64_t> whole{
+      {"qkv", 2 * kB * kT * kH * 3 * kH},      // 24576
+      {"attn", 4 * kB * kT * kT * kH},         // 8192: Q·Kᵀ and P·V
+      {"proj", 2 * kB * kT * kH * kH},         // 8192
+      {"fc", 2 * kB * kT * kH * 4 * kH},       // 32768
+      {"mlp_proj", 2 * kB * kT * 4 * kH * kH}  // 32768
+  };
+  for (int t : {2, 4}) {
+    const Plan plan = make_plan(graph_from_text(kOneBlock), "tensor", t);
+    check(plan);
+    const auto flops = flops_by_node(plan);
+    for (const auto& [name, total] : whole) {
+      for (int device = 0; device < t; ++device) {
+        EXPECT_EQ(flops.at(name).at(static_cast<size_t>(device)), total / t) << name << " t=" << t << " device " << device;
+      }
+    }
+    // What feeds the split runs whole on every device: the same work everywhere.
+    for (const char* name : {"wte", "ln_1", "attn_add", "ln_2"}) {
+      for (int device = 0; device < t; ++device) {
+        EXPECT_EQ(flops.at(name).at(static_cast<size_t>(device)), flops.at(name).at(0)) << name;
+      }
+    }
+    // The last add feeds no split op (it is the output): device 0 alone.
+    for (int device = 1; device < t; ++device) EXPECT_EQ(flops.at("mlp_add").at(static_cast<size_t>(device)), -1);
+    EXPECT_EQ(whole.at("qkv") / t + whole.at("attn") / t + whole.at("proj") / t + whole.at("fc") / t +
+                  whole.at("mlp_proj") / t,
+              106496 / t);
+  }
+}
+
+TEST(TensorHeads, OneAllReducePerHalfBlockForwardAndBackward) {
+  const int64_t activation_bytes = kB * kT * kH * 4;  // 1 KiB: the residual stream, float32
+  for (int t : {2, 4}) {
+    const Plan forward = make_plan(graph_from_text(kOneBlock), "tensor", t);
+    EXPECT_EQ(count_collectives(forward, CollectiveKind::kAllReduce), 2) << t;
+    EXPECT_EQ(count_ops(forward, OpRole::kTransfer), 0) << t;
+    for (const PlanOp& op : forward.ops) {
+      if (op.role != OpRole::kCollective) continue;
+      EXPECT_EQ(op.payload_bytes, activation_bytes);
+      EXPECT_EQ(op.bytes_moved, 2 * (t - 1) * activation_bytes);  // the ring's 2(t-1)/t per device
+      EXPECT_EQ(static_cast<int>(op.participants.size()), t);
+    }
+    // Training: the matching all-reduce of the input gradient before the QKV
+    // projection and before the MLP (Megatron's f); the loss runs on device 0,
+    // which sends its gradient of the output to each other device.
+    const auto training = std::make_shared<const Graph>(training_graph(*graph_from_text(kOneBlock), Optimizer{}));
+    const Plan train = make_plan(training, "tensor", t);
+    check(train);
+    EXPECT_EQ(count_collectives(train, CollectiveKind::kAllReduce), 4) << t;
+    EXPECT_EQ(count_collectives(train, CollectiveKind::kAllGather), 0) << t;
+    EXPECT_EQ(count_collectives(train, CollectiveKind::kConcat), 0) << t;
+    EXPECT_EQ(count_ops(train, OpRole::kTransfer), t - 1) << t;
+    std::vector<std::string> reduced;
+    for (const PlanOp& op : train.ops) {
+      if (op.role == OpRole::kTransfer) {
+        EXPECT_EQ(op.bytes_moved, activation_bytes);
+      }
+      if (op.role != OpRole::kCollective) continue;
+      reduced.push_back(train.graph->node(op.node).name);
+      EXPECT_EQ(op.payload_bytes, activation_bytes);
+      EXPECT_EQ(op.bytes_moved, 2 * (t - 1) * activation_bytes);
+    }
+    EXPECT_EQ(reduced, (std::vector<std::string>{"proj", "mlp_proj", "fc/grad_input", "qkv/grad_input"}));
+  }
+}
+
+TEST(TensorHeads, RefusesHeadCountsTheDevicesDoNotDivide) {
+  // gpt-small's blocks have 2 heads.
+  const auto graph = zoo_graph("gpt-small");
+  PartitionOptions options;
+  options.devices = 4;
+  try {
+    (void)make_partitioner("tensor")->partition(graph, options);
+    FAIL() << "4 devices split 2 heads";
+  } catch (const InputError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("layer h0_attn has 2 heads"), std::string::npos) << message;
+    EXPECT_NE(message.find("use --devices 1, 2"), std::string::npos) << message;
+  }
+  EXPECT_FALSE(make_partitioner("tensor")->applies(*graph, 4));
+  EXPECT_TRUE(make_partitioner("tensor")->applies(*graph, 2));
+  EXPECT_FALSE(make_partitioner("tensor")->applies(*zoo_graph("bert-small"), 3));
+}
+
+}  // namespace
+}  // namespace tensor_heads_test
+}  // namespace splitscope::testing
