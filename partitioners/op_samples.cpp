@@ -108,7 +108,7 @@ Plan replicated_op_plan(const OpSample& sample, int copies, int runs_per_device,
   plan.devices = copies;
   plan.graph = sample.graph;
   int device = 0;
-  auto add_value = [&](NodeId of, int output, Range channels, int producer) {
+  auto add_value = [&](NodeId of, int output, Range channels, FeatureCut features, int producer) {
     Value value;
     value.id = static_cast<int>(plan.values.size());
     value.device = device;
@@ -116,6 +116,7 @@ Plan replicated_op_plan(const OpSample& sample, int copies, int runs_per_device,
     value.output = output;
     value.batch = sample.slice.batch;
     value.channels = channels;
+    value.features = features;  // a head-wise slice's cut of the last axis (ir/feature_cut.hpp)
     value.producer = producer;
     value.bytes = value_bytes(graph, value);
     plan.values.push_back(value);
@@ -132,7 +133,8 @@ Plan replicated_op_plan(const OpSample& sample, int copies, int runs_per_device,
         continue;
       }
       const Range needed = needed_input_channels(graph, sample.node, sample.slice, static_cast<int>(slot));
-      const int id = add_value(sources[slot]->node, sources[slot]->output, needed, -1);
+      const int id = add_value(sources[slot]->node, sources[slot]->output, needed,
+                               needed_input_features(graph, sample.node, sample.slice, static_cast<int>(slot)), -1);
       inputs.push_back(id);
       plan.inputs.push_back(id);
     }
@@ -147,7 +149,8 @@ Plan replicated_op_plan(const OpSample& sample, int copies, int runs_per_device,
       op.slice = sample.slice;
       op.inputs = inputs;
       for (size_t output = 0; output < node.output_shapes.size(); ++output) {
-        const int id = add_value(sample.node, static_cast<int>(output), sample.slice.out, op.id);
+        const int id = add_value(sample.node, static_cast<int>(output), sample.slice.out,
+                                 output == 0 ? output_features(node, sample.slice) : FeatureCut{}, op.id);
         op.outputs.push_back(id);
         plan.outputs.push_back(id);
       }
