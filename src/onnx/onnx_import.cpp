@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
+#include <optional>
 #include <memory>
 #include <unordered_map>
 
@@ -56,7 +58,7 @@ void check_model_structure(const ::onnx::ModelProto& model, const OnnxImportStat
     for (const auto& node : graph.node()) {
       where = "node '" + onnx_printable(node.name()) + "' (" + onnx_printable(node.op_type()) + ")";
       const auto version = opsets.find(node.domain());
-      // An op without a schema here is refused by name when its node is mapped.
+      // An op without a schema is refused below, before shape inference.
       if (version != opsets.end() &&
           ::onnx::OpSchemaRegistry::Schema(node.op_type(), version->second, node.domain()) != nullptr) {
         ::onnx::checker::check_node(node, context, scope);
@@ -71,6 +73,52 @@ void check_model_structure(const ::onnx::ModelProto& model, const OnnxImportStat
     while (what.find("  ") != std::string::npos) what.replace(what.find("  "), 2, " ");
     throw InputError(state.path, where, "is not valid ONNX (onnx.checker: " + onnx_printable(what) +
                                             "); export the model again");
+  }
+  // An op ONNX has no definition of at the file's opset: its outputs get no type, and ONNX 1.12's shape
+  // inference of the ops reading them dereferences the missing type (a GRU after a misspelt Transpose
+  // crashed it: found by fuzz-smoke). Refused by name here, before inference.
+  for (const auto& node : model.graph().node()) {
+    const std::string key = node.domain() == "ai.onnx" ? "" : node.domain();  // the default domain's two names
+    auto version = opsets.find(key);
+    if (version == opsets.end() && key.empty()) version = opsets.find("ai.onnx");
+    if (version == opsets.end() || ::onnx::OpSchemaRegistry::Schema(node.op_type(), version->second, key) == nullptr) {
+      const std::string domain = node.domain().empty() ? "ai.onnx" : onnx_printable(node.domain());
+      throw InputError(state.path, "node '" + onnx_printable(node.name()) + "' (" + onnx_printable(node.op_type()) + ")",
+                       "op type " + onnx_printable(node.op_type()) + " has no definition in domain " + domain +
+                           (version == opsets.end() ? " (the file imports no opset of it)"
+                                                    : " at opset " + std::to_string(version->second)) +
+                           "; splitscope maps " + onnx_covered_op_list() + " (docs/onnx.md)");
+    }
+  }
+  // A convolution or pool whose window attributes or filters disagree with each other on the spatial axes:
+  // ONNX 1.12's convPoolShapeInference indexes past them (SIGSEGV, found by fuzz-smoke). Checked where the
+  // filters are stored and the input is the graph's, the two ranks known before inference.
+  std::map<std::string, int> known_ranks;
+  for (const auto& tensor : model.graph().initializer()) known_ranks[tensor.name()] = tensor.dims_size();
+  for (const auto& input : model.graph().input()) {
+    if (input.type().tensor_type().has_shape()) known_ranks[input.name()] = input.type().tensor_type().shape().dim_size();
+  }
+  static const std::set<std::string> windowed{"Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool"};
+  for (const auto& node : model.graph().node()) {
+    if (!windowed.count(node.op_type())) continue;
+    const std::string where = "node '" + onnx_printable(node.name()) + "' (" + onnx_printable(node.op_type()) + ")";
+    std::optional<int> spatial;  // the spatial axes the first known rank says
+    const auto agree = [&](int axes, const std::string& what) {
+      if (!spatial) spatial = axes;
+      if (axes != *spatial) {
+        throw InputError(state.path, where, what + " gives " + std::to_string(axes) + " spatial axes where another of " +
+                                                "its inputs or attributes gives " + std::to_string(*spatial) +
+                                                "; export the model again");
+      }
+    };
+    for (int slot = 0; slot < std::min(node.input_size(), 2); ++slot) {
+      const auto rank = known_ranks.find(node.input(slot));
+      if (rank != known_ranks.end()) agree(rank->second - 2, slot == 0 ? "its input's rank" : "its filters' rank");
+    }
+    for (const char* name : {"kernel_shape", "strides", "dilations"}) {
+      if (const auto* attribute = onnx_attribute(node, name)) agree(attribute->ints_size(), name);
+    }
+    if (const auto* pads = onnx_attribute(node, "pads")) agree(pads->ints_size() / 2, "pads");
   }
   for (const auto& node : model.graph().node()) {
     if (const auto* perm = onnx_attribute(node, "perm")) {

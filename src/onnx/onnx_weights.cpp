@@ -190,7 +190,10 @@ std::vector<std::vector<float>> OnnxWeights::convert(const OnnxLayerWeights& lay
 }
 
 std::string onnx_weights_problem(const ::onnx::ModelProto& model, const std::map<std::string, OnnxLayerWeights>& layers) {
-  for (const auto& [layer, weights] : layers) {
+  // Named members, not a structured binding: clang 14 (scripts/fuzz) refuses lambdas that capture those.
+  for (const auto& entry : layers) {
+    const std::string& layer = entry.first;
+    const OnnxLayerWeights& weights = entry.second;
     for (const std::string& name : weights.tensors) {
       if (name.empty()) continue;
       const ::onnx::TensorProto* tensor = find_tensor(model, name);
