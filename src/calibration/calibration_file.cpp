@@ -254,12 +254,14 @@ CalibrationResult parse_document(const json& doc, const std::string& source) {
   }
   if (top.has("kernel_passes")) result.kernel_passes = parse_kernel_passes(top);
   result.last_level_cache_bytes = top.optional_integer("last_level_cache_bytes", 0, 0, int64_t{1} << 50);
+  result.effective_cache_bytes = top.optional_integer("effective_cache_bytes", 0, 0, int64_t{1} << 50);
   if (top.has("weight_stream")) {
     each_element(top, "weight_stream", "weights streamed from memory", [&](const JsonFields& entry) {
-      entry.allow_only({"threads", "running", "bytes_per_second"}, "a weight stream rate");
+      entry.allow_only({"threads", "running", "rows", "bytes_per_second"}, "a weight stream rate");
       WeightStreamTime time;
       time.threads = static_cast<int>(entry.integer("threads", "the pool device's threads", 1, 1 << 16));
       time.running = static_cast<int>(entry.integer("running", "devices streaming at once", 1, 1 << 16));
+      time.rows = entry.optional_integer("rows", 8, 1, int64_t{1} << 20);
       time.bytes_per_second = entry.number("bytes_per_second", "weights from memory", NumberRule::kPositive);
       result.weight_stream.push_back(time);
     });
@@ -355,10 +357,14 @@ std::string calibration_to_json(const CalibrationResult& result) {
     }
   }
   if (result.last_level_cache_bytes > 0) document["last_level_cache_bytes"] = result.last_level_cache_bytes;  // cpu
+  if (result.effective_cache_bytes > 0) document["effective_cache_bytes"] = result.effective_cache_bytes;  // cpu
   if (!result.weight_stream.empty()) {  // cpu only
     json stream = json::array();
     for (const WeightStreamTime& time : result.weight_stream) {
-      stream.push_back({{"threads", time.threads}, {"running", time.running}, {"bytes_per_second", time.bytes_per_second}});
+      stream.push_back({{"threads", time.threads},
+                        {"running", time.running},
+                        {"rows", time.rows},
+                        {"bytes_per_second", time.bytes_per_second}});
     }
     document["weight_stream"] = stream;
   }

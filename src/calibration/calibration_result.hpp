@@ -107,14 +107,16 @@ struct KernelPassTimes {
   bool measured() const { return !im2col.empty(); }
 };
 
-/// cpu: a product of few rows streaming its weights from memory (B of
-/// (8, 4096, 1024) products, each call on another B of a set several times
+/// cpu: a product of `rows` rows streaming its weights from memory (B of
+/// (rows, 4096, 1024) products, each call on another B of a set several times
 /// the last-level cache) on a pool device of `threads`, with `running`
-/// devices doing the same.
+/// devices doing the same: B's bytes over the call. Files from before rows
+/// were timed hold 8-row products only.
 struct WeightStreamTime {
   int threads = 1;
   int running = 1;
   double bytes_per_second = 0;
+  int64_t rows = 8;
 };
 
 /// What one device step costs the host thread that issues an eager run
@@ -190,6 +192,10 @@ struct CalibrationResult {
   KernelPassTimes kernel_passes;  ///< cpu only
   /// cpu: the host's last-level cache (sysfs), bytes; 0: not known.
   int64_t last_level_cache_bytes = 0;
+  /// cpu: the largest set of weights that products still read at the
+  /// cache's speed, cycling over it as a network's layers do (a VM may
+  /// report its host's whole cache, of which it gets a part); 0: not measured.
+  int64_t effective_cache_bytes = 0;
   std::vector<WeightStreamTime> weight_stream;  ///< cpu only; empty: not measured
 };
 

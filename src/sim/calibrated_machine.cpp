@@ -505,12 +505,18 @@ Machine cpu_machine_from_calibration(const calibration::CalibrationResult& resul
       machine.device.efficiency.erase(kind);
     }
     machine.device.kernel_passes = calibrated_pass_rates(result.kernel_passes);
-    // One share's part of the cache, as memory_gib is one share's part of the memory.
-    if (result.last_level_cache_bytes > 0 && !result.weight_stream.empty()) {
+    // One share's part of the cache, as memory_gib is one share's part of the memory; of the cache the
+    // products were measured to keep, where that is less than the one the host reports (a VM may report its
+    // host's whole cache).
+    int64_t cache_bytes = result.last_level_cache_bytes;
+    if (result.effective_cache_bytes > 0 && (cache_bytes <= 0 || result.effective_cache_bytes < cache_bytes)) {
+      cache_bytes = result.effective_cache_bytes;
+    }
+    if (cache_bytes > 0 && !result.weight_stream.empty()) {
       machine.device.last_level_cache_mib =
-          static_cast<double>(result.last_level_cache_bytes) / (1024.0 * 1024.0) / static_cast<double>(cores);
+          static_cast<double>(cache_bytes) / (1024.0 * 1024.0) / static_cast<double>(cores);
       for (const calibration::WeightStreamTime& time : result.weight_stream) {
-        machine.device.weight_stream.push_back({time.threads, time.running, time.bytes_per_second / 1e9});
+        machine.device.weight_stream.push_back({time.threads, time.running, time.bytes_per_second / 1e9, time.rows});
       }
     }
     // Timed windows price the pools, which their fitted efficiencies would override; their gradients, which

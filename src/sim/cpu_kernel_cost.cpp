@@ -30,12 +30,13 @@ double activation_seconds(const CpuKernelRates& rates, const OpNode& node, int64
   return static_cast<double>(floats) * rate->second * 1e-9;
 }
 
-/// A product whose B, k x n, is a weight matrix: at least B's bytes over the stream rate where it comes from memory.
+/// A product whose B, k x n, is a weight matrix: at least B's bytes at the stream's time for m rows where it
+/// comes from memory.
 double weight_product_seconds(const CpuKernelRates& rates, int64_t m, int64_t n, int64_t k) {
   const double grid = rates.gemm->seconds(m, n, k);
-  if (rates.weight_stream_bytes_per_second <= 0 || m <= 0 || n <= 0 || k <= 0) return grid;
+  if (rates.weight_stream.empty() || m <= 0 || n <= 0 || k <= 0) return grid;
   const double weights = static_cast<double>(k * n) * static_cast<double>(sizeof(float));
-  return std::max(grid, weights / rates.weight_stream_bytes_per_second);
+  return std::max(grid, weights * rates.weight_stream.seconds_per_byte(m));
 }
 
 /// im2col of `rows` patch rows of `row_values` each, split over the device's

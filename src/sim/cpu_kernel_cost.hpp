@@ -29,9 +29,9 @@
 /// written, as a memcpy of 4·F bytes is: a cpu machine's memory bandwidth is
 /// twice its memcpy rate, calibrated_machine.hpp). One launch (the op gap a
 /// worker pays between tasks) per op. Where the device's weights do not stay
-/// in its cache (`weight_stream_bytes_per_second`), each dense and cell
-/// product takes max(its grid time, its weights' bytes over the stream
-/// rate): a product of few rows is then as slow as its weights arrive. A device of several shares priced by a
+/// in its cache (`weight_stream`), each dense and cell product takes max(its
+/// grid time, its weights' bytes at the stream's time per byte for its
+/// rows): a product of few rows is then as slow as its weights arrive. A device of several shares priced by a
 /// one-thread curve divides this by its speedup, as any modelled op
 /// (op_cost_model.hpp).
 
@@ -41,6 +41,7 @@
 #include "sim/cpu_pass_rates.hpp"
 #include "sim/gemm_rate_curve.hpp"
 #include "sim/rnn_step_cost.hpp"
+#include "sim/weight_stream_curve.hpp"
 
 namespace splitscope {
 
@@ -50,9 +51,10 @@ struct CpuKernelRates {
   double launch_seconds = 0;
   int threads = 1;  ///< the device's threads, over which im2col splits; the curve's own
   const CpuPassRates* passes = nullptr;  ///< the timed passes; null: 8 bytes a value at the memory rate
-  /// > 0: the weights are not in the caches (DeviceSpec::weight_stream), and
-  /// a dense or cell product takes at least its weights' bytes over this rate.
-  double weight_stream_bytes_per_second = 0;
+  /// Not empty: the weights are not in the caches (DeviceSpec::weight_stream),
+  /// and a dense or cell product takes at least its weights' bytes times the
+  /// curve's seconds per byte at its rows.
+  WeightStreamCurve weight_stream;
 };
 
 /// Seconds for `slice` of a dense `node`.

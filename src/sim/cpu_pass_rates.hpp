@@ -17,6 +17,7 @@
 /// Inception's pools, strided or not, where their bytes per output differ
 /// four-fold. Read by cpu_kernel_cost.hpp.
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -32,30 +33,22 @@ struct Im2colRate {
   bool operator==(const Im2colRate&) const = default;
 };
 
-/// A product of few rows whose weights are not in the caches streams them
-/// from memory: on a pool device of `threads`, with `running` devices doing
-/// the same (1: alone), its B arrives at `GBps`. On the build VM one thread
-/// streamed B at 10.8-11.2 GB/s from (8, 3072, 1024) to (8, 8192, 8192),
-/// alone or beside another, where the grid's products, timed on one B over
-/// and over, ran from the caches (exec/cpu/cpu_calibration.cpp,
-/// measure_weight_stream).
+/// A product whose weights are not in the caches streams them from memory:
+/// on a pool device of `threads`, with `running` devices doing the same (1:
+/// alone), a product of `rows` rows took B's bytes over `gbps`. Few rows wait
+/// for their weights; more rows compute longer on each byte as it arrives
+/// (the calibration times several row counts, weight_stream_curve.hpp). On
+/// the build VM one thread streamed B at 10.8-11.2 GB/s from (8, 3072, 1024)
+/// to (8, 8192, 8192), alone or beside another, where the grid's products,
+/// timed on one B over and over, ran from the caches (exec/cpu/
+/// cpu_calibration.cpp, measure_weight_stream).
 struct WeightStreamRate {
   int threads = 1;
   int running = 1;
   double gbps = 0;
+  int64_t rows = 8;
   bool operator==(const WeightStreamRate&) const = default;
 };
-
-/// GB/s of the rate timed on `threads` with `running` devices, else on `threads` alone; 0 where neither was.
-inline double weight_stream_gbps(const std::vector<WeightStreamRate>& rates, int threads, int running) {
-  double alone = 0;
-  for (const WeightStreamRate& rate : rates) {
-    if (rate.threads != threads) continue;
-    if (rate.running == running) return rate.gbps;
-    if (rate.running == 1) alone = rate.gbps;
-  }
-  return alone;
-}
 
 /// The activations and pooling kinds whose passes the cpu calibration times, by the names the files key them by.
 inline bool timed_activation(std::string_view name) { return name == "relu" || name == "tanh" || name == "sigmoid"; }

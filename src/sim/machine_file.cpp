@@ -142,23 +142,27 @@ CpuPassRates parse_kernel_passes(const JsonFields& device) {
   return rates;
 }
 
-/// `weight_stream`: [{"threads", "running", "GBps"}], each (threads, running) once.
+/// `weight_stream`: [{"threads", "running", "rows", "GBps"}], each (threads, running, rows) once.
 std::vector<WeightStreamRate> parse_weight_stream(const JsonFields& device) {
   const nlohmann::json& rates = device.required("weight_stream", "the rates products stream weights from memory at");
-  if (!rates.is_array()) device.fail("weight_stream", "must be an array of {\"threads\", \"running\", \"GBps\"} objects");
+  if (!rates.is_array()) {
+    device.fail("weight_stream", "must be an array of {\"threads\", \"running\", \"rows\", \"GBps\"} objects");
+  }
   std::vector<WeightStreamRate> out;
   for (size_t i = 0; i < rates.size(); ++i) {
     const std::string index = fmt::format("weight_stream[{}]", i);
-    if (!rates[i].is_object()) device.fail(index, "must be an object {\"threads\", \"running\", \"GBps\"}");
+    if (!rates[i].is_object()) device.fail(index, "must be an object {\"threads\", \"running\", \"rows\", \"GBps\"}");
     const JsonFields entry(rates[i], device.path_of(index), device.source());
-    entry.allow_only({"threads", "running", "GBps"}, "a weight stream rate");
+    entry.allow_only({"threads", "running", "rows", "GBps"}, "a weight stream rate");
     WeightStreamRate rate;
     rate.threads = static_cast<int>(entry.optional_integer("threads", 1, 1, kMaxMachineDevices));
     rate.running = static_cast<int>(entry.optional_integer("running", 1, 1, kMaxMachineDevices));
+    rate.rows = entry.optional_integer("rows", 8, 1, int64_t{1} << 20);
     rate.gbps = entry.number("GBps", "GB/s of weights from memory", NumberRule::kQuantity);
     for (const WeightStreamRate& seen : out) {
-      if (seen.threads == rate.threads && seen.running == rate.running) {
-        entry.fail("threads", fmt::format("{} threads with {} running are given twice", rate.threads, rate.running));
+      if (seen.threads == rate.threads && seen.running == rate.running && seen.rows == rate.rows) {
+        entry.fail("threads", fmt::format("{} threads with {} running at {} rows are given twice", rate.threads,
+                                          rate.running, rate.rows));
       }
     }
     out.push_back(rate);
@@ -466,7 +470,8 @@ std::string machine_to_json(const Machine& machine) {
   if (!spec.weight_stream.empty()) {
     device["weight_stream"] = ordered::array();
     for (const WeightStreamRate& rate : spec.weight_stream) {
-      device["weight_stream"].push_back(ordered{{"threads", rate.threads}, {"running", rate.running}, {"GBps", rate.gbps}});
+      device["weight_stream"].push_back(
+          ordered{{"threads", rate.threads}, {"running", rate.running}, {"rows", rate.rows}, {"GBps", rate.gbps}});
     }
   }
   if (!spec.gemm_rates.empty()) {

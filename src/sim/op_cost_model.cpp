@@ -286,7 +286,7 @@ double OpCostModel::datasheet_seconds(const DeviceFacts& facts, Rule rule, const
       return cpu_kernel_seconds(gemm_busy_curve_ != nullptr ? *gemm_busy_curve_ : *gemm_curve_, node, slice,
                                 streamed);
     case Rule::kCpuPool: {
-      const CpuKernelRates rates{nullptr, bytes_per_second_, launch_seconds_, 1, &device_->kernel_passes};
+      const CpuKernelRates rates{nullptr, bytes_per_second_, launch_seconds_, 1, &device_->kernel_passes, {}};
       return cpu_pool_seconds(rates, node, slice,
                               device_->kernel_passes.pool_ns_per_window_value.at(std::string(op_def(node.kind).name)));
     }
@@ -299,10 +299,9 @@ double OpCostModel::datasheet_seconds(const DeviceFacts& facts, Rule rule, const
 double OpCostModel::cpu_kernel_seconds(const GemmRateCurve& curve, const OpNode& node, const Slice& slice,
                                        bool streamed) const {
   CpuKernelRates rates{&curve, bytes_per_second_, launch_seconds_, curve.threads(),
-                       device_->kernel_passes.measured() ? &device_->kernel_passes : nullptr};
+                       device_->kernel_passes.measured() ? &device_->kernel_passes : nullptr, {}};
   if (streamed) {
-    rates.weight_stream_bytes_per_second =
-        weight_stream_gbps(device_->weight_stream, curve.threads(), curve.running()) * 1e9;
+    rates.weight_stream = WeightStreamCurve::of(device_->weight_stream, curve.threads(), curve.running());
   }
   if (node.kind == OpKind::kConv2d) {
     return cpu_conv2d_seconds(rates, node, slice, forward_conv_shape(node, slice, node.output_shapes.at(0)));

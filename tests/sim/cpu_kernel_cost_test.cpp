@@ -19,6 +19,7 @@
 #include "sim/gemm_rate_curve.hpp"
 #include "sim/machine_file.hpp"
 #include "sim/op_cost_model.hpp"
+#include "sim/weight_stream_curve.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {
@@ -228,6 +229,17 @@ TEST(CpuKernelCost, WeightsTheCacheCannotHoldStreamFromMemory) {
   // The memoised pricing of a simulation says the same.
   OpCostModel::PlanPricing pricing(model, plan);
   EXPECT_NEAR(pricing.seconds(plan.op(few_rows)), (524.288 + 3.2768 + 1) * 1e-6, 1e-12);
+  // Timed at 8 and 64 rows (8 and 2 GB/s): 64 rows now wait for their weights too, 4,194,304 B / 2e9 =
+  // 2097.152 µs; 36 rows wait halfway between, 4,194,304 · (0.125 + 0.5) / 2 ns = 1310.72 µs against a grid of
+  // 755.0 µs.
+  machine.device.weight_stream = {{1, 1, 8, 8}, {1, 1, 2, 64}};
+  const OpCostModel by_rows(machine);
+  EXPECT_NEAR(by_rows.op_seconds(plan, plan.op(few_rows)), (524.288 + 3.2768 + 1) * 1e-6, 1e-12);
+  EXPECT_NEAR(by_rows.op_seconds(plan, plan.op(many_rows)), (2097.152 + 26.2144 + 1) * 1e-6, 1e-12);
+  plan.ops.at(static_cast<size_t>(many_rows)).slice.batch = {0, 36};
+  EXPECT_NEAR(by_rows.op_seconds(plan, plan.op(many_rows)), (1310.72 + 36 * 1024 * 4 * 2 / 20e3 + 1) * 1e-6, 1e-12);
+  plan.ops.at(static_cast<size_t>(many_rows)).slice.batch = {0, 64};
+  machine.device.weight_stream = {{1, 1, 8}};
   // A machine that does not know its cache, or the stream rate, prices every product from the caches.
   machine.device.last_level_cache_mib = 0;
   EXPECT_NEAR(OpCostModel(machine).op_seconds(plan, plan.op(few_rows)), (167.77216 + 3.2768 + 1) * 1e-6, 1e-12);
@@ -241,6 +253,22 @@ TEST(CpuKernelCost, WeightsTheCacheCannotHoldStreamFromMemory) {
   EXPECT_DOUBLE_EQ(machine_for_plan(pool, 1).device.last_level_cache_mib, 4);
   EXPECT_NEAR(OpCostModel(machine_for_plan(pool, 1)).op_seconds(plan, plan.op(few_rows)),
               (167.77216 + 3.2768 + 1) * 1e-6, 1e-12);
+}
+
+TEST(CpuKernelCost, AWeightStreamIsLinearInRowsBetweenTheRowCountsTimed) {
+  // 8, 4 and 2 GB/s at 8, 64 and 256 rows: 0.125, 0.25 and 0.5 ns a byte.
+  const std::vector<WeightStreamRate> rates = {{1, 1, 4, 64}, {1, 1, 8, 8}, {1, 1, 2, 256}, {1, 2, 1, 8}, {2, 1, 16, 8}};
+  const WeightStreamCurve alone = WeightStreamCurve::of(rates, 1, 1);
+  EXPECT_DOUBLE_EQ(alone.seconds_per_byte(1), 0.125e-9);
+  EXPECT_DOUBLE_EQ(alone.seconds_per_byte(8), 0.125e-9);
+  EXPECT_DOUBLE_EQ(alone.seconds_per_byte(36), 0.1875e-9);
+  EXPECT_DOUBLE_EQ(alone.seconds_per_byte(64), 0.25e-9);
+  EXPECT_DOUBLE_EQ(alone.seconds_per_byte(160), 0.375e-9);
+  EXPECT_DOUBLE_EQ(alone.seconds_per_byte(4096), 0.5e-9);
+  // Busy, one point: that point's rate at every row count; a pairing not timed busy takes its rate alone.
+  EXPECT_DOUBLE_EQ(WeightStreamCurve::of(rates, 1, 2).seconds_per_byte(256), 1e-9);
+  EXPECT_DOUBLE_EQ(WeightStreamCurve::of(rates, 2, 2).seconds_per_byte(64), 0.0625e-9);
+  EXPECT_TRUE(WeightStreamCurve::of(rates, 4, 1).empty());
 }
 
 TEST(CpuKernelCost, AMachineFileCarriesItsKernelPassesWholeOrNotAtAll) {
@@ -275,6 +303,12 @@ TEST(CpuKernelCost, AMachineFileCarriesItsKernelPassesWholeOrNotAtAll) {
   nlohmann::json twice = nlohmann::json::parse(machine_to_json(machine));
   twice["device"]["weight_stream"][1]["running"] = 1;
   EXPECT_THROW(parse_machine_text(twice.dump(), "twice.json"), InputError);
+  // The same pairing at another row count is another point; a file without rows timed 8 (older files).
+  twice["device"]["weight_stream"][1]["rows"] = 64;
+  EXPECT_EQ(parse_machine_text(twice.dump(), "rows.json").device.weight_stream[1].rows, 64);
+  twice["device"]["weight_stream"][1].erase("rows");
+  twice["device"]["weight_stream"][1]["running"] = 2;
+  EXPECT_EQ(parse_machine_text(twice.dump(), "old.json").device.weight_stream[1].rows, 8);
   // The pools' rates are optional (files from before they were timed), and round-trip where given.
   machine.device.kernel_passes.pool_ns_per_window_value = {{"avgpool", 0.5}, {"maxpool", 0.375}};
   EXPECT_EQ(parse_machine_text(machine_to_json(machine), "pools.json").device.kernel_passes,
@@ -470,6 +504,20 @@ TEST(CpuKernelCost, ACpuCalibrationsGridBecomesTheMachinesCurve) {
   ASSERT_EQ(raw_stream.weight_stream.size(), 2u);
   EXPECT_EQ(raw_stream.weight_stream[1].running, 2);
   EXPECT_DOUBLE_EQ(raw_stream.weight_stream[1].bytes_per_second, 10e9);
+  // Rows round-trip; a cache the products were measured to keep, smaller than the one reported, is the one
+  // each share gets part of; a larger one is not (the reported cache bounds it).
+  result.weight_stream = {{1, 1, 11e9, 8}, {1, 1, 5e9, 64}};
+  result.effective_cache_bytes = 12 << 20;
+  const Machine measured = cpu_machine_from_calibration(result, options);
+  EXPECT_NEAR(measured.device.last_level_cache_mib, 12.0 / measured.devices, 1e-12);
+  EXPECT_EQ(measured.device.weight_stream, (std::vector<WeightStreamRate>{{1, 1, 11, 8}, {1, 1, 5, 64}}));
+  const auto raw_rows = calibration::parse_calibration_result(calibration::calibration_to_json(result), "raw.json");
+  EXPECT_EQ(raw_rows.effective_cache_bytes, 12 << 20);
+  EXPECT_EQ(raw_rows.weight_stream[1].rows, 64);
+  result.effective_cache_bytes = 64 << 20;
+  EXPECT_NEAR(cpu_machine_from_calibration(result, options).device.last_level_cache_mib, 32.0 / measured.devices,
+              1e-12);
+  result.effective_cache_bytes = 0;
   // Timed pools leave their fitted efficiencies to their gradients, which ran like them.
   result.op_times.push_back({"maxpool:b8:c64:h56:w56:k3x3:s1x1:p1x1", "x/pool", 0, 12'845'056, 2e-3, 2e-3, 2e-3});
   const Machine fitted = cpu_machine_from_calibration(result, options);

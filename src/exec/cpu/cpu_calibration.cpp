@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -465,26 +466,29 @@ void measure_kernel_passes(const CpuCalibrationOptions& options, int cores, cali
             [](const calibration::Im2colTime& a, const calibration::Im2colTime& b) { return a.threads < b.threads; });
 }
 
-/// How fast a product of few rows streams weights that are not in the
-/// caches, on each share count's threads alone and, where the pool has more
-/// devices, with every other device streaming its own beside it (sim/
-/// cpu_pass_rates.hpp, WeightStreamRate): (8, 4096, 1024) products, the
-/// shape of a 1024-unit LSTM's 8-row micro-batch step, each call on the
-/// next of as many 16 MiB copies of B as fill four times the last-level
-/// cache (128 MiB at least), as a layer whose weights the cache cannot hold
-/// reads them; B's bytes over the median call. The timed device and its
-/// neighbours are pinned as in measure_gemm().
+/// How fast products stream weights that are not in the caches, on each
+/// share count's threads alone and, where the pool has more devices, with
+/// every other device streaming its own beside it (sim/cpu_pass_rates.hpp,
+/// WeightStreamRate): (rows, 4096, 1024) products of 8, 64 and 256 rows (8:
+/// a 1024-unit LSTM's micro-batch step; 64: a full batch's dense layer),
+/// each call on the next of as many 16 MiB copies of B as fill four times the
+/// last-level cache (128 MiB at least), as a layer whose weights the cache
+/// cannot hold reads them; B's bytes over the median call. Few rows wait for
+/// B; more rows compute on each byte as it arrives, and their time is
+/// neither the grid's nor the stream's but between the larger and the sum
+/// (sim/weight_stream_curve.hpp). The timed device and its neighbours are
+/// pinned as in measure_gemm().
 void measure_weight_stream(const CpuCalibrationOptions& options, int cores, int64_t cache_bytes,
                            calibration::CalibrationResult& result) {
-  constexpr int64_t kRows = 8;
+  constexpr std::array<int64_t, 3> kRows = {8, 64, 256};
   constexpr int64_t kOutputs = 4096;
   constexpr int64_t kInputs = 1024;
   const int64_t b_bytes = kOutputs * kInputs * static_cast<int64_t>(sizeof(float));
   const auto copies =
       static_cast<int>(std::max<int64_t>(2, (std::max<int64_t>(128 << 20, 4 * cache_bytes) + b_bytes - 1) / b_bytes));
-  std::vector<float> a(static_cast<size_t>(kRows * kInputs), 1.0f);
+  std::vector<float> a(static_cast<size_t>(kRows.back() * kInputs), 1.0f);
   std::vector<float> b(static_cast<size_t>(kOutputs * kInputs * copies), 0.5f);
-  std::vector<float> c(static_cast<size_t>(kRows * kOutputs), 0.0f);
+  std::vector<float> c(static_cast<size_t>(kRows.back() * kOutputs), 0.0f);
   const std::vector<int> allowed = allowed_cpus();
   for (const int threads : cpu_share_counts(cores)) {
     const int devices = cores / threads;
@@ -495,20 +499,77 @@ void measure_weight_stream(const CpuCalibrationOptions& options, int cores, int6
       if (devices > 1) runnings.push_back(devices);
       for (const int running : runnings) {
         std::optional<BusyNeighbours> busy;
-        if (running > 1) {
-          busy.emplace(running - 1, threads, kRows, kOutputs, kInputs, allowed, copies);
-          busy->wait_running();
+        if (running > 1) busy.emplace(running - 1, threads, kRows.back(), kOutputs, kInputs, allowed, copies);
+        for (const int64_t rows : kRows) {
+          if (busy) {
+            busy->set_shape(rows, kOutputs, kInputs);
+            busy->wait_running();
+          }
+          pool->wake();
+          int64_t call = 0;
+          const double seconds = median_pass_seconds(options, [&] {
+            const float* weights = b.data() + (call++ % copies) * kOutputs * kInputs;
+            gemm(*pool, rows, kOutputs, kInputs, {a.data(), kInputs}, {weights, kOutputs}, 0.0f, c.data(), kOutputs);
+          });
+          result.weight_stream.push_back({threads, running, static_cast<double>(b_bytes) / seconds, rows});
         }
-        pool->wake();
-        int64_t call = 0;
-        const double seconds = median_pass_seconds(options, [&] {
-          const float* weights = b.data() + (call++ % copies) * kOutputs * kInputs;
-          gemm(*pool, kRows, kOutputs, kInputs, {a.data(), kInputs}, {weights, kOutputs}, 0.0f, c.data(), kOutputs);
-        });
-        result.weight_stream.push_back({threads, running, static_cast<double>(b_bytes) / seconds});
       }
     });
   }
+}
+
+/// The largest set of weights one thread's products still read at the
+/// cache's speed: (8, 1024, 1024) products cycling over 1, 2, 3, 4, 6, 8, ...
+/// copies of their 4 MiB B, as a network's layers cycle over their weights,
+/// up to twice the reported cache (1 GiB at most). The set is kept while a
+/// call takes less than halfway from the one-copy time to the largest set's.
+/// 0 where the largest set is not clearly slower (no cache effect to see).
+/// The build VM (2026-12-07) reports 480 MiB, the host's whole cache, where
+/// (64, 3072, 1024) products ran 1.4x slower cycling over 144 MiB of B than
+/// over 48 MiB: the cache the VM gets is the part that counts.
+int64_t measure_effective_cache(int64_t reported_bytes) {
+  constexpr int64_t kRows = 8;
+  constexpr int64_t kSide = 1024;
+  constexpr int64_t kCopyBytes = kSide * kSide * static_cast<int64_t>(sizeof(float));
+  const int64_t largest = std::min<int64_t>(int64_t{1} << 30, reported_bytes > 0 ? 2 * reported_bytes : 256 << 20);
+  std::vector<int64_t> counts;
+  for (int64_t count = 1; count * kCopyBytes <= largest; count = count < 2 ? count + 1 : count * 2) {
+    counts.push_back(count);
+    if (count >= 2 && (count * 3 / 2) * kCopyBytes <= largest) counts.push_back(count * 3 / 2);
+  }
+  std::sort(counts.begin(), counts.end());
+  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  if (counts.size() < 3) return 0;
+  std::vector<float> a(static_cast<size_t>(kRows * kSide), 1.0f);
+  std::vector<float> b(static_cast<size_t>(kSide * kSide * counts.back()), 0.5f);
+  std::vector<float> c(static_cast<size_t>(kRows * kSide), 0.0f);
+  std::vector<double> per_call;
+  const std::vector<int> allowed = allowed_cpus();
+  run_pinned(device_cpus(allowed, 0, 1), [&] {
+    const std::unique_ptr<ParallelFor> pool = pinned_device_threads(1, device_cpus(allowed, 0, 1));
+    for (const int64_t count : counts) {
+      const auto product = [&](int64_t call) {
+        const float* weights = b.data() + (call % count) * kSide * kSide;
+        gemm(*pool, kRows, kSide, kSide, {a.data(), kSide}, {weights, kSide}, 0.0f, c.data(), kSide);
+      };
+      for (int64_t call = 0; call < 2 * count; ++call) product(call);  // the set in the cache, as far as it fits
+      std::vector<double> seconds;
+      for (int64_t call = 0; call < std::max<int64_t>(16, 2 * count); ++call) {
+        const auto start = std::chrono::steady_clock::now();
+        product(call);
+        seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      }
+      per_call.push_back(calibration::median(seconds));
+    }
+  });
+  const double cached = per_call.front();
+  const double streamed = per_call.back();
+  if (streamed < 1.2 * cached) return 0;
+  int64_t kept = 0;
+  for (size_t i = 0; i < counts.size() && per_call[i] <= cached + 0.5 * (streamed - cached); ++i) {
+    kept = counts[i] * kCopyBytes;
+  }
+  return kept;
 }
 
 /// Each field's median over `sweeps` (none empty, all timed alike).
@@ -855,6 +916,7 @@ calibration::CalibrationResult calibrate_cpu(const CpuCalibrationOptions& option
   };
   stage("matrix-product rates", 0);
   measure_rates_in_turns(options, host, result);
+  result.effective_cache_bytes = measure_effective_cache(host.last_level_cache_bytes);
   stage("recurrent cells' arithmetic", 1);
   measure_cell_pointwise(options, result);
   result.last_level_cache_bytes = host.last_level_cache_bytes;
