@@ -157,6 +157,7 @@ std::vector<std::vector<float>> OnnxWeights::convert(const OnnxLayerWeights& lay
   const ::onnx::ModelProto& model = *model_;
   switch (layer.form) {
     case Form::kDense:
+    case Form::kEmbedding:
     case Form::kConv: {
       std::vector<std::vector<float>> out{as_floats(values_of(model, layer.tensors.at(0)))};
       if (!layer.tensors.at(1).empty()) out.push_back(as_floats(values_of(model, layer.tensors.at(1))));
@@ -178,7 +179,9 @@ std::vector<std::vector<float>> OnnxWeights::convert(const OnnxLayerWeights& lay
     }
     case Form::kBatchNorm: return batch_norm_tensors(model, layer, training);
     case Form::kLayerNorm: {
-      std::vector<float> gamma = as_floats(values_of(model, layer.tensors.at(0)));
+      // A decomposed layer norm without its Mul or Add scales by 1 or shifts by 0.
+      std::vector<float> gamma = layer.tensors.at(0).empty() ? std::vector<float>(static_cast<size_t>(layer.hidden), 1.0f)
+                                                            : as_floats(values_of(model, layer.tensors.at(0)));
       std::vector<float> beta = layer.tensors.at(1).empty() ? std::vector<float>(gamma.size(), 0.0f)
                                                            : as_floats(values_of(model, layer.tensors.at(1)));
       return {std::move(gamma), std::move(beta)};
@@ -218,7 +221,7 @@ std::string onnx_weights_problem(const ::onnx::ModelProto& model, const std::map
     if (weights.form == Form::kLstm || weights.form == Form::kGru) {
       const int64_t columns = (weights.form == Form::kLstm ? 4 : 3) * weights.hidden;
       expected = {{1, columns * weights.hidden}, {2, 2 * columns}};
-    } else if (weights.form == Form::kLayerNorm) {
+    } else if (weights.form == Form::kLayerNorm && count_of(0) >= 0) {
       expected = {{1, count_of(0)}};
     } else if (weights.form == Form::kConv) {
       const ::onnx::TensorProto* filters = find_tensor(model, weights.tensors.at(0));

@@ -18,7 +18,7 @@ Besides the PyTorch exports, a few files are written with onnx.helper: the
 ops PyTorch removes in eval mode (Identity, Dropout), a Reshape / Unsqueeze /
 Squeeze chain, and the bad files the error tests feed in (truncated, not
 ONNX, an old opset, missing external weights, a dilated convolution, an op
-splitscope does not cover).
+splitscope does not cover, the GPT with an attention scale other than 1/sqrt(d)).
 """
 
 import json
@@ -314,6 +314,12 @@ def bad_models(out_dir):
     dynamic = single_node_model("Relu", {})
     dynamic.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "N"
     save(dynamic, bad, "dynamic-batch")
+    # The GPT with its first attention's scores scaled by 0.5 rather than 1/sqrt(8): the pattern is refused.
+    gpt = onnx.load(os.path.join(out_dir, "gpt.onnx"))
+    for node in gpt.graph.node:
+        if node.name == "/blocks.0/attn/Constant_4":
+            node.attribute[0].t.CopyFrom(numpy_helper.from_array(np.array(0.5, dtype=np.float32)))
+    save(gpt, bad, "attention-scale")
     # An initializer whose bytes live in a file that is not there.
     external = single_node_model("Conv", {})
     weight = external.graph.initializer[0]

@@ -37,6 +37,8 @@ TEST(OnnxBadFiles, EachIsExitTwoNamingTheFileAndWhatToDo) {
       {"bad/external-missing.onnx", {"initializer 'w'", "missing-weights.bin", "beside the .onnx file"}},
       {"bad/dynamic-batch.onnx", {"input 'x'", "dimension 0", "'N'", "pass --batch"}},
       {"bad/dilated.onnx", {"node 'node' (Conv)", "dilation [2, 2]"}},
+      {"bad/attention-scale.onnx", {"node 'blocks.0/attn/Attention' (attention pattern)", "scaled by 0.5",
+                                     "not 1/sqrt(8) = 0.3535534"}},
       {"bad/uncovered.onnx", {"node 'the_erf' (Erf)", "op type Erf is not covered", "Conv, Dropout, Flatten", "LSTM", "folds"}},
   };
   for (const Case& c : cases) {
