@@ -37,6 +37,7 @@ struct OnnxLayerWeights {
     kBatchNorm,        ///< [scale, B, mean, var]
     kLayerNorm,        ///< [Scale, B]; "" for either: ones or zeros (`hidden` features)
     kEmbedding,        ///< [W [vocab, features], P [positions, features] or ""]: Gather (+ Add)
+    kJoinedProjections,  ///< [Wq, Wk, Wv (each [in, width]), bq, bk, bv or "" each]: one linear of 3·width
     kLstm,             ///< [W, R, B]: gates i, o, f, c
     kGru,              ///< [W, R, B]: gates z, r, h, linear_before_reset
   };

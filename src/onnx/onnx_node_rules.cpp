@@ -813,12 +813,27 @@ void map_onnx_pattern(OnnxImportState& state, const OnnxPattern& pattern) {
     case OnnxPattern::Kind::kGelu:
       emit(state, node, "gelu", json::object(), {layer_of(state, node, x)}, x.batch_axis);
       return;
-    case OnnxPattern::Kind::kAttention:
+    case OnnxPattern::Kind::kAttention: {
       if (x.dims.size() != 3 || x.batch_axis != 0) {
-        refuse(state, node, "it reads " + dims_text(x.dims) + "; splitscope's attention reads [batch, positions, 3·width]");
+        refuse(state, node, "it reads " + dims_text(x.dims) + "; splitscope's attention reads [batch, positions, " +
+                                (pattern.projections.empty() ? "3·width" : "features") + "]");
       }
-      emit(state, node, "attention", {{"heads", pattern.heads}, {"causal", pattern.causal}}, {layer_of(state, node, x)});
+      std::string qkv = layer_of(state, node, x);
+      if (!pattern.projections.empty()) {
+        // Three projections of one input: one linear of Q | K | V end to end, which splitscope's attention reads.
+        const Dims out = output_dims(state, node);
+        NodeProto joined = node;
+        joined.set_name(pattern.name.substr(0, pattern.name.rfind('/') + 1) + "QKV");
+        joined.set_output(0, pattern.output + " (Q | K | V)");
+        state.inferred[joined.output(0)] = {out[0], out[1], 3 * out[2]};
+        const bool bias = !pattern.projections.at(3).empty();
+        emit(state, joined, "linear", {{"units", 3 * out[2]}, {"bias", bias}}, {qkv});
+        record_weights(state, joined, OnnxLayerWeights::Form::kJoinedProjections, pattern.projections);
+        qkv = state.values.at(joined.output(0)).layer;
+      }
+      emit(state, node, "attention", {{"heads", pattern.heads}, {"causal", pattern.causal}}, {qkv});
       return;
+    }
   }
 }
 

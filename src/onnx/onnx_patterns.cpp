@@ -266,6 +266,34 @@ bool is_causal(const OnnxConstant& mask, int64_t positions, bool condition) {
   return true;
 }
 
+/// x @ W (+ b): a MatMul of a computed tensor by a constant matrix, and the Add of a constant after it.
+struct Projection {
+  std::vector<int> nodes;
+  std::string input;
+  std::string weight;
+  std::string bias;
+};
+
+std::optional<Projection> projection_of(const PatternGraph& g, const std::string& tensor) {
+  Projection out;
+  std::string product = tensor;
+  if (const int add = g.producer(tensor, "Add"); add >= 0) {
+    product = computed_input(g, g.node(add));
+    if (product.empty()) return std::nullopt;
+    out.bias = other_input(g.node(add), product);
+    out.nodes.push_back(add);
+  }
+  const int matmul = g.producer(product, "MatMul");
+  if (matmul < 0) return std::nullopt;
+  const OnnxConstant* weight = g.constant(g.node(matmul).input(1));
+  if (weight == nullptr || weight->dims.size() != 2 || g.constant(g.node(matmul).input(0)) != nullptr) return std::nullopt;
+  if (!out.bias.empty() && g.constant(out.bias)->element_count() != weight->dims[1]) return std::nullopt;
+  out.nodes.push_back(matmul);
+  out.input = g.node(matmul).input(0);
+  out.weight = g.node(matmul).input(1);
+  return out;
+}
+
 /// softmax(q @ k^T * scale + mask) @ v per head, heads split by Reshape/Transpose from one Split of Q | K | V, joined
 /// back by Transpose/Reshape; anchored at the Softmax.
 std::optional<OnnxPattern> match_attention(const PatternGraph& g, int softmax_index, int64_t opset) {
@@ -333,18 +361,49 @@ std::optional<OnnxPattern> match_attention(const PatternGraph& g, int softmax_in
   if (join < 0) return std::nullopt;
   nodes.push_back(back);
   nodes.push_back(join);
-  // Q, K and V: the three outputs of one Split of the projection, in that order.
+  // Q, K and V: the three outputs of one Split of the projection, in that order; or three projections of one input.
   const auto split_of = [&](const std::string& tensor, int slot) {
     const int split = g.producer(tensor, "Split");
     return split >= 0 && g.node(split).output_size() == 3 && g.node(split).output(slot) == tensor ? split : -1;
   };
   const int split = split_of(q, 0);
-  if (split < 0 || split_of(k, 1) != split || split_of(v, 2) != split) return std::nullopt;
-  nodes.push_back(split);
-  const NodeProto& split_node = g.node(split);
-  p.input = split_node.input(0);
   p.output = g.node(join).output(0);
-  const Dims qkv = g.dims(p.input);
+  Dims qkv;
+  int64_t split_axis = -1;
+  const OnnxConstant* split_sizes = nullptr;
+  if (split >= 0 && split_of(k, 1) == split && split_of(v, 2) == split) {
+    nodes.push_back(split);
+    const NodeProto& split_node = g.node(split);
+    p.input = split_node.input(0);
+    qkv = g.dims(p.input);
+    split_axis = onnx_int_attribute(split_node, "axis", 0);
+    split_sizes = split_node.input_size() > 1 ? g.constant(split_node.input(1)) : nullptr;
+  } else {
+    const auto q_projection = projection_of(g, q);
+    const auto k_projection = projection_of(g, k);
+    const auto v_projection = projection_of(g, v);
+    if (!q_projection || !k_projection || !v_projection || q_projection->input != k_projection->input ||
+        q_projection->input != v_projection->input) {
+      return std::nullopt;
+    }
+    p.input = q_projection->input;
+    for (const auto* projection : {&*q_projection, &*k_projection, &*v_projection}) {
+      nodes.insert(nodes.end(), projection->nodes.begin(), projection->nodes.end());
+      p.projections.push_back(projection->weight);
+    }
+    for (const auto* projection : {&*q_projection, &*k_projection, &*v_projection}) p.projections.push_back(projection->bias);
+    const Dims q_out = g.dims(q);
+    const OnnxConstant* wq = g.constant(q_projection->weight);
+    const bool alike = std::all_of(p.projections.begin(), p.projections.begin() + 3, [&](const std::string& w) {
+      return g.constant(w)->dims == wq->dims;
+    });
+    const bool biases = q_projection->bias.empty() == k_projection->bias.empty() &&
+                        q_projection->bias.empty() == v_projection->bias.empty();
+    if (q_out.size() == 3 && wq->dims.size() == 2 && alike && biases) {
+      qkv = {q_out[0], q_out[1], 3 * q_out[2]};
+      split_axis = 2;
+    }
+  }
   const Dims out = g.dims(p.output);
   std::sort(nodes.begin(), nodes.end());
   nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
@@ -352,18 +411,18 @@ std::optional<OnnxPattern> match_attention(const PatternGraph& g, int softmax_in
   p.name = common_name(g, nodes, "Attention");
   // The shapes: [B, T, 3H] split in three equal parts on the last axis, each viewed as [B, T, heads, d], the
   // context back as [B, T, H].
-  const int64_t split_axis = onnx_int_attribute(split_node, "axis", 0);
   const bool shapes_fit = qkv.size() == 3 && (split_axis == -1 || split_axis == 2) && q_dims == k_dims &&
                           q_dims == v_dims && q_dims[0] == qkv[0] && q_dims[1] == qkv[1] &&
                           q_dims[2] * q_dims[3] * 3 == qkv[2] && out == Dims{qkv[0], qkv[1], qkv[2] / 3} &&
                           positions == qkv[1];
   if (!shapes_fit) {
     p.problem = "its Q, K and V are not one [batch, positions, 3·width] tensor split into three equal parts on the "
-                "last axis, each viewed as [batch, positions, heads, width/heads], with the context viewed back as "
-                "[batch, positions, width]; splitscope's attention reads Q | K | V end to end (one Linear of 3·width)";
+                "last axis (or three projections of one input alike in shape and bias), each viewed as [batch, "
+                "positions, heads, width/heads], with the context viewed back as [batch, positions, width]; "
+                "splitscope's attention reads Q | K | V end to end (one Linear of 3·width)";
     return p;
   }
-  if (const OnnxConstant* sizes = split_node.input_size() > 1 ? g.constant(split_node.input(1)) : nullptr) {
+  if (const OnnxConstant* sizes = split_sizes) {
     if (!sizes->has_values || sizes->values != std::vector<double>(3, static_cast<double>(qkv[2] / 3))) {
       p.problem = "its Split is not three equal parts";
       return p;
@@ -389,9 +448,10 @@ std::string OnnxPattern::description() const {
              (beta.empty() ? "" : ", Add") + " recognised as one layer_norm ('" + name + "')";
     case Kind::kGelu: return "Div, Erf, Add, Mul, Mul (GELU's erf form) recognised as one gelu ('" + name + "')";
     case Kind::kAttention:
-      return fmt::format("Split, Reshape, Transpose, MatMul, scale, {}Softmax, MatMul, Transpose, Reshape recognised "
-                         "as one attention of {} heads{} ('{}')",
-                         causal ? "causal mask, " : "", heads, causal ? ", causal" : "", name);
+      return fmt::format("{}, Reshape, Transpose, MatMul, scale, {}Softmax, MatMul, Transpose, Reshape recognised "
+                         "as {}one attention of {} heads{} ('{}')",
+                         projections.empty() ? "Split" : "three MatMul (+ Add) projections", causal ? "causal mask, " : "",
+                         projections.empty() ? "" : "one linear of Q | K | V and ", heads, causal ? ", causal" : "", name);
   }
   return "";
 }

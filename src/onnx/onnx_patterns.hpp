@@ -39,6 +39,10 @@ struct OnnxPattern {
   int64_t features = 0;    ///< layer norm: the normalized axis
   int64_t heads = 0;       ///< attention
   bool causal = false;     ///< attention
+  /// Attention whose Q, K and V come from three MatMul (+ Add) of `input` rather than one Split: their weights
+  /// [Wq, Wk, Wv] (each [in, width]) and biases [bq, bk, bv] ("" each where none), which become one linear of
+  /// 3·width before the attention.
+  std::vector<std::string> projections;
 
   /// What the note on stderr calls it: which ops became which layer.
   std::string description() const;

@@ -177,6 +177,31 @@ std::vector<std::vector<float>> OnnxWeights::convert(const OnnxLayerWeights& lay
       if (!layer.tensors.at(1).empty()) out.push_back(as_floats(values_of(model, layer.tensors.at(1))));
       return out;
     }
+    case Form::kJoinedProjections: {
+      // W [in, 3·width]: each row Wq's, Wk's and Wv's end to end; b likewise.
+      std::vector<std::vector<double>> w;
+      for (size_t i = 0; i < 3; ++i) w.push_back(values_of(model, layer.tensors.at(i)));
+      const size_t width = static_cast<size_t>(find_tensor(model, layer.tensors.at(0))->dims(1));
+      const size_t in = width == 0 ? 0 : w[0].size() / width;
+      std::vector<float> joined(3 * in * width);
+      for (size_t row = 0; row < in; ++row) {
+        for (size_t part = 0; part < 3; ++part) {
+          for (size_t col = 0; col < width; ++col) {
+            joined[row * 3 * width + part * width + col] = static_cast<float>(w[part][row * width + col]);
+          }
+        }
+      }
+      std::vector<std::vector<float>> out{std::move(joined)};
+      if (!layer.tensors.at(3).empty()) {
+        std::vector<float> bias;
+        for (size_t i = 3; i < 6; ++i) {
+          const std::vector<float> part = as_floats(values_of(model, layer.tensors.at(i)));
+          bias.insert(bias.end(), part.begin(), part.end());
+        }
+        out.push_back(std::move(bias));
+      }
+      return out;
+    }
     case Form::kBatchNorm: return batch_norm_tensors(model, layer, training);
     case Form::kLayerNorm: {
       // A decomposed layer norm without its Mul or Add scales by 1 or shifts by 0.

@@ -132,20 +132,27 @@ class Recurrent(nn.Module):
 
 
 class CausalSelfAttention(nn.Module):
-    """Attention written the plain way: one Linear for Q|K|V, split, heads by
-    view/transpose, q @ k^T scaled, the causal mask by masked_fill, softmax,
-    @ v, heads joined back, an output Linear."""
+    """Attention written the plain way: one Linear for Q|K|V and a split (or
+    three Linears, `separate`), heads by view/transpose, q @ k^T scaled, the
+    causal mask by masked_fill, softmax, @ v, heads joined back, an output
+    Linear."""
 
-    def __init__(self, width, heads, positions):
+    def __init__(self, width, heads, positions, separate=False):
         super().__init__()
         self.heads = heads
-        self.qkv = nn.Linear(width, 3 * width)
+        if separate:
+            self.q, self.k, self.v = nn.Linear(width, width), nn.Linear(width, width), nn.Linear(width, width)
+        else:
+            self.qkv = nn.Linear(width, 3 * width)
         self.proj = nn.Linear(width, width)
         self.register_buffer("mask", torch.tril(torch.ones(positions, positions)).view(1, 1, positions, positions))
 
     def forward(self, x):
         b, t, c = x.shape
-        q, k, v = self.qkv(x).split(c, dim=2)
+        if hasattr(self, "qkv"):
+            q, k, v = self.qkv(x).split(c, dim=2)
+        else:
+            q, k, v = self.q(x), self.k(x), self.v(x)
         d = c // self.heads
         q = q.view(b, t, self.heads, d).transpose(1, 2)
         k = k.view(b, t, self.heads, d).transpose(1, 2)
@@ -159,10 +166,10 @@ class CausalSelfAttention(nn.Module):
 class GptBlock(nn.Module):
     """Pre-LN: x + attn(ln_1(x)), then x + fc_proj(gelu(fc(ln_2(x))))."""
 
-    def __init__(self, width, heads, positions):
+    def __init__(self, width, heads, positions, separate_qkv=False):
         super().__init__()
         self.ln_1 = nn.LayerNorm(width)
-        self.attn = CausalSelfAttention(width, heads, positions)
+        self.attn = CausalSelfAttention(width, heads, positions, separate_qkv)
         self.ln_2 = nn.LayerNorm(width)
         self.fc = nn.Linear(width, 4 * width)
         self.fc_proj = nn.Linear(4 * width, width)
@@ -178,11 +185,11 @@ class Gpt(nn.Module):
 
     VOCAB = 50
 
-    def __init__(self, vocab=VOCAB, positions=8, width=16, heads=2, blocks=2):
+    def __init__(self, vocab=VOCAB, positions=8, width=16, heads=2, blocks=2, separate_qkv=False):
         super().__init__()
         self.wte = nn.Embedding(vocab, width)
         self.wpe = nn.Embedding(positions, width)
-        self.blocks = nn.ModuleList(GptBlock(width, heads, positions) for _ in range(blocks))
+        self.blocks = nn.ModuleList(GptBlock(width, heads, positions, separate_qkv) for _ in range(blocks))
         self.ln_f = nn.LayerNorm(width)
         self.lm_head = nn.Linear(width, vocab, bias=False)
         with torch.no_grad():
@@ -363,6 +370,9 @@ def main():
     tokens = (torch.randint(0, Gpt.VOCAB, (2, 8)),)
     export(gpt, "gpt", tokens, out_dir, 14, params, ["ids"], references=refs, vocab=Gpt.VOCAB)
     export(gpt, "gpt-opset17", tokens, out_dir, 17, {}, ["ids"], references=refs, vocab=Gpt.VOCAB)
+    # Q, K and V from three Linears (BERT's and many hand-written models' form).
+    export(Gpt(separate_qkv=True), "gpt-separate-qkv", tokens, out_dir, 14, params, ["ids"], references=refs,
+           vocab=Gpt.VOCAB)
     save(passthrough_model(), out_dir, "passthrough")
     bad_models(out_dir)
     with open(os.path.join(out_dir, "params.json"), "w") as f:

@@ -110,9 +110,10 @@ TEST(OnnxInspect, LstmAndGruCountOneBiasPerGate) {
 }
 
 /// The 2-block GPT (export_models.py's Gpt: vocab 50, 8 positions, width 16, 2 causal heads, batch 2), at opset 14
-/// (layer norm as ReduceMean, Sub, Pow, Sqrt, Div, Mul, Add) and 17 (LayerNormalization); GELU as Erf at both.
+/// (layer norm as ReduceMean, Sub, Pow, Sqrt, Div, Mul, Add) and 17 (LayerNormalization); GELU as Erf at both;
+/// and with Q, K and V from three Linears (joined into one linear of 3·width: the same counts).
 TEST(OnnxInspect, GptCountsByHandAndMapsEachPatternToOneLayer) {
-  for (const std::string model : {"gpt", "gpt-opset17"}) {
+  for (const std::string model : {"gpt", "gpt-opset17", "gpt-separate-qkv"}) {
     SCOPED_TRACE(model);
     const auto report = inspect_onnx(onnx_model_path(model + ".onnx"));
     ASSERT_FALSE(report.empty());
@@ -121,7 +122,7 @@ TEST(OnnxInspect, GptCountsByHandAndMapsEachPatternToOneLayer) {
     const int64_t params = (vocab * f + t * f) + 2 * block_params + 2 * f + f * vocab;  // the head has no bias
     EXPECT_EQ(params, 8320);
     EXPECT_EQ(report.at("params"), params);
-    EXPECT_EQ(report.at("params"), pytorch_params("gpt"));
+    EXPECT_EQ(report.at("params"), pytorch_params(model == "gpt-opset17" ? "gpt" : model));
     // linear 2·T·in·out·B; attention 4·T²·H·B (Q·Kᵀ and P·V over the whole square, causal or not).
     const int64_t block_flops = 2 * t * batch * (f * 3 * f + f * f + f * 4 * f + 4 * f * f) + 4 * t * t * f * batch;
     EXPECT_EQ(report.at("flops"), 2 * block_flops + 2 * t * f * vocab * batch);
@@ -155,6 +156,15 @@ TEST(OnnxInspect, GptPatternsAreNamedInTheNetworkAndOnStderr) {
   EXPECT_EQ(layers[3].at("inputs"), (std::vector<std::string>{"blocks.0/attn/qkv/MatMul"}));
   EXPECT_EQ(layers[8].at("type"), "gelu");
   EXPECT_EQ(layers[22].at("bias"), false);
+  // Three Linears for Q, K and V become one linear of 3·16 units, named beside the attention.
+  const CommandResult separate = run_splitscope("inspect " + onnx_model_path("gpt-separate-qkv.onnx") + " --network-json");
+  ASSERT_EQ(separate.exit_code, 0) << separate.err;
+  const auto joined = nlohmann::json::parse(separate.out).at("layers")[2];
+  EXPECT_EQ(joined.at("name"), "blocks.0/attn/QKV");
+  EXPECT_EQ(joined.at("type"), "linear");
+  EXPECT_EQ(joined.at("units"), 48);
+  const CommandResult noted = run_splitscope("inspect " + onnx_model_path("gpt-separate-qkv.onnx"));
+  EXPECT_NE(noted.err.find("three MatMul (+ Add) projections"), std::string::npos) << noted.err;
   const CommandResult table = run_splitscope("inspect " + onnx_model_path("gpt.onnx"));
   ASSERT_EQ(table.exit_code, 0) << table.err;
   for (const std::string words : {"Sqrt, Div, Mul, Add recognised as one layer_norm ('blocks.0/ln_1/LayerNorm')",

@@ -39,9 +39,11 @@ TEST(OnnxRun, GraphsSplitByBranchesAndTrain) {
 }
 
 TEST(OnnxRun, TheGptPassesTheCheckOnOneDeviceBySamplesAndByHeads) {
-  for (const std::string strategy : {"single --devices 1", "data --devices 2", "tensor --devices 2"}) {
+  for (const std::string strategy : {"single --devices 1", "data --devices 2", "tensor --devices 2",
+                                     "tensor --devices 2 --train --steps 2", "pipeline --devices 2 --train --steps 2"}) {
+    const std::string repeat = strategy.find("--train") == std::string::npos ? " --repeat 1 --warmup 0" : "";
     const std::string args = "run " + onnx_model_path("gpt.onnx") + " --strategy " + strategy +
-                             " --backend cpu --repeat 1 --warmup 0 --check";
+                             " --backend cpu --check" + repeat;
     const CommandResult result = run_splitscope(args);
     EXPECT_EQ(result.exit_code, 0) << args << "\n" << result.err;
     EXPECT_NE(result.out.find("check: max relative error"), std::string::npos) << args << "\n" << result.out;
