@@ -137,15 +137,18 @@ class CausalSelfAttention(nn.Module):
     causal mask by masked_fill, softmax, @ v, heads joined back, an output
     Linear."""
 
-    def __init__(self, width, heads, positions, separate=False):
+    def __init__(self, width, heads, positions, separate=False, mask="where"):
         super().__init__()
         self.heads = heads
+        self.mask_form = mask  # "where" (masked_fill), "add" (scores + a 0 / -1e9 matrix) or "none" (an encoder)
         if separate:
             self.q, self.k, self.v = nn.Linear(width, width), nn.Linear(width, width), nn.Linear(width, width)
         else:
             self.qkv = nn.Linear(width, 3 * width)
         self.proj = nn.Linear(width, width)
         self.register_buffer("mask", torch.tril(torch.ones(positions, positions)).view(1, 1, positions, positions))
+        if mask == "add":
+            self.register_buffer("additive", torch.triu(torch.full((positions, positions), -1e9), diagonal=1))
 
     def forward(self, x):
         b, t, c = x.shape
@@ -158,7 +161,10 @@ class CausalSelfAttention(nn.Module):
         k = k.view(b, t, self.heads, d).transpose(1, 2)
         v = v.view(b, t, self.heads, d).transpose(1, 2)
         scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(d))
-        scores = scores.masked_fill(self.mask[:, :, :t, :t] == 0, float("-inf"))
+        if self.mask_form == "where":
+            scores = scores.masked_fill(self.mask[:, :, :t, :t] == 0, float("-inf"))
+        elif self.mask_form == "add":
+            scores = scores + self.additive[:t, :t]
         y = torch.softmax(scores, dim=-1) @ v
         return self.proj(y.transpose(1, 2).contiguous().view(b, t, c))
 
@@ -166,10 +172,10 @@ class CausalSelfAttention(nn.Module):
 class GptBlock(nn.Module):
     """Pre-LN: x + attn(ln_1(x)), then x + fc_proj(gelu(fc(ln_2(x))))."""
 
-    def __init__(self, width, heads, positions, separate_qkv=False):
+    def __init__(self, width, heads, positions, separate_qkv=False, mask="where"):
         super().__init__()
         self.ln_1 = nn.LayerNorm(width)
-        self.attn = CausalSelfAttention(width, heads, positions, separate_qkv)
+        self.attn = CausalSelfAttention(width, heads, positions, separate_qkv, mask)
         self.ln_2 = nn.LayerNorm(width)
         self.fc = nn.Linear(width, 4 * width)
         self.fc_proj = nn.Linear(4 * width, width)
@@ -185,11 +191,11 @@ class Gpt(nn.Module):
 
     VOCAB = 50
 
-    def __init__(self, vocab=VOCAB, positions=8, width=16, heads=2, blocks=2, separate_qkv=False):
+    def __init__(self, vocab=VOCAB, positions=8, width=16, heads=2, blocks=2, separate_qkv=False, mask="where"):
         super().__init__()
         self.wte = nn.Embedding(vocab, width)
         self.wpe = nn.Embedding(positions, width)
-        self.blocks = nn.ModuleList(GptBlock(width, heads, positions, separate_qkv) for _ in range(blocks))
+        self.blocks = nn.ModuleList(GptBlock(width, heads, positions, separate_qkv, mask) for _ in range(blocks))
         self.ln_f = nn.LayerNorm(width)
         self.lm_head = nn.Linear(width, vocab, bias=False)
         with torch.no_grad():
@@ -370,9 +376,11 @@ def main():
     tokens = (torch.randint(0, Gpt.VOCAB, (2, 8)),)
     export(gpt, "gpt", tokens, out_dir, 14, params, ["ids"], references=refs, vocab=Gpt.VOCAB)
     export(gpt, "gpt-opset17", tokens, out_dir, 17, {}, ["ids"], references=refs, vocab=Gpt.VOCAB)
-    # Q, K and V from three Linears (BERT's and many hand-written models' form).
-    export(Gpt(separate_qkv=True), "gpt-separate-qkv", tokens, out_dir, 14, params, ["ids"], references=refs,
-           vocab=Gpt.VOCAB)
+    # Q, K and V from three Linears (BERT's and many hand-written models' form), the causal mask added.
+    export(Gpt(separate_qkv=True, mask="add"), "gpt-separate-qkv", tokens, out_dir, 14, params, ["ids"],
+           references=refs, vocab=Gpt.VOCAB)
+    # No mask: every position attends to all (an encoder's attention).
+    export(Gpt(mask="none"), "gpt-unmasked", tokens, out_dir, 14, params, ["ids"], references=refs, vocab=Gpt.VOCAB)
     save(passthrough_model(), out_dir, "passthrough")
     bad_models(out_dir)
     with open(os.path.join(out_dir, "params.json"), "w") as f:

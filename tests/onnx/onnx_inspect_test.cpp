@@ -165,6 +165,11 @@ TEST(OnnxInspect, GptPatternsAreNamedInTheNetworkAndOnStderr) {
   EXPECT_EQ(joined.at("units"), 48);
   const CommandResult noted = run_splitscope("inspect " + onnx_model_path("gpt-separate-qkv.onnx"));
   EXPECT_NE(noted.err.find("three MatMul (+ Add) projections"), std::string::npos) << noted.err;
+  EXPECT_NE(noted.err.find("of 2 heads, causal"), std::string::npos) << noted.err;  // the additive mask
+  // Without a mask: attention that is not causal.
+  const CommandResult unmasked = run_splitscope("inspect " + onnx_model_path("gpt-unmasked.onnx") + " --network-json");
+  ASSERT_EQ(unmasked.exit_code, 0) << unmasked.err;
+  EXPECT_EQ(nlohmann::json::parse(unmasked.out).at("layers")[3].at("causal"), false);
   const CommandResult table = run_splitscope("inspect " + onnx_model_path("gpt.onnx"));
   ASSERT_EQ(table.exit_code, 0) << table.err;
   for (const std::string words : {"Sqrt, Div, Mul, Add recognised as one layer_norm ('blocks.0/ln_1/LayerNorm')",

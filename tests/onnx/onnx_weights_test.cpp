@@ -73,13 +73,15 @@ TEST(OnnxWeights, SplitsOfAnExportComputeThemToo) {
 TEST(OnnxWeights, TheGptRunsWithItsWeightsOnOneDeviceAndSplitByHeadsAndSamples) {
   // The token and position tables, the layer norms (decomposed at opset 14, one node at 17), the linear layers
   // (MatMul's W [in, out] as it is), causal attention and GELU: PyTorch's logits within 1e-4.
-  // Q, K and V from three Linears: their weights joined column-wise into the one linear.
-  for (const std::string model : {"gpt", "gpt-opset17", "gpt-separate-qkv"}) {
+  // Q, K and V from three Linears: their weights joined column-wise into the one linear (and the causal mask
+  // added rather than filled in); attention without a mask (every position sees all).
+  for (const std::string model : {"gpt", "gpt-opset17", "gpt-separate-qkv", "gpt-unmasked"}) {
     SCOPED_TRACE(model);
     expect_pytorchs_output(model, "--strategy single --devices 1");
   }
   expect_pytorchs_output("gpt", "--strategy tensor --devices 2");
   expect_pytorchs_output("gpt-separate-qkv", "--strategy tensor --devices 2");
+  expect_pytorchs_output("gpt-unmasked", "--strategy tensor --devices 2");
   expect_pytorchs_output("gpt", "--strategy data --devices 2");
 }
 
