@@ -14,10 +14,18 @@ namespace {
 
 using Form = OnnxLayerWeights::Form;
 
-/// The tensor named `name`: an initializer, or a Constant node's value; null where neither.
-const ::onnx::TensorProto* find_tensor(const ::onnx::ModelProto& model, const std::string& name) {
+/// The tensor named `name`: an initializer, or a Constant node's value, or what an Identity of one gives
+/// (PyTorch's exporter keeps one copy of equal initializers, such as fresh layer norms' ones and zeros, and
+/// writes an Identity for each other use); null where none.
+const ::onnx::TensorProto* find_tensor(const ::onnx::ModelProto& model, const std::string& name, int depth = 0) {
   for (const auto& tensor : model.graph().initializer()) {
     if (tensor.name() == name) return &tensor;
+  }
+  for (const auto& node : model.graph().node()) {
+    if (node.op_type() == "Identity" && node.input_size() == 1 && node.output_size() >= 1 && node.output(0) == name &&
+        depth < 16) {
+      return find_tensor(model, node.input(0), depth + 1);
+    }
   }
   for (const auto& node : model.graph().node()) {
     if (node.op_type() != "Constant" || node.output_size() < 1 || node.output(0) != name) continue;
