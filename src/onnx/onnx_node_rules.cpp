@@ -804,10 +804,13 @@ void map_onnx_pattern(OnnxImportState& state, const OnnxPattern& pattern) {
         refuse(state, node, "it normalizes the last axis of " + dims_text(x.dims) + "; splitscope's layer_norm "
                             "normalizes the last axis of [batch, features] or [batch, steps, features]");
       }
+      if (pattern.features != x.dims.back()) {
+        refuse(state, node, "its gain or shift is not one value per feature of " + dims_text(x.dims));
+      }
       const double epsilon = float_attribute_value(pattern.epsilon);
       emit(state, node, "layer_norm", {{"epsilon", epsilon}}, {layer_of(state, node, x)});
       record_weights(state, node, OnnxLayerWeights::Form::kLayerNorm, {pattern.gamma, pattern.beta}, epsilon,
-                     pattern.features);
+                     x.dims.back());
       return;
     }
     case OnnxPattern::Kind::kGelu:
@@ -842,7 +845,9 @@ void map_onnx_node(OnnxImportState& state, const NodeProto& node) {
   const auto rule = rules().find(node.op_type());
   if (!default_domain || rule == rules().end()) {
     refuse(state, node, "op type " + (default_domain ? "" : node.domain() + ".") + node.op_type() +
-                            " is not covered; splitscope maps " + onnx_covered_op_list() + " (docs/onnx.md)");
+                            " is not covered; splitscope maps " + onnx_covered_op_list() +
+                            ", and takes Erf, ReduceMean, Pow, Sqrt, Split and Where only as parts of a layer norm's, "
+                            "GELU's or attention's chain of nodes, whole (docs/onnx.md, \"Patterns\")");
   }
   if (node.output_size() == 0) refuse(state, node, "it has no output");
   rule->second(state, node);
