@@ -18,7 +18,8 @@ Besides the PyTorch exports, a few files are written with onnx.helper: the
 ops PyTorch removes in eval mode (Identity, Dropout), a Reshape / Unsqueeze /
 Squeeze chain, and the bad files the error tests feed in (truncated, not
 ONNX, an old opset, missing external weights, a dilated convolution, an op
-splitscope does not cover, the GPT with an attention scale other than 1/sqrt(d)).
+splitscope does not cover, the GPT with an attention scale other than 1/sqrt(d)
+or a mask that is not causal).
 """
 
 import json
@@ -334,6 +335,14 @@ def bad_models(out_dir):
         if node.name == "/blocks.0/attn/Constant_4":
             node.attribute[0].t.CopyFrom(numpy_helper.from_array(np.array(0.5, dtype=np.float32)))
     save(gpt, bad, "attention-scale")
+    # The GPT with a mask that hides the first position from every query (a padding mask): not causal, refused.
+    gpt = onnx.load(os.path.join(out_dir, "gpt.onnx"))
+    for tensor in gpt.graph.initializer:
+        if tensor.data_type == TensorProto.BOOL:
+            hidden = np.zeros(tuple(tensor.dims), dtype=bool)
+            hidden[..., 0] = True
+            tensor.CopyFrom(numpy_helper.from_array(hidden, tensor.name))
+    save(gpt, bad, "attention-mask")
     # An initializer whose bytes live in a file that is not there.
     external = single_node_model("Conv", {})
     weight = external.graph.initializer[0]
