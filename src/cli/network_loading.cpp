@@ -27,6 +27,8 @@ Model load_onnx_network(const std::string& path, std::optional<int64_t> batch) {
 #if SPLITSCOPE_HAVE_ONNX
   OnnxModel imported = import_onnx_model(path, batch);
   check_model_limits(imported.model, batch ? "--batch" : "");
+  // Which nodes became one layer, so that a user can check the mapping (docs/onnx.md, "Patterns").
+  for (const std::string& note : imported.pattern_notes) std::cerr << "note: " << path << ": " << note << "\n";
   if (!imported.weights_note.empty()) {
     // Said, not refused: every command but a run's output check works the same on splitscope's own weights.
     std::cerr << "note: " << path << ": " << imported.weights_note

@@ -17,6 +17,7 @@
 #include "onnx/onnx_graph_inputs.hpp"
 #include "onnx/onnx_import_state.hpp"
 #include "onnx/onnx_node_rules.hpp"
+#include "onnx/onnx_patterns.hpp"
 #include "onnx/onnx_weights.hpp"
 #include "util/errors.hpp"
 
@@ -220,6 +221,7 @@ struct OnnxImport {
   nlohmann::json document;
   std::shared_ptr<const ::onnx::ModelProto> model;
   std::map<std::string, OnnxLayerWeights> weights;
+  std::vector<std::string> pattern_notes;
 };
 
 OnnxImport import_onnx(const std::string& path, std::optional<int64_t> batch) {
@@ -246,13 +248,37 @@ OnnxImport import_onnx(const std::string& path, std::optional<int64_t> batch) {
   }
   for (const auto& output : graph.output()) ++state.consumers[output.name()];
 
+  // Shape arithmetic first (it reads constants and inferred shapes only), so that the patterns see every
+  // constant; then each node is a layer, part of a pattern (one layer at its last node), or refused.
   const OnnxFoldInputs folding = fold_inputs(state);
-  for (const auto& node : graph.node()) {
-    if (auto constant = fold_onnx_node(node, folding)) {
-      state.constants[onnx_node_output(node, 0)] = std::move(*constant);
-      continue;
+  std::vector<bool> folded(static_cast<size_t>(graph.node_size()), false);
+  for (int i = 0; i < graph.node_size(); ++i) {
+    if (auto constant = fold_onnx_node(graph.node(i), folding)) {
+      state.constants[onnx_node_output(graph.node(i), 0)] = std::move(*constant);
+      folded[static_cast<size_t>(i)] = true;
     }
-    map_onnx_node(state, node);
+  }
+  const std::vector<OnnxPattern> patterns = find_onnx_patterns(
+      graph, folding.constant,
+      [&state](const std::string& name) {
+        const auto it = state.inferred.find(name);
+        return it == state.inferred.end() ? std::vector<int64_t>{} : it->second;
+      },
+      state.opset);
+  std::map<int, const OnnxPattern*> pattern_of;  // node index -> the pattern it is part of
+  for (const OnnxPattern& pattern : patterns) {
+    for (int index : pattern.nodes) pattern_of[index] = &pattern;
+  }
+  OnnxImport out;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    if (folded[static_cast<size_t>(i)]) continue;
+    const auto pattern = pattern_of.find(i);
+    if (pattern == pattern_of.end()) {
+      map_onnx_node(state, graph.node(i));
+    } else if (i == pattern->second->nodes.back()) {
+      map_onnx_pattern(state, *pattern->second);
+      out.pattern_notes.push_back(pattern->second->description());
+    }
   }
   check_output(graph, state);
   std::string description = "imported from " + std::filesystem::path(path).filename().string() + " (ONNX opset " +
@@ -261,7 +287,6 @@ OnnxImport import_onnx(const std::string& path, std::optional<int64_t> batch) {
     description += ", written by " + onnx_printable(model.producer_name() + " " + model.producer_version());
   }
   description += ")";
-  OnnxImport out;
   out.document = state.network.document(onnx_printable(std::filesystem::path(path).stem().string()),
                                         batch.value_or(state.batch), description);
   out.weights = std::move(state.weights);
@@ -277,8 +302,9 @@ nlohmann::json onnx_network_document(const std::string& path, std::optional<int6
 
 OnnxModel import_onnx_model(const std::string& path, std::optional<int64_t> batch) {
   OnnxImport imported = import_onnx(path, batch);
-  OnnxModel out{parse_model_text(imported.document.dump(), path), ""};
+  OnnxModel out{parse_model_text(imported.document.dump(), path), "", {}};
   out.weights_note = onnx_weights_problem(*imported.model, imported.weights);
+  out.pattern_notes = std::move(imported.pattern_notes);
   if (out.weights_note.empty()) {
     out.model.weights = std::make_shared<const OnnxWeights>(std::move(imported.model), std::move(imported.weights));
   }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ir/model.hpp"
 
@@ -23,6 +24,8 @@ nlohmann::json onnx_network_document(const std::string& path, std::optional<int6
 struct OnnxModel {
   Model model;
   std::string weights_note;
+  /// Groups of nodes recognised as one layer (onnx_patterns.hpp), one line each, for a note on stderr.
+  std::vector<std::string> pattern_notes;
 };
 OnnxModel import_onnx_model(const std::string& path, std::optional<int64_t> batch);
 

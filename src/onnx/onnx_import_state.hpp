@@ -31,18 +31,20 @@ struct OnnxValue {
 /// params.hpp's layout (onnx_weights.hpp).
 struct OnnxLayerWeights {
   enum class Form {
-    kDense,            ///< [W [in, units], bias]: MatMul (+ Add)
+    kDense,            ///< [W [in, units], bias]: MatMul (+ Add), on vectors (dense) or sequences (linear)
     kDenseTransposed,  ///< [B [units, in], C]: Gemm with transB = 1
     kConv,             ///< [W, B]: the same layout
     kBatchNorm,        ///< [scale, B, mean, var]
-    kLayerNorm,        ///< [Scale, B]
+    kLayerNorm,        ///< [Scale, B]; "" for either: ones or zeros (`hidden` features)
+    kEmbedding,        ///< [W [vocab, features], P [positions, features] or ""]: Gather (+ Add)
+    kJoinedProjections,  ///< [Wq, Wk, Wv (each [in, width]), bq, bk, bv or "" each]: one linear of 3·width
     kLstm,             ///< [W, R, B]: gates i, o, f, c
     kGru,              ///< [W, R, B]: gates z, r, h, linear_before_reset
   };
   Form form = Form::kDense;
   std::vector<std::string> tensors;
   double epsilon = 0;  ///< normalizations
-  int64_t hidden = 0;  ///< cells
+  int64_t hidden = 0;  ///< cells; a layer norm's features
 };
 
 struct OnnxImportState {
@@ -55,6 +57,7 @@ struct OnnxImportState {
   std::map<std::string, std::vector<int64_t>> inferred;  ///< -1 where inference left a size open
   std::map<std::string, int> consumers;  ///< node inputs and graph outputs reading each tensor
   std::map<std::string, std::string> bias_pending;  ///< a MatMul's output -> its dense layer, for an Add's bias
+  std::map<std::string, std::string> positions_pending;  ///< an embedding's output -> its layer, for an Add of positions
   std::set<std::string> last_step_taken;  ///< recurrent layers now giving their last step only
   std::map<std::string, OnnxLayerWeights> weights;  ///< weighted layer -> where its tensors are
 };

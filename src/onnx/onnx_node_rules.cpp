@@ -247,14 +247,40 @@ void map_gemm(OnnxImportState& state, const NodeProto& node) {
 /// becomes its bias.
 void map_matmul(OnnxImportState& state, const NodeProto& node) {
   const OnnxValue& a = value_input(state, node, 0);
-  require_rank(state, node, a, 2, "a batch of vectors [batch, features] times a weight matrix");
+  if (state.values.count(onnx_node_input(node, 1))) {
+    refuse(state, node, "it multiplies two computed tensors; splitscope maps such a MatMul only inside attention's "
+                        "pattern (heads split by Reshape/Transpose from one Split of Q | K | V, q @ k^T scaled, an "
+                        "optional causal mask, Softmax, @ v, heads joined back: docs/onnx.md)");
+  }
+  const bool sequence = a.dims.size() == 3 && a.batch_axis == 0;
+  if (!sequence) require_rank(state, node, a, 2, "a batch of vectors [batch, features] or of sequences [batch, positions, features] times a weight matrix");
   const OnnxConstant& b = constant_input(state, node, 1, "the weights");
-  if (b.dims.size() != 2 || b.dims[0] != a.dims[1]) {
+  if (b.dims.size() != 2 || b.dims[0] != a.dims.back()) {
     refuse(state, node, "its weights " + dims_text(b.dims) + " are not a matrix that fits its input " + dims_text(a.dims));
   }
-  emit(state, node, "dense", {{"units", b.dims[1]}, {"bias", false}}, {layer_of(state, node, a)});
+  emit(state, node, sequence ? "linear" : "dense", {{"units", b.dims[1]}, {"bias", false}}, {layer_of(state, node, a)});
   record_weights(state, node, OnnxLayerWeights::Form::kDense, {onnx_node_input(node, 1), ""});
   if (state.consumers[node.output(0)] == 1) state.bias_pending[node.output(0)] = state.values[node.output(0)].layer;
+}
+
+/// An Add of a constant [positions, features] table (PyTorch's position embedding, folded to its rows by the
+/// exporter) to an embedding's output: the embedding's learned positions.
+bool add_positions(OnnxImportState& state, const NodeProto& node, const std::string& value, const std::string& table) {
+  const auto pending = state.positions_pending.find(value);
+  const auto constant = state.constants.find(table);
+  if (pending == state.positions_pending.end() || constant == state.constants.end()) return false;
+  const OnnxValue& x = state.values.at(value);
+  const Dims sample = sample_of(x);
+  if (without_units(constant->second.dims) != sample) {
+    refuse(state, node, "it adds " + dims_text(constant->second.dims) + " to the embedding's " + dims_text(x.dims) +
+                            "; splitscope maps an Add of a constant to an embedding only as its position table, one "
+                            "row of " + std::to_string(sample.back()) + " features per position " + dims_text(sample));
+  }
+  state.network.set_field(pending->second, "positions", true, sample);
+  state.weights.at(pending->second).tensors.at(1) = table;
+  state.positions_pending.erase(pending);
+  alias(state, node, x, output_dims(state, node), x.batch_axis);
+  return true;
 }
 
 void map_add(OnnxImportState& state, const NodeProto& node) {
@@ -274,6 +300,7 @@ void map_add(OnnxImportState& state, const NodeProto& node) {
   }
   const std::string& matmul = first_value ? first : second;
   const std::string& bias = first_value ? second : first;
+  if (add_positions(state, node, matmul, bias)) return;
   const auto pending = state.bias_pending.find(matmul);
   const auto constant = state.constants.find(bias);
   if (pending != state.bias_pending.end() && constant != state.constants.end()) {
@@ -526,7 +553,29 @@ void map_transpose(OnnxImportState& state, const NodeProto& node) {
 /// Gather on a value: one index of a size-1 axis (a view), or the last step
 /// of a recurrent layer's sequence (`out[:, -1, :]`: the layer then returns
 /// its last step only).
+/// Gather of rows of a constant table by the token ids of a network input: an embedding.
+void map_embedding(OnnxImportState& state, const NodeProto& node) {
+  const OnnxConstant& table = constant_input(state, node, 0, "the table");
+  const OnnxValue& ids = value_input(state, node, 1);
+  if (onnx_int_attribute(node, "axis", 0) != 0 || table.dims.size() != 2) {
+    refuse(state, node, "it gathers along axis " + std::to_string(onnx_int_attribute(node, "axis", 0)) + " of " +
+                            dims_text(table.dims) + "; splitscope maps a Gather of a constant as an embedding: rows "
+                            "of a table [vocab, features]");
+  }
+  if (ids.dims.size() != 2 || ids.batch_axis != 0 || !state.network.type_of(ids.layer).empty()) {
+    refuse(state, node, "its indices " + dims_text(ids.dims) + " are not a network input of token ids [batch, "
+                        "positions]; splitscope's embedding reads the network's input");
+  }
+  emit(state, node, "embedding", {{"vocab", table.dims[0]}, {"features", table.dims[1]}}, {layer_of(state, node, ids)});
+  record_weights(state, node, OnnxLayerWeights::Form::kEmbedding, {onnx_node_input(node, 0), ""});
+  if (state.consumers[node.output(0)] == 1) state.positions_pending[node.output(0)] = state.values[node.output(0)].layer;
+}
+
 void map_gather(OnnxImportState& state, const NodeProto& node) {
+  if (state.constants.count(onnx_node_input(node, 0)) && state.values.count(onnx_node_input(node, 1))) {
+    map_embedding(state, node);
+    return;
+  }
   const OnnxValue& x = value_input(state, node, 0);
   const OnnxConstant& indices = constant_input(state, node, 1, "the indices");
   const int64_t axis = checked_axis(state, node, onnx_int_attribute(node, "axis", 0), x.dims.size());
@@ -676,6 +725,18 @@ void map_recurrent(OnnxImportState& state, const NodeProto& node) {
   }
 }
 
+/// A node standing for the pattern in messages and layer names: its name, input and output, its kind as op type.
+NodeProto pattern_node(const OnnxPattern& pattern) {
+  NodeProto node;
+  node.set_name(pattern.name);
+  node.set_op_type(pattern.kind == OnnxPattern::Kind::kLayerNorm ? "LayerNorm pattern"
+                   : pattern.kind == OnnxPattern::Kind::kGelu    ? "GELU pattern"
+                                                                 : "attention pattern");
+  node.add_input(pattern.input);
+  node.add_output(pattern.output);
+  return node;
+}
+
 using Rule = std::function<void(OnnxImportState&, const NodeProto&)>;
 
 const std::map<std::string, Rule>& rules() {
@@ -732,12 +793,61 @@ std::string onnx_covered_op_list() {
          " when their inputs are constants";
 }
 
+void map_onnx_pattern(OnnxImportState& state, const OnnxPattern& pattern) {
+  const NodeProto node = pattern_node(pattern);
+  if (!pattern.problem.empty()) refuse(state, node, pattern.problem);
+  const OnnxValue& x = value_input(state, node, 0);
+  switch (pattern.kind) {
+    case OnnxPattern::Kind::kLayerNorm: {
+      const auto rank = x.dims.size();
+      if (x.batch_axis != 0 || (rank != 2 && rank != 3)) {
+        refuse(state, node, "it normalizes the last axis of " + dims_text(x.dims) + "; splitscope's layer_norm "
+                            "normalizes the last axis of [batch, features] or [batch, steps, features]");
+      }
+      if (pattern.features != x.dims.back()) {
+        refuse(state, node, "its gain or shift is not one value per feature of " + dims_text(x.dims));
+      }
+      const double epsilon = float_attribute_value(pattern.epsilon);
+      emit(state, node, "layer_norm", {{"epsilon", epsilon}}, {layer_of(state, node, x)});
+      record_weights(state, node, OnnxLayerWeights::Form::kLayerNorm, {pattern.gamma, pattern.beta}, epsilon,
+                     x.dims.back());
+      return;
+    }
+    case OnnxPattern::Kind::kGelu:
+      emit(state, node, "gelu", json::object(), {layer_of(state, node, x)}, x.batch_axis);
+      return;
+    case OnnxPattern::Kind::kAttention: {
+      if (x.dims.size() != 3 || x.batch_axis != 0) {
+        refuse(state, node, "it reads " + dims_text(x.dims) + "; splitscope's attention reads [batch, positions, " +
+                                (pattern.projections.empty() ? "3·width" : "features") + "]");
+      }
+      std::string qkv = layer_of(state, node, x);
+      if (!pattern.projections.empty()) {
+        // Three projections of one input: one linear of Q | K | V end to end, which splitscope's attention reads.
+        const Dims out = output_dims(state, node);
+        NodeProto joined = node;
+        joined.set_name(pattern.name.substr(0, pattern.name.rfind('/') + 1) + "QKV");
+        joined.set_output(0, pattern.output + " (Q | K | V)");
+        state.inferred[joined.output(0)] = {out[0], out[1], 3 * out[2]};
+        const bool bias = !pattern.projections.at(3).empty();
+        emit(state, joined, "linear", {{"units", 3 * out[2]}, {"bias", bias}}, {qkv});
+        record_weights(state, joined, OnnxLayerWeights::Form::kJoinedProjections, pattern.projections);
+        qkv = state.values.at(joined.output(0)).layer;
+      }
+      emit(state, node, "attention", {{"heads", pattern.heads}, {"causal", pattern.causal}}, {qkv});
+      return;
+    }
+  }
+}
+
 void map_onnx_node(OnnxImportState& state, const NodeProto& node) {
   const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
   const auto rule = rules().find(node.op_type());
   if (!default_domain || rule == rules().end()) {
     refuse(state, node, "op type " + (default_domain ? "" : node.domain() + ".") + node.op_type() +
-                            " is not covered; splitscope maps " + onnx_covered_op_list() + " (docs/onnx.md)");
+                            " is not covered; splitscope maps " + onnx_covered_op_list() +
+                            ", and takes Erf, ReduceMean, Pow, Sqrt, Split and Where only as parts of a layer norm's, "
+                            "GELU's or attention's chain of nodes, whole (docs/onnx.md, \"Patterns\")");
   }
   if (node.output_size() == 0) refuse(state, node, "it has no output");
   rule->second(state, node);

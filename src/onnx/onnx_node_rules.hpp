@@ -11,11 +11,15 @@
 #include <vector>
 
 #include "onnx/onnx_import_state.hpp"
+#include "onnx/onnx_patterns.hpp"
 
 namespace splitscope {
 
 /// Maps one node whose inputs are values (layers' outputs) or constants.
 void map_onnx_node(OnnxImportState& state, const ::onnx::NodeProto& node);
+
+/// Maps a group of nodes recognised as one layer (onnx_patterns.hpp), at its last node.
+void map_onnx_pattern(OnnxImportState& state, const OnnxPattern& pattern);
 
 /// The op types map_onnx_node has a rule for.
 const std::vector<std::string>& onnx_mapped_op_types();

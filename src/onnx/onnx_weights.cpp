@@ -14,10 +14,18 @@ namespace {
 
 using Form = OnnxLayerWeights::Form;
 
-/// The tensor named `name`: an initializer, or a Constant node's value; null where neither.
-const ::onnx::TensorProto* find_tensor(const ::onnx::ModelProto& model, const std::string& name) {
+/// The tensor named `name`: an initializer, or a Constant node's value, or what an Identity of one gives
+/// (PyTorch's exporter keeps one copy of equal initializers, such as fresh layer norms' ones and zeros, and
+/// writes an Identity for each other use); null where none.
+const ::onnx::TensorProto* find_tensor(const ::onnx::ModelProto& model, const std::string& name, int depth = 0) {
   for (const auto& tensor : model.graph().initializer()) {
     if (tensor.name() == name) return &tensor;
+  }
+  for (const auto& node : model.graph().node()) {
+    if (node.op_type() == "Identity" && node.input_size() == 1 && node.output_size() >= 1 && node.output(0) == name &&
+        depth < 16) {
+      return find_tensor(model, node.input(0), depth + 1);
+    }
   }
   for (const auto& node : model.graph().node()) {
     if (node.op_type() != "Constant" || node.output_size() < 1 || node.output(0) != name) continue;
@@ -157,6 +165,7 @@ std::vector<std::vector<float>> OnnxWeights::convert(const OnnxLayerWeights& lay
   const ::onnx::ModelProto& model = *model_;
   switch (layer.form) {
     case Form::kDense:
+    case Form::kEmbedding:
     case Form::kConv: {
       std::vector<std::vector<float>> out{as_floats(values_of(model, layer.tensors.at(0)))};
       if (!layer.tensors.at(1).empty()) out.push_back(as_floats(values_of(model, layer.tensors.at(1))));
@@ -176,9 +185,36 @@ std::vector<std::vector<float>> OnnxWeights::convert(const OnnxLayerWeights& lay
       if (!layer.tensors.at(1).empty()) out.push_back(as_floats(values_of(model, layer.tensors.at(1))));
       return out;
     }
+    case Form::kJoinedProjections: {
+      // W [in, 3·width]: each row Wq's, Wk's and Wv's end to end; b likewise.
+      std::vector<std::vector<double>> w;
+      for (size_t i = 0; i < 3; ++i) w.push_back(values_of(model, layer.tensors.at(i)));
+      const size_t width = static_cast<size_t>(find_tensor(model, layer.tensors.at(0))->dims(1));
+      const size_t in = width == 0 ? 0 : w[0].size() / width;
+      std::vector<float> joined(3 * in * width);
+      for (size_t row = 0; row < in; ++row) {
+        for (size_t part = 0; part < 3; ++part) {
+          for (size_t col = 0; col < width; ++col) {
+            joined[row * 3 * width + part * width + col] = static_cast<float>(w[part][row * width + col]);
+          }
+        }
+      }
+      std::vector<std::vector<float>> out{std::move(joined)};
+      if (!layer.tensors.at(3).empty()) {
+        std::vector<float> bias;
+        for (size_t i = 3; i < 6; ++i) {
+          const std::vector<float> part = as_floats(values_of(model, layer.tensors.at(i)));
+          bias.insert(bias.end(), part.begin(), part.end());
+        }
+        out.push_back(std::move(bias));
+      }
+      return out;
+    }
     case Form::kBatchNorm: return batch_norm_tensors(model, layer, training);
     case Form::kLayerNorm: {
-      std::vector<float> gamma = as_floats(values_of(model, layer.tensors.at(0)));
+      // A decomposed layer norm without its Mul or Add scales by 1 or shifts by 0.
+      std::vector<float> gamma = layer.tensors.at(0).empty() ? std::vector<float>(static_cast<size_t>(layer.hidden), 1.0f)
+                                                            : as_floats(values_of(model, layer.tensors.at(0)));
       std::vector<float> beta = layer.tensors.at(1).empty() ? std::vector<float>(gamma.size(), 0.0f)
                                                            : as_floats(values_of(model, layer.tensors.at(1)));
       return {std::move(gamma), std::move(beta)};
@@ -218,7 +254,7 @@ std::string onnx_weights_problem(const ::onnx::ModelProto& model, const std::map
     if (weights.form == Form::kLstm || weights.form == Form::kGru) {
       const int64_t columns = (weights.form == Form::kLstm ? 4 : 3) * weights.hidden;
       expected = {{1, columns * weights.hidden}, {2, 2 * columns}};
-    } else if (weights.form == Form::kLayerNorm) {
+    } else if (weights.form == Form::kLayerNorm && count_of(0) >= 0) {
       expected = {{1, count_of(0)}};
     } else if (weights.form == Form::kConv) {
       const ::onnx::TensorProto* filters = find_tensor(model, weights.tensors.at(0));

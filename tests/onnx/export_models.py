@@ -18,10 +18,12 @@ Besides the PyTorch exports, a few files are written with onnx.helper: the
 ops PyTorch removes in eval mode (Identity, Dropout), a Reshape / Unsqueeze /
 Squeeze chain, and the bad files the error tests feed in (truncated, not
 ONNX, an old opset, missing external weights, a dilated convolution, an op
-splitscope does not cover).
+splitscope does not cover, the GPT with an attention scale other than 1/sqrt(d)
+or a mask that is not causal).
 """
 
 import json
+import math
 import os
 import sys
 
@@ -130,6 +132,90 @@ class Recurrent(nn.Module):
         return self.fc(out[:, -1, :])
 
 
+class CausalSelfAttention(nn.Module):
+    """Attention written the plain way: one Linear for Q|K|V and a split (or
+    three Linears, `separate`), heads by view/transpose, q @ k^T scaled, the
+    causal mask by masked_fill, softmax, @ v, heads joined back, an output
+    Linear."""
+
+    def __init__(self, width, heads, positions, separate=False, mask="where"):
+        super().__init__()
+        self.heads = heads
+        self.mask_form = mask  # "where" (masked_fill), "add" (scores + a 0 / -1e9 matrix) or "none" (an encoder)
+        if separate:
+            self.q, self.k, self.v = nn.Linear(width, width), nn.Linear(width, width), nn.Linear(width, width)
+        else:
+            self.qkv = nn.Linear(width, 3 * width)
+        self.proj = nn.Linear(width, width)
+        self.register_buffer("mask", torch.tril(torch.ones(positions, positions)).view(1, 1, positions, positions))
+        if mask == "add":
+            self.register_buffer("additive", torch.triu(torch.full((positions, positions), -1e9), diagonal=1))
+
+    def forward(self, x):
+        b, t, c = x.shape
+        if hasattr(self, "qkv"):
+            q, k, v = self.qkv(x).split(c, dim=2)
+        else:
+            q, k, v = self.q(x), self.k(x), self.v(x)
+        d = c // self.heads
+        q = q.view(b, t, self.heads, d).transpose(1, 2)
+        k = k.view(b, t, self.heads, d).transpose(1, 2)
+        v = v.view(b, t, self.heads, d).transpose(1, 2)
+        scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(d))
+        if self.mask_form == "where":
+            scores = scores.masked_fill(self.mask[:, :, :t, :t] == 0, float("-inf"))
+        elif self.mask_form == "add":
+            scores = scores + self.additive[:t, :t]
+        y = torch.softmax(scores, dim=-1) @ v
+        return self.proj(y.transpose(1, 2).contiguous().view(b, t, c))
+
+
+class GptBlock(nn.Module):
+    """Pre-LN: x + attn(ln_1(x)), then x + fc_proj(gelu(fc(ln_2(x))))."""
+
+    def __init__(self, width, heads, positions, separate_qkv=False, mask="where"):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(width)
+        self.attn = CausalSelfAttention(width, heads, positions, separate_qkv, mask)
+        self.ln_2 = nn.LayerNorm(width)
+        self.fc = nn.Linear(width, 4 * width)
+        self.fc_proj = nn.Linear(4 * width, width)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x))
+        return x + self.fc_proj(nn.functional.gelu(self.fc(self.ln_2(x))))
+
+
+class Gpt(nn.Module):
+    """A 2-block GPT: token and learned position embeddings, pre-LN blocks of
+    2 causal heads, a final LayerNorm, an LM head without bias."""
+
+    VOCAB = 50
+
+    def __init__(self, vocab=VOCAB, positions=8, width=16, heads=2, blocks=2, separate_qkv=False, mask="where",
+                 fresh_norms=False):
+        super().__init__()
+        self.wte = nn.Embedding(vocab, width)
+        self.wpe = nn.Embedding(positions, width)
+        self.blocks = nn.ModuleList(GptBlock(width, heads, positions, separate_qkv, mask) for _ in range(blocks))
+        self.ln_f = nn.LayerNorm(width)
+        self.lm_head = nn.Linear(width, vocab, bias=False)
+        with torch.no_grad():
+            # Gains and shifts other than a fresh layer's 1 and 0, so that the test sees them (and the exporter
+            # keeps one initializer per layer norm rather than one shared).
+            for module in self.modules():
+                if isinstance(module, nn.LayerNorm) and not fresh_norms:
+                    module.weight.uniform_(0.5, 1.5)
+                    module.bias.uniform_(-0.5, 0.5)
+
+    def forward(self, ids):
+        t = ids.shape[1]
+        x = self.wte(ids) + self.wpe(torch.arange(t, device=ids.device))
+        for block in self.blocks:
+            x = block(x)
+        return self.lm_head(self.ln_f(x))
+
+
 MASK64 = (1 << 64) - 1
 
 
@@ -151,7 +237,14 @@ def splitscope_input(shape, input_index=0, seed=0):
     return torch.from_numpy(values.reshape(shape))
 
 
-def reference_output(module, path, args):
+def splitscope_tokens(shape, vocab, input_index=0, seed=0):
+    """ir/params.cpp's network_input_value: input_value's draw u as token id floor((u + 1) / 2 * vocab)."""
+    values = splitscope_input(shape, input_index, seed).numpy().astype(np.float64)
+    ids = np.minimum(((values + 1.0) * 0.5 * vocab).astype(np.int64), vocab - 1)
+    return torch.from_numpy(ids)
+
+
+def reference_output(module, path, args, vocab=None):
     """The module's eval-mode output on splitscope's input, with the weights the file holds (a training-mode
     export's forward pass moves the batch norms' running statistics after the file is written)."""
     model = onnx.load(path)
@@ -161,7 +254,8 @@ def reference_output(module, path, args):
             state[tensor.name] = torch.from_numpy(numpy_helper.to_array(tensor).copy())
     module.load_state_dict(state)
     module.eval()
-    inputs = [splitscope_input(tuple(arg.shape), i) for i, arg in enumerate(args)]
+    inputs = [splitscope_tokens(tuple(arg.shape), vocab, i) if vocab else splitscope_input(tuple(arg.shape), i)
+              for i, arg in enumerate(args)]
     with torch.no_grad():
         out = module(*inputs)
     return {"batch": int(args[0].shape[0]), "shape": list(out.shape),
@@ -169,7 +263,7 @@ def reference_output(module, path, args):
 
 
 def export(module, name, args, out_dir, opset, params, input_names, dynamic_batch=False, training=False,
-           references=None):
+           references=None, vocab=None):
     module.train(training)
     path = os.path.join(out_dir, name + ".onnx")
     dynamic_axes = {n: {0: "batch"} for n in input_names} if dynamic_batch else None
@@ -181,7 +275,7 @@ def export(module, name, args, out_dir, opset, params, input_names, dynamic_batc
     size = os.path.getsize(path)
     assert size < 1 << 20, f"{path} is {size} bytes; the tests keep every file under 1 MB"
     if references is not None:
-        references[name] = reference_output(module, path, args)
+        references[name] = reference_output(module, path, args, vocab)
 
 
 def save(model, out_dir, name):
@@ -235,6 +329,20 @@ def bad_models(out_dir):
     dynamic = single_node_model("Relu", {})
     dynamic.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "N"
     save(dynamic, bad, "dynamic-batch")
+    # The GPT with its first attention's scores scaled by 0.5 rather than 1/sqrt(8): the pattern is refused.
+    gpt = onnx.load(os.path.join(out_dir, "gpt.onnx"))
+    for node in gpt.graph.node:
+        if node.name == "/blocks.0/attn/Constant_4":
+            node.attribute[0].t.CopyFrom(numpy_helper.from_array(np.array(0.5, dtype=np.float32)))
+    save(gpt, bad, "attention-scale")
+    # The GPT with a mask that hides the first position from every query (a padding mask): not causal, refused.
+    gpt = onnx.load(os.path.join(out_dir, "gpt.onnx"))
+    for tensor in gpt.graph.initializer:
+        if tensor.data_type == TensorProto.BOOL:
+            hidden = np.zeros(tuple(tensor.dims), dtype=bool)
+            hidden[..., 0] = True
+            tensor.CopyFrom(numpy_helper.from_array(hidden, tensor.name))
+    save(gpt, bad, "attention-mask")
     # An initializer whose bytes live in a file that is not there.
     external = single_node_model("Conv", {})
     weight = external.graph.initializer[0]
@@ -272,6 +380,20 @@ def main():
     export(gru, "gru", (torch.randn(2, 5, 8),), out_dir, 15, params, ["input"], references=refs)
     # PyTorch's own GRU, b_hn as initialised: the note that its weights cannot be splitscope's.
     export(Recurrent(nn.GRU), "gru-recurrent-bias", (torch.randn(2, 5, 8),), out_dir, 15, {}, ["input"])
+    # The GPT at opset 14 (layer norm exported as ReduceMean, Sub, Pow, Sqrt, Div, Mul, Add) and at opset 17
+    # (one LayerNormalization node); GELU is the Erf decomposition at both (ONNX's Gelu is opset 20).
+    gpt = Gpt()
+    tokens = (torch.randint(0, Gpt.VOCAB, (2, 8)),)
+    export(gpt, "gpt", tokens, out_dir, 14, params, ["ids"], references=refs, vocab=Gpt.VOCAB)
+    export(gpt, "gpt-opset17", tokens, out_dir, 17, {}, ["ids"], references=refs, vocab=Gpt.VOCAB)
+    # Q, K and V from three Linears (BERT's and many hand-written models' form), the causal mask added.
+    export(Gpt(separate_qkv=True, mask="add"), "gpt-separate-qkv", tokens, out_dir, 14, params, ["ids"],
+           references=refs, vocab=Gpt.VOCAB)
+    # No mask: every position attends to all (an encoder's attention).
+    export(Gpt(mask="none"), "gpt-unmasked", tokens, out_dir, 14, params, ["ids"], references=refs, vocab=Gpt.VOCAB)
+    # Opset 11, layer norms as PyTorch initialises them: the exporter keeps one copy of their equal ones and zeros
+    # and reads the others through Identity nodes.
+    export(Gpt(fresh_norms=True), "gpt-opset11", tokens, out_dir, 11, {}, ["ids"], references=refs, vocab=Gpt.VOCAB)
     save(passthrough_model(), out_dir, "passthrough")
     bad_models(out_dir)
     with open(os.path.join(out_dir, "params.json"), "w") as f:

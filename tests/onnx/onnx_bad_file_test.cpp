@@ -37,7 +37,11 @@ TEST(OnnxBadFiles, EachIsExitTwoNamingTheFileAndWhatToDo) {
       {"bad/external-missing.onnx", {"initializer 'w'", "missing-weights.bin", "beside the .onnx file"}},
       {"bad/dynamic-batch.onnx", {"input 'x'", "dimension 0", "'N'", "pass --batch"}},
       {"bad/dilated.onnx", {"node 'node' (Conv)", "dilation [2, 2]"}},
-      {"bad/uncovered.onnx", {"node 'the_erf' (Erf)", "op type Erf is not covered", "Conv, Dropout, Flatten", "LSTM", "folds"}},
+      {"bad/attention-scale.onnx", {"node 'blocks.0/attn/Attention' (attention pattern)", "scaled by 0.5",
+                                     "not 1/sqrt(8) = 0.3535534"}},
+      {"bad/attention-mask.onnx", {"(attention pattern)", "its mask is not the causal one", "causal (GPT) or unmasked"}},
+      {"bad/uncovered.onnx", {"node 'the_erf' (Erf)", "op type Erf is not covered", "Conv, Dropout, Flatten", "LSTM", "folds",
+                              "takes Erf, ReduceMean, Pow, Sqrt, Split and Where only as parts of"}},
   };
   for (const Case& c : cases) {
     const std::string path = onnx_model_path(c.file);

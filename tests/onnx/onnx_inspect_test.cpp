@@ -109,6 +109,76 @@ TEST(OnnxInspect, LstmAndGruCountOneBiasPerGate) {
   }
 }
 
+/// The 2-block GPT (export_models.py's Gpt: vocab 50, 8 positions, width 16, 2 causal heads, batch 2), at opset 14
+/// (layer norm as ReduceMean, Sub, Pow, Sqrt, Div, Mul, Add) and 17 (LayerNormalization); GELU as Erf at both;
+/// and with Q, K and V from three Linears (joined into one linear of 3·width: the same counts).
+TEST(OnnxInspect, GptCountsByHandAndMapsEachPatternToOneLayer) {
+  for (const std::string model : {"gpt", "gpt-opset17", "gpt-separate-qkv"}) {
+    SCOPED_TRACE(model);
+    const auto report = inspect_onnx(onnx_model_path(model + ".onnx"));
+    ASSERT_FALSE(report.empty());
+    const int64_t vocab = 50, t = 8, f = 16, batch = 2;
+    const int64_t block_params = 2 * (2 * f) + (f * 3 * f + 3 * f) + (f * f + f) + (f * 4 * f + 4 * f) + (4 * f * f + f);
+    const int64_t params = (vocab * f + t * f) + 2 * block_params + 2 * f + f * vocab;  // the head has no bias
+    EXPECT_EQ(params, 8320);
+    EXPECT_EQ(report.at("params"), params);
+    EXPECT_EQ(report.at("params"), pytorch_params(model == "gpt-opset17" ? "gpt" : model));
+    // linear 2·T·in·out·B; attention 4·T²·H·B (Q·Kᵀ and P·V over the whole square, causal or not).
+    const int64_t block_flops = 2 * t * batch * (f * 3 * f + f * f + f * 4 * f + 4 * f * f) + 4 * t * t * f * batch;
+    EXPECT_EQ(report.at("flops"), 2 * block_flops + 2 * t * f * vocab * batch);
+    const std::vector<std::string> block{"layer_norm", "linear", "attention", "linear", "add",
+                                         "layer_norm", "linear", "gelu",      "linear", "add"};
+    std::vector<std::string> expected{"embedding"};
+    for (int b = 0; b < 2; ++b) expected.insert(expected.end(), block.begin(), block.end());
+    expected.insert(expected.end(), {"layer_norm", "linear"});
+    EXPECT_EQ(layer_types(report), expected);
+  }
+  // The network it maps to is the zoo's gpt-small layout: the same counts at the same batch.
+  const auto zoo = inspect_onnx("gpt-small");
+  const auto onnx = inspect_onnx(onnx_model_path("gpt.onnx"), "--batch 4");
+  EXPECT_EQ(onnx.at("params"), zoo.at("params"));
+  EXPECT_EQ(onnx.at("flops"), zoo.at("flops"));
+}
+
+TEST(OnnxInspect, GptPatternsAreNamedInTheNetworkAndOnStderr) {
+  const CommandResult written = run_splitscope("inspect " + onnx_model_path("gpt.onnx") + " --network-json");
+  ASSERT_EQ(written.exit_code, 0) << written.err;
+  const auto network = nlohmann::json::parse(written.out);
+  const auto& layers = network.at("layers");
+  EXPECT_EQ(layers[0].at("type"), "embedding");
+  EXPECT_EQ(layers[0].at("vocab"), 50);
+  EXPECT_EQ(layers[0].at("positions"), true);  // the Add of the position rows the exporter folded
+  EXPECT_EQ(layers[1].at("name"), "blocks.0/ln_1/LayerNorm");
+  EXPECT_EQ(layers[1].at("epsilon"), 1e-5);
+  EXPECT_EQ(layers[3].at("name"), "blocks.0/attn/Attention");
+  EXPECT_EQ(layers[3].at("heads"), 2);
+  EXPECT_EQ(layers[3].at("causal"), true);
+  EXPECT_EQ(layers[3].at("inputs"), (std::vector<std::string>{"blocks.0/attn/qkv/MatMul"}));
+  EXPECT_EQ(layers[8].at("type"), "gelu");
+  EXPECT_EQ(layers[22].at("bias"), false);
+  // Three Linears for Q, K and V become one linear of 3·16 units, named beside the attention.
+  const CommandResult separate = run_splitscope("inspect " + onnx_model_path("gpt-separate-qkv.onnx") + " --network-json");
+  ASSERT_EQ(separate.exit_code, 0) << separate.err;
+  const auto joined = nlohmann::json::parse(separate.out).at("layers")[2];
+  EXPECT_EQ(joined.at("name"), "blocks.0/attn/QKV");
+  EXPECT_EQ(joined.at("type"), "linear");
+  EXPECT_EQ(joined.at("units"), 48);
+  const CommandResult noted = run_splitscope("inspect " + onnx_model_path("gpt-separate-qkv.onnx"));
+  EXPECT_NE(noted.err.find("three MatMul (+ Add) projections"), std::string::npos) << noted.err;
+  EXPECT_NE(noted.err.find("of 2 heads, causal"), std::string::npos) << noted.err;  // the additive mask
+  // Without a mask: attention that is not causal.
+  const CommandResult unmasked = run_splitscope("inspect " + onnx_model_path("gpt-unmasked.onnx") + " --network-json");
+  ASSERT_EQ(unmasked.exit_code, 0) << unmasked.err;
+  EXPECT_EQ(nlohmann::json::parse(unmasked.out).at("layers")[3].at("causal"), false);
+  const CommandResult table = run_splitscope("inspect " + onnx_model_path("gpt.onnx"));
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  for (const std::string words : {"Sqrt, Div, Mul, Add recognised as one layer_norm ('blocks.0/ln_1/LayerNorm')",
+                                  "(GELU's erf form) recognised as one gelu ('blocks.1/Gelu')",
+                                  "recognised as one attention of 2 heads, causal ('blocks.1/attn/Attention')"}) {
+    EXPECT_NE(table.err.find(words), std::string::npos) << words << "\n" << table.err;
+  }
+}
+
 TEST(OnnxInspect, IdentityAndSizeOneViewsAreNoLayersButDropoutIs) {
   const auto report = inspect_onnx(onnx_model_path("passthrough.onnx"));
   ASSERT_FALSE(report.empty());

@@ -38,9 +38,37 @@ TEST(OnnxRun, GraphsSplitByBranchesAndTrain) {
   EXPECT_EQ(result.exit_code, 0) << train << "\n" << result.err;
 }
 
+TEST(OnnxRun, TheGptPassesTheCheckOnOneDeviceBySamplesAndByHeads) {
+  for (const std::string strategy : {"single --devices 1", "data --devices 2", "tensor --devices 2",
+                                     "tensor --devices 2 --train --steps 2", "pipeline --devices 2 --train --steps 2"}) {
+    const std::string repeat = strategy.find("--train") == std::string::npos ? " --repeat 1 --warmup 0" : "";
+    const std::string args = "run " + onnx_model_path("gpt.onnx") + " --strategy " + strategy +
+                             " --backend cpu --check" + repeat;
+    const CommandResult result = run_splitscope(args);
+    EXPECT_EQ(result.exit_code, 0) << args << "\n" << result.err;
+    EXPECT_NE(result.out.find("check: max relative error"), std::string::npos) << args << "\n" << result.out;
+  }
+  // By heads: the run says how the tensor strategy split the imported attention.
+  const CommandResult tensor = run_splitscope("run " + onnx_model_path("gpt.onnx") +
+                                              " --strategy tensor --devices 2 --backend cpu --repeat 1 --warmup 0");
+  EXPECT_NE(tensor.out.find("attention split by heads"), std::string::npos) << tensor.out;
+  // compare on the simulator: a verdict on each strategy's row.
+  const CommandResult compare =
+      run_splitscope("compare " + onnx_model_path("gpt.onnx") + " --devices 2 --backend sim --machine h100-nvlink-8");
+  ASSERT_EQ(compare.exit_code, 0) << compare.err;
+  for (const std::string strategy : {"single", "tensor", "pipeline"}) {
+    const size_t row = compare.out.find("\n" + strategy + " ");
+    ASSERT_NE(row, std::string::npos) << strategy << "\n" << compare.out;
+    const std::string line = compare.out.substr(row + 1, compare.out.find('\n', row + 1) - row - 1);
+    EXPECT_TRUE(line.find(" even ") != std::string::npos || line.find(" wins ") != std::string::npos ||
+                line.find(" loses ") != std::string::npos)
+        << line;
+  }
+}
+
 TEST(OnnxRun, EveryExportPlansAndComparesOnTheSimulator) {
   for (const std::string model : {"mlp.onnx", "cnn.onnx --batch 8", "residual.onnx", "two-tower.onnx", "lstm.onnx",
-                                  "gru.onnx"}) {
+                                  "gru.onnx", "gpt.onnx"}) {
     const CommandResult plan = run_splitscope("plan " + onnx_model_path(model) + " --strategy horizontal --devices 2");
     EXPECT_EQ(plan.exit_code, 0) << model << "\n" << plan.err;
     const CommandResult compare =
