@@ -10,9 +10,9 @@
 ///   2. each MLP (linear, gelu, linear) splits as a dense pair: the first
 ///      by its units, the gelu on them, the second by rows: one all-reduce;
 ///   3. the output layer (lm_head: a linear op writing the network's output)
-///      splits by its units, the vocabulary: device i holds vocabulary rows
-///      i·V/t .. (i+1)·V/t-1 of the weights (uneven shards where t does not
-///      divide V, the first V mod t devices one row more) and writes those
+///      splits by its units, the vocabulary: device i holds columns
+///      i·V/t .. (i+1)·V/t-1 of W [H, V] (uneven shards where t does not
+///      divide V, the first V mod t devices one column more) and writes those
 ///      logits; the network's output stays as these shards, one per device,
 ///      as data parallelism leaves its rows where they were computed;
 ///   4. what feeds a split op (embeddings, layer norms, residual adds, the
