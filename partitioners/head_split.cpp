@@ -35,6 +35,16 @@ HeadCuts head_cuts(const Graph& graph, int devices) {
       cuts[pair.second].push_back(head_cut(range, 1, true));
     }
   }
+  // The output layer by vocabulary (its units: a column split, Megatron's
+  // vocabulary-parallel head), uneven where t does not divide the vocabulary;
+  // the loss and the head's backward ops follow it (forward_of).
+  if (const int64_t head = vocabulary_head(graph); head >= 0) {
+    const auto id = static_cast<NodeId>(head);
+    const int64_t vocabulary = graph.node(id).output_shapes.at(0).at(1);
+    if (vocabulary >= devices) {
+      for (const Range& range : split_evenly(vocabulary, devices)) cuts[id].push_back(head_cut(range, 1, false));
+    }
+  }
   return cuts;
 }
 

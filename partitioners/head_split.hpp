@@ -9,14 +9,25 @@
 ///      same features: partial sums, one all-reduce;
 ///   2. each MLP (linear, gelu, linear) splits as a dense pair: the first
 ///      by its units, the gelu on them, the second by rows: one all-reduce;
-///   3. what feeds a split op (embeddings, layer norms, residual adds) runs
-///      whole on every device, each on the all-reduced sums it already holds,
-///      so no other data moves forward; what nothing split follows (the final
-///      layer norm, the head, the loss) runs whole on device 0;
-///   4. training: each backward op goes beside its forward op's slices (the
+///   3. the output layer (lm_head: a linear op writing the network's output)
+///      splits by its units, the vocabulary: device i holds columns
+///      i·V/t .. (i+1)·V/t-1 of W [H, V] (uneven shards where t does not
+///      divide V, the first V mod t devices one column more) and writes those
+///      logits; the network's output stays as these shards, one per device,
+///      as data parallelism leaves its rows where they were computed;
+///   4. what feeds a split op (embeddings, layer norms, residual adds, the
+///      final layer norm) runs whole on every device, each on the all-reduced
+///      sums it already holds, so no other data moves forward; what nothing
+///      split follows (a residual stream that is the output) runs whole on
+///      device 0;
+///   5. training: each backward op goes beside its forward op's slices (the
 ///      input gradient of a QKV column split is a partial sum: the matching
 ///      all-reduce, Megatron's f; the output projection's row split gives
-///      each device its heads' gradient with no traffic, Megatron's g).
+///      each device its heads' gradient with no traffic, Megatron's g). The
+///      loss goes with the output layer: each device differentiates its own
+///      logits shard (the loss of a network ending in lm_head is mean squared
+///      error, element-wise: no traffic), and lm_head's input gradient is a
+///      partial sum over the shards: one all-reduce.
 
 #include <vector>
 

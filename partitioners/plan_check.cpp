@@ -526,7 +526,9 @@ class Checker {
   void check_outputs() {
     const TensorRef out = graph_.output();
     const OpNode& node = graph_.node(out.node);
-    const int64_t channels = node.output_shapes.at(static_cast<size_t>(out.output)).at(0);
+    const Shape& shape = node.output_shapes.at(static_cast<size_t>(out.output));
+    const int64_t channels = shape.at(0);
+    const int64_t feature_count = shape.size() < 2 ? 1 : shape.back();
     std::vector<Box> boxes;
     int64_t volume = 0;
     for (int id : plan_.outputs) {
@@ -538,14 +540,17 @@ class Checker {
       if (value.node != out.node || value.output != out.output || value.is_partial() || value.pre_activation) {
         fail("output value {} is not the finished network output", id);
       }
-      const Box box{value.batch, value.channels, {0, 1}, {}, -1};
+      // A vocabulary shard (tensor's output layer) holds part of the features.
+      const Box box{value.batch, value.channels, {0, 1}, value.features, -1};
       for (const Box& other : boxes) {
         if (overlaps(box, other)) fail("output values overlap");
       }
       boxes.push_back(box);
-      volume += box.volume();
+      volume += box.volume() * value.features.count(feature_count);
     }
-    if (volume != graph_.batch() * channels) fail("the outputs cover {} of {} rows x channels", volume, graph_.batch() * channels);
+    if (volume != graph_.batch() * channels * feature_count) {
+      fail("the outputs cover {} of {} rows x channels x features", volume, graph_.batch() * channels * feature_count);
+    }
   }
 
   void check_schedule() {

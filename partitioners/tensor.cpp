@@ -43,8 +43,9 @@ class TensorPartitioner : public Partitioner {
       require_head_degree(*graph, options.devices);
       require_devices(options, max_devices(*graph), "tensor", "it splits attention by heads");
       PlanBuilder builder(graph, "tensor", traits(), options.devices, 1);
-      builder.note("attention split by heads, MLPs as dense pairs; embeddings, layer norms and residual adds run "
-                   "whole on every device, the layers after the last split on device 0");
+      builder.note("attention split by heads, MLPs as dense pairs, the output layer and its loss by vocabulary; "
+                   "embeddings, layer norms and residual adds run whole on every device, the layers after the last "
+                   "split on device 0");
       place_head_split(*graph, options.devices, builder);
       return builder.build();
     }

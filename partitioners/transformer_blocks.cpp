@@ -62,6 +62,19 @@ std::vector<LinearPair> linear_pairs(const Graph& graph) {
   return pairs;
 }
 
+int64_t vocabulary_head(const Graph& graph) {
+  const NodeId head = graph.output().node;
+  const OpNode& node = graph.node(head);
+  if (node.kind != OpKind::kLinear || node.pass != Pass::kForward) return -1;
+  for (const AttentionBlock& block : attention_blocks(graph)) {
+    if (block.qkv == head || block.proj == head) return -1;
+  }
+  for (const LinearPair& pair : linear_pairs(graph)) {
+    if (pair.first == head || pair.second == head) return -1;
+  }
+  return static_cast<int64_t>(head);
+}
+
 std::vector<int> head_degrees(const Graph& graph) {
   const std::vector<AttentionBlock> blocks = attention_blocks(graph);
   std::vector<int> degrees;

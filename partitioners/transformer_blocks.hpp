@@ -2,8 +2,8 @@
 /// \file
 /// The parts of a transformer that `tensor` splits Megatron's way: each
 /// attention op with its QKV projection before it and its output projection
-/// after it, and each MLP (linear, gelu, linear), found by the shape of the
-/// graph rather than by layer names.
+/// after it, each MLP (linear, gelu, linear), and the output layer to the
+/// vocabulary, found by the shape of the graph rather than by layer names.
 
 #include <vector>
 
@@ -32,6 +32,11 @@ struct LinearPair {
 std::vector<AttentionBlock> attention_blocks(const Graph& graph);
 /// Its linear pairs outside the attention blocks, in topological order.
 std::vector<LinearPair> linear_pairs(const Graph& graph);
+
+/// The output layer Megatron splits by vocabulary: the linear op writing the
+/// network's output (lm_head, an MLM head) when it is in no block or pair
+/// above; -1 for a network whose output is anything else.
+int64_t vocabulary_head(const Graph& graph);
 
 /// The tensor degrees that divide every attention block's heads (the
 /// degrees `tensor` can split `graph` by), ascending.

@@ -1,6 +1,7 @@
 // `tensor` on transformers (partitioners/head_split.hpp) on the cpu backend:
 // the forward output, the losses and outputs of three training steps, and
-// every weight's gradient after one step equal `single`'s, for t = 2 and 4.
+// every weight's gradient after one step (the vocabulary-split lm_head's
+// included) equal `single`'s, for t = 2 and 4.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -65,6 +66,36 @@ std::vector<std::pair<std::shared_ptr<const Graph>, int>> cases() {
   const auto bert = testing_support::zoo_graph("bert-small");
   const auto four = testing_support::graph_from_json(kFourHeadGpt);
   return {{gpt, 2}, {bert, 2}, {bert, 4}, {four, 2}, {four, 4}};
+}
+
+TEST(TensorHeads, SplitsTheOutputLayerAndTheLossByVocabulary) {
+  // What the tests below compare is the vocabulary-parallel head: lm_head
+  // (bert's mlm_head) and the loss run one shard on each device, uneven where
+  // t does not divide the vocabulary (gpt-4heads: 11 over 2 and 4).
+  for (const auto& [forward, devices] : cases()) {
+    const Plan plan = partition(training_of(forward), "tensor", devices);
+    const NodeId head = plan.graph->output().node;
+    std::vector<int64_t> shard_of_device(static_cast<size_t>(devices), 0);
+    int losses = 0;
+    for (const PlanOp& op : plan.ops) {
+      if (op.role != OpRole::kCompute) continue;
+      const OpNode& node = plan.graph->node(op.node);
+      if (op.node == head) shard_of_device.at(static_cast<size_t>(op.device)) += op.slice.features.range.size();
+      if (node.kind == OpKind::kLoss) {
+        ++losses;
+        EXPECT_FALSE(op.slice.features.whole()) << forward->model().name;
+      }
+    }
+    const int64_t vocab = plan.graph->node(head).output_shapes.at(0).at(1);
+    int64_t total = 0;
+    for (int64_t shard : shard_of_device) {
+      EXPECT_GE(shard, vocab / devices) << forward->model().name << " t=" << devices;
+      EXPECT_LE(shard, vocab / devices + 1) << forward->model().name << " t=" << devices;
+      total += shard;
+    }
+    EXPECT_EQ(total, vocab) << forward->model().name << " t=" << devices;
+    EXPECT_EQ(losses, devices) << forward->model().name << " t=" << devices;
+  }
 }
 
 TEST(TensorHeads, ForwardEqualsSingle) {

@@ -5,6 +5,8 @@
 
 #include <map>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "ir/training.hpp"
 #include "partitioners/partitioner.hpp"
@@ -108,6 +110,79 @@ TEST(TensorHeads, OneAllReducePerHalfBlockForwardAndBackward) {
       EXPECT_EQ(op.bytes_moved, 2 * (t - 1) * activation_bytes);
     }
     EXPECT_EQ(reduced, (std::vector<std::string>{"proj", "mlp_proj", "fc/grad_input", "qkv/grad_input"}));
+  }
+}
+
+/// kOneBlock with the final layer norm and an output layer to a vocabulary of `vocab`.
+std::string one_block_with_head(int64_t vocab) {
+  std::string text = kOneBlock;
+  text.resize(text.rfind("]}"));
+  return text + R"(,
+    {"type": "layer_norm", "name": "ln_f"},
+    {"type": "linear", "name": "lm_head", "units": )" +
+         std::to_string(vocab) + R"(, "bias": false}]})";
+}
+
+TEST(TensorHeads, OutputLayerSplitsByVocabulary) {
+  // lm_head: 2·B·T·H·V FLOPs, V/t of the vocabulary's columns on each device.
+  for (const auto& [vocab, t, shards] : std::vector<std::tuple<int64_t, int, std::vector<int64_t>>>{
+           {12, 2, {6, 6}}, {12, 4, {3, 3, 3, 3}}, {10, 4, {3, 3, 2, 2}}}) {
+    const Plan plan = make_plan(graph_from_text(one_block_with_head(vocab).c_str()), "tensor", t);
+    check(plan);
+    const auto flops = flops_by_node(plan);
+    int64_t sum = 0;
+    for (int device = 0; device < t; ++device) {
+      const int64_t expected = 2 * kB * kT * kH * shards.at(static_cast<size_t>(device));
+      EXPECT_EQ(flops.at("lm_head").at(static_cast<size_t>(device)), expected) << "V=" << vocab << " t=" << t;
+      sum += flops.at("lm_head").at(static_cast<size_t>(device));
+      // The final layer norm runs on every device, so each has lm_head's input.
+      EXPECT_EQ(flops.at("ln_f").at(static_cast<size_t>(device)), flops.at("ln_f").at(0));
+    }
+    EXPECT_EQ(sum, 2 * kB * kT * kH * vocab);
+    if (vocab % t == 0) {
+      EXPECT_EQ(flops.at("lm_head").at(0), 2 * kB * kT * kH * vocab / t);
+    }
+    // The output stays as the shards, one a device: nothing gathers the logits.
+    EXPECT_EQ(count_collectives(plan, CollectiveKind::kAllReduce), 2);
+    EXPECT_EQ(count_collectives(plan, CollectiveKind::kAllGather), 0);
+    EXPECT_EQ(count_collectives(plan, CollectiveKind::kConcat), 0);
+    EXPECT_EQ(count_ops(plan, OpRole::kTransfer), 0);
+    EXPECT_EQ(static_cast<int>(plan.outputs.size()), t);
+  }
+}
+
+TEST(TensorHeads, LossDifferentiatesEachShardWhereItLies) {
+  // Mean squared error on the logits (a network ending in lm_head): each
+  // device's gradient of its shard needs its shard alone, so the loss adds no
+  // collective; lm_head's input gradient sums over the shards: one more
+  // all-reduce of B·T·H floats, beside the block's four. No transfers: the
+  // loss no longer runs on device 0 alone.
+  const int64_t activation_bytes = kB * kT * kH * 4;
+  for (int t : {2, 4}) {
+    const auto training =
+        std::make_shared<const Graph>(training_graph(*graph_from_text(one_block_with_head(12).c_str()), Optimizer{}));
+    const Plan train = make_plan(training, "tensor", t);
+    check(train);
+    EXPECT_EQ(count_collectives(train, CollectiveKind::kAllReduce), 5) << t;
+    EXPECT_EQ(count_collectives(train, CollectiveKind::kAllGather), 0) << t;
+    EXPECT_EQ(count_ops(train, OpRole::kTransfer), 0) << t;
+    std::vector<std::string> reduced;
+    for (const PlanOp& op : train.ops) {
+      if (op.role != OpRole::kCollective) continue;
+      reduced.push_back(train.graph->node(op.node).name);
+      EXPECT_EQ(op.payload_bytes, activation_bytes);
+      EXPECT_EQ(op.bytes_moved, 2 * (t - 1) * activation_bytes);
+    }
+    EXPECT_EQ(reduced, (std::vector<std::string>{"proj", "mlp_proj", "lm_head/grad_input", "fc/grad_input",
+                                                 "qkv/grad_input"}));
+    // Each device's loss slice writes its own B·T·V/t gradients of the logits.
+    int loss_slices = 0;
+    for (const PlanOp& op : train.ops) {
+      if (op.role != OpRole::kCompute || train.graph->node(op.node).kind != OpKind::kLoss) continue;
+      ++loss_slices;
+      EXPECT_EQ(op.bytes_written, kB * kT * 12 / t * 4) << t;
+    }
+    EXPECT_EQ(loss_slices, t);
   }
 }
 

@@ -6,12 +6,16 @@
 
 #include <algorithm>
 #include <memory>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "hand_plan.hpp"
 #include "ir/lower.hpp"
 #include "ir/model_parser.hpp"
 #include "ir/op_signature.hpp"
+#include "ir/training.hpp"
 #include "ir/zoo.hpp"
 #include "partitioners/partitioner.hpp"
 #include "partitioners/plan_check.hpp"
@@ -139,6 +143,64 @@ TEST(Partitioned, EveryZooNetworkUnderEveryStrategySimulates) {
                   return op.role == OpRole::kCompute || op.role == OpRole::kEpilogue;
                 })));
     }
+  }
+}
+
+// tensor's vocabulary-parallel output layer (partitioners/head_split.hpp), as
+// simulated: one GPT block, B 2, T 8, H 16, then ln_f and lm_head to a
+// vocabulary of 10, trained over t devices.
+TEST(Partitioned, TensorSplitsTheOutputLayerByVocabularyInTheSimulation) {
+  const std::string net = R"({"name": "one-block-head", "batch": 2, "input": [8], "layers": [
+      {"type": "embedding", "name": "wte", "vocab": 10, "features": 16, "positions": true},
+      {"type": "layer_norm", "name": "ln_1"},
+      {"type": "linear", "name": "qkv", "units": 48},
+      {"type": "attention", "name": "attn", "heads": 4, "causal": true},
+      {"type": "linear", "name": "proj", "units": 16},
+      {"type": "add", "name": "attn_add", "inputs": ["wte", "proj"]},
+      {"type": "layer_norm", "name": "ln_2"},
+      {"type": "linear", "name": "fc", "units": 64},
+      {"type": "gelu", "name": "gelu"},
+      {"type": "linear", "name": "mlp_proj", "units": 16},
+      {"type": "add", "name": "mlp_add", "inputs": ["attn_add", "mlp_proj"]},
+      {"type": "layer_norm", "name": "ln_f"},
+      {"type": "linear", "name": "lm_head", "units": 10, "bias": false}]})";
+  constexpr int64_t kB = 2, kT = 8, kH = 16;
+  const auto training = std::make_shared<const Graph>(training_graph(*graph_of(net), Optimizer{}));
+  // 10 tokens over 2: 5 and 5; over 4: 3, 3, 2 and 2 (the first 10 mod 4 one more).
+  for (const auto& [t, shards] : std::vector<std::pair<int, std::vector<int64_t>>>{{2, {5, 5}}, {4, {3, 3, 2, 2}}}) {
+    const Plan plan = partition(training, "tensor", t);
+    const Timeline timeline = simulate(plan, compute_bound(t, free_links()));
+    std::vector<int64_t> head_flops(static_cast<size_t>(t), 0);
+    std::set<int> collectives;
+    for (const Span& span : timeline.spans) {
+      if (span.op < 0) continue;
+      const PlanOp& op = plan.ops.at(static_cast<size_t>(span.op));
+      // The forward product alone (not the optimizer's update of its weights).
+      if (op.role == OpRole::kCompute && plan.graph->node(op.node).name == "lm_head") {
+        head_flops.at(static_cast<size_t>(span.device)) += span.flops;
+      }
+      if (span.kind == SpanKind::kCollective) collectives.insert(span.op);
+    }
+    for (int device = 0; device < t; ++device) {
+      // 2·B·T·H·(its shard of V): 1/t of lm_head's 2·B·T·H·V where t divides V.
+      EXPECT_EQ(head_flops.at(static_cast<size_t>(device)), 2 * kB * kT * kH * shards.at(static_cast<size_t>(device)))
+          << "t=" << t << " device " << device;
+    }
+    // The block's 4 all-reduces and lm_head's input gradient's, each of
+    // B·T·H floats; the loss (mean squared error on the logits, on each
+    // device's shard) adds none.
+    std::vector<std::string> reduced;
+    for (int id : collectives) {
+      const PlanOp& op = plan.ops.at(static_cast<size_t>(id));
+      EXPECT_EQ(op.collective, CollectiveKind::kAllReduce);
+      EXPECT_EQ(op.payload_bytes, kB * kT * kH * 4);
+      EXPECT_EQ(op.bytes_moved, 2 * (t - 1) * kB * kT * kH * 4);
+      reduced.push_back(plan.graph->node(op.node).name);
+    }
+    std::sort(reduced.begin(), reduced.end());
+    EXPECT_EQ(reduced, (std::vector<std::string>{"fc/grad_input", "lm_head/grad_input", "mlp_proj", "proj",
+                                                 "qkv/grad_input"}))
+        << "t=" << t;
   }
 }
 

@@ -328,18 +328,32 @@ TaskFunction loss_task(const OpBinding& b) {
   const int64_t rows = b.rows();
   const bool cross_entropy = b.node().attrs.loss == LossKind::kSoftmaxCrossEntropy;
   const auto batch = static_cast<float>(b.plan().graph->batch());
+  // A vocabulary shard (FeatureCut, head_split.hpp) holds `kept` of each
+  // position's `features` logits, from `first` on; the targets are whole.
+  const FeatureCut cut = b.op().slice.features;
+  SPLITSCOPE_CHECK(cut.whole() || (!cross_entropy && cut.blocks == 1), "a cross-entropy loss cut by features");
+  const Shape& logits = b.node().input_shapes.at(0);
+  const int64_t features = logits.size() < 2 ? 1 : logits.back();
+  const int64_t kept = cut.whole() ? features : cut.range.size();
+  const int64_t first = cut.whole() ? 0 : cut.range.begin;
+  const int64_t whole_width = element_count(logits);
+  // A cut sample's elements lie end to end at the start of its row (ir/feature_cut.hpp).
+  const int64_t width = cut.whole() ? out.row_floats() : logits.at(0) * kept;
   return [=](TaskContext&) {
-    const int64_t width = out.row_floats();
     for (int64_t r = 0; r < rows; ++r) {
       const float* p = prediction.data + r * prediction.stride;
       const float* t = target.data + r * target.stride;
-      float* g = out.data + r * width;
+      float* g = out.data + r * out.row_floats();
       if (cross_entropy) {
         const auto label = static_cast<int64_t>(t[0]);
         for (int64_t j = 0; j < width; ++j) g[j] = (p[j] - (j == label ? 1.0f : 0.0f)) / batch;
       } else {
-        const float scale = 2.0f / (batch * static_cast<float>(width));
-        for (int64_t j = 0; j < width; ++j) g[j] = scale * (p[j] - t[j]);
+        // The mean is over every element of the whole prediction, whatever share this slice holds.
+        const float scale = 2.0f / (batch * static_cast<float>(whole_width));
+        for (int64_t j = 0; j < width; ++j) {
+          const int64_t whole_j = (j / kept) * features + first + j % kept;
+          g[j] = scale * (p[j] - t[whole_j]);
+        }
       }
     }
   };

@@ -106,13 +106,32 @@ HostTensor assemble_output(const Plan& plan, const ValueBuffers& buffers) {
     SPLITSCOPE_CHECK(value.batch.begin >= 0 && value.batch.end <= plan.graph->batch(),
                      "plan output rows " + value.batch.to_string() + " outside the batch");
     const ConstChannelBlock block = buffers.block(id);
+    if (!value.features.whole()) {
+      // A vocabulary shard (tensor's output layer): each sample's cut lies end
+      // to end at the start of its row (ir/feature_cut.hpp); put each
+      // channel's features where they lie in the whole.
+      const FeatureCut& cut = value.features;
+      const int64_t kept = cut.count(whole.inner);
+      const int64_t block_width = whole.inner / cut.blocks;
+      for (int64_t row = 0; row < block.rows; ++row) {
+        for (int64_t channel = block.channels.begin; channel < block.channels.end; ++channel) {
+          const float* from = block.data + row * block.row_floats() + (channel - block.channels.begin) * kept;
+          float* to = output.data.data() + (value.batch.begin + row) * whole.row_floats() + channel * whole.inner;
+          for (int64_t f = 0; f < kept; ++f) {
+            to[(f / cut.range.size()) * block_width + cut.range.begin + f % cut.range.size()] = from[f];
+          }
+        }
+      }
+      covered += block.rows * block.channels.size() * kept;
+      continue;
+    }
+    covered += block.floats();
     for (int64_t row = 0; row < block.rows; ++row) {
       const ConstChannelBlock from{block.at(row, block.channels.begin), 1, block.channels, block.inner};
       ChannelBlock to = whole;
       to.data = output.data.data() + (value.batch.begin + row) * whole.row_floats();
       copy_channels(from, to);
     }
-    covered += block.floats();
   }
   SPLITSCOPE_CHECK(covered == static_cast<int64_t>(output.data.size()),
                    fmt::format("plan outputs cover {} of the {} output elements", covered, output.data.size()));
