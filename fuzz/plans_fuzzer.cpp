@@ -1,7 +1,8 @@
 // Network files, graph networks included (named inputs, add, concat,
 // branches), past the parser: lowered, then partitioned by every strategy
-// for 1 to 4 devices, forward and (where the network has gradients)
-// training, each plan checked (partitioners/plan_check.hpp) and simulated on
+// for 1 to 4 devices (and `hybrid` by a few tensor x pipeline x data degree
+// triples of at most 4 devices), forward and (where the network has
+// gradients) training, each plan checked (partitioners/plan_check.hpp) and simulated on
 // a small machine (h100-pcie-4), as `compare --backend sim` does. What it
 // checks beyond "no crash": a strategy may refuse a network or a device count
 // only with an InputError; a broken plan invariant or SPLITSCOPE_CHECK
@@ -15,6 +16,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "fuzz/fuzz_support.hpp"
 #include "ir/lower.hpp"
@@ -42,21 +44,61 @@ const splitscope::Simulator& plans_fuzz_simulator() {
   std::abort();
 }
 
+/// `hybrid`'s degrees (`--degrees T,P,D`) and how its micro-batches run.
+struct HybridFuzzCase {
+  splitscope::ParallelDegrees degrees;
+  int microbatches = 1;
+  splitscope::PipelineSchedule schedule = splitscope::PipelineSchedule::kGpipe;
+};
+
+/// The hybrid cases every input meets: each kind of parallelism paired with
+/// each other over the machine's 4 devices (or fewer), the pipeline ones
+/// also with micro-batches under both schedules. A degree a network cannot
+/// take (more stages than layers, a tensor degree past a layer's outputs, a
+/// data degree past the batch) is an InputError, like any other refusal.
+const std::vector<HybridFuzzCase>& hybrid_fuzz_cases() {
+  using splitscope::PipelineSchedule;
+  static const std::vector<HybridFuzzCase> cases = {
+      {{.tensor = 2, .pipeline = 2, .data = 1}, 1, PipelineSchedule::kGpipe},
+      {{.tensor = 2, .pipeline = 1, .data = 2}, 1, PipelineSchedule::kGpipe},
+      {{.tensor = 1, .pipeline = 2, .data = 2}, 2, PipelineSchedule::kGpipe},
+      {{.tensor = 2, .pipeline = 2, .data = 1}, 3, PipelineSchedule::kOneForwardOneBackward},
+      {{.tensor = 1, .pipeline = 3, .data = 1}, 1, PipelineSchedule::kGpipe},
+  };
+  return cases;
+}
+
 /// One strategy's plan of `graph` over `devices`: checked and simulated.
 /// An InputError is the strategy refusing; anything else is a finding.
+/// `hybrid` (only with `hybrid_case`) must also give a plan over exactly
+/// T*P*D devices that carries the degrees it was given.
 void plan_and_simulate(const std::shared_ptr<const splitscope::Graph>& graph, const std::string& strategy,
-                       int devices, int microbatches) {
+                       int devices, int microbatches, const HybridFuzzCase* hybrid_case = nullptr) {
   using namespace splitscope;
-  const std::string where = strategy + " over " + std::to_string(devices) + " devices" +
-                            (graph->is_training() ? ", training" : "");
+  std::string where = strategy + " over " + std::to_string(devices) + " devices" +
+                      (graph->is_training() ? ", training" : "");
+  if (hybrid_case) {
+    const ParallelDegrees& k = hybrid_case->degrees;
+    where += " (degrees " + std::to_string(k.tensor) + "," + std::to_string(k.pipeline) + "," +
+             std::to_string(k.data) + ", " + std::to_string(microbatches) + " micro-batches)";
+  }
   try {
     PartitionOptions options;
     options.devices = devices;
     options.microbatches = microbatches;
+    if (hybrid_case) {
+      options.degrees = hybrid_case->degrees;
+      options.schedule = hybrid_case->schedule;
+    }
     const auto partitioner = make_partitioner(strategy);
     if (microbatches > 1 && !partitioner->traits().microbatched) return;
     const Plan plan = make_plan(*partitioner, graph, options);
     check(plan);
+    if (hybrid_case && (plan.devices != devices || plan.degrees != hybrid_case->degrees)) {
+      std::fprintf(stderr, "fuzz: %s: the plan is over %d devices with %s degrees\n", where.c_str(), plan.devices,
+                   plan.degrees ? "other" : "no");
+      std::abort();
+    }
     // ps's shards run outside the plan (ps_simulation.hpp); its plan is checked, not simulated alone.
     if (strategy == "ps") return;
     const double makespan = plans_fuzz_simulator().simulate(plan).makespan_us();
@@ -81,6 +123,10 @@ void plan_every_strategy(const std::shared_ptr<const splitscope::Graph>& graph) 
     }
   }
   plan_and_simulate(graph, "pipeline", 2, 3);  // micro-batches, where the batch splits
+  for (const HybridFuzzCase& hybrid : hybrid_fuzz_cases()) {
+    const splitscope::ParallelDegrees& k = hybrid.degrees;
+    plan_and_simulate(graph, "hybrid", k.tensor * k.pipeline * k.data, hybrid.microbatches, &hybrid);
+  }
 }
 
 }  // namespace

@@ -50,6 +50,17 @@ void check_model_structure(const ::onnx::ModelProto& model, const OnnxImportStat
   const auto& graph = model.graph();
   for (const auto& input : graph.input()) scope.add(input.name());
   for (const auto& tensor : graph.initializer()) scope.add(tensor.name());
+  // A graph input whose tensor has no element type: ONNX's shape inference of
+  // the op reading it dereferences the type it never got (SIGSEGV in 1.12;
+  // fuzz/regressions/onnx/input-without-element-type.onnx).
+  for (const auto& input : graph.input()) {
+    const auto& type = input.type();
+    if (type.value_case() == ::onnx::TypeProto::VALUE_NOT_SET ||
+        (type.has_tensor_type() && type.tensor_type().elem_type() == ::onnx::TensorProto::UNDEFINED)) {
+      throw InputError(state.path, "input '" + onnx_printable(input.name()) + "'",
+                       "has no element type (float, int64, ...): the file is damaged; export the model again");
+    }
+  }
   std::string where;
   try {
     for (const auto& tensor : graph.initializer()) {

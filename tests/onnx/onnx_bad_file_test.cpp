@@ -61,6 +61,10 @@ TEST(OnnxBadFiles, AnOpOnnxDoesNotDefineIsRefusedBeforeShapeInference) {
   const std::string conv = std::string(root ? root : ".") + "/fuzz/regressions/onnx/filters-rank-past-input.onnx";
   expect_refused("inspect " + conv, conv,
                  {"node 'node' (Conv)", "its filters' rank gives 3 spatial axes", "gives 2", "export the model again"});
+  // The GRU export whose input lost its element type: ONNX's inference of the first op read the missing type.
+  const std::string untyped =
+      std::string(root ? root : ".") + "/fuzz/regressions/onnx/input-without-element-type.onnx";
+  expect_refused("inspect " + untyped, untyped, {"input 'input'", "has no element type", "export the model again"});
 }
 
 TEST(OnnxBadFiles, EveryCommandThatTakesANetworkRefusesAlike) {
