@@ -6,6 +6,7 @@
 #include "partitioners/recompute.hpp"
 #include "partitioners/replicas.hpp"
 #include "partitioners/strategies.hpp"
+#include "partitioners/zero_sharding.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {
@@ -64,6 +65,7 @@ Plan make_plan(const Partitioner& partitioner, std::shared_ptr<const Graph> grap
   PartitionOptions float32 = options;
   float32.bucket_bytes = options.bucket_bytes * 4 / storage_bytes(options.precision).gradient;
   Plan plan = partitioner.partition(std::move(graph), float32);
+  if (options.zero_stage != 0) shard_optimizer_state(plan, options.zero_stage);
   if (options.recompute) plan = recompute_activations(std::move(plan));
   if (options.precision != Precision::kFp32) plan = store_at_precision(std::move(plan), options.precision);
   return plan;

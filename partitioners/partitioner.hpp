@@ -31,6 +31,9 @@ struct PartitionOptions {
   /// Training: re-run each micro-batch's forward ops for its backward instead
   /// of stashing their activations (`--recompute`, recompute.hpp); make_plan() applies it.
   bool recompute = false;
+  /// Training replicas (`--zero`): 1 shards the optimizer state over the
+  /// replicas of each weight slice (ZeRO stage 1; Plan::zero_stage); make_plan() applies it.
+  int zero_stage = 0;
   /// Layer splits (horizontal, pipeline): the first stage unit
   /// (stage_units.hpp) of each stage, one per device, starting at 0 and
   /// rising (`--stages`, a plan file's cut points); empty: the stages are

@@ -253,6 +253,10 @@ struct Plan {
   /// What each tensor class is stored in (the bytes of every value, op and
   /// DeviceMemory field) and the math of the products (plan_precision.hpp).
   Precision precision = Precision::kFp32;
+  /// ZeRO stage (`--zero`): 1 shards each weight slice's optimizer state
+  /// (and amp's fp32 masters) over the replicas that all-reduce its gradient,
+  /// each keeping 1/d (plan_memory.cpp); 0 keeps a whole copy on every replica.
+  int zero_stage = 0;
 
   std::vector<Value> values;
   std::vector<PlanOp> ops;  ///< every op's inputs are written by earlier ops (or are inputs)

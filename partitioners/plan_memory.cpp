@@ -2,6 +2,7 @@
 
 #include "partitioners/keyed_lists.hpp"
 #include "partitioners/plan_walk.hpp"
+#include "partitioners/zero_sharding.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -37,11 +38,18 @@ void add_training_state(const Plan& plan, std::vector<DeviceMemory>& memory) {
     }
     return;
   }
+  const int64_t master = storage.master;
   for (const PlanOp& op : plan.ops) {
     if (op.role != OpRole::kUpdate) continue;
     DeviceMemory& device = memory.at(static_cast<size_t>(op.device));
     device.gradients += plan.value(op.inputs.at(0)).bytes;
-    device.optimizer_state += per_param * plan.value(op.params).bytes / storage.weight * storage.optimizer_state;
+    const int64_t elements = plan.value(op.params).bytes / storage.weight;
+    // ZeRO-1: the replica keeps its shard of the state and of the masters
+    // (add_params counted the whole slice's masters).
+    const ZeroShard shard = zero_shard(plan, op);
+    const int64_t kept = shard_elements(elements, shard);
+    device.optimizer_state += per_param * kept * storage.optimizer_state;
+    device.params -= (elements - kept) * master;
   }
 }
 

@@ -245,6 +245,7 @@ Command add_plan_command(CLI::App& app) {
                   "also write the plan as a plan file (splitscope.plan/1, docs/plan.md) for run, compare, validate "
                   "and sweep --plan");
   add_training_options(*sub, options->training, false);
+  add_zero_option(*sub, options->training);
   add_precision_option(*sub, options->precision);
   return {sub, [options](const std::vector<std::string>&) {
             if (!options->chakra_dir.empty() && options->machine.empty()) {
@@ -272,6 +273,9 @@ Command add_plan_command(CLI::App& app) {
             }
             if (options->training.schedule_given && !make_partitioner(options->strategy)->traits().microbatched) {
               throw InputError("--schedule", "", "orders a pipeline's micro-batches; use it with --strategy pipeline");
+            }
+            if (options->training.zero == 1 && !options->out.empty()) {
+              throw InputError("--zero", "", "is not recorded in plan files yet; drop --out, or give --zero 1 to run");
             }
             check_command_outputs({{"--out", options->out}}, {input_file(ZooShelf::kNetworks, options->model)});
             const Plan plan = make_plan(*make_partitioner(options->strategy, options->replicas), graph, partition);

@@ -103,6 +103,7 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
     if (options.training.schedule_given) given.push_back("--schedule");
     if (options.training.recompute) given.push_back("--recompute");
     if (options.training.bucket_given) given.push_back("--bucket-mib");
+    if (options.training.zero_given) given.push_back("--zero");
     refuse_with_plan_file(given);
     file = read_plan_file(options.plan_file);
   } else if (options.strategy.empty() || !options.devices_given) {
@@ -123,6 +124,7 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
   if (launch.launched()) executor = launch.make_executor();
   PartitionOptions partitioning = partition_options(options.execution, backend, devices, options.microbatches);
   set_training_plan_options(options.training, partitioning);
+  check_zero_backend(options.training, backend);
   partitioning.parameter_servers = options.parameter_server.shards;
   partitioning.stage_starts = options.stages;
   if (!file) partitioning.degrees = degrees_option(options.degrees, strategy);
@@ -229,6 +231,7 @@ Command add_run_command(CLI::App& app) {
   add_precision_option(*sub, options->execution);
   add_noise_options(*sub, options->execution);
   add_training_options(*sub, options->training, true);
+  add_zero_option(*sub, options->training);
   add_parameter_server_options(*sub, options->parameter_server);
   add_input_pipeline_options(*sub, options->input);
   add_launcher_option(*sub, options->launcher);

@@ -40,6 +40,14 @@ void add_training_options(CLI::App& command, TrainingOptions& options, bool step
                    "of FLOPs");
 }
 
+void add_zero_option(CLI::App& command, TrainingOptions& options) {
+  command.add_option("--zero", options.zero,
+                     "training data, hybrid and --replicas: 1 shards the optimizer state (and amp's fp32 masters) "
+                     "over the data-parallel replicas, ZeRO stage 1; 0 keeps it whole on every replica")
+      ->capture_default_str()
+      ->each([&options](const std::string&) { options.zero_given = true; });
+}
+
 std::shared_ptr<const Graph> graph_to_run(std::shared_ptr<const Graph> graph, const TrainingOptions& options) {
   const std::optional<Optimizer> optimizer = training_optimizer(options);
   if (!optimizer) return graph;
@@ -53,8 +61,12 @@ std::optional<Optimizer> training_optimizer(const TrainingOptions& options) {
       throw InputError("--steps", "",
                        "counts training steps; add --train (a forward run's timed runs are --repeat N)");
     }
-    if (options.schedule_given || options.recompute || options.bucket_given) {
-      throw InputError(options.recompute ? "--recompute" : options.bucket_given ? "--bucket-mib" : "--schedule", "",
+    if (options.schedule_given || options.recompute || options.bucket_given || options.zero_given) {
+      throw InputError(options.recompute      ? "--recompute"
+                       : options.bucket_given ? "--bucket-mib"
+                       : options.zero_given   ? "--zero"
+                                              : "--schedule",
+                       "",
                        "applies to training runs only; add --train");
     }
     return std::nullopt;
@@ -101,6 +113,19 @@ void set_training_plan_options(const TrainingOptions& options, PartitionOptions&
   partition.schedule = pipeline_schedule(options);
   partition.bucket_bytes = bucket_bytes(options);
   partition.recompute = options.train && options.recompute;
+  if (options.zero != 0 && options.zero != 1) {
+    throw InputError("--zero", "", fmt::format("must be 0 or 1, got {}; 0: every replica keeps the whole optimizer "
+                                               "state, 1: ZeRO stage 1 shards it over the data-parallel replicas",
+                                               options.zero));
+  }
+  partition.zero_stage = options.train ? options.zero : 0;
+}
+
+void check_zero_backend(const TrainingOptions& options, const std::string& backend) {
+  if (options.train && options.zero == 1 && backend != "sim") {
+    throw UnavailableError("--zero 1 is modelled by plan memory and the simulator only; the " + backend +
+                           " backend runs every replica's whole optimizer state: use --backend sim");
+  }
 }
 
 }  // namespace splitscope::cli

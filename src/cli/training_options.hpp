@@ -2,7 +2,7 @@
 /// \file
 /// The options that make `run`, `compare` and `plan` train: `--train`, with
 /// `--steps`, `--schedule`, `--optimizer`, `--lr`, `--momentum`, `--bucket-mib`,
-/// `--recompute` (docs/training.md). Each
+/// `--recompute`, `--zero` (docs/training.md). Each
 /// command registers them and turns a forward network into its training
 /// graph here.
 
@@ -31,11 +31,17 @@ struct TrainingOptions {
   bool recompute = false;
   double bucket_mib = 25;  ///< PyTorch DDP's bucket_cap_mb
   bool bucket_given = false;
+  int zero = 0;  ///< ZeRO stage: 0, or 1 to shard the optimizer state over the data-parallel replicas
+  bool zero_given = false;
 };
 
 /// Registers the options on `command`; `steps`: whether it runs steps
 /// (`run`, `compare`) rather than only planning them (`plan`).
 void add_training_options(CLI::App& command, TrainingOptions& options, bool steps);
+
+/// Registers `--zero` (`run` and `plan`, which make one strategy's plan;
+/// comparisons hold strategies without replicas).
+void add_zero_option(CLI::App& command, TrainingOptions& options);
 
 /// `graph`, or with --train its training graph. InputError (exit 2) for an
 /// impossible combination (training options without --train, a learning
@@ -57,7 +63,13 @@ PipelineSchedule pipeline_schedule(const TrainingOptions& options);
 /// `--bucket-mib` in bytes (PartitionOptions::bucket_bytes).
 int64_t bucket_bytes(const TrainingOptions& options);
 
-/// Sets what the training options ask of a plan (schedule, buckets, --recompute) in `partition`.
+/// InputError (exit 2) for a `--zero` other than 0 or 1; UnavailableError
+/// (exit 3) for `--zero 1` on a backend other than sim: the executors run the
+/// gradient all-reduce and whole optimizer state, and would not measure the
+/// sharded step.
+void check_zero_backend(const TrainingOptions& options, const std::string& backend);
+
+/// Sets what the training options ask of a plan (schedule, buckets, --recompute, --zero) in `partition`.
 void set_training_plan_options(const TrainingOptions& options, PartitionOptions& partition);
 
 }  // namespace splitscope::cli
