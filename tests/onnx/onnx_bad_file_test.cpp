@@ -65,6 +65,12 @@ TEST(OnnxBadFiles, AnOpOnnxDoesNotDefineIsRefusedBeforeShapeInference) {
   const std::string untyped =
       std::string(root ? root : ".") + "/fuzz/regressions/onnx/input-without-element-type.onnx";
   expect_refused("inspect " + untyped, untyped, {"input 'input'", "has no element type", "export the model again"});
+  // The GRU export whose Squeeze reads Y_h and squeezes its batch axis: the Shape node after it read an untyped
+  // value when ONNX propagated its data.
+  const std::string shape_of =
+      std::string(root ? root : ".") + "/fuzz/regressions/onnx/shape-of-untyped-value.onnx";
+  expect_refused("inspect " + shape_of, shape_of,
+                 {"(Shape)", "reads '/rnn/Squeeze_output_0'", "cannot infer", "export it again"});
 }
 
 TEST(OnnxBadFiles, EveryCommandThatTakesANetworkRefusesAlike) {
