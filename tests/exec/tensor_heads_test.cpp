@@ -19,6 +19,7 @@
 #include "exec/training_run.hpp"
 #include "ir/params.hpp"
 #include "ir/training.hpp"
+#include "../common/gpt_block_network.hpp"
 #include "naive_reference.hpp"
 #include "partitioners/partitioner.hpp"
 #include "partitioners/plan_check.hpp"
@@ -31,20 +32,7 @@ namespace {
 constexpr uint64_t kHeadsSeed = 5;
 
 // gpt-small's block with 4 causal heads (gpt-small itself has 2), so that t = 4 splits it too.
-const char* kFourHeadGpt = R"({"name": "gpt-4heads", "batch": 3, "input": [6], "layers": [
-    {"type": "embedding", "name": "wte", "vocab": 11, "features": 16, "positions": true},
-    {"type": "layer_norm", "name": "ln_1"},
-    {"type": "linear", "name": "qkv", "units": 48},
-    {"type": "attention", "name": "attn", "heads": 4, "causal": true},
-    {"type": "linear", "name": "proj", "units": 16},
-    {"type": "add", "name": "attn_add", "inputs": ["wte", "proj"]},
-    {"type": "layer_norm", "name": "ln_2"},
-    {"type": "linear", "name": "fc", "units": 64},
-    {"type": "gelu", "name": "gelu"},
-    {"type": "linear", "name": "mlp_proj", "units": 16},
-    {"type": "add", "name": "mlp_add", "inputs": ["attn_add", "mlp_proj"]},
-    {"type": "layer_norm", "name": "ln_f"},
-    {"type": "linear", "name": "lm_head", "units": 11, "bias": false}]})";
+const std::string kFourHeadGpt = test_networks::gpt_block_network("gpt-4heads", 3, 6, 11, true);
 
 std::shared_ptr<const Graph> training_of(const std::shared_ptr<const Graph>& forward) {
   Optimizer optimizer;

@@ -11,6 +11,7 @@
 #include "ir/training.hpp"
 #include "partitioners/partitioner.hpp"
 #include "partitioners/plan_check.hpp"
+#include "../common/gpt_block_network.hpp"
 #include "plan_test_support.hpp"
 #include "util/errors.hpp"
 
@@ -19,18 +20,7 @@ namespace tensor_heads_test {
 namespace {
 
 // One GPT block whose residual stream is the output: B 2, T 8, H 16, 4 heads, MLP 64.
-const char* kOneBlock = R"({"name": "one-block", "batch": 2, "input": [8], "layers": [
-    {"type": "embedding", "name": "wte", "vocab": 10, "features": 16, "positions": true},
-    {"type": "layer_norm", "name": "ln_1"},
-    {"type": "linear", "name": "qkv", "units": 48},
-    {"type": "attention", "name": "attn", "heads": 4, "causal": true},
-    {"type": "linear", "name": "proj", "units": 16},
-    {"type": "add", "name": "attn_add", "inputs": ["wte", "proj"]},
-    {"type": "layer_norm", "name": "ln_2"},
-    {"type": "linear", "name": "fc", "units": 64},
-    {"type": "gelu", "name": "gelu"},
-    {"type": "linear", "name": "mlp_proj", "units": 16},
-    {"type": "add", "name": "mlp_add", "inputs": ["attn_add", "mlp_proj"]}]})";
+const std::string kOneBlock = test_networks::gpt_block_network("one-block", 2, 8, 10, false);
 
 constexpr int64_t kB = 2, kT = 8, kH = 16;
 
@@ -55,7 +45,7 @@ TEST(TensorHeads, EachDeviceDoesOneTthOfEverySplitProduct) {
       {"mlp_proj", 2 * kB * kT * 4 * kH * kH}  // 32768
   };
   for (int t : {2, 4}) {
-    const Plan plan = make_plan(graph_from_text(kOneBlock), "tensor", t);
+    const Plan plan = make_plan(graph_from_text(kOneBlock.c_str()), "tensor", t);
     check(plan);
     const auto flops = flops_by_node(plan);
     for (const auto& [name, total] : whole) {
@@ -80,7 +70,7 @@ TEST(TensorHeads, EachDeviceDoesOneTthOfEverySplitProduct) {
 TEST(TensorHeads, OneAllReducePerHalfBlockForwardAndBackward) {
   const int64_t activation_bytes = kB * kT * kH * 4;  // 1 KiB: the residual stream, float32
   for (int t : {2, 4}) {
-    const Plan forward = make_plan(graph_from_text(kOneBlock), "tensor", t);
+    const Plan forward = make_plan(graph_from_text(kOneBlock.c_str()), "tensor", t);
     EXPECT_EQ(count_collectives(forward, CollectiveKind::kAllReduce), 2) << t;
     EXPECT_EQ(count_ops(forward, OpRole::kTransfer), 0) << t;
     for (const PlanOp& op : forward.ops) {
@@ -92,7 +82,7 @@ TEST(TensorHeads, OneAllReducePerHalfBlockForwardAndBackward) {
     // Training: the matching all-reduce of the input gradient before the QKV
     // projection and before the MLP (Megatron's f); the loss runs on device 0,
     // which sends its gradient of the output to each other device.
-    const auto training = std::make_shared<const Graph>(training_graph(*graph_from_text(kOneBlock), Optimizer{}));
+    const auto training = std::make_shared<const Graph>(training_graph(*graph_from_text(kOneBlock.c_str()), Optimizer{}));
     const Plan train = make_plan(training, "tensor", t);
     check(train);
     EXPECT_EQ(count_collectives(train, CollectiveKind::kAllReduce), 4) << t;
@@ -113,21 +103,11 @@ TEST(TensorHeads, OneAllReducePerHalfBlockForwardAndBackward) {
   }
 }
 
-/// kOneBlock with the final layer norm and an output layer to a vocabulary of `vocab`.
-std::string one_block_with_head(int64_t vocab) {
-  std::string text = kOneBlock;
-  text.resize(text.rfind("]}"));
-  return text + R"(,
-    {"type": "layer_norm", "name": "ln_f"},
-    {"type": "linear", "name": "lm_head", "units": )" +
-         std::to_string(vocab) + R"(, "bias": false}]})";
-}
-
 TEST(TensorHeads, OutputLayerSplitsByVocabulary) {
   // lm_head: 2·B·T·H·V FLOPs, V/t of the vocabulary's columns on each device.
   for (const auto& [vocab, t, shards] : std::vector<std::tuple<int64_t, int, std::vector<int64_t>>>{
            {12, 2, {6, 6}}, {12, 4, {3, 3, 3, 3}}, {10, 4, {3, 3, 2, 2}}}) {
-    const Plan plan = make_plan(graph_from_text(one_block_with_head(vocab).c_str()), "tensor", t);
+    const Plan plan = make_plan(graph_from_text(test_networks::gpt_block_network("one-block", 2, 8, vocab, true).c_str()), "tensor", t);
     check(plan);
     const auto flops = flops_by_node(plan);
     int64_t sum = 0;
@@ -160,7 +140,7 @@ TEST(TensorHeads, LossDifferentiatesEachShardWhereItLies) {
   const int64_t activation_bytes = kB * kT * kH * 4;
   for (int t : {2, 4}) {
     const auto training =
-        std::make_shared<const Graph>(training_graph(*graph_from_text(one_block_with_head(12).c_str()), Optimizer{}));
+        std::make_shared<const Graph>(training_graph(*graph_from_text(test_networks::gpt_block_network("one-block", 2, 8, 12, true).c_str()), Optimizer{}));
     const Plan train = make_plan(training, "tensor", t);
     check(train);
     EXPECT_EQ(count_collectives(train, CollectiveKind::kAllReduce), 5) << t;

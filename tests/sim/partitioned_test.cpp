@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "../common/gpt_block_network.hpp"
 #include "hand_plan.hpp"
 #include "ir/lower.hpp"
 #include "ir/model_parser.hpp"
@@ -150,20 +151,7 @@ TEST(Partitioned, EveryZooNetworkUnderEveryStrategySimulates) {
 // simulated: one GPT block, B 2, T 8, H 16, then ln_f and lm_head to a
 // vocabulary of 10, trained over t devices.
 TEST(Partitioned, TensorSplitsTheOutputLayerByVocabularyInTheSimulation) {
-  const std::string net = R"({"name": "one-block-head", "batch": 2, "input": [8], "layers": [
-      {"type": "embedding", "name": "wte", "vocab": 10, "features": 16, "positions": true},
-      {"type": "layer_norm", "name": "ln_1"},
-      {"type": "linear", "name": "qkv", "units": 48},
-      {"type": "attention", "name": "attn", "heads": 4, "causal": true},
-      {"type": "linear", "name": "proj", "units": 16},
-      {"type": "add", "name": "attn_add", "inputs": ["wte", "proj"]},
-      {"type": "layer_norm", "name": "ln_2"},
-      {"type": "linear", "name": "fc", "units": 64},
-      {"type": "gelu", "name": "gelu"},
-      {"type": "linear", "name": "mlp_proj", "units": 16},
-      {"type": "add", "name": "mlp_add", "inputs": ["attn_add", "mlp_proj"]},
-      {"type": "layer_norm", "name": "ln_f"},
-      {"type": "linear", "name": "lm_head", "units": 10, "bias": false}]})";
+  const std::string net = test_networks::gpt_block_network("one-block-head", 2, 8, 10, true);
   constexpr int64_t kB = 2, kT = 8, kH = 16;
   const auto training = std::make_shared<const Graph>(training_graph(*graph_of(net), Optimizer{}));
   // 10 tokens over 2: 5 and 5; over 4: 3, 3, 2 and 2 (the first 10 mod 4 one more).
