@@ -68,7 +68,7 @@ void check_model_structure(const ::onnx::ModelProto& model, const OnnxImportStat
       ::onnx::checker::check_tensor(tensor, context);
     }
     for (const auto& node : graph.node()) {
-      where = "node '" + onnx_printable(node.name()) + "' (" + onnx_printable(node.op_type()) + ")";
+      where = onnx_node_label(node);
       const auto version = opsets.find(node.domain());
       // An op without a schema is refused below, before shape inference.
       if (version != opsets.end() &&
@@ -95,7 +95,7 @@ void check_model_structure(const ::onnx::ModelProto& model, const OnnxImportStat
     if (version == opsets.end() && key.empty()) version = opsets.find("ai.onnx");
     if (version == opsets.end() || ::onnx::OpSchemaRegistry::Schema(node.op_type(), version->second, key) == nullptr) {
       const std::string domain = node.domain().empty() ? "ai.onnx" : onnx_printable(node.domain());
-      throw InputError(state.path, "node '" + onnx_printable(node.name()) + "' (" + onnx_printable(node.op_type()) + ")",
+      throw InputError(state.path, onnx_node_label(node),
                        "op type " + onnx_printable(node.op_type()) + " has no definition in domain " + domain +
                            (version == opsets.end() ? " (the file imports no opset of it)"
                                                     : " at opset " + std::to_string(version->second)) +
@@ -113,7 +113,7 @@ void check_model_structure(const ::onnx::ModelProto& model, const OnnxImportStat
   static const std::set<std::string> windowed{"Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool"};
   for (const auto& node : model.graph().node()) {
     if (!windowed.count(node.op_type())) continue;
-    const std::string where = "node '" + onnx_printable(node.name()) + "' (" + onnx_printable(node.op_type()) + ")";
+    const std::string where = onnx_node_label(node);
     std::optional<int> spatial;  // the spatial axes the first known rank says
     const auto agree = [&](int axes, const std::string& what) {
       if (!spatial) spatial = axes;
@@ -138,7 +138,7 @@ void check_model_structure(const ::onnx::ModelProto& model, const OnnxImportStat
       std::sort(sorted.begin(), sorted.end());
       for (size_t i = 0; i < sorted.size(); ++i) {
         if (sorted[i] != static_cast<int64_t>(i)) {
-          throw InputError(state.path, "node '" + onnx_printable(node.name()) + "' (" + onnx_printable(node.op_type()) + ")",
+          throw InputError(state.path, onnx_node_label(node),
                            "perm is not a permutation of the axes 0 to " + std::to_string(sorted.size() - 1));
         }
       }
@@ -149,7 +149,7 @@ void check_model_structure(const ::onnx::ModelProto& model, const OnnxImportStat
       if (!positive && attribute.name() != "pads") continue;
       for (int64_t value : attribute.ints()) {
         if (value < 0 || (positive && value == 0)) {
-          throw InputError(state.path, "node '" + onnx_printable(node.name()) + "' (" + onnx_printable(node.op_type()) + ")",
+          throw InputError(state.path, onnx_node_label(node),
                            attribute.name() + " holds " + std::to_string(value) + "; sizes and strides must be " +
                                (positive ? "positive" : "zero or more"));
         }
@@ -188,7 +188,7 @@ void refuse_shape_of_untyped(::onnx::ModelProto& model, const OnnxImportState& s
   for (const auto& node : model.graph().node()) {
     if (node.op_type() != "Shape" && node.op_type() != "Size") continue;
     if (node.input_size() < 1 || shaped.count(node.input(0))) continue;
-    throw InputError(state.path, "node '" + onnx_printable(node.name()) + "' (" + onnx_printable(node.op_type()) + ")",
+    throw InputError(state.path, onnx_node_label(node),
                      "reads '" + onnx_printable(node.input(0)) + "', whose shape ONNX's shape inference cannot "
                      "infer from the nodes before it (a node there does not fit its inputs); check the file with "
                      "onnx.checker.check_model(model, full_check=True) and export it again");
@@ -220,7 +220,7 @@ void check_node_order(const ::onnx::GraphProto& graph, const OnnxImportState& st
   for (const auto& node : graph.node()) {
     for (const std::string& name : node.input()) {
       if (!name.empty() && !known.count(name)) {
-        throw InputError(state.path, "node '" + onnx_printable(node.name()) + "' (" + onnx_printable(node.op_type()) + ")",
+        throw InputError(state.path, onnx_node_label(node),
                          "reads '" + name + "', which no earlier node, input or initializer gives: the graph is out "
                          "of order, truncated or damaged; export it again");
       }

@@ -10,6 +10,10 @@ std::string onnx_printable(const std::string& text) {
   return out;
 }
 
+std::string onnx_node_label(const ::onnx::NodeProto& node) {
+  return "node '" + onnx_printable(node.name()) + "' (" + onnx_printable(node.op_type()) + ")";
+}
+
 std::string OnnxNetworkBuilder::add_input(const std::string& name, const std::vector<int64_t>& sample) {
   const std::string unique = unique_name(name.empty() ? "input" : name);
   inputs_[unique] = sample;

@@ -18,6 +18,8 @@ namespace splitscope {
 /// A name or text from the file as printable ASCII: the file's strings are
 /// bytes, the network file is JSON (UTF-8), and messages quote them.
 std::string onnx_printable(const std::string& text);
+/// How messages name a node: `node 'NAME' (OpType)`, both printable.
+std::string onnx_node_label(const ::onnx::NodeProto& node);
 
 class OnnxNetworkBuilder {
  public:

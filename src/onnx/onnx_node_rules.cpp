@@ -24,7 +24,7 @@ std::string dims_text(const Dims& dims) {
 }
 
 [[noreturn]] void refuse(const OnnxImportState& state, const NodeProto& node, const std::string& problem) {
-  throw InputError(state.path, "node '" + onnx_printable(node.name()) + "' (" + onnx_printable(node.op_type()) + ")", problem);
+  throw InputError(state.path, onnx_node_label(node), problem);
 }
 
 /// One sample's dims; every value is made with its batch axis inside its dims (checked_value).
