@@ -29,10 +29,10 @@
 #include "ir/lower.hpp"
 #include "ir/model_parser.hpp"
 #include "partitioners/partitioner.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/model_error.hpp"
-#include "sim/op_cost_model.hpp"
-#include "sim/simulator.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/costs/model_error.hpp"
+#include "sim/costs/op_cost_model.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace splitscope {
 namespace {
@@ -145,7 +145,7 @@ void BM_SimulatePlan(benchmark::State& state, const std::string& strategy) {
   count_plans(state, plan.ops.size());
 }
 
-/// The run's own error (sim/model_error.hpp), which `run` and `compare` add to every simulated run's report:
+/// The run's own error (sim/costs/model_error.hpp), which `run` and `compare` add to every simulated run's report:
 /// one pass over the plan's ops, to set beside BM_Simulate's simulation of the same million-op plan.
 void BM_ModelError(benchmark::State& state) {
   const Plan plan = lstm_pipeline();

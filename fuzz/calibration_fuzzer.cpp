@@ -12,8 +12,8 @@
 
 #include "calibration/calibration_file.hpp"
 #include "fuzz/fuzz_support.hpp"
-#include "sim/calibrated_machine.hpp"
-#include "sim/machine_file.hpp"
+#include "sim/machine/calibrated_machine.hpp"
+#include "sim/machine/machine_file.hpp"
 
 namespace {
 

@@ -3,7 +3,7 @@
 // the same text, as the header promises.
 
 #include "fuzz/fuzz_support.hpp"
-#include "sim/machine_file.hpp"
+#include "sim/machine/machine_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace splitscope;

@@ -2,7 +2,7 @@
 // branches), past the parser: lowered, then partitioned by every strategy
 // for 1 to 4 devices (and `hybrid` by a few tensor x pipeline x data degree
 // triples of at most 4 devices), forward and (where the network has
-// gradients) training, each plan checked (partitioners/plan_check.hpp) and simulated on
+// gradients) training, each plan checked (plan/plan_check.hpp) and simulated on
 // a small machine (h100-pcie-4), as `compare --backend sim` does. What it
 // checks beyond "no crash": a strategy may refuse a network or a device count
 // only with an InputError; a broken plan invariant or SPLITSCOPE_CHECK
@@ -23,9 +23,9 @@
 #include "ir/model_parser.hpp"
 #include "ir/training.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/simulator.hpp"
+#include "plan/plan_check.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <numeric>
 
 #include "partitioners/graph_branches.hpp"
-#include "partitioners/plan_builder.hpp"
+#include "plan/plan_builder.hpp"
 #include "partitioners/strategies.hpp"
 
 namespace splitscope {

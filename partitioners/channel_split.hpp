@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "partitioners/plan_builder.hpp"
+#include "plan/plan_builder.hpp"
 
 namespace splitscope {
 

@@ -7,8 +7,8 @@
 
 #include "ir/lower.hpp"
 #include "ir/model_parser.hpp"
-#include "partitioners/collective_schedule.hpp"
-#include "partitioners/plan_memory.hpp"
+#include "plan/collective_schedule.hpp"
+#include "plan/plan_memory.hpp"
 #include "util/check.hpp"
 #include "util/errors.hpp"
 

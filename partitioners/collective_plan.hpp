@@ -24,7 +24,7 @@
 #include <string_view>
 #include <vector>
 
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace splitscope {
 

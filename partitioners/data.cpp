@@ -13,8 +13,8 @@
 // (exec/parameter_server.hpp), so its plan has no all-reduce and no update.
 #include <algorithm>
 
-#include "partitioners/parameter_shards.hpp"
-#include "partitioners/plan_builder.hpp"
+#include "plan/parameter_shards.hpp"
+#include "plan/plan_builder.hpp"
 #include "partitioners/strategies.hpp"
 #include "util/errors.hpp"
 

@@ -31,7 +31,7 @@
 
 #include <vector>
 
-#include "partitioners/plan_builder.hpp"
+#include "plan/plan_builder.hpp"
 
 namespace splitscope {
 

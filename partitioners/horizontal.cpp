@@ -3,7 +3,7 @@
 // an unrolled RNN, cell (l, t) waits for (l-1, t) on the previous device and
 // (l, t-1) on its own, so all devices work once the wavefront has filled.
 
-#include "partitioners/plan_builder.hpp"
+#include "plan/plan_builder.hpp"
 #include "partitioners/stage_units.hpp"
 #include "partitioners/strategies.hpp"
 

@@ -11,7 +11,7 @@
 #include "ir/model_limits.hpp"
 #include "partitioners/channel_split.hpp"
 #include "partitioners/dense_pairs.hpp"
-#include "partitioners/plan_builder.hpp"
+#include "plan/plan_builder.hpp"
 #include "partitioners/replicas.hpp"
 #include "partitioners/stage_units.hpp"
 #include "partitioners/strategies.hpp"

@@ -10,7 +10,7 @@
 
 #include "ir/graph.hpp"
 #include "ir/slice.hpp"
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace splitscope {
 

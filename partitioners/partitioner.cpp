@@ -2,11 +2,11 @@
 
 #include <stdexcept>
 
-#include "partitioners/plan_precision.hpp"
+#include "plan/plan_precision.hpp"
 #include "partitioners/recompute.hpp"
 #include "partitioners/replicas.hpp"
 #include "partitioners/strategies.hpp"
-#include "partitioners/zero_sharding.hpp"
+#include "plan/zero_sharding.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "partitioners/cost_function.hpp"
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace splitscope {
 

@@ -8,7 +8,7 @@
 #include <algorithm>
 
 #include "ir/model_limits.hpp"
-#include "partitioners/plan_builder.hpp"
+#include "plan/plan_builder.hpp"
 #include "partitioners/stage_units.hpp"
 #include "partitioners/strategies.hpp"
 #include "util/errors.hpp"

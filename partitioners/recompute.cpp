@@ -7,7 +7,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "partitioners/plan_memory.hpp"
+#include "plan/plan_memory.hpp"
 
 namespace splitscope {
 namespace {

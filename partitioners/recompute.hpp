@@ -19,7 +19,7 @@
 /// Executors and the simulator run it as any compute op, so its FLOPs and
 /// time count (as forward time) and its outputs equal the original's.
 
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace splitscope {
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <tuple>
 
-#include "partitioners/gradient_all_reduce.hpp"
-#include "partitioners/plan_limits.hpp"
-#include "partitioners/plan_memory.hpp"
+#include "plan/gradient_all_reduce.hpp"
+#include "plan/plan_limits.hpp"
+#include "plan/plan_memory.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {

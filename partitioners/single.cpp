@@ -1,6 +1,6 @@
 // `single`: the whole network on device 0, the baseline every speedup is against.
 
-#include "partitioners/plan_builder.hpp"
+#include "plan/plan_builder.hpp"
 #include "partitioners/strategies.hpp"
 
 namespace splitscope {

@@ -10,7 +10,7 @@
 
 #include "ir/graph.hpp"
 #include "partitioners/cost_function.hpp"
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace splitscope {
 

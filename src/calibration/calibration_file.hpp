@@ -5,7 +5,7 @@
 /// calibration_to_json() and read back whole by parse_calibration_result(),
 /// so that machine files can be derived again from old measurements on a
 /// machine without a GPU (`splitscope calibrate --from FILE`); deriving a
-/// whole machine (sim/calibrated_machine.hpp) needs everything: every GEMM
+/// whole machine (sim/machine/calibrated_machine.hpp) needs everything: every GEMM
 /// rate, every copy series, each op's FLOPs and bytes. Every problem is an
 /// InputError `<file>: <json path>: <problem>`, e.g. `c.json:
 /// copies[2].points[0].bytes: must be positive, got 0`.

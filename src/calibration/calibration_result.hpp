@@ -3,7 +3,7 @@
 /// The calibration contract: what a calibrator measured on one device, as
 /// plain data. The CUDA backend's calibrator (exec/cuda/calibration.hpp)
 /// writes it; the simulator reads it to derive machine files
-/// (sim/calibrated_machine.hpp); calibration_file.hpp reads and writes it as
+/// (sim/machine/calibrated_machine.hpp); calibration_file.hpp reads and writes it as
 /// JSON (schema "splitscope.calibration/1"). Like the Plan and the Timeline,
 /// it is a contract of its own, so that no stage that reads measurements
 /// depends on the backend that took them.
@@ -120,7 +120,7 @@ struct WeightStreamTime {
 };
 
 /// What one device step costs the host thread that issues an eager run
-/// (sim/host_issue.hpp), measured the way a run issues: a chain of tiny ops
+/// (sim/costs/host_issue.hpp), measured the way a run issues: a chain of tiny ops
 /// compiled and issued by the executor itself, with its timing observer
 /// attached, host wall time over the steps issued. GPU only; 0 unmeasured.
 struct HostIssue {

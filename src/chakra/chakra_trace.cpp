@@ -13,7 +13,7 @@
 #include <set>
 #include <sstream>
 
-#include "partitioners/plan_walk.hpp"
+#include "plan/plan_walk.hpp"
 #include "util/atomic_file.hpp"
 #include "util/errors.hpp"
 

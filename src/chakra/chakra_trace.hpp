@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "chakra/et_def.pb.h"
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 #include "timeline/timeline.hpp"
 
 namespace splitscope {

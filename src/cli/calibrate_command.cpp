@@ -2,7 +2,7 @@
 // (matrix-product rates, copy bandwidth and latency, launch overhead, and the
 // time of every op slice the zoo's networks produce when split 1, 2 and 4
 // ways and pipelined in 2, 4 and 8 micro-batches) and writes simulator
-// machine files from it (src/sim/calibrated_machine.hpp): FILE.json for
+// machine files from it (src/sim/machine/calibrated_machine.hpp): FILE.json for
 // `--virtual --link device`, FILE-link-host.json for `--link host`,
 // FILE-peer.json for physical GPUs where several were measured; and the raw
 // measurements (schema splitscope.calibration/1, src/calibration/calibration_result.hpp)
@@ -32,8 +32,8 @@
 #include "exec/cuda_backend.hpp"
 #include "ir/zoo.hpp"
 #include "report/text_table.hpp"
-#include "sim/calibrated_machine.hpp"
-#include "sim/machine_file.hpp"
+#include "sim/machine/calibrated_machine.hpp"
+#include "sim/machine/machine_file.hpp"
 #include "util/output_batch.hpp"
 #include "util/errors.hpp"
 #include "util/strings.hpp"
@@ -159,7 +159,7 @@ void print_machine(const CalibratedMachineFile& file, const Machine& machine) {
 }
 
 /// `calibrate --backend cpu`: this host as the cpu backend runs plans, as one
-/// pooled machine file (exec/cpu/cpu_calibration.hpp, sim/calibrated_machine.hpp).
+/// pooled machine file (exec/cpu/cpu_calibration.hpp, sim/machine/calibrated_machine.hpp).
 int calibrate_cpu_command(const CalibrateOptions& options) {
   if (options.device != 0) throw InputError("--device", "", "picks a GPU; the cpu backend measures this host");
   if (options.partitions != 1) {

@@ -4,7 +4,7 @@
 
 #include <iostream>
 
-#include "sim/simulator.hpp"
+#include "sim/engine/simulator.hpp"
 #include "splitscope_config.h"
 #include "util/errors.hpp"
 #if SPLITSCOPE_HAVE_CHAKRA

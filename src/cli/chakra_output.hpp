@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "partitioners/plan.hpp"
-#include "sim/machine.hpp"
+#include "plan/plan.hpp"
+#include "sim/machine/machine.hpp"
 
 namespace splitscope::cli {
 

@@ -22,8 +22,8 @@
 #include "partitioners/collective_plan.hpp"
 #include "report/makespan_stats.hpp"
 #include "report/noise_warning.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/nccl_protocol.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/network/nccl_protocol.hpp"
 #include "util/errors.hpp"
 #include "util/strings.hpp"
 
@@ -88,7 +88,7 @@ int collective_command(const CollectiveOptions& options, const std::string& back
   if (launch.launched()) executor = launch.make_executor();
   const bool simulated = backend == "sim";
   const std::string algorithm = launch.launched() ? mpi_algorithm_of(test) : algorithm_of(test, simulated);
-  // The simulator's NCCL choice per size (sim/nccl_protocol.hpp), said beside its time.
+  // The simulator's NCCL choice per size (sim/network/nccl_protocol.hpp), said beside its time.
   const std::optional<Machine> machine =
       simulated ? std::optional<Machine>(load_machine(resolve_machine(execution.machine))) : std::nullopt;
   RunOptions run = run_options(execution);

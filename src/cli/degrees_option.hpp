@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace splitscope::cli {
 

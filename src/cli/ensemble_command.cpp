@@ -21,7 +21,7 @@
 #include "exec/cpu/host_info.hpp"
 #include "exec/cuda_backend.hpp"
 #include "exec/ensemble_run.hpp"
-#include "sim/machine_file.hpp"
+#include "sim/machine/machine_file.hpp"
 #include "util/errors.hpp"
 #include "util/output_batch.hpp"
 

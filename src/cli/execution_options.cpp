@@ -8,9 +8,9 @@
 #include "exec/cuda_backend.hpp"
 #include "cli/host_machine.hpp"
 #include "cli/precision_option.hpp"
-#include "sim/machine_cost_function.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/simulator.hpp"
+#include "sim/costs/machine_cost_function.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/engine/simulator.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope::cli {

@@ -41,7 +41,7 @@ struct ExecutionOptions {
   std::optional<int64_t> batch;
   bool quiet = false;
   /// sim: default | topology, which machine device each plan device runs on
-  /// (src/sim/device_placement.hpp); registered by add_placement_option.
+  /// (src/sim/machine/device_placement.hpp); registered by add_placement_option.
   std::string placement = "default";
   /// sim: `lognormal:SIGMA`, per-op noise; registered by add_noise_options.
   std::string jitter;

@@ -15,8 +15,8 @@
 #include "cli/calibration_progress.hpp"
 #include "cli/zoo_samples.hpp"
 #include "git_revision.h"
-#include "sim/calibrated_machine.hpp"
-#include "sim/machine_file.hpp"
+#include "sim/machine/calibrated_machine.hpp"
+#include "sim/machine/machine_file.hpp"
 #include "util/atomic_file.hpp"
 #include "util/errors.hpp"
 

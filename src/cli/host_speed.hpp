@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "exec/cpu/host_speed_probe.hpp"
-#include "sim/gemm_rate_curve.hpp"
+#include "sim/costs/gemm_rate_curve.hpp"
 
 namespace splitscope::cli {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "exec/executor.hpp"
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 #include "report/progress.hpp"
 
 namespace splitscope::cli {

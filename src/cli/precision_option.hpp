@@ -11,7 +11,7 @@
 #include <string>
 
 #include "ir/precision.hpp"
-#include "sim/machine.hpp"
+#include "sim/machine/machine.hpp"
 
 namespace splitscope::cli {
 

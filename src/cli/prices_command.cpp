@@ -11,8 +11,8 @@
 #include "cli/zoo_samples.hpp"
 #include "ir/op.hpp"
 #include "ir/zoo.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/op_cost_model.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/costs/op_cost_model.hpp"
 #include "util/json_dump.hpp"
 
 namespace splitscope::cli {

@@ -21,7 +21,7 @@
 #include "exec/cuda_backend.hpp"
 #include "exec/output_compare.hpp"
 #include "exec/training_run.hpp"
-#include "partitioners/plan_check.hpp"
+#include "plan/plan_check.hpp"
 #include "report/extrapolation_warning.hpp"
 #include "report/noise_warning.hpp"
 #include "report/progress.hpp"

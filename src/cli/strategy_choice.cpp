@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
+#include "plan/plan_check.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope::cli {

@@ -13,7 +13,7 @@
 #include "cli/training_options.hpp"
 #include "ir/graph.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace splitscope::cli {
 

@@ -14,7 +14,7 @@
 #include "ir/graph.hpp"
 #include "ir/training_spec.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace splitscope::cli {
 

@@ -33,7 +33,7 @@
 #include "report/noise_warning.hpp"
 #include "report/progress.hpp"
 #include "report/validation_report.hpp"
-#include "sim/machine_file.hpp"
+#include "sim/machine/machine_file.hpp"
 #include "util/errors.hpp"
 #include "util/output_batch.hpp"
 

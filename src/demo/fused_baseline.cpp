@@ -9,7 +9,7 @@
 #include "exec/cpu/fused_rnn_training.hpp"
 #include "exec/cuda/fused_rnn.hpp"
 #include "exec/training_divergence.hpp"
-#include "sim/fused_rnn_prediction.hpp"
+#include "sim/costs/fused_rnn_prediction.hpp"
 
 namespace splitscope {
 namespace {

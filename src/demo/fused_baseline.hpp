@@ -12,7 +12,7 @@
 ///   over all steps per layer, then the recurrent steps), on the intra-op
 ///   threads a one-device plan gets;
 /// - sim: a prediction from the machine's cost model
-///   (sim/fused_rnn_prediction.hpp).
+///   (sim/costs/fused_rnn_prediction.hpp).
 ///
 /// In training (`demo rnn --train`) the cpu one runs the fused training loop
 /// (exec/cpu/fused_rnn_training.hpp) and the sim one predicts it; the cuda
@@ -29,7 +29,7 @@
 
 #include "exec/executor.hpp"
 #include "ir/graph.hpp"
-#include "sim/machine.hpp"
+#include "sim/machine/machine.hpp"
 #include "timeline/timeline.hpp"
 
 namespace splitscope {

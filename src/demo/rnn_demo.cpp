@@ -8,7 +8,7 @@
 #include "ir/lower.hpp"
 #include "ir/training.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
+#include "plan/plan_check.hpp"
 #include "util/check.hpp"
 #include "util/errors.hpp"
 

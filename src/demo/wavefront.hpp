@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 #include "timeline/timeline.hpp"
 
 namespace splitscope {

@@ -15,7 +15,7 @@
 
 #include "exec/input_pipeline.hpp"
 #include "exec/parameter_server.hpp"
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 #include "timeline/run_result.hpp"
 #include "timeline/timeline.hpp"
 
@@ -42,7 +42,7 @@ struct RunOptions {
   int inter_op_threads = 0;  ///< cpu: workers running ops concurrently; 0 = one per device
   int intra_op_threads = 0;  ///< cpu: threads inside one op's kernel; 0 = cores / devices
   bool want_output = true;   ///< gather the network output into RunResult::output
-  /// sim: per-op lognormal noise on compute times (sim/op_jitter.hpp), 0 for
+  /// sim: per-op lognormal noise on compute times (sim/costs/op_jitter.hpp), 0 for
   /// none; with it, each of `repeats` runs draws its own (`--jitter`).
   double jitter_sigma = 0;
   /// cpu: one device held back at the start of every run (`--straggler`).

@@ -23,7 +23,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 #include "timeline/run_result.hpp"
 #include "timeline/timeline.hpp"
 

@@ -3,7 +3,7 @@
 /// Parameter-server training (`--strategy ps`): the weights and the
 /// optimizer's state live on K shards; each of N workers pulls the weights,
 /// computes the gradient of its share of the batch (its part of the `ps`
-/// plan, partitioners/plan_part.hpp) and pushes it to the shards, which
+/// plan, plan/plan_part.hpp) and pushes it to the shards, which
 /// aggregate and apply it by the rules of ShardLedger (shard_ledger.hpp):
 /// - sync: each update waits for every worker's gradient of that step;
 /// - spare R: each update takes the first N - R gradients of the step and

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace splitscope {
 

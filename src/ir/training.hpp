@@ -14,7 +14,7 @@
 ///
 /// Weight gradients are sink nodes (OpDef::writes_gradient); the partitioner
 /// that places them also places the optimizer's update of each weight slice
-/// (partitioners/plan_builder.hpp), after the last micro-batch.
+/// (plan/plan_builder.hpp), after the last micro-batch.
 
 #include <cstdint>
 #include <span>

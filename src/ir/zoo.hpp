@@ -12,7 +12,7 @@
 namespace splitscope {
 
 /// Which part of the zoo: "networks", "machines" or "rules" (achieved-rate
-/// rules a machine file names, sim/achieved_rates.hpp).
+/// rules a machine file names, sim/costs/achieved_rates.hpp).
 enum class ZooShelf { kNetworks, kMachines, kRules };
 
 /// The models/ folders searched, in order, that exist.

@@ -9,8 +9,8 @@
 #include "ir/training.hpp"
 #include "ir/zoo.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
-#include "sim/simulator.hpp"
+#include "plan/plan_check.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace splitscope {
 

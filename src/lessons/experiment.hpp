@@ -11,9 +11,9 @@
 
 #include "ir/graph.hpp"
 #include "lessons/lesson.hpp"
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 #include "report/run_summary.hpp"
-#include "sim/machine.hpp"
+#include "sim/machine/machine.hpp"
 
 namespace splitscope {
 

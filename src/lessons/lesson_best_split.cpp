@@ -15,7 +15,7 @@
 #include "lessons/experiment.hpp"
 #include "lessons/lesson_list.hpp"
 #include "search/plan_search.hpp"
-#include "sim/machine_file.hpp"
+#include "sim/machine/machine_file.hpp"
 
 namespace splitscope {
 namespace {

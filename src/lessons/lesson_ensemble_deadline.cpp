@@ -14,8 +14,8 @@
 #include "lessons/experiment.hpp"
 #include "lessons/lesson_list.hpp"
 #include "partitioners/partitioner.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/simulator.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace splitscope {
 namespace {

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 #include "report/run_summary.hpp"
 #include "timeline/timeline.hpp"
 

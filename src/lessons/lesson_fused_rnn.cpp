@@ -2,7 +2,7 @@
 // kernels (cuDNN's cudnnRNNForward), is faster in practice than the same
 // stack split one layer per device. The fused stack is no plan, so its time
 // is the cost model's prediction of cuDNN's algorithm
-// (sim/fused_rnn_prediction.hpp, as `demo rnn --backend sim` prices it); the
+// (sim/costs/fused_rnn_prediction.hpp, as `demo rnn --backend sim` prices it); the
 // split is a `horizontal` plan simulated cell by cell. It flips at the hidden
 // size from which the split's four devices of work outrun the fused stack.
 
@@ -15,8 +15,8 @@
 #include "lessons/experiment.hpp"
 #include "lessons/lesson_list.hpp"
 #include "lessons/margins.hpp"
-#include "sim/fused_rnn_prediction.hpp"
-#include "sim/machine_file.hpp"
+#include "sim/costs/fused_rnn_prediction.hpp"
+#include "sim/machine/machine_file.hpp"
 
 namespace splitscope {
 namespace {

@@ -9,7 +9,7 @@
 #include "lessons/lesson_list.hpp"
 #include "lessons/margins.hpp"
 #include "lessons/measured_check.hpp"
-#include "sim/machine_file.hpp"
+#include "sim/machine/machine_file.hpp"
 
 namespace splitscope {
 

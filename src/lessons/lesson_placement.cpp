@@ -12,9 +12,9 @@
 #include "lessons/lesson_list.hpp"
 #include "lessons/margins.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/simulator.hpp"
+#include "plan/plan_check.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace splitscope {
 namespace {

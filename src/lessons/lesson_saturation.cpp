@@ -6,7 +6,7 @@
 
 #include "lessons/experiment.hpp"
 #include "lessons/lesson_list.hpp"
-#include "sim/machine_file.hpp"
+#include "sim/machine/machine_file.hpp"
 
 namespace splitscope {
 

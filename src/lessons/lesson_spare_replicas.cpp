@@ -11,7 +11,7 @@
 #include "lessons/lesson_list.hpp"
 #include "lessons/margins.hpp"
 #include "lessons/ps_experiment.hpp"
-#include "sim/machine_file.hpp"
+#include "sim/machine/machine_file.hpp"
 
 namespace splitscope {
 namespace {

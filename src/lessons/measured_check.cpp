@@ -11,7 +11,7 @@
 #include "ir/zoo.hpp"
 #include "util/json_text.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
+#include "plan/plan_check.hpp"
 #include "report/makespan_stats.hpp"
 
 namespace splitscope {

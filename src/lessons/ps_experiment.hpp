@@ -12,7 +12,7 @@
 
 #include "exec/executor.hpp"
 #include "exec/parameter_server.hpp"
-#include "sim/machine.hpp"
+#include "sim/machine/machine.hpp"
 
 namespace splitscope {
 

@@ -4,7 +4,7 @@
 
 #include "util/strings.hpp"
 
-#include "partitioners/plan_check.hpp"
+#include "plan/plan_check.hpp"
 #include "partitioners/stage_units.hpp"
 
 namespace splitscope {

@@ -13,7 +13,7 @@
 #include "ir/graph.hpp"
 #include "ir/precision.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace splitscope {
 

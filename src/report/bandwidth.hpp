@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace splitscope {
 

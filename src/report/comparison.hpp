@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 #include "report/report_context.hpp"
 #include "report/run_report.hpp"
 #include "timeline/run_result.hpp"

@@ -18,7 +18,7 @@
 
 #include <vector>
 
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 #include "timeline/timeline.hpp"
 
 namespace splitscope {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "partitioners/plan_memory.hpp"
+#include "plan/plan_memory.hpp"
 
 namespace splitscope {
 namespace {

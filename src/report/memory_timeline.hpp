@@ -2,7 +2,7 @@
 /// \file
 /// Memory in use on each device over one run's timeline: what a training
 /// step's activations, stash and running sums cost as they come and go.
-/// The same accounting as the plan's peak (partitioners/plan_memory.hpp),
+/// The same accounting as the plan's peak (plan/plan_memory.hpp),
 /// placed in time: the device's resident bytes (weights, one gradient
 /// buffer per weight slice, the optimizer's state) throughout, plus each
 /// activation value from the start of the op that writes it (a network
@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 #include "timeline/timeline.hpp"
 
 namespace splitscope {

@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// What `run` and `compare` print of a simulated run's `--placement
-/// topology` (src/sim/device_placement.hpp): where the plan's devices ran,
+/// topology` (src/sim/machine/device_placement.hpp): where the plan's devices ran,
 /// and the bytes across nodes and the makespan under that mapping and under
 /// the default one, so the user sees what the placement bought. Nothing for
 /// runs under the default placement.

@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 #include "report/judgement.hpp"
 #include "report/run_summary.hpp"
 #include "timeline/run_result.hpp"

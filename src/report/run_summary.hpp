@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "partitioners/group_traffic.hpp"
-#include "partitioners/plan.hpp"
+#include "plan/group_traffic.hpp"
+#include "plan/plan.hpp"
 #include "report/critical_path.hpp"
 #include "report/makespan_stats.hpp"
 #include "report/memory_fit.hpp"

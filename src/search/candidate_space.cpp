@@ -6,7 +6,7 @@
 #include "partitioners/stage_units.hpp"
 #include "search/stage_costs.hpp"
 #include "search/stage_cut_search.hpp"
-#include "sim/machine_cost_function.hpp"
+#include "sim/costs/machine_cost_function.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {

@@ -9,7 +9,7 @@
 #include "partitioners/stage_units.hpp"
 
 #include "search/candidate_space.hpp"
-#include "sim/simulation_deadline.hpp"
+#include "sim/engine/simulation_deadline.hpp"
 
 namespace splitscope {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "sim/machine_cost_function.hpp"
+#include "sim/costs/machine_cost_function.hpp"
 #include "util/errors.hpp"
 #include "report/text_table.hpp"
 

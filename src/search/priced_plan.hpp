@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "plan_file/plan_spec.hpp"
-#include "sim/simulation_deadline.hpp"
-#include "sim/simulator.hpp"
+#include "sim/engine/simulation_deadline.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace splitscope {
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "ir/graph.hpp"
-#include "sim/machine.hpp"
+#include "sim/machine/machine.hpp"
 
 namespace splitscope {
 

@@ -23,7 +23,7 @@ struct HostTensor {
 
 /// Which machine device each of the plan's devices ran on, and the bytes
 /// that crossed between the machine's nodes: the simulator's `--placement`
-/// (src/sim/device_placement.hpp). A measured run runs plan device i on this
+/// (src/sim/machine/device_placement.hpp). A measured run runs plan device i on this
 /// host's device i, in one node, which the defaults say.
 struct PlacementInfo {
   std::string mode = "default";  ///< "default" or "topology"

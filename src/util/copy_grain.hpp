@@ -2,7 +2,7 @@
 /// \file
 /// How finely the cpu kernels split a copy over threads: what the im2col
 /// kernel does (exec/cpu/kernels/conv2d.cpp) and what the simulator prices
-/// it by (sim/cpu_kernel_cost.cpp), in one place so that the two agree.
+/// it by (sim/costs/cpu_kernel_cost.cpp), in one place so that the two agree.
 
 #include <algorithm>
 #include <cstdint>

@@ -14,7 +14,7 @@
 #include "exec/training_run.hpp"
 #include "ir/training.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
+#include "plan/plan_check.hpp"
 #include "reference_network.hpp"
 #include "training_cases.hpp"
 #include "util/errors.hpp"

@@ -1,5 +1,5 @@
 // The simulator's host lane counts the device calls of each op
-// (sim/host_issue.hpp) as the cuda backend compiles it: over every small zoo
+// (sim/costs/host_issue.hpp) as the cuda backend compiles it: over every small zoo
 // network x strategy, forward and training, the counts add up to the
 // compiled program's steps.
 
@@ -12,7 +12,7 @@
 #include "partitioners/collective_plan.hpp"
 #include "partitioners/partitioner.hpp"
 #include "reference_network.hpp"
-#include "sim/host_issue.hpp"
+#include "sim/costs/host_issue.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope::testing {

@@ -17,10 +17,10 @@
 #include "exec/training_run.hpp"
 #include "ir/training.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
+#include "plan/plan_check.hpp"
 #include "program_interpreter.hpp"
 #include "reference_network.hpp"
-#include "sim/host_issue.hpp"
+#include "sim/costs/host_issue.hpp"
 #include "training_cases.hpp"
 #include "util/errors.hpp"
 

@@ -15,7 +15,7 @@
 #include "exec/training_run.hpp"
 #include "ir/training.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
+#include "plan/plan_check.hpp"
 #include "program_interpreter.hpp"
 #include "reference_network.hpp"
 #include "training_cases.hpp"

@@ -11,7 +11,7 @@
 #include "exec/cuda/plan_compiler.hpp"
 #include "ir/op_signature.hpp"
 #include "ir/params.hpp"
-#include "partitioners/collective_schedule.hpp"
+#include "plan/collective_schedule.hpp"
 #include "partitioners/partitioner.hpp"
 #include "program_interpreter.hpp"
 #include "reference_network.hpp"

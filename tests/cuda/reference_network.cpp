@@ -13,7 +13,7 @@
 #include "ir/params.hpp"
 #include "ir/zoo.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
+#include "plan/plan_check.hpp"
 #include "util/check.hpp"
 
 namespace splitscope::testing {

@@ -9,7 +9,7 @@
 
 #include "exec/executor.hpp"
 #include "ir/graph.hpp"
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace splitscope::testing {
 

@@ -2,8 +2,8 @@
 
 #include "ir/lower.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
-#include "sim/machine_file.hpp"
+#include "plan/plan_check.hpp"
+#include "sim/machine/machine_file.hpp"
 
 namespace splitscope::testing {
 

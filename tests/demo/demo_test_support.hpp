@@ -6,8 +6,8 @@
 #include <string>
 
 #include "demo/rnn_demo_model.hpp"
-#include "partitioners/plan.hpp"
-#include "sim/machine.hpp"
+#include "plan/plan.hpp"
+#include "sim/machine/machine.hpp"
 
 namespace splitscope::testing {
 

@@ -1,4 +1,4 @@
-// The simulator's predicted fused stack (sim/fused_rnn_prediction.hpp)
+// The simulator's predicted fused stack (sim/costs/fused_rnn_prediction.hpp)
 // against hand-computed rooflines.
 
 #include <gtest/gtest.h>
@@ -7,10 +7,10 @@
 #include "ir/training.hpp"
 #include <cmath>
 
-#include "sim/achieved_rates.hpp"
-#include "sim/device_facts.hpp"
-#include "sim/fused_rnn_prediction.hpp"
-#include "sim/machine_file.hpp"
+#include "sim/costs/achieved_rates.hpp"
+#include "sim/machine/device_facts.hpp"
+#include "sim/costs/fused_rnn_prediction.hpp"
+#include "sim/machine/machine_file.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope::testing {

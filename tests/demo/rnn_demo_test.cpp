@@ -8,8 +8,8 @@
 #include "demo/demo_report.hpp"
 #include "demo/rnn_demo.hpp"
 #include "demo_test_support.hpp"
-#include "sim/machine_cost_function.hpp"
-#include "sim/simulator.hpp"
+#include "sim/costs/machine_cost_function.hpp"
+#include "sim/engine/simulator.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope::testing {

@@ -11,8 +11,8 @@
 #include "demo/rnn_demo.hpp"
 #include "demo_test_support.hpp"
 #include "exec/cpu/cpu_executor.hpp"
-#include "sim/machine_cost_function.hpp"
-#include "sim/simulator.hpp"
+#include "sim/costs/machine_cost_function.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace splitscope::testing {
 namespace rnn_demo_training_test {

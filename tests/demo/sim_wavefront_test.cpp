@@ -11,8 +11,8 @@
 
 #include "demo/wavefront.hpp"
 #include "demo_test_support.hpp"
-#include "sim/op_cost_model.hpp"
-#include "sim/simulator.hpp"
+#include "sim/costs/op_cost_model.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace splitscope::testing {
 namespace sim_wavefront_test {

@@ -7,9 +7,9 @@
 
 #include "demo/rnn_sweep.hpp"
 #include "demo_test_support.hpp"
-#include "sim/fused_rnn_prediction.hpp"
-#include "sim/machine_cost_function.hpp"
-#include "sim/simulator.hpp"
+#include "sim/costs/fused_rnn_prediction.hpp"
+#include "sim/costs/machine_cost_function.hpp"
+#include "sim/engine/simulator.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope::testing {

@@ -12,8 +12,8 @@
 #include "exec/cpu/value_buffers.hpp"
 #include "exec/cpu/weight_slices.hpp"
 #include "partitioners/collective_plan.hpp"
-#include "partitioners/collective_schedule.hpp"
-#include "partitioners/plan_check.hpp"
+#include "plan/collective_schedule.hpp"
+#include "plan/plan_check.hpp"
 
 namespace splitscope {
 namespace collective_numerics_test {

@@ -1,5 +1,5 @@
 // The cpu executor and the simulator run a plan by the same rules
-// (partitioners/plan_walk.hpp, collective_schedule.hpp): for every small zoo
+// (plan/plan_walk.hpp, collective_schedule.hpp): for every small zoo
 // network split by every strategy, the measured and the predicted timelines
 // hold the same spans (op, device, lane, kind, FLOPs, bytes) in the same
 // order, and both follow the plan's data flow and each device's schedule.
@@ -9,8 +9,8 @@
 #include "exec/cpu/cpu_executor.hpp"
 #include "naive_reference.hpp"
 #include "partitioners/partitioner.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/simulator.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/engine/simulator.hpp"
 #include "timeline_checks.hpp"
 
 namespace splitscope {

@@ -11,8 +11,8 @@
 #include "exec/ensemble_run.hpp"
 #include "naive_reference.hpp"
 #include "partitioners/partitioner.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/simulator.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/engine/simulator.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {

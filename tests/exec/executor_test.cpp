@@ -12,7 +12,7 @@
 #include "hand_plan.hpp"
 #include "naive_reference.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
+#include "plan/plan_check.hpp"
 #include "timeline_checks.hpp"
 #include "util/errors.hpp"
 #include "util/npy.hpp"

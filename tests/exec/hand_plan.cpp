@@ -3,8 +3,8 @@
 #include <map>
 #include <stdexcept>
 
-#include "partitioners/collective_schedule.hpp"
-#include "partitioners/plan_memory.hpp"
+#include "plan/collective_schedule.hpp"
+#include "plan/plan_memory.hpp"
 
 namespace splitscope::testing_support {
 

@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace splitscope::testing_support {
 

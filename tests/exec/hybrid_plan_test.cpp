@@ -9,10 +9,10 @@
 
 #include "ir/training.hpp"
 #include "naive_reference.hpp"
-#include "partitioners/group_traffic.hpp"
+#include "plan/group_traffic.hpp"
 #include "partitioners/hybrid.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
+#include "plan/plan_check.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {

@@ -16,10 +16,10 @@
 #include "ir/training.hpp"
 #include "naive_reference.hpp"
 #include "training_support.hpp"
-#include "partitioners/parameter_shards.hpp"
+#include "plan/parameter_shards.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
-#include "partitioners/plan_part.hpp"
+#include "plan/plan_check.hpp"
+#include "plan/plan_part.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {

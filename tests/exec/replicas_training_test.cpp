@@ -11,7 +11,7 @@
 #include "naive_reference.hpp"
 #include "training_support.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
+#include "plan/plan_check.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {

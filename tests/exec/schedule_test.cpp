@@ -1,4 +1,4 @@
-// Plan::schedule is authoritative (partitioners/plan_walk.hpp): a plan whose
+// Plan::schedule is authoritative (plan/plan_walk.hpp): a plan whose
 // last stage runs its micro-batches in reverse computes the same output on
 // the cpu backend, and the cpu executor and the simulator both run each
 // device's ops in the order the schedule gives, not the order of Plan::ops.
@@ -14,10 +14,10 @@
 #include "exec/output_compare.hpp"
 #include "naive_reference.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
-#include "partitioners/plan_walk.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/simulator.hpp"
+#include "plan/plan_check.hpp"
+#include "plan/plan_walk.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/engine/simulator.hpp"
 #include "timeline_checks.hpp"
 
 namespace splitscope {

@@ -12,7 +12,7 @@
 #include "exec/output_compare.hpp"
 #include "naive_reference.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
+#include "plan/plan_check.hpp"
 #include "partitioners/transformer_blocks.hpp"
 #include "timeline_checks.hpp"
 #include "util/errors.hpp"

@@ -1,7 +1,7 @@
 #pragma once
 // What every timeline of a plan run must satisfy (plan.hpp's span rules).
 
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 #include "timeline/timeline.hpp"
 
 namespace splitscope::testing_support {

@@ -23,7 +23,7 @@
 #include "ir/training.hpp"
 #include "naive_reference.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
+#include "plan/plan_check.hpp"
 #include "training_support.hpp"
 
 namespace splitscope {

@@ -24,15 +24,15 @@
 #include "lessons/ps_experiment.hpp"
 #include "lessons/measured_check.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_traffic.hpp"
+#include "plan/plan_traffic.hpp"
 #include "report/svg_xy_chart.hpp"
 #include "demo/wavefront.hpp"
 #include "ir/model_parser.hpp"
 #include "ir/zoo.hpp"
 #include "util/json_text.hpp"
-#include "sim/fused_rnn_prediction.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/simulator.hpp"
+#include "sim/costs/fused_rnn_prediction.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace splitscope {
 namespace {

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "partitioners/graph_branches.hpp"
-#include "partitioners/plan_check.hpp"
+#include "plan/plan_check.hpp"
 #include "plan_test_support.hpp"
 #include "util/errors.hpp"
 

@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "ir/zoo.hpp"
-#include "partitioners/plan_check.hpp"
+#include "plan/plan_check.hpp"
 #include "partitioners/transformer_blocks.hpp"
 #include "plan_test_support.hpp"
 

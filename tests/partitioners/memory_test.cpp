@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "partitioners/plan_check.hpp"
+#include "plan/plan_check.hpp"
 #include "plan_test_support.hpp"
 
 namespace splitscope::testing {

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "partitioners/plan_check.hpp"
+#include "plan/plan_check.hpp"
 #include "plan_test_support.hpp"
 
 namespace splitscope::testing {

@@ -1,4 +1,4 @@
-// The traffic matrix (partitioners/plan_traffic.hpp): which pair of devices
+// The traffic matrix (plan/plan_traffic.hpp): which pair of devices
 // each byte of a plan's transfers and collective ring steps crosses.
 
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "partitioners/plan_traffic.hpp"
+#include "plan/plan_traffic.hpp"
 #include "plan_test_support.hpp"
 
 namespace splitscope::testing {

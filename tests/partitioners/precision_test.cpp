@@ -6,8 +6,8 @@
 
 #include "ir/training.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
-#include "partitioners/plan_traffic.hpp"
+#include "plan/plan_check.hpp"
+#include "plan/plan_traffic.hpp"
 #include "plan_test_support.hpp"
 #include "util/errors.hpp"
 

@@ -8,7 +8,7 @@
 
 #include "ir/training.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
+#include "plan/plan_check.hpp"
 #include "partitioners/recompute.hpp"
 #include "plan_test_support.hpp"
 #include "util/errors.hpp"

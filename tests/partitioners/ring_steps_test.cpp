@@ -1,4 +1,4 @@
-// A ring's steps (partitioners/ring_steps.hpp) against its unrolled sends
+// A ring's steps (plan/ring_steps.hpp) against its unrolled sends
 // (collective_schedule.hpp): the same deliveries, the largest send, and
 // whether every send is that large, for every ring kind, even and uneven
 // sizes, and a gradient bucket of several segments.
@@ -10,9 +10,9 @@
 
 #include "ir/training.hpp"
 #include "partitioners/collective_plan.hpp"
-#include "partitioners/collective_schedule.hpp"
+#include "plan/collective_schedule.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/ring_steps.hpp"
+#include "plan/ring_steps.hpp"
 #include "plan_test_support.hpp"
 
 namespace splitscope {

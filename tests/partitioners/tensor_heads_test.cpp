@@ -10,7 +10,7 @@
 
 #include "ir/training.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
+#include "plan/plan_check.hpp"
 #include "../common/gpt_block_network.hpp"
 #include "plan_test_support.hpp"
 #include "util/errors.hpp"

@@ -9,8 +9,8 @@
 
 #include "ir/training.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/pipeline_schedule.hpp"
-#include "partitioners/plan_check.hpp"
+#include "plan/pipeline_schedule.hpp"
+#include "plan/plan_check.hpp"
 #include "plan_test_support.hpp"
 
 namespace splitscope {

@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "partitioners/plan_check.hpp"
+#include "plan/plan_check.hpp"
 #include "plan_test_support.hpp"
 #include "util/errors.hpp"
 

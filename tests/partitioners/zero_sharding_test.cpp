@@ -1,14 +1,14 @@
 // ZeRO stage 1 (`--zero 1`): each replica keeps 1/d of the optimizer state
 // (and of amp's fp32 masters), uneven shards rounded as the reduce-scatter's
 // chunks; weights, gradients and the collectives stay as data's
-// (partitioners/zero_sharding.hpp). Every number below is worked by hand.
+// (plan/zero_sharding.hpp). Every number below is worked by hand.
 
 #include <gtest/gtest.h>
 
 #include "ir/training.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
-#include "partitioners/zero_sharding.hpp"
+#include "plan/plan_check.hpp"
+#include "plan/zero_sharding.hpp"
 #include "plan_test_support.hpp"
 #include "util/errors.hpp"
 

@@ -9,7 +9,7 @@
 // It is not the simulator; it only gives real partitioner plans timelines
 // whose numbers can be worked out, so reports of real plans can be checked.
 
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 #include "timeline/timeline.hpp"
 
 namespace splitscope::testing {

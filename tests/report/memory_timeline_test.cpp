@@ -13,7 +13,7 @@
 #include "ir/training.hpp"
 #include "ir/zoo.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_memory.hpp"
+#include "plan/plan_memory.hpp"
 #include "report/memory_timeline.hpp"
 
 namespace splitscope {

@@ -12,7 +12,7 @@
 #include "ir/model_parser.hpp"
 #include "ir/zoo.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
+#include "plan/plan_check.hpp"
 #include "report/chrome_trace.hpp"
 #include "report/comparison.hpp"
 #include "report/reporter.hpp"

@@ -11,7 +11,7 @@
 
 #include "ir/lower.hpp"
 #include "ir/model_parser.hpp"
-#include "partitioners/collective_schedule.hpp"
+#include "plan/collective_schedule.hpp"
 
 namespace splitscope::testing {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "exec/executor.hpp"
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 #include "report/comparison.hpp"
 #include "timeline/timeline.hpp"
 

@@ -9,10 +9,10 @@
 #include <limits>
 
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
+#include "plan/plan_check.hpp"
 #include "search/plan_search.hpp"
 #include "search_test_support.hpp"
-#include "sim/machine_cost_function.hpp"
+#include "sim/costs/machine_cost_function.hpp"
 
 namespace splitscope {
 namespace {

@@ -4,7 +4,7 @@
 #include "ir/model_parser.hpp"
 #include "ir/training.hpp"
 #include "ir/zoo.hpp"
-#include "sim/machine_file.hpp"
+#include "sim/machine/machine_file.hpp"
 
 namespace splitscope::testing {
 

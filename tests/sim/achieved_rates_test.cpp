@@ -1,9 +1,9 @@
-// Achieved-rate rules (src/sim/achieved_rates.hpp): the formula by hand, the
+// Achieved-rate rules (src/sim/costs/achieved_rates.hpp): the formula by hand, the
 // families, how a machine that names rules prices an op, that a calibration
 // still overrides them, and that models/rules/achieved-rates.json reproduces
 // the measurements it was fitted to within the errors it states.
 
-#include "sim/achieved_rates.hpp"
+#include "sim/costs/achieved_rates.hpp"
 
 #include <gtest/gtest.h>
 
@@ -23,9 +23,9 @@
 #include "ir/zoo.hpp"
 #include "partitioners/op_samples.hpp"
 #include "partitioners/partitioner.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/model_error.hpp"
-#include "sim/op_cost_model.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/costs/model_error.hpp"
+#include "sim/costs/op_cost_model.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {
@@ -206,7 +206,7 @@ TEST(AchievedRates, ReproduceTheMeasurementsTheyCameFromWithinTheStatedError) {
   }
 }
 
-// The simulator's own error (sim/model_error.hpp): the rules' median errors, weighted by the time they priced.
+// The simulator's own error (sim/costs/model_error.hpp): the rules' median errors, weighted by the time they priced.
 std::shared_ptr<const AchievedRates> rules_with_errors(std::optional<double> product_error,
                                                        std::optional<double> elementwise_error) {
   std::map<std::string, AchievedRateRule> rules;

@@ -21,10 +21,10 @@
 #include "ir/op_signature.hpp"
 #include "ir/zoo.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
-#include "sim/calibrated_machine.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/simulator.hpp"
+#include "plan/plan_check.hpp"
+#include "sim/machine/calibrated_machine.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/engine/simulator.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {

@@ -3,7 +3,7 @@
 // simulator pricing the measured ops from the table and the others by the
 // roofline; and recorded calibrations read back.
 
-#include "sim/calibrated_machine.hpp"
+#include "sim/machine/calibrated_machine.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,9 +21,9 @@
 #include "ir/op_signature.hpp"
 #include "ir/zoo.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/simulator.hpp"
+#include "plan/plan_check.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/engine/simulator.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {
@@ -64,7 +64,7 @@ TEST(CalibratedMachine, DeviceFieldsFollowTheMeasurements) {
   expect_close(device.launch_overhead_us, 2);  // GPU time per empty kernel, not the host's 3 µs
 }
 
-// The host-issue probe's time per step is the machine's host lane (sim/host_issue.hpp); a raw file
+// The host-issue probe's time per step is the machine's host lane (sim/costs/host_issue.hpp); a raw file
 // without it (older GPU calibrations, every cpu one) leaves the lane off.
 TEST(CalibratedMachine, TheHostIssueProbeBecomesTheHostLane) {
   calibration::CalibrationResult result = hand_calibration();

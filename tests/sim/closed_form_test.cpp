@@ -6,7 +6,7 @@
 #include <string>
 
 #include "hand_plan.hpp"
-#include "sim/simulator.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace splitscope {
 namespace closed_form_test {

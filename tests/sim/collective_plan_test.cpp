@@ -6,8 +6,8 @@
 
 #include "hand_plan.hpp"
 #include "partitioners/collective_plan.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/simulator.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/engine/simulator.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {

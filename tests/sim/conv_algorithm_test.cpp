@@ -1,12 +1,12 @@
-// The convolution rule (sim/conv_algorithm.hpp): cuDNN's support table, the
+// The convolution rule (sim/costs/conv_algorithm.hpp): cuDNN's support table, the
 // multiplications Winograd saves, and the fastest algorithm by hand.
 
-#include "sim/conv_algorithm.hpp"
+#include "sim/costs/conv_algorithm.hpp"
 
 #include <gtest/gtest.h>
 
 #include "rule_devices.hpp"
-#include "sim/gemm_efficiency.hpp"
+#include "sim/costs/gemm_efficiency.hpp"
 
 namespace splitscope {
 namespace conv_algorithm_test {

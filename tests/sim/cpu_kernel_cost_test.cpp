@@ -15,11 +15,11 @@
 #include "ir/lower.hpp"
 #include "ir/model_parser.hpp"
 #include "ir/slice.hpp"
-#include "sim/calibrated_machine.hpp"
-#include "sim/gemm_rate_curve.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/op_cost_model.hpp"
-#include "sim/weight_stream_curve.hpp"
+#include "sim/machine/calibrated_machine.hpp"
+#include "sim/costs/gemm_rate_curve.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/costs/op_cost_model.hpp"
+#include "sim/costs/weight_stream_curve.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {

@@ -1,4 +1,4 @@
-// The op cost model with the datasheet rules (sim/op_cost_model.hpp): which
+// The op cost model with the datasheet rules (sim/costs/op_cost_model.hpp): which
 // kinds the rules price and which the efficiency table does, the facts
 // derived from a datasheet, the rules reached through whole ops, and the
 // plan-wide pricing the simulator uses giving the same numbers.
@@ -12,14 +12,14 @@
 #include "ir/ops/op_def.hpp"
 #include "ir/zoo.hpp"
 #include "partitioners/partitioner.hpp"
-#include "sim/bias_activation.hpp"
-#include "sim/conv_algorithm.hpp"
-#include "sim/device_facts.hpp"
-#include "sim/gemm_efficiency.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/op_cost_model.hpp"
-#include "sim/rnn_step_cost.hpp"
-#include "sim/simulator.hpp"
+#include "sim/costs/bias_activation.hpp"
+#include "sim/costs/conv_algorithm.hpp"
+#include "sim/machine/device_facts.hpp"
+#include "sim/costs/gemm_efficiency.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/costs/op_cost_model.hpp"
+#include "sim/costs/rnn_step_cost.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace splitscope {
 namespace datasheet_rules_test {

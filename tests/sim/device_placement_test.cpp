@@ -1,4 +1,4 @@
-// Topology placement (src/sim/device_placement.hpp) on hand-made traffic
+// Topology placement (src/sim/machine/device_placement.hpp) on hand-made traffic
 // matrices, and its promise over many random ones: never more bytes across
 // nodes than plan device i on machine device i.
 
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "random_traffic.hpp"
-#include "sim/device_placement.hpp"
+#include "sim/machine/device_placement.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/event_queue.hpp"
+#include "sim/engine/event_queue.hpp"
 
 namespace splitscope {
 namespace event_queue_test {

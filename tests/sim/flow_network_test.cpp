@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "sim/flow_network.hpp"
+#include "sim/network/flow_network.hpp"
 
 namespace splitscope {
 namespace flow_network_test {

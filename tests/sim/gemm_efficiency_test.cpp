@@ -1,8 +1,8 @@
-// The GEMM rule (sim/gemm_efficiency.hpp): tile and wave quantization on the
+// The GEMM rule (sim/costs/gemm_efficiency.hpp): tile and wave quantization on the
 // device's SMs, and the memory bound of small-M products, against numbers
 // worked out by hand.
 
-#include "sim/gemm_efficiency.hpp"
+#include "sim/costs/gemm_efficiency.hpp"
 
 #include <gtest/gtest.h>
 

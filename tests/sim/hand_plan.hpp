@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "partitioners/plan.hpp"
-#include "sim/machine.hpp"
+#include "plan/plan.hpp"
+#include "sim/machine/machine.hpp"
 
 namespace splitscope::testing {
 

@@ -1,14 +1,14 @@
-// The host lane of an eager GPU run (sim/host_issue.hpp): the calls each op
+// The host lane of an eager GPU run (sim/costs/host_issue.hpp): the calls each op
 // makes, and makespans worked out by hand where the host, or the device,
 // sets the pace.
 
 #include <gtest/gtest.h>
 
 #include "hand_plan.hpp"
-#include "partitioners/collective_schedule.hpp"
-#include "sim/host_issue.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/simulator.hpp"
+#include "plan/collective_schedule.hpp"
+#include "sim/costs/host_issue.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace splitscope {
 namespace host_issue_test {

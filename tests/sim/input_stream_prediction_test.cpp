@@ -12,9 +12,9 @@
 #include "ir/lower.hpp"
 #include "ir/model_parser.hpp"
 #include "partitioners/partitioner.hpp"
-#include "sim/input_copy_cost.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/simulator.hpp"
+#include "sim/costs/input_copy_cost.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/engine/simulator.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {

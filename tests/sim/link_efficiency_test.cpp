@@ -1,16 +1,16 @@
-// Links (sim/link_efficiency.hpp): the payload each protocol carries of its
+// Links (sim/network/link_efficiency.hpp): the payload each protocol carries of its
 // line rate, worked out from packet sizes; the topology's links at those
 // rates; a ring all-reduce at the derived bandwidth; and the protocol a
 // machine file's link gets when it names none.
 
-#include "sim/link_efficiency.hpp"
+#include "sim/network/link_efficiency.hpp"
 
 #include <gtest/gtest.h>
 
 #include "hand_plan.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/simulator.hpp"
-#include "sim/topology.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/engine/simulator.hpp"
+#include "sim/machine/topology.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {

@@ -10,10 +10,10 @@
 
 #include "hand_plan.hpp"
 #include "ir/zoo.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/topology.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/machine/topology.hpp"
 #include "ir/ops/op_def.hpp"
-#include "sim/op_cost_model.hpp"
+#include "sim/costs/op_cost_model.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {

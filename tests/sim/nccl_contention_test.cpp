@@ -1,5 +1,5 @@
 // What NCCL's kernels take from the compute they overlap
-// (sim/nccl_contention.hpp): NCCL's channel count, the SM and memory shares
+// (sim/network/nccl_contention.hpp): NCCL's channel count, the SM and memory shares
 // of a collective, and DDP-shaped steps whose makespans are worked out by
 // hand below.
 //
@@ -19,7 +19,7 @@
 // accesses each, over the collective's time: memory share = 3.5 · S / T /
 // 1000 GB/s, so share · T = 3.5 · S / 1000 GB/s: 3.5 µs for 1 MB, 28 µs for 8 MB.
 
-#include "sim/nccl_contention.hpp"
+#include "sim/network/nccl_contention.hpp"
 
 #include <gtest/gtest.h>
 
@@ -27,11 +27,11 @@
 #include "ir/lower.hpp"
 #include "ir/model_parser.hpp"
 #include "ir/training.hpp"
-#include "partitioners/collective_schedule.hpp"
+#include "plan/collective_schedule.hpp"
 #include "partitioners/partitioner.hpp"
-#include "sim/device_facts.hpp"
-#include "sim/simulator.hpp"
-#include "sim/topology.hpp"
+#include "sim/machine/device_facts.hpp"
+#include "sim/engine/simulator.hpp"
+#include "sim/machine/topology.hpp"
 
 namespace splitscope {
 namespace nccl_contention_test {

@@ -1,4 +1,4 @@
-// NCCL's tuning model (sim/nccl_protocol.hpp): the protocol it picks by
+// NCCL's tuning model (sim/network/nccl_protocol.hpp): the protocol it picks by
 // message size, each protocol's latency and bus bandwidth, and ring
 // collectives simulated by it, each worked out by hand below.
 //
@@ -17,14 +17,14 @@
 //   LL = LL128:     10.2 + S/20e3 = 25.4 + S/73.6e3 -> S = 15.2e3 / (1/20 - 1/73.6) = 417,432 B
 //   LL128 = Simple: 25.4 + S/73.6e3 = 28.8 + S/80e3 -> S = 3.4e3 / (6.4 / 5888) = 3,128,000 B
 
-#include "sim/nccl_protocol.hpp"
+#include "sim/network/nccl_protocol.hpp"
 
 #include <gtest/gtest.h>
 
 #include "hand_plan.hpp"
-#include "partitioners/collective_schedule.hpp"
-#include "sim/simulator.hpp"
-#include "sim/topology.hpp"
+#include "plan/collective_schedule.hpp"
+#include "sim/engine/simulator.hpp"
+#include "sim/machine/topology.hpp"
 
 namespace splitscope {
 namespace nccl_protocol_test {

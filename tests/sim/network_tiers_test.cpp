@@ -19,15 +19,15 @@
 
 #include "../cli/cli_test_support.hpp"
 #include "hand_plan.hpp"
-#include "partitioners/ring_steps.hpp"
+#include "plan/ring_steps.hpp"
 #include "random_traffic.hpp"
-#include "sim/device_placement.hpp"
-#include "partitioners/plan_traffic.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/node_crossing_bytes.hpp"
-#include "sim/ring_step_group.hpp"
-#include "sim/simulator.hpp"
-#include "sim/topology.hpp"
+#include "sim/machine/device_placement.hpp"
+#include "plan/plan_traffic.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/network/node_crossing_bytes.hpp"
+#include "sim/network/ring_step_group.hpp"
+#include "sim/engine/simulator.hpp"
+#include "sim/machine/topology.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {

@@ -7,8 +7,8 @@
 #include "ir/lower.hpp"
 #include "ir/model_parser.hpp"
 #include "ir/training.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/op_cost_model.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/costs/op_cost_model.hpp"
 
 namespace splitscope {
 namespace norm_pricing_test {

@@ -7,9 +7,9 @@
 #include "hand_plan.hpp"
 #include "ir/training.hpp"
 #include "ir/op_signature.hpp"
-#include "sim/machine_cost_function.hpp"
-#include "sim/op_cost_model.hpp"
-#include "sim/simulator.hpp"
+#include "sim/costs/machine_cost_function.hpp"
+#include "sim/costs/op_cost_model.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace splitscope {
 namespace op_cost_model_test {

@@ -1,8 +1,8 @@
-// --jitter lognormal:SIGMA (sim/op_jitter.hpp): the factors are lognormal of
+// --jitter lognormal:SIGMA (sim/costs/op_jitter.hpp): the factors are lognormal of
 // mean 1 and the given sigma, drawn from (seed, repeat, op) alone, and the
 // simulator multiplies each compute op's priced time by its factor.
 
-#include "sim/op_jitter.hpp"
+#include "sim/costs/op_jitter.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include "ir/lower.hpp"
 #include "ir/model_parser.hpp"
 #include "partitioners/partitioner.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/simulator.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace splitscope {
 namespace op_jitter_test {

@@ -19,10 +19,10 @@
 #include "ir/training.hpp"
 #include "ir/zoo.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_check.hpp"
-#include "sim/machine_cost_function.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/simulator.hpp"
+#include "plan/plan_check.hpp"
+#include "sim/costs/machine_cost_function.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace splitscope {
 namespace partitioned_test {

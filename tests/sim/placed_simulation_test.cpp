@@ -12,8 +12,8 @@
 #include "ir/model_parser.hpp"
 #include "ir/zoo.hpp"
 #include "partitioners/partitioner.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/simulator.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace splitscope {
 namespace placed_simulation_test {

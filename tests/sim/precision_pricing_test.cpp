@@ -8,9 +8,9 @@
 #include "ir/lower.hpp"
 #include "ir/model_parser.hpp"
 #include "partitioners/partitioner.hpp"
-#include "sim/bias_activation.hpp"
-#include "sim/gemm_efficiency.hpp"
-#include "sim/simulator.hpp"
+#include "sim/costs/bias_activation.hpp"
+#include "sim/costs/gemm_efficiency.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace splitscope {
 namespace precision_pricing_test {

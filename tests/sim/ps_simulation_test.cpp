@@ -1,4 +1,4 @@
-// Parameter-server training predicted (sim/ps_simulation.hpp): a sync step
+// Parameter-server training predicted (sim/engine/ps_simulation.hpp): a sync step
 // against its closed form on a switch, async staleness on equal workers,
 // and the shard's link saturating as workers are added.
 
@@ -12,8 +12,8 @@
 #include "ir/model_parser.hpp"
 #include "ir/training.hpp"
 #include "partitioners/partitioner.hpp"
-#include "partitioners/plan_part.hpp"
-#include "sim/simulator.hpp"
+#include "plan/plan_part.hpp"
+#include "sim/engine/simulator.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {

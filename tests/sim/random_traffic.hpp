@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <random>
 
-#include "partitioners/plan_traffic.hpp"
+#include "plan/plan_traffic.hpp"
 
 namespace splitscope::testing {
 

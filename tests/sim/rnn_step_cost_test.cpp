@@ -1,8 +1,8 @@
-// The recurrent-cell rule (sim/rnn_step_cost.hpp): a step is the share of
+// The recurrent-cell rule (sim/costs/rnn_step_cost.hpp): a step is the share of
 // the batched input product, the recurrent product and the gate kernel, each
 // with its launch.
 
-#include "sim/rnn_step_cost.hpp"
+#include "sim/costs/rnn_step_cost.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // The devices the datasheet-rule tests work out by hand: datasheet numbers,
 // as DeviceFacts (device_facts.hpp) would derive them.
 
-#include "sim/device_facts.hpp"
+#include "sim/machine/device_facts.hpp"
 
 namespace splitscope::testing {
 

@@ -1,4 +1,4 @@
-// A simulation under a deadline (sim/simulation_deadline.hpp): one that has
+// A simulation under a deadline (sim/engine/simulation_deadline.hpp): one that has
 // passed stops it and says so, with no timeline to misread; one far off
 // changes nothing, not even on a plan long enough to look at the clock.
 
@@ -7,9 +7,9 @@
 #include <chrono>
 
 #include "hand_plan.hpp"
-#include "sim/engine.hpp"
-#include "sim/machine_file.hpp"
-#include "sim/simulator.hpp"
+#include "sim/engine/engine.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace splitscope {
 namespace simulation_deadline_test {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "hand_plan.hpp"
-#include "sim/topology.hpp"
+#include "sim/machine/topology.hpp"
 
 namespace splitscope {
 namespace topology_test {

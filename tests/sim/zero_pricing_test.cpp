@@ -2,7 +2,7 @@
 // that replace data's gradient all-reduce are, in a ring, its two halves
 // ((N−1)/N·B per device each), so the plan keeps the one all-reduce and the
 // simulated step is the same to the nanosecond; only each replica's memory
-// falls by the optimizer state it no longer keeps (partitioners/zero_sharding.hpp).
+// falls by the optimizer state it no longer keeps (plan/zero_sharding.hpp).
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include "ir/model_parser.hpp"
 #include "ir/training.hpp"
 #include "partitioners/partitioner.hpp"
-#include "sim/simulator.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace splitscope {
 namespace zero_pricing_test {

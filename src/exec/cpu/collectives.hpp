@@ -2,7 +2,7 @@
 /// \file
 /// The data movement of transfers and collectives, as strided copies and sums
 /// between channel blocks. A collective runs as the sends of its algorithm
-/// (partitioners/collective_schedule.hpp), each one of the calls below.
+/// (plan/collective_schedule.hpp), each one of the calls below.
 
 #include <vector>
 

@@ -10,7 +10,7 @@
 #include "exec/cpu/task_graph.hpp"
 #include "exec/cpu/value_buffers.hpp"
 #include "exec/cpu/weight_slices.hpp"
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace splitscope {
 

@@ -374,7 +374,7 @@ Conv2dGeometry im2col_probe(int64_t side) {
 
 /// The kernels' passes other than products (exec/cpu/kernels/dense.cpp,
 /// conv2d.cpp), timed with their own code, since none runs at a memcpy's
-/// rate (sim/cpu_pass_rates.hpp):
+/// rate (sim/costs/cpu_pass_rates.hpp):
 /// - the bias copied into 256 output rows of 1024 values (1 MiB, one
 ///   sample's planes of a mid-sized convolution), on one thread as the
 ///   kernels run it, per value; each call into the next MiB of 64, as a
@@ -468,7 +468,7 @@ void measure_kernel_passes(const CpuCalibrationOptions& options, int cores, cali
 
 /// How fast products stream weights that are not in the caches, on each
 /// share count's threads alone and, where the pool has more devices, with
-/// every other device streaming its own beside it (sim/cpu_pass_rates.hpp,
+/// every other device streaming its own beside it (sim/costs/cpu_pass_rates.hpp,
 /// WeightStreamRate): (rows, 4096, 1024) products of 8, 64 and 256 rows (8:
 /// a 1024-unit LSTM's micro-batch step; 64: a full batch's dense layer),
 /// each call on the next of as many 16 MiB copies of B as fill four times the
@@ -476,7 +476,7 @@ void measure_kernel_passes(const CpuCalibrationOptions& options, int cores, cali
 /// cannot hold reads them; B's bytes over the median call. Few rows wait for
 /// B; more rows compute on each byte as it arrives, and their time is
 /// neither the grid's nor the stream's but between the larger and the sum
-/// (sim/weight_stream_curve.hpp). The timed device and its neighbours are
+/// (sim/costs/weight_stream_curve.hpp). The timed device and its neighbours are
 /// pinned as in measure_gemm().
 void measure_weight_stream(const CpuCalibrationOptions& options, int cores, int64_t cache_bytes,
                            calibration::CalibrationResult& result) {

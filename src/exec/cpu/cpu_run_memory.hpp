@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace splitscope {
 

@@ -11,7 +11,7 @@
 #include "exec/cpu/collectives.hpp"
 #include "exec/cpu/compute_task.hpp"
 #include "exec/cpu/stored_precision.hpp"
-#include "partitioners/collective_schedule.hpp"
+#include "plan/collective_schedule.hpp"
 #include "util/check.hpp"
 
 namespace splitscope {

@@ -1,11 +1,11 @@
 #pragma once
 /// \file
-/// A Plan as scheduler tasks, walked by partitioners/plan_walk.hpp's rules:
+/// A Plan as scheduler tasks, walked by plan/plan_walk.hpp's rules:
 /// - a compute or epilogue op: one task on its device's compute lane, after
 ///   the op before it in that device's schedule;
 /// - a transfer: one task on the destination's copy-in lane;
 /// - a collective: one task per send of its algorithm
-///   (partitioners/collective_schedule.hpp), on the receiver's copy-in lane,
+///   (plan/collective_schedule.hpp), on the receiver's copy-in lane,
 ///   plus one per local copy of a participant's own part;
 /// each task after the tasks writing the values it reads.
 /// The timeline gets the spans op_spans() names; a collective's span on a
@@ -22,8 +22,8 @@
 #include "exec/cpu/value_buffers.hpp"
 #include "exec/cpu/weight_slices.hpp"
 #include "exec/executor.hpp"
-#include "partitioners/plan.hpp"
-#include "partitioners/plan_walk.hpp"
+#include "plan/plan.hpp"
+#include "plan/plan_walk.hpp"
 
 namespace splitscope {
 

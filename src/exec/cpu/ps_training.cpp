@@ -21,7 +21,7 @@
 #include "exec/ps/run_record.hpp"
 #include "exec/training_divergence.hpp"
 #include "ir/training.hpp"
-#include "partitioners/parameter_shards.hpp"
+#include "plan/parameter_shards.hpp"
 #include "util/check.hpp"
 #include "util/errors.hpp"
 

@@ -2,7 +2,7 @@
 /// \file
 /// Parameter-server training on this machine's cores (exec/parameter_server.hpp
 /// gives the protocol): each worker is a thread running its part of the `ps`
-/// plan (partitioners/plan_part.hpp) on a scheduler of its own, each shard a
+/// plan (plan/plan_part.hpp) on a scheduler of its own, each shard a
 /// thread holding its weight sets' master copy and optimizer state.
 /// - A worker pulls: under each shard's lock, copies its weights into its
 ///   own (after waiting, where the protocol says so, for the next version).

@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// A parameter-server worker of the cpu backend: its part of the `ps` plan
-/// (partitioners/plan_part.hpp) on a scheduler of its own, with its own
+/// (plan/plan_part.hpp) on a scheduler of its own, with its own
 /// copy of the weights to pull into and its gradients to push. The same
 /// worker runs as a thread of one process (ps_training.hpp) and as an MPI
 /// rank (exec/mpi/mpi_ps_run.hpp).
@@ -17,7 +17,7 @@
 #include "exec/cpu/value_buffers.hpp"
 #include "exec/cpu/weight_slices.hpp"
 #include "exec/executor.hpp"
-#include "partitioners/plan_part.hpp"
+#include "plan/plan_part.hpp"
 
 namespace splitscope {
 

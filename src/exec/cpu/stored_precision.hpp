@@ -20,7 +20,7 @@
 #include "exec/cpu/value_buffers.hpp"
 #include "exec/cpu/weight_slices.hpp"
 #include "ir/precision.hpp"
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace splitscope {
 

@@ -14,7 +14,7 @@
 #include "ir/graph.hpp"
 #include "ir/precision.hpp"
 #include "ir/slice.hpp"
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace splitscope {
 
@@ -43,7 +43,7 @@ struct WeightSlice {
 WeightSlice materialise_weights(const Graph& graph, NodeId node, const Slice& slice, uint64_t seed,
                                 ParallelFor& parallel);
 
-/// The storage of a plan's parameter values (partitioners/plan.hpp): one
+/// The storage of a plan's parameter values (plan/plan.hpp): one
 /// materialised slice per value, made on first request, in the format the
 /// plan's precision stores weights in (stored_precision.hpp): rounded to
 /// it, with the float32 masters kept beside them where the precision has

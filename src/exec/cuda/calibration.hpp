@@ -25,7 +25,7 @@
 #include "ir/graph.hpp"
 #include "ir/slice.hpp"
 #include "partitioners/op_samples.hpp"
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace splitscope::gpu {
 

@@ -14,8 +14,8 @@
 #include "ir/ops/conv2d_rules.hpp"
 #include "ir/ops/norm_rules.hpp"
 #include "ir/params.hpp"
-#include "partitioners/collective_schedule.hpp"
-#include "partitioners/plan_walk.hpp"
+#include "plan/collective_schedule.hpp"
+#include "plan/plan_walk.hpp"
 #include "util/check.hpp"
 
 namespace splitscope::gpu {

@@ -1,14 +1,14 @@
 #pragma once
 /// \file
 /// Plan -> DeviceProgram, following plan.hpp's semantics op by op, in the
-/// order of partitioners/plan_walk.hpp's walk:
+/// order of plan/plan_walk.hpp's walk:
 /// - compute and epilogue ops run on their device's compute stream, in its
 ///   schedule's order;
 /// - a transfer runs on the destination's copy-in stream: one peer copy, or
 ///   with `--link host` two hops through pinned host memory, the first on the
 ///   source's copy-out stream;
 /// - a collective becomes the sends of its algorithm
-///   (partitioners/collective_schedule.hpp: a ring over peer copies, or a
+///   (plan/collective_schedule.hpp: a ring over peer copies, or a
 ///   direct concat), each a copy on the receiver's copy-in stream (a reducing
 ///   send: a copy into a receive buffer, then a sum kernel with the
 ///   receiver's own chunk); a participant's own part is a local copy;
@@ -18,7 +18,7 @@
 
 #include "exec/cuda/device_program.hpp"
 #include "exec/cuda_backend.hpp"
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace splitscope::gpu {
 

@@ -10,7 +10,7 @@
 
 #include "exec/cuda/device_program.hpp"
 #include "exec/executor.hpp"
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace splitscope::gpu {
 

@@ -24,7 +24,7 @@
 #include "exec/cuda/step_observer.hpp"
 #include "exec/cuda_backend.hpp"
 #include "exec/executor.hpp"
-#include "partitioners/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace splitscope::gpu {
 

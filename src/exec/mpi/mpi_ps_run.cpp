@@ -20,8 +20,8 @@
 #include "exec/mpi/rank_setup.hpp"
 #include "exec/ps/run_record.hpp"
 #include "exec/training_divergence.hpp"
-#include "partitioners/parameter_shards.hpp"
-#include "partitioners/plan_part.hpp"
+#include "plan/parameter_shards.hpp"
+#include "plan/plan_part.hpp"
 #include "util/check.hpp"
 #include "util/errors.hpp"
 

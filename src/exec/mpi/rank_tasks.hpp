@@ -30,8 +30,8 @@
 #include "exec/executor.hpp"
 #include "exec/mpi/mpi_wait.hpp"
 #include "exec/mpi/rank_timeline.hpp"
-#include "partitioners/plan.hpp"
-#include "partitioners/plan_walk.hpp"
+#include "plan/plan.hpp"
+#include "plan/plan_walk.hpp"
 
 namespace splitscope {
 

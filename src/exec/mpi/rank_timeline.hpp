@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "exec/cpu/scheduler.hpp"
-#include "partitioners/plan_walk.hpp"
+#include "plan/plan_walk.hpp"
 #include "timeline/timeline.hpp"
 
 namespace splitscope {
