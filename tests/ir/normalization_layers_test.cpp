@@ -107,7 +107,7 @@ TEST(NormalizationLayers, BatchNormCostsBytesOnlyReadingXOnceInInferenceAndTwice
   EXPECT_EQ(sliced.bytes_written, 2 * 15 * 4);
   EXPECT_EQ(def.input_channels(training, part, 0), (Range{1, 3}));
   EXPECT_EQ(def.param_range(training, part, 0), (Range{1, 3}));
-  EXPECT_EQ(def.device_calls(training, part, false), 1);
+  EXPECT_EQ(def.device_calls(SliceCalls{training, part}), 1);
 }
 
 TEST(NormalizationLayers, BatchNormsBackwardReadsXAndDyTwiceForDxAndOnceForItsWeights) {

@@ -26,6 +26,8 @@ TEST(OpTable, EveryKindHasOneCompleteDefinitionInEnumOrder) {
     EXPECT_NE(def.cost, nullptr);
     EXPECT_NE(def.input_channels, nullptr);
     EXPECT_NE(def.signature, nullptr);
+    // The simulator's host issue cost asks every kind; no default stands in.
+    EXPECT_NE(def.device_calls, nullptr);
     // A weighted kind has weights and splits with its output channels; a kind
     // with weights that are not laid out by hand (dense, conv2d, the cells)
     // says which elements a slice holds (a normalization's gamma and beta).

@@ -26,6 +26,7 @@ const OpDef& activation_grad_def() {
     d.cost = activation_grad_op::cost;
     d.input_channels = op_rules::same_channels;
     d.signature = op_rules::elements_signature;
+    d.device_calls = op_rules::one_device_call;
     return d;
   }();
   return def;

@@ -21,6 +21,12 @@ std::string signature(const OpNode& node, const Slice& slice) {
                      node.input_shapes.size());
 }
 
+/// One sum over the slice's rows where every input holds just its channels;
+/// else one per row (the rows of the inputs are strided apart).
+int device_calls(const SliceCalls& calls) {
+  return calls.inputs_match_slice ? 1 : static_cast<int>(calls.slice.batch.size());
+}
+
 }  // namespace add_op
 
 namespace add_op {
@@ -42,6 +48,8 @@ const OpDef& add_def() {
     d.input_channels = op_rules::same_channels;
     d.signature = add_op::signature;
     d.gradient = add_op::gradient;
+    d.device_calls = add_op::device_calls;
+    d.rate_families = {"join"};
     return d;
   }();
   return def;

@@ -61,7 +61,7 @@ const OpDef& attention_def() {
     d.gemm = attention_op::gemm;
     d.gradient = attention_op::gradient;
     // Scores, softmax (with the mask), context: three kernels, as an unfused PyTorch runs it.
-    d.device_calls = [](const OpNode&, const Slice&, bool) { return 3; };
+    d.device_calls = [](const SliceCalls&) { return 3; };
     return d;
   }();
   return def;

@@ -48,7 +48,7 @@ const OpDef& attention_grad_def() {
     };
     d.output_features = [](const OpNode&, const Slice& slice) { return attention_rules::qkv_features(slice); };
     d.gemm = attention_grad_op::gemm;
-    d.device_calls = [](const OpNode&, const Slice&, bool) { return 6; };
+    d.device_calls = [](const SliceCalls&) { return 6; };
     return d;
   }();
   return def;

@@ -21,6 +21,9 @@ const OpDef& avgpool_def() {
     d.input_channels = op_rules::same_channels;
     d.signature = op_rules::pool_signature;
     d.gradient = avgpool_op::gradient;
+    d.device_calls = op_rules::one_device_call;
+    d.rate_families = {"pool.avg"};
+    d.pooling = true;
     return d;
   }();
   return def;

@@ -34,6 +34,8 @@ const OpDef& avgpool_grad_def() {
     d.cost = avgpool_grad_op::cost;
     d.input_channels = op_rules::same_channels;
     d.signature = avgpool_grad_op::signature;
+    d.device_calls = op_rules::one_device_call;
+    d.rate_families = {"pool_gradient.avg", "pool.avg"};
     return d;
   }();
   return def;

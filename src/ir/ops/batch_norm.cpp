@@ -11,6 +11,7 @@
 
 #include "ir/gradient_builder.hpp"
 #include "ir/ops/norm_rules.hpp"
+#include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
 namespace batch_norm_op {
@@ -70,7 +71,7 @@ const OpDef& batch_norm_def() {
     d.gradient = batch_norm_op::gradient;
     d.training_form = batch_norm_op::training_form;
     d.param_range = norm_rules::channel_params;
-    d.device_calls = norm_rules::one_call;
+    d.device_calls = op_rules::one_device_call;
     return d;
   }();
   return def;

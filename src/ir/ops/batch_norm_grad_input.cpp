@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "ir/ops/norm_rules.hpp"
+#include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
 namespace batch_norm_grad_input_op {
@@ -49,7 +50,7 @@ const OpDef& batch_norm_grad_input_def() {
     d.from_forward = batch_norm_grad_input_op::from_forward;
     d.params = batch_norm_grad_input_op::params;  // it reads its forward slice's gamma
     d.param_range = norm_rules::channel_params;
-    d.device_calls = norm_rules::one_call;
+    d.device_calls = op_rules::one_device_call;
     return d;
   }();
   return def;

@@ -40,6 +40,13 @@ GemmDims gemm(const OpNode& node, const Slice& slice) {
 /// The gate gradients (and GRU direct part) of the units it sums over.
 Range input_channels(const OpNode&, const Slice& slice, int) { return slice.reduce; }
 
+/// Gather and product; the GRU's direct part copied in first, after a zero
+/// fill of the units a slice's direct part leaves out.
+int device_calls(const SliceCalls& calls) {
+  if (!calls.node.attrs.gru || !calls.has_input(1)) return 2;
+  return 3 + (calls.slice.reduce.size() != calls.node.attrs.hidden ? 1 : 0);
+}
+
 }  // namespace cell_grad_hidden_op
 
 const OpDef& cell_grad_hidden_def() {
@@ -53,6 +60,7 @@ const OpDef& cell_grad_hidden_def() {
     d.cost = cell_grad_hidden_op::cost;
     d.signature = cell_grad_hidden_op::signature;
     d.gemm = cell_grad_hidden_op::gemm;
+    d.device_calls = cell_grad_hidden_op::device_calls;
     return d;
   }();
   return def;

@@ -50,6 +50,7 @@ const OpDef& cell_grad_input_def() {
     d.cost = cell_grad_input_op::cost;
     d.signature = cell_grad_input_op::signature;
     d.gemm = cell_grad_input_op::gemm;
+    d.device_calls = [](const SliceCalls&) { return 2; };  // gather, product
     return d;
   }();
   return def;

@@ -45,6 +45,15 @@ GemmDims gemm(const OpNode& node, const Slice& slice) {
                   slice.batch.size(), 1};
 }
 
+/// Gather and dWx; gather (GRU) and dWh, or at t = 0 a zero fill where
+/// nothing is summed onto; the bias sum; the running sum copied in.
+int device_calls(const SliceCalls& calls) {
+  const OpAttrs& attrs = calls.node.attrs;
+  const int sum = calls.adds_running_sum ? 1 : 0;
+  const int recurrent = calls.has_input(1) ? (attrs.gru ? 2 : 1) : (sum == 0 ? 1 : 0);
+  return 2 + recurrent + (attrs.bias ? 1 : 0) + sum;
+}
+
 }  // namespace cell_grad_weight_op
 
 const OpDef& cell_grad_weight_def() {
@@ -55,6 +64,7 @@ const OpDef& cell_grad_weight_def() {
     d.cost = cell_grad_weight_op::cost;
     d.signature = cell_grad_weight_op::signature;
     d.gemm = cell_grad_weight_op::gemm;
+    d.device_calls = cell_grad_weight_op::device_calls;
     return d;
   }();
   return def;

@@ -124,6 +124,8 @@ GemmDims step_gradient_gemm(const OpNode& node, const Slice& slice) {
 
 }  // namespace
 
+int step_calls(const SliceCalls& calls) { return 2 + (calls.has_input(kCellHiddenSlot) ? 1 : 0); }
+
 OpDef gradient_product_def(OpKind kind, std::string_view name) {
   OpDef d;
   d.kind = kind;
@@ -146,6 +148,7 @@ OpDef step_gradient_def(OpKind kind, std::string_view name) {
   d.signature = step_gradient_signature;
   d.gemm = step_gradient_gemm;
   d.params = gradient_params;
+  d.device_calls = step_calls;
   return d;
 }
 

@@ -48,6 +48,9 @@ Slice gradient_from_forward(const OpNode& node, const Slice& forward);
 /// its forward cell's slice, placed beside it. The caller adds its cost,
 /// signature, product shape and inputs' channels, and whether it reads the
 /// weights (`weighted`, `params`) or writes their gradient.
+/// A cell step's (or its step gradient's) device calls: the input product,
+/// the element-wise gates, and the recurrent product where h_{t-1} exists.
+int step_calls(const SliceCalls& calls);
 OpDef gradient_product_def(OpKind kind, std::string_view name);
 /// The definition of a step's gradient kind (lstm_cell_grad, gru_cell_grad):
 /// they differ in name and equations only, not in what they cost or read.

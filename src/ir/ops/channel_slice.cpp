@@ -32,6 +32,8 @@ const OpDef& channel_slice_def() {
     d.cost = channel_slice_op::cost;
     d.input_channels = channel_slice_op::input_channels;
     d.signature = op_rules::elements_signature;
+    d.device_calls = op_rules::one_device_call;
+    d.rate_families = {"join"};
     return d;
   }();
   return def;

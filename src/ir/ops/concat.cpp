@@ -48,6 +48,15 @@ void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::opti
   }
 }
 
+/// One copy per input the slice takes channels from.
+int device_calls(const SliceCalls& calls) {
+  int copies = 0;
+  for (size_t slot = 0; slot < calls.node.input_shapes.size(); ++slot) {
+    copies += input_channels(calls.node, calls.slice, static_cast<int>(slot)).size() > 0 ? 1 : 0;
+  }
+  return std::max(1, copies);
+}
+
 }  // namespace concat_op
 
 /// Where input slot `slot` starts along a concat's output axis 0.
@@ -67,6 +76,8 @@ const OpDef& concat_def() {
     d.input_channels = concat_op::input_channels;
     d.signature = concat_op::signature;
     d.gradient = concat_op::gradient;
+    d.device_calls = concat_op::device_calls;
+    d.rate_families = {"join"};
     return d;
   }();
   return def;

@@ -55,6 +55,14 @@ std::vector<ParamTensor> params(const OpNode& node) {
   return tensors;
 }
 
+/// One convolution per run of whole groups the slice's filters cover, then
+/// one pass for the bias and activation.
+int device_calls(const SliceCalls& calls) {
+  const OpAttrs& attrs = calls.node.attrs;
+  const auto pieces = group_pieces(calls.slice.out, calls.node.output_shapes.at(0).at(0) / attrs.groups);
+  return static_cast<int>(pieces.size()) + ((attrs.bias || attrs.activation != Activation::kNone) ? 1 : 0);
+}
+
 }  // namespace conv2d_op
 
 Range conv_input_channels(const OpNode& conv, Range out) {
@@ -100,6 +108,10 @@ const OpDef& conv2d_def() {
     d.signature = conv2d_op::signature;
     d.params = conv2d_op::params;
     d.gradient = conv2d_op::gradient;
+    d.device_calls = conv2d_op::device_calls;
+    d.rate_families = {"conv_forward"};
+    d.conv_pass = ConvPass::kForward;
+    d.layer_product = true;
     return d;
   }();
   return def;

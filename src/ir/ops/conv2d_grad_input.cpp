@@ -91,6 +91,15 @@ Slice from_forward(const OpNode& node, const Slice& forward) {
   return Slice{forward.batch, channels, forward.out, {}};
 }
 
+/// One call per piece, and a zero fill where the pieces leave channels unwritten.
+int device_calls(const SliceCalls& calls) {
+  const OpAttrs& attrs = calls.node.attrs;
+  const int64_t per_group = calls.node.input_shapes.at(0).at(0) / attrs.groups;
+  const int64_t channels = calls.node.output_shapes.at(0).at(0) / attrs.groups;
+  const int zero = group_channels(calls.slice.reduce, per_group, channels) != calls.slice.out ? 1 : 0;
+  return static_cast<int>(group_pieces(calls.slice.reduce, per_group).size()) + zero;
+}
+
 }  // namespace conv2d_grad_input_op
 
 const OpDef& conv2d_grad_input_def() {
@@ -111,6 +120,9 @@ const OpDef& conv2d_grad_input_def() {
     d.gemm = conv2d_grad_input_op::gemm;
     d.params = conv2d_grad_input_op::params;
     d.param_slice = conv2d_grad_input_op::param_slice;
+    d.device_calls = conv2d_grad_input_op::device_calls;
+    d.rate_families = {"conv_data_gradient", "conv_forward"};
+    d.conv_pass = ConvPass::kDataGradient;
     return d;
   }();
   return def;

@@ -54,6 +54,13 @@ GemmDims gemm(const OpNode& node, const Slice& slice) {
 
 Slice from_forward(const OpNode&, const Slice& forward) { return forward; }
 
+/// One call per piece, the bias sum, and the running sum copied in.
+int device_calls(const SliceCalls& calls) {
+  const OpAttrs& attrs = calls.node.attrs;
+  const auto pieces = group_pieces(calls.slice.out, calls.node.input_shapes.at(1).at(0) / attrs.groups);
+  return static_cast<int>(pieces.size()) + (attrs.bias ? 1 : 0) + (calls.adds_running_sum ? 1 : 0);
+}
+
 }  // namespace conv2d_grad_weight_op
 
 const OpDef& conv2d_grad_weight_def() {
@@ -70,6 +77,9 @@ const OpDef& conv2d_grad_weight_def() {
     d.signature = conv2d_grad_weight_op::signature;
     d.from_forward = conv2d_grad_weight_op::from_forward;
     d.gemm = conv2d_grad_weight_op::gemm;
+    d.device_calls = conv2d_grad_weight_op::device_calls;
+    d.rate_families = {"conv_filter_gradient", "conv_forward"};
+    d.conv_pass = ConvPass::kFilterGradient;
     return d;
   }();
   return def;

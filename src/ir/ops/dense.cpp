@@ -3,6 +3,7 @@
 // along the input features (a row split) is a partial sum that adds the bias
 // only where the reduction starts.
 #include "ir/ops/gradient_rules.hpp"
+#include "ir/params.hpp"
 #include <cmath>
 #include <fmt/format.h>
 
@@ -41,6 +42,15 @@ std::vector<ParamTensor> params(const OpNode& node) {
   return tensors;
 }
 
+/// The GEMM; then one pass adding the bias and applying the activation,
+/// unless the slice is a partial sum without the bias (the epilogue
+/// activates the all-reduced sum).
+int device_calls(const SliceCalls& calls) {
+  const bool partial = calls.slice.is_partial(calls.node);
+  const bool bias = slice_carries_bias(calls.node, calls.slice.reduce);
+  return 1 + ((bias || (!partial && calls.node.attrs.activation != Activation::kNone)) ? 1 : 0);
+}
+
 }  // namespace dense_op
 
 namespace dense_op {
@@ -63,6 +73,8 @@ const OpDef& dense_def() {
     d.signature = dense_op::signature;
     d.params = dense_op::params;
     d.gradient = dense_op::gradient;
+    d.device_calls = dense_op::device_calls;
+    d.layer_product = true;
     return d;
   }();
   return def;

@@ -65,6 +65,7 @@ const OpDef& dense_grad_input_def() {
     d.from_forward = dense_grad_input_op::from_forward;
     d.params = dense_grad_input_op::params;
     d.param_slice = dense_grad_input_op::param_slice;
+    d.device_calls = op_rules::one_device_call;
     return d;
   }();
   return def;

@@ -3,6 +3,7 @@
 // forward input) and dZ (slot 1); writes the gradient of the forward slice's
 // weights (OpDef::writes_gradient). FLOPs 2·rows·in·units + rows·units.
 #include <fmt/format.h>
+#include "ir/params.hpp"
 
 #include "ir/layer_costs.hpp"
 #include "ir/ops/op_rules.hpp"
@@ -37,6 +38,11 @@ GemmDims gemm(const OpNode&, const Slice& slice) {
 
 Slice from_forward(const OpNode&, const Slice& forward) { return forward; }
 
+/// dW, the bias sum where the slice holds the bias, and the running sum copied in.
+int device_calls(const SliceCalls& calls) {
+  return 1 + (slice_carries_bias(calls.node, calls.slice.reduce) ? 1 : 0) + (calls.adds_running_sum ? 1 : 0);
+}
+
 }  // namespace dense_grad_weight_op
 
 const OpDef& dense_grad_weight_def() {
@@ -53,6 +59,7 @@ const OpDef& dense_grad_weight_def() {
     d.signature = dense_grad_weight_op::signature;
     d.from_forward = dense_grad_weight_op::from_forward;
     d.gemm = dense_grad_weight_op::gemm;
+    d.device_calls = dense_grad_weight_op::device_calls;
     return d;
   }();
   return def;

@@ -18,8 +18,6 @@ std::string signature(const OpNode& node, const Slice& slice) {
   return op_rules::elements_signature(node, slice) + (node.attrs.training ? ":train" : "");
 }
 
-int one_call(const OpNode&, const Slice&, bool) { return 1; }
-
 }  // namespace dropout_op
 
 const OpDef& dropout_def() {
@@ -34,7 +32,7 @@ const OpDef& dropout_def() {
     d.signature = dropout_op::signature;
     d.gradient = dropout_op::gradient;
     d.training_form = dropout_op::training_form;
-    d.device_calls = dropout_op::one_call;
+    d.device_calls = op_rules::one_device_call;
     return d;
   }();
   return def;

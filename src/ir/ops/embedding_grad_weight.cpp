@@ -51,7 +51,7 @@ const OpDef& embedding_grad_weight_def() {
     d.from_forward = embedding_grad_weight_op::from_forward;
     d.param_range = embedding_grad_weight_op::whole_table;
     // Zero (or copy in the running sum), then scatter-add.
-    d.device_calls = [](const OpNode&, const Slice&, bool) { return 2; };
+    d.device_calls = [](const SliceCalls&) { return 2; };
     return d;
   }();
   return def;

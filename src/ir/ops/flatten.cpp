@@ -36,6 +36,7 @@ const OpDef& flatten_def() {
     d.input_channels = flatten_op::input_channels;
     d.signature = op_rules::elements_signature;
     d.gradient = flatten_op::gradient;
+    d.device_calls = op_rules::one_device_call;
     return d;
   }();
   return def;

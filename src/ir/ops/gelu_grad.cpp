@@ -25,7 +25,7 @@ const OpDef& gelu_grad_def() {
     d.cost = gelu_grad_op::cost;
     d.input_channels = op_rules::same_channels;
     d.signature = op_rules::elements_signature;
-    d.device_calls = [](const OpNode&, const Slice&, bool) { return 1; };
+    d.device_calls = op_rules::one_device_call;
     return d;
   }();
   return def;

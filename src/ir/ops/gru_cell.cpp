@@ -33,6 +33,7 @@ const OpDef& gru_cell_def() {
     d.signature = cell_rules::signature;
     d.params = gru_cell_op::params;
     d.gradient = gru_cell_op::gradient;
+    d.device_calls = cell_rules::step_calls;
     return d;
   }();
   return def;

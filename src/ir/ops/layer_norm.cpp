@@ -9,6 +9,7 @@
 
 #include "ir/gradient_builder.hpp"
 #include "ir/ops/norm_rules.hpp"
+#include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
 namespace layer_norm_op {
@@ -57,7 +58,7 @@ const OpDef& layer_norm_def() {
     d.params = layer_norm_op::params;
     d.gradient = layer_norm_op::gradient;
     d.param_range = norm_rules::feature_params;
-    d.device_calls = norm_rules::one_call;
+    d.device_calls = op_rules::one_device_call;
     return d;
   }();
   return def;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "ir/ops/norm_rules.hpp"
+#include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
 namespace layer_norm_grad_input_op {
@@ -43,7 +44,7 @@ const OpDef& layer_norm_grad_input_def() {
     d.from_forward = layer_norm_grad_input_op::from_forward;
     d.params = layer_norm_grad_input_op::params;  // it reads its forward op's gamma
     d.param_range = norm_rules::feature_params;
-    d.device_calls = norm_rules::one_call;
+    d.device_calls = op_rules::one_device_call;
     return d;
   }();
   return def;

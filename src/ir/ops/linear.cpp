@@ -57,8 +57,8 @@ const OpDef& linear_def() {
     d.input_features = [](const OpNode&, const Slice& slice, int) { return linear_rules::x_features(slice); };
     d.output_features = [](const OpNode&, const Slice& slice) { return linear_rules::y_features(slice); };
     d.partial = linear_rules::forward_partial;
-    d.device_calls = [](const OpNode& node, const Slice& slice, bool) {
-      return linear_rules::carries_bias(node, slice) ? 2 : 1;
+    d.device_calls = [](const SliceCalls& calls) {
+      return linear_rules::carries_bias(calls.node, calls.slice) ? 2 : 1;
     };
     return d;
   }();

@@ -41,7 +41,7 @@ const OpDef& linear_grad_input_def() {
     d.input_features = [](const OpNode&, const Slice& slice, int) { return linear_rules::y_features(slice); };
     d.output_features = [](const OpNode&, const Slice& slice) { return linear_rules::x_features(slice); };
     d.partial = linear_rules::grad_input_partial;
-    d.device_calls = [](const OpNode&, const Slice&, bool) { return 1; };
+    d.device_calls = op_rules::one_device_call;
     return d;
   }();
   return def;

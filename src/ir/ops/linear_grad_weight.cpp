@@ -41,8 +41,8 @@ const OpDef& linear_grad_weight_def() {
     d.input_features = [](const OpNode&, const Slice& slice, int slot) {
       return slot == 0 ? linear_rules::x_features(slice) : linear_rules::y_features(slice);
     };
-    d.device_calls = [](const OpNode& node, const Slice& slice, bool adds_running_sum) {
-      return 1 + (linear_rules::carries_bias(node, slice) ? 1 : 0) + (adds_running_sum ? 1 : 0);
+    d.device_calls = [](const SliceCalls& calls) {
+      return 1 + (linear_rules::carries_bias(calls.node, calls.slice) ? 1 : 0) + (calls.adds_running_sum ? 1 : 0);
     };
     return d;
   }();

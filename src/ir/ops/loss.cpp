@@ -44,6 +44,7 @@ const OpDef& loss_def() {
     d.signature = op_rules::elements_signature;
     d.input_features = loss_op::shard_input_features;
     d.output_features = loss_op::shard_output_features;
+    d.device_calls = op_rules::one_device_call;
     return d;
   }();
   return def;

@@ -32,6 +32,7 @@ const OpDef& lstm_cell_def() {
     d.signature = cell_rules::signature;
     d.params = lstm_cell_op::params;
     d.gradient = lstm_cell_op::gradient;
+    d.device_calls = cell_rules::step_calls;
     return d;
   }();
   return def;

@@ -22,6 +22,9 @@ const OpDef& maxpool_def() {
     d.input_channels = op_rules::same_channels;
     d.signature = op_rules::pool_signature;
     d.gradient = maxpool_op::gradient;
+    d.device_calls = op_rules::one_device_call;
+    d.rate_families = {"pool.max"};
+    d.pooling = true;
     return d;
   }();
   return def;

@@ -27,6 +27,8 @@ const OpDef& maxpool_grad_def() {
     d.cost = maxpool_grad_op::cost;
     d.input_channels = op_rules::same_channels;
     d.signature = op_rules::pool_signature;
+    d.device_calls = op_rules::one_device_call;
+    d.rate_families = {"pool_gradient.max", "pool.max"};
     return d;
   }();
   return def;

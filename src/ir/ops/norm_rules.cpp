@@ -14,8 +14,6 @@ int64_t channel_inner(const OpNode& node) { return inner_count(node.output_shape
 
 int64_t features(const OpNode& node) { return node.output_shapes.at(0).back(); }
 
-int one_call(const OpNode&, const Slice&, bool) { return 1; }
-
-int gradient_calls(const OpNode&, const Slice&, bool adds_running_sum) { return adds_running_sum ? 2 : 1; }
+int gradient_calls(const SliceCalls& calls) { return calls.adds_running_sum ? 2 : 1; }
 
 }  // namespace splitscope::norm_rules

@@ -33,9 +33,8 @@ int64_t channel_inner(const OpNode& node);
 /// The features layer norm normalizes over (the last axis).
 int64_t features(const OpNode& node);
 
-/// One kernel per slice; a weight gradient adding to the running sum of
-/// earlier micro-batches first copies that sum in (as the products do).
-int one_call(const OpNode& node, const Slice& slice, bool adds_running_sum);
-int gradient_calls(const OpNode& node, const Slice& slice, bool adds_running_sum);
+/// A weight gradient's one kernel; adding to the running sum of earlier
+/// micro-batches, it first copies that sum in (as the products do).
+int gradient_calls(const SliceCalls& calls);
 
 }  // namespace splitscope::norm_rules

@@ -54,6 +54,10 @@ struct ParamTensor {
 /// reshape that moves nothing).
 enum class CostClass { kMatrix, kElementwise, kFree };
 
+/// Which pass of a convolution a kind is: the simulator prices each by its
+/// own rule (cuDNN's forward, data-gradient and filter-gradient algorithms).
+enum class ConvPass { kNone, kForward, kDataGradient, kFilterGradient };
+
 /// The axes a slice may cut, beside the batch (which every op splits).
 struct SplitAxes {
   /// Axis 0 of the output (dense units, conv filters, cell hidden units,
@@ -72,6 +76,24 @@ struct GemmDims {
   int64_t n = 0;
   int64_t k = 0;
   int64_t count = 1;
+};
+
+/// What the count of a slice's device calls depends on besides the node and
+/// the slice: how the plan placed it (OpDef::device_calls).
+struct SliceCalls {
+  const OpNode& node;
+  const Slice& slice;
+  /// A weight-gradient slice adds the running sum of earlier micro-batches
+  /// (its extra last input), which it first copies in.
+  bool adds_running_sum = false;
+  /// Bit `slot` set where input slot `slot` has a producer (a cell's h and
+  /// c at t = 0 have none).
+  uint64_t inputs_present = 0;
+  /// Every input value holds exactly the slice's output channels; where one
+  /// holds more, an element-wise op reads its rows strided apart.
+  bool inputs_match_slice = true;
+
+  bool has_input(int slot) const { return slot >= 0 && slot < 64 && ((inputs_present >> slot) & 1U) != 0; }
 };
 
 struct OpDef {
@@ -157,11 +179,26 @@ struct OpDef {
   /// slice's weights with it; null for the kinds whose layout the backends
   /// still know by hand (dense, conv2d, the cells).
   Range (*param_range)(const OpNode& node, const Slice& slice, int tensor) = nullptr;
-  /// The library or kernel calls a device makes for one slice (the
-  /// simulator's host issue cost): `adds_running_sum` where a weight-gradient
-  /// slice adds to the sum of earlier micro-batches. Null: the simulator's
-  /// own table (host_issue.cpp) for the kinds it still lists.
-  int (*device_calls)(const OpNode& node, const Slice& slice, bool adds_running_sum) = nullptr;
+  /// The simulator's measured-rate families for it (sim/costs/achieved_rates.hpp),
+  /// most specific first: {"pool_gradient.max", "pool.max"}. Empty: its cost
+  /// class decides (a cell its own name, a product its rows, else
+  /// "elementwise").
+  std::vector<std::string_view> rate_families;
+  /// A convolution's pass: its rate families are then looked up per math
+  /// and kernel class ("conv_forward.{fma|tensor}.{1x1|3x3s1|other}").
+  ConvPass conv_pass = ConvPass::kNone;
+  /// A layer's product followed by a pass adding its bias and applying its
+  /// activation (dense, conv2d): priced as the product plus that pass, and on
+  /// a cpu by the timed sgemm grid.
+  bool layer_product = false;
+  /// A forward pooling window (max, average): a cpu prices it by its timed
+  /// windows.
+  bool pooling = false;
+  /// The library or kernel calls a device makes for one placed slice (the
+  /// simulator's host issue cost, sim/costs/host_issue.hpp; the cuda
+  /// backend's compiled program makes exactly these, tests/cuda checks it).
+  /// Every kind has one: there is no default to fall back on.
+  int (*device_calls)(const SliceCalls& calls) = nullptr;
 };
 
 /// The definition of `kind`.

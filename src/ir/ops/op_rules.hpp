@@ -24,6 +24,8 @@ Range all_channels(const OpNode& node, const Slice& slice, int slot);
 Range same_channels(const OpNode& node, const Slice& slice, int slot);
 /// "relu:b64:n8192": the kind, the rows and the elements per row it writes.
 std::string elements_signature(const OpNode& node, const Slice& slice);
+/// One kernel call per slice (OpDef::device_calls of most kinds).
+int one_device_call(const SliceCalls& calls);
 /// Initial weights keep activations at a steady scale through deep stacks:
 /// variance 2/fan_in before a ReLU (He), 1/fan_in otherwise.
 float weight_scale(int64_t fan_in, Activation activation);

@@ -22,6 +22,7 @@ const OpDef& softmax_def() {
     d.cost = softmax_op::cost;
     d.input_channels = op_rules::all_channels;
     d.signature = op_rules::elements_signature;
+    d.device_calls = op_rules::one_device_call;
     return d;
   }();
   return def;

@@ -1,6 +1,7 @@
 // stack: gathers the per-step outputs of a recurrent layer into one [T, H]
 // tensor (output channel t = input slot t). A copy: reads what it writes.
 #include "ir/ops/gradient_rules.hpp"
+#include <algorithm>
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
@@ -12,6 +13,9 @@ SliceCost cost(const OpNode& node, const Slice& slice) {
   c.bytes_read = c.bytes_written;
   return c;
 }
+
+/// One copy per time step of the slice.
+int device_calls(const SliceCalls& calls) { return std::max<int>(1, static_cast<int>(calls.slice.out.size())); }
 
 }  // namespace stack_op
 
@@ -41,6 +45,8 @@ const OpDef& stack_def() {
     d.input_channels = op_rules::all_channels;
     d.signature = op_rules::elements_signature;
     d.gradient = stack_op::gradient;
+    d.device_calls = stack_op::device_calls;
+    d.rate_families = {"join"};
     return d;
   }();
   return def;

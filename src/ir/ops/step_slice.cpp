@@ -38,6 +38,8 @@ const OpDef& step_slice_def() {
     d.input_channels = op_rules::all_channels;
     d.signature = op_rules::elements_signature;
     d.gradient = step_slice_op::gradient;
+    d.device_calls = op_rules::one_device_call;
+    d.rate_families = {"join"};
     return d;
   }();
   return def;

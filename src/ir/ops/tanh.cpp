@@ -22,6 +22,7 @@ const OpDef& tanh_def() {
     d.input_channels = op_rules::same_channels;
     d.signature = op_rules::elements_signature;
     d.gradient = tanh_op::gradient;
+    d.device_calls = op_rules::one_device_call;
     return d;
   }();
   return def;

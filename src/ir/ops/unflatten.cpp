@@ -27,6 +27,7 @@ const OpDef& unflatten_def() {
     d.cost = unflatten_op::cost;
     d.input_channels = unflatten_op::input_channels;
     d.signature = op_rules::elements_signature;
+    d.device_calls = op_rules::one_device_call;
     return d;
   }();
   return def;

@@ -109,25 +109,12 @@ std::vector<std::string> achieved_rate_families(const OpNode& node, const Slice&
     }
     return families;
   };
-  switch (node.kind) {
-    case OpKind::kConv2d: return each_math({fmt::format("conv_forward.{{}}.{}", conv_class(node))});
-    case OpKind::kConv2dGradInput:
-      return each_math({fmt::format("conv_data_gradient.{{}}.{}", conv_class(node)),
-                        fmt::format("conv_forward.{{}}.{}", conv_class(node))});
-    case OpKind::kConv2dGradWeight:
-      return each_math({fmt::format("conv_filter_gradient.{{}}.{}", conv_class(node)),
-                        fmt::format("conv_forward.{{}}.{}", conv_class(node))});
-    case OpKind::kMaxPool: return {"pool.max"};
-    case OpKind::kAvgPool: return {"pool.avg"};
-    case OpKind::kMaxPoolGrad: return {"pool_gradient.max", "pool.max"};
-    case OpKind::kAvgPoolGrad: return {"pool_gradient.avg", "pool.avg"};
-    case OpKind::kAdd:
-    case OpKind::kConcat:
-    case OpKind::kStack:
-    case OpKind::kStepSlice:
-    case OpKind::kChannelSlice: return {"join"};
-    default: break;
+  if (def.conv_pass != ConvPass::kNone) {
+    std::vector<std::string> patterns;
+    for (std::string_view family : def.rate_families) patterns.push_back(fmt::format("{}.{{}}.{}", family, conv_class(node)));
+    return each_math(patterns);
   }
+  if (!def.rate_families.empty()) return {def.rate_families.begin(), def.rate_families.end()};
   if (def.cell) return {std::string(def.name)};
   if (def.cost_class == CostClass::kMatrix) {
     return product_families(def.gemm != nullptr ? def.gemm(node, slice).m : slice.batch.size(), tensor_math);
@@ -136,16 +123,11 @@ std::vector<std::string> achieved_rate_families(const OpNode& node, const Slice&
 }
 
 int achieved_rate_variant(const OpNode& node, const Slice& slice) {
-  switch (node.kind) {
-    case OpKind::kConv2d:
-    case OpKind::kConv2dGradInput:
-    case OpKind::kConv2dGradWeight: {
-      const std::string kernel = conv_class(node);
-      return kernel == "1x1" ? 0 : kernel == "3x3s1" ? 1 : 2;
-    }
-    default: break;
-  }
   const OpDef& def = op_def(node.kind);
+  if (def.conv_pass != ConvPass::kNone) {
+    const std::string kernel = conv_class(node);
+    return kernel == "1x1" ? 0 : kernel == "3x3s1" ? 1 : 2;
+  }
   if (def.cell || def.cost_class != CostClass::kMatrix) return 0;
   return (def.gemm != nullptr ? def.gemm(node, slice).m : slice.batch.size()) <= kSkinnyRows ? 0 : 1;
 }

@@ -134,10 +134,10 @@ OpCostModel::OpCostModel(const Machine& machine, Precision precision)
     Rule rule = Rule::kStreaming;
     // Timed sgemm rates price the kinds whose cpu kernels are products, unless the file gives the kind its own
     // efficiency (`default` does not count: it is fitted on the element-wise kinds).
-    const bool cpu_product = def->kind == OpKind::kDense || def->kind == OpKind::kConv2d ||
+    const bool cpu_product = def->layer_product ||
                              (def->cell && machine.device.cell_pointwise_ns.count(std::string(def->name)) > 0);
     // Timed windows price the pools, unless the file gives the kind its own efficiency.
-    const bool cpu_pool = (def->kind == OpKind::kMaxPool || def->kind == OpKind::kAvgPool) &&
+    const bool cpu_pool = def->pooling &&
                           machine.device.kernel_passes.pool_ns_per_window_value.count(std::string(def->name)) > 0;
     if (gemm_curve_ != nullptr && cpu_product && !own) {
       rule = Rule::kCpuKernel;
@@ -175,10 +175,13 @@ OpCostModel::OpCostModel(const Machine& machine, Precision precision)
 OpCostModel::Rule OpCostModel::datasheet_rule(const OpDef& def) {
   if (def.cell) return Rule::kCell;
   if (def.cost_class != CostClass::kMatrix) return Rule::kStreaming;
-  return def.kind == OpKind::kConv2d            ? Rule::kConv
-         : def.kind == OpKind::kConv2dGradInput  ? Rule::kConvGradInput
-         : def.kind == OpKind::kConv2dGradWeight ? Rule::kConvGradWeight
-                                                 : Rule::kGemm;
+  switch (def.conv_pass) {
+    case ConvPass::kForward: return Rule::kConv;
+    case ConvPass::kDataGradient: return Rule::kConvGradInput;
+    case ConvPass::kFilterGradient: return Rule::kConvGradWeight;
+    case ConvPass::kNone: break;
+  }
+  return Rule::kGemm;
 }
 
 double OpCostModel::roofline(int64_t flops, int64_t bytes, double efficiency) const {
@@ -303,7 +306,7 @@ double OpCostModel::cpu_kernel_seconds(const GemmRateCurve& curve, const OpNode&
   if (streamed) {
     rates.weight_stream = WeightStreamCurve::of(device_->weight_stream, curve.threads(), curve.running());
   }
-  if (node.kind == OpKind::kConv2d) {
+  if (op_def(node.kind).conv_pass == ConvPass::kForward) {
     return cpu_conv2d_seconds(rates, node, slice, forward_conv_shape(node, slice, node.output_shapes.at(0)));
   }
   if (op_def(node.kind).cell) {
@@ -314,7 +317,7 @@ double OpCostModel::cpu_kernel_seconds(const GemmRateCurve& curve, const OpNode&
 }
 
 double OpCostModel::layer_epilogue(const DeviceFacts& facts, const OpNode& node, const Slice& slice) const {
-  if (node.kind != OpKind::kDense && node.kind != OpKind::kConv2d) return 0.0;
+  if (!op_def(node.kind).layer_product) return 0.0;
   return bias_activation_seconds(facts, bias_activation_of(node, slice));
 }
 
