@@ -11,7 +11,7 @@
 //     at most kMaxSweepPoints;
 //   - every point's values differ from every other point's (the first
 //     kSweepFuzzPointsCompared points), and its command line is run's
-//     command line followed by each swept option once, then the report;
+//     command line followed by each swept option once, then --quiet;
 //   - the first and last points' command lines parse as `run`'s (or are
 //     refused with a parse error, a value run does not take).
 // Inputs of more than 32 words are rejected (-1).
@@ -90,14 +90,14 @@ void check_points(const splitscope::cli::SweepPoints& points) {
       if (!repeated_value) sweep_fuzz_bug("two points of the sweep have the same values");
     }
   }
-  const std::vector<std::string> line = points.command_line(0, "point.json");
+  const std::vector<std::string> line = points.command_line(0);
   const auto& run = points.run_arguments();
-  if (line.size() < run.size() + 4 || !std::equal(run.begin(), run.end(), line.begin() + 1) ||
-      line[line.size() - 3] != "--report") {
-    sweep_fuzz_bug("a point's command line is not run's followed by the swept options and the report");
+  if (line.size() < run.size() + 2 || !std::equal(run.begin(), run.end(), line.begin() + 1) ||
+      line.back() != "--quiet") {
+    sweep_fuzz_bug("a point's command line is not run's followed by the swept options and --quiet");
   }
   parse_as_run(line);
-  if (points.size() > 1) parse_as_run(points.command_line(points.size() - 1, "point.json"));
+  if (points.size() > 1) parse_as_run(points.command_line(points.size() - 1));
 }
 
 }  // namespace

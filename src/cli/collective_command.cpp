@@ -22,6 +22,7 @@
 #include "partitioners/collective_plan.hpp"
 #include "report/makespan_stats.hpp"
 #include "report/noise_warning.hpp"
+#include "run/run_driver.hpp"
 #include "sim/machine/machine_file.hpp"
 #include "sim/network/nccl_protocol.hpp"
 #include "util/errors.hpp"
@@ -77,22 +78,24 @@ std::string mpi_algorithm_of(CollectiveTest test) {
   return "";
 }
 
-int collective_command(const CollectiveOptions& options, const std::string& backend, const LaunchScope& launch) {
+int collective_command(const CollectiveOptions& options, Backend backend, const LaunchScope& launch) {
   const CollectiveTest test = parse_collective_test(options.op, "collective");
   const ExecutionOptions& execution = options.execution;
   if (options.devices < 2) {
     throw InputError("--devices", "", fmt::format("a collective needs 2 or more devices, got {}", options.devices));
   }
   const std::vector<int64_t> requested = parse_byte_sizes(options.bytes, "--bytes");
-  auto executor = make_executor(execution, backend, options.devices);
-  if (launch.launched()) executor = launch.make_executor();
-  const bool simulated = backend == "sim";
+  const RunTarget target = resolve_target(execution, backend);
+  check_backend_options(execution, backend, options.devices);
+  const std::unique_ptr<Executor> executor =
+      launch.launched() ? launch.make_executor() : make_executor(execution, target, options.devices);
+  const bool simulated = target.simulated();
   const std::string algorithm = launch.launched() ? mpi_algorithm_of(test) : algorithm_of(test, simulated);
   // The simulator's NCCL choice per size (sim/network/nccl_protocol.hpp), said beside its time.
-  const std::optional<Machine> machine =
-      simulated ? std::optional<Machine>(load_machine(resolve_machine(execution.machine))) : std::nullopt;
-  RunOptions run = run_options(execution);
-  run.want_output = false;
+  const Machine* machine = simulated ? &target.machine.machine() : nullptr;
+  RunRequest run;
+  run.options = run_options(execution);
+  run.options.want_output = false;
 
   std::vector<Row> rows;
   std::vector<int64_t> skipped;
@@ -104,7 +107,7 @@ int collective_command(const CollectiveOptions& options, const std::string& back
       continue;
     }
     const Plan plan = collective_plan(test, options.devices, bytes);
-    const RunResult result = executor->run(plan, run);
+    const RunResult result = run_plan(*executor, plan, run);
     Row row;
     row.bytes = bytes;
     const MakespanStats times = makespan_stats(result.timelines);
@@ -135,8 +138,8 @@ int collective_command(const CollectiveOptions& options, const std::string& back
   }
   if (options.json) {
     nlohmann::ordered_json document;
-    document["backend"] = backend;
-    if (backend == "sim") document["machine"] = execution.machine;
+    document["backend"] = std::string(to_string(backend));
+    if (simulated) document["machine"] = execution.machine;
     document["algorithm"] = algorithm;
     document["rows"] = nlohmann::ordered_json::array();
     for (const Row& row : rows) {
@@ -150,8 +153,9 @@ int collective_command(const CollectiveOptions& options, const std::string& back
     return 0;
   }
   std::cout << fmt::format("{} on {}, {}{}: {}\n", to_string(test), counted(options.devices, "device"),
-                           backend == "sim" ? "simulated on " : "measured on ",
-                           backend == "sim" ? execution.machine : backend + (launch.launched() ? " (mpi)" : ""),
+                           simulated ? "simulated on " : "measured on ",
+                           simulated ? execution.machine
+                                     : std::string(to_string(backend)) + (launch.launched() ? " (mpi)" : ""),
                            algorithm);
   const bool nccl_column = std::any_of(rows.begin(), rows.end(), [](const Row& row) { return !row.nccl.empty(); });
   std::cout << fmt::format("{:>14} {:>12} {:>12} {:>12}{}\n", "size (B)", "time (us)", "algbw (GB/s)",
@@ -165,13 +169,12 @@ int collective_command(const CollectiveOptions& options, const std::string& back
   }
   std::cout << fmt::format("busbw = algbw x {:.4g} (nccl-tests' factor for {} over {}); time: the median of {} run{}\n",
                            bus_bandwidth_factor(test, options.devices), to_string(test), options.devices,
-                           backend == "sim" ? 1 : execution.repeats,
-                           backend == "sim" || execution.repeats == 1 ? "" : "s");
+                           simulated ? 1 : execution.repeats, simulated || execution.repeats == 1 ? "" : "s");
   return 0;
 }
 
 int collective_command(const CollectiveOptions& options) {
-  const std::string backend = measuring_backend(options.execution.backend, options.launcher);
+  const Backend backend = measuring_backend(options.execution.backend, options.launcher);
   LaunchScope launch(options.launcher, backend);
   return launch.run([&] { return collective_command(options, backend, launch); });
 }

@@ -12,7 +12,6 @@
 #include "cli/command_outputs.hpp"
 #include "cli/execution_options.hpp"
 #include "cli/input_pipeline_options.hpp"
-#include "cli/interleaved_runs.hpp"
 #include "cli/strategy_choice.hpp"
 #include "cli/network_loading.hpp"
 #include "cli/training_options.hpp"
@@ -27,6 +26,7 @@
 #include "cli/launch_scope.hpp"
 #include "report/progress.hpp"
 #include "report/reporter.hpp"
+#include "run/run_driver.hpp"
 #include "util/errors.hpp"
 #include "util/output_batch.hpp"
 #include "util/strings.hpp"
@@ -58,11 +58,11 @@ struct CompareOptions {
 
 /// `--with-search`: the best plan `search` finds over the comparison's devices on `machine`.
 std::shared_ptr<const Plan> searched_plan(const std::shared_ptr<const Graph>& graph, const CompareOptions& options,
-                                          const std::string& machine, int microbatches) {
+                                          const NamedMachine& machine, int microbatches) {
   SearchProblem problem;
   problem.graph = graph;
   problem.devices = options.devices;
-  problem.machine = load_machine(resolve_machine(machine));
+  problem.machine = machine.machine();
   problem.memory_limit_bytes = problem.machine.device.memory_bytes();
   problem.budget_s = kSearchBudgetSeconds;
   problem.named_microbatches = microbatches;
@@ -77,32 +77,35 @@ std::shared_ptr<const Plan> searched_plan(const std::shared_ptr<const Graph>& gr
   return labelled_plan(plan, "search: " + describe(best->spec));
 }
 
-int compare_command(const CompareOptions& options, const std::vector<std::string>& command_line,
-                    const std::string& backend, const LaunchScope& launch) {
+int compare_command(const CompareOptions& options, const std::vector<std::string>& command_line, Backend backend,
+                    const LaunchScope& launch) {
   if (options.devices < 1) throw InputError("--devices", "", "must be at least 1");
   ExecutionOptions execution = options.execution;
   const bool defaulted = execution.backend.empty();
-  if (defaulted && backend == "cuda" && !execution.virtual_devices && cuda_gpu_count() < options.devices) {
+  const bool simulated = backend == Backend::kSim;
+  if (defaulted && backend == Backend::kCuda && !execution.virtual_devices && cuda_gpu_count() < options.devices) {
     // One GPU for several devices: carve them out of it rather than fail.
     execution.virtual_devices = true;
     std::cerr << fmt::format("compare: {} GPU(s) here for {} devices; running them as --virtual devices\n",
                              cuda_gpu_count(), options.devices);
   }
-  if (options.predict_on && *options.predict_on != "none" && backend == "sim") {
+  if (options.predict_on && *options.predict_on != "none" && simulated) {
     throw InputError("--predict-on", "",
                      "adds a prediction beside measured runs; with --backend sim every run is a prediction already "
                      "(on --machine)");
   }
-  const std::string predict_on = backend == "sim" ? "none" : options.predict_on.value_or(kDefaultPredictionMachine);
+  const std::string predict_on = simulated ? "none" : options.predict_on.value_or(kDefaultPredictionMachine);
   if (predict_on.empty()) throw InputError("--predict-on", "", "give a machine name or file, or 'none'");
-  if (backend != "sim" && predict_on == "none" && execution.placement != "default") {
+  if (!simulated && predict_on == "none" && execution.placement != "default") {
     throw InputError("--placement", "",
                      "places the simulated runs' devices on a machine's nodes, and --predict-on none simulates "
                      "none; give --predict-on MACHINE or --backend sim --machine MACHINE");
   }
   // Made now, so that a wrong machine fails before minutes of measured runs.
+  const ExecutionOptions prediction = execution.for_prediction_on(predict_on);
+  const RunTarget predicted = resolve_target(prediction, Backend::kSim);
   const std::unique_ptr<Executor> simulator =
-      predict_on == "none" ? nullptr : make_executor(execution.for_prediction_on(predict_on), "sim", options.devices);
+      predict_on == "none" ? nullptr : make_executor(prediction, predicted, options.devices);
   check_input_pipeline_options(options.input, options.training);
   check_training_repeats(options.training, execution.repeats_given);
   check_command_outputs({{"--report", options.outputs.report}, {"--trace", options.outputs.trace},
@@ -137,62 +140,49 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
                      "--microbatches or add pipeline to --strategies");
   }
 
+  const RunTarget target = resolve_target(execution, backend);
   std::vector<std::shared_ptr<const Plan>> plans =
-      comparison_plans(graph, strategies, options.devices, microbatches, execution, backend,
+      comparison_plans(graph, strategies, options.devices, microbatches, execution, target,
                        options.training, options.replicas);
   if (plan_file) {
-    const auto plan = plan_from_file(*plan_file, options.plan_file, graph, options.devices, execution, backend);
+    const auto plan = plan_from_file(*plan_file, options.plan_file, graph, options.devices, execution, target);
     plans.push_back(labelled_plan(*plan, "plan: " + describe(plan_file->spec)));
   }
   if (options.with_search) {
-    if (backend != "sim" && predict_on == "none") {
+    if (!simulated && predict_on == "none") {
       throw InputError("--with-search", "",
                        "prices plans on a simulated machine; give --backend sim --machine M or --predict-on M");
     }
-    plans.push_back(searched_plan(graph, options, backend == "sim" ? execution.machine : predict_on, microbatches));
+    plans.push_back(searched_plan(graph, options, simulated ? target.machine : predicted.machine, microbatches));
   }
 
   Progress progress = stderr_progress(execution.quiet || !launch.writes());
-  RunOptions run = run_options(execution);
-  run.on_repeat = progress.repeat_callback();
-  run.want_output = false;
+  RunRequest request;
+  request.options = run_options(execution);
+  request.options.on_repeat = progress.repeat_callback();
+  request.options.want_output = false;
+  request.train = options.training.train;
+  request.steps = options.training.steps;
+  if (options.input.enabled) request.input = options.input;
   ComparisonBuilder builder(make_report_context(command_line));
-  // Made either way: it checks the backend's options.
-  auto executor = make_executor(execution, backend, options.devices);
-  if (launch.launched()) executor = launch.make_executor();
+  check_backend_options(execution, backend, options.devices);
+  const std::unique_ptr<Executor> executor =
+      launch.launched() ? launch.make_executor() : make_executor(execution, target, options.devices);
   // Unless --repeat fixes the count, runs go on while a verdict is uncertain
   // (not across MPI ranks: each would judge by its own clock, and they must run alike).
   RepeatPolicy policy;
   policy.adaptive = !execution.repeats_given && !launch.launched();
-  if (options.training.train) {
-    // Each repeat is a training step of that plan: --steps of them, none untimed.
-    run.warmup = 0;
-    run.repeats = options.training.steps;
-    policy.adaptive = false;
-  }
-  std::vector<RunResult> results;
-  if (options.input.enabled) {
-    // A stream of steps per plan, one plan after the other: each step's
-    // period depends on the steps around it, so repeats cannot interleave.
-    for (const auto& plan : plans) {
-      progress.begin_run(fmt::format("{} on {}", plan->strategy, backend));
-      results.push_back(executor->run_input_stream(*plan, run, options.input));
-      progress.end_run();
-    }
-  } else {
-    results = run_interleaved(*executor, plans, run, progress, policy);
-  }
+  const std::vector<RunResult> results = run_plans(*executor, plans, request, progress, policy);
   for (size_t i = 0; i < plans.size(); ++i) builder.add(plans[i], results[i]);
 
   // The same plans predicted on a named machine, beside the measured numbers.
   if (simulator != nullptr) {
     // Without progress: a prediction's one "repeat" would redraw the line after the measured runs ended.
-    RunOptions predict = run;
-    predict.on_repeat = nullptr;
-    for (const auto& plan : plans) {
-      builder.add(plan, options.input.enabled ? simulator->run_input_stream(*plan, predict, options.input)
-                                              : simulator->run(*plan, predict));
-    }
+    RunRequest predict = request;
+    predict.options.on_repeat = nullptr;
+    Progress silent(std::cerr, false);
+    const std::vector<RunResult> predictions = run_plans(*simulator, plans, predict, silent);
+    for (size_t i = 0; i < plans.size(); ++i) builder.add(plans[i], predictions[i]);
   }
 
   const Comparison comparison = std::move(builder).build();
@@ -212,7 +202,7 @@ int compare_command(const CompareOptions& given, const std::vector<std::string>&
     if (!given.devices_given) options.devices = file.spec.devices;
     adopt_plan_file_precision(file, given.plan_file, options.execution.precision);  // every plan at the file's
   }
-  const std::string backend = measuring_backend(options.execution.backend, options.launcher);
+  const Backend backend = measuring_backend(options.execution.backend, options.launcher);
   LaunchScope launch(options.launcher, backend);
   return launch.run([&] { return compare_command(options, command_line, backend, launch); });
 }

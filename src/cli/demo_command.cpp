@@ -43,10 +43,10 @@ constexpr const char* kDefaultMachine = "h100-nvlink-8";
 /// Defaults that make the lesson visible and finish in seconds: small on
 /// the cpu (a 2-core machine runs the four ways in about a second), larger
 /// where a GPU or the simulator does the work.
-RnnDemoShape default_shape(const std::string& backend) {
+RnnDemoShape default_shape(Backend backend) {
   RnnDemoShape shape;
   shape.layers = 4;
-  if (backend == "cpu") {
+  if (backend == Backend::kCpu) {
     shape.hidden = 256;
     shape.steps = 32;
     shape.batch = 16;
@@ -71,7 +71,7 @@ struct DemoOptions {
   ReportOutputs outputs;
 };
 
-RnnDemoSettings settings_from(const DemoOptions& options, const std::string& backend) {
+RnnDemoSettings settings_from(const DemoOptions& options, Backend backend) {
   RnnDemoSettings settings;
   settings.shape = default_shape(backend);
   settings.shape.cell = options.cell;
@@ -104,22 +104,28 @@ int devices_needed(const RnnDemoSettings& settings, const std::optional<std::str
   return most;
 }
 
-DemoBackend demo_backend(const ExecutionOptions& execution, const std::string& name) {
+DemoBackend demo_backend(const ExecutionOptions& execution, const RunTarget& target) {
   DemoBackend backend;
-  backend.name = name;
-  backend.executor = [execution, name](int devices) { return make_executor(execution, name, devices); };
-  if (name == "cpu") {
-    backend.fused = [](int) { return make_cpu_fused_baseline(); };
-    backend.admit = [](const Plan& plan) { check_fits_in_host_memory(plan); };
-  } else if (name == "cuda") {
-    const std::string dtype = execution.dtype;
-    const bool carve = execution.virtual_devices;
-    // Under --virtual the fused stack runs on one partition of the size each split device gets.
-    backend.fused = [dtype, carve](int devices) { return make_cuda_fused_baseline(dtype, carve ? devices : 1); };
-  } else {
-    const Machine machine = load_machine(execution.machine);
-    backend.fused = [machine](int) { return make_sim_fused_baseline(machine); };
-    backend.cost = std::make_shared<MachineCostFunction>(machine);
+  backend.name = target.backend_name();
+  backend.executor = [execution, target](int devices) { return make_executor(execution, target, devices); };
+  switch (target.backend) {
+    case Backend::kCpu:
+      backend.fused = [](int) { return make_cpu_fused_baseline(); };
+      backend.admit = [](const Plan& plan) { check_fits_in_host_memory(plan); };
+      break;
+    case Backend::kCuda: {
+      const std::string dtype = execution.dtype;
+      const bool carve = execution.virtual_devices;
+      // Under --virtual the fused stack runs on one partition of the size each split device gets.
+      backend.fused = [dtype, carve](int devices) { return make_cuda_fused_baseline(dtype, carve ? devices : 1); };
+      break;
+    }
+    case Backend::kSim: {
+      const Machine& machine = target.machine.machine();
+      backend.fused = [machine](int) { return make_sim_fused_baseline(machine); };
+      backend.cost = std::make_shared<MachineCostFunction>(machine);
+      break;
+    }
   }
   return backend;
 }
@@ -141,7 +147,7 @@ RunInfo first_info(const RnnDemoResult& result) {
 /// On the cpu backend, devices are threads: more devices than hardware
 /// threads cannot all compute at once, which the picture should not hide.
 std::string sharing_note(const RunInfo& info, int devices) {
-  if (info.backend != "cpu") return "";
+  if (info.backend != to_string(Backend::kCpu)) return "";
   for (const auto& [fact, value] : info.facts) {
     if (fact != "hardware threads") continue;
     const int threads = std::atoi(value.c_str());
@@ -204,14 +210,14 @@ int demo_rnn(const DemoOptions& options, const std::vector<std::string>& command
   }
   ExecutionOptions execution = options.execution;
   const bool defaulted = execution.backend.empty();
-  const std::string backend_name = !defaulted ? execution.backend : (cuda_gpu_available() ? "cuda" : "cpu");
-  if (backend_name == "sim" && execution.machine.empty()) execution.machine = kDefaultMachine;
+  const Backend backend = chosen_backend(execution, cuda_gpu_available() ? Backend::kCuda : Backend::kCpu);
+  if (backend == Backend::kSim && execution.machine.empty()) execution.machine = kDefaultMachine;
   check_command_outputs({{"--report", options.outputs.report}, {"--html", options.outputs.html},
                       {"--trace", options.outputs.trace}},
                      {input_file(ZooShelf::kMachines, execution.machine)});
 
-  const RnnDemoSettings settings = settings_from(options, backend_name);
-  if (defaulted && backend_name == "cuda" && !execution.virtual_devices) {
+  const RnnDemoSettings settings = settings_from(options, backend);
+  if (defaulted && backend == Backend::kCuda && !execution.virtual_devices) {
     // As `compare` does: one GPU for several devices, carved rather than refused.
     const int devices = devices_needed(settings, options.sweep);
     if (cuda_gpu_count() < devices) {
@@ -221,6 +227,7 @@ int demo_rnn(const DemoOptions& options, const std::vector<std::string>& command
     }
   }
   const RunOptions run = run_options(execution);
+  const RunTarget target = resolve_target(execution, backend);
   Progress progress = stderr_progress(execution.quiet);
   const ReportContext context = make_report_context(command_line);
 
@@ -232,7 +239,7 @@ int demo_rnn(const DemoOptions& options, const std::vector<std::string>& command
       throw InputError("--trace", "", "a sweep runs many shapes; trace one shape by leaving out --sweep");
     }
     const RnnSweep sweep = parse_rnn_sweep(*options.sweep);
-    const SweepResult result = run_rnn_sweep(settings, sweep, demo_backend(execution, backend_name), run, progress);
+    const SweepResult result = run_rnn_sweep(settings, sweep, demo_backend(execution, target), run, progress);
     std::cout << run_header(settings.shape, result.info, run.repeats, sweep.name);
     std::cout << fmt::format("sweep over {}; against the fused single device: {} ({}).\n\n", sweep.name,
                              result.fused_implementation, result.fused_method);
@@ -248,7 +255,7 @@ int demo_rnn(const DemoOptions& options, const std::vector<std::string>& command
   if (settings.training && settings.microbatches <= 1 && options.training.schedule_given) {
     throw InputError("--schedule", "", "orders the micro-batched row's steps; it needs --microbatches 2 or more");
   }
-  const RnnDemoResult result = run_rnn_demo(settings, demo_backend(execution, backend_name), run, context, progress);
+  const RnnDemoResult result = run_rnn_demo(settings, demo_backend(execution, target), run, context, progress);
   print_demo(result, run.repeats, std::cout);
   OutputBatch files;
   files.add("--report", options.outputs.report, dump_json(demo_json(result, context), 2) + "\n");

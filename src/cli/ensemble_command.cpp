@@ -63,12 +63,12 @@ std::pair<size_t, double> parse_straggler(const std::string& text, size_t member
   return {member, delay};
 }
 
-nlohmann::ordered_json report_json(const EnsembleResult& result, const std::string& backend,
-                                   const EnsembleOptions& options, int devices) {
+nlohmann::ordered_json report_json(const EnsembleResult& result, Backend backend, const EnsembleOptions& options,
+                                   int devices) {
   nlohmann::ordered_json document;
   document["schema"] = "splitscope.ensemble/1";
-  document["backend"] = backend;
-  if (backend == "sim") document["machine"] = options.execution.machine;
+  document["backend"] = std::string(to_string(backend));
+  if (backend == Backend::kSim) document["machine"] = options.execution.machine;
   document["precision"] = to_string(precision_option(options.execution.precision));
   document["measured"] = result.measured;
   document["devices"] = devices;
@@ -87,14 +87,13 @@ nlohmann::ordered_json report_json(const EnsembleResult& result, const std::stri
   return document;
 }
 
-void print_table(const EnsembleResult& result, const std::string& backend, const EnsembleOptions& options,
-                 int devices) {
+void print_table(const EnsembleResult& result, Backend backend, const EnsembleOptions& options, int devices) {
   // The default precision reads as it always did; another says so, as run's first line does.
   const Precision precision = precision_option(options.execution.precision);
   const std::string at = precision == Precision::kFp32 ? "" : fmt::format(", precision {}", to_string(precision));
   std::cout << fmt::format("ensemble of {} on {} device{}{}, {}{}{}\n\n", result.members.size(), devices,
                            devices == 1 ? "" : "s", at, result.measured ? "measured on " : "predicted on ",
-                           backend == "sim" ? options.execution.machine : backend,
+                           backend == Backend::kSim ? options.execution.machine : std::string(to_string(backend)),
                            options.deadline_ms ? fmt::format(", deadline {:.4g} ms", *options.deadline_ms) : "");
   std::cout << fmt::format("{:<3} {:<20} {:>6} {:>12} {:>12}  {}\n", "#", "member", "device", "latency", "alone",
                            "answer");
@@ -113,7 +112,7 @@ void print_table(const EnsembleResult& result, const std::string& backend, const
 
 int ensemble_command(const EnsembleOptions& options) {
   const ExecutionOptions& execution = options.execution;
-  const std::string backend = execution.backend.empty() ? "cpu" : execution.backend;
+  const Backend backend = chosen_backend(execution, Backend::kCpu);
   if (options.networks.size() < 2) {
     throw InputError("ensemble", "", "an ensemble needs two or more networks, e.g. splitscope ensemble mlp-small mlp-small");
   }
@@ -132,6 +131,7 @@ int ensemble_command(const EnsembleOptions& options) {
   inputs.push_back(input_file(ZooShelf::kMachines, execution.machine));
   check_command_outputs({{"--report", options.report}}, inputs);
 
+  const RunTarget target = resolve_target(execution, backend);
   std::vector<EnsembleMember> members;
   std::shared_ptr<const Graph> first;
   for (size_t m = 0; m < options.networks.size(); ++m) {
@@ -159,7 +159,7 @@ int ensemble_command(const EnsembleOptions& options) {
     EnsembleMember member;
     member.network = graph->name();
     member.device = static_cast<int>(m) % devices;
-    member.plan = make_plan(*make_partitioner("single"), graph, partition_options(execution, backend, 1, 1));
+    member.plan = make_plan(*make_partitioner("single"), graph, partition_options(execution, target, 1, 1));
     members.push_back(std::move(member));
   }
   for (const std::string& text : options.stragglers) {
@@ -167,15 +167,16 @@ int ensemble_command(const EnsembleOptions& options) {
     members[member].delay_ms += delay;
   }
 
-  make_executor(execution, backend, devices);  // refuses impossible options before anything runs
-  if (backend == "cuda" && !execution.virtual_devices && devices > cuda_gpu_count()) {
+  // Device 0's executor, made now: making it refuses what the backend cannot run before anything runs.
+  std::unique_ptr<Executor> device_0 = make_executor(execution, target, devices, 0);
+  if (backend == Backend::kCuda && !execution.virtual_devices && devices > cuda_gpu_count()) {
     throw InputError("--devices", "",
                      fmt::format("{} devices are {} GPUs (one per device), and this machine has {}; add --virtual to "
                                  "carve {} devices out of one GPU, or give --devices {}",
                                  devices, devices, cuda_gpu_count(), devices, cuda_gpu_count()));
   }
-  if (backend == "sim") {
-    const int machine_devices = load_machine(resolve_machine(execution.machine)).devices;
+  if (backend == Backend::kSim) {
+    const int machine_devices = target.machine.machine().devices;
     if (devices > machine_devices) {
       throw InputError("--devices", "", fmt::format("{} has {} devices, so it cannot give {} members one each; use "
                                                     "--devices {} (members then share devices in turn)",
@@ -183,14 +184,15 @@ int ensemble_command(const EnsembleOptions& options) {
     }
   }
   RunOptions run = run_options(execution);
-  if (backend == "cpu" && run.intra_op_threads == 0) {
+  if (backend == Backend::kCpu && run.intra_op_threads == 0) {
     // Every device's members run at once: share the cores as a plan over `devices` devices would.
     run.intra_op_threads = std::max(1, read_host_info().hardware_threads / devices);
   }
   // A member is a one-device plan. On cuda, device d's members run on GPU d,
   // or (--virtual) on partition d of the GPU carved into `devices`.
   const ExecutorFactory member_executor = [&](int device) {
-    return backend == "cuda" ? make_executor(execution, backend, devices, device) : make_executor(execution, backend, 1);
+    if (device == 0 && device_0 != nullptr) return std::move(device_0);
+    return make_executor(execution, target, devices, device);
   };
   const EnsembleResult result = run_ensemble(members, devices, member_executor, run, options.deadline_ms);
 

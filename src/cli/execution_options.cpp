@@ -105,16 +105,26 @@ void add_precision_option(CLI::App& command, ExecutionOptions& options) {
   add_precision_option(command, options.precision);
 }
 
-std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const std::string& backend, int devices,
-                                        int first_device) {
+Backend chosen_backend(const ExecutionOptions& options, Backend fallback) {
+  return options.backend.empty() ? fallback : parse_backend(options.backend);
+}
+
+RunTarget resolve_target(const ExecutionOptions& options, Backend backend) {
+  return {backend, NamedMachine(backend == Backend::kSim ? options.machine : std::string(),
+                                [](const std::string& name) { return load_machine(resolve_machine(name)); })};
+}
+
+void check_backend_options(const ExecutionOptions& options, Backend backend, int devices) {
+  const std::string name(to_string(backend));
   const Precision precision = precision_option(options.precision);
-  if (backend == "cpu" || backend == "cuda" || backend == "sim") require_precision_backend(backend, precision);
-  if (backend == "cuda" && precision == Precision::kTf32 && options.dtype != "fp32" && options.dtype != "tf32") {
+  require_precision_backend(backend, precision);
+  if (backend == Backend::kCuda && precision == Precision::kTf32 && options.dtype != "fp32" &&
+      options.dtype != "tf32") {
     throw InputError("--dtype", options.dtype, "contradicts --precision tf32 (float32 storage, TF32 products)");
   }
   if (!options.jitter.empty()) {
     parse_jitter(options.jitter);
-    if (backend != "sim") {
+    if (backend != Backend::kSim) {
       throw InputError("--jitter", options.jitter,
                        "draws noise on simulated op times (--backend sim); on cpu, hold a device back with "
                        "--straggler D:MS");
@@ -122,7 +132,7 @@ std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const s
   }
   if (!options.straggler.empty()) {
     const StragglerDelay straggler = parse_straggler(options.straggler);
-    if (backend != "cpu") {
+    if (backend != Backend::kCpu) {
       throw InputError("--straggler", options.straggler,
                        "holds a device of the cpu backend back; a simulation draws its noise with --jitter "
                        "lognormal:SIGMA");
@@ -133,17 +143,17 @@ std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const s
                                    devices - 1));
     }
   }
-  if (backend != "sim" && !options.machine.empty()) {
-    throw InputError("--machine", "", "is for --backend sim; " + backend + " runs on the hardware here");
+  if (backend != Backend::kSim && !options.machine.empty()) {
+    throw InputError("--machine", "", "is for --backend sim; " + name + " runs on the hardware here");
   }
   // Spelling mistakes are errors on every backend, not only where the value is used.
   parse_link_mode(options.link);
   parse_dtype(options.dtype);
   parse_placement_mode(options.placement);
-  if (backend == "sim" && options.timeout_ms) {
+  if (backend == Backend::kSim && options.timeout_ms) {
     throw InputError("--timeout-ms", "", "applies to measured runs (cpu, cuda); a simulation has no deadline");
   }
-  if (backend != "cuda") {
+  if (backend != Backend::kCuda) {
     // Silently ignoring them would label a float32 cpu run as bf16 in the user's mind.
     const ExecutionOptions defaults;
     const char* cuda_only = options.virtual_devices            ? "--virtual"
@@ -153,33 +163,41 @@ std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const s
                                                                : nullptr;
     if (cuda_only != nullptr) {
       throw InputError(cuda_only, "",
-                       backend == "sim" ? "applies to --backend cuda only (a simulated machine's math is its machine "
-                                          "file's matrix_math)"
-                                        : "applies to --backend cuda only (the cpu backend computes in float32 with "
-                                          "plain copies)");
+                       backend == Backend::kSim
+                           ? "applies to --backend cuda only (a simulated machine's math is its machine file's "
+                             "matrix_math)"
+                           : "applies to --backend cuda only (the cpu backend computes in float32 with plain copies)");
     }
   }
-  if (backend == "cpu") return std::make_unique<CpuExecutor>();
-  if (backend == "sim") {
-    if (options.machine.empty()) {
-      throw InputError("--machine", "", "--backend sim needs a machine to simulate, e.g. --machine h100-nvlink-8");
+  if (backend == Backend::kSim && options.machine.empty()) {
+    throw InputError("--machine", "", "--backend sim needs a machine to simulate, e.g. --machine h100-nvlink-8");
+  }
+}
+
+std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const RunTarget& target, int devices,
+                                        int first_device) {
+  check_backend_options(options, target.backend, devices);
+  const Precision precision = precision_option(options.precision);
+  switch (target.backend) {
+    case Backend::kCpu: return std::make_unique<CpuExecutor>();
+    case Backend::kSim: {
+      Machine machine = target.machine.machine();
+      if (!options.precision.empty()) machine = machine_at_precision(std::move(machine), precision);
+      if (options.predict_replayed_graph) machine.device.host_issue_us = 0;  // a replayed graph issues no calls
+      return std::make_unique<Simulator>(std::move(machine), parse_placement_mode(options.placement));
     }
-    Machine machine = load_machine(resolve_machine(options.machine));
-    if (!options.precision.empty()) machine = machine_at_precision(std::move(machine), precision);
-    if (options.predict_replayed_graph) machine.device.host_issue_us = 0;  // a replayed graph issues no calls
-    return std::make_unique<Simulator>(std::move(machine), parse_placement_mode(options.placement));
+    case Backend::kCuda: {
+      CudaOptions cuda;
+      cuda.mode = options.virtual_devices ? DeviceMode::kVirtual : DeviceMode::kPhysical;
+      cuda.link = parse_link_mode(options.link);
+      cuda.dtype = precision == Precision::kTf32 ? Dtype::kTf32 : parse_dtype(options.dtype);
+      cuda.cuda_graph = options.cuda_graph;
+      cuda.virtual_devices = devices;
+      cuda.first_device = first_device;
+      return make_cuda_executor(cuda);
+    }
   }
-  if (backend == "cuda") {
-    CudaOptions cuda;
-    cuda.mode = options.virtual_devices ? DeviceMode::kVirtual : DeviceMode::kPhysical;
-    cuda.link = parse_link_mode(options.link);
-    cuda.dtype = precision == Precision::kTf32 ? Dtype::kTf32 : parse_dtype(options.dtype);
-    cuda.cuda_graph = options.cuda_graph;
-    cuda.virtual_devices = devices;
-    cuda.first_device = first_device;
-    return make_cuda_executor(cuda);
-  }
-  throw InputError("--backend", "", "unknown backend '" + backend + "'; use cpu, cuda or sim");
+  throw InputError("--backend", "", "unknown backend '" + target.backend_name() + "'; use cpu, cuda or sim");
 }
 
 ExecutionOptions ExecutionOptions::for_prediction_on(const std::string& machine_name) const {
@@ -196,14 +214,14 @@ ExecutionOptions ExecutionOptions::for_prediction_on(const std::string& machine_
   return simulated;
 }
 
-PartitionOptions partition_options(const ExecutionOptions& options, const std::string& backend, int devices,
+PartitionOptions partition_options(const ExecutionOptions& options, const RunTarget& target, int devices,
                                    int microbatches) {
   PartitionOptions partition;
   partition.devices = devices;
   partition.microbatches = microbatches;
   partition.precision = precision_option(options.precision);
-  if (backend == "sim" && !options.machine.empty()) {
-    Machine machine = load_machine(resolve_machine(options.machine));
+  if (target.simulated() && target.machine.named()) {
+    Machine machine = target.machine.machine();
     if (!options.precision.empty()) machine = machine_at_precision(std::move(machine), partition.precision);
     partition.cost = std::make_shared<MachineCostFunction>(machine, partition.precision);
   }

@@ -15,6 +15,8 @@
 
 #include "exec/executor.hpp"
 #include "partitioners/partitioner.hpp"
+#include "run/backend.hpp"
+#include "run/run_target.hpp"
 
 namespace splitscope::cli {
 
@@ -89,20 +91,35 @@ void add_precision_option(CLI::App& command, ExecutionOptions& options);
 /// on `command` (`run` and `compare`).
 void add_noise_options(CLI::App& command, ExecutionOptions& options);
 
-/// The executor for `backend` (cpu, cuda or sim). `devices` is the device
-/// count of the plans it will run (virtual CUDA devices are carved to match);
-/// on cuda a plan's device i runs on device `first_device` + i (GPU, or
-/// virtual device), so that plans of one device can each have another.
-/// InputError for an unknown backend, a missing --machine, or a cuda-only
-/// option (--virtual, --graph, --link, --dtype) given another backend, or
-/// a machine without a peak for --precision; UnavailableError (exit 3)
-/// where CUDA is not available, or the backend cannot run --precision.
-std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const std::string& backend, int devices,
+/// The backend `--backend` names (parsed here, once per command), or
+/// `fallback` where it was not given.
+Backend chosen_backend(const ExecutionOptions& options, Backend fallback);
+
+/// Where the command runs: `backend`, and for the simulator the machine
+/// `--machine` names, read once at its first use (run_target.hpp) and
+/// resolved as the zoo and `host` resolve it (host_machine.hpp).
+RunTarget resolve_target(const ExecutionOptions& options, Backend backend);
+
+/// Refuses the options `backend` cannot take, in one place: InputError for a
+/// missing --machine (sim), a --machine given another backend, a cuda-only
+/// option (--virtual, --graph, --link, --dtype) given another, --jitter
+/// (sim) or --straggler (cpu, a device of the `devices`) elsewhere,
+/// --timeout-ms on sim; UnavailableError (exit 3) where the backend cannot
+/// run --precision.
+void check_backend_options(const ExecutionOptions& options, Backend backend, int devices);
+
+/// The executor for `target` (check_backend_options() first). `devices` is
+/// the device count of the plans it will run (virtual CUDA devices are
+/// carved to match); on cuda a plan's device i runs on device
+/// `first_device` + i (GPU, or virtual device), so that plans of one device
+/// can each have another. InputError for a machine without a peak for
+/// --precision; UnavailableError (exit 3) where CUDA is not available.
+std::unique_ptr<Executor> make_executor(const ExecutionOptions& options, const RunTarget& target, int devices,
                                         int first_device = 0);
 
-/// How a partitioner should price ops for `backend`: the machine's cost
-/// model for the simulator, the default roofline otherwise.
-PartitionOptions partition_options(const ExecutionOptions& options, const std::string& backend, int devices,
+/// How a partitioner should price ops for `target`: the simulated machine's
+/// cost model, the default roofline otherwise.
+PartitionOptions partition_options(const ExecutionOptions& options, const RunTarget& target, int devices,
                                    int microbatches);
 
 /// RunOptions from the shared options.

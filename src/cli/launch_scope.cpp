@@ -28,12 +28,12 @@ void add_launcher_option(CLI::App& command, std::string& launcher) {
       ->check(CLI::IsMember({"mpi"}));
 }
 
-std::string measuring_backend(const std::string& chosen, const std::string& launcher) {
-  if (!chosen.empty()) return chosen;
-  return !launcher.empty() || !cuda_gpu_available() ? "cpu" : "cuda";
+Backend measuring_backend(const std::string& chosen, const std::string& launcher) {
+  if (!chosen.empty()) return parse_backend(chosen);
+  return !launcher.empty() || !cuda_gpu_available() ? Backend::kCpu : Backend::kCuda;
 }
 
-LaunchScope::LaunchScope(const std::string& launcher, const std::string& backend) {
+LaunchScope::LaunchScope(const std::string& launcher, Backend backend) {
   if (launcher.empty()) {
     if (const int ranks = mpi_launch_size_from_environment(); ranks > 1) {
       throw InputError("--launcher", "",
@@ -44,14 +44,15 @@ LaunchScope::LaunchScope(const std::string& launcher, const std::string& backend
     }
     return;
   }
-  if (backend == "sim") {
+  if (backend == Backend::kSim) {
     throw InputError("--launcher", "",
                      "mpi runs a plan's devices as processes and measures them; the simulator predicts in one "
                      "process: drop --launcher or use --backend cpu");
   }
-  if (backend != "cpu") {
-    throw UnavailableError("--launcher mpi runs the cpu backend (MPI messages between ranks); --backend " + backend +
-                           " with NCCL between ranks is not built yet: use --backend cpu, or --backend " + backend +
+  if (backend != Backend::kCpu) {
+    const std::string name(to_string(backend));
+    throw UnavailableError("--launcher mpi runs the cpu backend (MPI messages between ranks); --backend " + name +
+                           " with NCCL between ranks is not built yet: use --backend cpu, or --backend " + name +
                            " in one process");
   }
   launch_ = start_mpi_launch();

@@ -20,22 +20,24 @@
 
 #include "exec/executor.hpp"
 #include "exec/mpi_launch.hpp"
+#include "run/backend.hpp"
 
 namespace splitscope::cli {
 
 /// Registers `--launcher mpi` on `command`, into `launcher`.
 void add_launcher_option(CLI::App& command, std::string& launcher);
 
-/// The backend a measuring command runs: `chosen` where given, else cpu under
-/// `--launcher mpi` (the launcher's backend) or where no GPU is present, else cuda.
-std::string measuring_backend(const std::string& chosen, const std::string& launcher);
+/// The backend a measuring command runs: `chosen` (--backend) where given,
+/// else cpu under `--launcher mpi` (the launcher's backend) or where no GPU
+/// is present, else cuda.
+Backend measuring_backend(const std::string& chosen, const std::string& launcher);
 
 class LaunchScope {
  public:
   /// Joins the MPI launch where `launcher` is "mpi" (the backend must then be
   /// cpu: InputError for sim, UnavailableError for cuda and for a build
   /// without MPI); InputError where mpirun started this process without it.
-  LaunchScope(const std::string& launcher, const std::string& backend);
+  LaunchScope(const std::string& launcher, Backend backend);
   ~LaunchScope();
   LaunchScope(const LaunchScope&) = delete;
   LaunchScope& operator=(const LaunchScope&) = delete;

@@ -68,24 +68,7 @@ int run_main(int argc, char** argv) {
     }
   }
 
-  // Before CLI11, whose splitting at commas would drop an empty item unseen.
-  if (const std::optional<std::string> problem = cli::empty_list_item_problem(app, argc, argv)) {
-    throw cli::CommandLineError("command line: " + *problem);
-  }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    // A mistyped option first: CLI11 would name only what it then misses ("--devices is required").
-    const std::optional<std::string> unknown = cli::unknown_option_problem(app, argc, argv);
-    throw cli::CommandLineError("command line: " + (unknown ? *unknown : std::string(e.what())) +
-                                "\nRun 'splitscope --help' (or 'splitscope COMMAND --help').");
-  }
+  if (const std::optional<int> exit_code = cli::parse_command_line(app, argc, argv)) return *exit_code;
 
   const std::vector<std::string> command_line(argv, argv + argc);
   for (auto& command : commands) {
@@ -112,6 +95,28 @@ int check_standard_output(int status) {
 }  // namespace
 
 int splitscope::cli::run_command_line(int argc, char** argv) { return run_main(argc, argv); }
+
+std::optional<int> splitscope::cli::parse_command_line(CLI::App& app, int argc, char** argv) {
+  // Before CLI11, whose splitting at commas would drop an empty item unseen.
+  if (const std::optional<std::string> problem = empty_list_item_problem(app, argc, argv)) {
+    throw CommandLineError("command line: " + *problem);
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // A mistyped option first: CLI11 would name only what it then misses ("--devices is required").
+    const std::optional<std::string> unknown = unknown_option_problem(app, argc, argv);
+    throw CommandLineError("command line: " + (unknown ? *unknown : std::string(e.what())) +
+                           "\nRun 'splitscope --help' (or 'splitscope COMMAND --help').");
+  }
+  return std::nullopt;
+}
 
 splitscope::cli::CommandFailure splitscope::cli::current_command_failure() {
   using namespace splitscope;

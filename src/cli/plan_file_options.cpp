@@ -53,8 +53,8 @@ int64_t plan_file_batch(const PlanFile& file, const std::optional<int64_t>& batc
 
 std::shared_ptr<const Plan> plan_from_file(const PlanFile& file, const std::string& path,
                                            const std::shared_ptr<const Graph>& graph, int devices,
-                                           const ExecutionOptions& execution, const std::string& backend) {
-  const PartitionOptions pricing = partition_options(execution, backend, file.spec.devices, file.spec.microbatches);
+                                           const ExecutionOptions& execution, const RunTarget& target) {
+  const PartitionOptions pricing = partition_options(execution, target, file.spec.devices, file.spec.microbatches);
   return std::make_shared<const Plan>(rebuild_plan(file, path, graph, devices, pricing.cost));
 }
 

@@ -39,11 +39,11 @@ void adopt_plan_file_precision(const PlanFile& file, const std::string& path, st
 int64_t plan_file_batch(const PlanFile& file, const std::optional<int64_t>& batch);
 
 /// The file's plan for `graph` (the network with its batch and training, as
-/// the command loaded it) on `devices` (0: the file's), priced as `backend`
+/// the command loaded it) on `devices` (0: the file's), priced as `target`
 /// prices (partition_options()); InputError (exit 2) naming what differs.
 std::shared_ptr<const Plan> plan_from_file(const PlanFile& file, const std::string& path,
                                            const std::shared_ptr<const Graph>& graph, int devices,
-                                           const ExecutionOptions& execution, const std::string& backend);
+                                           const ExecutionOptions& execution, const RunTarget& target);
 
 /// `plan` under the name `label` ("plan: pipeline x2, ..."), so that a
 /// report tells it from the named strategy of the same partitioner.

@@ -37,19 +37,19 @@ Machine machine_at_precision(Machine machine, Precision precision) {
   return machine;
 }
 
-void require_precision_backend(const std::string& backend, Precision precision) {
-  if (backend == "sim" || precision == Precision::kFp32) return;
-  if (backend == "cuda" && precision == Precision::kTf32) return;  // float32 storage: --dtype tf32
+void require_precision_backend(Backend backend, Precision precision) {
+  if (backend == Backend::kSim || precision == Precision::kFp32) return;
+  if (backend == Backend::kCuda && precision == Precision::kTf32) return;  // float32 storage: --dtype tf32
   // The cpu backend rounds what the plan stores (exec/cpu/stored_precision.hpp); tf32 changes the
   // products' math instead, which its float32 BLAS products cannot reproduce.
-  if (backend == "cpu" && precision != Precision::kTf32) return;
-  const std::string runs = backend == "cuda" ? "stores float32 tensors (fp32, or tf32 products)"
+  if (backend == Backend::kCpu && precision != Precision::kTf32) return;
+  const std::string runs = backend == Backend::kCuda ? "stores float32 tensors (fp32, or tf32 products)"
                                              : "runs fp32, bf16, fp16 and amp (its products are full float32, "
                                                "not tf32)";
-  const std::string instead = backend == "cuda" ? "" : ", or run tf32 on a GPU with --backend cuda";
+  const std::string instead = backend == Backend::kCuda ? "" : ", or run tf32 on a GPU with --backend cuda";
   throw UnavailableError(fmt::format("--precision {}: the {} backend {}; predict it with --backend sim --machine NAME "
                                      "(e.g. h100-nvlink-8){}",
-                                     to_string(precision), backend, runs, instead));
+                                     to_string(precision), to_string(backend), runs, instead));
 }
 
 }  // namespace splitscope::cli

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "ir/precision.hpp"
+#include "run/backend.hpp"
 #include "sim/machine/machine.hpp"
 
 namespace splitscope::cli {
@@ -32,6 +33,6 @@ Machine machine_at_precision(Machine machine, Precision precision);
 /// `precision`: cpu runs fp32, bf16, fp16 and amp (float32 math, storage
 /// rounded), not tf32; cuda runs fp32 and tf32 (float32 storage:
 /// `--dtype tf32`). The message names `--backend sim`.
-void require_precision_backend(const std::string& backend, Precision precision);
+void require_precision_backend(Backend backend, Precision precision);
 
 }  // namespace splitscope::cli

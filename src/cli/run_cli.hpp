@@ -5,8 +5,13 @@
 /// process; the Python module (python/, docs/python.md) runs its commands
 /// through run_command_line, which throws what run_cli prints.
 
+#include <optional>
 #include <stdexcept>
 #include <string>
+
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace splitscope::cli {
 
@@ -20,6 +25,12 @@ int run_cli(int argc, char** argv);
 /// (util/errors.hpp: InputError, UnavailableError, RunError, ...) pass
 /// through. Returns the command's exit code; help and --version print and return 0.
 int run_command_line(int argc, char** argv);
+
+/// Parses `argv` into `app` as run_cli parses the `splitscope` command line
+/// (CommandLineError for one that does not parse); returns the exit code
+/// where it asked for help or the version (printed), nullopt where the
+/// command is to run. `sweep` parses each of its points' `run` with it.
+std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv);
 
 /// A command line that names no command, an unknown one, or options that do
 /// not parse: bad input (exit 2). what() is the text after `error: `.

@@ -7,6 +7,8 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/run_command.hpp"
+
 #include "cli/degrees_option.hpp"
 #include "cli/command.hpp"
 #include "cli/command_outputs.hpp"
@@ -20,40 +22,18 @@
 #include "exec/cpu/cpu_executor.hpp"
 #include "exec/cuda_backend.hpp"
 #include "exec/output_compare.hpp"
-#include "exec/training_run.hpp"
 #include "plan/plan_check.hpp"
 #include "report/extrapolation_warning.hpp"
 #include "report/noise_warning.hpp"
 #include "report/progress.hpp"
 #include "report/reporter.hpp"
+#include "run/run_driver.hpp"
 #include "util/errors.hpp"
 #include "util/npy.hpp"
 #include "util/output_batch.hpp"
 
 namespace splitscope::cli {
 namespace {
-
-struct RunCommandOptions {
-  std::string model;
-  std::string strategy;
-  int devices = 0;
-  bool devices_given = false;
-  int microbatches = 1;
-  int replicas = 1;
-  ExecutionOptions execution;
-  TrainingOptions training;
-  ParameterServerCliOptions parameter_server;
-  InputPipelineOptions input;
-  bool check = false;
-  std::string save_output;
-  ReportOutputs outputs;
-  std::string launcher;
-  std::vector<int> stages;  ///< --stages: a layer split's cut points
-  std::string degrees;      ///< --degrees: hybrid's T,P,D
-  std::string plan_file;    ///< --plan: the strategy and its parameters from a plan file
-  /// The strategy options found on the command line, which --plan refuses.
-  std::vector<std::string> strategy_options_given;
-};
 
 std::shared_ptr<const Plan> make_checked_plan(const std::shared_ptr<const Graph>& graph, const std::string& strategy,
                                               const PartitionOptions& options, int replicas = 1) {
@@ -64,9 +44,9 @@ std::shared_ptr<const Plan> make_checked_plan(const std::shared_ptr<const Graph>
 
 /// The output `run --check` holds this run to: `single` on the same backend
 /// for cpu, on the cpu backend for cuda (the reference implementation).
-HostTensor reference_output(const std::string& backend, const std::shared_ptr<const Plan>& single,
+HostTensor reference_output(Backend backend, const std::shared_ptr<const Plan>& single,
                             const RunResult& single_result, const RunOptions& options) {
-  if (backend == "cpu") return single_result.output;
+  if (backend == Backend::kCpu) return single_result.output;
   RunOptions once = options;
   once.warmup = 0;
   once.repeats = 1;
@@ -75,16 +55,16 @@ HostTensor reference_output(const std::string& backend, const std::shared_ptr<co
   return CpuExecutor().run(*single, once).output;
 }
 
-int run_command(const RunCommandOptions& options, const std::vector<std::string>& command_line,
-                const std::string& backend, const LaunchScope& launch) {
-  const bool computes = backend != "sim";
-  if (!computes && (options.check || !options.save_output.empty())) {
+Comparison run_command(const RunCommandOptions& options, const std::vector<std::string>& command_line,
+                       Backend backend, const LaunchScope& launch, std::ostream& out) {
+  if (!computes(backend) && (options.check || !options.save_output.empty())) {
     throw InputError(options.check ? "--check" : "--save-output", "",
                      "the simulator predicts times and computes no outputs; use --backend cpu or cuda");
   }
-  if (computes && options.execution.placement != "default") {
+  if (computes(backend) && options.execution.placement != "default") {
     throw InputError("--placement", "",
-                     "places a plan's devices on a simulated machine's nodes; --backend " + backend +
+                     "places a plan's devices on a simulated machine's nodes; --backend " +
+                         std::string(to_string(backend)) +
                          " runs plan device i on this host's device i (use --backend sim --machine M)");
   }
   check_input_pipeline_options(options.input, options.training);
@@ -94,7 +74,7 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
                      {input_file(ZooShelf::kNetworks, options.model),
                       input_file(ZooShelf::kMachines, options.execution.machine), options.plan_file});
   OutputBatch files(launch.writes());
-  auto reporters = make_reporters(ReportKind::kRun, std::cout, options.outputs, files);
+  auto reporters = make_reporters(ReportKind::kRun, out, options.outputs, files);
 
   // The strategy and its parameters: from the command line, or from --plan's file.
   std::optional<PlanFile> file;
@@ -119,10 +99,11 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
     throw InputError("--schedule", "", "orders a pipeline's micro-batches; use it with --strategy pipeline");
   }
   check_stages_option(options.stages, strategy);
-  // Made either way: it checks the backend's options.
-  auto executor = make_executor(options.execution, backend, devices);
-  if (launch.launched()) executor = launch.make_executor();
-  PartitionOptions partitioning = partition_options(options.execution, backend, devices, options.microbatches);
+  const RunTarget target = resolve_target(options.execution, backend);
+  check_backend_options(options.execution, backend, devices);
+  const std::unique_ptr<Executor> executor =
+      launch.launched() ? launch.make_executor() : make_executor(options.execution, target, devices);
+  PartitionOptions partitioning = partition_options(options.execution, target, devices, options.microbatches);
   set_training_plan_options(options.training, partitioning);
   check_zero_backend(options.training, backend);
   partitioning.parameter_servers = options.parameter_server.shards;
@@ -131,25 +112,25 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
   const ParameterServerOptions ps = parameter_server_options(options.parameter_server, strategy, options.training.steps);
   const auto plan =
       file ? plan_from_file(*file, options.plan_file, graph, options.devices_given ? options.devices : 0,
-                            options.execution, backend)
+                            options.execution, target)
            : make_checked_plan(graph, strategy, partitioning, options.replicas);
-  // A training run's repeats are its steps; a forward run's, timed repeats after warm-up.
-  // Behind an input pipeline, the repeats are steps of a stream of batches.
-  const auto execute = [&](const Plan& runnable, const RunOptions& run_options) {
-    if (options.input.enabled) return executor->run_input_stream(runnable, run_options, options.input);
-    if (!options.training.train) return executor->run(runnable, run_options);
-    if (runnable.traits.parameter_server) return executor->run_parameter_server(runnable, run_options, ps);
-    return run_training_steps(*executor, runnable, run_options, options.training.steps);
-  };
 
   Progress progress = stderr_progress(options.execution.quiet || !launch.writes());
-  RunOptions run = run_options(options.execution);
-  run.on_repeat = progress.repeat_callback();
-  run.want_output = options.check || !options.save_output.empty();
+  // A training run's repeats are its steps; a forward run's, timed repeats after warm-up.
+  // Behind an input pipeline, the repeats are steps of a stream of batches (run_request.hpp).
+  RunRequest request;
+  request.options = run_options(options.execution);
+  request.options.on_repeat = progress.repeat_callback();
+  request.options.want_output = options.check || !options.save_output.empty();
+  request.train = options.training.train;
+  request.steps = options.training.steps;
+  request.ps = ps;
+  if (options.input.enabled) request.input = options.input;
+  const RunOptions& run = request.options;
   ComparisonBuilder builder(make_report_context(command_line));
 
-  progress.begin_run(fmt::format("{} on {}", plan->strategy, backend));
-  const RunResult result = execute(*plan, run);
+  progress.begin_run(fmt::format("{} on {}", plan->strategy, to_string(backend)));
+  const RunResult result = run_plan(*executor, *plan, request);
   progress.end_run();
   builder.add(plan, result);
 
@@ -158,9 +139,9 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
   RunResult single_result = result;
   if (!plan->traits.baseline) {
     const std::string baseline = baseline_strategy();
-    single = make_checked_plan(graph, baseline, partition_options(options.execution, backend, 1, 1));
-    progress.begin_run(fmt::format("{} on {} (baseline)", baseline, backend));
-    single_result = execute(*single, run);
+    single = make_checked_plan(graph, baseline, partition_options(options.execution, target, 1, 1));
+    progress.begin_run(fmt::format("{} on {} (baseline)", baseline, to_string(backend)));
+    single_result = run_plan(*executor, *single, request);
     progress.end_run();
     builder.add(single, single_result, false);
   }
@@ -168,44 +149,49 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
   std::optional<OutputComparison> checked;
   double tolerance = precision_check_tolerance(plan->precision);
   if (options.check) {
-    if (backend == "cuda") tolerance = std::max(tolerance, check_tolerance(parse_dtype(options.execution.dtype)));
+    if (backend == Backend::kCuda) {
+      tolerance = std::max(tolerance, check_tolerance(parse_dtype(options.execution.dtype)));
+    }
     checked = compare_outputs(result.output, reference_output(backend, single, single_result, run));
   }
   if (!options.save_output.empty()) {
     files.add("--save-output", options.save_output, encode_npy(result.output.shape, result.output.data));
   }
-  const Comparison comparison = std::move(builder).build();
+  Comparison comparison = std::move(builder).build();
   for (auto& reporter : reporters) reporter->report(comparison);
 
   if (checked) {
-    const std::string against = backend == "cpu" ? "single on cpu" : "single on the cpu backend";
-    std::cout << fmt::format("check: {} against {} (tolerance {:.0e})\n", checked->describe(), against, tolerance);
+    const std::string against = backend == Backend::kCpu ? "single on cpu" : "single on the cpu backend";
+    out << fmt::format("check: {} against {} (tolerance {:.0e})\n", checked->describe(), against, tolerance);
     if (!checked->within(tolerance)) {
       // A failed run writes no files (README): the batch is dropped unpublished.
       throw RunError(fmt::format("--check failed: {} exceeds the tolerance {:.0e}", checked->describe(), tolerance));
     }
   }
-  if (!launch.writes()) return 0;
+  if (!launch.writes()) return comparison;
   publish_outputs(files, options.execution.quiet);
   if (const auto warning = noise_warning(comparison)) fmt::print(stderr, "{}\n", *warning);
   if (const auto warning = extrapolation_warning(comparison)) fmt::print(stderr, "{}\n", *warning);
-  return 0;
-}
-
-int run_command(const RunCommandOptions& given, const std::vector<std::string>& command_line) {
-  RunCommandOptions options = given;
-  if (!given.plan_file.empty()) {
-    adopt_plan_file_precision(read_plan_file(given.plan_file), given.plan_file, options.execution.precision);
-  }
-  const std::string backend = options.execution.backend.empty() ? "cpu" : options.execution.backend;
-  LaunchScope launch(options.launcher, backend);
-  return launch.run([&] { return run_command(options, command_line, backend, launch); });
+  return comparison;
 }
 
 }  // namespace
 
-Command add_run_command(CLI::App& app) {
-  auto options = std::make_shared<RunCommandOptions>();
+int run_command(const RunCommandOptions& given, const std::vector<std::string>& command_line, std::ostream& out,
+                std::optional<Comparison>& ran) {
+  RunCommandOptions options = given;
+  if (!given.plan_file.empty()) {
+    adopt_plan_file_precision(read_plan_file(given.plan_file), given.plan_file, options.execution.precision);
+  }
+  const Backend backend = chosen_backend(options.execution, Backend::kCpu);
+  LaunchScope launch(options.launcher, backend);
+  return launch.run([&] {
+    ran = run_command(options, command_line, backend, launch, out);
+    return 0;
+  });
+}
+
+CLI::App* add_run_subcommand(CLI::App& app, const std::shared_ptr<RunCommandOptions>& options) {
   CLI::App* sub = app.add_subcommand("run", "Run (or simulate) one strategy and report its timeline");
   sub->add_option("MODEL", options->model, "network file, or a name from models/networks")->required();
   // Required unless --plan gives them (checked once parsed).
@@ -241,7 +227,16 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--report", options->outputs.report, "write the JSON run report (splitscope.report/1, docs/reports.md)");
   sub->add_option("--trace", options->outputs.trace, "write a Chrome/Perfetto trace of the run");
   sub->add_option("--html", options->outputs.html, "write a self-contained HTML page of the run");
-  return {sub, [options](const std::vector<std::string>& command_line) { return run_command(*options, command_line); }};
+  return sub;
+}
+
+Command add_run_command(CLI::App& app) {
+  auto options = std::make_shared<RunCommandOptions>();
+  CLI::App* sub = add_run_subcommand(app, options);
+  return {sub, [options](const std::vector<std::string>& command_line) {
+            std::optional<Comparison> ran;
+            return run_command(*options, command_line, std::cout, ran);
+          }};
 }
 
 }  // namespace splitscope::cli

@@ -95,14 +95,14 @@ int default_microbatches(int64_t batch, int devices) {
 std::vector<std::shared_ptr<const Plan>> comparison_plans(const std::shared_ptr<const Graph>& graph,
                                                           const std::vector<std::string>& strategies, int devices,
                                                           int microbatches, const ExecutionOptions& execution,
-                                                          const std::string& backend,
+                                                          const RunTarget& target,
                                                           const TrainingOptions& training, int replicas) {
   std::vector<std::shared_ptr<const Plan>> plans;
   for (const std::string& strategy : strategies) {
     const auto partitioner = replicated(strategy, replicas);
     const StrategyTraits traits = partitioner->traits();
     PartitionOptions options =
-        partition_options(execution, backend, traits.baseline ? 1 : devices, traits.microbatched ? microbatches : 1);
+        partition_options(execution, target, traits.baseline ? 1 : devices, traits.microbatched ? microbatches : 1);
     set_training_plan_options(training, options);
     auto plan = std::make_shared<const Plan>(make_plan(*partitioner, graph, options));
     check(*plan);

@@ -33,14 +33,14 @@ int default_microbatches(int64_t batch, int devices);
 
 /// The checked plans of `strategies` (chosen_strategies()' order): the
 /// baseline on one device, the splits on `devices`, micro-batched ones in
-/// `microbatches`, priced for `backend` (partition_options()); with
+/// `microbatches`, priced for `target` (partition_options()); with
 /// `replicas` > 1 the splits that do not replicate run as that many copies
 /// (partitioners/replicas.hpp), micro-batched ones with `microbatches` each;
 /// `training` says what training plans add (set_training_plan_options()).
 std::vector<std::shared_ptr<const Plan>> comparison_plans(const std::shared_ptr<const Graph>& graph,
                                                           const std::vector<std::string>& strategies, int devices,
                                                           int microbatches, const ExecutionOptions& execution,
-                                                          const std::string& backend,
+                                                          const RunTarget& target,
                                                           const TrainingOptions& training = {}, int replicas = 1);
 
 }  // namespace splitscope::cli

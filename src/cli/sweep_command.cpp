@@ -1,25 +1,25 @@
 // `splitscope sweep --over OPTION=V1,V2,... [--over ...] run MODEL ARGS...`:
 // the same `run` over a list of values of any of its options (the cartesian
 // product where several are swept), and how throughput follows them. Each
-// point is a whole `run` command, parsed and run in this process exactly as
-// it would be on its own, so every option of `run` can be swept without
-// this file knowing it.
+// point is a whole `run` command line, parsed as `run` parses it and run in
+// this process by the same code (run_command.hpp, and below it the run
+// layer), so every option of `run` can be swept without this file knowing it.
 
 #include <fmt/format.h>
 
-#include <filesystem>
-#include <fstream>
+#include <cmath>
 #include <iostream>
 #include <memory>
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "cli/command.hpp"
 #include "cli/command_outputs.hpp"
 #include "cli/run_cli.hpp"
-#include "cli/sweep_folder.hpp"
+#include "cli/run_command.hpp"
 #include "cli/sweep_points.hpp"
 #include "report/sweep_report.hpp"
+#include "util/check.hpp"
 #include "util/errors.hpp"
 #include "util/output_batch.hpp"
 #include "cli/network_loading.hpp"
@@ -50,50 +50,56 @@ std::vector<std::string> files_read(const std::vector<std::string>& arguments, c
   return files;
 }
 
-/// One point's command line (SweepPoints::command_line), run here, its
-/// standard output dropped. Returns run's exit code.
-int run_point(std::vector<std::string> words) {
+/// One point's command line (SweepPoints::command_line), parsed as `run`'s
+/// and run here with its table dropped; its error, where it fails, said on
+/// stderr as the command would say it. Returns run's exit code, and sets
+/// `ran` to what it ran.
+int run_point(std::vector<std::string> words, std::optional<Comparison>& ran) {
   std::vector<char*> argv;
   for (std::string& word : words) argv.push_back(word.data());
   argv.push_back(nullptr);
-  std::ostringstream dropped;
-  std::streambuf* const saved = std::cout.rdbuf(dropped.rdbuf());
-  int status = 0;
+  CLI::App app;
+  app.require_subcommand(1);
+  app.fallthrough();
+  const auto options = std::make_shared<RunCommandOptions>();
+  add_run_subcommand(app, options);
   try {
-    status = run_cli(static_cast<int>(words.size()), argv.data());
-  } catch (...) {
-    std::cout.rdbuf(saved);
-    throw;
+    if (const std::optional<int> exit_code = parse_command_line(app, static_cast<int>(words.size()), argv.data())) {
+      return *exit_code;
+    }
+    std::ostream dropped(nullptr);  // the point's table: the sweep shows its own
+    return run_command(*options, words, dropped, ran);
+  } catch (const std::exception&) {
+    const CommandFailure failure = current_command_failure();
+    fmt::print(stderr, "error: {}\n", failure.message);
+    return failure.exit_code;
   }
-  std::cout.rdbuf(saved);
-  return status;
 }
 
-OptionSweepPoint read_point(const std::string& report, std::vector<std::pair<std::string, std::string>> values) {
-  std::ifstream in(report);
-  const nlohmann::json run = nlohmann::json::parse(in);
+/// The point a run's report (its JSON report's fields, docs/reports.md) makes.
+OptionSweepPoint read_point(const RunReport& run, std::vector<std::pair<std::string, std::string>> values) {
+  const RunSummary& summary = run.summary;
+  const Judgement& judgement = run.judgement;
   OptionSweepPoint point;
   point.values = std::move(values);
-  point.fits = run.value("fits", true);
-  point.verdict = run.value("verdict", "");
-  if (!point.fits || !run["makespan_ms"].is_object()) {
+  point.fits = summary.fits();
+  point.verdict = judgement.verdict ? std::string(to_string(*judgement.verdict)) : std::string();
+  if (!point.fits || !summary.makespan) {
     point.fits = false;
     return point;
   }
-  point.makespan_ms = run["makespan_ms"]["median"].get<double>();
-  if (run["speedup"].is_number() && run.value("baseline_makespan_ms", nlohmann::json()).is_number()) {
-    point.speedup = run["speedup"].get<double>();
+  point.makespan_ms = summary.makespan->median_ms;
+  // As the report's JSON holds them: a number that is not finite is null there, and so not taken.
+  const auto number = [](const std::optional<double>& value) { return value && std::isfinite(*value); };
+  if (number(judgement.speedup) && number(judgement.baseline_makespan_ms)) point.speedup = *judgement.speedup;
+  const auto& ps = summary.info.parameter_server;
+  if (summary.training && ps) {
+    for (const auto& [time_us, loss] : ps->loss_curve) point.loss_curve.emplace_back(time_us / 1000.0, loss);
   }
-  const auto train = run.find("train");
-  if (train != run.end() && train->is_object() && train->contains("parameter_server")) {
-    for (const auto& sample : (*train)["parameter_server"]["loss_curve"]) {
-      point.loss_curve.emplace_back(sample["time_ms"].get<double>(), sample["loss"].get<double>());
-    }
-  }
-  if (train != run.end() && train->is_object() && (*train)["samples_per_s"].is_number()) {
-    point.samples_per_s = (*train)["samples_per_s"].get<double>();
+  if (summary.training && number(summary.training->samples_per_s)) {
+    point.samples_per_s = *summary.training->samples_per_s;
   } else if (point.makespan_ms > 0) {
-    point.samples_per_s = run["batch"].get<double>() / (point.makespan_ms / 1000.0);
+    point.samples_per_s = static_cast<double>(summary.batch) / (point.makespan_ms / 1000.0);
   }
   return point;
 }
@@ -106,19 +112,19 @@ int sweep_command(const SweepOptions& options, const std::vector<std::string>& a
   sweep.run_arguments.assign(arguments.begin() + 1, arguments.end());
   for (const SweptOption& option : points.swept()) sweep.over.push_back(option.name);
 
-  const SweepFolder folder;
-
   for (size_t index = 0; index < points.size(); ++index) {
     std::vector<std::pair<std::string, std::string>> values = points.values(index);
     std::string label;
     for (const auto& [option, value] : values) label += fmt::format("{}{}={}", label.empty() ? "" : " ", option, value);
     if (!options.quiet) fmt::print(stderr, "sweep: {} ({} of {})\n", label, index + 1, points.size());
-    const std::string report = (folder.path() / fmt::format("point-{}.json", index)).string();
-    if (const int status = run_point(points.command_line(index, report)); status != 0) {
+    std::optional<Comparison> ran;
+    if (const int status = run_point(points.command_line(index), ran); status != 0) {
       fmt::print(stderr, "sweep: the run at {} failed (exit {}; its error is above)\n", label, status);
       return status;
     }
-    sweep.points.push_back(read_point(report, values));
+    // A run report is its comparison's first shown run (RunJsonReporter).
+    SPLITSCOPE_CHECK(ran && !ran->primary().runs.empty(), "a swept run reports a run");
+    sweep.points.push_back(read_point(ran->primary().runs.front(), values));
   }
 
   OutputBatch files;

@@ -94,6 +94,9 @@ void check_run_arguments(const std::vector<std::string>& arguments, const std::v
     if (word == "--launcher" || word.rfind("--launcher=", 0) == 0) {
       throw InputError("--launcher", "", "sweep runs its points in this process; run them one by one under mpirun");
     }
+    if (word == "--help" || word == "-h" || word == "--version") {
+      throw InputError(word, "", "asks for text, not a run to sweep; see splitscope run --help");
+    }
   }
   for (const SweptOption& option : swept) {
     for (const std::string& word : arguments) {
@@ -185,7 +188,7 @@ std::vector<std::pair<std::string, std::string>> SweepPoints::values(size_t inde
   return values;
 }
 
-std::vector<std::string> SweepPoints::command_line(size_t index, const std::string& report) const {
+std::vector<std::string> SweepPoints::command_line(size_t index) const {
   std::vector<std::string> words{"splitscope"};
   words.insert(words.end(), run_arguments_.begin(), run_arguments_.end());
   for (const auto& [option, value] : values(index)) {
@@ -198,7 +201,7 @@ std::vector<std::string> SweepPoints::command_line(size_t index, const std::stri
     words.push_back("--" + option);
     words.push_back(value);
   }
-  words.insert(words.end(), {"--report", report, "--quiet"});
+  words.push_back("--quiet");
   return words;
 }
 

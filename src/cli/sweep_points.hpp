@@ -48,9 +48,9 @@ class SweepPoints {
   const std::vector<std::string>& run_arguments() const { return run_arguments_; }
   /// Point `index`'s value of each swept option, in swept() order.
   std::vector<std::pair<std::string, std::string>> values(size_t index) const;
-  /// Point `index` as run_cli takes it: `splitscope run ... --OPTION VALUE ...
-  /// --report REPORT --quiet` (a variant's words as they are).
-  std::vector<std::string> command_line(size_t index, const std::string& report) const;
+  /// Point `index` as `run` parses it: `splitscope run ... --OPTION VALUE ...
+  /// --quiet` (a variant's words as they are).
+  std::vector<std::string> command_line(size_t index) const;
 
  private:
   std::vector<SweptOption> swept_;

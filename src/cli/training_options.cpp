@@ -121,9 +121,9 @@ void set_training_plan_options(const TrainingOptions& options, PartitionOptions&
   partition.zero_stage = options.train ? options.zero : 0;
 }
 
-void check_zero_backend(const TrainingOptions& options, const std::string& backend) {
-  if (options.train && options.zero == 1 && backend != "sim") {
-    throw UnavailableError("--zero 1 is modelled by plan memory and the simulator only; the " + backend +
+void check_zero_backend(const TrainingOptions& options, Backend backend) {
+  if (options.train && options.zero == 1 && backend != Backend::kSim) {
+    throw UnavailableError("--zero 1 is modelled by plan memory and the simulator only; the " + std::string(to_string(backend)) +
                            " backend runs every replica's whole optimizer state: use --backend sim");
   }
 }

@@ -15,6 +15,7 @@
 #include "ir/training_spec.hpp"
 #include "partitioners/partitioner.hpp"
 #include "plan/plan.hpp"
+#include "run/backend.hpp"
 
 namespace splitscope::cli {
 
@@ -67,7 +68,7 @@ int64_t bucket_bytes(const TrainingOptions& options);
 /// (exit 3) for `--zero 1` on a backend other than sim: the executors run the
 /// gradient all-reduce and whole optimizer state, and would not measure the
 /// sharded step.
-void check_zero_backend(const TrainingOptions& options, const std::string& backend);
+void check_zero_backend(const TrainingOptions& options, Backend backend);
 
 /// Sets what the training options ask of a plan (schedule, buckets, --recompute, --zero) in `partition`.
 void set_training_plan_options(const TrainingOptions& options, PartitionOptions& partition);

@@ -21,7 +21,6 @@
 #include "cli/execution_options.hpp"
 #include "cli/host_machine.hpp"
 #include "cli/host_speed.hpp"
-#include "cli/interleaved_runs.hpp"
 #include "cli/network_loading.hpp"
 #include "cli/strategy_choice.hpp"
 #include "cli/plan_file_options.hpp"
@@ -33,6 +32,7 @@
 #include "report/noise_warning.hpp"
 #include "report/progress.hpp"
 #include "report/validation_report.hpp"
+#include "run/run_driver.hpp"
 #include "sim/machine/machine_file.hpp"
 #include "util/errors.hpp"
 #include "util/output_batch.hpp"
@@ -84,14 +84,13 @@ void refuse_duplicates(const std::vector<std::string>& list, const std::string& 
 
 int validate_command(const ValidateOptions& options, const std::vector<std::string>& command_line) {
   const ExecutionOptions& execution = options.execution;
-  const std::string backend =
-      !execution.backend.empty() ? execution.backend : (cuda_gpu_available() ? "cuda" : "cpu");
-  if (backend == "sim") {
+  const Backend backend = chosen_backend(execution, cuda_gpu_available() ? Backend::kCuda : Backend::kCpu);
+  if (backend == Backend::kSim) {
     throw InputError("--backend", "",
                      "validate scores the simulator against measured runs; measure them with cpu or cuda");
   }
   const Precision precision = precision_option(execution.precision);
-  if (backend == "cpu" && precision != Precision::kFp32) {
+  if (backend == Backend::kCpu && precision != Precision::kFp32) {
     // Its bf16, fp16 and amp runs are float32 math with the stored values
     // rounded: right numerics and bytes, but not the times of that precision.
     throw UnavailableError(fmt::format(
@@ -116,7 +115,7 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
   }
   refuse_duplicates(options.networks, "--networks");
   refuse_duplicates(options.strategies, "--strategies");
-  const std::string pattern = options.predict_on.value_or(backend == "cuda" ? "h100-nvlink-8" : "cpu-2");
+  const std::string pattern = options.predict_on.value_or(backend == Backend::kCuda ? "h100-nvlink-8" : "cpu-2");
   if (pattern.empty() || pattern == "none") {
     throw InputError("--predict-on", "", "give the machine to score (a name or file; {devices} stands for the count)");
   }
@@ -126,9 +125,12 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
   // first measured run: a typo must not cost minutes.
   std::vector<std::string> inputs;
   std::vector<std::unique_ptr<Executor>> simulators;
+  std::vector<RunTarget> predicted_on;  // each machine read once, by its simulator
   for (int devices : options.devices) {
     const std::string machine = machine_for(pattern, devices);
-    simulators.push_back(make_executor(execution.for_prediction_on(machine), "sim", devices));
+    const ExecutionOptions prediction = execution.for_prediction_on(machine);
+    predicted_on.push_back(resolve_target(prediction, Backend::kSim));
+    simulators.push_back(make_executor(prediction, predicted_on.back(), devices));
     inputs.push_back(input_file(ZooShelf::kMachines, machine));
   }
   std::vector<std::shared_ptr<const Graph>> graphs;
@@ -161,24 +163,25 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
   check_command_outputs({{"--report", options.report}, {"--html", options.html}}, inputs);
 
   Progress progress = stderr_progress(execution.quiet);
-  RunOptions run = run_options(execution);
-  run.on_repeat = progress.repeat_callback();
-  run.want_output = false;
+  RunRequest run;
+  run.options = run_options(execution);
+  run.options.on_repeat = progress.repeat_callback();
+  run.options.want_output = false;
   // A prediction is instant, and its one "repeat" would redraw the progress line after the runs it follows.
-  RunOptions predict = run;
-  predict.on_repeat = nullptr;
+  RunRequest predict = run;
+  predict.options.on_repeat = nullptr;
   RepeatPolicy policy;
   policy.adaptive = !execution.repeats_given;
   std::vector<ValidationCase> cases;
   std::vector<std::string> skipped;
   ValidationSetup setup;
-  setup.backend = backend;
+  setup.backend = std::string(to_string(backend));
   setup.machine_name = pattern;
   setup.cuda_graph = execution.cuda_graph;
   setup.precision = std::string(to_string(precision));
   std::vector<GemmRatePoint> host_grid;  // the predicting machine's cpu grid, to probe the host against
-  if (backend == "cpu") {
-    host_grid = load_machine(resolve_machine(machine_for(pattern, options.devices.front()))).device.gemm_rates;
+  if (backend == Backend::kCpu) {
+    host_grid = predicted_on.front().machine.machine().device.gemm_rates;
   }
   // Every group's plans are made, and checked to fit in memory as they
   // will be run, before the first is timed: a group that cannot run is
@@ -188,11 +191,12 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
     size_t graph_index = 0;
     std::vector<std::shared_ptr<const Plan>> plans;
   };
+  const RunTarget target = resolve_target(execution, backend);
   std::vector<std::unique_ptr<Executor>> executors;
   std::vector<Group> groups;
   for (size_t d = 0; d < options.devices.size(); ++d) {
     const int devices = options.devices[d];
-    executors.push_back(make_executor(execution, backend, devices));
+    executors.push_back(make_executor(execution, target, devices));
     for (size_t g = 0; g < graphs.size(); ++g) {
       const auto& graph = graphs[g];
       if (options.strategies.empty() && !some_split_applies(*graph, devices)) {
@@ -201,9 +205,9 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
       }
       const std::vector<std::string> strategies = chosen_strategies(options.strategies, devices, *graph);
       std::vector<std::shared_ptr<const Plan>> plans = comparison_plans(
-          graph, strategies, devices, default_microbatches(graph->batch(), devices), execution, backend);
+          graph, strategies, devices, default_microbatches(graph->batch(), devices), execution, target);
       if (plan_file && graph->name() == plan_file->network.name && devices == plan_file->spec.devices) {
-        const auto plan = plan_from_file(*plan_file, options.plan_file, graph, devices, execution, backend);
+        const auto plan = plan_from_file(*plan_file, options.plan_file, graph, devices, execution, target);
         plans.push_back(labelled_plan(*plan, "plan: " + describe(plan_file->spec)));
       }
       try {
@@ -220,9 +224,9 @@ int validate_command(const ValidateOptions& options, const std::vector<std::stri
     const int devices = options.devices[group.devices_index];
     const auto& plans = group.plans;
     const std::vector<RunResult> measured =
-        run_interleaved(*executors[group.devices_index], plans, run, progress, policy);
+        run_plans(*executors[group.devices_index], plans, run, progress, policy);
     for (size_t p = 0; p < plans.size(); ++p) {
-      const RunResult predicted = simulators[group.devices_index]->run(*plans[p], predict);
+      const RunResult predicted = run_plan(*simulators[group.devices_index], *plans[p], predict);
       if (measured[p].timelines.empty() || predicted.timelines.empty()) {
         skipped.push_back(
             fmt::format("{} {} on {}: no time", networks[group.graph_index], plans[p]->strategy, devices));

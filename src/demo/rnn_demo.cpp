@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "exec/training_run.hpp"
+#include "run/run_driver.hpp"
 #include "ir/lower.hpp"
 #include "ir/training.hpp"
 #include "partitioners/partitioner.hpp"
@@ -108,13 +108,16 @@ RnnDemoResult run_rnn_demo(const RnnDemoSettings& asked, const DemoBackend& back
     progress.end_run();
   }
 
+  // In training each timed repeat is a step (a warm-up would be one too).
+  RunRequest request;
+  request.options = run;
+  request.train = settings.training.has_value();
+  request.steps = run.repeats;
   ComparisonBuilder builder(std::move(context));
   for (const auto& plan : plans) {
     progress.begin_run(fmt::format("{} over {} device{} ({})", plan->strategy, plan->devices,
                                    plan->devices == 1 ? "" : "s", backend.name));
-    // In training each timed repeat is a step (a warm-up would be one too).
-    builder.add(plan, settings.training ? run_training_steps(*executor, *plan, run, run.repeats)
-                                        : executor->run(*plan, run));
+    builder.add(plan, run_plan(*executor, *plan, request));
     progress.end_run();
   }
   result.comparison = std::move(builder).build();

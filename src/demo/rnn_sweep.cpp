@@ -7,6 +7,7 @@
 #include "report/judgement.hpp"
 #include "report/text_table.hpp"
 #include "report/units.hpp"
+#include "run/run_driver.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {
@@ -120,6 +121,8 @@ SweepResult run_rnn_sweep(const RnnDemoSettings& base, const RnnSweep& sweep, co
   RunOptions run = options;
   run.want_output = false;
   run.on_repeat = progress.repeat_callback();
+  RunRequest forward;
+  forward.options = run;
   for (size_t i = 0; i < settings.size(); ++i) {
     try {
       const RnnDemoSettings& s = settings[i];
@@ -150,7 +153,7 @@ SweepResult run_rnn_sweep(const RnnDemoSettings& base, const RnnSweep& sweep, co
       for (size_t k = 0; k < plans.size(); ++k) {
         const auto& plan = plans[k];
         progress.begin_run(fmt::format("{}: {} over {} devices", where, plan->strategy, s.devices));
-        const RunResult ran = executor->run(*plan, run);
+        const RunResult ran = run_plan(*executor, *plan, forward);
         progress.end_run();
         const RunReport report = make_run_report(plan, ran, nullptr);
         const std::optional<double> ms = median_ms(report);

@@ -1,4 +1,4 @@
-// compare's timing order (src/cli/interleaved_runs.hpp): warm-ups first, then
+// compare's timing order (src/run/interleaved_runs.hpp): warm-ups first, then
 // the baseline's repeats alternating with each split's, ABAB...; a backend
 // that cannot keep a plan set up runs each plan whole, one after the other.
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/interleaved_runs.hpp"
+#include "run/interleaved_runs.hpp"
 
 namespace splitscope::cli {
 namespace interleaved_runs_test {

@@ -126,6 +126,16 @@ TEST(Sweep, AVariantTakesOnlyOptionsAPointMaySet) {
   }
 }
 
+TEST(Sweep, TheRunCommandLineAsksForARunNotForText) {
+  // Each point is parsed as run's: help or the version would print instead of running, and leave no point.
+  for (const std::string word : {"--help", "-h", "--version"}) {
+    const CommandResult result = run_splitscope("sweep -q --over devices=1,2 " + kRun + " " + word);
+    EXPECT_EQ(result.exit_code, 2) << word << ": " << result.err;
+    EXPECT_EQ(result.err, "error: " + word + ": asks for text, not a run to sweep; see splitscope run --help\n");
+    EXPECT_EQ(result.out, "") << word;
+  }
+}
+
 TEST(Sweep, HelpNamesTheRunCommandLineItNeeds) {
   const CommandResult help = run_splitscope("sweep --help");
   EXPECT_EQ(help.exit_code, 0);

@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// How `compare` times its plans: the baseline's repeats interleaved with
+/// How several plans are timed together (`compare`, `validate`): the baseline's repeats interleaved with
 /// each split's (ABAB..., not AAA then BBB), so that a machine whose load
 /// changes during the comparison slows the baseline and the split alike and
 /// the speedup stays honest (pyperf and hyperfine interleave for the same
@@ -17,7 +17,7 @@
 #include "plan/plan.hpp"
 #include "report/progress.hpp"
 
-namespace splitscope::cli {
+namespace splitscope {
 
 /// How many timed runs each split gets beside the baseline. Adaptive: at
 /// least `options.repeats`, then one more pair at a time while the speedup's
@@ -40,4 +40,4 @@ void check_interleaved_fit(const Executor& executor, const std::vector<std::shar
 std::vector<RunResult> run_interleaved(Executor& executor, const std::vector<std::shared_ptr<const Plan>>& plans,
                                        const RunOptions& options, Progress& progress, RepeatPolicy policy = {});
 
-}  // namespace splitscope::cli
+}  // namespace splitscope

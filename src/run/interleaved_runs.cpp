@@ -1,4 +1,4 @@
-#include "cli/interleaved_runs.hpp"
+#include "run/interleaved_runs.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include "report/judgement.hpp"
 #include "report/speedup_interval.hpp"
 
-namespace splitscope::cli {
+namespace splitscope {
 namespace {
 
 std::vector<RunResult> run_one_after_another(Executor& executor,
@@ -81,4 +81,4 @@ std::vector<RunResult> run_interleaved(Executor& executor, const std::vector<std
   return results;
 }
 
-}  // namespace splitscope::cli
+}  // namespace splitscope
