@@ -11,7 +11,9 @@ example that shows output must be deterministic: it runs on the simulator
 times, or `lessons --only` naming none of the lessons that train for real on
 the cpu backend (7 and 8, docs/lessons.md). Each one is run, in order, in one fresh folder (so that `report`
 finds the file an earlier example wrote; an example that shows nothing is
-run only when it writes a file), with the built command
+run only when it writes a file; the checkout's tests/ folder is linked into
+it, so an example may name tests/onnx/models/FILE.onnx as a user at the
+checkout's root would), with the built command
 ($SPLITSCOPE_BIN) and the zoo ($SPLITSCOPE_MODELS), and must exit 0.
 
 Its shown lines must then appear in its output in the same order, each as a
@@ -135,6 +137,9 @@ def check(readme, binary):
         return 2
     failures = 0
     with tempfile.TemporaryDirectory(prefix="splitscope-readme-") as folder:
+        # Examples may read the checkout's test models (tests/onnx/models/...), as a
+        # user at the checkout's root would: the folder sees them under the same path.
+        os.symlink(os.path.join(os.path.dirname(os.path.abspath(readme)), "tests"), os.path.join(folder, "tests"))
         for line_number, command, shown in found:
             words = shlex.split(command)
             deterministic = "sim" in [words[i + 1] for i, w in enumerate(words[:-1]) if w == "--backend"] or \
