@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli/degrees_option.hpp"
+#include "cli/sequence_parallel_option.hpp"
 #include "cli/command.hpp"
 #include "cli/command_outputs.hpp"
 #include "cli/execution_options.hpp"
@@ -50,6 +51,7 @@ struct RunCommandOptions {
   std::string launcher;
   std::vector<int> stages;  ///< --stages: a layer split's cut points
   std::string degrees;      ///< --degrees: hybrid's T,P,D
+  bool sequence_parallel = false;  ///< --sequence-parallel
   std::string plan_file;    ///< --plan: the strategy and its parameters from a plan file
   /// The strategy options found on the command line, which --plan refuses.
   std::vector<std::string> strategy_options_given;
@@ -128,6 +130,7 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
   partitioning.parameter_servers = options.parameter_server.shards;
   partitioning.stage_starts = options.stages;
   if (!file) partitioning.degrees = degrees_option(options.degrees, strategy);
+  partitioning.sequence_parallel = options.sequence_parallel;
   const ParameterServerOptions ps = parameter_server_options(options.parameter_server, strategy, options.training.steps);
   const auto plan =
       file ? plan_from_file(*file, options.plan_file, graph, options.devices_given ? options.devices : 0,
@@ -225,6 +228,7 @@ Command add_run_command(CLI::App& app) {
       ->each(note("--replicas"));
   add_stages_option(*sub, options->stages)->each(note("--stages"));
   add_degrees_option(*sub, options->degrees)->each(note("--degrees"));
+  add_sequence_parallel_option(*sub, options->sequence_parallel)->each(note("--sequence-parallel"));
   add_plan_file_option(*sub, options->plan_file);
   add_execution_options(*sub, options->execution, "cpu");
   add_placement_option(*sub, options->execution);
