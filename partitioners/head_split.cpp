@@ -1,5 +1,7 @@
 #include "partitioners/head_split.hpp"
 
+#include <fmt/format.h>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -101,27 +103,81 @@ std::vector<FeatureCut> head_split_cuts(const Graph& graph, NodeId node, int dev
   return cut == cuts.end() ? std::vector<FeatureCut>{} : cut->second;
 }
 
-void place_head_split(const Graph& graph, int devices, PlanBuilder& builder) {
-  const HeadCuts cuts = head_cuts(graph, devices);
-  const std::vector<bool> replicated = replicated_forward(graph, cuts);
+void require_sequence_parallel(const Graph& graph, int devices) {
+  const std::vector<AttentionBlock> blocks = attention_blocks(graph);
+  if (blocks.empty()) {
+    throw InputError("--sequence-parallel", "",
+                     graph.name() + " has no attention blocks: sequence parallelism splits the layer norms between a "
+                                    "transformer's tensor-parallel pairs along the sequence; drop it");
+  }
+  const int64_t positions = graph.node(blocks.front().attention).output_shapes.at(0).at(0);
+  if (devices > 0 && positions % devices != 0) {
+    throw InputError("--sequence-parallel", "",
+                     fmt::format("splits the sequence of {} ({} positions) over the {} devices of a tensor group, "
+                                 "which do not divide it; use a tensor degree that divides {}",
+                                 graph.name(), positions, devices, positions));
+  }
+}
+
+void place_head_split(const Graph& graph, int devices, PlanBuilder& builder, bool sequence_parallel) {
+  const HeadSplitter splitter(graph, devices, sequence_parallel);
+  if (sequence_parallel && devices > 1) builder.reduce_scatter_partial_sums();
   const Range all_rows{0, graph.batch()};
   for (NodeId id : graph.wavefront_order()) {
+    if (graph.node(id).kind != OpKind::kInput) splitter.place(id, 0, 0, all_rows, builder);
+  }
+}
+
+HeadSplitter::HeadSplitter(const Graph& graph, int devices, bool sequence_parallel)
+    : graph_(graph),
+      devices_(devices),
+      cuts_(head_cuts(graph, devices)),
+      replicated_(replicated_forward(graph, cuts_)),
+      sequence_split_(graph.num_nodes(), false) {
+  if (!sequence_parallel || devices < 2) return;
+  require_sequence_parallel(graph, devices);
+  const int64_t positions = graph.node(attention_blocks(graph).front().attention).output_shapes.at(0).at(0);
+  positions_ = split_evenly(positions, devices);
+  for (NodeId id = 0; id < graph.num_nodes(); ++id) {
     const OpNode& node = graph.node(id);
-    if (node.kind == OpKind::kInput) continue;
     const NodeId forward = forward_of(node, id);
-    const auto cut = cuts.find(forward);
-    if (cut != cuts.end()) {
-      // Pass 3: a split op (or its backward) runs its cut on each device.
-      for (int device = 0; device < devices; ++device) {
-        Slice slice = full_slice(node, all_rows);
-        slice.features = cut->second.at(static_cast<size_t>(device));
-        builder.place(id, 0, slice, device);
-      }
-    } else if (replicated[forward]) {
-      for (int device = 0; device < devices; ++device) builder.place(id, 0, full_slice(node, all_rows), device);
-    } else {
-      builder.place(id, 0, full_slice(node, all_rows), 0);
+    if (!replicated_[forward] || node.output_shapes.at(0).size() < 2) continue;
+    if (node.output_shapes.at(0).at(0) != positions) continue;
+    // Position by position: the element-wise ops (residual adds, dropout)
+    // and layer norm, which normalizes each position alone. The embeddings
+    // stay whole: a share of them would all-reduce their table's gradient;
+    // but the sum of the gradients of their output is a share, as the
+    // residual stream's, so one all-gather brings it whole.
+    const bool position_local = op_def(node.kind).channel_local || node.kind == OpKind::kLayerNorm;
+    if (node.pass == Pass::kForward || (position_local && !sequence_split_[forward])) {
+      sequence_split_[id] = position_local;
     }
+  }
+}
+
+void HeadSplitter::place(NodeId id, int first_device, int microbatch, Range rows, PlanBuilder& builder) const {
+  const OpNode& node = graph_.node(id);
+  const NodeId forward = forward_of(node, id);
+  const auto cut = cuts_.find(forward);
+  if (cut != cuts_.end()) {
+    // Pass 3: a split op (or its backward) runs its cut on each device.
+    for (int device = 0; device < devices_; ++device) {
+      Slice slice = full_slice(node, rows);
+      slice.features = cut->second.at(static_cast<size_t>(device));
+      builder.place(id, microbatch, slice, first_device + device);
+    }
+  } else if (sequence_split_[forward] || sequence_split_[id]) {
+    for (int device = 0; device < devices_; ++device) {
+      Slice slice = full_slice(node, rows);
+      slice.out = positions_.at(static_cast<size_t>(device));
+      builder.place(id, microbatch, slice, first_device + device);
+    }
+  } else if (replicated_[forward]) {
+    for (int device = 0; device < devices_; ++device) {
+      builder.place(id, microbatch, full_slice(node, rows), first_device + device);
+    }
+  } else {
+    builder.place(id, microbatch, full_slice(node, rows), first_device);
   }
 }
 

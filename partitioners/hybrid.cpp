@@ -11,9 +11,11 @@
 #include "ir/model_limits.hpp"
 #include "partitioners/channel_split.hpp"
 #include "partitioners/dense_pairs.hpp"
+#include "partitioners/head_split.hpp"
 #include "plan/plan_builder.hpp"
 #include "partitioners/replicas.hpp"
 #include "partitioners/stage_units.hpp"
+#include "partitioners/transformer_blocks.hpp"
 #include "partitioners/strategies.hpp"
 #include "util/errors.hpp"
 
@@ -45,6 +47,29 @@ class HybridReplicaPartitioner : public Partitioner {
     const auto order = graph->wavefront_order();
 
     PlanBuilder builder(graph, name_, traits(), tensor_ * pipeline_, microbatches);
+    if (tensor_ > 1 && has_attention_blocks(*graph)) {
+      // A transformer: each stage's tensor group splits it by heads, as `tensor` does.
+      const HeadSplitter heads(*graph, tensor_, options.sequence_parallel);
+      if (options.sequence_parallel) builder.reduce_scatter_partial_sums();
+      for (const Pass pass : {Pass::kForward, Pass::kBackward}) {
+        for (int mb = 0; mb < microbatches; ++mb) {
+          for (NodeId id : order) {
+            const OpNode& node = graph->node(id);
+            if (node.kind == OpKind::kInput || node.pass != pass) continue;
+            heads.place(id, stage_of[id] * tensor_, mb, rows[static_cast<size_t>(mb)], builder);
+          }
+        }
+      }
+      builder.note(options.sequence_parallel
+                       ? "each stage's tensor group splits attention by heads, MLPs as dense pairs and the output layer "
+                         "by vocabulary; sequence parallel: layer norms and residual adds each run on 1/" +
+                             std::to_string(tensor_) + " of the sequence, embeddings whole on each device of the group"
+                       : "each stage's tensor group splits attention by heads, MLPs as dense pairs and the output layer "
+                         "by vocabulary; embeddings, layer norms and residual adds run whole on each device of the "
+                         "group");
+      builder.set_pipeline_schedule(options.schedule, tensor_);
+      return builder.build();
+    }
     // One splitter a micro-batch: each keeps the cuts of its own rows' tensors.
     std::vector<ChannelSplitter> splitters;
     splitters.reserve(static_cast<size_t>(microbatches));
@@ -88,9 +113,12 @@ class HybridPartitioner : public Partitioner {
   std::string_view summary() const override {
     return "Megatron's tensor x pipeline x data parallelism, degrees from --degrees T,P,D";
   }
-  StrategyTraits traits() const override { return {.microbatched = true, .trains = true}; }
+  StrategyTraits traits() const override {
+    return {.microbatched = true, .trains = true, .sequence_parallel = true};
+  }
   int max_devices(const Graph& graph) const override {
-    const int64_t most = int64_t{vertical_device_limit(graph).first} * static_cast<int64_t>(stage_units(graph).size()) *
+    const int tensor = has_attention_blocks(graph) ? head_degrees(graph).back() : vertical_device_limit(graph).first;
+    const int64_t most = int64_t{tensor} * static_cast<int64_t>(stage_units(graph).size()) *
                          graph.batch();
     return static_cast<int>(std::min<int64_t>(most, std::numeric_limits<int>::max()));
   }
@@ -141,17 +169,31 @@ class HybridPartitioner : public Partitioner {
                                    "counts once); use a pipeline degree of at most {}",
                                    k.pipeline, graph.name(), units, units));
     }
-    const auto [most, limiter] = vertical_device_limit(graph);
-    if (k.tensor > most) {
-      throw InputError("--degrees", given,
-                       fmt::format("a tensor degree of {}, but layer {} has {} outputs to slice; use at most {}",
-                                   k.tensor, limiter, most, most));
-    }
-    if (!backward_follows_split(graph, k.tensor)) {
-      throw InputError("--degrees", given,
-                       fmt::format("the backward pass of {} cannot follow a tensor split over {} devices (a grouped "
-                                   "layer's groups do not divide among them); use another tensor degree",
-                                   graph.name(), k.tensor));
+    if (options.sequence_parallel) require_sequence_parallel(graph, k.tensor);
+    if (has_attention_blocks(graph)) {
+      // A transformer's tensor groups split attention by heads (head_split.hpp).
+      const std::vector<int> valid = head_degrees(graph);
+      if (std::find(valid.begin(), valid.end(), k.tensor) == valid.end()) {
+        std::string degrees;
+        for (int degree : valid) degrees += (degrees.empty() ? "" : ", ") + std::to_string(degree);
+        throw InputError("--degrees", given,
+                         fmt::format("a tensor degree of {}, but each tensor group splits attention by heads and {} "
+                                     "devices do not divide every block's heads; use a tensor degree of {}",
+                                     k.tensor, k.tensor, degrees));
+      }
+    } else {
+      const auto [most, limiter] = vertical_device_limit(graph);
+      if (k.tensor > most) {
+        throw InputError("--degrees", given,
+                         fmt::format("a tensor degree of {}, but layer {} has {} outputs to slice; use at most {}",
+                                     k.tensor, limiter, most, most));
+      }
+      if (!backward_follows_split(graph, k.tensor)) {
+        throw InputError("--degrees", given,
+                         fmt::format("the backward pass of {} cannot follow a tensor split over {} devices (a grouped "
+                                     "layer's groups do not divide among them); use another tensor degree",
+                                     graph.name(), k.tensor));
+      }
     }
     if (k.data > graph.batch()) {
       throw InputError("--degrees", given,

@@ -64,6 +64,12 @@ Plan make_plan(const Partitioner& partitioner, std::shared_ptr<const Graph> grap
   // weights: the same buckets as float32 ones of (4 / gradient size) times the bytes.
   PartitionOptions float32 = options;
   float32.bucket_bytes = options.bucket_bytes * 4 / storage_bytes(options.precision).gradient;
+  if (options.sequence_parallel && !partitioner.traits().sequence_parallel) {
+    throw InputError("--sequence-parallel", "",
+                     "splits the layer norms between tensor-parallel pairs along the sequence, and " +
+                         std::string(partitioner.name()) +
+                         " has no tensor-parallel pairs; use --strategy tensor or hybrid, or drop it");
+  }
   Plan plan = partitioner.partition(std::move(graph), float32);
   if (options.zero_stage != 0) shard_optimizer_state(plan, options.zero_stage);
   if (options.recompute) plan = recompute_activations(std::move(plan));

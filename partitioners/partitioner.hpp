@@ -42,6 +42,11 @@ struct PartitionOptions {
   /// `hybrid` (`--degrees T,P,D`): its tensor, pipeline and data degrees;
   /// absent: hybrid refuses to guess them.
   std::optional<ParallelDegrees> degrees = std::nullopt;
+  /// `tensor` and `hybrid` on a transformer (`--sequence-parallel`,
+  /// head_split.hpp): layer norms, residual adds and dropout between the
+  /// tensor-parallel pairs run on a share of the sequence on each device,
+  /// with reduce-scatters and all-gathers in place of the all-reduces.
+  bool sequence_parallel = false;
   /// What the plan stores its tensors in (`--precision`, plan_precision.hpp); make_plan() applies it.
   Precision precision = Precision::kFp32;
 };

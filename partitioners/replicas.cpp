@@ -157,12 +157,15 @@ class ReplicasPartitioner : public Partitioner {
   }
 
   /// A replica's value in the whole: its device, its rows, and a gradient
-  /// over the replica's rows only is a partial sum over the batch.
+  /// over the replica's rows only is a partial sum over the batch (one over
+  /// some positions as well stays that, for the replica's own all-reduce).
   Value moved(Value value, const ReplicaPlace& place) const {
     value.id += place.first_value;
     value.device += place.first_device;
     if (value.role != ValueRole::kParameter) value.batch = shifted(value.batch, place.first_row);
-    if (value.role == ValueRole::kGradient) value.partial = PartialSum::kBatch;
+    if (value.role == ValueRole::kGradient && value.partial != PartialSum::kPositions) {
+      value.partial = PartialSum::kBatch;
+    }
     return value;
   }
 

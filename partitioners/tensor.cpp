@@ -23,7 +23,7 @@ class TensorPartitioner : public Partitioner {
   std::string_view summary() const override {
     return "dense layers paired column-then-row split, one all-reduce per pair (Megatron)";
   }
-  StrategyTraits traits() const override { return {.trains = true}; }
+  StrategyTraits traits() const override { return {.trains = true, .sequence_parallel = true}; }
   int max_devices(const Graph& graph) const override {
     if (has_attention_blocks(graph)) return head_degrees(graph).back();
     return vertical_device_limit(graph).first;
@@ -42,13 +42,23 @@ class TensorPartitioner : public Partitioner {
     if (has_attention_blocks(*graph)) {
       require_head_degree(*graph, options.devices);
       require_devices(options, max_devices(*graph), "tensor", "it splits attention by heads");
+      if (options.sequence_parallel) require_sequence_parallel(*graph, options.devices);
       PlanBuilder builder(graph, "tensor", traits(), options.devices, 1);
-      builder.note("attention split by heads, MLPs as dense pairs, the output layer and its loss by vocabulary; "
-                   "embeddings, layer norms and residual adds run whole on every device, the layers after the last "
-                   "split on device 0");
-      place_head_split(*graph, options.devices, builder);
+      if (options.sequence_parallel && options.devices > 1) {
+        builder.note("attention split by heads, MLPs as dense pairs, the output layer and its loss by vocabulary; "
+                     "sequence parallel: layer norms and residual adds each run on 1/" +
+                     std::to_string(options.devices) +
+                     " of the sequence, reduce-scatters and all-gathers in place of all-reduces; embeddings run whole "
+                     "on every device, the layers after the last split on device 0");
+      } else {
+        builder.note("attention split by heads, MLPs as dense pairs, the output layer and its loss by vocabulary; "
+                     "embeddings, layer norms and residual adds run whole on every device, the layers after the last "
+                     "split on device 0");
+      }
+      place_head_split(*graph, options.devices, builder, options.sequence_parallel);
       return builder.build();
     }
+    if (options.sequence_parallel) require_sequence_parallel(*graph, options.devices);  // refuses: no blocks
     const auto [most, limiter] = vertical_device_limit(*graph);
     require_devices(options, most, "tensor", "layer " + limiter + " has " + std::to_string(most) + " outputs to slice");
     const auto pairs = dense_pairs(*graph);

@@ -17,6 +17,7 @@
 #include "cli/training_options.hpp"
 #include "cli/host_machine.hpp"
 #include "cli/plan_file_options.hpp"
+#include "cli/sequence_parallel_option.hpp"
 #include "search/plan_search.hpp"
 #include "sim/costs/machine_cost_function.hpp"
 #include "sim/machine/machine_file.hpp"
@@ -53,6 +54,7 @@ struct CompareOptions {
   std::string launcher;
   std::string plan_file;     ///< --plan: a plan file's plan beside the named strategies
   bool with_search = false;  ///< --with-search: the searched plan beside them
+  bool sequence_parallel = false;  ///< --sequence-parallel: for the strategies that take it
   bool devices_given = false;
 };
 
@@ -141,9 +143,15 @@ int compare_command(const CompareOptions& options, const std::vector<std::string
   }
 
   const RunTarget target = resolve_target(execution, backend);
+  const auto sequence_parallel = [](const std::string& name) { return make_partitioner(name)->traits().sequence_parallel; };
+  if (options.sequence_parallel && std::none_of(strategies.begin(), strategies.end(), sequence_parallel)) {
+    throw InputError("--sequence-parallel", "",
+                     "applies to the tensor strategy (and hybrid), which this comparison does not run; drop it or add "
+                     "tensor to --strategies");
+  }
   std::vector<std::shared_ptr<const Plan>> plans =
       comparison_plans(graph, strategies, options.devices, microbatches, execution, target,
-                       options.training, options.replicas);
+                       options.training, options.replicas, options.sequence_parallel);
   if (plan_file) {
     const auto plan = plan_from_file(*plan_file, options.plan_file, graph, options.devices, execution, target);
     plans.push_back(labelled_plan(*plan, "plan: " + describe(plan_file->spec)));
@@ -233,6 +241,7 @@ Command add_compare_command(CLI::App& app) {
   add_input_pipeline_options(*sub, options->input);
   add_launcher_option(*sub, options->launcher);
   add_plan_file_option(*sub, options->plan_file);
+  add_sequence_parallel_option(*sub, options->sequence_parallel);
   sub->add_flag("--with-search", options->with_search,
                 "also run the plan `search` finds over --devices on the simulated machine (--machine with --backend "
                 "sim, else --predict-on), beside the named strategies");

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "cli/degrees_option.hpp"
+#include "cli/sequence_parallel_option.hpp"
 #include "cli/chakra_output.hpp"
 #include "cli/command.hpp"
 #include "cli/network_loading.hpp"
@@ -47,6 +48,7 @@ struct PlanOptions {
   std::string machine;     ///< --machine: predicts the traces' compute durations
   std::vector<int> stages;  ///< --stages: a layer split's cut points
   std::string degrees;      ///< --degrees: hybrid's T,P,D
+  bool sequence_parallel = false;  ///< --sequence-parallel
   std::string out;          ///< --out: the plan file
   std::string precision;   ///< --precision (precision_option.hpp); empty: fp32
 };
@@ -241,6 +243,7 @@ Command add_plan_command(CLI::App& app) {
                   "(a machine file, or a name from models/machines)");
   add_stages_option(*sub, options->stages);
   add_degrees_option(*sub, options->degrees);
+  add_sequence_parallel_option(*sub, options->sequence_parallel);
   sub->add_option("--out", options->out,
                   "also write the plan as a plan file (splitscope.plan/1, docs/plan.md) for run, compare, validate "
                   "and sweep --plan");
@@ -267,6 +270,10 @@ Command add_plan_command(CLI::App& app) {
             partition.degrees = degrees_option(options->degrees, options->strategy);
             if (partition.degrees && !options->out.empty()) {
               throw UnavailableError("--out: plan files do not carry hybrid's degrees yet; drop --out");
+            }
+            partition.sequence_parallel = options->sequence_parallel;
+            if (partition.sequence_parallel && !options->out.empty()) {
+              throw UnavailableError("--out: plan files do not carry --sequence-parallel yet; drop --out");
             }
             if (options->parameter_servers_given && options->strategy != "ps") {
               throw InputError("--ps", "", "counts the shards of --strategy ps");

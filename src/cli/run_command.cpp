@@ -10,6 +10,7 @@
 #include "cli/run_command.hpp"
 
 #include "cli/degrees_option.hpp"
+#include "cli/sequence_parallel_option.hpp"
 #include "cli/command.hpp"
 #include "cli/command_outputs.hpp"
 #include "cli/execution_options.hpp"
@@ -109,6 +110,7 @@ Comparison run_command(const RunCommandOptions& options, const std::vector<std::
   partitioning.parameter_servers = options.parameter_server.shards;
   partitioning.stage_starts = options.stages;
   if (!file) partitioning.degrees = degrees_option(options.degrees, strategy);
+  partitioning.sequence_parallel = options.sequence_parallel;
   const ParameterServerOptions ps = parameter_server_options(options.parameter_server, strategy, options.training.steps);
   const auto plan =
       file ? plan_from_file(*file, options.plan_file, graph, options.devices_given ? options.devices : 0,
@@ -211,6 +213,7 @@ CLI::App* add_run_subcommand(CLI::App& app, const std::shared_ptr<RunCommandOpti
       ->each(note("--replicas"));
   add_stages_option(*sub, options->stages)->each(note("--stages"));
   add_degrees_option(*sub, options->degrees)->each(note("--degrees"));
+  add_sequence_parallel_option(*sub, options->sequence_parallel)->each(note("--sequence-parallel"));
   add_plan_file_option(*sub, options->plan_file);
   add_execution_options(*sub, options->execution, "cpu");
   add_placement_option(*sub, options->execution);

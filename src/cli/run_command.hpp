@@ -37,6 +37,7 @@ struct RunCommandOptions {
   ReportOutputs outputs;
   std::string launcher;
   std::vector<int> stages;  ///< --stages: a layer split's cut points
+  bool sequence_parallel = false;  ///< --sequence-parallel
   std::string degrees;      ///< --degrees: hybrid's T,P,D
   std::string plan_file;    ///< --plan: the strategy and its parameters from a plan file
   /// The strategy options found on the command line, which --plan refuses.

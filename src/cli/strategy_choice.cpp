@@ -96,7 +96,8 @@ std::vector<std::shared_ptr<const Plan>> comparison_plans(const std::shared_ptr<
                                                           const std::vector<std::string>& strategies, int devices,
                                                           int microbatches, const ExecutionOptions& execution,
                                                           const RunTarget& target,
-                                                          const TrainingOptions& training, int replicas) {
+                                                          const TrainingOptions& training, int replicas,
+                                                          bool sequence_parallel) {
   std::vector<std::shared_ptr<const Plan>> plans;
   for (const std::string& strategy : strategies) {
     const auto partitioner = replicated(strategy, replicas);
@@ -104,6 +105,7 @@ std::vector<std::shared_ptr<const Plan>> comparison_plans(const std::shared_ptr<
     PartitionOptions options =
         partition_options(execution, target, traits.baseline ? 1 : devices, traits.microbatched ? microbatches : 1);
     set_training_plan_options(training, options);
+    options.sequence_parallel = sequence_parallel && traits.sequence_parallel;
     auto plan = std::make_shared<const Plan>(make_plan(*partitioner, graph, options));
     check(*plan);
     plans.push_back(std::move(plan));

@@ -36,11 +36,13 @@ int default_microbatches(int64_t batch, int devices);
 /// `microbatches`, priced for `target` (partition_options()); with
 /// `replicas` > 1 the splits that do not replicate run as that many copies
 /// (partitioners/replicas.hpp), micro-batched ones with `microbatches` each;
-/// `training` says what training plans add (set_training_plan_options()).
+/// `training` says what training plans add (set_training_plan_options());
+/// `sequence_parallel` goes to the strategies that take it (StrategyTraits).
 std::vector<std::shared_ptr<const Plan>> comparison_plans(const std::shared_ptr<const Graph>& graph,
                                                           const std::vector<std::string>& strategies, int devices,
                                                           int microbatches, const ExecutionOptions& execution,
                                                           const RunTarget& target,
-                                                          const TrainingOptions& training = {}, int replicas = 1);
+                                                          const TrainingOptions& training = {}, int replicas = 1,
+                                                          bool sequence_parallel = false);
 
 }  // namespace splitscope::cli

@@ -113,10 +113,11 @@ CollectiveSchedule ring(const Plan& plan, const PlanOp& op) {
   return schedule;
 }
 
-/// Participant c's chunk of a reduce-scatter, in elements of the (one-row) tensor.
+/// Participant c's chunk of a reduce-scatter, in elements of one row of the tensor.
 Range reduce_scatter_chunk(const Value& whole, int64_t element, int n, int c) {
   const int64_t channels = whole.channels.size();
-  const int64_t per_channel = whole.bytes / element / std::max<int64_t>(1, channels);
+  const int64_t rows = std::max<int64_t>(1, whole.batch.size());
+  const int64_t per_channel = whole.bytes / element / rows / std::max<int64_t>(1, channels);
   const int64_t begin = c * (channels / n) + std::min<int64_t>(c, channels % n);
   const int64_t end = begin + channels / n + (c < channels % n ? 1 : 0);
   return Range{begin * per_channel, end * per_channel};
@@ -128,7 +129,8 @@ CollectiveSchedule ring_reduce_scatter(const Plan& plan, const PlanOp& op) {
   schedule.staged = n > 1;
   const Value& whole = plan.value(op.inputs.front());
   const int64_t element = value_element_bytes(plan, whole);
-  SPLITSCOPE_CHECK(whole.batch.size() == 1, fmt::format("reduce-scatter op {} splits a tensor of one row", op.id));
+  schedule.rows = std::max<int64_t>(1, whole.batch.size());
+  schedule.row_elements = whole.bytes / element / schedule.rows;
   schedule.segment_starts = {0, whole.bytes / element};
   // One participant copies its (whole) chunk; otherwise every chunk arrives by a send.
   add_deliveries(schedule, op, n == 1);
@@ -142,7 +144,7 @@ CollectiveSchedule ring_reduce_scatter(const Plan& plan, const PlanOp& op) {
       send.delivers_to = wrap(i + 1, n);
       send.touches_from = i;
       send.elements = reduce_scatter_chunk(whole, element, n, wrap(i - step - 1, n));
-      send.bytes = send.elements.size() * element;
+      send.bytes = schedule.rows * send.elements.size() * element;
       send.reduces = true;
       send.needs_receiver_input = wrap(i + 1, n);
       send.from_input = step == 0;

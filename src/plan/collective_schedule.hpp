@@ -26,7 +26,7 @@
 ///   participant-major: participant p's segment k at p·S + k): the ring runs
 ///   over their concatenation, so a chunk may span segments (pieces()).
 /// - Ring reduce-scatter: N-1 steps; in step s participant i sends chunk
-///   i-s-1 (participant p's chunk is its output's channels) to i+1, which
+///   i-s-1 (participant p's chunk is its output's channels, of every row) to i+1, which
 ///   stores its own input's chunk plus what arrived: in its staging (a
 ///   participant's scratch copy of the whole tensor) until the last step,
 ///   which lands chunk i+1 in participant i+1's output. Every participant
@@ -129,6 +129,15 @@ struct CollectiveSchedule {
   std::vector<int64_t> segment_starts;
   /// Reduce-scatter: every participant needs a staging copy of the whole tensor.
   bool staged = false;
+  /// Reduce-scatter of a tensor of several rows (sequence parallelism's
+  /// [B, T, H], cut along T): a chunk is a range of each row's channels, so
+  /// a send's `elements` (offsets within one row) repeat in each of `rows`
+  /// rows, `row_elements` apart in the inputs and the staging copies; a
+  /// delivery's output holds its chunk of every row end to end
+  /// ([rows][chunk]), its `first_element` the chunk's offset within a row.
+  /// 1 and 0 for every other collective.
+  int64_t rows = 1;
+  int64_t row_elements = 0;
 
   /// The op.inputs (or op.outputs) index of participant `slot`'s segment `segment`.
   int index(int slot, int segment) const { return slot * segments + segment; }

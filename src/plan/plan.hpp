@@ -72,6 +72,9 @@ enum class PartialSum : uint8_t {
   kNone,       ///< a finished value
   kReduction,  ///< the reduction axis of its op (OpDef::split.reduce: a dense slice's input features)
   kBatch,      ///< a weight gradient over only some rows of the batch (one micro-batch, one replica)
+  /// A weight gradient over only some positions of each sample's sequence
+  /// (a sequence-parallel layer norm's, OpDef::sums_over_positions).
+  kPositions,
 };
 
 /// What a value holds.
@@ -131,7 +134,8 @@ enum class CollectiveKind {
   kConcat,     ///< channel slices on the participants -> the whole tensor on one root (`device`)
   /// Partial sums of the whole tensor on each participant -> participant i
   /// gets its chunk of the sum: the i-th of N even channel ranges (the first
-  /// C mod N one channel longer), as nccl-tests' reduce_scatter.
+  /// C mod N one channel longer) of every row, as nccl-tests' reduce_scatter
+  /// (a tensor of several rows: sequence parallelism's, a sequence's positions).
   kReduceScatter,
   /// The root's (`device`, participants[0]) tensor -> the same tensor on every participant.
   kBroadcast,
@@ -214,6 +218,8 @@ struct StrategyTraits {
   /// rows, for parameter-server shards to aggregate and apply outside the
   /// plan (exec/parameter_server.hpp): no all-reduce, no update op.
   bool parameter_server = false;
+  /// Takes `--sequence-parallel` (PartitionOptions::sequence_parallel): tensor, hybrid.
+  bool sequence_parallel = false;
 };
 
 /// The order in which a pipeline stage runs the forward and backward passes

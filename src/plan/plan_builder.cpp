@@ -220,9 +220,19 @@ int PlanBuilder::obtain(NodeId node, int output, int microbatch, Range batch, Ra
   const Graph& graph = *plan_.graph;
   const TensorKey tensor = key(node, output, microbatch);
   if (const int local = find_local(tensor, batch, channels, device, features); local >= 0) return local;
-  // The head-wise split keeps a cut of the features on the device that wrote it.
-  SPLITSCOPE_CHECK(features.whole(), graph.node(node).name + ":" + features.to_string() + " is not on device " +
-                                         std::to_string(device));
+  if (!features.whole()) {
+    // The head-wise split keeps a cut of the features on the device that
+    // wrote it; a hybrid's next stage takes it over from there, the i-th
+    // device of one tensor group's cut to the i-th of the next.
+    for (int id : values_of_[tensor]) {
+      const Value& value = plan_.value(id);
+      if (!value.is_partial() && !value.pre_activation && value.batch == batch && value.channels.contains(channels) &&
+          value.features == features) {
+        return transfer(id, device);
+      }
+    }
+    SPLITSCOPE_CHECK(false, graph.node(node).name + ":" + features.to_string() + " is on no device");
+  }
 
   const Range whole{0, graph.node(node).output_shapes.at(static_cast<size_t>(output)).at(0)};
   if (graph.node(node).kind == OpKind::kInput) {
@@ -254,7 +264,7 @@ int PlanBuilder::obtain(NodeId node, int output, int microbatch, Range batch, Ra
     for (int id : values) {
       if (plan_.value(id).batch == batch && plan_.value(id).is_partial()) partials.push_back(id);
     }
-    all_reduce(partials);
+    if (!reduce_scatter(partials, channels, device)) all_reduce(partials);
     return obtain(node, output, microbatch, batch, channels, device);
   }
   if (reduced_here >= 0) return epilogue(reduced_here);
@@ -278,7 +288,7 @@ int PlanBuilder::obtain(NodeId node, int output, int microbatch, Range batch, Ra
   for (int id : primary_of_[tensor]) {
     const Value& value = plan_.value(id);
     if (value.batch == batch && value.channels.begin < channels.end && channels.begin < value.channels.end &&
-        value.features.whole()) {
+        value.features.whole() && !value.is_partial()) {
       slices.push_back(id);
     }
   }
@@ -392,6 +402,51 @@ void PlanBuilder::all_reduce(const std::vector<int>& partials) {
   add_op(std::move(op));
 }
 
+// Sequence parallelism's reduce-scatter: each holder of a partial sum gets
+// the sum of its own share of the channels (the positions it runs).
+bool PlanBuilder::reduce_scatter(const std::vector<int>& partials, Range channels, int device) {
+  if (!scatter_sums_ || partials.size() < 2) return false;
+  const Value first = plan_.value(partials.front());
+  if (channels == first.channels) return false;
+  const int64_t n = static_cast<int64_t>(partials.size());
+  const std::vector<Range> chunks = split_evenly(first.channels.size(), n);
+  const auto chunk = [&](size_t i) {
+    return Range{first.channels.begin + chunks[i].begin, first.channels.begin + chunks[i].end};
+  };
+  bool asked = false;
+  for (size_t i = 0; i < partials.size(); ++i) {
+    const Value& partial = plan_.value(partials[i]);
+    if (partial.channels != first.channels || !partial.features.whole()) return false;
+    asked = asked || (partial.device == device && chunk(i) == channels);
+  }
+  if (!asked) return false;
+  const Activation activation = plan_.graph->node(first.node).attrs.activation;
+  PlanOp op;
+  op.role = OpRole::kCollective;
+  op.collective = CollectiveKind::kReduceScatter;
+  op.algorithm = default_algorithm(op.collective);
+  op.node = first.node;
+  op.microbatch = first.microbatch;
+  op.device = -1;
+  op.inputs = partials;
+  op.id = static_cast<int>(plan_.ops.size());
+  for (size_t i = 0; i < partials.size(); ++i) {
+    const Value& partial = plan_.value(partials[i]);
+    SPLITSCOPE_CHECK(!contains(op.participants, partial.device), "two partial sums on one device");
+    op.participants.push_back(partial.device);
+    const int sum = add_value(partial.device, first.node, first.output, first.microbatch, first.batch, chunk(i),
+                              PartialSum::kNone, activation != Activation::kNone, op.id);
+    op.outputs.push_back(sum);
+    primary_of_.append(key(first.node, first.output, first.microbatch), sum);
+  }
+  op.payload_bytes = first.bytes;
+  int64_t moved = 0;  // each participant receives every chunk but its own: (N-1)/N·B
+  for (int sum : op.outputs) moved += first.bytes - plan_.value(sum).bytes;
+  op.bytes_moved = moved;
+  add_op(std::move(op));
+  return true;
+}
+
 int PlanBuilder::epilogue(int value) {
   const Value sum = plan_.value(value);
   PlanOp op;
@@ -480,6 +535,10 @@ int PlanBuilder::gradient(PlanOp& op, const Placement& placement) {
     op.inputs.push_back(previous->second);
   }
   value.partial = value.batch.size() == plan_.graph->batch() ? PartialSum::kNone : PartialSum::kBatch;
+  const OpNode& writer = plan_.graph->node(placement.node);
+  if (op_def(writer.kind).sums_over_positions && placement.slice.out.size() < writer.output_shapes.at(0).at(0)) {
+    value.partial = PartialSum::kPositions;  // a sequence-parallel share of the positions
+  }
   value.bytes = value_bytes(*plan_.graph, value);
   plan_.values.push_back(value);
   gradient_of_[params] = value.id;

@@ -45,6 +45,12 @@ class PlanBuilder {
   /// all-reduce per weight slice.
   void set_gradient_buckets(int64_t bytes);
 
+  /// Sequence parallelism: partial sums that each of their holders reads a
+  /// different share of the channels of (the positions of a sequence) are
+  /// reduce-scattered (each holder gets the sum of its share, the i-th of
+  /// even channel ranges) rather than all-reduced. Off by default.
+  void reduce_scatter_partial_sums() { scatter_sums_ = true; }
+
   /// Wires the data movement and returns the finished plan (not yet checked).
   Plan build();
 
@@ -72,6 +78,9 @@ class PlanBuilder {
   int parameter(int device, NodeId node, const Slice& slice);
   int transfer(int value, int device);
   void all_reduce(const std::vector<int>& partials);
+  /// True when it reduce-scattered `partials` (reduce_scatter_partial_sums()
+  /// is on and `device`, one of their holders, asks for its even share `channels`).
+  bool reduce_scatter(const std::vector<int>& partials, Range channels, int device);
   int epilogue(int value);
   int gradient(PlanOp& op, const Placement& placement);
   void add_updates();
@@ -84,6 +93,7 @@ class PlanBuilder {
   size_t outputs_per_node_ = 1;  ///< the most outputs any node has, so tensor keys never collide
   int64_t bucket_bytes_ = 0;
   int devices_per_stage_ = 1;
+  bool scatter_sums_ = false;
   std::vector<Placement> placements_;
   /// Each node's input slots (Graph::inputs() builds a fresh vector per call;
   /// the builder asks once per slice, twice).

@@ -34,7 +34,7 @@ bool ring_shaped(const Plan& plan, const PlanOp& op) {
       }
     }
   }
-  return op.collective != CollectiveKind::kReduceScatter || plan.value(op.inputs.front()).batch.size() == 1;
+  return true;
 }
 
 }  // namespace
@@ -80,13 +80,14 @@ std::optional<RingSteps> ring_steps(const Plan& plan, const PlanOp& op) {
       ring.steps = n - 1;
       const Value& whole = plan.value(op.inputs.front());
       const int64_t channels = whole.channels.size();
-      const int64_t per_channel = whole.bytes / 4 / std::max<int64_t>(1, channels);
+      const int64_t per_channel = whole.bytes / 4 / std::max<int64_t>(1, channels);  // of every row
+      const int64_t rows = std::max<int64_t>(1, whole.batch.size());
       ring.send_bytes = even_chunk(channels, n, 0) * per_channel * 4;
       ring.even = channels % n == 0;
       int64_t first = 0;
       for (int r = 0; r < n; ++r) {
         CollectiveDelivery& delivery = ring.deliveries[static_cast<size_t>(r)];
-        delivery.first_element = first * per_channel;
+        delivery.first_element = first * per_channel / rows;  // within a row
         first += even_chunk(channels, n, r);
         delivery.bytes_received = (channels - even_chunk(channels, n, ring_index(r - 1, n))) * per_channel * 4;
       }

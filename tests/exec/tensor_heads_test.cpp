@@ -1,7 +1,8 @@
 // `tensor` on transformers (partitioners/head_split.hpp) on the cpu backend:
 // the forward output, the losses and outputs of three training steps, and
 // every weight's gradient after one step (the vocabulary-split lm_head's
-// included) equal `single`'s, for t = 2 and 4.
+// included) equal `single`'s, for t = 2 and 4; the same with sequence
+// parallelism, and for `hybrid`'s tensor groups (with and without it).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "exec/cpu/cpu_executor.hpp"
 #include "exec/cpu/kernels/parallel_for.hpp"
@@ -49,11 +51,60 @@ Plan partition(const std::shared_ptr<const Graph>& graph, const std::string& str
   return plan;
 }
 
+/// A split of one of the cases below: tensor (with or without sequence
+/// parallelism) or hybrid's degrees.
+struct Split {
+  std::string strategy;
+  int devices = 1;
+  bool sequence_parallel = false;
+  ParallelDegrees degrees;
+  int microbatches = 1;
+
+  std::string label() const {
+    return strategy + " over " + std::to_string(devices) + (sequence_parallel ? " sequence parallel" : "") +
+           (strategy == "hybrid" ? " t" + std::to_string(degrees.tensor) + " p" + std::to_string(degrees.pipeline) +
+                                       " d" + std::to_string(degrees.data) + " m" + std::to_string(microbatches)
+                                 : "");
+  }
+};
+
+Plan partition(const std::shared_ptr<const Graph>& graph, const Split& split) {
+  PartitionOptions options;
+  options.devices = split.devices;
+  options.sequence_parallel = split.sequence_parallel;
+  options.microbatches = split.microbatches;
+  if (split.strategy == "hybrid") options.degrees = split.degrees;
+  Plan plan = make_plan(*make_partitioner(split.strategy), graph, options);
+  check(plan);
+  return plan;
+}
+
 std::vector<std::pair<std::shared_ptr<const Graph>, int>> cases() {
   const auto gpt = testing_support::zoo_graph("gpt-small");
   const auto bert = testing_support::zoo_graph("bert-small");
   const auto four = testing_support::graph_from_json(kFourHeadGpt);
   return {{gpt, 2}, {bert, 2}, {bert, 4}, {four, 2}, {four, 4}};
+}
+
+/// Sequence parallelism over t = 2 and 4 (t divides the 8 positions of
+/// gpt-small and bert-small, and 2 the 6 of gpt-4heads); hybrid's tensor
+/// groups across pipeline stages (the stage boundary falls where the cost
+/// balance puts it, inside a block or not) and data replicas.
+std::vector<std::pair<std::shared_ptr<const Graph>, Split>> split_cases() {
+  const auto gpt = testing_support::zoo_graph("gpt-small");
+  const auto bert = testing_support::zoo_graph("bert-small");
+  const auto four = testing_support::graph_from_json(kFourHeadGpt);
+  return {
+      {gpt, {"tensor", 2, true, {}, 1}},
+      {bert, {"tensor", 2, true, {}, 1}},
+      {bert, {"tensor", 4, true, {}, 1}},
+      {four, {"tensor", 2, true, {}, 1}},
+      {gpt, {"hybrid", 4, false, {2, 2, 1}, 2}},
+      {bert, {"hybrid", 4, false, {2, 1, 2}, 1}},
+      {four, {"hybrid", 8, false, {4, 2, 1}, 3}},
+      {gpt, {"hybrid", 4, true, {2, 2, 1}, 2}},
+      {bert, {"hybrid", 8, true, {2, 2, 2}, 2}},
+  };
 }
 
 TEST(TensorHeads, SplitsTheOutputLayerAndTheLossByVocabulary) {
@@ -184,6 +235,47 @@ TEST(TensorHeads, GradientsAfterOneStepEqualSingle) {
         EXPECT_NEAR(got[e], expected[e], 1e-5 * std::max(1.0f, std::abs(expected[e])))
             << forward->model().name << " t=" << devices << " weight set " << key.first << " tensor " << key.second
             << " element " << e;
+      }
+    }
+  }
+}
+
+TEST(TensorHeads, SequenceParallelAndHybridForwardEqualsSingle) {
+  for (const auto& [graph, split] : split_cases()) {
+    RunOptions run;
+    run.seed = kHeadsSeed;
+    const HostTensor single = CpuExecutor().run(partition(graph, "single", 1), run).output;
+    const HostTensor output = CpuExecutor().run(partition(graph, split), run).output;
+    EXPECT_LE(compare_outputs(output, single).max_relative_error, 1e-5) << graph->model().name << " " << split.label();
+  }
+}
+
+TEST(TensorHeads, SequenceParallelAndHybridTrainStepForStepWithSingle) {
+  for (const auto& [forward, split] : split_cases()) {
+    const auto training = training_of(forward);
+    CpuExecutor executor;
+    RunOptions run;
+    run.seed = kHeadsSeed;
+    const RunResult single = run_training_steps(executor, partition(training, "single", 1), run, 3);
+    const RunResult result = run_training_steps(executor, partition(training, split), run, 3);
+    testing_support::expect_same_training({result.losses, result.output}, {single.losses, single.output},
+                                          forward->model().name + " " + split.label());
+  }
+}
+
+TEST(TensorHeads, SequenceParallelAndHybridGradientsAfterOneStepEqualSingle) {
+  for (const auto& [forward, split] : split_cases()) {
+    const auto training = training_of(forward);
+    const auto single = gradients_after_one_step(partition(training, "single", 1));
+    const auto got_all = gradients_after_one_step(partition(training, split));
+    ASSERT_EQ(got_all.size(), single.size()) << split.label();
+    for (const auto& [key, expected] : single) {
+      const std::vector<float>& got = got_all.at(key);
+      ASSERT_EQ(got.size(), expected.size());
+      for (size_t e = 0; e < got.size(); ++e) {
+        EXPECT_NEAR(got[e], expected[e], 1e-5 * std::max(1.0f, std::abs(expected[e])))
+            << forward->model().name << " " << split.label() << " weight set " << key.first << " tensor "
+            << key.second << " element " << e;
       }
     }
   }

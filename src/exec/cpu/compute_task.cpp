@@ -54,6 +54,7 @@ class OpBinding {
 
   const OpNode& node() const { return node_; }
   int64_t rows() const { return op_.slice.batch.size(); }
+  const Slice& slice() const { return op_.slice; }
   /// The parameter value the op reads its weights from (PlanOp::params).
   const Value& params() const {
     SPLITSCOPE_CHECK(op_.params >= 0, fmt::format("{} has weights but no parameter value", label()));
@@ -526,12 +527,13 @@ TaskFunction batch_norm_grad_weight_task(const PlanOp& op, const OpBinding& b) {
   return [args](TaskContext& context) { batch_norm_grad_weight(context.parallel, args); };
 }
 
-/// Layer norm's arguments: every run of features of the slice's samples.
+/// Layer norm's arguments: every run of features of the slice's samples (its
+/// positions of each: all of them, but under sequence parallelism).
 LayerNormArgs layer_norm_args(const OpBinding& b) {
   LayerNormArgs args;
   args.rows = b.rows();
   args.features = norm_rules::features(b.node());
-  args.groups = element_count(b.node().output_shapes.at(0)) / args.features;
+  args.groups = b.slice().out.size() * inner_count(b.node().output_shapes.at(0)) / args.features;
   args.epsilon = static_cast<float>(b.node().attrs.epsilon);
   args.x = norm_rows(b.required_input(0));
   return args;

@@ -179,36 +179,43 @@ class TaskBuilder {
         };
         std::vector<Piece> pieces;
         const CollectiveDelivery& receiver = schedule.deliveries.at(static_cast<size_t>(send.delivers_to));
-        for (const SegmentPiece& piece : schedule.pieces(send.elements)) {
-          const Range at = piece.elements;
-          const float* data = nullptr;
-          if (send.from_staging) {
-            data = staged(send.from, at);
-          } else {
-            const int from = send.from_input ? input(schedule.index(send.from, piece.segment))
-                                             : output(schedule.index(send.touches_from, piece.segment));
-            const ConstChannelBlock source = std::as_const(buffers_).block(from);
-            SPLITSCOPE_CHECK(at.end <= source.floats(), label + ": a chunk outside the value it is sent from");
-            data = source.data + at.begin;
+        // A reduce-scatter of several rows repeats its chunk in each (CollectiveSchedule::rows).
+        for (int64_t row = 0; row < schedule.rows; ++row) {
+          const int64_t row_start = row * schedule.row_elements;
+          for (const SegmentPiece& piece : schedule.pieces(send.elements)) {
+            const Range at = piece.elements;
+            const Range in_tensor{row_start + at.begin, row_start + at.end};
+            const float* data = nullptr;
+            if (send.from_staging) {
+              data = staged(send.from, in_tensor);
+            } else {
+              const int from = send.from_input ? input(schedule.index(send.from, piece.segment))
+                                               : output(schedule.index(send.touches_from, piece.segment));
+              const ConstChannelBlock source = std::as_const(buffers_).block(from);
+              SPLITSCOPE_CHECK(in_tensor.end <= source.floats(), label + ": a chunk outside the value it is sent from");
+              data = source.data + in_tensor.begin;
+            }
+            float* to = nullptr;
+            if (send.to_staging) {
+              to = staged(send.delivers_to, in_tensor);
+            } else {
+              // A reduce-scatter's output holds only its own chunk of each row, from receiver.first_element on.
+              const ChannelBlock target = buffers_.block(output(schedule.index(send.delivers_to, piece.segment)));
+              const int64_t row_out = schedule.rows > 1 ? row * target.row_floats() : 0;
+              SPLITSCOPE_CHECK(at.begin >= receiver.first_element &&
+                                   row_out + at.end - receiver.first_element <= target.floats(),
+                               label + ": a chunk outside the value it lands in");
+              to = target.data + row_out + (at.begin - receiver.first_element);
+            }
+            const float* own = nullptr;  // the receiver's own contribution, for a reducing send
+            if (send.reduces) {
+              const ConstChannelBlock mine =
+                  std::as_const(buffers_).block(input(schedule.index(send.needs_receiver_input, piece.segment)));
+              SPLITSCOPE_CHECK(in_tensor.end <= mine.floats(), label + ": a chunk outside the receiver's own input");
+              own = mine.data + in_tensor.begin;
+            }
+            pieces.push_back({data, own, to, at.size()});
           }
-          float* to = nullptr;
-          if (send.to_staging) {
-            to = staged(send.delivers_to, at);
-          } else {
-            // A reduce-scatter's output holds only its own chunk, from receiver.first_element on.
-            const ChannelBlock target = buffers_.block(output(schedule.index(send.delivers_to, piece.segment)));
-            SPLITSCOPE_CHECK(at.begin >= receiver.first_element && at.end - receiver.first_element <= target.floats(),
-                             label + ": a chunk outside the value it lands in");
-            to = target.data + (at.begin - receiver.first_element);
-          }
-          const float* own = nullptr;  // the receiver's own contribution, for a reducing send
-          if (send.reduces) {
-            const ConstChannelBlock mine =
-                std::as_const(buffers_).block(input(schedule.index(send.needs_receiver_input, piece.segment)));
-            SPLITSCOPE_CHECK(at.end <= mine.floats(), label + ": a chunk outside the receiver's own input");
-            own = mine.data + at.begin;
-          }
-          pieces.push_back({data, own, to, at.size()});
         }
         // A reducing send writes a sum, stored at the value's format like any other write.
         const NumberFormat format = send.reduces ? value_format(plan_, plan_.value(op.outputs.at(0)))

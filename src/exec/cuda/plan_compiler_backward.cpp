@@ -44,7 +44,8 @@ void Compiler::layer_norm(const PlanOp& op, int span) {
                                                          : NormMode::kLayerNormGradWeight;
   step.rows = op.slice.batch.size();
   step.inner = norm_rules::features(node);
-  step.channels = element_count(node.output_shapes.at(0)) / step.inner;
+  // The slice's positions (all of them, but under sequence parallelism).
+  step.channels = op.slice.out.size() * inner_count(node.output_shapes.at(0)) / step.inner;
   if (step.mode == NormMode::kLayerNormGradWeight) {
     step.scratch = Ref{scratch(op.device, 2 * step.rows * step.channels), 0};
   }

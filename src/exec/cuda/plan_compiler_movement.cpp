@@ -69,49 +69,56 @@ void Compiler::collective(const PlanOp& op) {
                  inputs.at(static_cast<size_t>(send.slice)).channels);
       continue;
     }
-    // A chunk of a bucket may span several of its values: a copy (and a sum) for each.
+    // A chunk of a bucket may span several of its values: a copy (and a sum) for each; a
+    // reduce-scatter of several rows repeats its chunk in each row (CollectiveSchedule::rows).
     const int64_t first = schedule.deliveries.at(static_cast<size_t>(send.delivers_to)).first_element;
-    for (const SegmentPiece& piece : schedule.pieces(send.elements)) {
-      const Range part = piece.elements;
-      const ValueView& source = send.from_input ? at(inputs, send.from, piece.segment)
-                                                : at(outputs, send.touches_from, piece.segment);
-      const ValueView& target = at(outputs, send.delivers_to, piece.segment);
-      // From the sender's staging or value, into the receiver's staging or (its chunk of) its output.
-      SPLITSCOPE_CHECK((send.from_staging || part.end <= source.elements()) &&
-                           (send.to_staging || (part.begin >= first && part.end - first <= target.elements())),
-                       "collective chunk outside its values (op " + std::to_string(op.id) + ")");
-      const Ref from = send.from_staging ? Ref{staging.at(static_cast<size_t>(send.from)), part.begin}
-                                         : Ref{source.buffer, part.begin};
-      const Ref into = send.to_staging ? Ref{staging.at(static_cast<size_t>(send.delivers_to)), part.begin}
-                                       : Ref{target.buffer, part.begin - first};
-      const int64_t count = part.size();
-      if (!send.reduces) {
-        copy_between(op, span, source.device, target.device, from, count, into, count, count, 1);
-        continue;
-      }
-      auto [slot, fresh] = receive_buffers.try_emplace(send.delivers_to, -1);
-      if (fresh) {
-        int64_t largest = 0;  // the longest chunk any reducing send carries
-        for (const CollectiveSend& other : schedule.sends) {
-          if (other.reduces) largest = std::max(largest, other.elements.size());
+    for (int64_t row = 0; row < schedule.rows; ++row) {
+      const int64_t row_start = row * schedule.row_elements;
+      for (const SegmentPiece& piece : schedule.pieces(send.elements)) {
+        const Range part = piece.elements;
+        const Range in_tensor{row_start + part.begin, row_start + part.end};
+        const ValueView& source = send.from_input ? at(inputs, send.from, piece.segment)
+                                                  : at(outputs, send.touches_from, piece.segment);
+        const ValueView& target = at(outputs, send.delivers_to, piece.segment);
+        const int64_t row_out = schedule.rows > 1 ? row * target.row_stride() : 0;
+        // From the sender's staging or value, into the receiver's staging or (its chunk of) its output.
+        SPLITSCOPE_CHECK((send.from_staging || in_tensor.end <= source.elements()) &&
+                             (send.to_staging ||
+                              (part.begin >= first && row_out + part.end - first <= target.elements())),
+                         "collective chunk outside its values (op " + std::to_string(op.id) + ")");
+        const Ref from = send.from_staging ? Ref{staging.at(static_cast<size_t>(send.from)), in_tensor.begin}
+                                           : Ref{source.buffer, in_tensor.begin};
+        const Ref into = send.to_staging ? Ref{staging.at(static_cast<size_t>(send.delivers_to)), in_tensor.begin}
+                                         : Ref{target.buffer, row_out + part.begin - first};
+        const int64_t count = part.size();
+        if (!send.reduces) {
+          copy_between(op, span, source.device, target.device, from, count, into, count, count, 1);
+          continue;
         }
-        BufferSpec spec;
-        spec.kind = BufferKind::kReceive;
-        spec.device = target.device;
-        spec.elements = largest;
-        spec.label = fmt::format("{} op {}: receives on device {}", to_string(op.collective), op.id, target.device);
-        slot->second = add_buffer(std::move(spec));
+        auto [slot, fresh] = receive_buffers.try_emplace(send.delivers_to, -1);
+        if (fresh) {
+          int64_t largest = 0;  // the longest chunk any reducing send carries, of every row
+          for (const CollectiveSend& other : schedule.sends) {
+            if (other.reduces) largest = std::max(largest, other.elements.size());
+          }
+          BufferSpec spec;
+          spec.kind = BufferKind::kReceive;
+          spec.device = target.device;
+          spec.elements = largest * schedule.rows;
+          spec.label = fmt::format("{} op {}: receives on device {}", to_string(op.collective), op.id, target.device);
+          slot->second = add_buffer(std::move(spec));
+        }
+        const int receive = slot->second;
+        const Ref landed{receive, row * send.elements.size() + piece.offset};
+        copy_between(op, span, source.device, target.device, from, count, landed, count, count, 1);
+        const ValueView& own = at(inputs, send.needs_receiver_input, piece.segment);
+        SumStep sum;
+        sum.elements = count;
+        sum.y = into;
+        sum.inputs = {Ref{own.buffer, in_tensor.begin}, landed};
+        add_step(std::move(sum), StreamId{target.device, StreamLane::kCopyIn}, span, {own.buffer, receive},
+                 {into.buffer});
       }
-      const int receive = slot->second;
-      const Ref landed{receive, piece.offset};
-      copy_between(op, span, source.device, target.device, from, count, landed, count, count, 1);
-      const ValueView& own = at(inputs, send.needs_receiver_input, piece.segment);
-      SumStep sum;
-      sum.elements = count;
-      sum.y = into;
-      sum.inputs = {Ref{own.buffer, part.begin}, landed};
-      add_step(std::move(sum), StreamId{target.device, StreamLane::kCopyIn}, span, {own.buffer, receive},
-               {into.buffer});
     }
   }
 }

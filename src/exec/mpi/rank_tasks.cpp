@@ -215,9 +215,27 @@ void RankTasks::collective(const PlanOp& op) {
       total += floats;
     }
     SPLITSCOPE_CHECK(in.floats() == total, label + ": the chunks do not tile the tensor");
-    work = [this, in, out, counts, communicator, what](TaskContext&) {
+    // Several rows (sequence parallelism's [B, T, H]): each member's chunk
+    // is its channels of every row, so the input travels packed chunk by
+    // chunk, each chunk's rows end to end, as each output holds its own.
+    std::vector<Range> chunks;
+    if (in.rows > 1) {
+      for (int output : op.outputs) chunks.push_back(plan_.value(output).channels);
+    }
+    float* packed = chunks.empty() ? nullptr : collective_staging_.emplace_back(static_cast<size_t>(total)).data();
+    work = [this, in, out, counts, chunks, packed, communicator, what](TaskContext&) {
+      const float* send = in.data;
+      if (packed != nullptr) {
+        float* at = packed;
+        for (const Range& chunk : chunks) {
+          for (int64_t row = 0; row < in.rows; ++row) {
+            at = std::copy_n(in.at(row, chunk.begin), chunk.size() * in.inner, at);
+          }
+        }
+        send = packed;
+      }
       MPI_Request request = MPI_REQUEST_NULL;
-      check_mpi(MPI_Ireduce_scatter(in.data, out.data, counts.data(), MPI_FLOAT, MPI_SUM, communicator, &request),
+      check_mpi(MPI_Ireduce_scatter(send, out.data, counts.data(), MPI_FLOAT, MPI_SUM, communicator, &request),
                 "MPI_Ireduce_scatter (" + what + ")");
       wait_for_request(request, deadline_, what);
     };

@@ -1,8 +1,10 @@
 // layer_norm: y = gamma ⊙ (x - mean)/sqrt(var + eps) + beta over the last axis
 // of each sample ([F], or each step of [T, F]), the same in training and
-// inference. Sliced by samples only: its statistics span every feature, so a
-// tensor or vertical split runs it whole on one device, its input gathered
-// there (docs/op-table.md: how a split of the features would reduce instead).
+// inference. Its statistics span every feature, so a tensor or vertical
+// split never cuts the features: it runs whole on one device, its input
+// gathered there (docs/op-table.md: how a split of the features would reduce
+// instead). Over a sequence [T, F] each position is normalized alone, so
+// sequence parallelism cuts the positions (axis 0): a slice reads its own.
 // Memory-bound, no FLOPs counted: one pass over X (a row is in cache for its
 // statistics and its normalization), gamma and beta read.
 #include <fmt/format.h>
@@ -53,7 +55,8 @@ const OpDef& layer_norm_def() {
     d.kind = OpKind::kLayerNorm;
     d.name = "layer_norm";
     d.cost = layer_norm_op::cost;
-    d.input_channels = op_rules::all_channels;
+    d.input_channels = norm_rules::position_channels;
+    d.param_slice = norm_rules::whole_positions;
     d.signature = layer_norm_op::signature;
     d.params = layer_norm_op::params;
     d.gradient = layer_norm_op::gradient;

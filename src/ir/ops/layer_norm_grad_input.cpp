@@ -39,7 +39,8 @@ const OpDef& layer_norm_grad_input_def() {
     d.name = "layer_norm_grad_input";
     d.efficiency_like = "layer_norm";
     d.cost = layer_norm_grad_input_op::cost;
-    d.input_channels = op_rules::all_channels;
+    d.input_channels = norm_rules::position_channels;
+    d.param_slice = norm_rules::whole_positions;
     d.signature = layer_norm_grad_input_op::signature;
     d.from_forward = layer_norm_grad_input_op::from_forward;
     d.params = layer_norm_grad_input_op::params;  // it reads its forward op's gamma

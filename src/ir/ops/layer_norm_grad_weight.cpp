@@ -35,8 +35,10 @@ const OpDef& layer_norm_grad_weight_def() {
     d.name = "layer_norm_grad_weight";
     d.efficiency_like = "layer_norm";
     d.writes_gradient = true;
+    d.sums_over_positions = true;
     d.cost = layer_norm_grad_weight_op::cost;
-    d.input_channels = op_rules::all_channels;
+    d.input_channels = norm_rules::position_channels;
+    d.param_slice = norm_rules::whole_positions;
     d.signature = layer_norm_grad_weight_op::signature;
     d.from_forward = layer_norm_grad_weight_op::from_forward;
     d.param_range = norm_rules::feature_params;

@@ -28,6 +28,14 @@ Range channel_params(const OpNode& node, const Slice& slice, int tensor);
 /// Layer norm's tensors are per feature of the last axis: every slice holds them whole.
 Range feature_params(const OpNode& node, const Slice& slice, int tensor);
 
+/// Layer norm over a sequence ([T, F]) normalizes each position alone: a
+/// slice of the positions (sequence parallelism) reads those positions of
+/// its inputs; a sample of one axis ([F]) is read whole.
+Range position_channels(const OpNode& node, const Slice& slice, int slot);
+/// Layer norm's weights for any slice of the positions: all of them (the
+/// parameter value of the whole op), so every position's slice shares one.
+Slice whole_positions(const OpNode& node, const Slice& slice);
+
 /// The elements per channel of one sample (H·W, or 1 after a dense layer).
 int64_t channel_inner(const OpNode& node);
 /// The features layer norm normalizes over (the last axis).

@@ -160,6 +160,11 @@ struct OpDef {
   /// parameter value of the same slice, summed over micro-batches and
   /// applied by the optimizer.
   bool writes_gradient = false;
+  /// A weight gradient summed over every position of a sequence (axis 0 of
+  /// [T, F]: layer norm's dgamma and dbeta): a slice of the positions
+  /// (sequence parallelism) writes a partial sum, all-reduced with the
+  /// other slices' before the update.
+  bool sums_over_positions = false;
   /// The parameter slice (out, reduce ranges of the forward op) that `slice`
   /// reads or writes the gradient of; null: the slice itself. A transposed
   /// product (dX = dZ·Wᵀ) swaps them.
