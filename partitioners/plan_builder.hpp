@@ -45,6 +45,14 @@ class PlanBuilder {
   /// all-reduce per weight slice.
   void set_gradient_buckets(int64_t bytes);
 
+  /// Data parallelism held once (Plan::replicas): the placements are one
+  /// replica's, on its own devices, of `count` alike replicas; a gradient
+  /// over only its rows is all-reduced across all of them by a collective
+  /// that spans them (PlanOp::spans_replicas). The plan built records the
+  /// runs expand_replicas() writes per replica (one per placement, then one
+  /// per op); the caller sets ReplicaSet::rows and the whole plan's devices.
+  void hold_replicas(int count);
+
   /// Wires the data movement and returns the finished plan (not yet checked).
   Plan build();
 
@@ -79,10 +87,14 @@ class PlanBuilder {
   void order_schedules();
   int gather(const std::vector<int>& slices, int device, bool to_all);
   void set_outputs();
+  void start_run();
+  void finish_runs();
+  static void mark_run(std::vector<int>& runs, size_t at);
 
   Plan plan_;
   size_t outputs_per_node_ = 1;  ///< the most outputs any node has, so tensor keys never collide
   int64_t bucket_bytes_ = 0;
+  int replicas_ = 1;  ///< hold_replicas()
   int devices_per_stage_ = 1;
   std::vector<Placement> placements_;
   /// Each node's input slots (Graph::inputs() builds a fresh vector per call;

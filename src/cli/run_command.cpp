@@ -22,6 +22,7 @@
 #include "exec/output_compare.hpp"
 #include "exec/training_run.hpp"
 #include "partitioners/plan_check.hpp"
+#include "partitioners/plan_replicas.hpp"
 #include "report/extrapolation_warning.hpp"
 #include "report/noise_warning.hpp"
 #include "report/progress.hpp"
@@ -128,11 +129,18 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
   partitioning.parameter_servers = options.parameter_server.shards;
   partitioning.stage_starts = options.stages;
   if (!file) partitioning.degrees = degrees_option(options.degrees, strategy);
+  // The simulator may play data-parallel replicas once (plan_replicas.hpp).
+  partitioning.compact_replicas = backend == "sim" && !options.input.enabled && !launch.launched();
   const ParameterServerOptions ps = parameter_server_options(options.parameter_server, strategy, options.training.steps);
-  const auto plan =
+  RunOptions run = run_options(options.execution);
+  auto plan =
       file ? plan_from_file(*file, options.plan_file, graph, options.devices_given ? options.devices : 0,
                             options.execution, backend)
            : make_checked_plan(graph, strategy, partitioning, options.replicas);
+  // A backend that runs every op gets every replica's (the op limit checked first).
+  if (plan->replicas && !executor->runs_replicas_once(*plan, run)) {
+    plan = std::make_shared<const Plan>(expand_replicas(*plan));
+  }
   // A training run's repeats are its steps; a forward run's, timed repeats after warm-up.
   // Behind an input pipeline, the repeats are steps of a stream of batches.
   const auto execute = [&](const Plan& runnable, const RunOptions& run_options) {
@@ -143,7 +151,6 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
   };
 
   Progress progress = stderr_progress(options.execution.quiet || !launch.writes());
-  RunOptions run = run_options(options.execution);
   run.on_repeat = progress.repeat_callback();
   run.want_output = options.check || !options.save_output.empty();
   ComparisonBuilder builder(make_report_context(command_line));
