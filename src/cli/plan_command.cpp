@@ -152,17 +152,25 @@ nlohmann::json plan_json(const Plan& plan) {
 /// plan's, without its compute ops.
 std::vector<PlanOp> every_replicas_moves(const Plan& plan) {
   std::vector<PlanOp> moves;
-  const bool replicated = plan.replicas.has_value();
-  const Plan widened = replicated ? widened_for_replicas(plan) : Plan{};
-  for (const PlanOp& op : replicated ? widened.ops : plan.ops) {
+  if (!plan.replicas) {
+    for (const PlanOp& op : plan.ops) {
+      if (op.role == OpRole::kTransfer || op.role == OpRole::kCollective) moves.push_back(op);
+    }
+    return moves;
+  }
+  const ReplicaSet& set = *plan.replicas;
+  const Plan widened = widened_for_replicas(plan);
+  for (size_t id = 0; id < plan.ops.size(); ++id) {
+    const PlanOp& op = widened.ops[id];
     if (op.role != OpRole::kTransfer && op.role != OpRole::kCollective) continue;
-    if (!replicated || op.spans_replicas) {
+    if (op.spans_replicas) {
       moves.push_back(op);
       continue;
     }
-    for (int r = 0; r < plan.replicas->count; ++r) {
-      PlanOp& moved = moves.emplace_back(op);
-      const int offset = r * plan.replicas->devices_each;
+    for (int r = 0; r < set.count; ++r) {
+      // The short replicas' own ops: the same moves over fewer rows.
+      PlanOp& moved = moves.emplace_back(r < set.short_from ? op : set.short_replica->ops[id]);
+      const int offset = r * set.devices_each;
       if (moved.device >= 0) moved.device += offset;
       if (moved.src_device >= 0) moved.src_device += offset;
       for (int& device : moved.participants) device += offset;
