@@ -15,6 +15,7 @@
 
 #include "plan/parameter_shards.hpp"
 #include "plan/plan_builder.hpp"
+#include "plan/plan_replicas.hpp"
 #include "partitioners/strategies.hpp"
 #include "util/errors.hpp"
 
@@ -45,21 +46,43 @@ class ReplicaPartitioner : public Partitioner {
       throw InputError("--strategy", "", "ps trains (its shards apply gradients); add --train, or use data for inference");
     }
     require_devices(options, max_devices(*graph), name_, "one sample per replica at least");
+    // One replica (and, for uneven rows, one of the shorter), held once.
     const auto rows = split_evenly(graph->batch(), options.devices);
-    PlanBuilder builder(graph, name_, traits(), options.devices, 1);
-    builder.set_gradient_buckets(options.bucket_bytes);
-    for (NodeId id : graph->wavefront_order()) {
-      if (graph->node(id).kind == OpKind::kInput) continue;
-      for (int device = 0; device < options.devices; ++device) {
-        builder.place(id, 0, full_slice(graph->node(id), rows[static_cast<size_t>(device)]), device);
+    Plan plan = replica(graph, options, rows, 0);
+    if (plan.replicas) {
+      ReplicaSet& set = *plan.replicas;
+      set.rows = rows;
+      while (set.short_from < set.count && rows[static_cast<size_t>(set.short_from)].size() == rows[0].size()) {
+        ++set.short_from;
       }
+      if (set.short_from < set.count) {
+        set.short_replica = std::make_shared<const Plan>(replica(graph, options, rows, set.short_from));
+      }
+      plan.devices = options.devices;
     }
-    Plan plan = builder.build();
+    if (!options.compact_replicas || traits_.parameter_server) plan = expand_replicas(plan);
     if (traits_.parameter_server) add_shards(plan, options.parameter_servers);
     return plan;
   }
 
  private:
+  /// Replica `r` over its rows on device 0, one of rows.size() alike
+  /// replicas: the whole network in wavefront order, ending with the
+  /// gradient all-reduces that span the replicas.
+  Plan replica(const std::shared_ptr<const Graph>& graph, const PartitionOptions& options,
+               const std::vector<Range>& rows, int r) const {
+    PlanBuilder builder(graph, name_, traits(), 1, 1);
+    builder.set_gradient_buckets(options.bucket_bytes);
+    builder.hold_replicas(static_cast<int>(rows.size()));
+    for (NodeId id : graph->wavefront_order()) {
+      if (graph->node(id).kind == OpKind::kInput) continue;
+      builder.place(id, 0, full_slice(graph->node(id), rows[static_cast<size_t>(r)]), 0);
+    }
+    Plan plan = builder.build();
+    if (plan.replicas) plan.replicas->short_from = 1;  // set by the caller, from 1 (replica 0 is never short)
+    return plan;
+  }
+
   /// The shards, as devices after the workers: the weights and the
   /// optimizer's state of the weight sets parameter_shards() gives them.
   static void add_shards(Plan& plan, int shards) {

@@ -128,9 +128,12 @@ class HybridPartitioner : public Partitioner {
   Plan partition(std::shared_ptr<const Graph> graph, const PartitionOptions& options) const override {
     const ParallelDegrees degrees = checked_degrees(*graph, options);
     auto replica = std::make_unique<HybridReplicaPartitioner>(degrees.tensor, degrees.pipeline);
+    // Every replica written: the report's traffic per group reads every op.
+    PartitionOptions whole = options;
+    whole.compact_replicas = false;
     Plan plan = degrees.data == 1
-                    ? replica->partition(std::move(graph), options)
-                    : with_replicas(std::move(replica), degrees.data)->partition(std::move(graph), options);
+                    ? replica->partition(std::move(graph), whole)
+                    : with_replicas(std::move(replica), degrees.data)->partition(std::move(graph), whole);
     plan.strategy = hybrid_plan_name(degrees);
     plan.traits = traits();
     plan.degrees = degrees;

@@ -70,6 +70,9 @@ Plan make_plan(const Partitioner& partitioner, std::shared_ptr<const Graph> grap
                          std::string(partitioner.name()) +
                          " has no tensor-parallel pairs; use --strategy tensor or hybrid, or drop it");
   }
+  // The passes below rewrite every op: they get the whole plan.
+  float32.compact_replicas = options.compact_replicas && options.zero_stage == 0 && !options.recompute &&
+                             options.precision == Precision::kFp32;
   Plan plan = partitioner.partition(std::move(graph), float32);
   if (options.zero_stage != 0) shard_optimizer_state(plan, options.zero_stage);
   if (options.recompute) plan = recompute_activations(std::move(plan));

@@ -49,6 +49,11 @@ struct PartitionOptions {
   bool sequence_parallel = false;
   /// What the plan stores its tensors in (`--precision`, plan_precision.hpp); make_plan() applies it.
   Precision precision = Precision::kFp32;
+  /// `data` and `--replicas`: hold the replicas once (Plan::replicas, plan_replicas.hpp)
+  /// instead of writing every replica's ops; for callers that read the
+  /// compact form (the simulator). make_plan() keeps it only where no pass
+  /// after the partitioner applies (no --recompute, --zero, --precision).
+  bool compact_replicas = false;
 };
 
 class Partitioner {

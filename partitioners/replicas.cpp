@@ -1,6 +1,8 @@
 #include "partitioners/replicas.hpp"
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -8,6 +10,7 @@
 #include "plan/gradient_all_reduce.hpp"
 #include "plan/plan_limits.hpp"
 #include "plan/plan_memory.hpp"
+#include "plan/plan_replicas.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {
@@ -54,17 +57,149 @@ class ReplicasPartitioner : public Partitioner {
     }
     PartitionOptions each = options;
     each.devices = options.devices / replicas_;
+    each.compact_replicas = false;
     const std::vector<Range> rows = split_evenly(graph->batch(), replicas_);
-    std::vector<Plan> parts;
-    for (const Range& share : rows) {
-      parts.push_back(inner_->partition(std::make_shared<const Graph>(graph->with_batch(share.size())), each));
+    // Replicas of equal rows get the same inner plan: one for the longer
+    // rows, one for the shorter (the last B mod R... none where R divides B).
+    int short_from = 1;
+    while (short_from < replicas_ && rows[static_cast<size_t>(short_from)].size() == rows[0].size()) ++short_from;
+    const auto inner_plan = [&](int r) {
+      return inner_->partition(std::make_shared<const Graph>(graph->with_batch(rows[static_cast<size_t>(r)].size())), each);
+    };
+    const Plan longer = inner_plan(0);
+    const std::optional<Plan> shorter = short_from < replicas_ ? std::optional<Plan>(inner_plan(short_from)) : std::nullopt;
+    if (!options.compact_replicas || (shorter && !same_shape(longer, *shorter))) {
+      // Every replica written (held once only where asked and the short replicas' plan lists the same ops).
+      std::vector<const Plan*> parts;
+      for (int r = 0; r < replicas_; ++r) parts.push_back(r < short_from ? &longer : &*shorter);
+      return combine(graph, parts, rows, each.devices, options.bucket_bytes);
     }
-    return combine(graph, parts, rows, each.devices, options.bucket_bytes);
+    const Whole whole{graph, rows, each.devices, options.bucket_bytes};
+    Plan plan = held_once(whole, longer, 0);
+    plan.replicas->short_from = short_from;
+    if (shorter) plan.replicas->short_replica = std::make_shared<const Plan>(held_once(whole, *shorter, short_from));
+    return plan;
   }
 
  private:
-  Plan combine(const std::shared_ptr<const Graph>& graph, const std::vector<Plan>& parts,
+  /// What every replica shares.
+  struct Whole {
+    std::shared_ptr<const Graph> graph;
+    std::vector<Range> rows;
+    int devices_each = 1;
+    int64_t bucket_bytes = 0;
+  };
+
+  /// Whether two replicas' plans list the same ops and values, in the same
+  /// order, on the same devices (their rows, FLOPs and bytes apart).
+  static bool same_shape(const Plan& a, const Plan& b) {
+    if (a.ops.size() != b.ops.size() || a.values.size() != b.values.size() || a.schedule != b.schedule ||
+        a.inputs != b.inputs || a.parameters != b.parameters || a.outputs != b.outputs) {
+      return false;
+    }
+    for (size_t i = 0; i < a.ops.size(); ++i) {
+      const PlanOp& x = a.ops[i];
+      const PlanOp& y = b.ops[i];
+      if (x.role != y.role || x.node != y.node || x.device != y.device || x.src_device != y.src_device ||
+          x.participants != y.participants || x.inputs != y.inputs || x.outputs != y.outputs || x.params != y.params) {
+        return false;
+      }
+    }
+    for (size_t i = 0; i < a.values.size(); ++i) {
+      if (a.values[i].device != b.values[i].device || a.values[i].producer != b.values[i].producer ||
+          a.values[i].role != b.values[i].role) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /// Replica `r` (of plan `part`) held once: its ops but its updates (a run
+  /// the whole plan writes replica by replica), the gradient all-reduces
+  /// spanning every replica, then its updates (a run each): the whole
+  /// plan's order, combine()'s below, which expand_replicas() writes again.
+  Plan held_once(const Whole& whole, const Plan& part, int r) const {
+    Plan plan;
+    plan.strategy = name_;
+    plan.traits = traits();
+    plan.devices = whole.devices_each;
+    plan.microbatches = part.microbatches;
+    plan.graph = whole.graph;
+    plan.pipeline_schedule = part.pipeline_schedule;
+    plan.notes = part.notes;
+    plan.notes.push_back(replicas_note(whole.devices_each));
+    plan.schedule.assign(static_cast<size_t>(whole.devices_each), {});
+    ReplicaSet set;
+    set.count = replicas_;
+    set.devices_each = whole.devices_each;
+    set.rows = whole.rows;
+    set.lists_by_replica = true;
+    set.short_from = replicas_;
+    set.op_runs = {0};
+    set.value_runs = {0};
+
+    const ReplicaPlace place{0, 0, whole.rows[static_cast<size_t>(r)].begin};
+    for (const Value& value : part.values) plan.values.push_back(moved(value, place));
+    std::vector<int> op_id(part.ops.size(), -1);
+    for (const PlanOp& op : part.ops) {
+      if (op.role == OpRole::kUpdate) continue;
+      op_id[static_cast<size_t>(op.id)] = add(plan, moved(op, place));
+    }
+    std::map<std::tuple<int, int64_t, int64_t, int64_t, int64_t, int>, int> updates;
+    for (const PlanOp& op : part.ops) {
+      if (op.role != OpRole::kUpdate) continue;
+      const Value& weights = part.value(op.params);
+      updates[{whole.graph->node(weights.node).param_key, weights.channels.begin, weights.channels.end,
+               weights.reduce.begin, weights.reduce.end, op.device}] = op.id;
+    }
+    std::vector<std::vector<int>> slices;
+    for (const auto& [key, id] : updates) slices.push_back({part.op(id).inputs.at(0)});
+    const size_t before = plan.ops.size();
+    const std::vector<std::vector<int>> sums = add_gradient_all_reduces(plan, slices, whole.bucket_bytes, replicas_);
+    for (size_t id = before; id < plan.ops.size(); ++id) {
+      set.op_runs.push_back(static_cast<int>(id));
+      set.value_runs.push_back(plan.ops[id].outputs.front());
+    }
+    size_t slice = 0;
+    for (const auto& [key, id] : updates) {
+      PlanOp update = moved(part.op(id), place);
+      update.inputs = {sums[slice++][0]};
+      set.op_runs.push_back(static_cast<int>(plan.ops.size()));
+      op_id[static_cast<size_t>(id)] = add(plan, std::move(update));
+    }
+    for (const Value& value : part.values) {
+      if (value.producer >= 0) plan.values[static_cast<size_t>(value.id)].producer = op_id.at(static_cast<size_t>(value.producer));
+    }
+    for (int d = 0; d < whole.devices_each; ++d) {
+      for (int id : part.schedule.at(static_cast<size_t>(d))) {
+        plan.schedule[static_cast<size_t>(d)].push_back(op_id.at(static_cast<size_t>(id)));
+      }
+    }
+    plan.inputs = part.inputs;
+    plan.parameters = part.parameters;
+    plan.outputs = part.outputs;
+    plan.memory = compute_memory(plan);
+    // Runs that hold nothing (an inner plan with no values past the sums) are none.
+    while (!set.op_runs.empty() && set.op_runs.back() >= static_cast<int>(plan.ops.size())) set.op_runs.pop_back();
+    while (!set.value_runs.empty() && set.value_runs.back() >= static_cast<int>(plan.values.size())) {
+      set.value_runs.pop_back();
+    }
+    set.value_runs.erase(std::unique(set.value_runs.begin(), set.value_runs.end()), set.value_runs.end());
+    set.op_runs.erase(std::unique(set.op_runs.begin(), set.op_runs.end()), set.op_runs.end());
+    plan.replicas = std::move(set);
+    plan.devices = whole.devices_each * replicas_;
+    return plan;
+  }
+
+  Plan combine(const std::shared_ptr<const Graph>& graph, const std::vector<const Plan*>& part_plans,
                const std::vector<Range>& rows, int devices_each, int64_t bucket_bytes) const {
+    // The replicas' plans, several of them the same one.
+    struct Parts {
+      const std::vector<const Plan*>& plans;
+      size_t size() const { return plans.size(); }
+      const Plan& operator[](size_t r) const { return *plans[r]; }
+      const Plan& front() const { return *plans.front(); }
+    } parts{part_plans};
     Plan plan;
     plan.strategy = name_;
     plan.traits = traits();

@@ -8,6 +8,12 @@
 /// Replica r runs on devices r·N/R .. (r+1)·N/R - 1, so a model split's
 /// heavy traffic stays inside a group of neighbours and only gradients
 /// cross groups.
+///
+/// Replicas of equal rows share one inner plan (partitioned once for the
+/// longer rows, once for the shorter). With
+/// PartitionOptions::compact_replicas the plan holds replica 0 once
+/// (Plan::replicas, plan_replicas.hpp); expand_replicas() of it is, op for
+/// op, the plan written without it.
 
 #include <memory>
 

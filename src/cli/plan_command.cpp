@@ -24,6 +24,8 @@
 #include "sim/engine/simulator.hpp"
 #include "plan/group_traffic.hpp"
 #include "plan/plan_check.hpp"
+#include "plan/plan_replicas.hpp"
+#include "sim/engine/replica_view.hpp"
 #include "util/errors.hpp"
 #include "partitioners/partitioner.hpp"
 #include "report/text_table.hpp"
@@ -105,7 +107,7 @@ nlohmann::json plan_json(const Plan& plan) {
   const PlanTotals totals = plan_totals(plan);
   nlohmann::json devices = nlohmann::json::array();
   for (int d = 0; d < plan.devices; ++d) {
-    const DeviceMemory& memory = plan.memory[static_cast<size_t>(d)];
+    const DeviceMemory& memory = device_memory(plan, d);
     devices.push_back({{"id", d},
                        {"ops", totals.device_ops[static_cast<size_t>(d)]},
                        {"flops", totals.device_flops[static_cast<size_t>(d)]},
@@ -120,7 +122,9 @@ nlohmann::json plan_json(const Plan& plan) {
   }
   std::map<std::string, int64_t> kinds;
   for (const PlanOp& op : plan.ops) {
-    if (op.role == OpRole::kCollective) kinds[std::string(to_string(op.collective))] += 1;
+    // Replicas held once: each replica's collectives once per replica, a spanning one once.
+    const int64_t copies = plan.replicas && !op.spans_replicas ? plan.replicas->count : 1;
+    if (op.role == OpRole::kCollective) kinds[std::string(to_string(op.collective))] += copies;
   }
   const auto bubble = ideal_bubble(plan);
   return {{"network", plan.graph->name()},
@@ -145,6 +149,38 @@ nlohmann::json plan_json(const Plan& plan) {
           {"notes", plan.notes}};
 }
 
+/// The plan's transfers and collectives, every replica's where it holds its
+/// replicas once (the spanning collectives over all of them): the whole
+/// plan's, without its compute ops.
+std::vector<PlanOp> every_replicas_moves(const Plan& plan) {
+  std::vector<PlanOp> moves;
+  if (!plan.replicas) {
+    for (const PlanOp& op : plan.ops) {
+      if (op.role == OpRole::kTransfer || op.role == OpRole::kCollective) moves.push_back(op);
+    }
+    return moves;
+  }
+  const ReplicaSet& set = *plan.replicas;
+  const Plan widened = widened_for_replicas(plan);
+  for (size_t id = 0; id < plan.ops.size(); ++id) {
+    const PlanOp& op = widened.ops[id];
+    if (op.role != OpRole::kTransfer && op.role != OpRole::kCollective) continue;
+    if (op.spans_replicas) {
+      moves.push_back(op);
+      continue;
+    }
+    for (int r = 0; r < set.count; ++r) {
+      // The short replicas' own ops: the same moves over fewer rows.
+      PlanOp& moved = moves.emplace_back(r < set.short_from ? op : set.short_replica->ops[id]);
+      const int offset = r * set.devices_each;
+      if (moved.device >= 0) moved.device += offset;
+      if (moved.src_device >= 0) moved.src_device += offset;
+      for (int& device : moved.participants) device += offset;
+    }
+  }
+  return moves;
+}
+
 /// Data movement grouped by (kind, tensor group, route): count and bytes.
 std::string movement_table(const Plan& plan) {
   struct Row {
@@ -152,8 +188,7 @@ std::string movement_table(const Plan& plan) {
     int64_t bytes = 0;
   };
   std::map<std::tuple<std::string, std::string, std::string>, Row> rows;
-  for (const PlanOp& op : plan.ops) {
-    if (op.role != OpRole::kTransfer && op.role != OpRole::kCollective) continue;
+  for (const PlanOp& op : every_replicas_moves(plan)) {
     const std::string kind = op.role == OpRole::kTransfer ? "transfer" : std::string(to_string(op.collective));
     std::string route;
     if (op.role == OpRole::kTransfer) {
@@ -186,7 +221,7 @@ std::string plan_text(const Plan& plan) {
                     {Align::kRight, Align::kRight, Align::kRight, Align::kRight, Align::kRight, Align::kRight,
                      Align::kRight});
   for (int d = 0; d < plan.devices; ++d) {
-    const DeviceMemory& memory = plan.memory[static_cast<size_t>(d)];
+    const DeviceMemory& memory = device_memory(plan, d);
     devices.add_row({std::to_string(d), std::to_string(totals.device_ops[static_cast<size_t>(d)]),
                      si_count(double(totals.device_flops[static_cast<size_t>(d)])), binary_bytes(double(memory.params)),
                      binary_bytes(double(memory.activations_peak)), binary_bytes(double(memory.transfer_buffers)),
@@ -197,7 +232,11 @@ std::string plan_text(const Plan& plan) {
   if (plan.microbatches > 1) text += fmt::format(", {} micro-batches", plan.microbatches);
   if (plan.precision != Precision::kFp32) text += fmt::format(", precision {}", to_string(plan.precision));
   text += "\n\n" + devices.render() + "\n";
-  for (int d = 0; d < plan.devices; ++d) text += fmt::format("device {} runs: {}\n", d, printable(op_summary(plan, d)));
+  // Replicas held once: each device runs what its replica's device does (the same ops by name).
+  const int each = plan.replicas ? plan.replicas->devices_each : plan.devices;
+  std::vector<std::string> runs(static_cast<size_t>(each));
+  for (int d = 0; d < each; ++d) runs[static_cast<size_t>(d)] = printable(op_summary(plan, d));
+  for (int d = 0; d < plan.devices; ++d) text += fmt::format("device {} runs: {}\n", d, runs[static_cast<size_t>(d % each)]);
   text += "\n" + movement_table(plan);
   text += fmt::format("\ncrossing devices: {} in {} transfer(s) and {} collective(s)\n",
                       binary_bytes(double(totals.transfer_bytes + totals.collective_bytes)), totals.transfer_count,
@@ -285,6 +324,8 @@ Command add_plan_command(CLI::App& app) {
               throw InputError("--zero", "", "is not recorded in plan files yet; drop --out, or give --zero 1 to run");
             }
             check_command_outputs({{"--out", options->out}}, {input_file(ZooShelf::kNetworks, options->model)});
+            // Plan files and Chakra traces list every op; the tables need only a replica (plan_replicas.hpp).
+            partition.compact_replicas = options->out.empty() && options->chakra_dir.empty();
             const Plan plan = make_plan(*make_partitioner(options->strategy, options->replicas), graph, partition);
             check(plan);
             OutputBatch files;

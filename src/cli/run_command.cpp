@@ -24,6 +24,7 @@
 #include "exec/cuda_backend.hpp"
 #include "exec/output_compare.hpp"
 #include "plan/plan_check.hpp"
+#include "plan/plan_replicas.hpp"
 #include "report/extrapolation_warning.hpp"
 #include "report/noise_warning.hpp"
 #include "report/progress.hpp"
@@ -111,8 +112,10 @@ Comparison run_command(const RunCommandOptions& options, const std::vector<std::
   partitioning.stage_starts = options.stages;
   if (!file) partitioning.degrees = degrees_option(options.degrees, strategy);
   partitioning.sequence_parallel = options.sequence_parallel;
+  // The simulator may play data-parallel replicas once (plan_replicas.hpp).
+  partitioning.compact_replicas = backend == Backend::kSim && !options.input.enabled && !launch.launched();
   const ParameterServerOptions ps = parameter_server_options(options.parameter_server, strategy, options.training.steps);
-  const auto plan =
+  auto plan =
       file ? plan_from_file(*file, options.plan_file, graph, options.devices_given ? options.devices : 0,
                             options.execution, target)
            : make_checked_plan(graph, strategy, partitioning, options.replicas);
@@ -129,6 +132,10 @@ Comparison run_command(const RunCommandOptions& options, const std::vector<std::
   request.ps = ps;
   if (options.input.enabled) request.input = options.input;
   const RunOptions& run = request.options;
+  // A backend that runs every op gets every replica's (the op limit checked first).
+  if (plan->replicas && !executor->runs_replicas_once(*plan, run)) {
+    plan = std::make_shared<const Plan>(expand_replicas(*plan));
+  }
   ComparisonBuilder builder(make_report_context(command_line));
 
   progress.begin_run(fmt::format("{} on {}", plan->strategy, to_string(backend)));

@@ -83,6 +83,15 @@ class Executor {
   /// command running many plans in turn says so before its first run rather
   /// than minutes in; backends that check nothing up front accept them.
   virtual void check_fit_together(std::span<const Plan* const> plans) const { (void)plans; }
+  /// Whether run() takes `plan` as it is when it holds its replicas once
+  /// (Plan::replicas), its timelines then replica 0's (timeline.hpp).
+  /// Backends that run every op say no (the default): callers give them
+  /// expand_replicas()'s plan (src/plan/plan_replicas.hpp).
+  virtual bool runs_replicas_once(const Plan& plan, const RunOptions& options) const {
+    (void)plan;
+    (void)options;
+    return false;
+  }
   /// Runs the plan `options.warmup` times untimed, then `options.repeats` times timed.
   virtual RunResult run(const Plan& plan, const RunOptions& options) = 0;
   /// Sets the plan up to be run many times (`plan` must outlive the result);

@@ -21,7 +21,8 @@ int last_writer(const Plan& plan, const std::vector<int>& partials) {
 /// The all-reduce of one bucket: `slices` (each one weight slice's partial
 /// gradients) as segments, participant-major. Returns each slice's sums in
 /// its own partials' order.
-std::vector<std::vector<int>> all_reduce_bucket(Plan& plan, const std::vector<const std::vector<int>*>& slices) {
+std::vector<std::vector<int>> all_reduce_bucket(Plan& plan, const std::vector<const std::vector<int>*>& slices,
+                                                int replicas = 1) {
   const std::vector<int>& lead = *slices.front();
   PlanOp op;
   op.role = OpRole::kCollective;
@@ -55,6 +56,9 @@ std::vector<std::vector<int>> all_reduce_bucket(Plan& plan, const std::vector<co
       partial[k][static_cast<size_t>(at - op.participants.begin())] = id;
       rows[k] = Range{std::min(rows[k].begin, part.batch.begin), std::max(rows[k].end, part.batch.end)};
     }
+    if (replicas > 1) {
+      rows[k] = Range{0, plan.graph->batch()};  // every replica's rows, replica 0's being held
+    }
     SPLITSCOPE_CHECK(rows[k].size() == plan.graph->batch(),
                      "replicas' gradients of " + plan.graph->node(first.node).name + " do not cover the batch");
   }
@@ -73,7 +77,10 @@ std::vector<std::vector<int>> all_reduce_bucket(Plan& plan, const std::vector<co
     }
   }
   for (size_t k = 0; k < slices.size(); ++k) op.payload_bytes += plan.value(partial[k][0]).bytes;
-  op.bytes_moved = 2 * static_cast<int64_t>(n - 1) * op.payload_bytes;  // 2(N-1)/N·B per device, N devices
+  // 2(N-1)/N·B per device, N devices (every replica's, for one spanning them)
+  const int64_t devices = static_cast<int64_t>(n) * replicas;
+  op.bytes_moved = 2 * (devices - 1) * op.payload_bytes;
+  op.spans_replicas = replicas > 1;
   plan.ops.push_back(std::move(op));
   // Back into each slice's own partials order.
   std::vector<std::vector<int>> ordered(slices.size());
@@ -93,7 +100,7 @@ std::vector<int> add_gradient_all_reduce(Plan& plan, const std::vector<int>& par
 }
 
 std::vector<std::vector<int>> add_gradient_all_reduces(Plan& plan, const std::vector<std::vector<int>>& slices,
-                                                       int64_t bucket_bytes) {
+                                                       int64_t bucket_bytes, int replicas) {
   SPLITSCOPE_CHECK(bucket_bytes >= 0, "a negative gradient bucket size");
   std::vector<size_t> order(slices.size());
   std::iota(order.begin(), order.end(), size_t{0});
@@ -120,7 +127,7 @@ std::vector<std::vector<int>> add_gradient_all_reduces(Plan& plan, const std::ve
     int64_t held = 0;
     int64_t cap = std::min(bucket_bytes, kFirstBucketBytes);
     const auto close = [&] {
-      const std::vector<std::vector<int>> reduced = all_reduce_bucket(plan, bucket);
+      const std::vector<std::vector<int>> reduced = all_reduce_bucket(plan, bucket, replicas);
       for (size_t m = 0; m < members.size(); ++m) sums[members[m]] = reduced[m];
       bucket.clear();
       members.clear();

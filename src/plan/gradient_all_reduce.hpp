@@ -36,8 +36,11 @@ std::vector<int> add_gradient_all_reduce(Plan& plan, const std::vector<int>& par
 /// Appends the bucketed all-reduces of `slices` (each as
 /// add_gradient_all_reduce's `partials`, every slice over the same devices)
 /// with buckets of `bucket_bytes` (see above), and returns each slice's sums,
-/// in its `partials` order.
+/// in its `partials` order. With `replicas` > 1 the plan holds one of that
+/// many alike replicas (PlanBuilder::hold_replicas): `partials` are replica
+/// 0's, over its rows, and each all-reduce spans every replica
+/// (PlanOp::spans_replicas; its bytes_moved the whole ring's).
 std::vector<std::vector<int>> add_gradient_all_reduces(Plan& plan, const std::vector<std::vector<int>>& slices,
-                                                       int64_t bucket_bytes);
+                                                       int64_t bucket_bytes, int replicas = 1);
 
 }  // namespace splitscope

@@ -187,16 +187,21 @@ std::vector<std::vector<int>> op_successors(const Plan& plan) {
   return successors;  // already sorted: ops are visited in increasing order
 }
 
-PlanTotals plan_totals(const Plan& plan) {
+namespace {
+
+/// One replica's totals (or a whole plan's): its ops on its own devices,
+/// without the collectives spanning the replicas.
+PlanTotals own_totals(const Plan& plan, int devices) {
   PlanTotals totals;
-  totals.device_ops.assign(static_cast<size_t>(plan.devices), 0);
-  totals.device_flops.assign(static_cast<size_t>(plan.devices), 0);
+  totals.device_ops.assign(static_cast<size_t>(devices), 0);
+  totals.device_flops.assign(static_cast<size_t>(devices), 0);
   for (const PlanOp& op : plan.ops) {
+    if (op.spans_replicas) continue;
     switch (op.role) {
       case OpRole::kCompute:
       case OpRole::kEpilogue:
       case OpRole::kUpdate:
-        SPLITSCOPE_CHECK(op.device >= 0 && op.device < plan.devices, "op on an unknown device");
+        SPLITSCOPE_CHECK(op.device >= 0 && op.device < devices, "op on an unknown device");
         totals.device_ops[static_cast<size_t>(op.device)] += 1;
         totals.device_flops[static_cast<size_t>(op.device)] += op.flops;
         break;
@@ -209,6 +214,39 @@ PlanTotals plan_totals(const Plan& plan) {
         totals.collective_bytes += op.bytes_moved;
         break;
     }
+  }
+  return totals;
+}
+
+}  // namespace
+
+PlanTotals plan_totals(const Plan& plan) {
+  if (!plan.replicas) return own_totals(plan, plan.devices);
+  // Replicas held once: each replica's totals from its body (replica 0's, or
+  // the short replicas'), R of them, and the spanning collectives once.
+  const ReplicaSet& set = *plan.replicas;
+  const PlanTotals first = own_totals(plan, set.devices_each);
+  const PlanTotals short_ = set.short_from < set.count ? own_totals(*set.short_replica, set.devices_each) : first;
+  PlanTotals totals;
+  totals.device_ops.assign(static_cast<size_t>(plan.devices), 0);
+  totals.device_flops.assign(static_cast<size_t>(plan.devices), 0);
+  for (int r = 0; r < set.count; ++r) {
+    const PlanTotals& own = r < set.short_from ? first : short_;
+    totals.transfer_count += own.transfer_count;
+    totals.transfer_bytes += own.transfer_bytes;
+    totals.collective_count += own.collective_count;
+    totals.collective_bytes += own.collective_bytes;
+    for (size_t d = 0; d < own.device_ops.size(); ++d) {
+      const size_t device = static_cast<size_t>(r) * own.device_ops.size() + d;
+      if (device >= totals.device_ops.size()) break;
+      totals.device_ops[device] = own.device_ops[d];
+      totals.device_flops[device] = own.device_flops[d];
+    }
+  }
+  for (const PlanOp& op : plan.ops) {
+    if (!op.spans_replicas) continue;
+    totals.collective_count += 1;
+    totals.collective_bytes += op.bytes_moved;
   }
   return totals;
 }

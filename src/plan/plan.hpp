@@ -193,6 +193,12 @@ struct PlanOp {
   /// backward pass to read instead of a stashed activation (recompute.hpp);
   /// -1 for an op that is no re-run.
   int recomputes = -1;
+  /// A collective of a plan holding its replicas once (Plan::replicas):
+  /// it spans every replica. It lists replica 0's participants, inputs and
+  /// outputs; replica r's are the same with its devices and values
+  /// (expand_replicas, plan_replicas.hpp), and bytes_moved is the whole
+  /// collective's.
+  bool spans_replicas = false;
 };
 
 /// Memory one device needs to run its part of the plan (bytes).
@@ -240,6 +246,35 @@ struct ParallelDegrees {
   bool operator==(const ParallelDegrees&) const = default;
 };
 
+struct Plan;
+
+/// Data-parallel replicas held once (Plan::replicas, docs/plan.md "Replicas
+/// held once"): the plan's ops, values, schedules and memory are replica
+/// 0's, on devices 0..devices_each-1; replica r runs the same on devices
+/// r·devices_each + d, over its own rows of the batch. The collectives that
+/// span the replicas (the gradient all-reduces) are single ops marked
+/// PlanOp::spans_replicas. expand_replicas() writes the whole plan.
+struct ReplicaSet {
+  int count = 1;         ///< R
+  int devices_each = 1;  ///< each replica's devices (the device stride)
+  std::vector<Range> rows;  ///< each replica's rows of the batch (the first B mod R one longer)
+  /// How the whole plan lists them: the ops (and values) come in runs, each
+  /// starting at the compact id listed here (ascending, from 0). The whole
+  /// plan writes a run R times in a row, replica by replica, except a run of
+  /// one spanning collective, written once. (`data` interleaves its
+  /// replicas op by op; `--replicas` writes replica by replica.)
+  std::vector<int> op_runs;
+  std::vector<int> value_runs;
+  /// Plan::inputs, parameters and outputs of the whole plan: replica by
+  /// replica (true), or in value id order (false; outputs then ordered by
+  /// their first channel, as PlanBuilder orders them).
+  bool lists_by_replica = false;
+  /// Replicas `short_from`.. have one row fewer: their ops and values are
+  /// `short_replica`'s (the same ids, built over their rows), not this plan's.
+  int short_from = 1;
+  std::shared_ptr<const Plan> short_replica;
+};
+
 struct Plan {
   std::string strategy;
   StrategyTraits traits;
@@ -276,6 +311,10 @@ struct Plan {
   std::vector<DeviceMemory> memory;
   /// Why some ops were not split (e.g. "softmax runs whole on device 0").
   std::vector<std::string> notes;
+  /// Set when the plan holds its data-parallel replicas once (see
+  /// ReplicaSet): `devices` counts every replica's; `ops`, `values`,
+  /// `schedule` and `memory` are replica 0's. Absent: the plan lists every op.
+  std::optional<ReplicaSet> replicas;
 
   const Value& value(int id) const { return values.at(static_cast<size_t>(id)); }
   const PlanOp& op(int id) const { return ops.at(static_cast<size_t>(id)); }

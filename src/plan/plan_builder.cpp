@@ -67,6 +67,39 @@ void PlanBuilder::set_pipeline_schedule(PipelineSchedule schedule, int devices_p
 
 void PlanBuilder::set_gradient_buckets(int64_t bytes) { bucket_bytes_ = bytes; }
 
+void PlanBuilder::hold_replicas(int count) {
+  SPLITSCOPE_CHECK(count >= 1, "no replicas");
+  replicas_ = count;
+  if (count == 1) return;
+  plan_.replicas = ReplicaSet{};
+  plan_.replicas->count = count;
+  plan_.replicas->devices_each = plan_.devices;
+  plan_.replicas->short_from = count;
+}
+
+// A run (ReplicaSet::op_runs, value_runs) starting at `at`, unless one does.
+void PlanBuilder::mark_run(std::vector<int>& runs, size_t at) {
+  if (runs.empty() || runs.back() != static_cast<int>(at)) runs.push_back(static_cast<int>(at));
+}
+
+// A run of ops and of values that the whole plan writes once per replica
+// starts here (a placement's, an update's).
+void PlanBuilder::start_run() {
+  if (!plan_.replicas) return;
+  mark_run(plan_.replicas->op_runs, plan_.ops.size());
+  mark_run(plan_.replicas->value_runs, plan_.values.size());
+}
+
+// Runs that the last marks left empty are none.
+void PlanBuilder::finish_runs() {
+  if (!plan_.replicas) return;
+  ReplicaSet& set = *plan_.replicas;
+  while (!set.op_runs.empty() && set.op_runs.back() >= static_cast<int>(plan_.ops.size())) set.op_runs.pop_back();
+  while (!set.value_runs.empty() && set.value_runs.back() >= static_cast<int>(plan_.values.size())) {
+    set.value_runs.pop_back();
+  }
+}
+
 PlanBuilder::TensorKey PlanBuilder::key(NodeId node, int output, int microbatch) const {
   return (node * outputs_per_node_ + static_cast<size_t>(output)) * static_cast<size_t>(plan_.microbatches) +
          static_cast<size_t>(microbatch);
@@ -90,9 +123,14 @@ Plan PlanBuilder::build() {
   const PlanOp* const ops_reserved = plan_.ops.data();
   const Value* const values_reserved = plan_.values.data();
   look_ahead();
-  for (const Placement& placement : placements_) wire(placement);
+  for (const Placement& placement : placements_) {
+    start_run();
+    wire(placement);
+  }
+  start_run();
   set_outputs();
   if (plan_.graph->is_training() && !plan_.traits.parameter_server) add_updates();
+  finish_runs();
   plan_.schedule.assign(static_cast<size_t>(plan_.devices), {});
   for (const PlanOp& op : plan_.ops) {
     if (op.role == OpRole::kCompute || op.role == OpRole::kEpilogue || op.role == OpRole::kUpdate) {
@@ -560,14 +598,27 @@ void PlanBuilder::add_updates() {
   for (const auto& [slice, gradients] : replicas) {
     // Replicas that each saw the whole batch (tensor's replicated layer
     // norms and embeddings) hold the same gradient already: nothing to sum.
-    if (gradients.size() > 1 && plan_.value(gradients.front()).is_partial()) {
+    // Held once, a replica's gradient over its own rows is summed across the replicas.
+    if ((gradients.size() > 1 || replicas_ > 1) && plan_.value(gradients.front()).is_partial()) {
       replicated.push_back(gradients);
     } else {
       for (int gradient : gradients) update(gradient);
     }
   }
-  for (const std::vector<int>& sums : add_gradient_all_reduces(plan_, replicated, bucket_bytes_)) {
-    for (int gradient : sums) update(gradient);
+  const size_t before = plan_.ops.size();
+  const std::vector<std::vector<int>> sums = add_gradient_all_reduces(plan_, replicated, bucket_bytes_, replicas_);
+  if (plan_.replicas) {
+    // Each bucket's all-reduce is a run (written once), its sums a run per replica.
+    for (size_t id = before; id < plan_.ops.size(); ++id) {
+      mark_run(plan_.replicas->op_runs, id);
+      mark_run(plan_.replicas->value_runs, static_cast<size_t>(plan_.ops[id].outputs.front()));
+    }
+  }
+  for (const std::vector<int>& slice_sums : sums) {
+    for (int gradient : slice_sums) {
+      start_run();
+      update(gradient);
+    }
   }
 }
 

@@ -50,6 +50,13 @@ class PlanBuilder {
   /// reduce-scattered (each holder gets the sum of its share, the i-th of
   /// even channel ranges) rather than all-reduced. Off by default.
   void reduce_scatter_partial_sums() { scatter_sums_ = true; }
+  /// Data parallelism held once (Plan::replicas): the placements are one
+  /// replica's, on its own devices, of `count` alike replicas; a gradient
+  /// over only its rows is all-reduced across all of them by a collective
+  /// that spans them (PlanOp::spans_replicas). The plan built records the
+  /// runs expand_replicas() writes per replica (one per placement, then one
+  /// per op); the caller sets ReplicaSet::rows and the whole plan's devices.
+  void hold_replicas(int count);
 
   /// Wires the data movement and returns the finished plan (not yet checked).
   Plan build();
@@ -88,10 +95,14 @@ class PlanBuilder {
   void order_schedules();
   int gather(const std::vector<int>& slices, int device, bool to_all);
   void set_outputs();
+  void start_run();
+  void finish_runs();
+  static void mark_run(std::vector<int>& runs, size_t at);
 
   Plan plan_;
   size_t outputs_per_node_ = 1;  ///< the most outputs any node has, so tensor keys never collide
   int64_t bucket_bytes_ = 0;
+  int replicas_ = 1;  ///< hold_replicas()
   int devices_per_stage_ = 1;
   bool scatter_sums_ = false;
   std::vector<Placement> placements_;

@@ -1,5 +1,7 @@
 #include "plan/plan_check.hpp"
 
+#include "plan/plan_replicas.hpp"
+
 #include <algorithm>
 #include <fmt/format.h>
 #include <map>
@@ -579,7 +581,64 @@ class Checker {
 
 }  // namespace
 
-std::vector<std::string> plan_problems(const Plan& plan) { return Checker(plan).run(); }
+namespace {
+
+/// A plan holding its replicas once: the shape of its replica set.
+std::vector<std::string> replica_set_problems(const Plan& plan) {
+  std::vector<std::string> problems;
+  const ReplicaSet& set = *plan.replicas;
+  const auto fail = [&](std::string text) { problems.push_back(std::move(text)); };
+  if (set.count < 2 || set.devices_each < 1 || plan.devices != set.count * set.devices_each) {
+    fail(fmt::format("{} replicas of {} devices each on a plan of {} devices", set.count, set.devices_each, plan.devices));
+  }
+  if (set.rows.size() != static_cast<size_t>(set.count)) fail("the replica set's rows are not one range per replica");
+  int64_t row = 0;
+  for (const Range& rows : set.rows) {
+    if (rows.begin != row || rows.size() < 1) fail("the replicas' rows do not tile the batch in order");
+    row = rows.end;
+  }
+  if (row != plan.graph->batch()) fail(fmt::format("the replicas' rows cover {} of {} rows", row, plan.graph->batch()));
+  if (set.short_from < set.count && (set.short_replica == nullptr || set.short_replica->ops.size() != plan.ops.size() ||
+                                     set.short_replica->values.size() != plan.values.size())) {
+    fail("the short replicas' plan is not shaped as replica 0's");
+  }
+  if (plan.schedule.size() != static_cast<size_t>(set.devices_each) || plan.memory.size() != plan.schedule.size()) {
+    fail("a plan holding its replicas once schedules replica 0's devices only");
+  }
+  const auto ascending_from_zero = [](const std::vector<int>& runs, size_t size) {
+    if (size == 0) return runs.empty();
+    if (runs.empty() || runs.front() != 0 || runs.back() >= static_cast<int>(size)) return false;
+    return std::adjacent_find(runs.begin(), runs.end(), [](int a, int b) { return a >= b; }) == runs.end();
+  };
+  if (!ascending_from_zero(set.op_runs, plan.ops.size()) || !ascending_from_zero(set.value_runs, plan.values.size())) {
+    fail("the replica runs do not start at 0 and rise within the plan");
+  }
+  for (const PlanOp& op : plan.ops) {
+    if (!op.spans_replicas) continue;
+    if (op.role != OpRole::kCollective || op.collective != CollectiveKind::kAllReduce) {
+      fail(fmt::format("op {} spans the replicas but is no all-reduce", op.id));
+    }
+    if (!std::binary_search(set.op_runs.begin(), set.op_runs.end(), op.id) ||
+        (op.id + 1 < static_cast<int>(plan.ops.size()) &&
+         !std::binary_search(set.op_runs.begin(), set.op_runs.end(), op.id + 1))) {
+      fail(fmt::format("spanning op {} is not a run of its own", op.id));
+    }
+  }
+  return problems;
+}
+
+}  // namespace
+
+std::vector<std::string> plan_problems(const Plan& plan) {
+  if (!plan.replicas) return Checker(plan).run();
+  std::vector<std::string> problems = replica_set_problems(plan);
+  if (!problems.empty()) return problems;
+  // Every invariant of the whole plan, where it is small enough to write
+  // out at run time; past that, the shape above (the whole plan of a
+  // partitioner's replica held once is checked at small sizes in tests).
+  if (expanded_op_count(plan) <= kMaxCheckedExpandedOps) return Checker(expand_replicas(plan)).run();
+  return problems;
+}
 
 void check(const Plan& plan) {
   const auto problems = plan_problems(plan);

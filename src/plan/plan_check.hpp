@@ -16,12 +16,19 @@
 ///  6. The outputs tile the network output; schedules list each device's
 ///     compute ops once, in plan order.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "plan/plan.hpp"
 
 namespace splitscope {
+
+/// A plan holding its replicas once (Plan::replicas) is checked as its
+/// whole plan (expand_replicas()) up to this many ops of it; past that, the
+/// shape of its replica set only (rows tiling the batch, runs, spanning
+/// all-reduces), which keeps a 16,384-replica check to the replica's ops.
+inline constexpr int64_t kMaxCheckedExpandedOps = int64_t{1} << 17;
 
 /// Every broken invariant, one sentence each; empty for a sound plan.
 std::vector<std::string> plan_problems(const Plan& plan);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "plan/plan_replicas.hpp"
 #include "report/text_table.hpp"
 
 namespace splitscope {
@@ -9,9 +10,11 @@ namespace splitscope {
 MemoryFit check_memory_fit(const Plan& plan, const std::vector<int64_t>& device_memory_bytes) {
   MemoryFit fit;
   int others = 0;
-  for (size_t d = 0; d < plan.memory.size() && d < device_memory_bytes.size(); ++d) {
+  // Replicas held once: every device's from its replica's (device_memory()).
+  const size_t devices = plan.replicas ? static_cast<size_t>(plan.devices) : plan.memory.size();
+  for (size_t d = 0; d < devices && d < device_memory_bytes.size(); ++d) {
     fit.checked = true;
-    const int64_t needed = plan.memory[d].peak;
+    const int64_t needed = device_memory(plan, static_cast<int>(d)).peak;
     const int64_t available = device_memory_bytes[d];
     if (needed <= available) continue;
     if (!fit.fits) ++others;

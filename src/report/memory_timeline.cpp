@@ -34,7 +34,8 @@ std::vector<MemoryPoint> thin(const std::vector<MemoryPoint>& points, size_t lim
 }  // namespace
 
 std::vector<std::vector<MemoryPoint>> memory_over_time(const Plan& plan, const Timeline& timeline, size_t max_points) {
-  const auto devices = static_cast<size_t>(plan.devices);
+  // Replicas held once (timeline.hpp): replica 0's devices' series, then each copy's the same.
+  const auto devices = static_cast<size_t>(plan.replicas ? plan.replicas->devices_each : plan.devices);
   constexpr double kNever = std::numeric_limits<double>::infinity();
   std::vector<double> op_start(plan.ops.size(), kNever);
   std::vector<double> op_end(plan.ops.size(), -kNever);
@@ -57,7 +58,7 @@ std::vector<std::vector<MemoryPoint>> memory_over_time(const Plan& plan, const T
   std::vector<std::vector<Change>> changes(devices);
   for (const Value& value : plan.values) {
     // Weights, and gradients (summed in one resident buffer per slice), are in the resident bytes.
-    if (value.role != ValueRole::kActivation || value.device < 0 || value.device >= plan.devices) continue;
+    if (value.role != ValueRole::kActivation || value.device < 0 || static_cast<size_t>(value.device) >= devices) continue;
     double from = 0;
     if (value.producer >= 0) {
       from = op_start[static_cast<size_t>(value.producer)];
@@ -69,7 +70,7 @@ std::vector<std::vector<MemoryPoint>> memory_over_time(const Plan& plan, const T
     list.push_back({from, value.bytes});
     list.push_back({std::max(from, to), -value.bytes});
   }
-  const std::vector<DeviceMemory> resident = compute_memory(plan);
+  const std::vector<DeviceMemory> resident = plan.replicas ? plan.memory : compute_memory(plan);
   std::vector<std::vector<MemoryPoint>> series(devices);
   for (size_t d = 0; d < devices; ++d) {
     std::sort(changes[d].begin(), changes[d].end());
@@ -87,6 +88,7 @@ std::vector<std::vector<MemoryPoint>> memory_over_time(const Plan& plan, const T
     if (points.back().time_us < end) points.push_back({end, points.back().bytes});
     series[d] = thin(points, max_points);
   }
+  for (size_t d = devices; d < static_cast<size_t>(plan.devices); ++d) series.push_back(series[d % devices]);
   return series;
 }
 

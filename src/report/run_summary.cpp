@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 
+#include "plan/plan_replicas.hpp"
 #include "report/bandwidth.hpp"
 #include "report/intervals.hpp"
 #include "util/check.hpp"
@@ -130,11 +131,19 @@ void fill_movement(const Plan& plan, const Timeline* timeline, const std::vector
     entry.bytes_moved += op.bytes_moved;
     const int64_t payload = op.role == OpRole::kTransfer ? op.bytes_moved : op.payload_bytes;
     entry.payload_bytes += payload;
-    const double factor = op.role == OpRole::kTransfer
-                              ? 1.0
-                              : bus_factor(op.collective, static_cast<int>(op.participants.size()));
-    bus_bytes[kind] += static_cast<double>(payload) * factor;
-    if (auto it = times.find(op.id); it != times.end()) entry.time_ms += (it->second.end - it->second.start) / 1000.0;
+    // Replicas held once: an op of each replica counts once per replica; a
+    // collective spanning them once, over every replica's participants.
+    const int copies = plan.replicas && !op.spans_replicas ? plan.replicas->count : 1;
+    const int participants = static_cast<int>(op.participants.size()) *
+                             (plan.replicas && op.spans_replicas ? plan.replicas->count : 1);
+    entry.count += copies - 1;
+    entry.bytes_moved += (copies - 1) * op.bytes_moved;
+    entry.payload_bytes += (copies - 1) * payload;
+    const double factor = op.role == OpRole::kTransfer ? 1.0 : bus_factor(op.collective, participants);
+    bus_bytes[kind] += static_cast<double>(payload) * factor * copies;
+    if (auto it = times.find(op.id); it != times.end()) {
+      entry.time_ms += copies * (it->second.end - it->second.start) / 1000.0;
+    }
   }
   for (auto& [kind, entry] : by_kind) {
     entry.exposed_ms = exposed_us[kind] / 1000.0;
@@ -181,6 +190,24 @@ void fill_off_plan_movement(const Timeline& timeline, const std::vector<Interval
     summary.transfers.bytes += entry.bytes_moved;
     summary.transfers.time_ms += entry.time_ms;
     summary.movement.push_back(entry);
+  }
+}
+
+/// Replicas held once (timeline.hpp): device d of replica r ran what
+/// device d of replica 0 did, whose times the spans gave.
+void copy_replica_times(const Timeline& timeline, std::vector<DeviceSummary>& devices) {
+  if (timeline.replicas <= 1) return;
+  const auto each = static_cast<size_t>(timeline.replica_devices);
+  for (size_t d = each; d < devices.size(); ++d) {
+    const DeviceSummary& same = devices[d % each];
+    DeviceSummary& device = devices[d];
+    device.compute_ms = same.compute_ms;
+    device.transfer_ms = same.transfer_ms;
+    device.overlap_ms = same.overlap_ms;
+    device.idle_ms = same.idle_ms;
+    device.forward_ms = same.forward_ms;
+    device.backward_ms = same.backward_ms;
+    device.update_ms = same.update_ms;
   }
 }
 
@@ -237,12 +264,13 @@ RunSummary summarize(const Plan& plan, const RunResult& result) {
     device.id = static_cast<int>(d);
     device.ops = totals.device_ops[d];
     device.flops = totals.device_flops[d];
-    if (d < plan.memory.size()) {
-      device.memory_peak_bytes = plan.memory[d].peak;
-      device.param_bytes = plan.memory[d].params;
-      device.activations_peak_bytes = plan.memory[d].activations_peak;
-      device.gradient_bytes = plan.memory[d].gradients;
-      device.optimizer_state_bytes = plan.memory[d].optimizer_state;
+    if (d < plan.memory.size() || plan.replicas) {
+      const DeviceMemory& memory = device_memory(plan, static_cast<int>(d));
+      device.memory_peak_bytes = memory.peak;
+      device.param_bytes = memory.params;
+      device.activations_peak_bytes = memory.activations_peak;
+      device.gradient_bytes = memory.gradients;
+      device.optimizer_state_bytes = memory.optimizer_state;
     }
     if (d < result.info.device_memory_bytes.size()) device.memory_available_bytes = result.info.device_memory_bytes[d];
   }
@@ -280,6 +308,7 @@ RunSummary summarize(const Plan& plan, const RunResult& result) {
       summary.training->samples_per_s = static_cast<double>(plan.graph->batch()) / (summary.makespan->median_ms / 1000.0);
     }
   }
+  copy_replica_times(timeline, summary.per_device);
   fill_movement(plan, &timeline, &computing, summary);
   fill_off_plan_movement(timeline, computing, summary);
   summary.critical_path = find_critical_path(plan, timeline);

@@ -45,6 +45,7 @@ double Timeline::makespan_us() const {
 int Timeline::device_count() const {
   int count = 0;
   for (const Span& span : spans) count = std::max(count, span.device + 1);
+  if (replicas > 1) return replicas * std::max(count, replica_devices);
   return count;
 }
 

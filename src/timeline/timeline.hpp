@@ -53,12 +53,22 @@ struct Span {
 bool is_host_work(const Span& span);
 
 /// Every span of one run (one repeat).
+///
+/// Alike replicas held once (a simulation of a Plan with Plan::replicas,
+/// docs/reports.md "Replicas held once"): `replicas` > 1, and the spans are
+/// those of replica 0's devices 0..replica_devices-1 only. Replica r's
+/// device r·replica_devices + d ran the same spans at the same times (a
+/// collective spanning the replicas included: its span on each device is
+/// the same), so every per-device figure of device d holds for each of
+/// its copies.
 struct Timeline {
   std::vector<Span> spans;
+  int replicas = 1;         ///< how many replicas the spans stand for
+  int replica_devices = 0;  ///< with replicas > 1: each replica's devices, the spans' devices
 
   /// Latest end over all spans (runs start at 0); 0 for an empty timeline.
   double makespan_us() const;
-  /// One more than the highest device index seen.
+  /// One more than the highest device index seen (times the replicas, for replicas held once).
   int device_count() const;
 };
 

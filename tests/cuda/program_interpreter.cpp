@@ -142,7 +142,7 @@ class Machine {
     // Sums in double, rounded once, as the forward pass does.
     std::vector<double> sum;
     switch (s.pass) {
-      case ConvPass::kForward:
+      case gpu::ConvPass::kForward:
         sum.assign(static_cast<size_t>(y_extent), 0.0);
         each_tap(s, [&](int64_t xi, int64_t ki, int64_t yi) { sum[static_cast<size_t>(yi)] += double(x[xi]) * k[ki]; });
         for (int64_t n = 0; n < s.batch; ++n) {
@@ -151,7 +151,7 @@ class Machine {
           }
         }
         return;
-      case ConvPass::kBackwardData:
+      case gpu::ConvPass::kBackwardData:
         sum.assign(static_cast<size_t>(x_extent), 0.0);
         each_tap(s, [&](int64_t xi, int64_t ki, int64_t yi) { sum[static_cast<size_t>(xi)] += double(y[yi]) * k[ki]; });
         for (int64_t n = 0; n < s.batch; ++n) {
@@ -160,7 +160,7 @@ class Machine {
           }
         }
         return;
-      case ConvPass::kBackwardFilter:
+      case gpu::ConvPass::kBackwardFilter:
         sum.assign(static_cast<size_t>(filter_extent), 0.0);
         each_tap(s, [&](int64_t xi, int64_t ki, int64_t yi) { sum[static_cast<size_t>(ki)] += double(x[xi]) * y[yi]; });
         for (int64_t i = 0; i < filter_extent; ++i) {

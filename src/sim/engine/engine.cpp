@@ -221,6 +221,7 @@ class Engine {
         pricing_(costs, plan),
         handoff_(costs.lane_handoff_seconds()),
         contended_(costs.contended() && plan.devices > 1),
+        replicas_(plan.replicas ? plan.replicas->count : 1),
         flows_(link_capacities(topology)),
         lone_on_link_(topology.links().size(), -1) {}
 
@@ -255,6 +256,7 @@ class Engine {
       }
     }
     check_finished();
+    if (plan_.replicas) keep_replica_zero();
     return std::move(timeline_);
   }
 
@@ -309,6 +311,12 @@ class Engine {
   /// their readers in). The plan's ops are in data-flow order (plan_check's
   /// rule), so every later reader finds the value written.
   void write_outputs(const PlanOp& op, size_t values) {
+    if (op.spans_replicas && replicas_ > 1) {
+      // Replica 0's sums; the other replicas' are the same values again.
+      const auto own = static_cast<std::ptrdiff_t>(replica_block(op, op.outputs.size()));
+      link_outputs(op.id, std::vector<int>(op.outputs.begin(), op.outputs.begin() + own), values);
+      return;
+    }
     if (std::is_sorted(op.outputs.begin(), op.outputs.end())) {
       link_outputs(op.id, op.outputs, values);
       return;
@@ -415,7 +423,7 @@ class Engine {
           }
           break;
       }
-      for (size_t slot = 0; slot < op.inputs.size(); ++slot) {
+      for (size_t slot = 0; slot < replica_block(op, op.inputs.size()); ++slot) {
         const int value = op.inputs[slot];
         SPLITSCOPE_CHECK(value < static_cast<int>(values), fmt::format("op {} reads an unknown value", id));
         if (value < 0) continue;
@@ -473,6 +481,12 @@ class Engine {
     return role == OpRole::kCompute || role == OpRole::kEpilogue || role == OpRole::kUpdate;
   }
 
+  /// Of `op`'s `size` inputs (or outputs), replica 0's: the first 1/R of a
+  /// collective spanning the replicas, all of any other op's.
+  size_t replica_block(const PlanOp& op, size_t size) const {
+    return op.spans_replicas && replicas_ > 1 ? size / static_cast<size_t>(replicas_) : size;
+  }
+
   /// With a host lane (DeviceSpec::host_issue_us), every compute, epilogue,
   /// update and transfer op also waits for the host to issue it: one more
   /// pending input, which its release event supplies. A collective's sends
@@ -507,8 +521,9 @@ class Engine {
   CollectiveRun start_collective(const PlanOp& op) {
     // value_ready() finds a collective's slot by value: its inputs must differ.
     CollectiveRun run;
-    run.slots.reserve(op.inputs.size());
-    for (size_t slot = 0; slot < op.inputs.size(); ++slot) run.slots.emplace_back(op.inputs[slot], static_cast<int>(slot));
+    const size_t own = replica_block(op, op.inputs.size());
+    run.slots.reserve(own);
+    for (size_t slot = 0; slot < own; ++slot) run.slots.emplace_back(op.inputs[slot], static_cast<int>(slot));
     std::sort(run.slots.begin(), run.slots.end());
     SPLITSCOPE_CHECK(std::adjacent_find(run.slots.begin(), run.slots.end(),
                                         [](const auto& a, const auto& b) { return a.first == b.first; }) ==
@@ -634,10 +649,10 @@ class Engine {
     }
     for (const CollectiveRun& run : collectives_) {
       const PlanOp& op = plan_.ops[static_cast<size_t>(run.op)];
-      for (size_t slot = 0; slot < op.inputs.size(); ++slot) {
+      for (size_t slot = 0; slot < replica_block(op, op.inputs.size()); ++slot) {
         const int value = op.inputs[slot];
         if (value >= 0 && links_[static_cast<size_t>(value)].first_reader == kNetworkInput) {
-          collective_input_ready(op.id, static_cast<int>(slot));
+          collective_value_ready(op.id, static_cast<int>(slot));
         }
       }
     }
@@ -670,7 +685,7 @@ class Engine {
           // A bucket over N replicas reads thousands of values: its slot by search, not by a scan of them all.
           const auto& slots = run_of(reader.op).slots;
           const auto at = std::lower_bound(slots.begin(), slots.end(), std::pair<int, int>{value, -1});
-          if (at != slots.end() && at->first == value) collective_input_ready(reader.op, at->second);
+          if (at != slots.end() && at->first == value) collective_value_ready(reader.op, at->second);
           break;
         }
       }
@@ -991,6 +1006,20 @@ class Engine {
     return collectives_[static_cast<size_t>(collective_of_[static_cast<size_t>(op)])];
   }
 
+  /// Replica 0's input `slot` of collective `op` is written: so is every
+  /// replica's same input, at this instant, where the replicas are held once.
+  void collective_value_ready(int op, int slot) {
+    const PlanOp& collective = plan_.ops[static_cast<size_t>(op)];
+    if (!collective.spans_replicas || replicas_ == 1) {
+      collective_input_ready(op, slot);
+      return;
+    }
+    const size_t block = replica_block(collective, collective.inputs.size());
+    for (size_t r = 0; r < static_cast<size_t>(replicas_); ++r) {
+      collective_input_ready(op, static_cast<int>(r * block + static_cast<size_t>(slot)));
+    }
+  }
+
   [[gnu::noinline]] void collective_input_ready(int op, int slot) {
     CollectiveRun& run = run_of(op);
     if (run.group != nullptr) {
@@ -1078,7 +1107,10 @@ class Engine {
       ++finished_;
     }
     // Delivery i writes participant i's outputs (a shared schedule's values are another op's).
-    const std::vector<int>& outputs = plan_.ops[static_cast<size_t>(op)].outputs;
+    const PlanOp& collective = plan_.ops[static_cast<size_t>(op)];
+    const std::vector<int>& outputs = collective.outputs;
+    // Another replica's participant: its values are replica 0's again, written by its own delivery.
+    if (static_cast<size_t>(index * run.segments) >= replica_block(collective, outputs.size())) return;
     for (int k = 0; k < run.segments; ++k) {
       value_ready(outputs[static_cast<size_t>(index * run.segments + k)], true);
     }
@@ -1174,6 +1206,16 @@ class Engine {
 
   // --- the end ------------------------------------------------------------
 
+  /// Replicas held once: the timeline keeps replica 0's devices' spans
+  /// (timeline.hpp: every replica ran the same); the spanning collectives'
+  /// deliveries to the others go.
+  void keep_replica_zero() {
+    const int each = plan_.replicas->devices_each;
+    std::erase_if(timeline_.spans, [&](const Span& span) { return span.device >= each; });
+    timeline_.replicas = replicas_;
+    timeline_.replica_devices = each;
+  }
+
   /// A lane met an entry that is not one of its device's compute ops, or one started already.
   [[noreturn]] void schedule_broken() {
     check_schedules();  // throws, naming the entry
@@ -1203,6 +1245,10 @@ class Engine {
   OpCostModel::PlanPricing pricing_;
   double handoff_ = 0;  ///< seconds: DeviceSpec::lane_handoff_us
   bool contended_ = false;          ///< the devices slow each other (SharedRun)
+  /// Replicas held once (Plan::replicas, widened by replica_view.hpp): the
+  /// plan's spanning collectives list every replica's participants, inputs
+  /// and outputs, and only replica 0's values exist (the others' are its ids again).
+  int replicas_ = 1;
   std::vector<SharedRun> shared_;   ///< by device, when contended_
   int running_ = 0;                 ///< devices running an op, when contended_
   /// Some collective's NCCL kernel slows the compute it overlaps (OverlappedRun).

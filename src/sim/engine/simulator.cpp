@@ -17,6 +17,9 @@
 #include "sim/machine/machine_file.hpp"
 #include "sim/costs/model_error.hpp"
 #include "sim/network/node_crossing_bytes.hpp"
+#include "sim/engine/replica_view.hpp"
+#include "plan/plan_replicas.hpp"
+#include "util/check.hpp"
 #include "util/errors.hpp"
 #include "util/strings.hpp"
 
@@ -122,9 +125,32 @@ const OpCostModel& Simulator::costs_for(const Plan& plan, std::optional<OpCostMo
   return *own;
 }
 
+namespace {
+
+/// What the engine plays: a plan that holds its replicas once, with its
+/// spanning collectives widened (replica_view.hpp); any other plan as it is.
+const Plan& played(const Plan& plan, std::optional<Plan>& widened, bool jitter) {
+  if (!plan.replicas) return plan;
+  SPLITSCOPE_CHECK(replicas_alike(plan) && !jitter,
+                   "replicas held once are played once only where they are alike (Simulator::runs_replicas_once)");
+  widened.emplace(widened_for_replicas(plan));
+  return *widened;
+}
+
+}  // namespace
+
 Timeline Simulator::simulate_on(const Plan& plan, const Topology& topology, const OpJitter* jitter) const {
   std::optional<OpCostModel> own;
-  return simulate_plan(plan, topology, costs_for(plan, own), jitter);
+  std::optional<Plan> widened;
+  return simulate_plan(played(plan, widened, jitter != nullptr), topology, costs_for(plan, own), jitter);
+}
+
+bool Simulator::runs_replicas_once(const Plan& plan, const RunOptions& options) const {
+  // Replicas of one device each: a replica of several would move data between its own devices, on
+  // links that need not be alike from one replica's devices to the next's.
+  return plan.replicas && plan.replicas->devices_each == 1 && replicas_alike(plan) && options.jitter_sigma == 0 &&
+         placement_ == PlacementMode::kDefault && !machine_.pooled && !costs_.contended() &&
+         costs_.host_issue_seconds() <= 0;
 }
 
 Timeline Simulator::simulate(const Plan& plan) const {
@@ -138,8 +164,10 @@ std::optional<Timeline> Simulator::simulate(const Plan& plan, const SimulationDe
   check_devices(plan);
   std::optional<OpCostModel> own;
   const OpCostModel& costs = costs_for(plan, own);
-  if (placement_ == PlacementMode::kDefault) return simulate_plan_until(plan, topology_, costs, deadline);
-  return simulate_plan_until(plan, topology_.placed(place(plan).device_map), costs, deadline);
+  std::optional<Plan> widened;
+  const Plan& engine_plan = played(plan, widened, false);
+  if (placement_ == PlacementMode::kDefault) return simulate_plan_until(engine_plan, topology_, costs, deadline);
+  return simulate_plan_until(engine_plan, topology_.placed(place(plan).device_map), costs, deadline);
 }
 
 PlacementInfo Simulator::place(const Plan& plan) const {

@@ -41,6 +41,11 @@ class Simulator : public Executor {
   /// crossed nodes; under `topology`, also the default mapping's bytes and
   /// makespan (a second simulation, where the mappings differ).
   /// InputError when the plan has more devices than the machine.
+  /// Alike replicas (equal rows) of one device each, with no jitter, on the default placement
+  /// of a machine whose devices neither share a pool nor a host lane: it
+  /// plays replica 0 and the collectives spanning the replicas over every
+  /// device (replica_view.hpp), the same times as the whole plan's.
+  bool runs_replicas_once(const Plan& plan, const RunOptions& options) const override;
   RunResult run(const Plan& plan, const RunOptions& options) override;
 
   /// The plan's predicted timeline behind an input pipeline: the host
