@@ -133,10 +133,7 @@ std::string refusal_of(const std::string& args) {
   const CommandResult result = run_splitscope(args);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(result.exit_code, 2) << args << ": " << result.err;
-  // Under the sanitizers (scripts/sanitize) everything runs several times
-  // slower: the bound is a refusal's, not a speed target, so it scales alike.
-  const char* slowdown = std::getenv("SPLITSCOPE_TEST_SLOWDOWN");
-  EXPECT_LT(seconds, 10.0 * (slowdown == nullptr ? 1.0 : std::stod(slowdown))) << args;
+  EXPECT_LT(seconds, 10.0) << args;
   EXPECT_TRUE(result.out.empty()) << args;
   return result.err;
 }

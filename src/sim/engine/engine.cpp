@@ -905,7 +905,9 @@ class Engine {
     // before it is done asks for it first (claim_route()): until then it is
     // alone, and ends when a flow started at its arrival would.
     for (const int link : links) lone_on_link_[static_cast<size_t>(link)] = id;
-    send.done = queue_.insert(send.arrival + bytes / flows_.alone_rate(links), {EventKind::kSendDone, id});
+    ++lone_sends_;
+    const double alone = group_links != nullptr ? flows_.alone_rate(link_set_of(group_links)) : flows_.alone_rate(links);
+    send.done = queue_.insert(send.arrival + bytes / alone, {EventKind::kSendDone, id});
   }
 
   /// Whether no flow and no lone send crosses any of `links`.
@@ -923,12 +925,14 @@ class Engine {
   /// alone (its rate and end are the ones its queued completion has), and
   /// the start about to happen re-shares from there.
   void claim_route(std::span<const int> links) {
+    if (lone_sends_ == 0) return;  // a step group's thousands of links, step after step
     for (const int link : links) {
       const int other = lone_on_link_[static_cast<size_t>(link)];
       if (other < 0) continue;
       Send& send = sends_[static_cast<size_t>(other)];
       for (const int its : send.links()) lone_on_link_[static_cast<size_t>(its)] = -1;
       send.lone = false;
+      --lone_sends_;
       if (now_ < send.arrival) {
         queue_.cancel(send.done);
         send.done = EventHandle{};
@@ -939,10 +943,20 @@ class Engine {
     }
   }
 
+  /// A step group's links as the flow network's link set (registered once
+  /// per group; groups over the same links share one): its steps join
+  /// without a pass over thousands of links.
+  FlowNetwork::LinkSetId link_set_of(const std::vector<int>* links) {
+    auto [it, inserted] = link_sets_.try_emplace(links, -1);
+    if (inserted) it->second = flows_.link_set(*links);
+    return it->second;
+  }
+
   /// Puts send `id` into the flow network as starting at `at`.
   void start_flow(int id, double at) {
     Send& send = sends_[static_cast<size_t>(id)];
-    send.flow = flows_.join(at, send.links(), send.bytes);
+    send.flow = send.group_links != nullptr ? flows_.join(at, link_set_of(send.group_links), send.bytes)
+                                            : flows_.join(at, send.links(), send.bytes);
     if (flow_owner_.size() <= static_cast<size_t>(send.flow)) {
       flow_owner_.resize(static_cast<size_t>(send.flow) + 1, -1);
     }
@@ -966,6 +980,7 @@ class Engine {
       if (send.group_links != nullptr && next_step_alone(id)) return;
       for (const int link : send.links()) lone_on_link_[static_cast<size_t>(link)] = -1;
       send.lone = false;
+      --lone_sends_;
       send_complete(id);
       return;
     }
@@ -1189,7 +1204,7 @@ class Engine {
     ++run.step;
     send.part = run.step;
     const RingStepGroup& group = *run.group;
-    if (run.alone_rate <= 0) run.alone_rate = flows_.alone_rate(group.links);
+    if (run.alone_rate <= 0) run.alone_rate = flows_.alone_rate(link_set_of(&group.links));
     send.arrival = now_ + (group.nccl ? group.nccl->send_latency_seconds : group.latency_seconds);
     send.done = queue_.insert(send.arrival + send.bytes / run.alone_rate, {EventKind::kSendDone, id});
     return true;
@@ -1261,6 +1276,8 @@ class Engine {
   std::vector<HeldSend> held_sends_;
   FlowNetwork flows_;
   std::vector<int> lone_on_link_;  ///< by link: the lone send crossing it (Send::lone), -1 for none
+  int lone_sends_ = 0;             ///< sends with Send::lone
+  std::unordered_map<const std::vector<int>*, FlowNetwork::LinkSetId> link_sets_;  ///< by step group's links
   EventQueue<Payload> queue_;
   double now_ = 0;
   size_t finished_ = 0;

@@ -11,6 +11,15 @@ namespace {
 // A link whose residual capacity is below this fraction of its capacity is full.
 constexpr double kFullFraction = 1e-12;
 
+uint64_t hash_of(std::span<const int> links) {
+  uint64_t hash = 14695981039346656037ull;  // FNV-1a
+  for (const int link : links) {
+    hash ^= static_cast<uint32_t>(link);
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
 }  // namespace
 
 FlowNetwork::FlowNetwork(std::vector<double> link_bytes_per_second) {
@@ -32,8 +41,64 @@ void FlowNetwork::finish(double now, FlowId id) {
   if (unsettled()) settle(now);
 }
 
-FlowNetwork::FlowId FlowNetwork::join(double now, std::span<const int> links, double bytes) {
+FlowNetwork::LinkSetId FlowNetwork::link_set(std::span<const int> links) {
   SPLITSCOPE_CHECK(!links.empty(), "a flow crosses some link");
+  std::vector<LinkSetId>& alike = sets_by_hash_[hash_of(links)];
+  for (const LinkSetId id : alike) {
+    if (std::ranges::equal(sets_[static_cast<size_t>(id)].links, links)) return id;
+  }
+  LinkSet set;
+  set.links.assign(links.begin(), links.end());
+  crossings_.resize(links_.size(), 0);
+  for (const int link : links) {
+    SPLITSCOPE_CHECK(link >= 0 && static_cast<size_t>(link) < links_.size(), "unknown link");
+    crossings_[static_cast<size_t>(link)] += 1;
+  }
+  set.alone_rate = std::numeric_limits<double>::infinity();
+  for (const int link : links) {
+    set.alone_rate = std::min(set.alone_rate, links_[static_cast<size_t>(link)].capacity /
+                                                  static_cast<double>(crossings_[static_cast<size_t>(link)]));
+  }
+  // Rounding keeps the order of capacity / crossings (a strictly smaller
+  // rounded share is a smaller exact one), so the links whose rounded share
+  // is the smallest hold the one that is smallest for every flow count.
+  for (const int link : links) {
+    const std::pair<double, int> bottleneck{links_[static_cast<size_t>(link)].capacity,
+                                            crossings_[static_cast<size_t>(link)]};
+    if (bottleneck.first / bottleneck.second == set.alone_rate &&
+        std::ranges::find(set.bottlenecks, bottleneck) == set.bottlenecks.end()) {
+      set.bottlenecks.push_back(bottleneck);
+    }
+  }
+  for (const int link : links) crossings_[static_cast<size_t>(link)] = 0;
+  const auto id = static_cast<LinkSetId>(sets_.size());
+  sets_.push_back(std::move(set));
+  alike.push_back(id);
+  return id;
+}
+
+int FlowNetwork::new_bundle() {
+  int id;
+  if (free_bundles_.empty()) {
+    id = static_cast<int>(bundles_.size());
+    bundles_.emplace_back();
+  } else {
+    id = free_bundles_.back();
+    free_bundles_.pop_back();
+  }
+  Bundle& bundle = bundles_[static_cast<size_t>(id)];
+  bundle.link_count = 0;
+  bundle.set = -1;
+  bundle.flows.clear();
+  bundle.next_rate = 0;
+  bundle.mark = 0;
+  bundle.frozen = false;
+  bundle.pending = false;
+  bundle.foreign = 0;
+  return id;
+}
+
+FlowNetwork::FlowId FlowNetwork::new_flow(double now, double bytes, int bundle) {
   SPLITSCOPE_CHECK(bytes > 0, "a flow carries some bytes");
   FlowId id;
   if (free_.empty()) {
@@ -44,42 +109,34 @@ FlowNetwork::FlowId FlowNetwork::join(double now, std::span<const int> links, do
     free_.pop_back();
   }
   Flow& flow = flows_[static_cast<size_t>(id)];
-  flow.link_count = static_cast<int>(links.size());
-  flow.wide = -1;
-  if (links.size() > kMaxRouteLinks) {
-    if (free_wide_.empty()) {
-      flow.wide = static_cast<int>(wide_links_.size());
-      wide_links_.emplace_back();
-    } else {
-      flow.wide = free_wide_.back();
-      free_wide_.pop_back();
-    }
-    wide_links_[static_cast<size_t>(flow.wide)].assign(links.begin(), links.end());
-  }
+  flow.bundle = bundle;
   flow.remaining = bytes;
   flow.rate = 0;
   flow.updated_at = now;
-  flow.next_rate = 0;
-  flow.mark = 0;
-  flow.frozen = false;
+  flow.finish = 0;
   flow.fresh = false;
   flow.active = true;
   ++active_;
-  bool alone = true;
-  for (size_t i = 0; i < links.size(); ++i) {
-    const int link = links[i];
+  bundles_[static_cast<size_t>(bundle)].flows.push_back(id);
+  return id;
+}
+
+FlowNetwork::FlowId FlowNetwork::join(double now, std::span<const int> links, double bytes) {
+  SPLITSCOPE_CHECK(!links.empty(), "a flow crosses some link");
+  if (links.size() > kMaxRouteLinks) return join(now, link_set(links), bytes);
+  for (const int link : links) {
     SPLITSCOPE_CHECK(link >= 0 && static_cast<size_t>(link) < links_.size(), "unknown link");
-    if (flow.wide < 0) flow.links[i] = link;
-    LinkState& state = links_[static_cast<size_t>(link)];
-    // A link it crossed already ends with its own entry (others would have ended `alone` then).
-    alone = alone && (state.flows.empty() || state.flows.back() == id);
-    state.flows.push_back(id);
   }
-  if (alone) {
+  const int bundle = new_bundle();
+  Bundle& route = bundles_[static_cast<size_t>(bundle)];
+  std::ranges::copy(links, route.links.begin());
+  route.link_count = static_cast<int>(links.size());
+  const FlowId id = new_flow(now, bytes, bundle);
+  Flow& flow = flows_[static_cast<size_t>(id)];
+  if (enter_links(bundle)) {
     // Nothing else on its links, so no one else's rate changes.
-    const double rate = alone_rate(links);
-    flow.rate = rate;
-    flow.finish = now + bytes / rate;
+    flow.rate = alone_rate(links);
+    flow.finish = now + bytes / flow.rate;
     rescheduled_.assign(1, id);
     return id;
   }
@@ -90,9 +147,88 @@ FlowNetwork::FlowId FlowNetwork::join(double now, std::span<const int> links, do
   return id;
 }
 
-std::span<const int> FlowNetwork::links_of(const Flow& flow) const {
-  if (flow.wide >= 0) return wide_links_[static_cast<size_t>(flow.wide)];
-  return {flow.links.data(), static_cast<size_t>(flow.link_count)};
+FlowNetwork::FlowId FlowNetwork::join(double now, LinkSetId set_id, double bytes) {
+  LinkSet& set = sets_.at(static_cast<size_t>(set_id));
+  if (set.bundle >= 0) {
+    // Beside flows over the same links: their rates all change, and only theirs if they are alone.
+    const FlowId id = new_flow(now, bytes, set.bundle);
+    flows_[static_cast<size_t>(id)].fresh = true;
+    mark_pending(set.bundle);
+    rescheduled_.clear();
+    return id;
+  }
+  const int bundle = new_bundle();
+  bundles_[static_cast<size_t>(bundle)].set = set_id;
+  set.bundle = bundle;
+  const FlowId id = new_flow(now, bytes, bundle);
+  Flow& flow = flows_[static_cast<size_t>(id)];
+  if (enter_links(bundle)) {
+    flow.rate = set.alone_rate;
+    flow.finish = now + bytes / flow.rate;
+    rescheduled_.assign(1, id);
+    return id;
+  }
+  flow.fresh = true;
+  pending_seeds_.insert(pending_seeds_.end(), set.links.begin(), set.links.end());
+  rescheduled_.clear();
+  return id;
+}
+
+bool FlowNetwork::enter_links(int id) {
+  Bundle& bundle = bundles_[static_cast<size_t>(id)];
+  const bool is_set = bundle.set >= 0;
+  bool alone = true;
+  for (const int link : links_of(bundle)) {
+    LinkState& state = links_[static_cast<size_t>(link)];
+    // A link it crossed already ends with its own entry (others would have ended `alone` then).
+    alone = alone && (state.bundles.empty() || state.bundles.back() == id);
+    if (is_set || state.set_entries > 0) {
+      for (const int other : state.bundles) {
+        if (other == id) continue;
+        Bundle& its = bundles_[static_cast<size_t>(other)];
+        if (its.set >= 0) its.foreign += 1;
+        if (is_set) bundle.foreign += 1;
+      }
+    }
+    state.bundles.push_back(id);
+    if (is_set) state.set_entries += 1;
+  }
+  return alone;
+}
+
+bool FlowNetwork::leave_links(int id) {
+  const Bundle& bundle = bundles_[static_cast<size_t>(id)];
+  const bool is_set = bundle.set >= 0;
+  const std::span<const int> crossed = links_of(bundle);
+  for (const int link : crossed) {
+    LinkState& state = links_[static_cast<size_t>(link)];
+    auto& on_link = state.bundles;
+    const auto it = std::find(on_link.begin(), on_link.end(), id);
+    *it = on_link.back();
+    on_link.pop_back();
+    if (is_set) state.set_entries -= 1;
+    if (state.set_entries > 0) {
+      for (const int other : on_link) {
+        Bundle& its = bundles_[static_cast<size_t>(other)];
+        if (other != id && its.set >= 0) its.foreign -= 1;
+      }
+    }
+  }
+  bool shared = false;
+  for (const int link : crossed) shared = shared || !links_[static_cast<size_t>(link)].bundles.empty();
+  return shared;
+}
+
+void FlowNetwork::mark_pending(int bundle) {
+  Bundle& state = bundles_[static_cast<size_t>(bundle)];
+  if (state.pending) return;
+  state.pending = true;
+  pending_bundles_.push_back(bundle);
+}
+
+std::span<const int> FlowNetwork::links_of(const Bundle& bundle) const {
+  if (bundle.set >= 0) return sets_[static_cast<size_t>(bundle.set)].links;
+  return {bundle.links.data(), static_cast<size_t>(bundle.link_count)};
 }
 
 double FlowNetwork::alone_rate(std::span<const int> links) const {
@@ -119,25 +255,29 @@ double FlowNetwork::alone_rate(std::span<const int> links) const {
 void FlowNetwork::leave(FlowId id) {
   Flow& flow = flows_.at(static_cast<size_t>(id));
   SPLITSCOPE_CHECK(flow.active, "finish of a flow that is not running");
-  const std::span<const int> crossed = links_of(flow);
-  for (const int link : crossed) {
-    auto& on_link = links_[static_cast<size_t>(link)].flows;
-    const auto it = std::find(on_link.begin(), on_link.end(), id);
-    *it = on_link.back();
-    on_link.pop_back();
-  }
+  const int bundle_id = flow.bundle;
+  Bundle& bundle = bundles_[static_cast<size_t>(bundle_id)];
+  // As a link drops a flow's entry: the last one takes its place.
+  const auto it = std::find(bundle.flows.begin(), bundle.flows.end(), id);
+  *it = bundle.flows.back();
+  bundle.flows.pop_back();
   flow.active = false;
+  flow.bundle = -1;
   --active_;
   free_.push_back(id);
-  bool shared = false;
-  for (const int link : crossed) shared = shared || !links_[static_cast<size_t>(link)].flows.empty();
-  // Shared: the flows it leaves get their new rates at settle() (none if it ran alone).
-  if (shared) pending_seeds_.insert(pending_seeds_.end(), crossed.begin(), crossed.end());
-  if (flow.wide >= 0) {
-    free_wide_.push_back(flow.wide);
-    flow.wide = -1;
-  }
   rescheduled_.clear();
+  if (!bundle.flows.empty()) {
+    mark_pending(bundle_id);  // the others over its links speed up
+    return;
+  }
+  // Shared: the flows it leaves get their new rates at settle() (none if it ran alone).
+  if (leave_links(bundle_id)) {
+    const std::span<const int> crossed = links_of(bundle);
+    pending_seeds_.insert(pending_seeds_.end(), crossed.begin(), crossed.end());
+  }
+  if (bundle.set >= 0) sets_[static_cast<size_t>(bundle.set)].bundle = -1;
+  bundle.pending = false;  // a stale entry of pending_bundles_ is skipped
+  free_bundles_.push_back(bundle_id);
 }
 
 void FlowNetwork::settle(double now) {
@@ -150,39 +290,76 @@ void FlowNetwork::settle(double now) {
     reshare(now);
   }
   pending_seeds_.clear();
+  for (const int id : pending_bundles_) {
+    Bundle& bundle = bundles_[static_cast<size_t>(id)];
+    if (!bundle.pending) continue;
+    bundle.pending = false;
+    if (bundle.mark == epoch_) continue;  // reshared with a seed's component
+    if (bundle.foreign > 0) {
+      gather_component(links_of(bundle).front());
+      reshare(now);
+    } else {
+      reshare_alone(id, now);
+    }
+  }
+  pending_bundles_.clear();
 }
 
 void FlowNetwork::reshare(double now) {
   ++reshares_;
-  for (FlowId id : component_flows_) {
-    Flow& flow = flows_[static_cast<size_t>(id)];
+  for (const int id : component_bundles_) {
+    for (const FlowId flow_id : bundles_[static_cast<size_t>(id)].flows) {
+      Flow& flow = flows_[static_cast<size_t>(flow_id)];
+      flow.remaining = std::max(0.0, flow.remaining - flow.rate * (now - flow.updated_at));
+      flow.updated_at = now;
+    }
+  }
+  fill_fair_shares();
+  for (const int id : component_bundles_) set_rates(bundles_[static_cast<size_t>(id)], now);
+}
+
+void FlowNetwork::reshare_alone(int id, double now) {
+  ++reshares_;
+  Bundle& bundle = bundles_[static_cast<size_t>(id)];
+  const auto flows = static_cast<int64_t>(bundle.flows.size());
+  // What fill_fair_shares() computes for it: its first step, the smallest residual / unfrozen.
+  double rate = std::numeric_limits<double>::infinity();
+  for (const auto& [capacity, crossings] : sets_[static_cast<size_t>(bundle.set)].bottlenecks) {
+    rate = std::min(rate, capacity / static_cast<double>(crossings * flows));
+  }
+  bundle.next_rate = rate;
+  for (const FlowId flow_id : bundle.flows) {
+    Flow& flow = flows_[static_cast<size_t>(flow_id)];
     flow.remaining = std::max(0.0, flow.remaining - flow.rate * (now - flow.updated_at));
     flow.updated_at = now;
   }
-  fill_fair_shares();
-  for (FlowId id : component_flows_) {
-    Flow& flow = flows_[static_cast<size_t>(id)];
-    if (!flow.fresh && flow.next_rate == flow.rate) continue;
+  set_rates(bundle, now);
+}
+
+void FlowNetwork::set_rates(const Bundle& bundle, double now) {
+  for (const FlowId flow_id : bundle.flows) {
+    Flow& flow = flows_[static_cast<size_t>(flow_id)];
+    if (!flow.fresh && bundle.next_rate == flow.rate) continue;
     flow.fresh = false;
-    flow.rate = flow.next_rate;
+    flow.rate = bundle.next_rate;
     flow.finish = now + flow.remaining / flow.rate;
-    rescheduled_.push_back(id);
+    rescheduled_.push_back(flow_id);
   }
 }
 
 void FlowNetwork::gather_component(int seed) {
   component_links_.clear();
-  component_flows_.clear();
+  component_bundles_.clear();
   links_[static_cast<size_t>(seed)].mark = epoch_;
   component_links_.push_back(seed);
   for (size_t next = 0; next < component_links_.size(); ++next) {
     const LinkState& state = links_[static_cast<size_t>(component_links_[next])];
-    for (FlowId id : state.flows) {
-      Flow& flow = flows_[static_cast<size_t>(id)];
-      if (flow.mark == epoch_) continue;
-      flow.mark = epoch_;
-      component_flows_.push_back(id);
-      for (const int link : links_of(flow)) {
+    for (const int id : state.bundles) {
+      Bundle& bundle = bundles_[static_cast<size_t>(id)];
+      if (bundle.mark == epoch_) continue;
+      bundle.mark = epoch_;
+      component_bundles_.push_back(id);
+      for (const int link : links_of(bundle)) {
         LinkState& other = links_[static_cast<size_t>(link)];
         if (other.mark == epoch_) continue;
         other.mark = epoch_;
@@ -196,19 +373,20 @@ void FlowNetwork::fill_fair_shares() {
   for (int link : component_links_) {
     LinkState& state = links_[static_cast<size_t>(link)];
     state.residual = state.capacity;
-    state.unfrozen = static_cast<int>(state.flows.size());
+    state.unfrozen = 0;
+    for (const int id : state.bundles) state.unfrozen += static_cast<int64_t>(bundles_[static_cast<size_t>(id)].flows.size());
   }
-  for (FlowId id : component_flows_) flows_[static_cast<size_t>(id)].frozen = false;
-  size_t unfrozen_flows = component_flows_.size();
+  for (const int id : component_bundles_) bundles_[static_cast<size_t>(id)].frozen = false;
+  size_t unfrozen_bundles = component_bundles_.size();
   double level = 0;
-  while (unfrozen_flows > 0) {
+  while (unfrozen_bundles > 0) {
     // Grow every unfrozen flow by the most the fullest link allows.
     double step = std::numeric_limits<double>::infinity();
     int bottleneck = -1;
     for (int link : component_links_) {
       const LinkState& state = links_[static_cast<size_t>(link)];
       if (state.unfrozen == 0) continue;
-      const double share = state.residual / state.unfrozen;
+      const double share = state.residual / static_cast<double>(state.unfrozen);
       if (share < step) {
         step = share;
         bottleneck = link;
@@ -218,20 +396,21 @@ void FlowNetwork::fill_fair_shares() {
     level += step;
     for (int link : component_links_) {
       LinkState& state = links_[static_cast<size_t>(link)];
-      if (state.unfrozen > 0) state.residual -= step * state.unfrozen;
+      if (state.unfrozen > 0) state.residual -= step * static_cast<double>(state.unfrozen);
     }
     links_[static_cast<size_t>(bottleneck)].residual = 0;
     // Freeze the flows on every link that is now full.
     for (int link : component_links_) {
       LinkState& state = links_[static_cast<size_t>(link)];
       if (state.unfrozen == 0 || state.residual > kFullFraction * state.capacity) continue;
-      for (FlowId id : state.flows) {
-        Flow& flow = flows_[static_cast<size_t>(id)];
-        if (flow.frozen) continue;
-        flow.frozen = true;
-        flow.next_rate = level;
-        --unfrozen_flows;
-        for (const int link : links_of(flow)) links_[static_cast<size_t>(link)].unfrozen -= 1;
+      for (const int id : state.bundles) {
+        Bundle& bundle = bundles_[static_cast<size_t>(id)];
+        if (bundle.frozen) continue;
+        bundle.frozen = true;
+        bundle.next_rate = level;
+        --unfrozen_bundles;
+        const auto flows = static_cast<int64_t>(bundle.flows.size());
+        for (const int crossed : links_of(bundle)) links_[static_cast<size_t>(crossed)].unfrozen -= flows;
       }
     }
   }
