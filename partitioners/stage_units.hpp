@@ -37,7 +37,8 @@ std::vector<int> assign_stages(const Graph& graph, int devices, const CostFuncti
 
 /// The first unit of each stage of a layer-split plan of `devices_each`
 /// devices per replica, read off where its ops run (the first replica's
-/// devices): what `stage_starts` rebuilds it with.
-std::vector<int> plan_stage_starts(const Plan& plan, int devices_each);
+/// devices; a stage is `stage_devices` consecutive devices, as hybrid's
+/// tensor groups): what `stage_starts` rebuilds it with.
+std::vector<int> plan_stage_starts(const Plan& plan, int devices_each, int stage_devices = 1);
 
 }  // namespace splitscope

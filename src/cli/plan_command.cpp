@@ -307,13 +307,7 @@ Command add_plan_command(CLI::App& app) {
             check_stages_option(options->stages, options->strategy);
             partition.stage_starts = options->stages;
             partition.degrees = degrees_option(options->degrees, options->strategy);
-            if (partition.degrees && !options->out.empty()) {
-              throw UnavailableError("--out: plan files do not carry hybrid's degrees yet; drop --out");
-            }
             partition.sequence_parallel = options->sequence_parallel;
-            if (partition.sequence_parallel && !options->out.empty()) {
-              throw UnavailableError("--out: plan files do not carry --sequence-parallel yet; drop --out");
-            }
             if (options->parameter_servers_given && options->strategy != "ps") {
               throw InputError("--ps", "", "counts the shards of --strategy ps");
             }
@@ -341,6 +335,8 @@ Command add_plan_command(CLI::App& app) {
               spec.parameter_servers = options->parameter_servers;
               spec.bucket_bytes = partition.bucket_bytes;
               spec.precision = partition.precision;
+              spec.degrees = partition.degrees;
+              spec.sequence_parallel = partition.sequence_parallel;
               files.add("--out", options->out, dump_json(to_json(plan_file_of(spec, plan)), 2) + "\n");
             }
             if (!options->chakra_dir.empty()) write_chakra(plan, *options);

@@ -15,14 +15,15 @@ CLI::Option* add_plan_file_option(CLI::App& command, std::string& path) {
 CLI::Option* add_stages_option(CLI::App& command, std::vector<int>& stages) {
   return command
       .add_option("--stages", stages,
-                  "horizontal, pipeline: the first layer of each stage, from 0, one per device (default: balanced by "
-                  "cost)")
+                  "horizontal, pipeline, hybrid: the first layer of each stage, from 0, one per device (hybrid: per "
+                  "pipeline stage; default: balanced by cost)")
       ->delimiter(',');
 }
 
 void check_stages_option(const std::vector<int>& stages, const std::string& strategy) {
   if (!stages.empty() && !is_layer_split(strategy)) {
-    throw InputError("--stages", "", "cuts a layer split into stages; use it with --strategy horizontal or pipeline");
+    throw InputError("--stages", "",
+                     "cuts a layer split into stages; use it with --strategy horizontal, pipeline or hybrid");
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "util/errors.hpp"
@@ -41,7 +42,7 @@ NetworkIdentity identity_from(const JsonFields& fields) {
 
 PlanSpec spec_from(const JsonFields& fields, int devices) {
   fields.allow_only({"name", "replicas", "microbatches", "schedule", "recompute", "stage_starts", "parameter_servers",
-                     "bucket_bytes", "precision"},
+                     "bucket_bytes", "precision", "degrees", "sequence_parallel"},
                     "a plan file's strategy");
   PlanSpec spec;
   spec.devices = devices;
@@ -65,6 +66,24 @@ PlanSpec spec_from(const JsonFields& fields, int devices) {
   } catch (const InputError&) {
     fields.fail("precision", "'" + precision + "' is not a precision (fp32, tf32, bf16, fp16, amp)");
   }
+  if (fields.has("degrees")) {
+    if (spec.strategy != "hybrid") fields.fail("degrees", "are hybrid's; this plan's strategy is '" + spec.strategy + "'");
+    const std::vector<int64_t> degrees = integers(fields, "degrees", "hybrid's tensor, pipeline and data degrees");
+    if (degrees.size() != 3 || std::ranges::any_of(degrees, [](int64_t d) { return d < 1; })) {
+      fields.fail("degrees", "must be three whole numbers of at least 1: [tensor, pipeline, data]");
+    }
+    // Each at most the device count, so the products below stay within 2^62.
+    const bool fits = std::ranges::all_of(degrees, [&](int64_t d) { return d <= devices; }) &&
+                      degrees[0] * degrees[1] <= devices && degrees[0] * degrees[1] * degrees[2] == devices;
+    if (!fits) {
+      fields.fail("degrees", fmt::format("[{}, {}, {}] must multiply to the plan's {} devices", degrees[0], degrees[1],
+                                         degrees[2], devices));
+    }
+    spec.degrees = ParallelDegrees{.tensor = static_cast<int>(degrees[0]),
+                                   .pipeline = static_cast<int>(degrees[1]),
+                                   .data = static_cast<int>(degrees[2])};
+  }
+  spec.sequence_parallel = fields.optional_bool("sequence_parallel", false);
   return spec;
 }
 
@@ -118,6 +137,8 @@ nlohmann::json to_json(const PlanFile& file) {
                              {"precision", std::string(to_string(spec.precision))}};
   if (!spec.stage_starts.empty()) strategy["stage_starts"] = spec.stage_starts;
   if (spec.strategy == "ps") strategy["parameter_servers"] = spec.parameter_servers;
+  if (spec.degrees) strategy["degrees"] = {spec.degrees->tensor, spec.degrees->pipeline, spec.degrees->data};
+  if (spec.sequence_parallel) strategy["sequence_parallel"] = true;
   nlohmann::json document = {
       {"schema", kPlanFileSchema},
       {"network",

@@ -9,7 +9,9 @@
 
 namespace splitscope {
 
-bool is_layer_split(const std::string& strategy) { return strategy == "horizontal" || strategy == "pipeline"; }
+bool is_layer_split(const std::string& strategy) {
+  return strategy == "horizontal" || strategy == "pipeline" || strategy == "hybrid";
+}
 
 PartitionOptions partition_options_of(const PlanSpec& spec, std::shared_ptr<const CostFunction> cost) {
   PartitionOptions options;
@@ -22,6 +24,8 @@ PartitionOptions partition_options_of(const PlanSpec& spec, std::shared_ptr<cons
   options.recompute = spec.recompute;
   options.stage_starts = spec.stage_starts;
   options.precision = spec.precision;
+  options.degrees = spec.degrees;
+  options.sequence_parallel = spec.sequence_parallel;
   return options;
 }
 
@@ -36,7 +40,10 @@ Plan build_plan(const PlanSpec& spec, const std::shared_ptr<const Graph>& graph,
 PlanSpec pinned_spec(const PlanSpec& spec, const Plan& plan) {
   PlanSpec pinned = spec;
   if (is_layer_split(spec.strategy) && pinned.stage_starts.empty()) {
-    pinned.stage_starts = plan_stage_starts(plan, spec.devices / spec.replicas);
+    // A hybrid stage is a tensor group of T devices; replica 0 is the first T·P.
+    const int stage_devices = spec.degrees ? spec.degrees->tensor : 1;
+    const int replica_devices = spec.degrees ? spec.degrees->tensor * spec.degrees->pipeline : spec.devices / spec.replicas;
+    pinned.stage_starts = plan_stage_starts(plan, replica_devices, stage_devices);
   }
   return pinned;
 }
@@ -53,6 +60,9 @@ std::string join_numbers(const std::vector<int>& numbers) {
 
 std::string describe(const PlanSpec& spec) {
   std::string text = spec.strategy;
+  if (spec.degrees) {
+    text += fmt::format(" t{} p{} d{}", spec.degrees->tensor, spec.degrees->pipeline, spec.degrees->data);
+  }
   if (spec.replicas > 1) text += fmt::format(" x{}", spec.replicas);
   if (spec.microbatches > 1) text += fmt::format(", {} micro-batches", spec.microbatches);
   if (spec.microbatches > 1 && spec.schedule != PipelineSchedule::kGpipe) {
@@ -60,6 +70,7 @@ std::string describe(const PlanSpec& spec) {
   }
   if (spec.recompute) text += ", recompute";
   if (spec.precision != Precision::kFp32) text += fmt::format(", {}", to_string(spec.precision));
+  if (spec.sequence_parallel) text += ", sequence-parallel";
   if (!spec.stage_starts.empty() && spec.stage_starts.size() > 1) {
     text += ", stages " + join_numbers(spec.stage_starts);
   }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,9 +30,14 @@ struct PlanSpec {
   int parameter_servers = 1;        ///< ps
   int64_t bucket_bytes = int64_t{25} << 20;  ///< training replicas' all-reduce buckets
   Precision precision = Precision::kFp32;    ///< what the plan stores its tensors in (`--precision`)
+  /// `hybrid`: its tensor, pipeline and data degrees (`--degrees T,P,D`); its
+  /// stage cuts are `stage_starts`, one per pipeline stage.
+  std::optional<ParallelDegrees> degrees;
+  bool sequence_parallel = false;  ///< `tensor` and `hybrid` on a transformer (`--sequence-parallel`)
 };
 
-/// Whether `strategy` cuts the network into contiguous stages (horizontal, pipeline).
+/// Whether `strategy` cuts the network into contiguous stages (horizontal,
+/// pipeline; hybrid's pipeline stages too).
 bool is_layer_split(const std::string& strategy);
 
 /// The partition options `spec` asks for, pricing with `cost` (null: the roofline).

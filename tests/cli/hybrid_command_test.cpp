@@ -1,5 +1,5 @@
 // End to end: `--strategy hybrid --degrees T,P,D` on run and plan, and the
-// degrees they refuse (exit 2 naming --degrees; plan --out exit 3).
+// degrees they refuse (exit 2 naming --degrees); plan files that keep them.
 
 #include <gtest/gtest.h>
 
@@ -63,13 +63,27 @@ TEST(HybridCommand, BadDegreesAreExitTwoNamingTheOption) {
   }
 }
 
-TEST(HybridCommand, PlanOutOfAHybridIsUnavailableAndWritesNothing) {
+TEST(HybridCommand, APlanFileKeepsTheDegreesAndRunsAsTheCommandLine) {
   const std::string dir = fresh_temp_dir("hybrid-out");
-  const CommandResult result =
-      run_splitscope("plan mlp-small --strategy hybrid --devices 4 --degrees 2,2,1 --out " + dir + "/p.json");
-  EXPECT_EQ(result.exit_code, 3) << result.err;
-  EXPECT_NE(result.err.find("plan files do not carry hybrid's degrees"), std::string::npos) << result.err;
-  EXPECT_FALSE(std::filesystem::exists(dir + "/p.json"));
+  const std::string file = dir + "/p.json";
+  const CommandResult written =
+      run_splitscope("plan mlp-small --train --strategy hybrid --devices 8 --degrees 2,2,2 --microbatches 2 --out " + file);
+  ASSERT_EQ(written.exit_code, 0) << written.err;
+  const auto strategy = nlohmann::json::parse(read_text_file(file))["strategy"];
+  EXPECT_EQ(strategy["degrees"], nlohmann::json({2, 2, 2})) << strategy;
+  EXPECT_EQ(strategy["stage_starts"].size(), 2u) << strategy;  // one cut per pipeline stage, pinned
+  const std::string sim = " --train --backend sim --machine 8x8-h100-ib";
+  const CommandResult direct =
+      run_splitscope("run mlp-small --strategy hybrid --devices 8 --degrees 2,2,2 --microbatches 2" + sim);
+  const CommandResult replayed = run_splitscope("run mlp-small --plan " + file + sim);
+  ASSERT_EQ(direct.exit_code, 0) << direct.err;
+  ASSERT_EQ(replayed.exit_code, 0) << replayed.err;
+  EXPECT_EQ(replayed.out.substr(replayed.out.find("makespan:"), 40), direct.out.substr(direct.out.find("makespan:"), 40));
+  EXPECT_NE(replayed.out.find("hybrid t2 p2 d2 over 8 devices"), std::string::npos) << replayed.out;
+  // On the cpu the file's plan trains as single does.
+  const CommandResult checked = run_splitscope("run mlp-small --plan " + file + " --train --steps 2 --check");
+  ASSERT_EQ(checked.exit_code, 0) << checked.err;
+  EXPECT_NE(checked.out.find("check: max relative error"), std::string::npos) << checked.out;
 }
 
 }  // namespace

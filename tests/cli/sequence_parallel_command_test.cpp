@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -68,9 +69,33 @@ TEST(SequenceParallelCommand, RefusalsAreExitTwoNamingTheOption) {
     EXPECT_NE(result.err.find("--sequence-parallel"), std::string::npos) << c.line << "\n" << result.err;
     EXPECT_NE(result.err.find(c.message), std::string::npos) << c.line << "\n" << result.err;
   }
-  const CommandResult out = run_splitscope("plan gpt-small --strategy tensor --devices 2 --sequence-parallel --out " +
-                                           dir + "/plan.json");
-  EXPECT_EQ(out.exit_code, 3) << out.err;
+}
+
+TEST(SequenceParallelCommand, APlanFileKeepsTheOptionAndRunsAsTheCommandLine) {
+  // Written by `plan --out`, read by `run --plan`: the same plan (the file's
+  // digest is checked on rebuild) and the same prediction, to the digit.
+  const std::string dir = fresh_temp_dir("sequence_parallel_file");
+  const std::string sim = " --train --backend sim --machine h100-nvlink-8";
+  for (const std::string options : {"--strategy tensor --devices 2 --sequence-parallel",
+                                    "--strategy hybrid --degrees 2,2,1 --devices 4 --microbatches 2 "
+                                    "--sequence-parallel"}) {
+    const std::string file = dir + "/plan.json";
+    std::filesystem::remove(file);
+    const CommandResult written = run_splitscope("plan gpt-small --train " + options + " --out " + file);
+    ASSERT_EQ(written.exit_code, 0) << options << "\n" << written.err;
+    const auto strategy = nlohmann::json::parse(read_text_file(file))["strategy"];
+    EXPECT_EQ(strategy["sequence_parallel"], true) << strategy;
+    const CommandResult direct = run_splitscope("run gpt-small " + options + sim);
+    const CommandResult replayed = run_splitscope("run gpt-small --plan " + file + sim);
+    ASSERT_EQ(direct.exit_code, 0) << direct.err;
+    ASSERT_EQ(replayed.exit_code, 0) << replayed.err;
+    const auto makespan = [](const std::string& out) { return out.substr(out.find("makespan:"), 40); };
+    EXPECT_EQ(makespan(replayed.out), makespan(direct.out)) << options;
+    // The option comes from the file.
+    const CommandResult twice = run_splitscope("run gpt-small --plan " + file + " --sequence-parallel" + sim);
+    EXPECT_EQ(twice.exit_code, 2) << twice.err;
+    EXPECT_NE(twice.err.find("--sequence-parallel: comes from the plan file"), std::string::npos) << twice.err;
+  }
 }
 
 }  // namespace

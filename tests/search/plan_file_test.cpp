@@ -96,6 +96,72 @@ TEST(PlanFile, MalformedFilesAreInputErrorsNamingTheField) {
   EXPECT_NE(problem_of([&] { plan_file_from_json(document, "p.json"); }).find("devices"), std::string::npos);
 }
 
+TEST(PlanFile, HybridDegreesAndSequenceParallelRoundTripAndRebuild) {
+  // gpt-small (2 blocks of 4 heads) training as t2 p2 d2 over 8 devices,
+  // sequence-parallel: the degrees, the option and the two stages' cuts are
+  // written, read back and rebuild the same plan.
+  const auto graph = testing::zoo_network("gpt-small", true);
+  PlanSpec spec;
+  spec.strategy = "hybrid";
+  spec.devices = 8;
+  spec.degrees = ParallelDegrees{.tensor = 2, .pipeline = 2, .data = 2};
+  spec.sequence_parallel = true;
+  const Plan plan = build_plan(spec, graph);
+  const PlanFile file = plan_file_of(spec, plan);
+  const nlohmann::json document = to_json(file);
+  EXPECT_EQ(document["strategy"]["degrees"], nlohmann::json({2, 2, 2}));
+  EXPECT_EQ(document["strategy"]["sequence_parallel"], true);
+  // The cuts balanced by cost are pinned, one per pipeline stage.
+  ASSERT_EQ(file.spec.stage_starts.size(), size_t{2});
+  EXPECT_EQ(file.spec.stage_starts.front(), 0);
+  const PlanFile read = plan_file_from_json(document, "test.json");
+  ASSERT_TRUE(read.spec.degrees.has_value());
+  EXPECT_EQ(*read.spec.degrees, *spec.degrees);
+  EXPECT_TRUE(read.spec.sequence_parallel);
+  EXPECT_EQ(describe(read.spec).rfind("hybrid t2 p2 d2", 0), 0u) << describe(read.spec);
+  EXPECT_NE(describe(read.spec).find(", sequence-parallel"), std::string::npos) << describe(read.spec);
+  const Plan rebuilt = rebuild_plan(read, "test.json", graph, 0, nullptr);
+  EXPECT_EQ(digest(rebuilt), digest(plan));
+  EXPECT_EQ(rebuilt.strategy, plan.strategy);
+  // Without the option the plan has all-reduces where it had reduce-scatters
+  // and all-gathers: a file that lost the field would not rebuild it.
+  PlanSpec plain = spec;
+  plain.sequence_parallel = false;
+  EXPECT_NE(digest(build_plan(plain, graph)), digest(plan));
+}
+
+TEST(PlanFile, BadHybridFieldsAreInputErrorsNamingTheField) {
+  const auto graph = testing::zoo_network("mlp-small", false);
+  PlanSpec spec;
+  spec.strategy = "hybrid";
+  spec.devices = 4;
+  spec.degrees = ParallelDegrees{.tensor = 2, .pipeline = 2, .data = 1};
+  const nlohmann::json good = to_json(plan_file_of(spec, build_plan(spec, graph)));
+  const auto problem_with = [&](const std::function<void(nlohmann::json&)>& change) {
+    nlohmann::json document = good;
+    change(document);
+    return problem_of([&] { plan_file_from_json(document, "p.json"); });
+  };
+  EXPECT_EQ(problem_with([](nlohmann::json&) {}), "");
+  EXPECT_NE(problem_with([](nlohmann::json& d) { d["strategy"]["degrees"] = {2, 2}; }).find("strategy.degrees"),
+            std::string::npos);
+  EXPECT_NE(problem_with([](nlohmann::json& d) { d["strategy"]["degrees"] = {2, 0, 2}; }).find("at least 1"),
+            std::string::npos);
+  EXPECT_NE(problem_with([](nlohmann::json& d) { d["strategy"]["degrees"] = {2, 2, 2}; })
+                .find("[2, 2, 2] must multiply to the plan's 4 devices"),
+            std::string::npos);
+  EXPECT_NE(problem_with([](nlohmann::json& d) { d["strategy"]["degrees"] = {4294967296, 4294967296, 1}; })
+                .find("must multiply to the plan's 4 devices"),
+            std::string::npos);
+  EXPECT_NE(problem_with([](nlohmann::json& d) {
+              d["strategy"]["name"] = "tensor";
+            }).find("are hybrid's; this plan's strategy is 'tensor'"),
+            std::string::npos);
+  EXPECT_NE(problem_with([](nlohmann::json& d) { d["strategy"]["sequence_parallel"] = "yes"; })
+                .find("strategy.sequence_parallel"),
+            std::string::npos);
+}
+
 TEST(PlanFile, ExplicitStageCutsAreCheckedByThePartitioner) {
   const auto graph = testing::zoo_network("mlp-small", false);
   PlanSpec spec;
