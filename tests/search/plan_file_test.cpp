@@ -97,7 +97,7 @@ TEST(PlanFile, MalformedFilesAreInputErrorsNamingTheField) {
 }
 
 TEST(PlanFile, HybridDegreesAndSequenceParallelRoundTripAndRebuild) {
-  // gpt-small (2 blocks of 4 heads) training as t2 p2 d2 over 8 devices,
+  // gpt-small (2 blocks of 2 heads) training as t2 p2 d2 over 8 devices,
   // sequence-parallel: the degrees, the option and the two stages' cuts are
   // written, read back and rebuild the same plan.
   const auto graph = testing::zoo_network("gpt-small", true);
