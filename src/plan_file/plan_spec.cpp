@@ -5,6 +5,7 @@
 #include "util/strings.hpp"
 
 #include "plan/plan_check.hpp"
+#include "partitioners/hybrid.hpp"
 #include "partitioners/stage_units.hpp"
 
 namespace splitscope {
@@ -59,10 +60,7 @@ std::string join_numbers(const std::vector<int>& numbers) {
 }  // namespace
 
 std::string describe(const PlanSpec& spec) {
-  std::string text = spec.strategy;
-  if (spec.degrees) {
-    text += fmt::format(" t{} p{} d{}", spec.degrees->tensor, spec.degrees->pipeline, spec.degrees->data);
-  }
+  std::string text = spec.degrees ? hybrid_plan_name(*spec.degrees) : spec.strategy;
   if (spec.replicas > 1) text += fmt::format(" x{}", spec.replicas);
   if (spec.microbatches > 1) text += fmt::format(", {} micro-batches", spec.microbatches);
   if (spec.microbatches > 1 && spec.schedule != PipelineSchedule::kGpipe) {
