@@ -8,27 +8,6 @@
 
 namespace splitscope {
 
-RunResult Executor::run_input_stream(const Plan& plan, const RunOptions& options, const InputPipelineOptions& input) {
-  (void)plan;
-  (void)options;
-  (void)input;
-  throw UnavailableError(fmt::format(
-      "--prefetch and --input-cost-us-per-sample: the {} backend has no input pipeline yet; use --backend cpu "
-      "(measured) or --backend sim (predicted)",
-      name()));
-}
-
-RunResult Executor::run_parameter_server(const Plan& plan, const RunOptions& options,
-                                         const ParameterServerOptions& ps) {
-  (void)plan;
-  (void)options;
-  (void)ps;
-  throw UnavailableError(fmt::format(
-      "--strategy ps: the {} backend has no parameter-server runtime yet; use --backend cpu (workers and shards "
-      "are real threads) or --backend sim (predicted)",
-      name()));
-}
-
 RunResult run_prepared(Executor& executor, const Plan& plan, const RunOptions& options) {
   check_recorded_runs(plan, options.repeats, "--repeat");  // a timeline each
   const std::unique_ptr<PreparedRun> prepared = executor.prepare(plan, options);

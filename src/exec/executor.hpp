@@ -3,7 +3,9 @@
 /// The Executor: runs a Plan and returns what happened (a Timeline per timed
 /// repeat) and what it computed. The cpu and cuda backends measure; the
 /// simulator predicts through the same interface, so `run` and `compare` treat
-/// all three alike.
+/// all three alike. The modes that need more of a backend (an input stream,
+/// parameter-server training) are optional interfaces of their own
+/// (mode_runtimes.hpp), which the drivers (run/run_driver.hpp) ask for.
 
 #include <cstdint>
 #include <functional>
@@ -13,8 +15,6 @@
 #include <string>
 #include <string_view>
 
-#include "exec/input_pipeline.hpp"
-#include "exec/parameter_server.hpp"
 #include "plan/plan.hpp"
 #include "timeline/run_result.hpp"
 #include "timeline/timeline.hpp"
@@ -102,19 +102,6 @@ class Executor {
     (void)options;
     return nullptr;
   }
-  /// Runs `plan` as a stream of `options.warmup` (at least one, which fills
-  /// the pipeline) + `options.repeats` steps, each step's batch prepared and
-  /// copied by `input` (input_pipeline.hpp); a Timeline per timed step and
-  /// RunInfo::input_pipeline set. Backends without an input stage refuse
-  /// it (UnavailableError, exit 3) by default.
-  virtual RunResult run_input_stream(const Plan& plan, const RunOptions& options, const InputPipelineOptions& input);
-  /// Trains `plan` (strategy `ps`) with its workers and parameter-server
-  /// shards by the rules of `ps` (parameter_server.hpp): a Timeline per
-  /// step window, the loss of each, the output of the last step and
-  /// RunInfo::parameter_server. Backends that cannot refuse it
-  /// (UnavailableError, exit 3) by default.
-  virtual RunResult run_parameter_server(const Plan& plan, const RunOptions& options,
-                                         const ParameterServerOptions& ps);
 };
 
 /// Executor::run() of a backend whose every run goes through prepare():

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "exec/executor.hpp"
+#include "exec/input_pipeline.hpp"
 
 namespace splitscope {
 
@@ -47,7 +48,7 @@ std::unique_ptr<InputStaging> host_input_staging(const std::vector<InputCopy>& t
                                                  int64_t batch_bytes);
 
 /// Runs `plan` on `executor` (Executor::prepare(), or run() per step where
-/// it keeps nothing) as Executor::run_input_stream() describes, its batches
+/// it keeps nothing) as InputStreamRuntime describes (mode_runtimes.hpp), its batches
 /// staged by what `make_staging` makes.
 RunResult run_measured_input_stream(Executor& executor, const Plan& plan, const RunOptions& options,
                                     const InputPipelineOptions& input,

@@ -12,7 +12,7 @@ namespace splitscope {
 
 RunResult run_training_steps(Executor& executor, const Plan& plan, const RunOptions& options, int steps) {
   SPLITSCOPE_CHECK(plan.graph->is_training(), "run_training_steps() of a plan that does not train");
-  // Its plan has no update op: the shards apply the gradients (Executor::run_parameter_server).
+  // Its plan has no update op: the shards apply the gradients (ParameterServerRuntime, exec/mode_runtimes.hpp).
   SPLITSCOPE_CHECK(!plan.traits.parameter_server, "run_training_steps() of a parameter-server plan");
   if (steps < 1) throw InputError("--steps", "", "must be at least 1, got " + std::to_string(steps));
   check_recorded_runs(plan, steps, "--steps");  // a timeline and a loss a step

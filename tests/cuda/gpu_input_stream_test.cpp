@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "exec/cuda_backend.hpp"
+#include "exec/mode_runtimes.hpp"
 #include "exec/output_compare.hpp"
 #include "reference_network.hpp"
 #include "training_cases.hpp"
@@ -31,7 +32,10 @@ TEST(GpuInputStream, PrefetchedBatchesAreCopiedAndTheStepsComputeThePlainOutput)
     input.enabled = true;
     input.cost_us_per_sample = 50;
     input.prefetch = prefetch;
-    const RunResult streamed = make_cuda_executor(cuda)->run_input_stream(plan, options, input);
+    const std::unique_ptr<Executor> executor = make_cuda_executor(cuda);
+    InputStreamRuntime* stream = runtime_of<InputStreamRuntime>(*executor);
+    ASSERT_NE(stream, nullptr) << "the cuda backend runs input streams";
+    const RunResult streamed = stream->run_input_stream(plan, options, input);
     ASSERT_EQ(streamed.timelines.size(), 4u);
     ASSERT_TRUE(streamed.info.input_pipeline.has_value());
     const InputPipelineInfo& info = *streamed.info.input_pipeline;

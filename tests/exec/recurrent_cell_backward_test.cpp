@@ -427,7 +427,9 @@ TEST(CellGradSplitting, HiddenUnitSlicesAddUpToTheWholeStep) {
     SerialFor serial;
     const StepGradients whole = run_step(serial, cell, rows, inputs, hidden);
     std::vector<double> dx(at(rows * inputs), 0.0), dh_prev(at(rows * hidden), 0.0);
-    for (const auto& [u0, units] : slices) {
+    // Named members, not a structured binding: clang 14 refuses a lambda (below) capturing one.
+    for (const auto& slice : slices) {
+      const int64_t u0 = slice.first, units = slice.second;
       SCOPED_TRACE("units " + std::to_string(u0) + " + " + std::to_string(units));
       const StepGradients part = run_step(serial, cell, rows, inputs, hidden, u0, units);
       expect_close(part.dgates,

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/mode_runtimes.hpp"
 #include "run/backend.hpp"
 #include "run/run_driver.hpp"
 #include "run/run_target.hpp"
@@ -71,7 +72,7 @@ TEST(NamedMachine, AFailedReadThrowsAtEachUse) {
 
 /// Logs which driver entry ran: "R" run, "S" input stream, "P" parameter
 /// server, with the warm-up and repeat counts it was given.
-class RecordingExecutor final : public Executor {
+class RecordingExecutor final : public Executor, public InputStreamRuntime, public ParameterServerRuntime {
  public:
   std::string_view name() const override { return "fake"; }
   RunResult run(const Plan&, const RunOptions& options) override { return logged("R", options); }
@@ -123,6 +124,45 @@ TEST(RunPlan, ForwardStreamAndParameterServerRunTheirDriver) {
   request.input = InputPipelineOptions{};
   run_plan(executor, Plan{}, request);
   EXPECT_EQ(executor.log, "R2/5 P72/5 S2/5 ");
+}
+
+/// A backend with no runtime for the input stream or the parameter server
+/// (as cuda has none for the latter): only forward runs.
+class ForwardOnlyExecutor final : public Executor {
+ public:
+  std::string_view name() const override { return "plain"; }
+  RunResult run(const Plan&, const RunOptions&) override {
+    ++runs;
+    return {};
+  }
+  int runs = 0;
+};
+
+TEST(RunPlan, ABackendWithoutAModesRuntimeIsRefusedNamingTheBackendsThatHaveOne) {
+  ForwardOnlyExecutor executor;
+  RunRequest request;
+  request.train = true;
+  try {
+    run_plan(executor, ps_plan(), request);
+    FAIL() << "a ps plan ran on a backend without a parameter-server runtime";
+  } catch (const UnavailableError& error) {
+    EXPECT_NE(std::string(error.what()).find("the plain backend has no parameter-server runtime"), std::string::npos)
+        << error.what();
+    EXPECT_NE(std::string(error.what()).find("--backend cpu"), std::string::npos) << error.what();
+  }
+  request.train = false;
+  request.input = InputPipelineOptions{};
+  try {
+    run_plan(executor, Plan{}, request);
+    FAIL() << "an input stream ran on a backend without one";
+  } catch (const UnavailableError& error) {
+    EXPECT_NE(std::string(error.what()).find("the plain backend has no input pipeline"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_EQ(executor.runs, 0);
+  request.input.reset();
+  run_plan(executor, Plan{}, request);
+  EXPECT_EQ(executor.runs, 1);
 }
 
 TEST(RunPlans, TrainingStepsAreTimedRepeatsWithoutWarmUp) {

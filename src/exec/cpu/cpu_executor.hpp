@@ -22,10 +22,11 @@
 #include <string_view>
 
 #include "exec/executor.hpp"
+#include "exec/mode_runtimes.hpp"
 
 namespace splitscope {
 
-class CpuExecutor final : public Executor {
+class CpuExecutor final : public Executor, public InputStreamRuntime, public ParameterServerRuntime {
  public:
   CpuExecutor() = default;
 

@@ -13,10 +13,11 @@
 
 #include "exec/cuda/driver_api.hpp"
 #include "exec/cuda_backend.hpp"
+#include "exec/mode_runtimes.hpp"
 
 namespace splitscope::gpu {
 
-class CudaExecutor : public Executor {
+class CudaExecutor : public Executor, public InputStreamRuntime {
  public:
   /// Use make_cuda_executor(), which first checks that a GPU exists.
   explicit CudaExecutor(const CudaOptions& options);

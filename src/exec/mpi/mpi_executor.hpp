@@ -9,11 +9,12 @@
 #include <memory>
 
 #include "exec/executor.hpp"
+#include "exec/mode_runtimes.hpp"
 #include "exec/mpi/mpi_session.hpp"
 
 namespace splitscope {
 
-class MpiExecutor final : public Executor {
+class MpiExecutor final : public Executor, public ParameterServerRuntime {
  public:
   explicit MpiExecutor(std::shared_ptr<MpiSession> session) : session_(std::move(session)) {}
 

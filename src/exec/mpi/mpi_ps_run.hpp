@@ -21,6 +21,7 @@
 /// workers' output rows) and makes the same RunResult.
 
 #include "exec/executor.hpp"
+#include "exec/parameter_server.hpp"
 #include "exec/mpi/mpi_session.hpp"
 
 namespace splitscope {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "exec/executor.hpp"
+#include "exec/mode_runtimes.hpp"
 #include "sim/machine/device_placement.hpp"
 #include "sim/machine/machine.hpp"
 #include "sim/costs/op_cost_model.hpp"
@@ -24,7 +25,7 @@
 
 namespace splitscope {
 
-class Simulator : public Executor {
+class Simulator : public Executor, public InputStreamRuntime, public ParameterServerRuntime {
  public:
   /// Checks `machine` by the machine-file rules (InputError otherwise);
   /// `placement` maps each plan's devices onto the machine's.
