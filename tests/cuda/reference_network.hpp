@@ -1,7 +1,8 @@
 #pragma once
-// The oracle of the CUDA tests: a whole network evaluated naively on the host,
-// straight from params.hpp and the gate equations, sharing no code with the
-// plan compiler (no WeightGather, no strides, no slices).
+// What the CUDA tests hold a run to: the one test oracle (tests/common/
+// naive_reference.hpp, every op kind by its definition in double precision,
+// sharing no code with the plan compiler or any backend), and the plans and
+// error measure they use.
 
 #include <cstdint>
 #include <memory>

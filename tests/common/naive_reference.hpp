@@ -1,14 +1,15 @@
 #pragma once
 // A whole network computed by its definitions, loop by loop in double
-// precision, with the weights and inputs of params.hpp: the reference the CPU
-// executor's output is held to. Shares no code with the executor's kernels.
+// precision, with the weights and inputs of params.hpp: the one reference the
+// cpu and cuda backends are held to (tests/exec, tests/cuda). Shares no code
+// with any backend.
 
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "exec/executor.hpp"
+#include "timeline/run_result.hpp"
 #include "ir/graph.hpp"
 
 namespace splitscope::testing_support {
