@@ -274,9 +274,9 @@ TEST(PlanCompiler, ConvSliceAcrossGroupsRunsOneConvolutionPerGroup) {
   const int64_t plane = 6 * 6;
   const int64_t per_filter = 2 * 3 * 3;  // 2 input channels per group, 3x3
   for (size_t g = 0; g < 2; ++g) {
-    EXPECT_EQ(convs[g].groups, 1);
-    EXPECT_EQ(convs[g].in_channels, 2);
-    EXPECT_EQ(convs[g].filters, 2);
+    EXPECT_EQ(convs[g].geometry.groups, 1);
+    EXPECT_EQ(convs[g].geometry.in_channels, 2);
+    EXPECT_EQ(convs[g].geometry.filters, 2);
     EXPECT_EQ(convs[g].x.offset, static_cast<int64_t>(g) * 2 * plane);  // channels 0-1, then 2-3
     EXPECT_EQ(convs[g].filter.offset, static_cast<int64_t>(g) * 2 * per_filter);
     EXPECT_EQ(convs[g].y.offset, static_cast<int64_t>(g) * 2 * plane);
@@ -296,9 +296,9 @@ TEST(PlanCompiler, ConvSliceAcrossGroupsRunsOneConvolutionPerGroup) {
   gpu::OpSample whole{graph, conv, full_slice(graph->node(conv), {0, 2}), ""};
   const DeviceProgram grouped = gpu::compile_plan(gpu::single_op_plan(whole), CompileOptions{});
   const auto& single = std::get<gpu::ConvStep>(grouped.steps.at(0).action);
-  EXPECT_EQ(single.groups, 2);
-  EXPECT_EQ(single.in_channels, 4);
-  EXPECT_EQ(single.filters, 8);
+  EXPECT_EQ(single.geometry.groups, 2);
+  EXPECT_EQ(single.geometry.in_channels, 4);
+  EXPECT_EQ(single.geometry.filters, 8);
 }
 
 TEST(PlanCompiler, PartialDenseSliceReadsItsReductionColumnsOfAWiderValue) {

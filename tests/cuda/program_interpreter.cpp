@@ -102,23 +102,24 @@ class Machine {
   /// x, filter and y: the three passes are the same sum read three ways.
   template <typename Visit>
   static void each_tap(const ConvStep& s, Visit visit) {
-    const int64_t plane = s.height * s.width;
-    const int64_t per_group = s.in_channels / s.groups;
-    const int64_t filters_per_group = s.filters / s.groups;
+    const ConvGeometry& g = s.geometry;
+    const int64_t plane = g.in_h * g.in_w;
+    const int64_t per_group = g.in_channels / g.groups;
+    const int64_t filters_per_group = g.filters / g.groups;
     for (int64_t n = 0; n < s.batch; ++n) {
-      for (int64_t f = 0; f < s.filters; ++f) {
+      for (int64_t f = 0; f < g.filters; ++f) {
         const int64_t group = f / filters_per_group;
-        for (int64_t oy = 0; oy < s.out_h; ++oy) {
-          for (int64_t ox = 0; ox < s.out_w; ++ox) {
-            const int64_t y_at = n * s.y_sample_stride + (f * s.out_h + oy) * s.out_w + ox;
+        for (int64_t oy = 0; oy < g.out_h(); ++oy) {
+          for (int64_t ox = 0; ox < g.out_w(); ++ox) {
+            const int64_t y_at = n * s.y_sample_stride + (f * g.out_h() + oy) * g.out_w() + ox;
             for (int64_t c = 0; c < per_group; ++c) {
-              for (int64_t ky = 0; ky < s.kernel_h; ++ky) {
-                for (int64_t kx = 0; kx < s.kernel_w; ++kx) {
-                  const int64_t iy = oy * s.stride_h - s.pad_h + ky;
-                  const int64_t ix = ox * s.stride_w - s.pad_w + kx;
-                  if (iy < 0 || iy >= s.height || ix < 0 || ix >= s.width) continue;
-                  visit(n * s.x_sample_stride + (group * per_group + c) * plane + iy * s.width + ix,
-                        ((f * per_group + c) * s.kernel_h + ky) * s.kernel_w + kx, y_at);
+              for (int64_t ky = 0; ky < g.kernel_h; ++ky) {
+                for (int64_t kx = 0; kx < g.kernel_w; ++kx) {
+                  const int64_t iy = oy * g.stride_h - g.pad_h + ky;
+                  const int64_t ix = ox * g.stride_w - g.pad_w + kx;
+                  if (iy < 0 || iy >= g.in_h || ix < 0 || ix >= g.in_w) continue;
+                  visit(n * s.x_sample_stride + (group * per_group + c) * plane + iy * g.in_w + ix,
+                        ((f * per_group + c) * g.kernel_h + ky) * g.kernel_w + kx, y_at);
                 }
               }
             }
@@ -129,13 +130,14 @@ class Machine {
   }
 
   void execute(const ConvStep& s, const Step&) {
-    const int64_t plane = s.height * s.width;
-    const int64_t per_group = s.in_channels / s.groups;
-    const int64_t filters_per_group = s.filters / s.groups;
-    if (per_group * s.groups != s.in_channels || filters_per_group * s.groups != s.filters) fail("uneven groups");
-    const int64_t x_extent = extent(s.batch, s.in_channels * plane, s.x_sample_stride);
-    const int64_t filter_extent = s.filters * per_group * s.kernel_h * s.kernel_w;
-    const int64_t y_extent = extent(s.batch, s.filters * s.out_h * s.out_w, s.y_sample_stride);
+    const ConvGeometry& g = s.geometry;
+    const int64_t plane = g.in_h * g.in_w;
+    const int64_t per_group = g.in_channels / g.groups;
+    const int64_t filters_per_group = g.filters / g.groups;
+    if (per_group * g.groups != g.in_channels || filters_per_group * g.groups != g.filters) fail("uneven groups");
+    const int64_t x_extent = extent(s.batch, g.in_channels * plane, s.x_sample_stride);
+    const int64_t filter_extent = g.filters * per_group * g.kernel_h * g.kernel_w;
+    const int64_t y_extent = extent(s.batch, g.filters * g.out_h() * g.out_w(), s.y_sample_stride);
     float* x = at(s.x, x_extent);
     float* k = at(s.filter, filter_extent);
     float* y = at(s.y, y_extent);
@@ -146,7 +148,7 @@ class Machine {
         sum.assign(static_cast<size_t>(y_extent), 0.0);
         each_tap(s, [&](int64_t xi, int64_t ki, int64_t yi) { sum[static_cast<size_t>(yi)] += double(x[xi]) * k[ki]; });
         for (int64_t n = 0; n < s.batch; ++n) {
-          for (int64_t e = 0; e < s.filters * s.out_h * s.out_w; ++e) {
+          for (int64_t e = 0; e < g.filters * g.out_h() * g.out_w(); ++e) {
             y[n * s.y_sample_stride + e] = static_cast<float>(sum[static_cast<size_t>(n * s.y_sample_stride + e)]);
           }
         }
@@ -155,7 +157,7 @@ class Machine {
         sum.assign(static_cast<size_t>(x_extent), 0.0);
         each_tap(s, [&](int64_t xi, int64_t ki, int64_t yi) { sum[static_cast<size_t>(xi)] += double(y[yi]) * k[ki]; });
         for (int64_t n = 0; n < s.batch; ++n) {
-          for (int64_t e = 0; e < s.in_channels * plane; ++e) {
+          for (int64_t e = 0; e < g.in_channels * plane; ++e) {
             x[n * s.x_sample_stride + e] = static_cast<float>(sum[static_cast<size_t>(n * s.x_sample_stride + e)]);
           }
         }
@@ -171,27 +173,28 @@ class Machine {
   }
 
   void execute(const PoolStep& s, const Step&) {
-    const int64_t plane = s.height * s.width;
-    const float* x = at(s.x, extent(s.batch, s.channels * plane, s.x_sample_stride));
-    float* y = at(s.y, extent(s.batch, s.channels * s.out_h * s.out_w, s.y_sample_stride));
+    const ConvGeometry& g = s.window;
+    const int64_t plane = g.in_h * g.in_w;
+    const float* x = at(s.x, extent(s.batch, g.in_channels * plane, s.x_sample_stride));
+    float* y = at(s.y, extent(s.batch, g.in_channels * g.out_h() * g.out_w(), s.y_sample_stride));
     for (int64_t n = 0; n < s.batch; ++n) {
-      for (int64_t c = 0; c < s.channels; ++c) {
-        for (int64_t oy = 0; oy < s.out_h; ++oy) {
-          for (int64_t ox = 0; ox < s.out_w; ++ox) {
+      for (int64_t c = 0; c < g.in_channels; ++c) {
+        for (int64_t oy = 0; oy < g.out_h(); ++oy) {
+          for (int64_t ox = 0; ox < g.out_w(); ++ox) {
             float best = -INFINITY;
             double sum = 0;
             int64_t count = 0;
-            for (int64_t ky = 0; ky < s.kernel_h; ++ky) {
-              for (int64_t kx = 0; kx < s.kernel_w; ++kx) {
-                const int64_t iy = oy * s.stride_h - s.pad_h + ky, ix = ox * s.stride_w - s.pad_w + kx;
-                if (iy < 0 || iy >= s.height || ix < 0 || ix >= s.width) continue;
-                const float v = x[n * s.x_sample_stride + c * plane + iy * s.width + ix];
+            for (int64_t ky = 0; ky < g.kernel_h; ++ky) {
+              for (int64_t kx = 0; kx < g.kernel_w; ++kx) {
+                const int64_t iy = oy * g.stride_h - g.pad_h + ky, ix = ox * g.stride_w - g.pad_w + kx;
+                if (iy < 0 || iy >= g.in_h || ix < 0 || ix >= g.in_w) continue;
+                const float v = x[n * s.x_sample_stride + c * plane + iy * g.in_w + ix];
                 best = std::max(best, v);
                 sum += v;
                 ++count;
               }
             }
-            y[n * s.y_sample_stride + (c * s.out_h + oy) * s.out_w + ox] =
+            y[n * s.y_sample_stride + (c * g.out_h() + oy) * g.out_w() + ox] =
                 s.max ? best : static_cast<float>(sum / double(count));
           }
         }
@@ -332,25 +335,17 @@ class Machine {
   }
 
   void execute(const PoolGradStep& s, const Step&) {
-    const int64_t plane = s.height * s.width;
+    const ConvGeometry& g = s.window;
+    const int64_t plane = g.in_h * g.in_w;
     PoolArgs args;
     args.rows = s.batch;
-    args.channels = s.channels;
-    args.in_h = s.height;
-    args.in_w = s.width;
-    args.kernel_h = s.kernel_h;
-    args.kernel_w = s.kernel_w;
-    args.stride_h = s.stride_h;
-    args.stride_w = s.stride_w;
-    args.pad_h = s.pad_h;
-    args.pad_w = s.pad_w;
-    if (args.out_h() != s.out_h || args.out_w() != s.out_w) fail("pooling gradient of the wrong output size");
+    args.window = s.window;
     if (s.max) {
-      args.input = at(s.x, extent(s.batch, s.channels * plane, s.x_sample_stride));
+      args.input = at(s.x, extent(s.batch, g.in_channels * plane, s.x_sample_stride));
       args.input_stride = s.x_sample_stride;
     }
-    const float* dy = at(s.dy, extent(s.batch, s.channels * s.out_h * s.out_w, s.dy_sample_stride));
-    float* dx = at(s.dx, extent(s.batch, s.channels * plane, s.dx_sample_stride));
+    const float* dy = at(s.dy, extent(s.batch, g.in_channels * g.out_h() * g.out_w(), s.dy_sample_stride));
+    float* dx = at(s.dx, extent(s.batch, g.in_channels * plane, s.dx_sample_stride));
     // The cpu backend's kernels, scattering window by window (the GPU gathers; the sums agree).
     if (s.max) {
       max_pool_grad(args, dy, s.dy_sample_stride, dx, s.dx_sample_stride);

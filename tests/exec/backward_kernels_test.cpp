@@ -283,7 +283,7 @@ TEST(DenseBackward, MatchesFiniteDifferencesOfTheForward) {
 
 /// The whole layer by its definition, in double: z[n, f, y, x] = b[f] + Σ_{c, i, j}
 /// w[f, c, i, j]·in[n, g·Cin/G + c, y·sh - ph + i, x·sw - pw + j], zeros outside.
-std::vector<double> naive_conv(const Conv2dGeometry& g, int64_t rows, const std::vector<double>& in,
+std::vector<double> naive_conv(const ConvGeometry& g, int64_t rows, const std::vector<double>& in,
                                const std::vector<double>& w, const std::vector<double>& b) {
   const int64_t out_h = g.out_h(), out_w = g.out_w(), per_group = g.filters_per_group(), channels = g.channels_per_group();
   std::vector<double> out(at(rows * g.filters * out_h * out_w));
@@ -311,7 +311,7 @@ std::vector<double> naive_conv(const Conv2dGeometry& g, int64_t rows, const std:
   return out;
 }
 
-void check_conv_backward(const char* name, const Conv2dGeometry& g, int64_t rows) {
+void check_conv_backward(const char* name, const ConvGeometry& g, int64_t rows) {
   SCOPED_TRACE(name);
   const int64_t plane = g.in_h * g.in_w, pixels = g.out_h() * g.out_w();
   const int64_t in_size = g.in_channels * plane, out_size = g.filters * pixels;
@@ -392,7 +392,7 @@ TEST(Conv2dBackward, FilterSlicesAddUpToTheWholeLayersGradients) {
   // layer's rows. [0, 2) and [2, 3) are parts of group 0 (partial sums over
   // all four channels), [3, 6) is group 1 whole (channels [2, 4) only).
   //                     Cin H  W  Cout G kh kw sh sw ph pw
-  const Conv2dGeometry g{4, 6, 5, 6, 2, 3, 2, 1, 2, 1, 0};
+  const ConvGeometry g{4, 6, 5, 6, 2, 3, 2, 1, 2, 1, 0};
   const int64_t rows = 2, plane = g.in_h * g.in_w, pixels = g.out_h() * g.out_w();
   const int64_t in_size = g.in_channels * plane, out_size = g.filters * pixels, patch = g.patch_size();
   const auto x = random_vector(at(rows * in_size), 60);
@@ -455,7 +455,7 @@ TEST(Conv2dBackward, FilterSlicesAddUpToTheWholeLayersGradients) {
 
 TEST(Conv2dBackward, Col2imIsTheAdjointOfIm2col) {
   // <im2col(x), C> = <x, col2im(C)> for any x and C, overlapping windows and padding included.
-  const Conv2dGeometry g{2, 6, 5, 1, 1, 3, 2, 1, 2, 1, 1};
+  const ConvGeometry g{2, 6, 5, 1, 1, 3, 2, 1, 2, 1, 1};
   const int64_t columns_size = g.patch_size() * g.out_h() * g.out_w();
   const auto x = random_vector(at(g.in_channels * g.in_h * g.in_w), 56);
   const auto c = random_vector(at(columns_size), 57);
@@ -479,10 +479,11 @@ struct PoolCase {
 };
 
 /// The pooled outputs of every window by definition, in double.
-std::vector<double> naive_pool(bool max, const PoolArgs& a, const std::vector<double>& in) {
+std::vector<double> naive_pool(bool max, const PoolArgs& args, const std::vector<double>& in) {
+  const ConvGeometry& a = args.window;
   std::vector<double> out;
-  for (int64_t n = 0; n < a.rows; ++n) {
-    for (int64_t c = 0; c < a.channels; ++c) {
+  for (int64_t n = 0; n < args.rows; ++n) {
+    for (int64_t c = 0; c < a.in_channels; ++c) {
       for (int64_t y = 0; y < a.out_h(); ++y) {
         for (int64_t x = 0; x < a.out_w(); ++x) {
           double acc = max ? -std::numeric_limits<double>::infinity() : 0.0;
@@ -491,7 +492,7 @@ std::vector<double> naive_pool(bool max, const PoolArgs& a, const std::vector<do
             for (int64_t j = 0; j < a.kernel_w; ++j) {
               const int64_t row = y * a.stride_h - a.pad_h + i, col = x * a.stride_w - a.pad_w + j;
               if (row < 0 || row >= a.in_h || col < 0 || col >= a.in_w) continue;
-              const double v = in[at(((n * a.channels + c) * a.in_h + row) * a.in_w + col)];
+              const double v = in[at(((n * a.in_channels + c) * a.in_h + row) * a.in_w + col)];
               acc = max ? std::max(acc, v) : acc + v;
               ++count;
             }
@@ -512,8 +513,8 @@ TEST(PoolingBackward, MatchesFiniteDifferencesOfTheForward) {
                             PoolCase{"padded, kernel 3 stride 1 padding 1 (inception's pool branch)", 5, 6, 3, 1, 1},
                             PoolCase{"padded, kernel 3 stride 2 padding 1 (resnet's stem)", 7, 8, 3, 2, 1}}) {
     SCOPED_TRACE(c.name);
-    PoolArgs args{rows, channels, c.in_h, c.in_w, c.kernel, c.kernel, c.stride, c.stride, nullptr, 0, nullptr, 0, c.pad, c.pad};
-    const int64_t in_size = channels * c.in_h * c.in_w, out_size = channels * args.out_h() * args.out_w();
+    PoolArgs args = testing_support::pool_args(rows, channels, c.in_h, c.in_w, c.kernel, c.stride, c.pad, nullptr, 0, nullptr, 0);
+    const int64_t in_size = channels * c.in_h * c.in_w, out_size = channels * args.window.out_h() * args.window.out_w();
     const int64_t x_stride = in_size + 2, dy_stride = out_size + 3, dx_stride = in_size + 4;
     // Distinct values 0.01 apart, so that no window's maximum changes within ±eps.
     std::vector<float> x(at(rows * in_size));
@@ -548,8 +549,8 @@ TEST(PoolingBackward, MaxGoesToTheElementMaxPoolPicked) {
   const int64_t in_h = 7, in_w = 7, kernel = 3, stride = 2;
   auto x = random_vector(at(in_h * in_w), 62);
   for (float& v : x) v = std::round(v * 1.5f) / 1.5f;
-  PoolArgs args{1, 1, in_h, in_w, kernel, kernel, stride, stride, x.data(), in_h * in_w, nullptr, 0};
-  const int64_t out_h = args.out_h(), out_w = args.out_w();
+  PoolArgs args = testing_support::pool_args(1, 1, in_h, in_w, kernel, stride, 0, x.data(), in_h * in_w, nullptr, 0);
+  const int64_t out_h = args.window.out_h(), out_w = args.window.out_w();
   std::vector<float> pooled(at(out_h * out_w));
   args.output = pooled.data();
   args.output_stride = out_h * out_w;
@@ -585,7 +586,7 @@ TEST(PoolingBackward, HandComputedWindows) {
   //  6 8 7                                           0 3+4 0
   const std::vector<float> x{1, 9, 2, 3, 4, 5, 6, 8, 7};
   const std::vector<float> dy{1, 2, 3, 4};
-  PoolArgs args{1, 1, 3, 3, 2, 2, 1, 1, x.data(), 9, nullptr, 0};
+  PoolArgs args = testing_support::pool_args(1, 1, 3, 3, 2, 1, 0, x.data(), 9, nullptr, 0);
   std::vector<float> dx(9, -1.0f);
   max_pool_grad(args, dy.data(), 4, dx.data(), 9);
   EXPECT_EQ(dx, (std::vector<float>{0, 3, 0, 0, 0, 0, 0, 7, 0}));

@@ -15,6 +15,7 @@
 #include "exec/cpu/kernels/pooling.hpp"
 #include "exec/cpu/kernels/softmax.hpp"
 #include "naive_reference.hpp"
+#include "pool_args.hpp"
 
 namespace splitscope {
 namespace kernels_test {
@@ -149,7 +150,7 @@ TEST(Dense, ThreadedMatchesSerial) {
 }
 
 /// The whole layer by naive_reference's definition, then the activation.
-std::vector<float> naive_conv(const Conv2dGeometry& g, int64_t rows, const std::vector<float>& in,
+std::vector<float> naive_conv(const ConvGeometry& g, int64_t rows, const std::vector<float>& in,
                               const std::vector<float>& w, const std::vector<float>& b, Activation activation) {
   const testing_support::NaiveConv conv{g.in_channels, g.in_h, g.in_w, g.filters, g.groups, g.kernel_h,
                                         g.kernel_w, g.stride_h, g.stride_w, g.pad_h, g.pad_w};
@@ -162,14 +163,14 @@ std::vector<float> naive_conv(const Conv2dGeometry& g, int64_t rows, const std::
 
 struct ConvCase {
   const char* name;
-  Conv2dGeometry geometry;
+  ConvGeometry geometry;
   Range filters;
 };
 
 /// Runs filters [f0, f1) of the layer through conv2d() and compares with the whole naive convolution.
 void check_conv(const ConvCase& c, Activation activation, bool with_bias) {
   SCOPED_TRACE(c.name);
-  const Conv2dGeometry& g = c.geometry;
+  const ConvGeometry& g = c.geometry;
   const int64_t rows = 2;
   const auto in = random_vector(static_cast<size_t>(rows * g.in_channels * g.in_h * g.in_w), 20);
   const auto w = random_vector(static_cast<size_t>(g.filters * g.patch_size()), 21);
@@ -207,10 +208,10 @@ void check_conv(const ConvCase& c, Activation activation, bool with_bias) {
 
 TEST(Conv2d, MatchesTheDefinition) {
   //                                  Cin H  W  Cout G kh kw sh sw ph pw
-  const Conv2dGeometry plain{3, 7, 6, 5, 1, 3, 3, 1, 1, 0, 0};
-  const Conv2dGeometry strided_padded{3, 9, 8, 4, 1, 3, 2, 2, 3, 1, 2};
-  const Conv2dGeometry grouped{6, 5, 5, 9, 3, 3, 3, 1, 1, 1, 1};
-  const Conv2dGeometry depthwise_1x1{4, 3, 3, 4, 4, 1, 1, 1, 1, 0, 0};
+  const ConvGeometry plain{3, 7, 6, 5, 1, 3, 3, 1, 1, 0, 0};
+  const ConvGeometry strided_padded{3, 9, 8, 4, 1, 3, 2, 2, 3, 1, 2};
+  const ConvGeometry grouped{6, 5, 5, 9, 3, 3, 3, 1, 1, 1, 1};
+  const ConvGeometry depthwise_1x1{4, 3, 3, 4, 4, 1, 1, 1, 1, 0, 0};
   for (const ConvCase& c : {ConvCase{"plain", plain, {0, 5}},
                             ConvCase{"strided and padded", strided_padded, {0, 4}},
                             ConvCase{"grouped, whole", grouped, {0, 9}},
@@ -221,8 +222,8 @@ TEST(Conv2d, MatchesTheDefinition) {
 }
 
 TEST(Conv2d, FilterSlicesMatchTheWholeLayer) {
-  const Conv2dGeometry plain{3, 6, 6, 8, 1, 3, 3, 1, 1, 1, 1};
-  const Conv2dGeometry grouped{6, 5, 5, 9, 3, 3, 3, 2, 2, 1, 1};  // 3 filters and 2 channels per group
+  const ConvGeometry plain{3, 6, 6, 8, 1, 3, 3, 1, 1, 1, 1};
+  const ConvGeometry grouped{6, 5, 5, 9, 3, 3, 3, 2, 2, 1, 1};  // 3 filters and 2 channels per group
   for (const ConvCase& c : {ConvCase{"output-channel slice", plain, {2, 7}},
                             ConvCase{"one whole group", grouped, {3, 6}},
                             ConvCase{"inside one group", grouped, {4, 6}},
@@ -234,7 +235,7 @@ TEST(Conv2d, FilterSlicesMatchTheWholeLayer) {
 
 TEST(Conv2d, OutputSizesFollowTheFormula) {
   // floor((H + 2p - k) / s) + 1: (9 + 2 - 3) / 2 + 1 = 5 and (8 + 4 - 2) / 3 + 1 = 4.
-  const Conv2dGeometry g{3, 9, 8, 4, 1, 3, 2, 2, 3, 1, 2};
+  const ConvGeometry g{3, 9, 8, 4, 1, 3, 2, 2, 3, 1, 2};
   EXPECT_EQ(g.out_h(), 5);
   EXPECT_EQ(g.out_w(), 4);
   EXPECT_EQ(conv2d_workspace_floats(g), 3 * 3 * 2 * 5 * 4);
@@ -249,7 +250,7 @@ TEST(Pooling, HandComputedWindows) {
   // 13 14 |15 16
   std::vector<float> in(16);
   for (int i = 0; i < 16; ++i) in[static_cast<size_t>(i)] = static_cast<float>(i + 1);
-  PoolArgs args{1, 1, 4, 4, 2, 2, 2, 2, in.data(), 16, nullptr, 4};
+  PoolArgs args = testing_support::pool_args(1, 1, 4, 4, 2, 2, 0, in.data(), 16, nullptr, 4);
   std::vector<float> out(4);
   args.output = out.data();
   max_pool(args);
@@ -266,8 +267,8 @@ TEST(Pooling, PaddingAddsWindowsButNoValues) {
   //  7 8 9
   // Negated, a max still ignores the padding: -1, -2, -4, -5 (a zero pad would give 0).
   std::vector<float> in{1, 2, 3, 4, 5, 6, 7, 8, 9, -1, -2, -3, -4, -5, -6, -7, -8, -9};
-  PoolArgs args{1, 2, 3, 3, 3, 3, 2, 2, in.data(), 9, nullptr, 4, 1, 1};
-  ASSERT_EQ(args.out_h(), 2);
+  PoolArgs args = testing_support::pool_args(1, 2, 3, 3, 3, 2, 1, in.data(), 9, nullptr, 4);
+  ASSERT_EQ(args.window.out_h(), 2);
   std::vector<float> out(8);
   args.output = out.data();
   max_pool(args);
@@ -284,7 +285,7 @@ TEST(Pooling, OverlappingWindowsAndChannels) {
     in[static_cast<size_t>(i)] = static_cast<float>((i * 7) % 25);
     in[static_cast<size_t>(25 + i)] = -in[static_cast<size_t>(i)];
   }
-  PoolArgs args{1, 2, 5, 5, 3, 3, 2, 2, in.data(), 50, nullptr, 8};
+  PoolArgs args = testing_support::pool_args(1, 2, 5, 5, 3, 2, 0, in.data(), 50, nullptr, 8);
   std::vector<float> out(8);
   args.output = out.data();
   max_pool(args);

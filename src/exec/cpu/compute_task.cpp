@@ -144,7 +144,7 @@ TaskFunction dense_task(const PlanOp& op, const OpBinding& b, std::shared_ptr<co
 TaskFunction conv2d_task(const PlanOp& op, const OpBinding& b, std::shared_ptr<const WeightSlice> weights,
                          float* scratch) {
   Conv2dArgs args;
-  args.geometry = conv2d_geometry(b.node());
+  args.geometry = conv_geometry(b.node());
   args.filters = op.slice.out;
   args.rows = b.rows();
   const Rows in = b.required_input(0);
@@ -161,7 +161,8 @@ TaskFunction conv2d_task(const PlanOp& op, const OpBinding& b, std::shared_ptr<c
 }
 
 TaskFunction pool_task(const PlanOp& op, const OpBinding& b) {
-  PoolArgs args = pool_geometry(b.node(), op.slice.out.size());
+  PoolArgs args;
+  args.window = pool_geometry(b.node(), op.slice.out.size());
   args.rows = b.rows();
   const Rows in = b.required_input(0);
   args.input = in.data;
@@ -410,8 +411,8 @@ TaskFunction dense_grad_weight_task(const PlanOp& op, const OpBinding& b) {
 }
 
 /// The forward layer's geometry, from a conv2d_grad_input node (whose shapes are the layer's, swapped).
-Conv2dGeometry grad_input_geometry(const OpNode& node) {
-  return conv2d_geometry(node.attrs, node.output_shapes.at(0), node.input_shapes.at(0).at(0));
+ConvGeometry grad_input_geometry(const OpNode& node) {
+  return conv_geometry(node.attrs, node.output_shapes.at(0), node.input_shapes.at(0).at(0));
 }
 
 TaskFunction conv2d_grad_input_task(const PlanOp& op, const OpBinding& b, std::shared_ptr<const WeightSlice> weights,
@@ -434,7 +435,7 @@ TaskFunction conv2d_grad_input_task(const PlanOp& op, const OpBinding& b, std::s
 
 TaskFunction conv2d_grad_weight_task(const PlanOp& op, const OpBinding& b, float* scratch) {
   Conv2dGradWeightArgs args;
-  args.geometry = conv2d_geometry(b.node());
+  args.geometry = conv_geometry(b.node());
   args.filters = op.slice.out;
   args.rows = b.rows();
   const Rows x = b.required_input(0);
@@ -459,15 +460,7 @@ TaskFunction pool_grad_task(const PlanOp& op, const OpBinding& b) {
   const bool max = b.node().kind == OpKind::kMaxPoolGrad;
   const Shape& x = b.node().output_shapes.at(0);
   PoolArgs args;
-  args.channels = op.slice.out.size();
-  args.in_h = x.at(1);
-  args.in_w = x.at(2);
-  args.kernel_h = b.node().attrs.kernel.h;
-  args.kernel_w = b.node().attrs.kernel.w;
-  args.stride_h = b.node().attrs.stride.h;
-  args.stride_w = b.node().attrs.stride.w;
-  args.pad_h = b.node().attrs.padding.h;
-  args.pad_w = b.node().attrs.padding.w;
+  args.window = pool_geometry(b.node().attrs, x, op.slice.out.size());
   args.rows = b.rows();
   const Rows dy = b.required_input(max ? 1 : 0);
   if (max) {
@@ -1007,7 +1000,7 @@ TaskFunction bind_attention_grad(const PlanOp&, const OpBinding& b, WeightStore&
   return attention_grad_task(b);
 }
 
-int64_t conv2d_scratch(const OpNode& node, const Slice&) { return conv2d_workspace_floats(conv2d_geometry(node)); }
+int64_t conv2d_scratch(const OpNode& node, const Slice&) { return conv2d_workspace_floats(conv_geometry(node)); }
 int64_t cell_grad_scratch(const OpNode&, const Slice& slice) {
   return cell_grad_workspace_floats(slice.batch.size(), slice.out.size());
 }
@@ -1019,7 +1012,7 @@ int64_t conv2d_grad_input_scratch(const OpNode& node, const Slice&) {
   return conv2d_backward_workspace_floats(grad_input_geometry(node));
 }
 int64_t conv2d_grad_weight_scratch(const OpNode& node, const Slice&) {
-  return conv2d_backward_workspace_floats(conv2d_geometry(node));
+  return conv2d_backward_workspace_floats(conv_geometry(node));
 }
 int64_t lstm_scratch(const OpNode&, const Slice& slice) {
   return lstm_workspace_floats(slice.batch.size(), slice.out.size());

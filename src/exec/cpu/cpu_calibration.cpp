@@ -359,8 +359,8 @@ double median_pass_seconds(const CpuCalibrationOptions& options, const std::func
 }
 
 /// A 3x3, stride-1, padded convolution of 64 channels over a side x side input (ResNet's commonest).
-Conv2dGeometry im2col_probe(int64_t side) {
-  Conv2dGeometry g;
+ConvGeometry im2col_probe(int64_t side) {
+  ConvGeometry g;
   g.in_channels = 64;
   g.in_h = side;
   g.in_w = side;
@@ -418,25 +418,23 @@ void measure_kernel_passes(const CpuCalibrationOptions& options, int cores, cali
   }
   PoolArgs pool;
   pool.rows = 8;
-  pool.channels = 64;
-  pool.in_h = 56;
-  pool.in_w = 56;
-  pool.kernel_h = 3;
-  pool.kernel_w = 3;
-  pool.pad_h = 1;
-  pool.pad_w = 1;
-  std::vector<float> pool_in(static_cast<size_t>(pool.rows * pool.channels * pool.in_h * pool.in_w));
+  ConvGeometry& w = pool.window;
+  w.in_channels = w.filters = 64;
+  w.in_h = w.in_w = 56;
+  w.kernel_h = w.kernel_w = 3;
+  w.pad_h = w.pad_w = 1;
+  std::vector<float> pool_in(static_cast<size_t>(pool.rows * w.in_channels * w.in_h * w.in_w));
   for (size_t i = 0; i < pool_in.size(); ++i) pool_in[i] = static_cast<float>(i % 13);
-  std::vector<float> pool_out(static_cast<size_t>(pool.rows * pool.channels * pool.out_h() * pool.out_w()));
+  std::vector<float> pool_out(static_cast<size_t>(pool.rows * w.in_channels * w.out_h() * w.out_w()));
   pool.input = pool_in.data();
-  pool.input_stride = pool.channels * pool.in_h * pool.in_w;
+  pool.input_stride = w.in_channels * w.in_h * w.in_w;
   pool.output = pool_out.data();
-  pool.output_stride = pool.channels * pool.out_h() * pool.out_w();
-  const double window_values = static_cast<double>(pool_out.size() * pool.kernel_h * pool.kernel_w);
+  pool.output_stride = w.in_channels * w.out_h() * w.out_w();
+  const double window_values = static_cast<double>(pool_out.size() * w.kernel_h * w.kernel_w);
   times.pool_seconds_per_window_value["maxpool"] = median_pass_seconds(options, [&] { max_pool(pool); }) / window_values;
   times.pool_seconds_per_window_value["avgpool"] = median_pass_seconds(options, [&] { avg_pool(pool); }) / window_values;
-  const Conv2dGeometry small = im2col_probe(14);
-  const Conv2dGeometry large = im2col_probe(56);
+  const ConvGeometry small = im2col_probe(14);
+  const ConvGeometry large = im2col_probe(56);
   std::vector<float> input(static_cast<size_t>(large.in_channels * large.in_h * large.in_w), 0.5f);
   std::vector<float> columns(static_cast<size_t>(conv2d_workspace_floats(large)));
   const std::vector<int> cpus = allowed_cpus();
@@ -449,7 +447,7 @@ void measure_kernel_passes(const CpuCalibrationOptions& options, int cores, cali
     run_pinned(device, [&] {
       const std::unique_ptr<ParallelFor> pool = pinned_device_threads(threads, device);
       pool->wake();
-      const auto seconds = [&](const Conv2dGeometry& g) {
+      const auto seconds = [&](const ConvGeometry& g) {
         return median_pass_seconds(options, [&] { im2col(*pool, g, g.in_channels, input.data(), columns.data()); });
       };
       const double small_seconds = seconds(small);

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "ir/layer.hpp"
+#include "ir/ops/conv_geometry.hpp"
 #include "ir/range.hpp"
 #include "ir/training_spec.hpp"
 #include "timeline/timeline.hpp"
@@ -112,20 +113,18 @@ struct MatMulStep {
 ///   output's gradient)), summed over the batch.
 enum class ConvPass { kForward, kBackwardData, kBackwardFilter };
 
-/// A (grouped) convolution, NCHW, without bias. Within one sample, channel c
-/// of x starts at c·height·width and of y at c·out_h·out_w; samples are
-/// `x_sample_stride` / `y_sample_stride` apart.
+/// A (grouped) convolution, NCHW, without bias: the piece of the layer one
+/// call computes (`geometry`: its channels, filters and groups). Within one
+/// sample, channel c of x starts at c·in_h·in_w and of y at c·out_h·out_w;
+/// samples are `x_sample_stride` / `y_sample_stride` apart.
 struct ConvStep {
-  int64_t batch = 0, in_channels = 0, height = 0, width = 0;
+  int64_t batch = 0;
+  ConvGeometry geometry;
   Ref x;
   int64_t x_sample_stride = 0;
-  int64_t filters = 0, kernel_h = 0, kernel_w = 0;
-  int64_t stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
-  int64_t groups = 1;
   Ref filter;  ///< [filters][in_channels / groups][kernel_h][kernel_w]
   Ref y;
   int64_t y_sample_stride = 0;
-  int64_t out_h = 0, out_w = 0;
   ConvPass pass = ConvPass::kForward;
   bool accumulate = false;  ///< kBackwardFilter: add to the filter gradient already there
 };
@@ -134,13 +133,12 @@ struct ConvStep {
 /// positions, not values (an average counts the real elements only).
 struct PoolStep {
   bool max = true;
-  int64_t batch = 0, channels = 0, height = 0, width = 0;
+  int64_t batch = 0;
+  ConvGeometry window;  ///< in_channels: the channels pooled
   Ref x;
   int64_t x_sample_stride = 0;
-  int64_t kernel_h = 0, kernel_w = 0, stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
   Ref y;
   int64_t y_sample_stride = 0;
-  int64_t out_h = 0, out_w = 0;
 };
 
 /// In place on a contiguous [rows][channels][inner] block:
@@ -246,16 +244,15 @@ struct BiasGradStep {
   bool accumulate = false;
 };
 
-/// Pooling's backward, NCHW as PoolStep (height, width: the input's; out_h,
-/// out_w: the pooled output's). Each input element gathers the gradients of
+/// Pooling's backward, NCHW as PoolStep (in_h, in_w: the input's; out_h(),
+/// out_w(): the pooled output's). Each input element gathers the gradients of
 /// the windows it belongs to, in window order: max, of the windows whose
 /// first largest element it is (as the forward scan picks); average, dy over
 /// the window's real element count. `x` (the forward input) only for max.
 struct PoolGradStep {
   bool max = true;
-  int64_t batch = 0, channels = 0, height = 0, width = 0;
-  int64_t kernel_h = 0, kernel_w = 0, stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
-  int64_t out_h = 0, out_w = 0;
+  int64_t batch = 0;
+  ConvGeometry window;  ///< the forward layer's, in_channels: the channels of the slice
   Ref x;
   int64_t x_sample_stride = 0;
   Ref dy;

@@ -172,23 +172,12 @@ void Compiler::dense_grad_weight(const PlanOp& op, int span) {
   }
 }
 
-ConvStep Compiler::conv_geometry(const OpNode& node, const Shape& input_shape, const Shape& output_shape, int64_t rows) const {
-  const OpAttrs& attrs = node.attrs;
+ConvStep Compiler::conv_step(const OpNode& node, const Shape& input_shape, const Shape& output_shape, int64_t rows) const {
   ConvStep step;
   step.batch = rows;
-  step.in_channels = input_shape.at(0);
-  step.height = input_shape.at(1);
-  step.width = input_shape.at(2);
-  step.filters = output_shape.at(0);
-  step.out_h = output_shape.at(1);
-  step.out_w = output_shape.at(2);
-  step.kernel_h = attrs.kernel.h;
-  step.kernel_w = attrs.kernel.w;
-  step.stride_h = attrs.stride.h;
-  step.stride_w = attrs.stride.w;
-  step.pad_h = attrs.padding.h;
-  step.pad_w = attrs.padding.w;
-  step.groups = attrs.groups;
+  step.geometry = conv_geometry(node.attrs, input_shape, output_shape.at(0));
+  SPLITSCOPE_CHECK(step.geometry.out_h() == output_shape.at(1) && step.geometry.out_w() == output_shape.at(2),
+                   node.name + ": a convolution whose output planes its window does not give");
   return step;
 }
 
@@ -205,7 +194,7 @@ void Compiler::conv2d_grad_input(const PlanOp& op, int span) {
   const int64_t filters_per_group = z_shape.at(0) / attrs.groups;
   const int64_t per_filter = in_per_group * attrs.kernel.h * attrs.kernel.w;
   const Ref filter = weight(op, kWeight);
-  ConvStep base = conv_geometry(node, x_shape, z_shape, slice.batch.size());
+  ConvStep base = conv_step(node, x_shape, z_shape, slice.batch.size());
   base.pass = ConvPass::kBackwardData;
   base.x_sample_stride = dx.row_stride();
   base.y_sample_stride = dz.row_stride();
@@ -231,7 +220,7 @@ void Compiler::conv2d_grad_weight(const PlanOp& op, int span) {
   const int64_t in_per_group = x_shape.at(0) / attrs.groups;
   const int64_t filters_per_group = z_shape.at(0) / attrs.groups;
   const int64_t per_filter = in_per_group * attrs.kernel.h * attrs.kernel.w;
-  ConvStep base = conv_geometry(node, x_shape, z_shape, slice.batch.size());
+  ConvStep base = conv_step(node, x_shape, z_shape, slice.batch.size());
   base.pass = ConvPass::kBackwardFilter;
   base.accumulate = out.accumulate;
   base.x_sample_stride = x.row_stride();
@@ -265,17 +254,9 @@ void Compiler::pool_grad(const PlanOp& op, int span) {
   PoolGradStep step;
   step.max = max;
   step.batch = op.slice.batch.size();
-  step.channels = op.slice.out.size();
-  step.height = x_shape.at(1);
-  step.width = x_shape.at(2);
-  step.kernel_h = attrs.kernel.h;
-  step.kernel_w = attrs.kernel.w;
-  step.stride_h = attrs.stride.h;
-  step.stride_w = attrs.stride.w;
-  step.pad_h = attrs.padding.h;
-  step.pad_w = attrs.padding.w;
-  step.out_h = y_shape.at(1);
-  step.out_w = y_shape.at(2);
+  step.window = pool_geometry(attrs, x_shape, op.slice.out.size());
+  SPLITSCOPE_CHECK(step.window.out_h() == y_shape.at(1) && step.window.out_w() == y_shape.at(2),
+                   node.name + ": a pooling gradient whose output planes its window does not give");
   step.dy = dy.at_channel(op.slice.out.begin);
   step.dy_sample_stride = dy.row_stride();
   step.dx = dx.start();

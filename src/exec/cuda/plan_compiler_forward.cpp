@@ -30,9 +30,9 @@ void Compiler::dense(const PlanOp& op, int span) {
 ConvStep Compiler::conv_piece(ConvStep step, Range piece, int64_t first, const GroupSizes& sizes, const ValueView& x,
                            const ValueView& y, Ref filter) {
   const Range channels = group_channels(piece, sizes.filters_per_group, sizes.channels_per_group);
-  step.in_channels = channels.size();
-  step.groups = channels.size() / sizes.channels_per_group;
-  step.filters = piece.size();
+  step.geometry.in_channels = channels.size();
+  step.geometry.groups = channels.size() / sizes.channels_per_group;
+  step.geometry.filters = piece.size();
   step.x = x.at_channel(channels.begin);
   step.y = y.at_channel(piece.begin);
   step.filter = Ref{filter.buffer, filter.offset + (piece.begin - first) * sizes.per_filter};
@@ -54,7 +54,7 @@ void Compiler::conv2d(const PlanOp& op, int span) {
   const int64_t out_w = node.output_shapes[0][2];
   const int64_t rows = slice.batch.size();
   const Ref filter = weight(op, kWeight);
-  ConvStep base = conv_geometry(node, input_shape, node.output_shapes[0], rows);
+  ConvStep base = conv_step(node, input_shape, node.output_shapes[0], rows);
   base.x_sample_stride = x.row_stride();
   base.y_sample_stride = y.row_stride();
   for (const Range& piece : group_pieces(slice.out, filters_per_group)) {
@@ -73,27 +73,18 @@ void Compiler::conv2d(const PlanOp& op, int span) {
 
 void Compiler::pool(const PlanOp& op, int span) {
   const OpNode& node = graph_.node(op.node);
-  const OpAttrs& attrs = node.attrs;
   const ValueView x = input(op, 0);
   const ValueView y = output(op, 0, op.slice.out);
   PoolStep step;
   step.max = node.kind == OpKind::kMaxPool;
   step.batch = op.slice.batch.size();
-  step.channels = op.slice.out.size();
-  step.height = node.input_shapes[0][1];
-  step.width = node.input_shapes[0][2];
+  step.window = pool_geometry(node, op.slice.out.size());
+  SPLITSCOPE_CHECK(step.window.out_h() == node.output_shapes[0][1] && step.window.out_w() == node.output_shapes[0][2],
+                   node.name + ": a pooling whose output planes its window does not give");
   step.x = x.at_channel(op.slice.out.begin);
   step.x_sample_stride = x.row_stride();
-  step.kernel_h = attrs.kernel.h;
-  step.kernel_w = attrs.kernel.w;
-  step.stride_h = attrs.stride.h;
-  step.stride_w = attrs.stride.w;
-  step.pad_h = attrs.padding.h;
-  step.pad_w = attrs.padding.w;
   step.y = y.start();
   step.y_sample_stride = y.row_stride();
-  step.out_h = node.output_shapes[0][1];
-  step.out_w = node.output_shapes[0][2];
   add_step(step, compute_stream(op), span, {x.buffer}, {y.buffer});
 }
 

@@ -220,7 +220,7 @@ class Compiler {
   void dense_grad_weight(const PlanOp& op, int span);
 
   /// The forward convolution's geometry, from its input [C][H][W] and output [F][Ho][Wo] shapes.
-  ConvStep conv_geometry(const OpNode& node, const Shape& input_shape, const Shape& output_shape, int64_t rows) const;
+  ConvStep conv_step(const OpNode& node, const Shape& input_shape, const Shape& output_shape, int64_t rows) const;
 
   /// dX, the convolution's adjoint (cuDNN backward data), over the slice's
   /// filters: one call per piece (conv2d()'s rule), each writing the channels

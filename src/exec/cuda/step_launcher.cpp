@@ -114,15 +114,16 @@ void launch_matmul(cublasHandle_t handle, cublasComputeType_t compute, const Mat
 }
 
 ConvPlan::ConvPlan(const ConvStep& step, cudnnHandle_t handle, Dtype dtype) {
-  describe_nchw(x_, step.batch, step.in_channels, step.height, step.width, step.x_sample_stride);
+  const ConvGeometry& g = step.geometry;
+  describe_nchw(x_, step.batch, g.in_channels, g.in_h, g.in_w, step.x_sample_stride);
   SPLITSCOPE_CUDNN_CHECK(cudnnSetFilter4dDescriptor(filter_.get(), CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
-                                                    as_int(step.filters, "filters"),
-                                                    as_int(step.in_channels / step.groups, "channels per group"),
-                                                    as_int(step.kernel_h, "kernel"), as_int(step.kernel_w, "kernel")));
+                                                    as_int(g.filters, "filters"),
+                                                    as_int(g.in_channels / g.groups, "channels per group"),
+                                                    as_int(g.kernel_h, "kernel"), as_int(g.kernel_w, "kernel")));
   SPLITSCOPE_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(
-      convolution_.get(), as_int(step.pad_h, "padding"), as_int(step.pad_w, "padding"), as_int(step.stride_h, "stride"),
-      as_int(step.stride_w, "stride"), 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-  SPLITSCOPE_CUDNN_CHECK(cudnnSetConvolutionGroupCount(convolution_.get(), as_int(step.groups, "groups")));
+      convolution_.get(), as_int(g.pad_h, "padding"), as_int(g.pad_w, "padding"), as_int(g.stride_h, "stride"),
+      as_int(g.stride_w, "stride"), 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+  SPLITSCOPE_CUDNN_CHECK(cudnnSetConvolutionGroupCount(convolution_.get(), as_int(g.groups, "groups")));
   // fp32 means no TF32: cuDNN's default math may use TF32 tensor cores for
   // float data on Ampere and later, FMA math never does.
   const cudnnMathType_t wanted = dtype == Dtype::kFp32 ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH;
@@ -133,10 +134,10 @@ ConvPlan::ConvPlan(const ConvStep& step, cudnnHandle_t handle, Dtype dtype) {
   int w = 0;
   SPLITSCOPE_CUDNN_CHECK(
       cudnnGetConvolution2dForwardOutputDim(convolution_.get(), x_.get(), filter_.get(), &n, &c, &h, &w));
-  SPLITSCOPE_CHECK(n == step.batch && c == step.filters && h == step.out_h && w == step.out_w,
+  SPLITSCOPE_CHECK(n == step.batch && c == g.filters && h == g.out_h() && w == g.out_w(),
                    fmt::format("cuDNN computes a {}x{}x{}x{} output, the plan expects {}x{}x{}x{}", n, c, h, w,
-                               step.batch, step.filters, step.out_h, step.out_w));
-  describe_nchw(y_, step.batch, step.filters, step.out_h, step.out_w, step.y_sample_stride);
+                               step.batch, g.filters, g.out_h(), g.out_w()));
+  describe_nchw(y_, step.batch, g.filters, g.out_h(), g.out_w(), step.y_sample_stride);
 
   pass_ = step.pass;
   accumulate_ = step.accumulate;
@@ -183,8 +184,8 @@ ConvPlan::ConvPlan(const ConvStep& step, cudnnHandle_t handle, Dtype dtype) {
   }
   throw RunError(fmt::format("cuDNN offers no {} algorithm for a {}x{}x{}x{} input, {} filters {}x{}, groups {} "
                              "with {} math and at most {} MiB of workspace",
-                             pass_name(pass_), step.batch, step.in_channels, step.height, step.width, step.filters,
-                             step.kernel_h, step.kernel_w, step.groups, math_name(wanted), kMaxConvWorkspace >> 20));
+                             pass_name(pass_), step.batch, g.in_channels, g.in_h, g.in_w, g.filters,
+                             g.kernel_h, g.kernel_w, g.groups, math_name(wanted), kMaxConvWorkspace >> 20));
 }
 
 template <typename Perf>
@@ -235,13 +236,14 @@ void ConvPlan::launch(cudnnHandle_t handle, float* x, float* filter, float* y, v
 }
 
 PoolPlan::PoolPlan(const PoolStep& step) {
+  const ConvGeometry& w = step.window;
   SPLITSCOPE_CUDNN_CHECK(cudnnSetPooling2dDescriptor(
       pooling_.get(), step.max ? CUDNN_POOLING_MAX : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING,
-      CUDNN_PROPAGATE_NAN, as_int(step.kernel_h, "kernel"), as_int(step.kernel_w, "kernel"),
-      as_int(step.pad_h, "padding"), as_int(step.pad_w, "padding"),
-      as_int(step.stride_h, "stride"), as_int(step.stride_w, "stride")));
-  describe_nchw(x_, step.batch, step.channels, step.height, step.width, step.x_sample_stride);
-  describe_nchw(y_, step.batch, step.channels, step.out_h, step.out_w, step.y_sample_stride);
+      CUDNN_PROPAGATE_NAN, as_int(w.kernel_h, "kernel"), as_int(w.kernel_w, "kernel"),
+      as_int(w.pad_h, "padding"), as_int(w.pad_w, "padding"),
+      as_int(w.stride_h, "stride"), as_int(w.stride_w, "stride")));
+  describe_nchw(x_, step.batch, w.in_channels, w.in_h, w.in_w, step.x_sample_stride);
+  describe_nchw(y_, step.batch, w.in_channels, w.out_h(), w.out_w(), step.y_sample_stride);
 }
 
 void PoolPlan::launch(cudnnHandle_t handle, const float* x, float* y) const {

@@ -8,31 +8,11 @@
 
 namespace splitscope {
 
-Conv2dGeometry conv2d_geometry(const OpAttrs& attrs, const Shape& input, int64_t filters) {
-  Conv2dGeometry g;
-  g.in_channels = input.at(0);
-  g.in_h = input.at(1);
-  g.in_w = input.at(2);
-  g.filters = filters;
-  g.groups = attrs.groups;
-  g.kernel_h = attrs.kernel.h;
-  g.kernel_w = attrs.kernel.w;
-  g.stride_h = attrs.stride.h;
-  g.stride_w = attrs.stride.w;
-  g.pad_h = attrs.padding.h;
-  g.pad_w = attrs.padding.w;
-  return g;
-}
-
-Conv2dGeometry conv2d_geometry(const OpNode& conv) {
-  return conv2d_geometry(conv.attrs, conv.input_shapes.at(0), conv.output_shapes.at(0).at(0));
-}
-
-int64_t conv2d_workspace_floats(const Conv2dGeometry& geometry) {
+int64_t conv2d_workspace_floats(const ConvGeometry& geometry) {
   return geometry.patch_size() * geometry.out_h() * geometry.out_w();
 }
 
-void im2col(ParallelFor& parallel, const Conv2dGeometry& g, int64_t channels, const float* input,
+void im2col(ParallelFor& parallel, const ConvGeometry& g, int64_t channels, const float* input,
             float* columns) {
   const int64_t out_h = g.out_h();
   const int64_t out_w = g.out_w();
@@ -63,7 +43,7 @@ void im2col(ParallelFor& parallel, const Conv2dGeometry& g, int64_t channels, co
 }
 
 void conv2d(ParallelFor& parallel, const Conv2dArgs& args) {
-  const Conv2dGeometry& g = args.geometry;
+  const ConvGeometry& g = args.geometry;
   const int64_t pixels = g.out_h() * g.out_w();
   const int64_t plane = g.in_h * g.in_w;
   const int64_t per_group = g.filters_per_group();

@@ -7,45 +7,16 @@
 
 #include "exec/cpu/kernels/parallel_for.hpp"
 #include "ir/op.hpp"
+#include "ir/ops/conv_geometry.hpp"
 #include "ir/range.hpp"
 
 namespace splitscope {
 
-/// The whole layer's geometry (every filter, every group).
-struct Conv2dGeometry {
-  int64_t in_channels = 0;  ///< Cin, over all groups
-  int64_t in_h = 0;
-  int64_t in_w = 0;
-  int64_t filters = 0;      ///< Cout, over all groups
-  int64_t groups = 1;
-  int64_t kernel_h = 1;
-  int64_t kernel_w = 1;
-  int64_t stride_h = 1;
-  int64_t stride_w = 1;
-  int64_t pad_h = 0;
-  int64_t pad_w = 0;
-
-  int64_t out_h() const { return (in_h + 2 * pad_h - kernel_h) / stride_h + 1; }
-  int64_t out_w() const { return (in_w + 2 * pad_w - kernel_w) / stride_w + 1; }
-  int64_t channels_per_group() const { return in_channels / groups; }
-  int64_t filters_per_group() const { return filters / groups; }
-  /// Rows of one group's im2col matrix: (Cin/groups)·kh·kw.
-  int64_t patch_size() const { return channels_per_group() * kernel_h * kernel_w; }
-};
-
-/// The geometry of a conv2d layer.
-Conv2dGeometry conv2d_geometry(const OpNode& conv);
-/// The geometry of the convolution of an [C, H, W] `input` into `filters`
-/// channels with `attrs`' kernel, stride, padding and groups: a conv2d
-/// node's, or that of one of its gradient ops (whose shapes are the layer's,
-/// in another order).
-Conv2dGeometry conv2d_geometry(const OpAttrs& attrs, const Shape& input, int64_t filters);
-
 /// Floats of scratch conv2d() needs: one group's im2col matrix for one sample.
-int64_t conv2d_workspace_floats(const Conv2dGeometry& geometry);
+int64_t conv2d_workspace_floats(const ConvGeometry& geometry);
 
 struct Conv2dArgs {
-  Conv2dGeometry geometry;
+  ConvGeometry geometry;
   Range filters;   ///< the filters computed, [f0, f1) of [0, Cout)
   int64_t rows = 0;  ///< samples
   /// Input channel conv_input_channels(filters).begin of sample 0 (the first
@@ -68,7 +39,7 @@ void conv2d(ParallelFor& parallel, const Conv2dArgs& args);
 
 /// The im2col matrix of `channels` channels of one sample: row (c·kh + i)·kw + j,
 /// column y·out_w + x holds in[c, y·sh - ph + i, x·sw - pw + j] (0 outside).
-void im2col(ParallelFor& parallel, const Conv2dGeometry& geometry, int64_t channels,
+void im2col(ParallelFor& parallel, const ConvGeometry& geometry, int64_t channels,
             const float* input, float* columns);
 
 }  // namespace splitscope

@@ -6,11 +6,11 @@
 
 namespace splitscope {
 
-int64_t conv2d_backward_workspace_floats(const Conv2dGeometry& geometry) {
+int64_t conv2d_backward_workspace_floats(const ConvGeometry& geometry) {
   return conv2d_workspace_floats(geometry);
 }
 
-void col2im(const Conv2dGeometry& g, int64_t channels, const float* columns, float* input) {
+void col2im(const ConvGeometry& g, int64_t channels, const float* columns, float* input) {
   const int64_t out_h = g.out_h();
   const int64_t out_w = g.out_w();
   const int64_t plane = g.in_h * g.in_w;
@@ -43,7 +43,7 @@ Range or_all(Range range, int64_t all) { return range.size() > 0 ? range : Range
 }  // namespace
 
 void conv2d_grad_input(ParallelFor& parallel, const Conv2dGradInputArgs& args) {
-  const Conv2dGeometry& g = args.geometry;
+  const ConvGeometry& g = args.geometry;
   const Range filters = or_all(args.filters, g.filters);
   const Range channels = or_all(args.channels, g.in_channels);
   const int64_t pixels = g.out_h() * g.out_w();
@@ -76,7 +76,7 @@ void conv2d_grad_input(ParallelFor& parallel, const Conv2dGradInputArgs& args) {
 }
 
 void conv2d_grad_weight(ParallelFor& parallel, const Conv2dGradWeightArgs& args) {
-  const Conv2dGeometry& g = args.geometry;
+  const ConvGeometry& g = args.geometry;
   const Range filters = or_all(args.filters, g.filters);
   const int64_t pixels = g.out_h() * g.out_w();
   const int64_t plane = g.in_h * g.in_w;

@@ -16,10 +16,10 @@ namespace splitscope {
 
 /// Floats of scratch both kernels need: one group's im2col matrix of one
 /// sample, as conv2d_workspace_floats().
-int64_t conv2d_backward_workspace_floats(const Conv2dGeometry& geometry);
+int64_t conv2d_backward_workspace_floats(const ConvGeometry& geometry);
 
 struct Conv2dGradInputArgs {
-  Conv2dGeometry geometry;
+  ConvGeometry geometry;
   Range filters;   ///< the filters summed over, [f0, f1) of [0, Cout); empty: all of them
   Range channels;  ///< the input channels written: whole groups covering the filters' groups; empty: all
   int64_t rows = 0;  ///< samples
@@ -41,7 +41,7 @@ struct Conv2dGradInputArgs {
 void conv2d_grad_input(ParallelFor& parallel, const Conv2dGradInputArgs& args);
 
 struct Conv2dGradWeightArgs {
-  Conv2dGeometry geometry;
+  ConvGeometry geometry;
   Range filters;  ///< the filters whose weights it differentiates, [f0, f1) of [0, Cout); empty: all
   int64_t rows = 0;  ///< samples, summed over
   /// [rows][..][H][W] from input channel conv_input_channels(filters).begin
@@ -71,6 +71,6 @@ void conv2d_grad_weight(ParallelFor& parallel, const Conv2dGradWeightArgs& args)
 /// padding). Adds, so the caller zeroes `input` first; overlapping windows
 /// (stride < kernel) add up. Channel c only writes channel c, so disjoint
 /// channel ranges may run concurrently.
-void col2im(const Conv2dGeometry& geometry, int64_t channels, const float* columns, float* input);
+void col2im(const ConvGeometry& geometry, int64_t channels, const float* columns, float* input);
 
 }  // namespace splitscope

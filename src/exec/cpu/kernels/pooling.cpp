@@ -7,13 +7,14 @@ namespace splitscope {
 namespace {
 
 template <typename Reduce>
-void pool(const PoolArgs& a, float initial, Reduce reduce, bool mean) {
+void pool(const PoolArgs& args, float initial, Reduce reduce, bool mean) {
+  const ConvGeometry& a = args.window;
   const int64_t out_h = a.out_h();
   const int64_t out_w = a.out_w();
-  for (int64_t n = 0; n < a.rows; ++n) {
-    for (int64_t c = 0; c < a.channels; ++c) {
-      const float* in = a.input + n * a.input_stride + c * a.in_h * a.in_w;
-      float* out = a.output + n * a.output_stride + c * out_h * out_w;
+  for (int64_t n = 0; n < args.rows; ++n) {
+    for (int64_t c = 0; c < a.in_channels; ++c) {
+      const float* in = args.input + n * args.input_stride + c * a.in_h * a.in_w;
+      float* out = args.output + n * args.output_stride + c * out_h * out_w;
       for (int64_t y = 0; y < out_h; ++y) {
         const auto [top, bottom] = a.rows_of(y);
         for (int64_t x = 0; x < out_w; ++x) {
@@ -31,20 +32,6 @@ void pool(const PoolArgs& a, float initial, Reduce reduce, bool mean) {
 }
 
 }  // namespace
-
-PoolArgs pool_geometry(const OpNode& pool, int64_t channels) {
-  PoolArgs args;
-  args.channels = channels;
-  args.in_h = pool.input_shapes.at(0).at(1);
-  args.in_w = pool.input_shapes.at(0).at(2);
-  args.kernel_h = pool.attrs.kernel.h;
-  args.kernel_w = pool.attrs.kernel.w;
-  args.stride_h = pool.attrs.stride.h;
-  args.stride_w = pool.attrs.stride.w;
-  args.pad_h = pool.attrs.padding.h;
-  args.pad_w = pool.attrs.padding.w;
-  return args;
-}
 
 void max_pool(const PoolArgs& args) {
   pool(args, -std::numeric_limits<float>::infinity(), [](float a, float b) { return std::max(a, b); }, false);
