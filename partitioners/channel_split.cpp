@@ -132,18 +132,9 @@ Cut ChannelSplitter::following_cut(NodeId id) const {
   const NodeId source = inputs[0]->node;
   const int64_t outputs = graph_.node(id).output_shapes.at(0).at(0);
   if (graph_.node(source).kind == OpKind::kInput) return {{{0, outputs}, first_device_}};
-  if (graph_.node(id).kind == OpKind::kChannelSlice || graph_.node(id).kind == OpKind::kUnflatten) {
-    return reshaped_cut(id, homed(cuts_.at(source)));
-  }
-  // A flatten maps input channel c to features [c·inner, (c+1)·inner).
-  const int64_t scale = graph_.node(id).kind == OpKind::kFlatten
-                            ? inner_count(graph_.node(id).input_shapes.at(0))
-                            : 1;
-  Cut cut;
-  for (const auto& [range, device] : homed(cuts_.at(source))) {
-    cut.emplace_back(Range{range.begin * scale, range.end * scale}, device);
-  }
-  return cut;
+  const Cut source_cut = homed(cuts_.at(source));
+  if (op_def(graph_.node(id).kind).channels_from_input == nullptr) return source_cut;  // the same channels
+  return mapped_cut(id, source_cut);
 }
 
 // Each input keeps the devices it was cut over: the concat's channels from
@@ -189,27 +180,20 @@ Cut ChannelSplitter::stacked_input_cuts(NodeId id) const {
   return cut;
 }
 
-// The gradient ops that take part of their input: a concat's channel slice
-// keeps the pieces of its input's cut inside its channels, shifted; flatten's
-// inverse keeps the pieces that cover whole channels. Anything else runs whole.
-Cut ChannelSplitter::reshaped_cut(NodeId id, const Cut& source) const {
+// An op whose channels are not its input's (OpDef::channels_from_input: a
+// reshape, a concat's channel slice) keeps the pieces of its input's cut that
+// map onto its channels. Where a piece maps onto no range of its output, or a
+// device would hold two pieces (a collective gathers one slice per device),
+// it runs whole.
+Cut ChannelSplitter::mapped_cut(NodeId id, const Cut& source) const {
   const OpNode& node = graph_.node(id);
-  const int64_t outputs = node.output_shapes.at(0).at(0);
-  const Cut whole{{{0, outputs}, first_device_}};
+  const auto channels_from_input = op_def(node.kind).channels_from_input;
+  const Cut whole{{{0, node.output_shapes.at(0).at(0)}, first_device_}};
   Cut cut;
-  if (node.kind == OpKind::kChannelSlice) {
-    const int64_t offset = node.attrs.offset;
-    for (const auto& [range, device] : source) {
-      const int64_t begin = std::max(range.begin, offset) - offset;
-      const int64_t end = std::min(range.end, offset + outputs) - offset;
-      if (begin < end) cut.emplace_back(Range{begin, end}, device);
-    }
-  } else {
-    const int64_t inner = inner_count(node.output_shapes.at(0));
-    for (const auto& [range, device] : source) {
-      if (range.begin % inner != 0 || range.end % inner != 0) return whole;
-      cut.emplace_back(Range{range.begin / inner, range.end / inner}, device);
-    }
+  for (const auto& [range, device] : source) {
+    const std::optional<Range> mapped = channels_from_input(node, range);
+    if (!mapped.has_value()) return whole;
+    if (mapped->begin < mapped->end) cut.emplace_back(*mapped, device);
   }
   std::set<int> devices;
   for (const auto& piece : cut) {

@@ -66,8 +66,9 @@ class ChannelSplitter {
   /// leaves every device one range; else an even cut.
   Cut concatenated_cut(NodeId node) const;
   Cut stacked_input_cuts(NodeId node) const;
-  /// The cut of a concat's channel slice or flatten's inverse, from its input's.
-  Cut reshaped_cut(NodeId node, const Cut& source) const;
+  /// The cut of an op whose channels are not its input's
+  /// (OpDef::channels_from_input), from its input's.
+  Cut mapped_cut(NodeId node, const Cut& source) const;
 
  private:
   /// `cut` on this group's devices (see the class comment).

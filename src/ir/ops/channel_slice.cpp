@@ -3,6 +3,8 @@
 // bytes only; a slice of its channels reads the same channels, shifted.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
@@ -19,6 +21,15 @@ Range input_channels(const OpNode& node, const Slice& slice, int) {
   return {node.attrs.offset + slice.out.begin, node.attrs.offset + slice.out.end};
 }
 
+/// Its input's channels inside [offset, offset + C), shifted to start at 0.
+std::optional<Range> channels_from_input(const OpNode& node, Range input) {
+  const int64_t offset = node.attrs.offset;
+  const int64_t outputs = node.output_shapes.at(0).at(0);
+  const int64_t begin = std::max(input.begin, offset) - offset;
+  const int64_t end = std::min(input.end, offset + outputs) - offset;
+  return begin < end ? Range{begin, end} : Range{0, 0};
+}
+
 }  // namespace channel_slice_op
 
 const OpDef& channel_slice_def() {
@@ -31,6 +42,7 @@ const OpDef& channel_slice_def() {
     d.split.out = true;
     d.cost = channel_slice_op::cost;
     d.input_channels = channel_slice_op::input_channels;
+    d.channels_from_input = channel_slice_op::channels_from_input;
     d.signature = op_rules::elements_signature;
     d.device_calls = op_rules::one_device_call;
     d.rate_families = {"join"};

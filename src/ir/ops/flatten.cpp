@@ -16,6 +16,12 @@ Range input_channels(const OpNode& node, const Slice& slice, int) {
   return {slice.out.begin / inner, slice.out.end / inner};
 }
 
+/// Input channel c is features [c·inner, (c+1)·inner).
+std::optional<Range> channels_from_input(const OpNode& node, Range input) {
+  const int64_t inner = inner_count(node.input_shapes.at(0));
+  return Range{input.begin * inner, input.end * inner};
+}
+
 }  // namespace flatten_op
 
 namespace flatten_op {
@@ -34,6 +40,7 @@ const OpDef& flatten_def() {
     d.split.out = true;
     d.cost = flatten_op::cost;
     d.input_channels = flatten_op::input_channels;
+    d.channels_from_input = flatten_op::channels_from_input;
     d.signature = op_rules::elements_signature;
     d.gradient = flatten_op::gradient;
     d.device_calls = op_rules::one_device_call;

@@ -131,6 +131,13 @@ struct OpDef {
   /// writes. Null: a channel-local kind reads and writes the slice's own
   /// features; the other kinds cannot be feature-cut.
   FeatureCut (*input_features)(const OpNode& node, const Slice& slice, int slot) = nullptr;
+  /// A channel-local kind whose output channels are not its input's (a
+  /// reshape, a channel slice), the inverse of input_channels: the output
+  /// channels that input channels `input` (slot 0) become, so that a channel
+  /// split follows its input's cut through it. An empty range where none of
+  /// its output comes from them; nullopt where they are no range of its
+  /// output (the op then runs whole). Null: the same channels.
+  std::optional<Range> (*channels_from_input)(const OpNode& node, Range input) = nullptr;
   FeatureCut (*output_features)(const OpNode& node, const Slice& slice) = nullptr;
   /// A stable key for "this slice's shape": slices with equal signatures do the
   /// same work, so a time measured for one prices them all.

@@ -13,6 +13,13 @@ Range input_channels(const OpNode& node, const Slice& slice, int) {
   return {slice.out.begin * inner, slice.out.end * inner};
 }
 
+/// Features [a, b) are channels [a/inner, b/inner) where they cover whole channels.
+std::optional<Range> channels_from_input(const OpNode& node, Range input) {
+  const int64_t inner = inner_count(node.output_shapes.at(0));
+  if (input.begin % inner != 0 || input.end % inner != 0) return std::nullopt;
+  return Range{input.begin / inner, input.end / inner};
+}
+
 }  // namespace unflatten_op
 
 const OpDef& unflatten_def() {
@@ -26,6 +33,7 @@ const OpDef& unflatten_def() {
     d.split.out = true;
     d.cost = unflatten_op::cost;
     d.input_channels = unflatten_op::input_channels;
+    d.channels_from_input = unflatten_op::channels_from_input;
     d.signature = op_rules::elements_signature;
     d.device_calls = op_rules::one_device_call;
     return d;
