@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "partitioners/head_split.hpp"
 #include "partitioners/stage_units.hpp"
 
 #include "search/candidate_space.hpp"
@@ -110,6 +111,27 @@ std::vector<PlanSpec> memory_variants(const PlanSpec& spec) {
       variant.recompute = recompute;
       variants.push_back(variant);
     }
+  }
+  return variants;
+}
+
+/// The tensor splits of the named and replicated candidates with
+/// `--sequence-parallel` (Megatron-LM's: the layer norms and residual adds
+/// between a block's pairs on a share of the sequence, reduce-scatter and
+/// all-gather in place of each all-reduce), where the network has attention
+/// blocks; a tensor degree that does not divide the sequence is refused as
+/// the partitioner refuses it.
+std::vector<PlanSpec> sequence_parallel_variants(const SearchProblem& problem) {
+  std::vector<PlanSpec> variants;
+  if (!has_attention_blocks(*problem.graph)) return variants;
+  std::vector<Candidate> candidates = named_candidates(problem);
+  const std::vector<Candidate> replicated = replicated_candidates(problem);
+  candidates.insert(candidates.end(), replicated.begin(), replicated.end());
+  for (const Candidate& candidate : candidates) {
+    if (candidate.spec.strategy != "tensor" || candidate.spec.devices / candidate.spec.replicas < 2) continue;
+    PlanSpec variant = candidate.spec;
+    variant.sequence_parallel = true;
+    variants.push_back(variant);
   }
   return variants;
 }
@@ -250,6 +272,10 @@ SearchResult search_plans(const SearchProblem& problem) {
 
   // 3. Replicated splits.
   for (const Candidate& candidate : replicated_candidates(problem)) price_fitting(pricer, candidate.spec, training);
+
+  // 3b. Transformers: each tensor split again with sequence parallelism
+  // (less activation memory; its collectives move what the all-reduces did).
+  for (const PlanSpec& variant : sequence_parallel_variants(problem)) price_fitting(pricer, variant, training);
 
   // 4. Training: the memory variants of the named plans and of the fastest
   // others (1F1B can also be the faster schedule, and the Pareto front wants
