@@ -11,6 +11,7 @@
 #include "plan/plan_limits.hpp"
 #include "plan/plan_memory.hpp"
 #include "plan/plan_replicas.hpp"
+#include "partitioners/stage_units.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {
@@ -63,11 +64,19 @@ class ReplicasPartitioner : public Partitioner {
     // rows, one for the shorter (the last B mod R... none where R divides B).
     int short_from = 1;
     while (short_from < replicas_ && rows[static_cast<size_t>(short_from)].size() == rows[0].size()) ++short_from;
-    const auto inner_plan = [&](int r) {
-      return inner_->partition(std::make_shared<const Graph>(graph->with_batch(rows[static_cast<size_t>(r)].size())), each);
+    const auto inner_plan = [&](int r, const PartitionOptions& inner_options) {
+      return inner_->partition(std::make_shared<const Graph>(graph->with_batch(rows[static_cast<size_t>(r)].size())),
+                               inner_options);
     };
-    const Plan longer = inner_plan(0);
-    const std::optional<Plan> shorter = short_from < replicas_ ? std::optional<Plan>(inner_plan(short_from)) : std::nullopt;
+    const Plan longer = inner_plan(0, each);
+    // The shorter replicas keep the longer's stage cuts: balanced on one row
+    // fewer, a layer split may cut elsewhere, and every replica must hold the
+    // same weight slices on the same devices for their gradients to be
+    // summed (the strategies that cut no stages do not read them).
+    PartitionOptions shorter_options = each;
+    if (shorter_options.stage_starts.empty()) shorter_options.stage_starts = plan_stage_starts(longer, each.devices);
+    const std::optional<Plan> shorter =
+        short_from < replicas_ ? std::optional<Plan>(inner_plan(short_from, shorter_options)) : std::nullopt;
     if (!options.compact_replicas || (shorter && !same_shape(longer, *shorter))) {
       // Every replica written (held once only where asked and the short replicas' plan lists the same ops).
       std::vector<const Plan*> parts;

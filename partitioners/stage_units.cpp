@@ -93,10 +93,13 @@ std::vector<int> assign_stages(const Graph& graph, int devices, const CostFuncti
 std::vector<int> plan_stage_starts(const Plan& plan, int devices_each, int stage_devices) {
   const std::vector<StageUnit> units = stage_units(*plan.graph);
   std::vector<int> device_of_node(plan.graph->num_nodes(), -1);
+  // A node's stage is that of the lowest device it runs on: a stage's tensor
+  // group starts at its first device, and an op placed whole there.
   for (const PlanOp& op : plan.ops) {
     if (op.role != OpRole::kCompute || op.device >= devices_each) continue;
     int& device = device_of_node[static_cast<size_t>(op.node)];
-    if (device < 0) device = op.device / stage_devices;
+    const int stage = op.device / stage_devices;
+    if (device < 0 || stage < device) device = stage;
   }
   std::vector<int> starts;
   int previous = -1;
