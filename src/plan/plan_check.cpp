@@ -13,6 +13,12 @@
 namespace splitscope {
 namespace {
 
+/// Rows x output channels x reductions: up to 2^80 for the largest ops the
+/// model limits allow (an output and a reduction of 2^40 elements each),
+/// past int64_t (a dense layer of 10^10 units reducing as many inputs
+/// overflowed it; found by the plans fuzzer).
+__extension__ typedef __int128 Volume;
+
 /// A compute slice as a box in (rows, output channels, reduction) space.
 struct Box {
   Range rows;
@@ -22,7 +28,7 @@ struct Box {
   /// slices of one op cut them alike, so their ranges tile one block.
   FeatureCut features;
   int device = -1;  ///< where it runs (a replica of a slice on another device is no more work)
-  int64_t volume() const { return rows.size() * out.size() * reduce.size(); }
+  Volume volume() const { return static_cast<Volume>(rows.size()) * out.size() * reduce.size(); }
   bool same_work(const Box& other) const {
     return rows == other.rows && out == other.out && reduce == other.reduce && features == other.features;
   }
@@ -509,7 +515,7 @@ class Checker {
       if (node.kind == OpKind::kInput) continue;
       const auto& boxes = per_node[id];
       const Box full = work_of(node, full_slice(node, {0, graph_.batch()}));
-      int64_t volume = 0;
+      Volume volume = 0;
       // Feature-cut slices tile the features of one block: [0, the last end).
       int64_t feature_block = 0;
       for (const Box& box : boxes) feature_block = std::max(feature_block, box.features.range.end);
@@ -523,7 +529,10 @@ class Checker {
           if (overlaps(boxes[i], boxes[j])) fail("two slices of {} overlap", node.name);
         }
       }
-      if (volume != full.volume() * std::max<int64_t>(feature_block, 1)) fail("the slices of {} cover {} of its {} elements x reductions", node.name, volume, full.volume());
+      if (volume != full.volume() * std::max<int64_t>(feature_block, 1)) {
+        fail("the slices of {} cover {} of its {} elements x reductions", node.name, static_cast<double>(volume),
+             static_cast<double>(full.volume()));
+      }
     }
   }
 
@@ -534,7 +543,7 @@ class Checker {
     const int64_t channels = shape.at(0);
     const int64_t feature_count = shape.size() < 2 ? 1 : shape.back();
     std::vector<Box> boxes;
-    int64_t volume = 0;
+    Volume volume = 0;
     for (int id : plan_.outputs) {
       if (!valid_value(id)) {
         fail("output value {} does not exist", id);
@@ -552,8 +561,9 @@ class Checker {
       boxes.push_back(box);
       volume += box.volume() * value.features.count(feature_count);
     }
-    if (volume != graph_.batch() * channels * feature_count) {
-      fail("the outputs cover {} of {} rows x channels x features", volume, graph_.batch() * channels * feature_count);
+    if (volume != static_cast<Volume>(graph_.batch()) * channels * feature_count) {
+      fail("the outputs cover {} of {} rows x channels x features", static_cast<double>(volume),
+           graph_.batch() * channels * feature_count);
     }
   }
 

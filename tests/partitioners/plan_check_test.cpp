@@ -32,6 +32,16 @@ int first_compute_on(const Plan& plan, int device, bool with_remote_input) {
 
 TEST(PlanCheck, SoundPlanHasNoProblems) { EXPECT_TRUE(plan_problems(sound_plan()).empty()); }
 
+TEST(PlanCheck, AVeryWideLayersSlicesAreTiledWithoutOverflow) {
+  // The softmax over 10^10 units is rows x 10^10 outputs x 10^10 reductions:
+  // 10^20, past int64_t (signed overflow, which UBSan reports; found by the
+  // plans fuzzer). Within the model limits: each tensor holds under 2^40.
+  const auto graph = graph_from_text(R"({"batch": 1, "input": [8], "layers": [
+      {"type": "dense", "units": 10000000000}, {"type": "softmax"}]})");
+  EXPECT_TRUE(plan_problems(make_plan(graph, "single", 1)).empty());
+  EXPECT_TRUE(plan_problems(make_plan(graph, "vertical", 2)).empty());
+}
+
 TEST(PlanCheck, CrossDeviceEdgeWithoutTransfer) {
   Plan plan = sound_plan();
   const int op = first_compute_on(plan, 1, true);
