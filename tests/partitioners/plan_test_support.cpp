@@ -2,6 +2,7 @@
 
 #include "ir/lower.hpp"
 #include "ir/model_parser.hpp"
+#include "ir/training.hpp"
 #include "ir/zoo.hpp"
 
 namespace splitscope::testing {
@@ -12,6 +13,12 @@ std::shared_ptr<const Graph> graph_from_text(const std::string& text) {
 
 std::shared_ptr<const Graph> zoo_graph(const std::string& name) {
   return std::make_shared<const Graph>(lower(load_model_file(resolve_zoo_file(ZooShelf::kNetworks, name))));
+}
+
+std::shared_ptr<const Graph> zoo_training_graph(const std::string& name, int64_t batch) {
+  Model model = load_model_file(resolve_zoo_file(ZooShelf::kNetworks, name));
+  model.batch = batch;
+  return std::make_shared<const Graph>(training_graph(lower(model), Optimizer{}));
 }
 
 Plan make_plan(const std::shared_ptr<const Graph>& graph, const std::string& strategy, int devices,

@@ -19,9 +19,7 @@ namespace replicas_held_once_test {
 namespace {
 
 std::shared_ptr<const Graph> training(const std::string& zoo_name, int64_t batch) {
-  Model model = load_model_file(resolve_zoo_file(ZooShelf::kNetworks, zoo_name));
-  model.batch = batch;
-  return std::make_shared<const Graph>(training_graph(lower(model), Optimizer{}));
+  return testing::zoo_training_graph(zoo_name, batch);
 }
 
 /// `data` as it was written before replicas were held once: every replica

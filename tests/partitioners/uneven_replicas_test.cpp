@@ -6,24 +6,18 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
-#include "ir/lower.hpp"
-#include "ir/model_parser.hpp"
-#include "ir/training.hpp"
-#include "ir/zoo.hpp"
 #include "partitioners/replicas.hpp"
 #include "plan/plan_check.hpp"
+#include "plan_test_support.hpp"
 
 namespace splitscope {
 namespace uneven_replicas_test {
 namespace {
-
-std::shared_ptr<const Graph> training(const std::string& zoo_name, int64_t batch) {
-  Model model = load_model_file(resolve_zoo_file(ZooShelf::kNetworks, zoo_name));
-  model.batch = batch;
-  return std::make_shared<const Graph>(training_graph(lower(model), Optimizer{}));
-}
 
 /// The devices within its replica that each forward node's compute runs on, per replica.
 std::vector<std::map<NodeId, std::set<int>>> devices_by_replica(const Plan& plan, int replicas) {
@@ -55,7 +49,7 @@ TEST(UnevenReplicas, TheShorterReplicasKeepTheLongerOnesStageCuts) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.network + " batch " + std::to_string(c.batch) + " " + c.strategy);
-    const auto graph = training(c.network, c.batch);
+    const auto graph = testing::zoo_training_graph(c.network, c.batch);
     PartitionOptions options;
     options.microbatches = c.microbatches;
     options.degrees = c.degrees;
