@@ -14,7 +14,9 @@ namespace splitscope {
 
 struct PoolArgs {
   int64_t rows = 0;     ///< samples
-  ConvGeometry window;  ///< in_channels: the channels pooled (a slice pools only its own)
+  /// in_channels: the channels pooled (a slice pools only its own); padding at
+  /// most kernel / 2, so that every window holds a real element.
+  ConvGeometry window;
   const float* input = nullptr;  ///< [rows][channels][in_h][in_w], `input_stride` between samples
   int64_t input_stride = 0;
   float* output = nullptr;  ///< [rows][channels][out_h][out_w], `output_stride` between samples
