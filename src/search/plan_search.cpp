@@ -115,18 +115,16 @@ std::vector<PlanSpec> memory_variants(const PlanSpec& spec) {
   return variants;
 }
 
-/// The tensor splits of the named and replicated candidates with
+/// The tensor splits among `candidates` (the named and replicated ones) with
 /// `--sequence-parallel` (Megatron-LM's: the layer norms and residual adds
 /// between a block's pairs on a share of the sequence, reduce-scatter and
 /// all-gather in place of each all-reduce), where the network has attention
 /// blocks; a tensor degree that does not divide the sequence is refused as
 /// the partitioner refuses it.
-std::vector<PlanSpec> sequence_parallel_variants(const SearchProblem& problem) {
+std::vector<PlanSpec> sequence_parallel_variants(const SearchProblem& problem,
+                                                const std::vector<Candidate>& candidates) {
   std::vector<PlanSpec> variants;
   if (!has_attention_blocks(*problem.graph)) return variants;
-  std::vector<Candidate> candidates = named_candidates(problem);
-  const std::vector<Candidate> replicated = replicated_candidates(problem);
-  candidates.insert(candidates.end(), replicated.begin(), replicated.end());
   for (const Candidate& candidate : candidates) {
     if (candidate.spec.strategy != "tensor" || candidate.spec.devices / candidate.spec.replicas < 2) continue;
     PlanSpec variant = candidate.spec;
@@ -256,7 +254,8 @@ SearchResult search_plans(const SearchProblem& problem) {
   const bool training = problem.graph->is_training();
 
   // 1. The named strategies, whatever the budget: the search answers against them.
-  for (const Candidate& candidate : named_candidates(problem)) pricer.price(candidate.spec, true, true);
+  std::vector<Candidate> candidates = named_candidates(problem);
+  for (const Candidate& candidate : candidates) pricer.price(candidate.spec, true, true);
   result.left_out = named_left_out(problem);
   result.named_seconds = pricer.elapsed();
 
@@ -271,11 +270,15 @@ SearchResult search_plans(const SearchProblem& problem) {
   }
 
   // 3. Replicated splits.
-  for (const Candidate& candidate : replicated_candidates(problem)) price_fitting(pricer, candidate.spec, training);
+  const std::vector<Candidate> replicated = replicated_candidates(problem);
+  for (const Candidate& candidate : replicated) price_fitting(pricer, candidate.spec, training);
+  candidates.insert(candidates.end(), replicated.begin(), replicated.end());
 
   // 3b. Transformers: each tensor split again with sequence parallelism
   // (less activation memory; its collectives move what the all-reduces did).
-  for (const PlanSpec& variant : sequence_parallel_variants(problem)) price_fitting(pricer, variant, training);
+  for (const PlanSpec& variant : sequence_parallel_variants(problem, candidates)) {
+    price_fitting(pricer, variant, training);
+  }
 
   // 4. Training: the memory variants of the named plans and of the fastest
   // others (1F1B can also be the faster schedule, and the Pareto front wants
