@@ -17,16 +17,6 @@ namespace {
 
 using Tensor = std::vector<double>;  // [batch][...sample shape]
 
-double act(Activation activation, double x) {
-  switch (activation) {
-    case Activation::kNone: return x;
-    case Activation::kRelu: return x > 0 ? x : 0;
-    case Activation::kTanh: return std::tanh(x);
-    case Activation::kSigmoid: return 1 / (1 + std::exp(-x));
-  }
-  return x;
-}
-
 double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
 
 /// Every element of weight tensor `index` of `node`, one of them nudged.
@@ -87,7 +77,7 @@ class Evaluator {
           for (int64_t j = 0; j < units; ++j) {
             double sum = bias.empty() ? 0 : bias[static_cast<size_t>(j)];
             for (int64_t i = 0; i < in; ++i) sum += x[static_cast<size_t>(b * in + i)] * w[static_cast<size_t>(i * units + j)];
-            out[static_cast<size_t>(b * units + j)] = act(layer.activation, sum);
+            out[static_cast<size_t>(b * units + j)] = naive_activation(layer.activation, sum);
           }
         }
         break;
@@ -97,7 +87,7 @@ class Evaluator {
         const NaiveConv conv{l.input_shape[0], l.input_shape[1], l.input_shape[2], l.filters, l.groups, l.kernel.h,
                              l.kernel.w, l.stride.h, l.stride.w, l.padding.h, l.padding.w};
         out = naive_conv(conv, batch_, *input(id, 0), weights(graph_, id, kWeight, seed_, nudge_), weights(graph_, id, kBias, seed_, nudge_));
-        for (double& v : out) v = act(l.activation, v);
+        for (double& v : out) v = naive_activation(l.activation, v);
         break;
       }
       case OpKind::kMaxPool:
@@ -139,7 +129,7 @@ class Evaluator {
         const Activation a = node.kind == OpKind::kRelu ? Activation::kRelu
                              : node.kind == OpKind::kTanh ? Activation::kTanh : Activation::kSigmoid;
         out = *input(id, 0);
-        for (double& v : out) v = act(a, v);
+        for (double& v : out) v = naive_activation(a, v);
         break;
       }
       case OpKind::kSoftmax: {
@@ -402,6 +392,16 @@ class Evaluator {
 };
 
 }  // namespace
+
+double naive_activation(Activation activation, double x) {
+  switch (activation) {
+    case Activation::kNone: return x;
+    case Activation::kRelu: return x > 0 ? x : 0;
+    case Activation::kTanh: return std::tanh(x);
+    case Activation::kSigmoid: return 1 / (1 + std::exp(-x));
+  }
+  return x;
+}
 
 std::vector<double> naive_conv(const NaiveConv& g, int64_t rows, const std::vector<double>& in,
                                const std::vector<double>& w, const std::vector<double>& b) {

@@ -32,6 +32,9 @@ std::shared_ptr<const Graph> graph_from_json(const std::string& json);
 /// A zoo network by name (models/networks/NAME.json), lowered.
 std::shared_ptr<const Graph> zoo_graph(const std::string& name);
 
+/// An activation by its definition, in double precision.
+double naive_activation(Activation activation, double x);
+
 /// The convolution by its definition, on [rows][Cin][H][W] input and
 /// W [Cout][Cin/groups][kh][kw]; `bias` may be empty.
 struct NaiveConv {

@@ -24,6 +24,7 @@
 #include "exec/cpu/kernels/pooling.hpp"
 #include "exec/cpu/kernels/pooling_backward.hpp"
 #include "kernel_gradient_check.hpp"
+#include "naive_reference.hpp"
 
 namespace splitscope {
 namespace backward_kernels_test {
@@ -100,16 +101,6 @@ TEST(GemmTransposed, EmptySumScalesC) {
 
 // --- activation_grad_rows ----------------------------------------------------
 
-double activate_double(Activation activation, double x) {
-  switch (activation) {
-    case Activation::kNone: return x;
-    case Activation::kRelu: return x > 0 ? x : 0;
-    case Activation::kTanh: return std::tanh(x);
-    case Activation::kSigmoid: return 1 / (1 + std::exp(-x));
-  }
-  return x;
-}
-
 TEST(ActivationGrad, MatchesFiniteDifferencesOfTheForward) {
   const int64_t rows = 3, width = 5;
   const int64_t dy_stride = 7, y_stride = 6, dx_stride = 8;
@@ -129,7 +120,7 @@ TEST(ActivationGrad, MatchesFiniteDifferencesOfTheForward) {
                          width);
     const auto loss = [&](const std::vector<double>& point) {
       double sum = 0;
-      for (size_t i = 0; i < point.size(); ++i) sum += double(dy[i]) * activate_double(activation, point[i]);
+      for (size_t i = 0; i < point.size(); ++i) sum += double(dy[i]) * testing_support::naive_activation(activation, point[i]);
       return sum;
     };
     expect_close(from_strided(dx, rows, width, dx_stride), numeric_gradient(loss, wide(x)), kRelative, kAbsolute,
