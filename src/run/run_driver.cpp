@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <string_view>
+
 #include "exec/mode_runtimes.hpp"
 #include "exec/training_run.hpp"
 #include "util/errors.hpp"
@@ -9,24 +11,13 @@
 namespace splitscope {
 namespace {
 
-InputStreamRuntime& input_stream_runtime(Executor& executor) {
-  InputStreamRuntime* runtime = runtime_of<InputStreamRuntime>(executor);
+/// `executor`'s runtime for a mode, or UnavailableError (exit 3): "`what`: the
+/// NAME backend has no `lacks` yet; `instead`".
+template <typename Runtime>
+Runtime& mode_runtime(Executor& executor, std::string_view what, std::string_view lacks, std::string_view instead) {
+  Runtime* runtime = runtime_of<Runtime>(executor);
   if (runtime == nullptr) {
-    throw UnavailableError(fmt::format(
-        "--prefetch and --input-cost-us-per-sample: the {} backend has no input pipeline yet; use --backend cpu "
-        "(measured) or --backend sim (predicted)",
-        executor.name()));
-  }
-  return *runtime;
-}
-
-ParameterServerRuntime& parameter_server_runtime(Executor& executor) {
-  ParameterServerRuntime* runtime = runtime_of<ParameterServerRuntime>(executor);
-  if (runtime == nullptr) {
-    throw UnavailableError(fmt::format(
-        "--strategy ps: the {} backend has no parameter-server runtime yet; use --backend cpu (workers and shards "
-        "are real threads) or --backend sim (predicted)",
-        executor.name()));
+    throw UnavailableError(fmt::format("{}: the {} backend has no {} yet; {}", what, executor.name(), lacks, instead));
   }
   return *runtime;
 }
@@ -42,10 +33,15 @@ RunMode run_mode(const RunRequest& request, const Plan& plan) {
 RunResult run_plan(Executor& executor, const Plan& plan, const RunRequest& request) {
   switch (run_mode(request, plan)) {
     case RunMode::kInputStream:
-      return input_stream_runtime(executor).run_input_stream(plan, request.options, *request.input);
+      return mode_runtime<InputStreamRuntime>(executor, "--prefetch and --input-cost-us-per-sample", "input pipeline",
+                                              "use --backend cpu (measured) or --backend sim (predicted)")
+          .run_input_stream(plan, request.options, *request.input);
     case RunMode::kForward: return executor.run(plan, request.options);
     case RunMode::kParameterServer:
-      return parameter_server_runtime(executor).run_parameter_server(plan, request.options, request.ps);
+      return mode_runtime<ParameterServerRuntime>(executor, "--strategy ps", "parameter-server runtime",
+                                                  "use --backend cpu (workers and shards are real threads) or "
+                                                  "--backend sim (predicted)")
+          .run_parameter_server(plan, request.options, request.ps);
     case RunMode::kTrainingSteps: return run_training_steps(executor, plan, request.options, request.steps);
   }
   return executor.run(plan, request.options);
