@@ -1,11 +1,11 @@
-// The Simulator as an Executor: what it reports, what it refuses, memory
-// fit, determinism.
+// The Simulator as an Executor: what it reports, what it refuses,
+// determinism (the memory it reports to the report's fit check:
+// simulator_memory_fit_test.cpp).
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "hand_plan.hpp"
-#include "report/memory_fit.hpp"
 #include "sim/machine/machine_file.hpp"
 #include "sim/engine/simulator.hpp"
 #include "util/errors.hpp"
@@ -115,26 +115,6 @@ TEST(Simulator, RefusesAnInvalidMachine) {
   Machine machine = test_machine(2, switch_topology(10, 0));
   machine.device.memory_bandwidth_gbps = 0;
   EXPECT_THROW(Simulator{machine}, InputError);
-}
-
-TEST(Simulator, GivesTheReportTheMemoryToSayWhichDeviceDoesNotFit) {
-  HandPlan hand = two_device_plan();
-  hand.set_memory_peak(0, 10LL << 30);
-  hand.set_memory_peak(1, 100LL << 30);  // on an 80 GiB device
-  Simulator simulator(test_machine(2, switch_topology(10, 0)));
-  const RunResult result = simulator.run(hand.plan(), {});
-  EXPECT_EQ(result.info.device_memory_bytes, (std::vector<int64_t>{80LL << 30, 80LL << 30}));
-  // The report's check (report/memory_fit.hpp) on what the simulator gives:
-  const MemoryFit fit = check_memory_fit(hand.plan(), result.info.device_memory_bytes);
-  EXPECT_TRUE(fit.checked);
-  EXPECT_FALSE(fit.fits);
-  EXPECT_EQ(fit.device, 1);
-  EXPECT_EQ(fit.needed_bytes, 100LL << 30);
-  EXPECT_EQ(fit.available_bytes, 80LL << 30);
-  EXPECT_NE(fit.problem.find("device 1 needs"), std::string::npos) << fit.problem;
-  // 10 GiB fits.
-  hand.set_memory_peak(1, 10LL << 30);
-  EXPECT_TRUE(check_memory_fit(hand.plan(), simulator.run(hand.plan(), {}).info.device_memory_bytes).fits);
 }
 
 TEST(Simulator, TheSameInputsGiveTheSameTimelineBitForBit) {
