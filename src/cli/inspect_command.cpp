@@ -53,7 +53,7 @@ nlohmann::json inspect_json(const Graph& graph) {
   nlohmann::json layers = nlohmann::json::array();
   for (const Layer& layer : model.layers) {
     layers.push_back({{"name", layer.name},
-                      {"type", std::string(to_string(layer.kind))},
+                      {"type", std::string(layer_type(layer.kind))},
                       {"inputs", layer.inputs},
                       {"output_shape", layer.output_shape},
                       {"params", layer_params(layer)},
@@ -127,9 +127,9 @@ std::string inspect_text(const Graph& graph) {
   };
   for (const NetworkInput& input : model.inputs) add_row(input.name, "", "", to_string(input.shape), "", "");
   for (const Layer& layer : model.layers) {
-    std::string type(to_string(layer.kind));
+    std::string type(layer_type(layer.kind));
     if (is_recurrent(layer.kind) && layer.stacked > 1) type += fmt::format(" x{}", layer.stacked);
-    if (layer.kind == LayerKind::kConv2d && layer.groups > 1) type += fmt::format(" g{}", layer.groups);
+    if (layer.kind == OpKind::kConv2d && layer.attrs.groups > 1) type += fmt::format(" g{}", layer.attrs.groups);
     add_row(layer.name, type, reads_cell(layer.inputs), to_string(layer.output_shape),
             si_count(double(layer_params(layer))), si_count(double(layer_flops(layer, model.batch))));
   }

@@ -3,31 +3,12 @@
 #include <array>
 #include <utility>
 
+#include "ir/ops/layer_def.hpp"
+#include "ir/ops/op_def.hpp"
+#include "util/check.hpp"
+
 namespace splitscope {
 namespace {
-
-constexpr std::array<std::pair<LayerKind, std::string_view>, 20> kLayerNames{{
-    {LayerKind::kDense, "dense"},
-    {LayerKind::kConv2d, "conv2d"},
-    {LayerKind::kMaxPool, "maxpool"},
-    {LayerKind::kAvgPool, "avgpool"},
-    {LayerKind::kFlatten, "flatten"},
-    {LayerKind::kSoftmax, "softmax"},
-    {LayerKind::kRelu, "relu"},
-    {LayerKind::kTanh, "tanh"},
-    {LayerKind::kSigmoid, "sigmoid"},
-    {LayerKind::kLstm, "lstm"},
-    {LayerKind::kGru, "gru"},
-    {LayerKind::kAdd, "add"},
-    {LayerKind::kConcat, "concat"},
-    {LayerKind::kBatchNorm, "batch_norm"},
-    {LayerKind::kLayerNorm, "layer_norm"},
-    {LayerKind::kDropout, "dropout"},
-    {LayerKind::kEmbedding, "embedding"},
-    {LayerKind::kGelu, "gelu"},
-    {LayerKind::kAttention, "attention"},
-    {LayerKind::kLinear, "linear"},
-}};
 
 constexpr std::array<std::pair<Activation, std::string_view>, 4> kActivationNames{{
     {Activation::kNone, "none"},
@@ -38,19 +19,30 @@ constexpr std::array<std::pair<Activation, std::string_view>, 4> kActivationName
 
 }  // namespace
 
-std::string_view to_string(LayerKind kind) {
-  for (const auto& [k, name] : kLayerNames) {
-    if (k == kind) return name;
-  }
-  return "?";
-}
-
-std::optional<LayerKind> layer_kind_from_string(std::string_view name) {
-  for (const auto& [k, n] : kLayerNames) {
-    if (n == name) return k;
+std::optional<OpKind> layer_kind_from_type(std::string_view type) {
+  for (const OpDef* def : op_defs()) {
+    if (def->layer != nullptr && def->layer->name == type) return def->kind;
   }
   return std::nullopt;
 }
+
+std::string layer_type_list() {
+  std::string text;
+  for (const OpDef* def : op_defs()) {
+    if (def->layer == nullptr) continue;
+    if (!text.empty()) text += ", ";
+    text += def->layer->name;
+  }
+  return text;
+}
+
+const LayerDef& layer_def(OpKind kind) {
+  const LayerDef* def = op_def(kind).layer;
+  SPLITSCOPE_CHECK(def != nullptr, "a layer of an op kind that no network file names");
+  return *def;
+}
+
+std::string_view layer_type(OpKind kind) { return layer_def(kind).name; }
 
 std::string_view to_string(Activation activation) {
   for (const auto& [a, name] : kActivationNames) {
@@ -66,6 +58,6 @@ std::optional<Activation> activation_from_string(std::string_view name) {
   return std::nullopt;
 }
 
-bool is_recurrent(LayerKind kind) { return kind == LayerKind::kLstm || kind == LayerKind::kGru; }
+bool is_recurrent(OpKind kind) { return op_def(kind).cell; }
 
 }  // namespace splitscope

@@ -15,52 +15,6 @@ namespace {
 
 constexpr int64_t kFloat = sizeof(float);
 
-OpKind op_kind_of(LayerKind kind) {
-  switch (kind) {
-    case LayerKind::kDense: return OpKind::kDense;
-    case LayerKind::kConv2d: return OpKind::kConv2d;
-    case LayerKind::kMaxPool: return OpKind::kMaxPool;
-    case LayerKind::kAvgPool: return OpKind::kAvgPool;
-    case LayerKind::kFlatten: return OpKind::kFlatten;
-    case LayerKind::kSoftmax: return OpKind::kSoftmax;
-    case LayerKind::kRelu: return OpKind::kRelu;
-    case LayerKind::kTanh: return OpKind::kTanh;
-    case LayerKind::kSigmoid: return OpKind::kSigmoid;
-    case LayerKind::kLstm: return OpKind::kLstmCell;
-    case LayerKind::kGru: return OpKind::kGruCell;
-    case LayerKind::kAdd: return OpKind::kAdd;
-    case LayerKind::kConcat: return OpKind::kConcat;
-    case LayerKind::kBatchNorm: return OpKind::kBatchNorm;
-    case LayerKind::kLayerNorm: return OpKind::kLayerNorm;
-    case LayerKind::kDropout: return OpKind::kDropout;
-    case LayerKind::kEmbedding: return OpKind::kEmbedding;
-    case LayerKind::kGelu: return OpKind::kGelu;
-    case LayerKind::kAttention: return OpKind::kAttention;
-    case LayerKind::kLinear: return OpKind::kLinear;
-  }
-  return OpKind::kInput;
-}
-
-/// The attributes of the ops a layer lowers to.
-OpAttrs attrs_of(const Layer& layer) {
-  OpAttrs attrs;
-  attrs.activation = layer.activation;
-  attrs.bias = layer.bias;
-  attrs.groups = layer.groups;
-  attrs.kernel = layer.kernel;
-  attrs.stride = layer.stride;
-  attrs.padding = layer.padding;
-  attrs.hidden = layer.hidden;
-  attrs.epsilon = layer.epsilon;
-  attrs.momentum = layer.momentum;
-  attrs.rate = layer.rate;
-  attrs.vocab = layer.vocab;
-  attrs.positions = layer.positions;
-  attrs.heads = layer.heads;
-  attrs.causal = layer.causal;
-  return attrs;
-}
-
 /// One layer's (or network input's) output, kept whole, as one tensor per
 /// time step (between recurrent layers), or both once a reader needed the
 /// other form.
@@ -104,7 +58,7 @@ class Lowering {
       node.layer_name = source.name;
       node.recurrent_layer = is_recurrent(source.kind);
       node.stacked = static_cast<int>(source.stacked);
-      node.attrs = attrs_of(source);
+      node.attrs = source.attrs;
     } else {
       node.layer_name = "input";
     }
@@ -188,7 +142,7 @@ class Lowering {
   void add_single(int index, const Layer& layer) {
     std::vector<TensorRef> inputs;
     for (const std::string& name : layer.inputs) inputs.push_back(whole_tensor(name));
-    OpNode node = make_node(op_kind_of(layer.kind), layer.name, index, layer.input_shapes, {layer.output_shape});
+    OpNode node = make_node(layer.kind, layer.name, index, layer.input_shapes, {layer.output_shape});
     node.flops = layer_flops(layer, batch_);
     node.param_count = layer_params(layer);
     if (node.param_count > 0) node.param_key = next_param_key_++;
@@ -207,10 +161,10 @@ class Lowering {
     }
     const NodeId id = graph_.add_node(std::move(node));
     for (size_t slot = 0; slot < inputs.size(); ++slot) graph_.add_edge(inputs[slot], id, static_cast<int>(slot));
-    if (layer.kind == LayerKind::kEmbedding && graph_.node(inputs[0].node).kind == OpKind::kInput) {
+    if (layer.kind == OpKind::kEmbedding && graph_.node(inputs[0].node).kind == OpKind::kInput) {
       // The network input it reads holds token ids: generated inputs draw them in [0, vocab).
       OpAttrs& tokens = graph_.mutable_node(inputs[0].node).attrs;
-      tokens.vocab = tokens.vocab == 0 ? layer.vocab : std::min(tokens.vocab, layer.vocab);
+      tokens.vocab = tokens.vocab == 0 ? layer.attrs.vocab : std::min(tokens.vocab, layer.attrs.vocab);
     }
     LayerOutput& out = outputs_[layer.name];
     out.whole = TensorRef{id, 0};
@@ -219,15 +173,15 @@ class Lowering {
 
   void add_recurrent(int index, const Layer& layer) {
     std::vector<TensorRef> below = step_tensors(layer.inputs.at(0), index, layer);
-    const bool lstm = layer.kind == LayerKind::kLstm;
-    const OpKind kind = op_kind_of(layer.kind);
-    const int64_t hidden = layer.hidden;
+    const bool lstm = layer.kind == OpKind::kLstmCell;
+    const OpKind kind = layer.kind;
+    const int64_t hidden = layer.attrs.hidden;
     const int64_t gates = gate_count(layer.kind);
     const Shape state{hidden};
     for (int64_t l = 0; l < layer.stacked; ++l) {
       const int64_t input = l == 0 ? layer.input_shape[1] : hidden;
       const int key = next_param_key_++;
-      const int64_t params = gates * hidden * (input + hidden) + (layer.bias ? gates * hidden : 0);
+      const int64_t params = gates * hidden * (input + hidden) + (layer.attrs.bias ? gates * hidden : 0);
       std::vector<TensorRef> outputs;
       std::optional<NodeId> previous;
       for (size_t t = 0; t < below.size(); ++t) {

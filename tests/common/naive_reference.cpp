@@ -77,17 +77,18 @@ class Evaluator {
           for (int64_t j = 0; j < units; ++j) {
             double sum = bias.empty() ? 0 : bias[static_cast<size_t>(j)];
             for (int64_t i = 0; i < in; ++i) sum += x[static_cast<size_t>(b * in + i)] * w[static_cast<size_t>(i * units + j)];
-            out[static_cast<size_t>(b * units + j)] = naive_activation(layer.activation, sum);
+            out[static_cast<size_t>(b * units + j)] = naive_activation(layer.attrs.activation, sum);
           }
         }
         break;
       }
       case OpKind::kConv2d: {
         const Layer& l = graph_.model().layers.at(static_cast<size_t>(graph_.node(id).layer));
-        const NaiveConv conv{l.input_shape[0], l.input_shape[1], l.input_shape[2], l.filters, l.groups, l.kernel.h,
-                             l.kernel.w, l.stride.h, l.stride.w, l.padding.h, l.padding.w};
+        const NaiveConv conv{l.input_shape[0], l.input_shape[1], l.input_shape[2], l.filters, l.attrs.groups,
+                             l.attrs.kernel.h, l.attrs.kernel.w, l.attrs.stride.h, l.attrs.stride.w,
+                             l.attrs.padding.h, l.attrs.padding.w};
         out = naive_conv(conv, batch_, *input(id, 0), weights(graph_, id, kWeight, seed_, nudge_), weights(graph_, id, kBias, seed_, nudge_));
-        for (double& v : out) v = naive_activation(l.activation, v);
+        for (double& v : out) v = naive_activation(l.attrs.activation, v);
         break;
       }
       case OpKind::kMaxPool:
@@ -102,9 +103,10 @@ class Evaluator {
               for (int64_t xx = 0; xx < ow; ++xx) {
                 double best = -1e300, sum = 0;
                 int64_t count = 0;  // padding adds no values: an average is over the real ones
-                for (int64_t i = 0; i < l.kernel.h; ++i) {
-                  for (int64_t j = 0; j < l.kernel.w; ++j) {
-                    const int64_t row = y * l.stride.h - l.padding.h + i, col = xx * l.stride.w - l.padding.w + j;
+                for (int64_t i = 0; i < l.attrs.kernel.h; ++i) {
+                  for (int64_t j = 0; j < l.attrs.kernel.w; ++j) {
+                    const int64_t row = y * l.attrs.stride.h - l.attrs.padding.h + i,
+                                  col = xx * l.attrs.stride.w - l.attrs.padding.w + j;
                     if (row < 0 || row >= h || col < 0 || col >= w) continue;
                     const double v = x[static_cast<size_t>(((b * c_count + c) * h + row) * w + col)];
                     best = std::max(best, v);
@@ -340,7 +342,7 @@ class Evaluator {
     const OpNode& node = graph_.node(id);
     const Layer& layer = graph_.model().layers.at(static_cast<size_t>(graph_.node(id).layer));
     const bool lstm = node.kind == OpKind::kLstmCell;
-    const int64_t gates = lstm ? 4 : 3, hidden = layer.hidden, in = node.input_shapes[0][0];
+    const int64_t gates = lstm ? 4 : 3, hidden = layer.attrs.hidden, in = node.input_shapes[0][0];
     const Tensor wx = weights(graph_, id, kInputWeight, seed_, nudge_);
     const Tensor wh = weights(graph_, id, kRecurrentWeight, seed_, nudge_);
     const Tensor bias = weights(graph_, id, kCellBias, seed_, nudge_);

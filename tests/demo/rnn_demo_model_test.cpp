@@ -18,7 +18,7 @@ TEST(RnnDemoModel, BuildsTheStack) {
   shape.batch = 2;
   const Model model = rnn_demo_model(shape);
   ASSERT_EQ(model.layers.size(), 1u);
-  EXPECT_EQ(model.layers[0].kind, LayerKind::kGru);
+  EXPECT_EQ(model.layers[0].kind, OpKind::kGruCell);
   EXPECT_EQ(model.layers[0].stacked, 3);
   EXPECT_EQ(model.input, (Shape{6, 8}));
   EXPECT_EQ(model.output_shape(), (Shape{8}));

@@ -1,49 +1,26 @@
-// Ensembles: the aggregator averages the members that answered in time,
-// drops a straggler past the deadline and a member that fails, and a
-// device runs its members in turn (closed forms on the simulator).
+// Ensembles: the aggregator averages the members that answered in time and
+// drops a straggler past the deadline and a member that fails (a device
+// running its members in turn: ensemble_simulation_test.cpp).
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <cmath>
 
+#include "ensemble_members.hpp"
 #include "exec/cpu/cpu_executor.hpp"
 #include "exec/ensemble_run.hpp"
 #include "naive_reference.hpp"
 #include "partitioners/partitioner.hpp"
-#include "sim/machine/machine_file.hpp"
-#include "sim/engine/simulator.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope {
 namespace ensemble_test {
 namespace {
 
-/// A dense net on [6] answering [3], batch 2, its width `hidden`: members that differ but can be averaged.
-std::shared_ptr<const Graph> member_graph(int hidden) {
-  return testing_support::graph_from_json(R"({"name": "m)" + std::to_string(hidden) +
-                                          R"(", "batch": 2, "input": [6], "layers": [
-      {"type": "dense", "units": )" + std::to_string(hidden) + R"(, "activation": "tanh"},
-      {"type": "dense", "units": 3}]})");
-}
-
-EnsembleMember member(const std::shared_ptr<const Graph>& graph, int device, double delay_ms = 0) {
-  EnsembleMember m;
-  m.network = graph->name();
-  m.plan = make_partitioner("single")->partition(graph, {1, 1, nullptr});
-  m.device = device;
-  m.delay_ms = delay_ms;
-  return m;
-}
-
-RunOptions quick() {
-  RunOptions options;
-  options.warmup = 0;
-  options.repeats = 1;
-  options.seed = 3;
-  options.intra_op_threads = 1;
-  return options;
-}
+using testing_support::member;
+using testing_support::member_graph;
+RunOptions quick() { return testing_support::quick_run(); }
 
 HostTensor alone_output(const std::shared_ptr<const Graph>& graph) {
   const Plan plan = make_partitioner("single")->partition(graph, {1, 1, nullptr});
@@ -148,24 +125,6 @@ TEST(Ensemble, AFailingMemberIsDroppedInsteadOfFailingTheEnsemble) {
   EXPECT_EQ(result.members[1].dropped, "failed: device lost while running m5");
   const HostTensor out_a = alone_output(a);
   for (size_t i = 0; i < out_a.data.size(); ++i) EXPECT_NEAR(result.output.data[i], out_a.data[i], 1e-6f);
-}
-
-TEST(Ensemble, OnTheSimulatorADeviceRunsItsMembersInTurn) {
-  // Three members on two devices: device 0 runs members 0 and 2 in turn, so
-  // member 2 answers at t0 + t2; member 1 (device 1) after its 0.5 ms delay at 0.5 + t1.
-  const Machine machine = load_machine("h100-nvlink-8");
-  const auto a = member_graph(64), b = member_graph(128), c = member_graph(256);
-  const std::vector<EnsembleMember> members{member(a, 0), member(b, 1, 0.5), member(c, 0)};
-  const EnsembleResult result =
-      run_ensemble(members, 2, [&](int) { return std::make_unique<Simulator>(machine); }, quick(), std::nullopt);
-  EXPECT_FALSE(result.measured);
-  const double t0 = result.members[0].alone_ms, t1 = result.members[1].alone_ms, t2 = result.members[2].alone_ms;
-  ASSERT_GT(t0, 0.0);
-  EXPECT_NEAR(result.members[0].latency_ms, t0, 1e-9);
-  EXPECT_NEAR(result.members[1].latency_ms, 0.5 + t1, 1e-9);
-  EXPECT_NEAR(result.members[2].latency_ms, t0 + t2, 1e-9);
-  EXPECT_NEAR(result.ensemble_latency_ms, std::max(0.5 + t1, t0 + t2), 1e-9);
-  EXPECT_NEAR(result.sequential_ms, t0 + t1 + t2, 1e-9);
 }
 
 }  // namespace

@@ -55,7 +55,7 @@ TEST(LayerCosts, StackedLstm) {
   // layer 0: 4·4·(3+4) + 4·4 = 112 + 16 = 128; layer 1: 4·4·(4+4) + 16 = 128 + 16 = 144.
   EXPECT_EQ(layer_params(model.layers[0]), 128 + 144);
   // cell FLOPs 2·4·H·(I+H)·B: layer 0: 2·4·4·7·5 = 1120, layer 1: 2·4·4·8·5 = 1280; times 7 steps.
-  EXPECT_EQ(recurrent_cell_flops(LayerKind::kLstm, 3, 4, 5), 1120);
+  EXPECT_EQ(recurrent_cell_flops(OpKind::kLstmCell, 3, 4, 5), 1120);
   EXPECT_EQ(layer_flops(model.layers[0], 5), 7 * (1120 + 1280));
 }
 

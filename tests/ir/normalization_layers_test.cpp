@@ -38,11 +38,11 @@ TEST(NormalizationLayers, BatchNormFollowsAnImageOrAVectorAndKeepsItsShape) {
       {"type": "flatten"}, {"type": "dense", "units": 5}, {"type": "batch_norm"}, {"type": "dropout", "rate": 0.2})"),
                                        "ok.json");
   EXPECT_EQ(model.layers[1].output_shape, (Shape{4, 6, 6}));
-  EXPECT_DOUBLE_EQ(model.layers[1].epsilon, 0.001);
-  EXPECT_DOUBLE_EQ(model.layers[1].momentum, 0.01);
+  EXPECT_DOUBLE_EQ(model.layers[1].attrs.epsilon, 0.001);
+  EXPECT_DOUBLE_EQ(model.layers[1].attrs.momentum, 0.01);
   EXPECT_EQ(model.layers[4].output_shape, (Shape{5}));
-  EXPECT_DOUBLE_EQ(model.layers[4].epsilon, 1e-5);
-  EXPECT_DOUBLE_EQ(model.layers[5].rate, 0.2);
+  EXPECT_DOUBLE_EQ(model.layers[4].attrs.epsilon, 1e-5);
+  EXPECT_DOUBLE_EQ(model.layers[5].attrs.rate, 0.2);
   // PyTorch's count: gamma and beta per channel; running statistics are buffers.
   EXPECT_EQ(layer_params(model.layers[1]), 2 * 4);
   EXPECT_EQ(layer_params(model.layers[4]), 2 * 5);

@@ -4,8 +4,10 @@
 #include <set>
 #include <string>
 
+#include "ir/layer.hpp"
 #include "ir/lower.hpp"
 #include "ir/model_parser.hpp"
+#include "ir/ops/layer_def.hpp"
 #include "ir/ops/op_def.hpp"
 #include "ir/params.hpp"
 #include "ir/slice.hpp"
@@ -43,6 +45,29 @@ TEST(OpTable, EveryKindHasOneCompleteDefinitionInEnumOrder) {
     }
     EXPECT_EQ(to_string(def.kind), def.name);
   }
+}
+
+TEST(OpTable, EachLayerTypeOfNetworkFilesIsDefinedByTheKindItLowersTo) {
+  // The twenty types of docs/network-format.md, each once, in op-table order.
+  EXPECT_EQ(layer_type_list(),
+            "dense, conv2d, maxpool, avgpool, flatten, softmax, relu, tanh, sigmoid, lstm, gru, add, concat, "
+            "batch_norm, layer_norm, dropout, gelu, embedding, attention, linear");
+  for (const OpDef* def : op_defs()) {
+    if (def->layer == nullptr) continue;
+    SCOPED_TRACE(std::string(def->layer->name));
+    EXPECT_NE(def->layer->read, nullptr);
+    EXPECT_EQ(layer_kind_from_type(def->layer->name), def->kind);
+    EXPECT_EQ(layer_type(def->kind), def->layer->name);
+    // A layer with weights counts them, and its ops carry them.
+    EXPECT_EQ(def->layer->params != nullptr, def->params != nullptr);
+    // Every layer type trains: its kind has a backward rule (a final softmax's
+    // is the loss's: softmax with cross-entropy, ir/training.cpp).
+    if (def->kind != OpKind::kSoftmax) {
+      EXPECT_NE(def->gradient, nullptr);
+    }
+  }
+  EXPECT_FALSE(layer_kind_from_type("lstm_cell"));  // the op's name is not the layer's
+  EXPECT_EQ(layer_kind_from_type("lstm"), OpKind::kLstmCell);
 }
 
 TEST(OpTable, ATableRuleEqualsTheHandCountOfEachKindInAGraph) {

@@ -21,9 +21,9 @@ TEST(Parser, DenseStackShapesAndDefaultNames) {
   EXPECT_EQ(model.layers[0].name, "dense0");
   EXPECT_EQ(model.layers[1].name, "dense1");
   EXPECT_EQ(model.layers[2].name, "softmax2");
-  EXPECT_EQ(model.layers[0].activation, Activation::kRelu);
-  EXPECT_TRUE(model.layers[0].bias);
-  EXPECT_FALSE(model.layers[1].bias);
+  EXPECT_EQ(model.layers[0].attrs.activation, Activation::kRelu);
+  EXPECT_TRUE(model.layers[0].attrs.bias);
+  EXPECT_FALSE(model.layers[1].attrs.bias);
   EXPECT_EQ(model.layers[0].output_shape, (Shape{16}));
   EXPECT_EQ(model.layers[1].input_shape, (Shape{16}));
   EXPECT_EQ(model.output_shape(), (Shape{4}));
@@ -41,7 +41,7 @@ TEST(Parser, ConvAndPoolShapesFollowTheFormula) {
   EXPECT_EQ(model.layers[0].output_shape, (Shape{96, 55, 55}));
   EXPECT_EQ(model.layers[1].output_shape, (Shape{96, 27, 27}));
   EXPECT_EQ(model.layers[2].output_shape, (Shape{256, 27, 27}));
-  EXPECT_EQ(model.layers[2].groups, 2);
+  EXPECT_EQ(model.layers[2].attrs.groups, 2);
   EXPECT_EQ(model.layers[3].output_shape, (Shape{186624}));
 }
 
@@ -49,7 +49,7 @@ TEST(Parser, PoolStrideDefaultsToKernelAndAcceptsPairs) {
   const Model model = parse(R"({"batch": 1, "input": [4, 9, 8], "layers": [
       {"type": "avgpool", "kernel": [3, 2]}]})");
   const Layer& pool = model.layers[0];
-  EXPECT_EQ(pool.stride, (Extent2{3, 2}));
+  EXPECT_EQ(pool.attrs.stride, (Extent2{3, 2}));
   // h: floor((9 - 3) / 3) + 1 = 3; w: floor((8 - 2) / 2) + 1 = 4
   EXPECT_EQ(pool.output_shape, (Shape{4, 3, 4}));
 }
@@ -61,7 +61,7 @@ TEST(Parser, PaddedPoolShapes) {
       {"type": "avgpool", "kernel": 3, "stride": 2, "padding": [0, 1]},
       {"type": "maxpool", "kernel": 3, "stride": 1, "padding": 1}]})");
   EXPECT_EQ(model.layers[0].output_shape, (Shape{64, 56, 56}));
-  EXPECT_EQ(model.layers[0].padding, (Extent2{1, 1}));
+  EXPECT_EQ(model.layers[0].attrs.padding, (Extent2{1, 1}));
   // h: floor((56 - 3) / 2) + 1 = 27; w: floor((56 + 2 - 3) / 2) + 1 = 28
   EXPECT_EQ(model.layers[1].output_shape, (Shape{64, 27, 28}));
   EXPECT_EQ(model.layers[2].output_shape, (Shape{64, 27, 28}));

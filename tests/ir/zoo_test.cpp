@@ -50,7 +50,7 @@ TEST(Zoo, Resnet50HasTorchvisionsWeightsAndBatchNorms) {
   int norms = 0;
   int64_t norm_params = 0;
   for (const Layer& layer : graph.model().layers) {
-    if (layer.kind != LayerKind::kBatchNorm) continue;
+    if (layer.kind != OpKind::kBatchNorm) continue;
     ++norms;
     norm_params += layer_params(layer);
   }
@@ -86,7 +86,7 @@ TEST(Zoo, InceptionHasGoogLeNetsBlockWidths) {
 TEST(Zoo, CnnHasGroupedMiddleConvolutions) {
   const Model model = load_model_file(resolve_zoo_file(ZooShelf::kNetworks, "cnn"));
   int grouped = 0;
-  for (const Layer& layer : model.layers) grouped += layer.kind == LayerKind::kConv2d && layer.groups == 2;
+  for (const Layer& layer : model.layers) grouped += layer.kind == OpKind::kConv2d && layer.attrs.groups == 2;
   EXPECT_GE(grouped, 2);
 }
 

@@ -29,7 +29,7 @@ void check_request(const Graph& graph, int layer, const RunOptions& options) {
   if (!is_recurrent(chosen.kind)) {
     throw InputError(model.source, fmt::format("layers[{}]", layer),
                      fmt::format("'{}' is a {} layer; the fused loop runs an lstm or gru layer", chosen.name,
-                                 to_string(chosen.kind)));
+                                 layer_type(chosen.kind)));
   }
   if (layer != 0) {
     throw InputError(model.source, fmt::format("layers[{}]", layer),
@@ -45,11 +45,11 @@ class FusedStack {
  public:
   FusedStack(const Graph& graph, int layer, uint64_t seed, IntraOpPool& pool)
       : layer_(graph.model().layers.at(static_cast<size_t>(layer))),
-        lstm_(layer_.kind == LayerKind::kLstm),
+        lstm_(layer_.kind == OpKind::kLstmCell),
         gates_(gate_count(layer_.kind)),
         batch_(graph.batch()),
         steps_(layer_.input_shape.at(0)),
-        hidden_(layer_.hidden),
+        hidden_(layer_.attrs.hidden),
         pool_(pool),
         input_(network_input(graph, seed).data) {
     for (int64_t l = 0; l < layer_.stacked; ++l) {

@@ -64,11 +64,11 @@ class FusedTrainer {
       : graph_(graph),
         seed_(seed),
         layer_(graph.model().layers.front()),
-        lstm_(layer_.kind == LayerKind::kLstm),
+        lstm_(layer_.kind == OpKind::kLstmCell),
         gates_(gate_count(layer_.kind)),
         batch_(graph.batch()),
         steps_(layer_.input_shape.at(0)),
-        hidden_(layer_.hidden),
+        hidden_(layer_.attrs.hidden),
         pool_(pool),
         input_(network_input(graph, seed).data) {
     const int64_t rows = batch_ * steps_;

@@ -20,20 +20,20 @@ FusedRnnShape check_fused_rnn_request(const FusedRnnRequest& request) {
   if (!is_recurrent(layer.kind)) {
     throw InputError(model.source, fmt::format("layers[{}]", request.layer),
                      fmt::format("'{}' is a {} layer; the fused baseline runs an lstm or gru layer", layer.name,
-                                 to_string(layer.kind)));
+                                 layer_type(layer.kind)));
   }
   if (parse_dtype(request.dtype) == Dtype::kBf16) {
     throw InputError("--dtype", "", "the fused cuDNN RNN runs float32 tensors in fp32 or tf32 math, not bf16");
   }
   FusedRnnShape shape;
-  shape.lstm = layer.kind == LayerKind::kLstm;
+  shape.lstm = layer.kind == OpKind::kLstmCell;
   shape.gates = static_cast<int>(gate_count(layer.kind));
   shape.batch = request.graph->batch();
   shape.steps = layer.input_shape.at(0);
   shape.input = layer.input_shape.at(1);
-  shape.hidden = layer.hidden;
+  shape.hidden = layer.attrs.hidden;
   shape.layers = layer.stacked;
-  shape.bias = layer.bias;
+  shape.bias = layer.attrs.bias;
   if (!request.input.data.empty()) {
     const std::vector<int64_t> expected{shape.batch, shape.steps, shape.input};
     if (request.input.shape != expected ||

@@ -4,6 +4,8 @@
 #include "ir/ops/gradient_rules.hpp"
 #include <fmt/format.h>
 
+#include "ir/network_fields.hpp"
+#include "ir/ops/layer_def.hpp"
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
@@ -37,6 +39,33 @@ void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::opti
 }
 }  // namespace add_op
 
+namespace add_layer {
+
+/// Two or more inputs of one shape.
+void read(const NetworkFields& fields, Layer& layer) {
+  for (size_t i = 1; i < layer.input_shapes.size(); ++i) {
+    if (layer.input_shapes[i] != layer.input_shapes[0]) {
+      fields.fail("inputs", "add needs inputs of one shape, but '" + layer.inputs[0] + "' is " +
+                                to_string(layer.input_shapes[0]) + " and '" + layer.inputs[i] + "' is " +
+                                to_string(layer.input_shapes[i]));
+    }
+  }
+  layer.output_shape = layer.input_shapes[0];
+}
+
+const LayerDef& definition() {
+  static const LayerDef def = [] {
+    LayerDef d;
+    d.name = "add";
+    d.joins = true;
+    d.read = read;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace add_layer
+
 const OpDef& add_def() {
   static const OpDef def = [] {
     OpDef d;
@@ -50,6 +79,7 @@ const OpDef& add_def() {
     d.gradient = add_op::gradient;
     d.device_calls = add_op::device_calls;
     d.rate_families = {"join"};
+    d.layer = &add_layer::definition();
     return d;
   }();
   return def;

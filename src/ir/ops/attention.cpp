@@ -9,7 +9,10 @@
 #include <fmt/format.h>
 
 #include "ir/gradient_builder.hpp"
+#include "ir/layer_costs.hpp"
+#include "ir/network_fields.hpp"
 #include "ir/ops/attention_rules.hpp"
+#include "ir/ops/layer_def.hpp"
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
@@ -47,6 +50,43 @@ void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::opti
 
 }  // namespace attention_op
 
+namespace attention_layer {
+
+void read(const NetworkFields& fields, Layer& layer) {
+  layer.attrs.heads = fields.required_positive("heads", "the number of attention heads");
+  layer.attrs.causal = fields.optional_bool("causal", false);
+  const Shape& in = layer.input_shape;
+  if (in.size() != 2 || in[1] % 3 != 0) {
+    fields.fail("", "attention reads a sequence [positions, 3·features] (each position's Q, K and V end to end, "
+                    "as a dense layer of 3·features units per position writes them), but gets " +
+                        to_string(in));
+  }
+  if ((in[1] / 3) % layer.attrs.heads != 0) {
+    fields.fail("heads", "the " + std::to_string(in[1] / 3) + " features are not divisible by heads = " +
+                             std::to_string(layer.attrs.heads));
+  }
+  layer.output_shape = {in[0], in[1] / 3};
+}
+
+/// Scores Q·Kᵀ and context P·V: 2·T·T·d FLOPs each, per head (4·T²·H a sample).
+int64_t flops(const Layer& layer, int64_t batch) {
+  return count_product({4, layer.output_shape.at(0), layer.output_shape.at(0), layer.output_shape.at(1), batch});
+}
+
+const LayerDef& definition() {
+  static const LayerDef def = [] {
+    LayerDef d;
+    d.name = "attention";
+    d.fields = {"heads", "causal"};
+    d.read = read;
+    d.flops = flops;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace attention_layer
+
 const OpDef& attention_def() {
   static const OpDef def = [] {
     OpDef d;
@@ -62,6 +102,7 @@ const OpDef& attention_def() {
     d.gradient = attention_op::gradient;
     // Scores, softmax (with the mask), context: three kernels, as an unfused PyTorch runs it.
     d.device_calls = [](const SliceCalls&) { return 3; };
+    d.layer = &attention_layer::definition();
     return d;
   }();
   return def;

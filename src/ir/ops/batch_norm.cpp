@@ -10,6 +10,9 @@
 #include <fmt/format.h>
 
 #include "ir/gradient_builder.hpp"
+#include "ir/layer_costs.hpp"
+#include "ir/network_fields.hpp"
+#include "ir/ops/layer_def.hpp"
 #include "ir/ops/norm_rules.hpp"
 #include "ir/ops/op_rules.hpp"
 
@@ -57,6 +60,36 @@ void training_form(OpNode& node) {
 
 }  // namespace batch_norm_op
 
+namespace batch_norm_layer {
+
+void read(const NetworkFields& fields, Layer& layer) {
+  layer.attrs.epsilon = fields.optional_number("epsilon", 1e-5, NumberRule::kPositive);
+  layer.attrs.momentum = fields.optional_number("momentum", 0.1, NumberRule::kFraction);
+  if (layer.input_shape.size() == 2) {
+    fields.fail("", "batch_norm normalizes the channels of an image [channels, height, width] (after conv2d) or "
+                    "the features of a vector [features] (after dense), but gets the sequence " +
+                        to_string(layer.input_shape) + "; use layer_norm for sequences");
+  }
+  layer.output_shape = layer.input_shape;
+}
+
+/// gamma, beta per channel
+int64_t params(const Layer& layer) { return count_product({2, layer.input_shape.at(0)}); }
+
+const LayerDef& definition() {
+  static const LayerDef def = [] {
+    LayerDef d;
+    d.name = "batch_norm";
+    d.fields = {"epsilon", "momentum"};
+    d.read = read;
+    d.params = params;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace batch_norm_layer
+
 const OpDef& batch_norm_def() {
   static const OpDef def = [] {
     OpDef d;
@@ -72,6 +105,7 @@ const OpDef& batch_norm_def() {
     d.training_form = batch_norm_op::training_form;
     d.param_range = norm_rules::channel_params;
     d.device_calls = op_rules::one_device_call;
+    d.layer = &batch_norm_layer::definition();
     return d;
   }();
   return def;

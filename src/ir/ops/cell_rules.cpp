@@ -3,10 +3,47 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "ir/layer.hpp"
+#include "ir/layer_costs.hpp"
+#include "ir/network_fields.hpp"
 #include "ir/ops/op_rules.hpp"
 #include "util/errors.hpp"
 
 namespace splitscope::cell_rules {
+
+void read_layer(const NetworkFields& fields, Layer& layer) {
+  layer.attrs.hidden = fields.required_positive("hidden", "the number of hidden units");
+  layer.stacked = fields.optional_positive("layers", 1);
+  layer.return_sequences = fields.optional_bool("return_sequences", true);
+  layer.attrs.bias = fields.optional_bool("bias", true);
+  const Shape& in = layer.input_shape;
+  if (in.size() != 2) {
+    fields.fail("", std::string(layer_type(layer.kind)) + " needs a sequence input [steps, features], but gets " +
+                        to_string(in) +
+                        "; put it first (with \"input\": [steps, features]) or after a "
+                        "recurrent layer with \"return_sequences\": true");
+  }
+  layer.output_shape = layer.return_sequences ? Shape{in[0], layer.attrs.hidden} : Shape{layer.attrs.hidden};
+}
+
+int64_t layer_params(const Layer& layer) {
+  // In closed form: the first layer reads the input, the other stacked-1 the
+  // hidden state below. A loop over `stacked` would run 2^40 times on a bad file.
+  const int64_t gates = gate_count(layer.kind);
+  const int64_t hidden = layer.attrs.hidden;
+  const int64_t bias = layer.attrs.bias ? count_product({gates, hidden}) : 0;
+  const auto cell = [&](int64_t input) { return count_sum(count_product({gates, hidden, count_sum(input, hidden)}), bias); };
+  return count_sum(cell(layer.input_shape.at(1)), count_product({layer.stacked - 1, cell(hidden)}));
+}
+
+int64_t layer_flops(const Layer& layer, int64_t batch) {
+  // Closed form, as for the parameters: first layer, then stacked-1 alike.
+  const int64_t steps = layer.input_shape.at(0);
+  const int64_t hidden = layer.attrs.hidden;
+  const int64_t first = count_product({steps, recurrent_cell_flops(layer.kind, layer.input_shape.at(1), hidden, batch)});
+  const int64_t other = count_product({steps, recurrent_cell_flops(layer.kind, hidden, hidden, batch)});
+  return count_sum(first, count_product({layer.stacked - 1, other}));
+}
 
 using op_rules::kFloat;
 

@@ -11,7 +11,21 @@
 #include "ir/ops/op_def.hpp"
 #include "ir/slice.hpp"
 
+namespace splitscope {
+class NetworkFields;
+struct Layer;
+}  // namespace splitscope
+
 namespace splitscope::cell_rules {
+
+// --- the layer types lstm and gru (ops/layer_def.hpp) ---
+
+/// hidden, layers, return_sequences, bias; the input is a sequence [steps, features].
+void read_layer(const NetworkFields& fields, Layer& layer);
+/// Every stacked cell's Wx, Wh and b, in closed form.
+int64_t layer_params(const Layer& layer);
+/// Every stacked cell at every step, in closed form.
+int64_t layer_flops(const Layer& layer, int64_t batch);
 
 /// FLOPs 2·gates·u·(I+H)·rows for a slice of u hidden units (it still
 /// multiplies the whole h_{t-1}); bytes: x, the weights, h and (LSTM) its own

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <fmt/format.h>
 
+#include "ir/network_fields.hpp"
 #include "ir/ops/concat_rules.hpp"
+#include "ir/ops/layer_def.hpp"
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
@@ -66,6 +68,44 @@ int64_t concat_offset(const OpNode& node, int slot) {
   return offset;
 }
 
+namespace concat_layer {
+
+/// Along axis 0 of flat vectors or of images of one height and width.
+void read(const NetworkFields& fields, Layer& layer) {
+  const Shape& first = layer.input_shapes[0];
+  if (first.size() == 2) {
+    fields.fail("inputs", "concat joins vectors [features] or images [channels, height, width], but '" +
+                              layer.inputs[0] + "' is the sequence " + to_string(first) +
+                              "; give its recurrent layer \"return_sequences\": false");
+  }
+  Shape out = first;
+  for (size_t i = 1; i < layer.input_shapes.size(); ++i) {
+    const Shape& shape = layer.input_shapes[i];
+    const bool same_rank = shape.size() == first.size();
+    const bool same_image = same_rank && (first.size() == 1 || (shape[1] == first[1] && shape[2] == first[2]));
+    if (!same_image) {
+      fields.fail("inputs", "concat joins along channels (or features) only, so its inputs must agree on the "
+                            "other axes, but '" + layer.inputs[0] + "' is " + to_string(first) + " and '" +
+                            layer.inputs[i] + "' is " + to_string(shape));
+    }
+    out[0] += shape[0];
+  }
+  layer.output_shape = out;
+}
+
+const LayerDef& definition() {
+  static const LayerDef def = [] {
+    LayerDef d;
+    d.name = "concat";
+    d.joins = true;
+    d.read = read;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace concat_layer
+
 const OpDef& concat_def() {
   static const OpDef def = [] {
     OpDef d;
@@ -78,6 +118,7 @@ const OpDef& concat_def() {
     d.gradient = concat_op::gradient;
     d.device_calls = concat_op::device_calls;
     d.rate_families = {"join"};
+    d.layer = &concat_layer::definition();
     return d;
   }();
   return def;

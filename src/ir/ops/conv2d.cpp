@@ -7,7 +7,10 @@
 #include <fmt/format.h>
 
 #include "ir/layer_costs.hpp"
+#include "ir/network_fields.hpp"
 #include "ir/ops/conv2d_rules.hpp"
+#include "ir/ops/layer_def.hpp"
+#include "ir/ops/layer_rules.hpp"
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
@@ -95,6 +98,60 @@ void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::opti
 }
 }  // namespace conv2d_op
 
+namespace conv2d_layer {
+
+void read(const NetworkFields& fields, Layer& layer) {
+  OpAttrs& a = layer.attrs;
+  layer.filters = fields.required_positive("filters", "the number of output channels");
+  fields.required("kernel", "the filter size, an int or [h, w]");
+  a.kernel = fields.extent("kernel", {0, 0}, 1);
+  a.stride = fields.extent("stride", {1, 1}, 1);
+  a.padding = fields.extent("padding", {0, 0}, 0);
+  a.groups = fields.optional_positive("groups", 1);
+  a.activation = fields.activation();
+  a.bias = fields.optional_bool("bias", true);
+  layer_rules::require_image(fields, layer);
+  const Shape& in = layer.input_shape;
+  if (in[0] % a.groups != 0) {
+    fields.fail("groups", "the input's " + std::to_string(in[0]) + " channels are not divisible by groups = " +
+                              std::to_string(a.groups));
+  }
+  if (layer.filters % a.groups != 0) {
+    fields.fail("groups", "filters = " + std::to_string(layer.filters) + " is not divisible by groups = " +
+                              std::to_string(a.groups));
+  }
+  layer_rules::check_kernel_fits(fields, layer, a.padding);
+  layer.output_shape = {layer.filters, layer_rules::window_output(in[1], a.kernel.h, a.stride.h, a.padding.h),
+                        layer_rules::window_output(in[2], a.kernel.w, a.stride.w, a.padding.w)};
+}
+
+int64_t params(const Layer& layer) {
+  const OpAttrs& a = layer.attrs;
+  const int64_t in_per_group = layer.input_shape.at(0) / a.groups;
+  return count_sum(count_product({layer.filters, in_per_group, a.kernel.h, a.kernel.w}), a.bias ? layer.filters : 0);
+}
+
+int64_t flops(const Layer& layer, int64_t batch) {
+  const OpAttrs& a = layer.attrs;
+  return conv2d_flops(layer.filters, layer.output_shape.at(1), layer.output_shape.at(2),
+                      layer.input_shape.at(0) / a.groups, a.kernel.h, a.kernel.w, batch);
+}
+
+const LayerDef& definition() {
+  static const LayerDef def = [] {
+    LayerDef d;
+    d.name = "conv2d";
+    d.fields = {"filters", "kernel", "stride", "padding", "groups", "activation", "bias"};
+    d.read = read;
+    d.params = params;
+    d.flops = flops;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace conv2d_layer
+
 const OpDef& conv2d_def() {
   static const OpDef def = [] {
     OpDef d;
@@ -112,6 +169,7 @@ const OpDef& conv2d_def() {
     d.rate_families = {"conv_forward"};
     d.conv_pass = ConvPass::kForward;
     d.layer_product = true;
+    d.layer = &conv2d_layer::definition();
     return d;
   }();
   return def;

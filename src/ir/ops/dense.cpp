@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include "ir/layer_costs.hpp"
+#include "ir/network_fields.hpp"
+#include "ir/ops/layer_def.hpp"
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
@@ -59,6 +61,46 @@ void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::opti
 }
 }  // namespace dense_op
 
+namespace dense_layer {
+
+void read(const NetworkFields& fields, Layer& layer) {
+  layer.units = fields.required_positive("units", "the number of output neurons");
+  layer.attrs.activation = fields.activation();
+  layer.attrs.bias = fields.optional_bool("bias", true);
+  const Shape& in = layer.input_shape;
+  if (in.size() == 3) {
+    fields.fail("", "dense needs a flat input [features], but gets the image " + to_string(in) +
+                        "; add {\"type\": \"flatten\"} before it");
+  }
+  if (in.size() == 2) {
+    fields.fail("", "dense needs a flat input [features], but gets the sequence " + to_string(in) +
+                        "; give the recurrent layer \"return_sequences\": false, or add "
+                        "{\"type\": \"flatten\"} before it");
+  }
+  layer.output_shape = {layer.units};
+}
+
+int64_t params(const Layer& layer) {
+  return count_sum(count_product({layer.input_shape.at(0), layer.units}), layer.attrs.bias ? layer.units : 0);
+}
+
+int64_t flops(const Layer& layer, int64_t batch) { return dense_flops(layer.input_shape.at(0), layer.units, batch); }
+
+const LayerDef& definition() {
+  static const LayerDef def = [] {
+    LayerDef d;
+    d.name = "dense";
+    d.fields = {"units", "activation", "bias"};
+    d.read = read;
+    d.params = params;
+    d.flops = flops;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace dense_layer
+
 const OpDef& dense_def() {
   static const OpDef def = [] {
     OpDef d;
@@ -75,6 +117,7 @@ const OpDef& dense_def() {
     d.gradient = dense_op::gradient;
     d.device_calls = dense_op::device_calls;
     d.layer_product = true;
+    d.layer = &dense_layer::definition();
     return d;
   }();
   return def;

@@ -9,6 +9,9 @@
 #include <fmt/format.h>
 
 #include "ir/gradient_builder.hpp"
+#include "ir/layer_costs.hpp"
+#include "ir/network_fields.hpp"
+#include "ir/ops/layer_def.hpp"
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
@@ -56,6 +59,39 @@ void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::opti
 
 }  // namespace embedding_op
 
+namespace embedding_layer {
+
+void read(const NetworkFields& fields, Layer& layer) {
+  layer.attrs.vocab = fields.required_positive("vocab", "the number of token ids (rows of the table)");
+  layer.features = fields.required_positive("features", "the width of each token's vector");
+  layer.attrs.positions = fields.optional_bool("positions", false);
+  if (layer.input_shape.size() != 1) {
+    fields.fail("", "embedding reads a sequence of token ids [positions], but gets " + to_string(layer.input_shape) +
+                        "; give the network \"input\": [positions]");
+  }
+  layer.output_shape = {layer.input_shape[0], layer.features};
+}
+
+/// The token table, and the position table if it has one.
+int64_t params(const Layer& layer) {
+  const OpAttrs& a = layer.attrs;
+  return count_product({count_sum(a.vocab, a.positions ? layer.input_shape.at(0) : 0), layer.features});
+}
+
+const LayerDef& definition() {
+  static const LayerDef def = [] {
+    LayerDef d;
+    d.name = "embedding";
+    d.fields = {"vocab", "features", "positions"};
+    d.read = read;
+    d.params = params;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace embedding_layer
+
 const OpDef& embedding_def() {
   static const OpDef def = [] {
     OpDef d;
@@ -68,6 +104,7 @@ const OpDef& embedding_def() {
     d.gradient = embedding_op::gradient;
     d.param_range = embedding_op::whole_table;
     d.device_calls = op_rules::one_device_call;
+    d.layer = &embedding_layer::definition();
     return d;
   }();
   return def;

@@ -1,6 +1,8 @@
 // flatten: a reshape of a contiguous [C, H, W] tensor into [C·H·W]. Moves no
 // data; a slice of features [a, b) reads input channels [a/inner, b/inner).
+#include "ir/network_fields.hpp"
 #include "ir/ops/gradient_rules.hpp"
+#include "ir/ops/layer_def.hpp"
 #include "ir/ops/op_rules.hpp"
 #include "util/check.hpp"
 
@@ -30,6 +32,22 @@ void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::opti
 }
 }  // namespace flatten_op
 
+namespace flatten_layer {
+
+void read(const NetworkFields&, Layer& layer) { layer.output_shape = {element_count(layer.input_shape)}; }
+
+const LayerDef& definition() {
+  static const LayerDef def = [] {
+    LayerDef d;
+    d.name = "flatten";
+    d.read = read;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace flatten_layer
+
 const OpDef& flatten_def() {
   static const OpDef def = [] {
     OpDef d;
@@ -44,6 +62,7 @@ const OpDef& flatten_def() {
     d.signature = op_rules::elements_signature;
     d.gradient = flatten_op::gradient;
     d.device_calls = op_rules::one_device_call;
+    d.layer = &flatten_layer::definition();
     return d;
   }();
   return def;

@@ -4,6 +4,8 @@
 // Its gradient needs X, not Y (GELU is not invertible from its output), so it
 // is its own kind, gelu_grad, rather than an activation_grad.
 #include "ir/gradient_builder.hpp"
+#include "ir/ops/layer_def.hpp"
+#include "ir/ops/layer_rules.hpp"
 #include "ir/ops/op_rules.hpp"
 #include "util/check.hpp"
 
@@ -22,6 +24,15 @@ void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::opti
 
 }  // namespace gelu_op
 
+namespace gelu_layer {
+
+const LayerDef& definition() {
+  static const LayerDef def = layer_rules::shape_keeping("gelu");
+  return def;
+}
+
+}  // namespace gelu_layer
+
 const OpDef& gelu_def() {
   static const OpDef def = [] {
     OpDef d;
@@ -34,6 +45,7 @@ const OpDef& gelu_def() {
     d.signature = op_rules::elements_signature;
     d.gradient = gelu_op::gradient;
     d.device_calls = op_rules::one_device_call;
+    d.layer = &gelu_layer::definition();
     return d;
   }();
   return def;

@@ -1,7 +1,8 @@
 // gru_cell: one (stacked layer, time step) of a GRU: gates r, z, n, with
 // n = tanh(x·Wx_n + b_n + r ⊙ (h·Wh_n)) (cuDNN's and PyTorch's form); output h_t.
-#include "ir/ops/gradient_rules.hpp"
 #include "ir/ops/cell_rules.hpp"
+#include "ir/ops/gradient_rules.hpp"
+#include "ir/ops/layer_def.hpp"
 
 namespace splitscope {
 namespace gru_cell_op {
@@ -19,6 +20,23 @@ void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::opti
 }
 }  // namespace gru_cell_op
 
+namespace gru_cell_layer {
+
+const LayerDef& definition() {
+  static const LayerDef def = [] {
+    LayerDef d;
+    d.name = "gru";
+    d.fields = {"hidden", "layers", "return_sequences", "bias"};
+    d.read = cell_rules::read_layer;
+    d.params = cell_rules::layer_params;
+    d.flops = cell_rules::layer_flops;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace gru_cell_layer
+
 const OpDef& gru_cell_def() {
   static const OpDef def = [] {
     OpDef d;
@@ -34,6 +52,7 @@ const OpDef& gru_cell_def() {
     d.params = gru_cell_op::params;
     d.gradient = gru_cell_op::gradient;
     d.device_calls = cell_rules::step_calls;
+    d.layer = &gru_cell_layer::definition();
     return d;
   }();
   return def;

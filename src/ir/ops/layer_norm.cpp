@@ -10,6 +10,9 @@
 #include <fmt/format.h>
 
 #include "ir/gradient_builder.hpp"
+#include "ir/layer_costs.hpp"
+#include "ir/network_fields.hpp"
+#include "ir/ops/layer_def.hpp"
 #include "ir/ops/norm_rules.hpp"
 #include "ir/ops/op_rules.hpp"
 
@@ -49,6 +52,36 @@ void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::opti
 
 }  // namespace layer_norm_op
 
+namespace layer_norm_layer {
+
+void read(const NetworkFields& fields, Layer& layer) {
+  layer.attrs.epsilon = fields.optional_number("epsilon", 1e-5, NumberRule::kPositive);
+  if (layer.input_shape.size() == 3) {
+    fields.fail("", "layer_norm normalizes the last axis of a vector [features] or a sequence [steps, features], "
+                    "but gets the image " +
+                        to_string(layer.input_shape) +
+                        "; use batch_norm after a convolution, or add {\"type\": \"flatten\"} first");
+  }
+  layer.output_shape = layer.input_shape;
+}
+
+/// gamma, beta per feature
+int64_t params(const Layer& layer) { return count_product({2, layer.input_shape.back()}); }
+
+const LayerDef& definition() {
+  static const LayerDef def = [] {
+    LayerDef d;
+    d.name = "layer_norm";
+    d.fields = {"epsilon"};
+    d.read = read;
+    d.params = params;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace layer_norm_layer
+
 const OpDef& layer_norm_def() {
   static const OpDef def = [] {
     OpDef d;
@@ -62,6 +95,7 @@ const OpDef& layer_norm_def() {
     d.gradient = layer_norm_op::gradient;
     d.param_range = norm_rules::feature_params;
     d.device_calls = op_rules::one_device_call;
+    d.layer = &layer_norm_layer::definition();
     return d;
   }();
   return def;

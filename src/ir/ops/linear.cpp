@@ -5,6 +5,9 @@
 // features: its units (a column split) or its input features (a row split,
 // leaving partial sums), ir/feature_cut.hpp.
 #include "ir/gradient_builder.hpp"
+#include "ir/layer_costs.hpp"
+#include "ir/network_fields.hpp"
+#include "ir/ops/layer_def.hpp"
 #include "ir/ops/linear_rules.hpp"
 #include "ir/ops/op_rules.hpp"
 #include "util/check.hpp"
@@ -40,6 +43,42 @@ void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::opti
 
 }  // namespace linear_op
 
+namespace linear_layer {
+
+void read(const NetworkFields& fields, Layer& layer) {
+  layer.units = fields.required_positive("units", "the number of output features at each position");
+  layer.attrs.bias = fields.optional_bool("bias", true);
+  if (layer.input_shape.size() != 2) {
+    fields.fail("", "linear applies a dense layer at each position of a sequence [positions, features], but gets " +
+                        to_string(layer.input_shape) + "; use dense for a vector [features]");
+  }
+  layer.output_shape = {layer.input_shape[0], layer.units};
+}
+
+int64_t params(const Layer& layer) {
+  return count_sum(count_product({layer.input_shape.at(1), layer.units}), layer.attrs.bias ? layer.units : 0);
+}
+
+/// A dense layer's product at each position.
+int64_t flops(const Layer& layer, int64_t batch) {
+  return count_product({layer.input_shape.at(0), dense_flops(layer.input_shape.at(1), layer.units, batch)});
+}
+
+const LayerDef& definition() {
+  static const LayerDef def = [] {
+    LayerDef d;
+    d.name = "linear";
+    d.fields = {"units", "bias"};
+    d.read = read;
+    d.params = params;
+    d.flops = flops;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace linear_layer
+
 const OpDef& linear_def() {
   static const OpDef def = [] {
     OpDef d;
@@ -60,6 +99,7 @@ const OpDef& linear_def() {
     d.device_calls = [](const SliceCalls& calls) {
       return linear_rules::carries_bias(calls.node, calls.slice) ? 2 : 1;
     };
+    d.layer = &linear_layer::definition();
     return d;
   }();
   return def;

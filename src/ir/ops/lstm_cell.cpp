@@ -1,6 +1,7 @@
 // lstm_cell: one (stacked layer, time step) of an LSTM: gates i, f, g, o; outputs h_t and c_t.
-#include "ir/ops/gradient_rules.hpp"
 #include "ir/ops/cell_rules.hpp"
+#include "ir/ops/gradient_rules.hpp"
+#include "ir/ops/layer_def.hpp"
 
 namespace splitscope {
 namespace lstm_cell_op {
@@ -18,6 +19,23 @@ void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::opti
 }
 }  // namespace lstm_cell_op
 
+namespace lstm_cell_layer {
+
+const LayerDef& definition() {
+  static const LayerDef def = [] {
+    LayerDef d;
+    d.name = "lstm";
+    d.fields = {"hidden", "layers", "return_sequences", "bias"};
+    d.read = cell_rules::read_layer;
+    d.params = cell_rules::layer_params;
+    d.flops = cell_rules::layer_flops;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace lstm_cell_layer
+
 const OpDef& lstm_cell_def() {
   static const OpDef def = [] {
     OpDef d;
@@ -33,6 +51,7 @@ const OpDef& lstm_cell_def() {
     d.params = lstm_cell_op::params;
     d.gradient = lstm_cell_op::gradient;
     d.device_calls = cell_rules::step_calls;
+    d.layer = &lstm_cell_layer::definition();
     return d;
   }();
   return def;

@@ -1,5 +1,7 @@
 // maxpool: the largest element of each window, per channel. Bytes only: it reads the channels it writes.
 #include "ir/ops/gradient_rules.hpp"
+#include "ir/ops/layer_def.hpp"
+#include "ir/ops/layer_rules.hpp"
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
@@ -10,6 +12,21 @@ void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::opti
                         {gradient_rules::kForwardInput, gradient_rules::kOutputGradient});
 }
 }  // namespace maxpool_op
+
+namespace maxpool_layer {
+
+const LayerDef& definition() {
+  static const LayerDef def = [] {
+    LayerDef d;
+    d.name = "maxpool";
+    d.fields = {"kernel", "stride", "padding"};
+    d.read = layer_rules::read_pool;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace maxpool_layer
 
 const OpDef& maxpool_def() {
   static const OpDef def = [] {
@@ -25,6 +42,7 @@ const OpDef& maxpool_def() {
     d.device_calls = op_rules::one_device_call;
     d.rate_families = {"pool.max"};
     d.pooling = true;
+    d.layer = &maxpool_layer::definition();
     return d;
   }();
   return def;

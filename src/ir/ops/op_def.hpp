@@ -12,8 +12,9 @@
 /// kind (exec/cpu/kernels, exec/cuda) and say which kinds they support.
 ///
 /// Adding a kind: an OpKind value, a file here, a row in op_table.cpp, and a
-/// kernel (or a declared "unsupported") per backend. docs/op-table.md walks
-/// through it.
+/// kernel (or a declared "unsupported") per backend; a kind that network
+/// files name as a layer type defines that too, in its file (layer_def.hpp).
+/// docs/op-table.md walks through it.
 
 #include <cstdint>
 #include <optional>
@@ -31,6 +32,7 @@
 namespace splitscope {
 
 struct Slice;
+struct LayerDef;
 class GradientBuilder;
 
 /// What a slice costs: FLOPs, bytes and parameters read, bytes written.
@@ -211,6 +213,9 @@ struct OpDef {
   /// backend's compiled program makes exactly these, tests/cuda checks it).
   /// Every kind has one: there is no default to fall back on.
   int (*device_calls)(const SliceCalls& calls) = nullptr;
+  /// The layer type of network files that lowers to this kind (a recurrent
+  /// layer to its cells; ops/layer_def.hpp); null where no file names it.
+  const LayerDef* layer = nullptr;
 };
 
 /// The definition of `kind`.

@@ -1,5 +1,7 @@
 // sigmoid: an element-wise activation. Bytes only (docs/network-format.md counts no FLOPs for it).
 #include "ir/ops/gradient_rules.hpp"
+#include "ir/ops/layer_def.hpp"
+#include "ir/ops/layer_rules.hpp"
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
@@ -9,6 +11,15 @@ void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::opti
   gradient_rules::activation(builder, node, gradients, Activation::kSigmoid);
 }
 }  // namespace sigmoid_op
+
+namespace sigmoid_layer {
+
+const LayerDef& definition() {
+  static const LayerDef def = layer_rules::shape_keeping("sigmoid");
+  return def;
+}
+
+}  // namespace sigmoid_layer
 
 const OpDef& sigmoid_def() {
   static const OpDef def = [] {
@@ -23,6 +34,7 @@ const OpDef& sigmoid_def() {
     d.signature = op_rules::elements_signature;
     d.gradient = sigmoid_op::gradient;
     d.device_calls = op_rules::one_device_call;
+    d.layer = &sigmoid_layer::definition();
     return d;
   }();
   return def;

@@ -1,5 +1,7 @@
 // tanh: an element-wise activation. Bytes only (docs/network-format.md counts no FLOPs for it).
 #include "ir/ops/gradient_rules.hpp"
+#include "ir/ops/layer_def.hpp"
+#include "ir/ops/layer_rules.hpp"
 #include "ir/ops/op_rules.hpp"
 
 namespace splitscope {
@@ -9,6 +11,15 @@ void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::opti
   gradient_rules::activation(builder, node, gradients, Activation::kTanh);
 }
 }  // namespace tanh_op
+
+namespace tanh_layer {
+
+const LayerDef& definition() {
+  static const LayerDef def = layer_rules::shape_keeping("tanh");
+  return def;
+}
+
+}  // namespace tanh_layer
 
 const OpDef& tanh_def() {
   static const OpDef def = [] {
@@ -23,6 +34,7 @@ const OpDef& tanh_def() {
     d.signature = op_rules::elements_signature;
     d.gradient = tanh_op::gradient;
     d.device_calls = op_rules::one_device_call;
+    d.layer = &tanh_layer::definition();
     return d;
   }();
   return def;

@@ -55,7 +55,7 @@ FusedRnnPrediction predict_fused_rnn(const Machine& machine, const Graph& graph,
   const Layer& rnn = model.layers[static_cast<size_t>(layer)];
   const Machine one_device = machine_for_plan(machine, 1);
   const OpCostModel costs(one_device);
-  const bool lstm = rnn.kind == LayerKind::kLstm;
+  const bool lstm = rnn.kind == OpKind::kLstmCell;
   // A machine priced by the datasheet rules (docs/cost-model.md) prices the
   // products by the GEMM rule and launches at the rules' overhead.
   const bool rules = costs.priced_by_rules(lstm ? OpKind::kLstmCell : OpKind::kGruCell);
@@ -68,7 +68,7 @@ FusedRnnPrediction predict_fused_rnn(const Machine& machine, const Graph& graph,
   const int64_t gates = gate_count(rnn.kind);
   const int64_t batch = graph.batch();
   const int64_t steps = rnn.input_shape.at(0);
-  const int64_t hidden = rnn.hidden;
+  const int64_t hidden = rnn.attrs.hidden;
   const int64_t width = gates * hidden;
   const std::string cell_kind(to_string(lstm ? OpKind::kLstmCell : OpKind::kGruCell));
 
@@ -92,7 +92,7 @@ FusedRnnPrediction predict_fused_rnn(const Machine& machine, const Graph& graph,
     const int64_t input = l == 0 ? rnn.input_shape.at(1) : hidden;
     const int64_t rows = batch * steps;
     const int64_t input_flops = 2 * width * input * rows;
-    const int64_t input_bytes = kFloat * (rows * input + input * width + (rnn.bias ? width : 0) + rows * width);
+    const int64_t input_bytes = kFloat * (rows * input + input * width + (rnn.attrs.bias ? width : 0) + rows * width);
     prediction.input_products_seconds +=
         rules ? costs.product_work_seconds(GemmShape{rows, width, input, 1}, input_bytes)
               : work(to_string(OpKind::kDense), input_flops, input_bytes);
@@ -125,7 +125,7 @@ FusedRnnTrainingPrediction predict_fused_rnn_training(const Machine& machine, co
   const Layer& rnn = model.layers.front();
   const Machine one_device = machine_for_plan(machine, 1);
   const OpCostModel costs(one_device);
-  const bool lstm = rnn.kind == LayerKind::kLstm;
+  const bool lstm = rnn.kind == OpKind::kLstmCell;
   const bool rules = costs.priced_by_rules(lstm ? OpKind::kLstmCellGrad : OpKind::kGruCellGrad);
   const DeviceFacts& facts = costs.facts();
   const double launch = rules ? facts.launch_seconds : one_device.device.launch_overhead_seconds();
@@ -140,7 +140,7 @@ FusedRnnTrainingPrediction predict_fused_rnn_training(const Machine& machine, co
   const int64_t gates = gate_count(rnn.kind);
   const int64_t batch = graph.batch();
   const int64_t steps = rnn.input_shape.at(0);
-  const int64_t hidden = rnn.hidden;
+  const int64_t hidden = rnn.attrs.hidden;
   const int64_t width = gates * hidden;
   const int64_t rows = batch * steps;
 
@@ -166,10 +166,10 @@ FusedRnnTrainingPrediction predict_fused_rnn_training(const Machine& machine, co
     if (l > 0) prediction.backward_seconds += launch + product(GemmShape{rows, input, width, 1});
     prediction.backward_seconds += 2 * launch + product(GemmShape{input, width, rows, 1}) +
                                    product(GemmShape{hidden, width, rows, 1});
-    if (rnn.bias) {
+    if (rnn.attrs.bias) {
       prediction.backward_seconds += costs.epilogue_seconds(rows * width, kFloat * (rows * width + width));  // launch included
     }
-    weights += (input + hidden) * width + (rnn.bias ? width : 0);
+    weights += (input + hidden) * width + (rnn.attrs.bias ? width : 0);
   }
   const Optimizer& optimizer = graph.training()->optimizer;
   prediction.update_seconds =
