@@ -36,6 +36,16 @@ int64_t layer_params(const Layer& layer) {
   return count_sum(cell(layer.input_shape.at(1)), count_product({layer.stacked - 1, cell(hidden)}));
 }
 
+LayerDef layer_definition(std::string_view name) {
+  LayerDef def;
+  def.name = name;
+  def.fields = {"hidden", "layers", "return_sequences", "bias"};
+  def.read = read_layer;
+  def.params = layer_params;
+  def.flops = layer_flops;
+  return def;
+}
+
 int64_t layer_flops(const Layer& layer, int64_t batch) {
   // Closed form, as for the parameters: first layer, then stacked-1 alike.
   const int64_t steps = layer.input_shape.at(0);

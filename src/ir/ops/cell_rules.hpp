@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/ops/layer_def.hpp"
 #include "ir/ops/op_def.hpp"
 #include "ir/slice.hpp"
 
@@ -26,6 +27,8 @@ void read_layer(const NetworkFields& fields, Layer& layer);
 int64_t layer_params(const Layer& layer);
 /// Every stacked cell at every step, in closed form.
 int64_t layer_flops(const Layer& layer, int64_t batch);
+/// The layer type `name` ("lstm", "gru") made of these cells.
+LayerDef layer_definition(std::string_view name);
 
 /// FLOPs 2·gates·u·(I+H)·rows for a slice of u hidden units (it still
 /// multiplies the whole h_{t-1}); bytes: x, the weights, h and (LSTM) its own

@@ -23,15 +23,7 @@ void gradient(GradientBuilder& builder, NodeId node, const std::vector<std::opti
 namespace gru_cell_layer {
 
 const LayerDef& definition() {
-  static const LayerDef def = [] {
-    LayerDef d;
-    d.name = "gru";
-    d.fields = {"hidden", "layers", "return_sequences", "bias"};
-    d.read = cell_rules::read_layer;
-    d.params = cell_rules::layer_params;
-    d.flops = cell_rules::layer_flops;
-    return d;
-  }();
+  static const LayerDef def = cell_rules::layer_definition("gru");
   return def;
 }
 
